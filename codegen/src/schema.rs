@@ -1,0 +1,713 @@
+//! Tool schemas → one typify `TypeSpace` per server.
+//!
+//! Servers send JSON Schema 2020-12 (or draft-07) written by others; typify
+//! takes a subset and panics on some of the rest. This module puts a
+//! normalising layer in front of it:
+//!
+//! - internal `$ref`s (to `$defs`, `definitions`, any JSON pointer, `$id`,
+//!   `$anchor`) are resolved and hoisted into server-wide definitions; a
+//!   definition shared verbatim by several tools becomes one Rust type;
+//!   a network or unresolvable `$ref` becomes `serde_json::Value`, with a
+//!   warning;
+//! - keywords that types can't say (`pattern`, `format`, `not`, `if`…) are
+//!   dropped, which makes a type looser than its schema, never stricter: the
+//!   locked schema stays the full contract;
+//! - anything typify still rejects falls back to `serde_json` types for that
+//!   tool, with a warning naming the JSON pointer.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::panic::AssertUnwindSafe;
+
+use proc_macro2::TokenStream;
+use serde_json::{json, Map, Value};
+use typify::{TypeSpace, TypeSpaceSettings};
+
+use crate::util::{sanitize, Case};
+use crate::Warning;
+
+/// A schema ready for typify: refs point at `#/$defs/<name>` of the
+/// server-wide definitions, and `defs` lists every definition it needs.
+#[derive(Debug, Clone)]
+pub(crate) struct PreparedSchema {
+    /// The Rust type name wanted for the root.
+    pub(crate) name: String,
+    /// The normalized root schema.
+    pub(crate) root: Value,
+    /// Names of the server-wide definitions the root needs (transitively).
+    pub(crate) defs: BTreeSet<String>,
+    /// Where this schema is, for warnings: (tool, pointer prefix).
+    pub(crate) tool: String,
+    pub(crate) pointer: String,
+}
+
+/// The server-wide definitions.
+#[derive(Debug, Default)]
+pub(crate) struct Definitions {
+    pub(crate) by_name: BTreeMap<String, Value>,
+}
+
+/// Keywords dropped because no Rust type expresses them; the locked schema
+/// still says them.
+const DROPPED: &[&str] = &[
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$dynamicRef",
+    "$recursiveAnchor",
+    "$recursiveRef",
+    "$comment",
+    "$vocabulary",
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "multipleOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "propertyNames",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "nullable",
+    "discriminator",
+    "title",
+];
+
+/// Prepares one tool schema: resolves its refs into `defs`, normalizes it.
+pub(crate) fn prepare(
+    tool: &str,
+    tool_pascal: &str,
+    pointer: &str,
+    name: String,
+    schema: &Value,
+    defs: &mut Definitions,
+    warnings: &mut Vec<Warning>,
+) -> PreparedSchema {
+    let mut local = LocalRefs {
+        original: schema,
+        names: BTreeMap::new(),
+        bodies: BTreeMap::new(),
+        taken: BTreeSet::new(),
+        tool,
+        pointer,
+        warnings,
+    };
+    let mut root = schema.clone();
+    if !root.is_object() {
+        local.warn(String::new(), "the schema is not an object; using a free-form object");
+        root = json!({"type": "object"});
+    }
+    local.normalize(&mut root, "");
+    // Tool arguments are always an object.
+    if let Some(obj) = root.as_object_mut() {
+        obj.entry("type").or_insert_with(|| json!("object"));
+    }
+
+    // Merge the tool's definitions into the server's: a definition identical
+    // to the server's one of that name is shared, unless it refers to one that
+    // isn't; the others get a tool-specific name.
+    let LocalRefs { bodies, .. } = local;
+    let mut shared: BTreeSet<String> = bodies
+        .iter()
+        .filter(|(name, body)| defs.by_name.get(*name) == Some(*body))
+        .map(|(name, _)| name.clone())
+        .collect();
+    loop {
+        let keep: BTreeSet<String> = shared
+            .iter()
+            .filter(|name| refs_of(&bodies[*name]).iter().all(|r| shared.contains(r)))
+            .cloned()
+            .collect();
+        if keep.len() == shared.len() {
+            break;
+        }
+        shared = keep;
+    }
+    let mut rename = BTreeMap::new();
+    for name in bodies.keys().filter(|n| !shared.contains(*n)) {
+        let mut global = name.clone();
+        if defs.by_name.contains_key(&global) {
+            global = format!("{tool_pascal}{name}");
+            let base = global.clone();
+            let mut n = 2;
+            while defs.by_name.contains_key(&global) {
+                global = format!("{base}{n}");
+                n += 1;
+            }
+        }
+        defs.by_name.insert(global.clone(), Value::Null);
+        rename.insert(name.clone(), global);
+    }
+    for (name, mut body) in bodies {
+        if let Some(global) = rename.get(&name) {
+            rewrite_refs(&mut body, &rename);
+            defs.by_name.insert(global.clone(), body);
+        }
+    }
+    rewrite_refs(&mut root, &rename);
+    let mut needed = BTreeSet::new();
+    let mut queue = refs_of(&root);
+    while let Some(name) = queue.pop() {
+        if needed.insert(name.clone()) {
+            if let Some(body) = defs.by_name.get(&name) {
+                queue.extend(refs_of(body));
+            }
+        }
+    }
+    PreparedSchema {
+        name,
+        root,
+        defs: needed,
+        tool: tool.to_owned(),
+        pointer: pointer.to_owned(),
+    }
+}
+
+struct LocalRefs<'a> {
+    original: &'a Value,
+    /// JSON pointer (or `$id`/`$anchor` key) → local definition name.
+    names: BTreeMap<String, String>,
+    /// Local definition name → normalized body.
+    bodies: BTreeMap<String, Value>,
+    taken: BTreeSet<String>,
+    tool: &'a str,
+    pointer: &'a str,
+    warnings: &'a mut Vec<Warning>,
+}
+
+impl LocalRefs<'_> {
+    fn warn(&mut self, at: String, message: &str) {
+        self.warnings.push(Warning {
+            server: String::new(),
+            tool: self.tool.to_owned(),
+            pointer: format!("{}{}", self.pointer, at),
+            message: message.to_owned(),
+        });
+    }
+
+    /// Normalizes a subschema in place; `at` is its pointer in the tool
+    /// schema (for warnings).
+    fn normalize(&mut self, schema: &mut Value, at: &str) {
+        let Value::Object(obj) = schema else {
+            if !schema.is_boolean() {
+                self.warn(at.to_owned(), "a subschema is neither an object nor a boolean; using any value");
+                *schema = json!({});
+            }
+            return;
+        };
+
+        if let Some(reference) = obj.get("$ref").cloned() {
+            let target = match reference.as_str() {
+                Some(r) => self.resolve(r, at),
+                None => None,
+            };
+            match target {
+                Some(name) => {
+                    // Siblings of `$ref` (a description, a default) are kept by
+                    // wrapping: typify reads `allOf: [ref]` as the ref.
+                    let mut siblings: Map<String, Value> = std::mem::take(obj);
+                    siblings.remove("$ref");
+                    let description = siblings.remove("description");
+                    let default = siblings.remove("default");
+                    obj.insert("$ref".into(), json!(format!("#/$defs/{name}")));
+                    if description.is_some() || default.is_some() {
+                        let reference = Value::Object(std::mem::take(obj));
+                        obj.insert("allOf".into(), json!([reference]));
+                        if let Some(d) = description {
+                            obj.insert("description".into(), d);
+                        }
+                        if let Some(d) = default {
+                            obj.insert("default".into(), d);
+                        }
+                    }
+                }
+                None => {
+                    self.warn(
+                        format!("{at}/$ref"),
+                        &format!("cannot resolve $ref {reference}; using serde_json::Value"),
+                    );
+                    *schema = json!({});
+                }
+            }
+            return;
+        }
+
+        obj.remove("$defs");
+        obj.remove("definitions");
+        for key in DROPPED {
+            obj.remove(*key);
+        }
+        for (k, v) in obj.clone() {
+            if k.starts_with("x-") {
+                obj.remove(&k);
+            } else if k == "description" && !v.is_string() {
+                obj.remove(&k);
+            }
+        }
+        // Tuples: typify's mapping is wrong for `prefixItems` and brittle for
+        // draft-07 array `items`; an array of any value is always right.
+        if obj.remove("prefixItems").is_some() || obj.get("items").is_some_and(Value::is_array) {
+            obj.remove("items");
+            obj.remove("additionalItems");
+        }
+        if obj.contains_key("patternProperties") {
+            obj.remove("patternProperties");
+            obj.insert("additionalProperties".into(), json!({}));
+        }
+
+        normalize_type(obj);
+        if let Some(Value::Array(values)) = obj.get_mut("enum") {
+            let mut seen = Vec::new();
+            values.retain(|v| {
+                let new = !seen.contains(v);
+                if new {
+                    seen.push(v.clone());
+                }
+                new
+            });
+            if values.is_empty() {
+                obj.remove("enum");
+            }
+        } else {
+            obj.remove("enum");
+        }
+        for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+            if obj.get(key).is_some_and(|v| !v.is_number()) {
+                obj.remove(key);
+            }
+        }
+        // `required` names that aren't properties: declare them, untyped, so
+        // the call stays expressible.
+        match obj.get("required") {
+            Some(Value::Array(names)) => {
+                let mut unique: Vec<Value> = Vec::new();
+                for n in names.iter().filter(|n| n.is_string()) {
+                    if !unique.contains(n) {
+                        unique.push(n.clone());
+                    }
+                }
+                if unique.is_empty() {
+                    obj.remove("required");
+                } else {
+                    let props = obj
+                        .entry("properties")
+                        .or_insert_with(|| json!({}));
+                    if let Some(props) = props.as_object_mut() {
+                        for n in &unique {
+                            if let Some(n) = n.as_str() {
+                                props.entry(n).or_insert_with(|| json!({}));
+                            }
+                        }
+                    }
+                    obj.insert("required".into(), Value::Array(unique));
+                }
+            }
+            Some(_) => {
+                obj.remove("required");
+            }
+            None => {}
+        }
+        if obj.get("properties").is_some_and(|p| !p.is_object()) {
+            obj.remove("properties");
+        }
+
+        // Recurse into subschemas.
+        if let Some(Value::Object(props)) = obj.get_mut("properties") {
+            for (name, sub) in props.iter_mut() {
+                self.normalize(sub, &format!("{at}/properties/{}", escape(name)));
+            }
+        }
+        for key in ["additionalProperties", "items"] {
+            if let Some(sub) = obj.get_mut(key) {
+                self.normalize(sub, &format!("{at}/{key}"));
+            }
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            match obj.get_mut(key) {
+                Some(Value::Array(subs)) if !subs.is_empty() => {
+                    for (i, sub) in subs.iter_mut().enumerate() {
+                        self.normalize(sub, &format!("{at}/{key}/{i}"));
+                    }
+                }
+                Some(_) => {
+                    obj.remove(key);
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// Resolves a `$ref` to a local definition name, hoisting its target.
+    fn resolve(&mut self, reference: &str, at: &str) -> Option<String> {
+        let (key, target) = if let Some(pointer) = reference.strip_prefix('#') {
+            if pointer.is_empty() || pointer.starts_with('/') {
+                let decoded = percent_decode(pointer);
+                (decoded.clone(), self.original.pointer(&decoded)?.clone())
+            } else {
+                // `#anchor`
+                (reference.to_owned(), find_by(self.original, "$anchor", pointer)?.clone())
+            }
+        } else {
+            // `$id`-named subschemas; anything else would be a fetch.
+            (reference.to_owned(), find_by(self.original, "$id", reference)?.clone())
+        };
+        if let Some(name) = self.names.get(&key) {
+            return Some(name.clone());
+        }
+        let base = key
+            .rsplit('/')
+            .find(|s| !s.is_empty())
+            .map(|s| sanitize(&s.replace("~1", "/").replace("~0", "~"), Case::Pascal))
+            .unwrap_or_else(|| "Root".to_owned());
+        let mut name = base.clone();
+        let mut n = 2;
+        while !self.taken.insert(name.clone()) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        self.names.insert(key, name.clone());
+        let mut body = target;
+        self.normalize(&mut body, &format!("{at}/$ref"));
+        self.bodies.insert(name.clone(), body);
+        Some(name)
+    }
+}
+
+/// Makes `type` something typify takes: deduplicated, and inferred from the
+/// keywords when missing.
+fn normalize_type(obj: &mut Map<String, Value>) {
+    const TYPES: &[&str] = &["string", "number", "integer", "boolean", "object", "array", "null"];
+    match obj.get("type").cloned() {
+        Some(Value::String(t)) if TYPES.contains(&t.as_str()) => {}
+        Some(Value::Array(types)) => {
+            let mut unique: Vec<Value> = Vec::new();
+            for t in types {
+                if t.as_str().is_some_and(|t| TYPES.contains(&t)) && !unique.contains(&t) {
+                    unique.push(t);
+                }
+            }
+            match unique.len() {
+                0 => {
+                    obj.remove("type");
+                }
+                1 => {
+                    obj.insert("type".into(), unique.remove(0));
+                }
+                _ => {
+                    obj.insert("type".into(), Value::Array(unique));
+                }
+            }
+        }
+        Some(_) => {
+            obj.remove("type");
+        }
+        None => {
+            let has = |keys: &[&str]| keys.iter().any(|k| obj.contains_key(*k));
+            let combinator = has(&["anyOf", "oneOf", "allOf", "enum", "const", "$ref"]);
+            let inferred = if combinator {
+                None
+            } else if has(&["properties", "required", "additionalProperties"]) {
+                Some("object")
+            } else if has(&["items"]) {
+                Some("array")
+            } else if has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]) {
+                Some("number")
+            } else {
+                None
+            };
+            if let Some(t) = inferred {
+                obj.insert("type".into(), json!(t));
+            }
+        }
+    }
+    // Numeric bounds on a non-numeric type confuse typify.
+    let numeric = match obj.get("type") {
+        Some(Value::String(t)) => t == "number" || t == "integer",
+        _ => false,
+    };
+    if !numeric {
+        for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+            obj.remove(key);
+        }
+    }
+}
+
+fn find_by<'v>(schema: &'v Value, key: &str, wanted: &str) -> Option<&'v Value> {
+    match schema {
+        Value::Object(obj) => {
+            if obj.get(key).and_then(Value::as_str) == Some(wanted) {
+                return Some(schema);
+            }
+            obj.values().find_map(|v| find_by(v, key, wanted))
+        }
+        Value::Array(items) => items.iter().find_map(|v| find_by(v, key, wanted)),
+        _ => None,
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn escape(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+/// The definition names a schema refers to.
+fn refs_of(schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_refs(schema, &mut out);
+    out
+}
+
+fn collect_refs(schema: &Value, out: &mut Vec<String>) {
+    match schema {
+        Value::Object(obj) => {
+            if let Some(name) = obj
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+            {
+                out.push(name.to_owned());
+            }
+            obj.values().for_each(|v| collect_refs(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
+}
+
+fn rewrite_refs(schema: &mut Value, rename: &BTreeMap<String, String>) {
+    match schema {
+        Value::Object(obj) => {
+            if let Some(Value::String(r)) = obj.get_mut("$ref") {
+                if let Some(new) = r.strip_prefix("#/$defs/").and_then(|n| rename.get(n)) {
+                    *r = format!("#/$defs/{new}");
+                }
+            }
+            obj.values_mut().for_each(|v| rewrite_refs(v, rename));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| rewrite_refs(v, rename)),
+        _ => {}
+    }
+}
+
+/// The typify settings every server's types use.
+pub(crate) fn type_space_settings() -> TypeSpaceSettings {
+    let mut settings = TypeSpaceSettings::default();
+    settings
+        .with_type_mod("types")
+        .with_struct_builder(false)
+        .with_derive("PartialEq".to_owned())
+        .with_map_type("::std::collections::BTreeMap");
+    settings
+}
+
+/// The outcome of typing one server's schemas.
+pub(crate) struct TypedSchemas {
+    /// The types, as typify emits them.
+    pub(crate) tokens: TokenStream,
+    /// For each prepared schema (by index): the Rust type to use, or `None`
+    /// when it fell back to a free-form object.
+    pub(crate) types: Vec<Option<TokenStream>>,
+}
+
+/// Feeds prepared schemas to typify, one at a time. A schema that typify
+/// rejects (by error or panic) falls back, and the space is rebuilt without
+/// it, so that a half-added schema can't leave broken types behind.
+pub(crate) fn type_schemas(
+    schemas: &[PreparedSchema],
+    defs: &Definitions,
+    server: &str,
+    warnings: &mut Vec<Warning>,
+) -> TypedSchemas {
+    let mut failed = vec![false; schemas.len()];
+    loop {
+        match build_space(schemas, defs, &failed) {
+            Ok((space, ids)) => {
+                let types = ids
+                    .iter()
+                    .map(|id| {
+                        id.as_ref()
+                            .and_then(|id| space.get_type(id).ok())
+                            .map(|t| t.ident())
+                    })
+                    .collect();
+                let tokens = quiet(|| space.to_stream()).unwrap_or_default();
+                return TypedSchemas { tokens, types };
+            }
+            Err((index, reason)) => {
+                failed[index] = true;
+                let schema = &schemas[index];
+                warnings.push(Warning {
+                    server: server.to_owned(),
+                    tool: schema.tool.clone(),
+                    pointer: schema.pointer.clone(),
+                    message: format!("cannot type this schema ({reason}); using a serde_json map"),
+                });
+            }
+        }
+    }
+}
+
+type SpaceResult = Result<(TypeSpace, Vec<Option<typify::TypeId>>), (usize, String)>;
+
+fn build_space(schemas: &[PreparedSchema], defs: &Definitions, failed: &[bool]) -> SpaceResult {
+    let mut space = TypeSpace::new(&type_space_settings());
+    let mut added = BTreeSet::new();
+    let mut ids = Vec::with_capacity(schemas.len());
+    for (index, schema) in schemas.iter().enumerate() {
+        if failed[index] {
+            ids.push(None);
+            continue;
+        }
+        let mut batch = Vec::new();
+        for name in &schema.defs {
+            if added.contains(name) {
+                continue;
+            }
+            let body = defs.by_name.get(name).cloned().unwrap_or_else(|| json!({}));
+            let parsed = to_schema(&body).map_err(|e| (index, format!("definition `{name}`: {e}")))?;
+            batch.push((name.clone(), parsed));
+        }
+        let root = to_schema(&schema.root).map_err(|e| (index, e))?;
+        let name = schema.name.clone();
+        let outcome = quiet(AssertUnwindSafe(|| -> Result<typify::TypeId, String> {
+            if !batch.is_empty() {
+                space.add_ref_types(batch.clone()).map_err(|e| e.to_string())?;
+            }
+            space
+                .add_type_with_name(&root, Some(name))
+                .map_err(|e| e.to_string())
+        }));
+        match outcome {
+            Some(Ok(id)) => {
+                added.extend(batch.into_iter().map(|(n, _)| n));
+                ids.push(Some(id));
+            }
+            Some(Err(e)) => return Err((index, e)),
+            None => return Err((index, "the type generator panicked".to_owned())),
+        }
+    }
+    // Emitting can panic too; attribute it by elimination (the last schema).
+    if quiet(AssertUnwindSafe(|| space.to_stream())).is_none() {
+        let last = failed.iter().rposition(|f| !f).unwrap_or(0);
+        return Err((last, "the type generator panicked while emitting".to_owned()));
+    }
+    Ok((space, ids))
+}
+
+fn to_schema(value: &Value) -> Result<schemars::schema::Schema, String> {
+    serde_json::from_value(value.clone()).map_err(|e| format!("unreadable schema: {e}"))
+}
+
+/// Runs `f`, turning a panic into `None` without printing it.
+fn quiet<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> Option<T> {
+    // The default hook prints the panic; typify's panics on odd schemas are
+    // expected here and reported as warnings instead.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(f).ok();
+    std::panic::set_hook(hook);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prep(schema: Value) -> (PreparedSchema, Definitions, Vec<Warning>) {
+        let mut defs = Definitions::default();
+        let mut warnings = Vec::new();
+        let p = prepare("t", "T", "/inputSchema", "TInput".into(), &schema, &mut defs, &mut warnings);
+        (p, defs, warnings)
+    }
+
+    #[test]
+    fn hoists_defs_and_pointers() {
+        let (p, defs, w) = prep(json!({
+            "type": "object",
+            "$defs": {"Shape": {"type": "object", "properties": {"r": {"type": "number"}}}},
+            "properties": {
+                "a": {"$ref": "#/$defs/Shape"},
+                "b": {"$ref": "#/properties/a"},
+                "c": {"$ref": "https://example.com/schema.json"}
+            }
+        }));
+        assert_eq!(p.root["properties"]["a"]["$ref"], "#/$defs/Shape");
+        assert!(defs.by_name.contains_key("Shape"));
+        assert_eq!(p.root["properties"]["c"], json!({}));
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].pointer, "/inputSchema/properties/c/$ref");
+        assert!(p.defs.contains("Shape"));
+    }
+
+    #[test]
+    fn infers_types_and_drops_what_types_cannot_say() {
+        let (p, _, _) = prep(json!({
+            "properties": {
+                "n": {"minimum": 2},
+                "s": {"type": "string", "pattern": "^a", "format": "email", "maxLength": 2.0},
+                "t": {"type": ["string", "string", "null"]}
+            },
+            "required": ["n", "ghost", "n"]
+        }));
+        assert_eq!(p.root["type"], "object");
+        assert_eq!(p.root["properties"]["n"], json!({"type": "number", "minimum": 2}));
+        assert_eq!(p.root["properties"]["s"], json!({"type": "string"}));
+        assert_eq!(p.root["properties"]["t"]["type"], json!(["string", "null"]));
+        assert_eq!(p.root["properties"]["ghost"], json!({}));
+        assert_eq!(p.root["required"], json!(["n", "ghost"]));
+    }
+
+    #[test]
+    fn shares_identical_defs_and_renames_different_ones() {
+        let mut defs = Definitions::default();
+        let mut w = Vec::new();
+        let a = json!({"type": "object", "$defs": {"X": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/X"}}});
+        let b = json!({"type": "object", "$defs": {"X": {"type": "integer"}}, "properties": {"x": {"$ref": "#/$defs/X"}}});
+        prepare("a", "A", "", "AInput".into(), &a, &mut defs, &mut w);
+        let same = prepare("a2", "A2", "", "A2Input".into(), &a, &mut defs, &mut w);
+        let other = prepare("b", "B", "", "BInput".into(), &b, &mut defs, &mut w);
+        assert_eq!(same.root["properties"]["x"]["$ref"], "#/$defs/X");
+        assert_eq!(other.root["properties"]["x"]["$ref"], "#/$defs/BX");
+        assert_eq!(defs.by_name.len(), 2);
+    }
+}

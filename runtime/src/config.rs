@@ -1,0 +1,532 @@
+//! The server configuration: `mcpbind.toml`, or an `mcpServers` JSON file.
+//!
+//! A config names each server once (`[servers.NAME]`) and says how to reach
+//! it. Values may hold `${VAR}` (or `${VAR:-default}`) references; they stay
+//! unresolved in this model and are only expanded by [`expand_vars`] when a
+//! connection is made, so that no secret reaches a lockfile, generated code or
+//! a log line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// The default per-call timeout when a server sets none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A parsed configuration: the servers, by name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    /// The servers, sorted by name.
+    pub servers: BTreeMap<String, ServerConfig>,
+}
+
+/// One server of the configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    /// How to reach the server.
+    pub transport: TransportConfig,
+    /// A prefix for this server's tool names where tools of several servers
+    /// share one namespace (the agent toolbox).
+    pub tool_prefix: Option<String>,
+    /// When set, only these tools are locked and bound.
+    pub enabled_tools: Option<Vec<String>>,
+    /// Tools never locked nor bound (applied after `enabled_tools`).
+    pub disabled_tools: Vec<String>,
+    /// The per-call timeout.
+    pub timeout: Duration,
+}
+
+impl ServerConfig {
+    /// Whether a tool passes `enabled_tools` and `disabled_tools`.
+    pub fn allows_tool(&self, name: &str) -> bool {
+        let enabled = match &self.enabled_tools {
+            Some(list) => list.iter().any(|t| t == name),
+            None => true,
+        };
+        enabled && !self.disabled_tools.iter().any(|t| t == name)
+    }
+}
+
+/// How a server is reached.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TransportConfig {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio {
+        /// The program to run.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its working directory (relative paths are relative to the config
+        /// file's directory).
+        cwd: Option<PathBuf>,
+        /// Extra environment variables.
+        env: BTreeMap<String, String>,
+    },
+    /// Streamable HTTP (MCP 2025-03-26 and later).
+    StreamableHttp {
+        /// The endpoint, e.g. `http://127.0.0.1:3001/mcp`.
+        url: String,
+        /// Extra request headers.
+        headers: BTreeMap<String, String>,
+    },
+    /// The legacy HTTP+SSE transport (MCP 2024-11-05).
+    Sse {
+        /// The SSE endpoint, e.g. `http://127.0.0.1:3001/sse`.
+        url: String,
+        /// Extra request headers.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl TransportConfig {
+    /// The transport's name as written in the config.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportConfig::Stdio { .. } => "stdio",
+            TransportConfig::StreamableHttp { .. } => "streamable-http",
+            TransportConfig::Sse { .. } => "sse",
+        }
+    }
+}
+
+/// An error in a configuration file, or in a value resolved from it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("failed to read {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a valid configuration. The message holds the line and
+    /// column.
+    #[error("invalid config {}: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and where.
+        message: String,
+    },
+    /// A `${VAR}` reference names a variable that is not set.
+    #[error("server `{server}`: environment variable `{var}` is not set (referenced as `${{{var}}}` in the config)")]
+    MissingVar {
+        /// The server whose config refers to it.
+        server: String,
+        /// The variable.
+        var: String,
+    },
+    /// A `${` without its closing `}`.
+    #[error("server `{server}`: unterminated `${{` in config value")]
+    BadReference {
+        /// The server whose config holds it.
+        server: String,
+    },
+}
+
+/// Whether `name` is a valid server name: `^[a-z][a-z0-9_-]{0,31}$`.
+pub fn is_valid_server_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 32
+        && bytes[0].is_ascii_lowercase()
+        && bytes[1..]
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_' || *b == b'-')
+}
+
+impl Config {
+    /// Reads a config file: TOML (`mcpbind.toml`), or an `mcpServers` JSON
+    /// file (`.mcp.json`, Claude Desktop, Cursor, VS Code) when the name ends
+    /// in `.json`.
+    pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut config = if path.extension().is_some_and(|e| e == "json") {
+            Config::from_json_str(&text)
+        } else {
+            Config::from_toml_str(&text)
+        }
+        .map_err(|message| ConfigError::Invalid {
+            path: path.to_owned(),
+            message,
+        })?;
+        // Relative working directories are relative to the config file.
+        if let Some(dir) = path.parent() {
+            for server in config.servers.values_mut() {
+                if let TransportConfig::Stdio { cwd: Some(cwd), .. } = &mut server.transport {
+                    if cwd.is_relative() {
+                        *cwd = dir.join(&*cwd);
+                    }
+                }
+            }
+        }
+        Ok(config)
+    }
+
+    /// Parses `mcpbind.toml` text. The error message names line and column.
+    pub fn from_toml_str(text: &str) -> Result<Config, String> {
+        let file: TomlFile = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())?;
+        let servers = file
+            .servers
+            .into_iter()
+            .map(|(name, raw)| (name.0, raw.0))
+            .collect();
+        Ok(Config { servers })
+    }
+
+    /// Parses the `mcpServers` (or VS Code `servers`) JSON that MCP hosts keep.
+    pub fn from_json_str(text: &str) -> Result<Config, String> {
+        let file: JsonFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let entries = match (file.mcp_servers, file.servers) {
+            (Some(s), None) | (None, Some(s)) => s,
+            (Some(_), Some(_)) => return Err("both `mcpServers` and `servers` are present".into()),
+            (None, None) => return Err("no `mcpServers` object".into()),
+        };
+        let mut servers = BTreeMap::new();
+        for (name, entry) in entries {
+            if !is_valid_server_name(&name) {
+                return Err(format!(
+                    "server name `{name}` must match ^[a-z][a-z0-9_-]{{0,31}}$ (rename it in the file, or write an mcpbind.toml)"
+                ));
+            }
+            let server = entry
+                .into_server()
+                .map_err(|e| format!("server `{name}`: {e}"))?;
+            servers.insert(name, server);
+        }
+        Ok(Config { servers })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TomlFile {
+    #[serde(default)]
+    servers: BTreeMap<ServerName, TomlServer>,
+}
+
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct ServerName(String);
+
+impl<'de> Deserialize<'de> for ServerName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        if is_valid_server_name(&name) {
+            Ok(ServerName(name))
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "invalid server name `{name}`: names match ^[a-z][a-z0-9_-]{{0,31}}$"
+            )))
+        }
+    }
+}
+
+/// A server table, validated as it is deserialized so that the TOML error
+/// carries the table's line and column.
+struct TomlServer(ServerConfig);
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    transport: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    cwd: Option<PathBuf>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    tool_prefix: Option<String>,
+    enabled_tools: Option<Vec<String>>,
+    #[serde(default)]
+    disabled_tools: Vec<String>,
+    timeout: Option<f64>,
+}
+
+impl<'de> Deserialize<'de> for TomlServer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawServer::deserialize(d)?;
+        raw.into_server()
+            .map(TomlServer)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl RawServer {
+    fn into_server(self) -> Result<ServerConfig, String> {
+        let kind = match (&self.transport, &self.command, &self.url) {
+            (Some(t), _, _) => t.as_str(),
+            (None, Some(_), None) => "stdio",
+            (None, None, Some(_)) => "streamable-http",
+            (None, Some(_), Some(_)) => {
+                return Err("both `command` and `url` are set: say which with `transport`".into())
+            }
+            (None, None, None) => {
+                return Err(
+                    "missing `command` (for a stdio server) or `url` (for an HTTP server)".into(),
+                )
+            }
+        };
+        let http_only = |field: &str, set: bool| {
+            if set {
+                Err(format!("`{field}` is only valid for stdio servers"))
+            } else {
+                Ok(())
+            }
+        };
+        let transport = match kind {
+            "stdio" => {
+                let command = self
+                    .command
+                    .ok_or("missing `command` for a stdio server")?;
+                if self.url.is_some() {
+                    return Err("`url` is not valid for a stdio server".into());
+                }
+                if !self.headers.is_empty() {
+                    return Err("`headers` are not valid for a stdio server".into());
+                }
+                TransportConfig::Stdio {
+                    command,
+                    args: self.args,
+                    cwd: self.cwd,
+                    env: self.env,
+                }
+            }
+            "streamable-http" | "http" | "sse" => {
+                let url = self
+                    .url
+                    .ok_or_else(|| format!("missing `url` for a {kind} server"))?;
+                http_only("command", self.command.is_some())?;
+                http_only("args", !self.args.is_empty())?;
+                http_only("cwd", self.cwd.is_some())?;
+                http_only("env", !self.env.is_empty())?;
+                if kind == "sse" {
+                    TransportConfig::Sse {
+                        url,
+                        headers: self.headers,
+                    }
+                } else {
+                    TransportConfig::StreamableHttp {
+                        url,
+                        headers: self.headers,
+                    }
+                }
+            }
+            other => {
+                return Err(format!(
+                    "unknown transport `{other}`, expected one of `stdio`, `streamable-http`, `sse`"
+                ))
+            }
+        };
+        let timeout = match self.timeout {
+            None => DEFAULT_TIMEOUT,
+            Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => Duration::from_secs_f64(t),
+            Some(t) => return Err(format!("`timeout` must be a positive number of seconds, not {t}")),
+        };
+        Ok(ServerConfig {
+            transport,
+            tool_prefix: self.tool_prefix,
+            enabled_tools: self.enabled_tools,
+            disabled_tools: self.disabled_tools,
+            timeout,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct JsonFile {
+    #[serde(rename = "mcpServers")]
+    mcp_servers: Option<BTreeMap<String, JsonServer>>,
+    servers: Option<BTreeMap<String, JsonServer>>,
+}
+
+#[derive(Deserialize)]
+struct JsonServer {
+    #[serde(rename = "type", alias = "transport")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    cwd: Option<PathBuf>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    timeout: Option<f64>,
+}
+
+impl JsonServer {
+    fn into_server(self) -> Result<ServerConfig, String> {
+        let transport = self.kind.map(|k| match k.as_str() {
+            "streamableHttp" | "streamable_http" => "streamable-http".to_owned(),
+            _ => k,
+        });
+        RawServer {
+            transport,
+            command: self.command,
+            args: self.args,
+            cwd: self.cwd,
+            env: self.env,
+            url: self.url,
+            headers: self.headers,
+            tool_prefix: None,
+            enabled_tools: None,
+            disabled_tools: Vec::new(),
+            // Hosts write milliseconds (Claude Code's `timeout`); ours are seconds.
+            timeout: self.timeout.map(|ms| ms / 1000.0),
+        }
+        .into_server()
+    }
+}
+
+/// Expands `${VAR}` and `${VAR:-default}` in `value` from the environment.
+///
+/// `$$` stays a single `$` escape-free: only `${` starts a reference.
+pub fn expand_vars(server: &str, value: &str) -> Result<String, ConfigError> {
+    expand_vars_with(server, value, |var| std::env::var(var).ok())
+}
+
+/// [`expand_vars`] with a custom lookup (used by tests).
+pub fn expand_vars_with(
+    server: &str,
+    value: &str,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<String, ConfigError> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after.find('}').ok_or_else(|| ConfigError::BadReference {
+            server: server.to_owned(),
+        })?;
+        let reference = &after[..end];
+        let (var, default) = match reference.split_once(":-") {
+            Some((var, default)) => (var, Some(default)),
+            None => (reference, None),
+        };
+        match (lookup(var), default) {
+            (Some(v), _) => out.push_str(&v),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => {
+                return Err(ConfigError::MissingVar {
+                    server: server.to_owned(),
+                    var: var.to_owned(),
+                })
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stdio_and_http() {
+        let config = Config::from_toml_str(
+            r#"
+[servers.everything]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-everything"]
+env = { API_TOKEN = "${API_TOKEN}" }
+timeout = 2.5
+
+[servers.remote]
+transport = "streamable-http"
+url = "http://127.0.0.1:3001/mcp"
+headers = { Authorization = "Bearer ${REMOTE_TOKEN}" }
+enabled_tools = ["a", "b"]
+disabled_tools = ["b"]
+"#,
+        )
+        .unwrap();
+        let everything = &config.servers["everything"];
+        assert_eq!(everything.timeout, Duration::from_millis(2500));
+        assert!(matches!(&everything.transport, TransportConfig::Stdio { command, .. } if command == "npx"));
+        let remote = &config.servers["remote"];
+        assert_eq!(remote.timeout, DEFAULT_TIMEOUT);
+        assert!(remote.allows_tool("a"));
+        assert!(!remote.allows_tool("b"));
+        assert!(!remote.allows_tool("c"));
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let err = Config::from_toml_str("[servers.ok]\ncommand = \"x\"\n\n[servers.Bad]\ncommand = \"y\"\n")
+            .unwrap_err();
+        assert!(err.contains("line 4"), "{err}");
+        assert!(err.contains("invalid server name `Bad`"), "{err}");
+
+        let err = Config::from_toml_str("[servers.a]\ncommand = \"x\"\ncomand = \"y\"\n").unwrap_err();
+        assert!(err.contains("line 3"), "{err}");
+        assert!(err.contains("unknown field `comand`"), "{err}");
+
+        let err = Config::from_toml_str("[servers.a]\nargs = []\n").unwrap_err();
+        assert!(err.contains("missing `command`"), "{err}");
+        assert!(err.contains("line 1"), "{err}");
+
+        let err = Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n").unwrap_err();
+        assert!(err.contains("unknown transport `grpc`"), "{err}");
+    }
+
+    #[test]
+    fn server_names() {
+        assert!(is_valid_server_name("a"));
+        assert!(is_valid_server_name("my-server_2"));
+        assert!(!is_valid_server_name(""));
+        assert!(!is_valid_server_name("2a"));
+        assert!(!is_valid_server_name("A"));
+        assert!(!is_valid_server_name(&"a".repeat(33)));
+        assert!(is_valid_server_name(&"a".repeat(32)));
+    }
+
+    #[test]
+    fn expands_vars() {
+        let lookup = |v: &str| (v == "TOKEN").then(|| "s3cret".to_owned());
+        assert_eq!(
+            expand_vars_with("s", "Bearer ${TOKEN}", lookup).unwrap(),
+            "Bearer s3cret"
+        );
+        assert_eq!(expand_vars_with("s", "${NOPE:-dflt}/x", lookup).unwrap(), "dflt/x");
+        assert_eq!(expand_vars_with("s", "no refs $HOME", lookup).unwrap(), "no refs $HOME");
+        let err = expand_vars_with("s", "${NOPE}", lookup).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "server `s`: environment variable `NOPE` is not set (referenced as `${NOPE}` in the config)"
+        );
+        assert!(expand_vars_with("s", "${OPEN", lookup).is_err());
+    }
+
+    #[test]
+    fn imports_mcp_servers_json() {
+        let config = Config::from_json_str(
+            r#"{"mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "x"], "env": {"A": "1"}},
+                "web": {"type": "http", "url": "https://example.com/mcp", "headers": {"X": "y"}},
+                "old": {"type": "sse", "url": "https://example.com/sse"}
+            }}"#,
+        )
+        .unwrap();
+        assert_eq!(config.servers["fs"].transport.kind(), "stdio");
+        assert_eq!(config.servers["web"].transport.kind(), "streamable-http");
+        assert_eq!(config.servers["old"].transport.kind(), "sse");
+        assert!(Config::from_json_str(r#"{"mcpServers": {"Bad Name": {"command": "x"}}}"#).is_err());
+    }
+}

@@ -1,0 +1,319 @@
+//! Connections to servers over rmcp: a child process on stdio, or
+//! Streamable HTTP.
+//!
+//! For stdio, mcpbind spawns the process itself (rather than through rmcp's
+//! `TokioChildProcess`) so that it can keep the tail of the server's stderr
+//! for error messages, and tap the raw bytes of `tools/list` responses: the
+//! lockfile stores tools exactly as the server sent them, unknown fields
+//! included, which rmcp's typed `Tool` would drop.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::pin::Pin;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use rmcp::model::{ClientConfig, Implementation};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, ReadBuf};
+use tokio::process::{Child, Command};
+
+use crate::config::{expand_vars, ServerConfig, TransportConfig};
+use crate::error::{Error, Result};
+
+/// How many bytes of a server's stderr are kept for error messages.
+const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+/// The client side of the handshake: who we are.
+#[derive(Clone)]
+pub(crate) struct Handler;
+
+impl rmcp::ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info = Implementation::new("mcpbind", env!("CARGO_PKG_VERSION"));
+        info
+    }
+}
+
+/// One live connection: the rmcp service, and the process behind it.
+pub(crate) struct Session {
+    pub(crate) service: RunningService<RoleClient, Handler>,
+    pub(crate) process: Option<Process>,
+    pub(crate) tap: Option<Arc<RawTap>>,
+}
+
+/// A server's child process. Dropping it kills the process; tokio reaps it.
+pub(crate) struct Process {
+    child: Mutex<Child>,
+    stderr: Arc<Mutex<StderrTail>>,
+}
+
+impl Process {
+    /// The last bytes the process wrote to stderr.
+    pub(crate) fn stderr_tail(&self) -> Option<String> {
+        let tail = self.stderr.lock().ok()?;
+        let bytes: Vec<u8> = tail.buf.iter().copied().collect();
+        (!bytes.is_empty()).then(|| String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// How the process ended, if it has.
+    pub(crate) fn exit_status(&self) -> Option<String> {
+        let mut child = self.child.lock().ok()?;
+        match child.try_wait() {
+            Ok(Some(status)) => Some(status.to_string()),
+            _ => None,
+        }
+    }
+
+    /// Waits briefly for the process to end, so that an error can say how it
+    /// ended and what it last printed.
+    pub(crate) async fn settle(&self) -> Option<String> {
+        for _ in 0..20 {
+            if let Some(status) = self.exit_status() {
+                return Some(status);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        None
+    }
+}
+
+#[derive(Default)]
+struct StderrTail {
+    buf: VecDeque<u8>,
+}
+
+impl StderrTail {
+    fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend(bytes);
+        let excess = self.buf.len().saturating_sub(STDERR_TAIL_BYTES);
+        self.buf.drain(..excess);
+    }
+}
+
+/// Captures the raw `result` of JSON-RPC responses that carry `tools`, keyed
+/// by request id, while armed.
+#[derive(Default)]
+pub(crate) struct RawTap {
+    armed: AtomicBool,
+    partial: Mutex<Vec<u8>>,
+    results: Mutex<BTreeMap<String, Value>>,
+}
+
+impl RawTap {
+    pub(crate) fn arm(&self, on: bool) {
+        self.armed.store(on, Ordering::SeqCst);
+        if !on {
+            if let Ok(mut p) = self.partial.lock() {
+                p.clear();
+            }
+        }
+    }
+
+    /// Takes the captured result of the response to request `id`.
+    pub(crate) fn take(&self, id: &str) -> Option<Value> {
+        self.results.lock().ok()?.remove(id)
+    }
+
+    fn feed(&self, bytes: &[u8]) {
+        if !self.armed.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(mut partial) = self.partial.lock() else {
+            return;
+        };
+        partial.extend_from_slice(bytes);
+        while let Some(newline) = partial.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = partial.drain(..=newline).collect();
+            self.record(&line);
+        }
+    }
+
+    /// Records one JSON-RPC message body (a stdio line or an SSE event's data).
+    pub(crate) fn record(&self, message: &[u8]) {
+        let Ok(Value::Object(mut msg)) = serde_json::from_slice::<Value>(message) else {
+            return;
+        };
+        let (Some(id), Some(result)) = (msg.remove("id"), msg.remove("result")) else {
+            return;
+        };
+        if result.get("tools").is_some() {
+            if let Ok(mut results) = self.results.lock() {
+                results.insert(id_key(&id), result);
+            }
+        }
+    }
+}
+
+/// The key under which a request id's response is captured.
+pub(crate) fn id_key(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A reader that hands every byte it reads to a [`RawTap`] as well.
+struct TeeReader<R> {
+    inner: R,
+    tap: Arc<RawTap>,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for TeeReader<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = &poll {
+            self.tap.feed(&buf.filled()[before..]);
+        }
+        poll
+    }
+}
+
+/// Connects to a server and performs the MCP handshake.
+pub(crate) async fn connect(name: &str, config: &ServerConfig) -> Result<Session> {
+    match &config.transport {
+        TransportConfig::Stdio {
+            command,
+            args,
+            cwd,
+            env,
+        } => connect_stdio(name, command, args, cwd.as_deref(), env).await,
+        TransportConfig::StreamableHttp { url, headers } => {
+            connect_http(name, url, headers).await
+        }
+        TransportConfig::Sse { url, .. } => Err(Error::Connect {
+            server: name.to_owned(),
+            reason: format!(
+                "the legacy SSE transport ({url}) is not supported yet: use a server's Streamable HTTP endpoint or stdio"
+            ),
+            stderr: None,
+        }),
+    }
+}
+
+async fn connect_stdio(
+    name: &str,
+    command: &str,
+    args: &[String],
+    cwd: Option<&std::path::Path>,
+    env: &BTreeMap<String, String>,
+) -> Result<Session> {
+    let command = expand_vars(name, command)?;
+    let mut cmd = Command::new(&command);
+    for arg in args {
+        cmd.arg(expand_vars(name, arg)?);
+    }
+    for (key, value) in env {
+        cmd.env(key, expand_vars(name, value)?);
+    }
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
+    }
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().map_err(|source| Error::Spawn {
+        server: name.to_owned(),
+        command: command.clone(),
+        source,
+    })?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        unreachable!("all three streams were piped");
+    };
+
+    let tail = Arc::new(Mutex::new(StderrTail::default()));
+    let sink = Arc::clone(&tail);
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(stderr).split(b'\n');
+        while let Ok(Some(mut line)) = lines.next_segment().await {
+            line.push(b'\n');
+            if let Ok(mut t) = sink.lock() {
+                t.push(&line);
+            }
+        }
+    });
+    let process = Process {
+        child: Mutex::new(child),
+        stderr: tail,
+    };
+
+    let tap = Arc::new(RawTap::default());
+    let reader = TeeReader {
+        inner: stdout,
+        tap: Arc::clone(&tap),
+    };
+    match Handler.serve((reader, stdin)).await {
+        Ok(service) => Ok(Session {
+            service,
+            process: Some(process),
+            tap: Some(tap),
+        }),
+        Err(e) => {
+            let exit = process.settle().await;
+            let reason = match exit {
+                Some(status) => format!("the process exited during the handshake ({status})"),
+                None => e.to_string(),
+            };
+            Err(Error::Connect {
+                server: name.to_owned(),
+                reason,
+                stderr: process.stderr_tail(),
+            })
+        }
+    }
+}
+
+async fn connect_http(
+    name: &str,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+) -> Result<Session> {
+    let url = expand_vars(name, url)?;
+    let mut custom = std::collections::HashMap::new();
+    let mut auth = None;
+    for (key, value) in headers {
+        let value = expand_vars(name, value)?;
+        if key.eq_ignore_ascii_case("authorization") {
+            if let Some(token) = value.strip_prefix("Bearer ") {
+                auth = Some(token.to_owned());
+                continue;
+            }
+        }
+        let bad = |what: &str| Error::Connect {
+            server: name.to_owned(),
+            reason: format!("invalid header {what} `{key}`"),
+            stderr: None,
+        };
+        let header_name = http::HeaderName::from_bytes(key.as_bytes()).map_err(|_| bad("name"))?;
+        let header_value = http::HeaderValue::from_str(&value).map_err(|_| bad("value for"))?;
+        custom.insert(header_name, header_value);
+    }
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
+    config.custom_headers = custom;
+    config.auth_header = auth;
+    let transport = StreamableHttpClientTransport::from_config(config);
+    let service = Handler.serve(transport).await.map_err(|e| Error::Connect {
+        server: name.to_owned(),
+        reason: format!("{url}: {e}"),
+        stderr: None,
+    })?;
+    Ok(Session {
+        service,
+        process: None,
+        tap: None,
+    })
+}

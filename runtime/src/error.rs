@@ -1,0 +1,153 @@
+//! Errors of connections and calls. Every error names its server, and the
+//! tool when there is one.
+
+use std::time::Duration;
+
+use crate::config::ConfigError;
+use crate::model::CallToolResult;
+
+/// A runtime error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The configuration is invalid, or a `${VAR}` in it is not set.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The config has no server of this name.
+    #[error("server `{server}` is not in the config")]
+    UnknownServer {
+        /// The server name asked for.
+        server: String,
+    },
+    /// The server's process could not be started.
+    #[error("failed to start server `{server}`: cannot run `{command}`")]
+    Spawn {
+        /// The server.
+        server: String,
+        /// The program.
+        command: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The MCP handshake with the server failed.
+    #[error("failed to connect to server `{server}`: {reason}{}", tail(stderr))]
+    Connect {
+        /// The server.
+        server: String,
+        /// What went wrong.
+        reason: String,
+        /// The last lines the server wrote to stderr, if it is a process.
+        stderr: Option<String>,
+    },
+    /// The connection closed (for a process: it exited) during a request.
+    #[error("server `{server}` closed the connection{}{}", exit.as_deref().map(|e| format!(" ({e})")).unwrap_or_default(), tail(stderr))]
+    Closed {
+        /// The server.
+        server: String,
+        /// How the process ended, when known (`exit status: 3`).
+        exit: Option<String>,
+        /// The last lines the server wrote to stderr, if it is a process.
+        stderr: Option<String>,
+    },
+    /// The call did not complete in time; it was cancelled on the wire.
+    #[error("call to `{server}.{tool}` timed out after {}", humantime(*timeout))]
+    Timeout {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// The timeout that expired.
+        timeout: Duration,
+    },
+    /// The server answered a request with a JSON-RPC error, or the request
+    /// failed in rmcp.
+    #[error("request `{method}` to server `{server}` failed")]
+    Service {
+        /// The server.
+        server: String,
+        /// The request (`tools/call echo`, `tools/list`).
+        method: String,
+        /// rmcp's error.
+        #[source]
+        source: rmcp::ServiceError,
+    },
+    /// The tool ran and reported failure (`isError: true`).
+    #[error("tool `{server}.{tool}` returned an error: {message}")]
+    Tool {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// The text content of the result.
+        message: String,
+        /// The whole result.
+        result: Box<CallToolResult>,
+    },
+    /// The typed arguments did not serialize to a JSON object.
+    #[error("invalid arguments for `{server}.{tool}`: {reason}")]
+    Arguments {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The result does not match the tool's locked output schema.
+    #[error("unexpected result from `{server}.{tool}`: {reason}")]
+    Output {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+        /// The whole result.
+        result: Box<CallToolResult>,
+    },
+}
+
+/// `Result` with the runtime's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn tail(stderr: &Option<String>) -> String {
+    match stderr.as_deref().map(str::trim_end) {
+        Some(s) if !s.is_empty() => format!("\nserver stderr (last lines):\n{s}"),
+        _ => String::new(),
+    }
+}
+
+fn humantime(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages() {
+        let e = Error::Timeout {
+            server: "demo".into(),
+            tool: "sleep".into(),
+            timeout: Duration::from_millis(1500),
+        };
+        assert_eq!(e.to_string(), "call to `demo.sleep` timed out after 1500ms");
+        let e = Error::Closed {
+            server: "demo".into(),
+            exit: Some("exit status: 3".into()),
+            stderr: Some("boom\n".into()),
+        };
+        assert_eq!(
+            e.to_string(),
+            "server `demo` closed the connection (exit status: 3)\nserver stderr (last lines):\nboom"
+        );
+        let e = Error::UnknownServer { server: "x".into() };
+        assert_eq!(e.to_string(), "server `x` is not in the config");
+    }
+}
