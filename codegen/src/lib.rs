@@ -346,7 +346,7 @@ impl Generator {
             #server_doc
             pub mod #module {
                 /// Types of the tools' arguments and structured outputs.
-                #[allow(clippy::all, clippy::pedantic, unused_imports, dead_code)]
+                #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
                 pub mod types {
                     #types_module
                 }
@@ -452,6 +452,18 @@ fn rewrite_paths(mut file: syn::File) -> syn::File {
                 }
                 return;
             }
+            if attr.path().is_ident("derive") {
+                let parsed = attr.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+                );
+                if let Ok(mut paths) = parsed {
+                    for path in paths.iter_mut() {
+                        self.visit_path_mut(path);
+                    }
+                    *attr = syn::parse_quote!(#[derive(#paths)]);
+                }
+                return;
+            }
             syn::visit_mut::visit_attribute_mut(self, attr);
         }
 
@@ -474,22 +486,13 @@ fn rewrite_paths(mut file: syn::File) -> syn::File {
 fn add_serde_crate(attrs: &mut Vec<syn::Attribute>) {
     let derives_serde = attrs.iter().any(|a| {
         a.path().is_ident("derive") && {
-            let text = a.meta.to_token_stream_string();
+            let meta = &a.meta;
+            let text = quote!(#meta).to_string();
             text.contains("Serialize") || text.contains("Deserialize")
         }
     });
     if derives_serde {
         attrs.push(syn::parse_quote!(#[serde(crate = "::mcpbind::__private::serde")]));
-    }
-}
-
-trait MetaText {
-    fn to_token_stream_string(&self) -> String;
-}
-
-impl MetaText for syn::Meta {
-    fn to_token_stream_string(&self) -> String {
-        quote!(#self).to_string()
     }
 }
 

@@ -97,6 +97,13 @@ impl Client {
         &self.config
     }
 
+    /// The last lines the server's process wrote to stderr (stdio servers
+    /// only; bounded).
+    pub async fn stderr_tail(&self) -> Option<String> {
+        let slot = self.session.lock().await;
+        slot.as_ref()?.process.as_ref()?.stderr_tail()
+    }
+
     /// What the server said of itself in the handshake.
     pub async fn server_info(&self) -> Result<ServerPeerInfo> {
         let session = self.session().await?;

@@ -1,0 +1,51 @@
+//! `mcpbind generate`: write the bindings of a lockfile.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use mcpbind_codegen::{GenerationSettings, Generator, Lockfile};
+
+/// Generate Rust bindings from mcpbind.lock.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The lockfile.
+    #[arg(long, value_name = "PATH", default_value = "mcpbind.lock")]
+    lockfile: PathBuf,
+    /// Write here instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Servers to bind [default: all locked servers].
+    #[arg(value_name = "SERVER")]
+    servers: Vec<String>,
+}
+
+/// Runs `mcpbind generate`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let lock = Lockfile::read(&args.lockfile)?;
+    let mut settings = GenerationSettings::new();
+    if !args.servers.is_empty() {
+        settings.with_servers(args.servers.clone());
+    }
+    let mut generator = Generator::new(&settings);
+    let text = generator.generate_text(&lock, &args.lockfile)?;
+    for warning in generator.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    match &args.out {
+        Some(path) => {
+            mcpbind_codegen::write_file_if_changed(path, text.as_bytes())
+                .with_context(|| format!("failed to write {}", path.display()))?;
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            if let Err(e) = stdout.write_all(text.as_bytes()) {
+                if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    return Err(e).context("failed to write to stdout");
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

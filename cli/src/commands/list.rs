@@ -1,0 +1,62 @@
+//! `mcpbind list`: the locked tools, offline.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::bail;
+use mcpbind_codegen::Lockfile;
+
+/// List the locked tools (offline).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The lockfile.
+    #[arg(long, value_name = "PATH", default_value = "mcpbind.lock")]
+    lockfile: PathBuf,
+    /// Only this server.
+    #[arg(value_name = "SERVER")]
+    server: Option<String>,
+}
+
+/// Runs `mcpbind list`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let lock = Lockfile::read(&args.lockfile)?;
+    if let Some(name) = &args.server {
+        if !lock.servers.contains_key(name) {
+            bail!(
+                "server `{name}` is not in {}\nhelp: run `mcpbind lock {name}`",
+                args.lockfile.display()
+            );
+        }
+    }
+    let mut out = String::new();
+    for (name, server) in &lock.servers {
+        if args.server.as_ref().is_some_and(|s| s != name) {
+            continue;
+        }
+        let info = &server.server_info;
+        let field = |k: &str| info.get(k).and_then(|v| v.as_str()).unwrap_or("?");
+        out.push_str(&format!(
+            "{name} ({} {}, protocol {}, {} tools)\n",
+            field("name"),
+            field("version"),
+            server.protocol_version,
+            server.tools.len()
+        ));
+        let width = server.tools.iter().map(|t| t.name.chars().count()).max().unwrap_or(0);
+        for tool in &server.tools {
+            let summary = tool
+                .description()
+                .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
+                .unwrap_or("");
+            let summary: String = summary.chars().take(100).collect();
+            out.push_str(&format!("  {:width$}  {summary}\n", tool.name).trim_end().to_owned());
+            out.push('\n');
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}

@@ -1,0 +1,100 @@
+//! The `mcpbind` command: lock, generate and list the tools of MCP servers.
+//!
+//! `main.rs` only parses, runs and maps the outcome to an exit code: 0 on
+//! success, 1 on failure or drift, 2 on a usage error (clap's).
+#![deny(missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+
+pub mod commands;
+
+/// Typed bindings to the tools of MCP servers.
+#[derive(Debug, Parser)]
+#[command(name = "mcpbind", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Snapshot servers' tools/list into mcpbind.lock.
+    Lock(commands::lock::Args),
+    /// Generate Rust bindings from mcpbind.lock.
+    Generate(commands::generate::Args),
+    /// List the locked tools (offline).
+    List(commands::list::Args),
+}
+
+/// Where the config and the lockfile are.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Paths {
+    /// The server config.
+    #[arg(long, value_name = "PATH", default_value = "mcpbind.toml")]
+    pub config: PathBuf,
+    /// The lockfile [default: mcpbind.lock beside the config].
+    #[arg(long, value_name = "PATH")]
+    pub lockfile: Option<PathBuf>,
+}
+
+impl Paths {
+    /// The lockfile path: given, or `mcpbind.lock` beside the config.
+    pub fn lockfile(&self) -> PathBuf {
+        match &self.lockfile {
+            Some(p) => p.clone(),
+            None => self
+                .config
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join("mcpbind.lock"),
+        }
+    }
+
+    /// Loads the config.
+    pub fn load_config(&self) -> anyhow::Result<mcpbind::Config> {
+        mcpbind::Config::load(&self.config).with_context(|| {
+            format!(
+                "failed to load the server config {}",
+                self.config.display()
+            )
+        })
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Lock(args) => commands::lock::run(args),
+        Command::Generate(args) => commands::generate::run(args),
+        Command::List(args) => commands::list::run(args),
+    }
+}
+
+/// Prints an error and its causes to stderr, cargo style.
+pub fn report(err: &anyhow::Error) {
+    eprintln!("error: {err}");
+    let mut causes = err.chain().skip(1).peekable();
+    if causes.peek().is_some() {
+        eprintln!("\nCaused by:");
+        for cause in causes {
+            for line in cause.to_string().lines() {
+                eprintln!("  {line}");
+            }
+        }
+    }
+}
+
+/// A tokio runtime for commands that talk to servers.
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")
+}

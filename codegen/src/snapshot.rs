@@ -1,0 +1,90 @@
+//! Live snapshots: connect to configured servers and lock their tools.
+//!
+//! Behind the `snapshot` feature, so that a build script that only reads a
+//! lockfile doesn't compile an async HTTP stack.
+
+use mcpbind::{Config, ServerConfig};
+use serde_json::Value;
+
+use crate::{Lockfile, Result, ServerLock};
+
+/// Connects to one server, lists all its tools (raw, every page), keeps those
+/// that pass `enabled_tools`/`disabled_tools`, and returns the locked entry.
+pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<ServerLock> {
+    let client = mcpbind::Client::connect_server(name, config.clone()).await?;
+    let info = client.server_info().await?;
+    let tools: Vec<Value> = client
+        .list_tools_raw()
+        .await?
+        .into_iter()
+        .filter(|tool| {
+            tool.get("name")
+                .and_then(Value::as_str)
+                .is_none_or(|n| config.allows_tool(n))
+        })
+        .collect();
+    let server_info = info
+        .server_info
+        .as_ref()
+        .and_then(|i| serde_json::to_value(i).ok())
+        .unwrap_or_else(|| serde_json::json!({}));
+    let lock = ServerLock::new(name, info.protocol_version.to_string(), server_info, tools)?;
+    client.close().await;
+    Ok(lock)
+}
+
+/// Snapshots the named servers of `config` concurrently, returning each
+/// server's outcome in name order.
+pub async fn snapshot_servers(
+    config: &Config,
+    names: &[String],
+) -> Vec<(String, Result<ServerLock>)> {
+    let mut tasks = tokio::task::JoinSet::new();
+    for name in names {
+        let Some(server) = config.servers.get(name).cloned() else {
+            continue;
+        };
+        let name = name.clone();
+        tasks.spawn(async move {
+            let result = snapshot_server(&name, &server).await;
+            (name, result)
+        });
+    }
+    let mut results = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        if let Ok(result) = joined {
+            results.push(result);
+        }
+    }
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    results
+}
+
+/// Re-snapshots `names` (all configured servers when empty) into `lock`,
+/// dropping servers that are no longer configured when all are locked.
+/// Returns the servers that failed, with their errors.
+pub async fn refresh(
+    config: &Config,
+    lock: &mut Lockfile,
+    names: &[String],
+) -> Vec<(String, crate::Error)> {
+    let all = names.is_empty();
+    let names: Vec<String> = if all {
+        config.servers.keys().cloned().collect()
+    } else {
+        names.to_vec()
+    };
+    if all {
+        lock.servers.retain(|name, _| config.servers.contains_key(name));
+    }
+    let mut failures = Vec::new();
+    for (name, result) in snapshot_servers(config, &names).await {
+        match result {
+            Ok(server) => {
+                lock.servers.insert(name, server);
+            }
+            Err(e) => failures.push((name, e)),
+        }
+    }
+    failures
+}

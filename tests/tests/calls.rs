@@ -1,0 +1,1 @@
+//! Typed calls through the generated bindings.

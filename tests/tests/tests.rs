@@ -1,0 +1,9 @@
+//! End-to-end tests against real MCP servers: the bundled demo server and the
+//! pinned npm servers (installed by `tests/servers/install.sh`).
+
+mod util;
+
+mod calls;
+mod cli;
+mod compile;
+mod lock;

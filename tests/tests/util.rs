@@ -1,0 +1,219 @@
+//! Test harness: real servers, real processes, one temp dir per test.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+/// `tests/`.
+pub fn tests_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
+}
+
+/// `target/debug` (or wherever this test binary was built).
+fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    // target/debug/deps/tests-xxxx
+    exe.parent().unwrap().parent().unwrap().to_owned()
+}
+
+/// Builds (once per process) and returns the path of a workspace binary.
+pub fn bin(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .current_dir(root())
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "mcpbind-cli",
+                "-p",
+                "mcpbind-demo-server",
+            ])
+            .status()
+            .expect("cargo build");
+        assert!(status.success(), "building mcpbind and the demo server failed");
+    });
+    bin_dir().join(name)
+}
+
+/// Installs the pinned npm (and PyPI) servers, once per process (the script
+/// itself is idempotent and takes a lock).
+pub fn servers_dir() -> PathBuf {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    let dir = tests_dir().join("servers");
+    INSTALLED.get_or_init(|| {
+        let status = Command::new("bash")
+            .arg(dir.join("install.sh"))
+            .status()
+            .expect("run tests/servers/install.sh");
+        assert!(status.success(), "tests/servers/install.sh failed");
+    });
+    dir
+}
+
+pub fn npm_server(package: &str) -> String {
+    servers_dir()
+        .join("node_modules/@modelcontextprotocol")
+        .join(package)
+        .join("dist/index.js")
+        .display()
+        .to_string()
+}
+
+/// A config for the four test servers over stdio, with absolute paths.
+/// `${MCPBIND_TEST_CANARY}` is passed to the demo server's environment.
+pub fn stdio_config(dir: &Path) -> String {
+    let files = dir.join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    format!(
+        r#"
+[servers.demo]
+command = {demo:?}
+env = {{ DEMO_TOKEN = "${{MCPBIND_TEST_CANARY}}" }}
+
+[servers.everything]
+command = "node"
+args = [{everything:?}, "stdio"]
+
+[servers.filesystem]
+command = "node"
+args = [{filesystem:?}, {files:?}]
+
+[servers.memory]
+command = "node"
+args = [{memory:?}]
+env = {{ MEMORY_FILE_PATH = {memfile:?} }}
+"#,
+        demo = bin("mcpbind-demo-server").display().to_string(),
+        everything = npm_server("server-everything"),
+        filesystem = npm_server("server-filesystem"),
+        files = files.display().to_string(),
+        memory = npm_server("server-memory"),
+        memfile = dir.join("memory.jsonl").display().to_string(),
+    )
+}
+
+/// A server process killed when dropped.
+pub struct Running {
+    child: Child,
+    pub url: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the demo server over Streamable HTTP on a free loopback port.
+pub fn demo_http() -> Running {
+    let mut child = Command::new(bin("mcpbind-demo-server"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line from the demo server: {line:?}"))
+        .to_owned();
+    Running { child, url }
+}
+
+/// Starts server-everything over Streamable HTTP on a free loopback port.
+pub fn everything_http() -> Running {
+    let dir = servers_dir();
+    let mut child = Command::new("node")
+        .arg("--require")
+        .arg(dir.join("listen-report.cjs"))
+        .arg(npm_server("server-everything"))
+        .arg("streamableHttp")
+        .env("PORT", "0")
+        .env("MCPBIND_LISTEN_HOST", "127.0.0.1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut port = None;
+    let mut lines = stderr.lines();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(rest) = line.strip_prefix("MCPBIND_LISTENING ") {
+            port = rest.split_whitespace().nth(1).map(str::to_owned);
+            break;
+        }
+    }
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    let port = port.expect("server-everything did not report its port");
+    Running {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+/// Runs `mcpbind` with args in `dir`.
+pub fn mcpbind(dir: &Path, args: &[&str]) -> Output {
+    mcpbind_env(dir, args, &[])
+}
+
+pub fn mcpbind_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let out = Command::new(bin("mcpbind"))
+        .current_dir(dir)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    Output {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[derive(Debug)]
+pub struct Output {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Compares `actual` with a committed file; `MCPBIND_BLESS=1` rewrites it.
+pub fn assert_file(path: &Path, actual: &str) {
+    if std::env::var_os("MCPBIND_BLESS").is_some() {
+        std::fs::write(path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .replace("\r\n", "\n");
+    if expected != actual {
+        let first = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{} differs from the actual output (first at line {}):\n  expected: {:?}\n  actual:   {:?}\nrun with MCPBIND_BLESS=1 to accept, then review with git diff",
+            path.display(),
+            first + 1,
+            expected.lines().nth(first),
+            actual.lines().nth(first)
+        );
+    }
+}
