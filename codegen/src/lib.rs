@@ -293,8 +293,18 @@ impl Generator {
         let mut type_of = |index: usize| -> TokenStream {
             let wanted = &prepared[index].name;
             let wanted_ident = ident(wanted);
+            let root = &prepared[index].root;
+            let no_fields = root.get("properties").is_none_or(|p| p.as_object().is_some_and(|p| p.is_empty()))
+                && root.get("additionalProperties").is_none_or(|a| a == &serde_json::Value::Bool(true) || a == &serde_json::json!({}))
+                && root.get("type") == Some(&serde_json::json!("object"))
+                && ["anyOf", "oneOf", "allOf"].iter().all(|k| root.get(*k).is_none());
             match &typed.types[index] {
                 Some(tokens) if tokens.to_string() == quote!(types::#wanted_ident).to_string() => {}
+                _ if no_fields => aliases.extend(quote! {
+                    #[doc = " The tool takes no arguments."]
+                    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+                    pub struct #wanted_ident {}
+                }),
                 Some(tokens) => {
                     let target = if tokens.to_string().starts_with("::") {
                         tokens.clone()

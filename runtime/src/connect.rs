@@ -23,6 +23,8 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, ReadBuf};
 use tokio::process::{Child, Command};
 
+mod http_tap;
+
 use crate::config::{expand_vars, ServerConfig, TransportConfig};
 use crate::error::{Error, Result};
 
@@ -74,19 +76,24 @@ impl Process {
     /// Waits briefly for the process to end, so that an error can say how it
     /// ended and what it last printed.
     pub(crate) async fn settle(&self) -> Option<String> {
-        for _ in 0..20 {
-            if let Some(status) = self.exit_status() {
-                return Some(status);
+        let mut status = None;
+        for _ in 0..40 {
+            status = status.or_else(|| self.exit_status());
+            let drained = self.stderr.lock().map(|t| t.closed).unwrap_or(true);
+            if status.is_some() && drained {
+                break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(25)).await;
         }
-        None
+        status
     }
 }
 
 #[derive(Default)]
 struct StderrTail {
     buf: VecDeque<u8>,
+    /// The process closed its stderr (it exited, usually).
+    closed: bool,
 }
 
 impl StderrTail {
@@ -107,6 +114,10 @@ pub(crate) struct RawTap {
 }
 
 impl RawTap {
+    pub(crate) fn is_armed(&self) -> bool {
+        self.armed.load(Ordering::SeqCst)
+    }
+
     pub(crate) fn arm(&self, on: bool) {
         self.armed.store(on, Ordering::SeqCst);
         if !on {
@@ -245,6 +256,9 @@ async fn connect_stdio(
                 t.push(&line);
             }
         }
+        if let Ok(mut t) = sink.lock() {
+            t.closed = true;
+        }
     });
     let process = Process {
         child: Mutex::new(child),
@@ -305,7 +319,12 @@ async fn connect_http(
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
     config.custom_headers = custom;
     config.auth_header = auth;
-    let transport = StreamableHttpClientTransport::from_config(config);
+    let tap = Arc::new(RawTap::default());
+    let client = http_tap::TapClient {
+        inner: reqwest::Client::new(),
+        tap: Arc::clone(&tap),
+    };
+    let transport = StreamableHttpClientTransport::with_client(client, config);
     let service = Handler.serve(transport).await.map_err(|e| Error::Connect {
         server: name.to_owned(),
         reason: format!("{url}: {e}"),
@@ -314,6 +333,6 @@ async fn connect_http(
     Ok(Session {
         service,
         process: None,
-        tap: None,
+        tap: Some(tap),
     })
 }

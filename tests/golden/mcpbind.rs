@@ -1448,26 +1448,50 @@ pub mod everything {
                 }
             }
         }
-        /// Alias of the type generated for this schema.
-        pub type GetEnvInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
-        /// Alias of the type generated for this schema.
-        pub type GetTinyImageInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
-        /// Alias of the type generated for this schema.
-        pub type ToggleSimulatedLoggingInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
-        /// Alias of the type generated for this schema.
-        pub type ToggleSubscriberUpdatesInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
+        /// The tool takes no arguments.
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            Default,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct GetEnvInput {}
+        /// The tool takes no arguments.
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            Default,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct GetTinyImageInput {}
+        /// The tool takes no arguments.
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            Default,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ToggleSimulatedLoggingInput {}
+        /// The tool takes no arguments.
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            Default,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ToggleSubscriberUpdatesInput {}
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
@@ -1934,6 +1958,2030 @@ pub mod everything {
             input: types::TriggerLongRunningOperationInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::TriggerLongRunningOperation>(&input).await
+        }
+    }
+}
+/// Bindings to the MCP server `filesystem` (secure-filesystem-server 0.2.0), locked with protocol 2025-11-25.
+pub mod filesystem {
+    /// Types of the tools' arguments and structured outputs.
+    #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
+    pub mod types {
+        /// `CreateDirectoryInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CreateDirectoryInput {
+            pub path: ::std::string::String,
+        }
+        /// `CreateDirectoryOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CreateDirectoryOutput {
+            pub content: ::std::string::String,
+        }
+        /// `DirectoryTreeInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct DirectoryTreeInput {
+            #[serde(
+                rename = "excludePatterns",
+                default,
+                skip_serializing_if = "::std::vec::Vec::is_empty"
+            )]
+            pub exclude_patterns: ::std::vec::Vec<::std::string::String>,
+            pub path: ::std::string::String,
+        }
+        /// `DirectoryTreeOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct DirectoryTreeOutput {
+            pub content: ::std::string::String,
+        }
+        /// `EditFileInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct EditFileInput {
+            /// Preview changes using git-style diff format
+            #[serde(rename = "dryRun", default)]
+            pub dry_run: bool,
+            pub edits: ::std::vec::Vec<EditFileInputEditsItem>,
+            pub path: ::std::string::String,
+        }
+        /// `EditFileInputEditsItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct EditFileInputEditsItem {
+            /// Text to replace with
+            #[serde(rename = "newText")]
+            pub new_text: ::std::string::String,
+            /// Text to search for - must match exactly
+            #[serde(rename = "oldText")]
+            pub old_text: ::std::string::String,
+        }
+        /// `EditFileOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct EditFileOutput {
+            pub content: ::std::string::String,
+        }
+        /// `GetFileInfoInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct GetFileInfoInput {
+            pub path: ::std::string::String,
+        }
+        /// `GetFileInfoOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct GetFileInfoOutput {
+            pub content: ::std::string::String,
+        }
+        /// `ListAllowedDirectoriesOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ListAllowedDirectoriesOutput {
+            pub content: ::std::string::String,
+        }
+        /// `ListDirectoryInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ListDirectoryInput {
+            pub path: ::std::string::String,
+        }
+        /// `ListDirectoryOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ListDirectoryOutput {
+            pub content: ::std::string::String,
+        }
+        /// `ListDirectoryWithSizesInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ListDirectoryWithSizesInput {
+            pub path: ::std::string::String,
+            /// Sort entries by name or size
+            #[serde(
+                rename = "sortBy",
+                default = "defaults::list_directory_with_sizes_input_sort_by"
+            )]
+            pub sort_by: ListDirectoryWithSizesInputSortBy,
+        }
+        /// Sort entries by name or size
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Copy,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub enum ListDirectoryWithSizesInputSortBy {
+            #[serde(rename = "name")]
+            Name,
+            #[serde(rename = "size")]
+            Size,
+        }
+        impl ::std::fmt::Display for ListDirectoryWithSizesInputSortBy {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                match *self {
+                    Self::Name => f.write_str("name"),
+                    Self::Size => f.write_str("size"),
+                }
+            }
+        }
+        impl ::std::str::FromStr for ListDirectoryWithSizesInputSortBy {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                match value {
+                    "name" => Ok(Self::Name),
+                    "size" => Ok(Self::Size),
+                    _ => Err("invalid value".into()),
+                }
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for ListDirectoryWithSizesInputSortBy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String>
+        for ListDirectoryWithSizesInputSortBy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::default::Default for ListDirectoryWithSizesInputSortBy {
+            fn default() -> Self {
+                ListDirectoryWithSizesInputSortBy::Name
+            }
+        }
+        /// `ListDirectoryWithSizesOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ListDirectoryWithSizesOutput {
+            pub content: ::std::string::String,
+        }
+        /// `MoveFileInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct MoveFileInput {
+            pub destination: ::std::string::String,
+            pub source: ::std::string::String,
+        }
+        /// `MoveFileOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct MoveFileOutput {
+            pub content: ::std::string::String,
+        }
+        /// `ReadFileInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadFileInput {
+            /// If provided, returns only the first N lines of the file
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub head: ::std::option::Option<f64>,
+            pub path: ::std::string::String,
+            /// If provided, returns only the last N lines of the file
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub tail: ::std::option::Option<f64>,
+        }
+        /// `ReadFileOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadFileOutput {
+            pub content: ::std::string::String,
+        }
+        /// `ReadMediaFileInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadMediaFileInput {
+            pub path: ::std::string::String,
+        }
+        /// `ReadMediaFileOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadMediaFileOutput {
+            pub content: ::std::vec::Vec<ReadMediaFileOutputContentItem>,
+        }
+        /// `ReadMediaFileOutputContentItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(untagged, deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub enum ReadMediaFileOutputContentItem {
+            Variant0 {
+                data: ::std::string::String,
+                #[serde(rename = "mimeType")]
+                mime_type: ::std::string::String,
+                #[serde(rename = "type")]
+                type_: ReadMediaFileOutputContentItemVariant0Type,
+            },
+            Variant1 {
+                resource: ReadMediaFileOutputContentItemVariant1Resource,
+                #[serde(rename = "type")]
+                type_: ::std::string::String,
+            },
+        }
+        /// `ReadMediaFileOutputContentItemVariant0Type`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Copy,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub enum ReadMediaFileOutputContentItemVariant0Type {
+            #[serde(rename = "image")]
+            Image,
+            #[serde(rename = "audio")]
+            Audio,
+        }
+        impl ::std::fmt::Display for ReadMediaFileOutputContentItemVariant0Type {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                match *self {
+                    Self::Image => f.write_str("image"),
+                    Self::Audio => f.write_str("audio"),
+                }
+            }
+        }
+        impl ::std::str::FromStr for ReadMediaFileOutputContentItemVariant0Type {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                match value {
+                    "image" => Ok(Self::Image),
+                    "audio" => Ok(Self::Audio),
+                    _ => Err("invalid value".into()),
+                }
+            }
+        }
+        impl ::std::convert::TryFrom<&str>
+        for ReadMediaFileOutputContentItemVariant0Type {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String>
+        for ReadMediaFileOutputContentItemVariant0Type {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        /// `ReadMediaFileOutputContentItemVariant1Resource`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadMediaFileOutputContentItemVariant1Resource {
+            pub blob: ::std::string::String,
+            #[serde(
+                rename = "mimeType",
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub mime_type: ::std::option::Option<::std::string::String>,
+            pub uri: ::std::string::String,
+        }
+        /// `ReadMultipleFilesInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadMultipleFilesInput {
+            /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
+            pub paths: ::std::vec::Vec<::std::string::String>,
+        }
+        /// `ReadMultipleFilesOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadMultipleFilesOutput {
+            pub content: ::std::string::String,
+        }
+        /// `ReadTextFileInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadTextFileInput {
+            /// If provided, returns only the first N lines of the file
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub head: ::std::option::Option<f64>,
+            pub path: ::std::string::String,
+            /// If provided, returns only the last N lines of the file
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub tail: ::std::option::Option<f64>,
+        }
+        /// `ReadTextFileOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadTextFileOutput {
+            pub content: ::std::string::String,
+        }
+        /// `SearchFilesInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct SearchFilesInput {
+            #[serde(
+                rename = "excludePatterns",
+                default,
+                skip_serializing_if = "::std::vec::Vec::is_empty"
+            )]
+            pub exclude_patterns: ::std::vec::Vec<::std::string::String>,
+            pub path: ::std::string::String,
+            pub pattern: ::std::string::String,
+        }
+        /// `SearchFilesOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct SearchFilesOutput {
+            pub content: ::std::string::String,
+        }
+        /// `WriteFileInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct WriteFileInput {
+            pub content: ::std::string::String,
+            pub path: ::std::string::String,
+        }
+        /// `WriteFileOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct WriteFileOutput {
+            pub content: ::std::string::String,
+        }
+        /// Generation of default values for serde.
+        pub mod defaults {
+            pub(super) fn list_directory_with_sizes_input_sort_by() -> super::ListDirectoryWithSizesInputSortBy {
+                super::ListDirectoryWithSizesInputSortBy::Name
+            }
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        /// The tool takes no arguments.
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            Default,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ListAllowedDirectoriesInput {}
+    }
+    /// One marker type per tool, implementing [`::mcpbind::Tool`] with
+    /// the locked metadata.
+    pub mod tools {
+        /// **Create Directory**
+        ///
+        /// Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
+        ///
+        /// Tool `create_directory` (idempotent, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct CreateDirectory;
+        impl ::mcpbind::Tool for CreateDirectory {
+            type Input = super::types::CreateDirectoryInput;
+            type Output = super::types::CreateDirectoryOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "create_directory",
+                ::std::option::Option::Some("Create Directory"),
+                ::std::option::Option::Some(
+                    "Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [false, false, true, false],
+                "720d1604002b3c1a768bc811e8354aac162e946a53a998afc20a6d2e91e583d4",
+            );
+        }
+        /// **Directory Tree**
+        ///
+        /// Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
+        ///
+        /// Tool `directory_tree` (read-only, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct DirectoryTree;
+        impl ::mcpbind::Tool for DirectoryTree {
+            type Input = super::types::DirectoryTreeInput;
+            type Output = super::types::DirectoryTreeOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "directory_tree",
+                ::std::option::Option::Some("Directory Tree"),
+                ::std::option::Option::Some(
+                    "Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [true, true, false, false],
+                "7645bc3877aa38908a5fc772d29ae7a3d3f05587a2e8826979c739cf40c57363",
+            );
+        }
+        /// **Edit File**
+        ///
+        /// Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
+        ///
+        /// Tool `edit_file` (destructive, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct EditFile;
+        impl ::mcpbind::Tool for EditFile {
+            type Input = super::types::EditFileInput;
+            type Output = super::types::EditFileOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "edit_file",
+                ::std::option::Option::Some("Edit File"),
+                ::std::option::Option::Some(
+                    "Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"dryRun\":{\"default\":false,\"description\":\"Preview changes using git-style diff format\",\"type\":\"boolean\"},\"edits\":{\"items\":{\"properties\":{\"newText\":{\"description\":\"Text to replace with\",\"type\":\"string\"},\"oldText\":{\"description\":\"Text to search for - must match exactly\",\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"],\"type\":\"object\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"edits\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [false, true, false, false],
+                "afd5a5de1972206d0e9762ff8ad7797ee8dd3e1b83f0428426c98d2d2520308e",
+            );
+        }
+        /// **Get File Info**
+        ///
+        /// Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
+        ///
+        /// Tool `get_file_info` (read-only, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct GetFileInfo;
+        impl ::mcpbind::Tool for GetFileInfo {
+            type Input = super::types::GetFileInfoInput;
+            type Output = super::types::GetFileInfoOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "get_file_info",
+                ::std::option::Option::Some("Get File Info"),
+                ::std::option::Option::Some(
+                    "Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [true, true, false, false],
+                "7f44dc48bac24a1e6b18b92d58d1669c80102fae3843e73579217972b67c80f6",
+            );
+        }
+        /// **List Allowed Directories**
+        ///
+        /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
+        ///
+        /// Tool `list_allowed_directories` (read-only, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct ListAllowedDirectories;
+        impl ::mcpbind::Tool for ListAllowedDirectories {
+            type Input = super::types::ListAllowedDirectoriesInput;
+            type Output = super::types::ListAllowedDirectoriesOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "list_allowed_directories",
+                ::std::option::Option::Some("List Allowed Directories"),
+                ::std::option::Option::Some(
+                    "Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [true, true, false, false],
+                "2b43c9bb5cde269e30b4e22b1dc38386f4fecf44dfa8a773a7fce9e38e2c0aa2",
+            );
+        }
+        /// **List Directory**
+        ///
+        /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+        ///
+        /// Tool `list_directory` (read-only, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct ListDirectory;
+        impl ::mcpbind::Tool for ListDirectory {
+            type Input = super::types::ListDirectoryInput;
+            type Output = super::types::ListDirectoryOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "list_directory",
+                ::std::option::Option::Some("List Directory"),
+                ::std::option::Option::Some(
+                    "Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [true, true, false, false],
+                "0d2a2b301c6ec3cbea78b3546aede23781a81bd82000b34f4cbfb3d94bfc8db7",
+            );
+        }
+        /// **List Directory with Sizes**
+        ///
+        /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+        ///
+        /// Tool `list_directory_with_sizes` (read-only, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct ListDirectoryWithSizes;
+        impl ::mcpbind::Tool for ListDirectoryWithSizes {
+            type Input = super::types::ListDirectoryWithSizesInput;
+            type Output = super::types::ListDirectoryWithSizesOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "list_directory_with_sizes",
+                ::std::option::Option::Some("List Directory with Sizes"),
+                ::std::option::Option::Some(
+                    "Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"},\"sortBy\":{\"default\":\"name\",\"description\":\"Sort entries by name or size\",\"enum\":[\"name\",\"size\"],\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [true, true, false, false],
+                "8642b99b56eb227fd3ac37d3c43fc984be9b872d85e91874d0600fddbb53c4c3",
+            );
+        }
+        /// **Move File**
+        ///
+        /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
+        ///
+        /// Tool `move_file` (destructive, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct MoveFile;
+        impl ::mcpbind::Tool for MoveFile {
+            type Input = super::types::MoveFileInput;
+            type Output = super::types::MoveFileOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "move_file",
+                ::std::option::Option::Some("Move File"),
+                ::std::option::Option::Some(
+                    "Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"destination\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"source\",\"destination\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [false, true, false, false],
+                "46d4d5c7da0e8553c69eb9b970927adc0b54bfdcc9876a01983cd9ab3f8d9430",
+            );
+        }
+        /// **Read File (Deprecated)**
+        ///
+        /// Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
+        ///
+        /// Tool `read_file` (read-only, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct ReadFile;
+        impl ::mcpbind::Tool for ReadFile {
+            type Input = super::types::ReadFileInput;
+            type Output = super::types::ReadFileOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "read_file",
+                ::std::option::Option::Some("Read File (Deprecated)"),
+                ::std::option::Option::Some(
+                    "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [true, true, false, false],
+                "762744c16831e2becafdbaf9a15da2660e5670dfa1984a368403145b6e9ac3a9",
+            );
+        }
+        /// **Read Media File**
+        ///
+        /// Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
+        ///
+        /// Tool `read_media_file` (read-only, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct ReadMediaFile;
+        impl ::mcpbind::Tool for ReadMediaFile {
+            type Input = super::types::ReadMediaFileInput;
+            type Output = super::types::ReadMediaFileOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "read_media_file",
+                ::std::option::Option::Some("Read Media File"),
+                ::std::option::Option::Some(
+                    "Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"],\"type\":\"string\"}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"resource\":{\"additionalProperties\":false,\"properties\":{\"blob\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\",\"blob\"],\"type\":\"object\"},\"type\":{\"const\":\"resource\",\"type\":\"string\"}},\"required\":[\"type\",\"resource\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [true, true, false, false],
+                "efe5a84687d7780182276a3ae46d325c1c269116ad490fa9149e39bbe50c6777",
+            );
+        }
+        /// **Read Multiple Files**
+        ///
+        /// Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
+        ///
+        /// Tool `read_multiple_files` (read-only, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct ReadMultipleFiles;
+        impl ::mcpbind::Tool for ReadMultipleFiles {
+            type Input = super::types::ReadMultipleFilesInput;
+            type Output = super::types::ReadMultipleFilesOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "read_multiple_files",
+                ::std::option::Option::Some("Read Multiple Files"),
+                ::std::option::Option::Some(
+                    "Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"paths\":{\"description\":\"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"paths\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [true, true, false, false],
+                "484710b0d97999f0c16d950c850c285a187ac4fbd4fdef5b0f13d0f3b483e164",
+            );
+        }
+        /// **Read Text File**
+        ///
+        /// Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
+        ///
+        /// Tool `read_text_file` (read-only, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct ReadTextFile;
+        impl ::mcpbind::Tool for ReadTextFile {
+            type Input = super::types::ReadTextFileInput;
+            type Output = super::types::ReadTextFileOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "read_text_file",
+                ::std::option::Option::Some("Read Text File"),
+                ::std::option::Option::Some(
+                    "Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [true, true, false, false],
+                "658bc8c7fed2aefe6102d5e87589689b4a286b83340ac1a3a456b37e6cf4f77a",
+            );
+        }
+        /// **Search Files**
+        ///
+        /// Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
+        ///
+        /// Tool `search_files` (read-only, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct SearchFiles;
+        impl ::mcpbind::Tool for SearchFiles {
+            type Input = super::types::SearchFilesInput;
+            type Output = super::types::SearchFilesOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "search_files",
+                ::std::option::Option::Some("Search Files"),
+                ::std::option::Option::Some(
+                    "Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [true, true, false, false],
+                "6c46ed09491987b06c8c1511d8f6d42031eabaf852eb4d6e80185e317142120b",
+            );
+        }
+        /// **Write File**
+        ///
+        /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
+        ///
+        /// Tool `write_file` (destructive, idempotent, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct WriteFile;
+        impl ::mcpbind::Tool for WriteFile {
+            type Input = super::types::WriteFileInput;
+            type Output = super::types::WriteFileOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "filesystem",
+                "write_file",
+                ::std::option::Option::Some("Write File"),
+                ::std::option::Option::Some(
+                    "Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+                ),
+                [false, true, true, false],
+                "0074a16be22f98393479625ae28b74688c56985d581aa37e1ff61f7fbd37d11d",
+            );
+        }
+    }
+    /// A typed client: one async method per tool.
+    #[derive(Debug)]
+    pub struct Client {
+        inner: ::mcpbind::Client,
+    }
+    impl Client {
+        /// The server's name in `mcpbind.toml`.
+        pub const SERVER: &'static str = "filesystem";
+        /// Connects to this server as configured in `config`.
+        pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+            ::std::result::Result::Ok(Self {
+                inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
+            })
+        }
+        /// Wraps an untyped client.
+        pub fn from_client(inner: ::mcpbind::Client) -> Self {
+            Self { inner }
+        }
+        /// The untyped client underneath.
+        pub fn inner(&self) -> &::mcpbind::Client {
+            &self.inner
+        }
+        /// **Create Directory**
+        ///
+        /// Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
+        ///
+        /// Tool `create_directory` (idempotent, closed-world).
+        pub async fn create_directory(
+            &self,
+            input: types::CreateDirectoryInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateDirectoryOutput>> {
+            self.inner.call::<tools::CreateDirectory>(&input).await
+        }
+        /// **Directory Tree**
+        ///
+        /// Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
+        ///
+        /// Tool `directory_tree` (read-only, closed-world).
+        pub async fn directory_tree(
+            &self,
+            input: types::DirectoryTreeInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DirectoryTreeOutput>> {
+            self.inner.call::<tools::DirectoryTree>(&input).await
+        }
+        /// **Edit File**
+        ///
+        /// Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
+        ///
+        /// Tool `edit_file` (destructive, closed-world).
+        pub async fn edit_file(
+            &self,
+            input: types::EditFileInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::EditFileOutput>> {
+            self.inner.call::<tools::EditFile>(&input).await
+        }
+        /// **Get File Info**
+        ///
+        /// Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
+        ///
+        /// Tool `get_file_info` (read-only, closed-world).
+        pub async fn get_file_info(
+            &self,
+            input: types::GetFileInfoInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetFileInfoOutput>> {
+            self.inner.call::<tools::GetFileInfo>(&input).await
+        }
+        /// **List Allowed Directories**
+        ///
+        /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
+        ///
+        /// Tool `list_allowed_directories` (read-only, closed-world).
+        pub async fn list_allowed_directories(
+            &self,
+            input: types::ListAllowedDirectoriesInput,
+        ) -> ::mcpbind::Result<
+            ::mcpbind::ToolResult<types::ListAllowedDirectoriesOutput>,
+        > {
+            self.inner.call::<tools::ListAllowedDirectories>(&input).await
+        }
+        /// **List Directory**
+        ///
+        /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+        ///
+        /// Tool `list_directory` (read-only, closed-world).
+        pub async fn list_directory(
+            &self,
+            input: types::ListDirectoryInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ListDirectoryOutput>> {
+            self.inner.call::<tools::ListDirectory>(&input).await
+        }
+        /// **List Directory with Sizes**
+        ///
+        /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+        ///
+        /// Tool `list_directory_with_sizes` (read-only, closed-world).
+        pub async fn list_directory_with_sizes(
+            &self,
+            input: types::ListDirectoryWithSizesInput,
+        ) -> ::mcpbind::Result<
+            ::mcpbind::ToolResult<types::ListDirectoryWithSizesOutput>,
+        > {
+            self.inner.call::<tools::ListDirectoryWithSizes>(&input).await
+        }
+        /// **Move File**
+        ///
+        /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
+        ///
+        /// Tool `move_file` (destructive, closed-world).
+        pub async fn move_file(
+            &self,
+            input: types::MoveFileInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::MoveFileOutput>> {
+            self.inner.call::<tools::MoveFile>(&input).await
+        }
+        /// **Read File (Deprecated)**
+        ///
+        /// Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
+        ///
+        /// Tool `read_file` (read-only, closed-world).
+        pub async fn read_file(
+            &self,
+            input: types::ReadFileInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadFileOutput>> {
+            self.inner.call::<tools::ReadFile>(&input).await
+        }
+        /// **Read Media File**
+        ///
+        /// Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
+        ///
+        /// Tool `read_media_file` (read-only, closed-world).
+        pub async fn read_media_file(
+            &self,
+            input: types::ReadMediaFileInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadMediaFileOutput>> {
+            self.inner.call::<tools::ReadMediaFile>(&input).await
+        }
+        /// **Read Multiple Files**
+        ///
+        /// Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
+        ///
+        /// Tool `read_multiple_files` (read-only, closed-world).
+        pub async fn read_multiple_files(
+            &self,
+            input: types::ReadMultipleFilesInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadMultipleFilesOutput>> {
+            self.inner.call::<tools::ReadMultipleFiles>(&input).await
+        }
+        /// **Read Text File**
+        ///
+        /// Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
+        ///
+        /// Tool `read_text_file` (read-only, closed-world).
+        pub async fn read_text_file(
+            &self,
+            input: types::ReadTextFileInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadTextFileOutput>> {
+            self.inner.call::<tools::ReadTextFile>(&input).await
+        }
+        /// **Search Files**
+        ///
+        /// Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
+        ///
+        /// Tool `search_files` (read-only, closed-world).
+        pub async fn search_files(
+            &self,
+            input: types::SearchFilesInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::SearchFilesOutput>> {
+            self.inner.call::<tools::SearchFiles>(&input).await
+        }
+        /// **Write File**
+        ///
+        /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
+        ///
+        /// Tool `write_file` (destructive, idempotent, closed-world).
+        pub async fn write_file(
+            &self,
+            input: types::WriteFileInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::WriteFileOutput>> {
+            self.inner.call::<tools::WriteFile>(&input).await
+        }
+    }
+}
+/// Bindings to the MCP server `memory` (memory-server 0.6.3), locked with protocol 2025-11-25.
+pub mod memory {
+    /// Types of the tools' arguments and structured outputs.
+    #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
+    pub mod types {
+        /// `AddObservationsInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct AddObservationsInput {
+            pub observations: ::std::vec::Vec<AddObservationsInputObservationsItem>,
+        }
+        /// `AddObservationsInputObservationsItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct AddObservationsInputObservationsItem {
+            /// An array of observation contents to add
+            pub contents: ::std::vec::Vec<::std::string::String>,
+            /// The name of the entity to add the observations to
+            #[serde(rename = "entityName")]
+            pub entity_name: ::std::string::String,
+        }
+        /// `AddObservationsOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct AddObservationsOutput {
+            pub results: ::std::vec::Vec<AddObservationsOutputResultsItem>,
+        }
+        /// `AddObservationsOutputResultsItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct AddObservationsOutputResultsItem {
+            #[serde(rename = "addedObservations")]
+            pub added_observations: ::std::vec::Vec<::std::string::String>,
+            #[serde(rename = "entityName")]
+            pub entity_name: ::std::string::String,
+        }
+        /// `CreateEntitiesInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CreateEntitiesInput {
+            pub entities: ::std::vec::Vec<CreateEntitiesInputEntitiesItem>,
+        }
+        /// `CreateEntitiesInputEntitiesItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CreateEntitiesInputEntitiesItem {
+            /// The type of the entity
+            #[serde(rename = "entityType")]
+            pub entity_type: ::std::string::String,
+            /// The name of the entity
+            pub name: ::std::string::String,
+            /// An array of observation contents associated with the entity
+            pub observations: ::std::vec::Vec<::std::string::String>,
+        }
+        /// `CreateEntitiesOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CreateEntitiesOutput {
+            pub entities: ::std::vec::Vec<CreateEntitiesOutputEntitiesItem>,
+        }
+        /// `CreateEntitiesOutputEntitiesItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CreateEntitiesOutputEntitiesItem {
+            /// The type of the entity
+            #[serde(rename = "entityType")]
+            pub entity_type: ::std::string::String,
+            /// The name of the entity
+            pub name: ::std::string::String,
+            /// An array of observation contents associated with the entity
+            pub observations: ::std::vec::Vec<::std::string::String>,
+        }
+        /// `CreateRelationsInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CreateRelationsInput {
+            pub relations: ::std::vec::Vec<CreateRelationsInputRelationsItem>,
+        }
+        /// `CreateRelationsInputRelationsItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CreateRelationsInputRelationsItem {
+            /// The name of the entity where the relation starts
+            pub from: ::std::string::String,
+            /// The type of the relation
+            #[serde(rename = "relationType")]
+            pub relation_type: ::std::string::String,
+            /// The name of the entity where the relation ends
+            pub to: ::std::string::String,
+        }
+        /// `CreateRelationsOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CreateRelationsOutput {
+            pub relations: ::std::vec::Vec<CreateRelationsOutputRelationsItem>,
+        }
+        /// `CreateRelationsOutputRelationsItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CreateRelationsOutputRelationsItem {
+            /// The name of the entity where the relation starts
+            pub from: ::std::string::String,
+            /// The type of the relation
+            #[serde(rename = "relationType")]
+            pub relation_type: ::std::string::String,
+            /// The name of the entity where the relation ends
+            pub to: ::std::string::String,
+        }
+        /// `DeleteEntitiesInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct DeleteEntitiesInput {
+            /// An array of entity names to delete
+            #[serde(rename = "entityNames")]
+            pub entity_names: ::std::vec::Vec<::std::string::String>,
+        }
+        /// `DeleteEntitiesOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct DeleteEntitiesOutput {
+            pub message: ::std::string::String,
+            pub success: bool,
+        }
+        /// `DeleteObservationsInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct DeleteObservationsInput {
+            pub deletions: ::std::vec::Vec<DeleteObservationsInputDeletionsItem>,
+        }
+        /// `DeleteObservationsInputDeletionsItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct DeleteObservationsInputDeletionsItem {
+            /// The name of the entity containing the observations
+            #[serde(rename = "entityName")]
+            pub entity_name: ::std::string::String,
+            /// An array of observations to delete
+            pub observations: ::std::vec::Vec<::std::string::String>,
+        }
+        /// `DeleteObservationsOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct DeleteObservationsOutput {
+            pub message: ::std::string::String,
+            pub success: bool,
+        }
+        /// `DeleteRelationsInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct DeleteRelationsInput {
+            /// An array of relations to delete
+            pub relations: ::std::vec::Vec<DeleteRelationsInputRelationsItem>,
+        }
+        /// `DeleteRelationsInputRelationsItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct DeleteRelationsInputRelationsItem {
+            /// The name of the entity where the relation starts
+            pub from: ::std::string::String,
+            /// The type of the relation
+            #[serde(rename = "relationType")]
+            pub relation_type: ::std::string::String,
+            /// The name of the entity where the relation ends
+            pub to: ::std::string::String,
+        }
+        /// `DeleteRelationsOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct DeleteRelationsOutput {
+            pub message: ::std::string::String,
+            pub success: bool,
+        }
+        /// `OpenNodesInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct OpenNodesInput {
+            /// An array of entity names to retrieve
+            pub names: ::std::vec::Vec<::std::string::String>,
+        }
+        /// `OpenNodesOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct OpenNodesOutput {
+            pub entities: ::std::vec::Vec<OpenNodesOutputEntitiesItem>,
+            pub relations: ::std::vec::Vec<OpenNodesOutputRelationsItem>,
+        }
+        /// `OpenNodesOutputEntitiesItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct OpenNodesOutputEntitiesItem {
+            /// The type of the entity
+            #[serde(rename = "entityType")]
+            pub entity_type: ::std::string::String,
+            /// The name of the entity
+            pub name: ::std::string::String,
+            /// An array of observation contents associated with the entity
+            pub observations: ::std::vec::Vec<::std::string::String>,
+        }
+        /// `OpenNodesOutputRelationsItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct OpenNodesOutputRelationsItem {
+            /// The name of the entity where the relation starts
+            pub from: ::std::string::String,
+            /// The type of the relation
+            #[serde(rename = "relationType")]
+            pub relation_type: ::std::string::String,
+            /// The name of the entity where the relation ends
+            pub to: ::std::string::String,
+        }
+        /// `ReadGraphOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadGraphOutput {
+            pub entities: ::std::vec::Vec<ReadGraphOutputEntitiesItem>,
+            pub relations: ::std::vec::Vec<ReadGraphOutputRelationsItem>,
+        }
+        /// `ReadGraphOutputEntitiesItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadGraphOutputEntitiesItem {
+            /// The type of the entity
+            #[serde(rename = "entityType")]
+            pub entity_type: ::std::string::String,
+            /// The name of the entity
+            pub name: ::std::string::String,
+            /// An array of observation contents associated with the entity
+            pub observations: ::std::vec::Vec<::std::string::String>,
+        }
+        /// `ReadGraphOutputRelationsItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadGraphOutputRelationsItem {
+            /// The name of the entity where the relation starts
+            pub from: ::std::string::String,
+            /// The type of the relation
+            #[serde(rename = "relationType")]
+            pub relation_type: ::std::string::String,
+            /// The name of the entity where the relation ends
+            pub to: ::std::string::String,
+        }
+        /// `SearchNodesInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct SearchNodesInput {
+            /// The search query to match against entity names, types, and observation content
+            pub query: ::std::string::String,
+        }
+        /// `SearchNodesOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct SearchNodesOutput {
+            pub entities: ::std::vec::Vec<SearchNodesOutputEntitiesItem>,
+            pub relations: ::std::vec::Vec<SearchNodesOutputRelationsItem>,
+        }
+        /// `SearchNodesOutputEntitiesItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct SearchNodesOutputEntitiesItem {
+            /// The type of the entity
+            #[serde(rename = "entityType")]
+            pub entity_type: ::std::string::String,
+            /// The name of the entity
+            pub name: ::std::string::String,
+            /// An array of observation contents associated with the entity
+            pub observations: ::std::vec::Vec<::std::string::String>,
+        }
+        /// `SearchNodesOutputRelationsItem`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct SearchNodesOutputRelationsItem {
+            /// The name of the entity where the relation starts
+            pub from: ::std::string::String,
+            /// The type of the relation
+            #[serde(rename = "relationType")]
+            pub relation_type: ::std::string::String,
+            /// The name of the entity where the relation ends
+            pub to: ::std::string::String,
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        /// The tool takes no arguments.
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            Default,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ReadGraphInput {}
+    }
+    /// One marker type per tool, implementing [`::mcpbind::Tool`] with
+    /// the locked metadata.
+    pub mod tools {
+        /// **Add Observations**
+        ///
+        /// Add new observations to existing entities in the knowledge graph
+        ///
+        /// Tool `add_observations` (closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct AddObservations;
+        impl ::mcpbind::Tool for AddObservations {
+            type Input = super::types::AddObservationsInput;
+            type Output = super::types::AddObservationsOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "memory",
+                "add_observations",
+                ::std::option::Option::Some("Add Observations"),
+                ::std::option::Option::Some(
+                    "Add new observations to existing entities in the knowledge graph",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"results\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"addedObservations\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"type\":\"string\"}},\"required\":[\"entityName\",\"addedObservations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"results\"],\"type\":\"object\"}",
+                ),
+                [false, false, false, false],
+                "feac7d8089a1ebc8a23d7dfb2938f24b3a3c8f105d791cb52f622f3819323ee7",
+            );
+        }
+        /// **Create Entities**
+        ///
+        /// Create multiple new entities in the knowledge graph
+        ///
+        /// Tool `create_entities` (closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct CreateEntities;
+        impl ::mcpbind::Tool for CreateEntities {
+            type Input = super::types::CreateEntitiesInput;
+            type Output = super::types::CreateEntitiesOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "memory",
+                "create_entities",
+                ::std::option::Option::Some("Create Entities"),
+                ::std::option::Option::Some(
+                    "Create multiple new entities in the knowledge graph",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}",
+                ),
+                [false, false, false, false],
+                "8f67f2b3ceae725137d28992771cf1483f02be6bb9f9c54c4e57270e3da21afb",
+            );
+        }
+        /// **Create Relations**
+        ///
+        /// Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
+        ///
+        /// Tool `create_relations` (closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct CreateRelations;
+        impl ::mcpbind::Tool for CreateRelations {
+            type Input = super::types::CreateRelationsInput;
+            type Output = super::types::CreateRelationsOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "memory",
+                "create_relations",
+                ::std::option::Option::Some("Create Relations"),
+                ::std::option::Option::Some(
+                    "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
+                ),
+                [false, false, false, false],
+                "65123f62aa4a7c0721aea42a0b0e5bbf449744c9a74e0dd6f4b9927233668102",
+            );
+        }
+        /// **Delete Entities**
+        ///
+        /// Delete multiple entities and their associated relations from the knowledge graph
+        ///
+        /// Tool `delete_entities` (destructive, idempotent, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct DeleteEntities;
+        impl ::mcpbind::Tool for DeleteEntities {
+            type Input = super::types::DeleteEntitiesInput;
+            type Output = super::types::DeleteEntitiesOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "memory",
+                "delete_entities",
+                ::std::option::Option::Some("Delete Entities"),
+                ::std::option::Option::Some(
+                    "Delete multiple entities and their associated relations from the knowledge graph",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}",
+                ),
+                [false, true, true, false],
+                "9e6b66f291d08f0884590fb213f5022ebc753a4bddd5bb5abbaf4180c9d1b2f5",
+            );
+        }
+        /// **Delete Observations**
+        ///
+        /// Delete specific observations from entities in the knowledge graph
+        ///
+        /// Tool `delete_observations` (destructive, idempotent, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct DeleteObservations;
+        impl ::mcpbind::Tool for DeleteObservations {
+            type Input = super::types::DeleteObservationsInput;
+            type Output = super::types::DeleteObservationsOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "memory",
+                "delete_observations",
+                ::std::option::Option::Some("Delete Observations"),
+                ::std::option::Option::Some(
+                    "Delete specific observations from entities in the knowledge graph",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}",
+                ),
+                [false, true, true, false],
+                "28ea265b802faf8a6ee03a1badc3a162f430cf29b6fc229234344f72588432bb",
+            );
+        }
+        /// **Delete Relations**
+        ///
+        /// Delete multiple relations from the knowledge graph
+        ///
+        /// Tool `delete_relations` (destructive, idempotent, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct DeleteRelations;
+        impl ::mcpbind::Tool for DeleteRelations {
+            type Input = super::types::DeleteRelationsInput;
+            type Output = super::types::DeleteRelationsOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "memory",
+                "delete_relations",
+                ::std::option::Option::Some("Delete Relations"),
+                ::std::option::Option::Some(
+                    "Delete multiple relations from the knowledge graph",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}",
+                ),
+                [false, true, true, false],
+                "69686b10b9484d6f2bfc65a9c199593c2a4b454dc1cd9987f4ade7ac863a72dc",
+            );
+        }
+        /// **Open Nodes**
+        ///
+        /// Open specific nodes in the knowledge graph by their names
+        ///
+        /// Tool `open_nodes` (read-only, idempotent, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct OpenNodes;
+        impl ::mcpbind::Tool for OpenNodes {
+            type Input = super::types::OpenNodesInput;
+            type Output = super::types::OpenNodesOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "memory",
+                "open_nodes",
+                ::std::option::Option::Some("Open Nodes"),
+                ::std::option::Option::Some(
+                    "Open specific nodes in the knowledge graph by their names",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}",
+                ),
+                [true, false, true, false],
+                "dcfcf782aa784a7085bc37a719362f88b0270764a15c381a303aa64c2b64ff56",
+            );
+        }
+        /// **Read Graph**
+        ///
+        /// Read the entire knowledge graph
+        ///
+        /// Tool `read_graph` (read-only, idempotent, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct ReadGraph;
+        impl ::mcpbind::Tool for ReadGraph {
+            type Input = super::types::ReadGraphInput;
+            type Output = super::types::ReadGraphOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "memory",
+                "read_graph",
+                ::std::option::Option::Some("Read Graph"),
+                ::std::option::Option::Some("Read the entire knowledge graph"),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}",
+                ),
+                [true, false, true, false],
+                "5a96ef6ebd66fc2e42a03b638f940e31f785619032e9baf8d00d87ca4abe5c4d",
+            );
+        }
+        /// **Search Nodes**
+        ///
+        /// Search for nodes in the knowledge graph based on a query
+        ///
+        /// Tool `search_nodes` (read-only, idempotent, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct SearchNodes;
+        impl ::mcpbind::Tool for SearchNodes {
+            type Input = super::types::SearchNodesInput;
+            type Output = super::types::SearchNodesOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "memory",
+                "search_nodes",
+                ::std::option::Option::Some("Search Nodes"),
+                ::std::option::Option::Some(
+                    "Search for nodes in the knowledge graph based on a query",
+                ),
+                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}",
+                ),
+                [true, false, true, false],
+                "3fea90d6d502f4b29fa98352b8582d1c04661a5c85b01f83965954d94a759c59",
+            );
+        }
+    }
+    /// A typed client: one async method per tool.
+    #[derive(Debug)]
+    pub struct Client {
+        inner: ::mcpbind::Client,
+    }
+    impl Client {
+        /// The server's name in `mcpbind.toml`.
+        pub const SERVER: &'static str = "memory";
+        /// Connects to this server as configured in `config`.
+        pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+            ::std::result::Result::Ok(Self {
+                inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
+            })
+        }
+        /// Wraps an untyped client.
+        pub fn from_client(inner: ::mcpbind::Client) -> Self {
+            Self { inner }
+        }
+        /// The untyped client underneath.
+        pub fn inner(&self) -> &::mcpbind::Client {
+            &self.inner
+        }
+        /// **Add Observations**
+        ///
+        /// Add new observations to existing entities in the knowledge graph
+        ///
+        /// Tool `add_observations` (closed-world).
+        pub async fn add_observations(
+            &self,
+            input: types::AddObservationsInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::AddObservationsOutput>> {
+            self.inner.call::<tools::AddObservations>(&input).await
+        }
+        /// **Create Entities**
+        ///
+        /// Create multiple new entities in the knowledge graph
+        ///
+        /// Tool `create_entities` (closed-world).
+        pub async fn create_entities(
+            &self,
+            input: types::CreateEntitiesInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateEntitiesOutput>> {
+            self.inner.call::<tools::CreateEntities>(&input).await
+        }
+        /// **Create Relations**
+        ///
+        /// Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
+        ///
+        /// Tool `create_relations` (closed-world).
+        pub async fn create_relations(
+            &self,
+            input: types::CreateRelationsInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateRelationsOutput>> {
+            self.inner.call::<tools::CreateRelations>(&input).await
+        }
+        /// **Delete Entities**
+        ///
+        /// Delete multiple entities and their associated relations from the knowledge graph
+        ///
+        /// Tool `delete_entities` (destructive, idempotent, closed-world).
+        pub async fn delete_entities(
+            &self,
+            input: types::DeleteEntitiesInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DeleteEntitiesOutput>> {
+            self.inner.call::<tools::DeleteEntities>(&input).await
+        }
+        /// **Delete Observations**
+        ///
+        /// Delete specific observations from entities in the knowledge graph
+        ///
+        /// Tool `delete_observations` (destructive, idempotent, closed-world).
+        pub async fn delete_observations(
+            &self,
+            input: types::DeleteObservationsInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DeleteObservationsOutput>> {
+            self.inner.call::<tools::DeleteObservations>(&input).await
+        }
+        /// **Delete Relations**
+        ///
+        /// Delete multiple relations from the knowledge graph
+        ///
+        /// Tool `delete_relations` (destructive, idempotent, closed-world).
+        pub async fn delete_relations(
+            &self,
+            input: types::DeleteRelationsInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DeleteRelationsOutput>> {
+            self.inner.call::<tools::DeleteRelations>(&input).await
+        }
+        /// **Open Nodes**
+        ///
+        /// Open specific nodes in the knowledge graph by their names
+        ///
+        /// Tool `open_nodes` (read-only, idempotent, closed-world).
+        pub async fn open_nodes(
+            &self,
+            input: types::OpenNodesInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::OpenNodesOutput>> {
+            self.inner.call::<tools::OpenNodes>(&input).await
+        }
+        /// **Read Graph**
+        ///
+        /// Read the entire knowledge graph
+        ///
+        /// Tool `read_graph` (read-only, idempotent, closed-world).
+        pub async fn read_graph(
+            &self,
+            input: types::ReadGraphInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadGraphOutput>> {
+            self.inner.call::<tools::ReadGraph>(&input).await
+        }
+        /// **Search Nodes**
+        ///
+        /// Search for nodes in the knowledge graph based on a query
+        ///
+        /// Tool `search_nodes` (read-only, idempotent, closed-world).
+        pub async fn search_nodes(
+            &self,
+            input: types::SearchNodesInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::SearchNodesOutput>> {
+            self.inner.call::<tools::SearchNodes>(&input).await
         }
     }
 }

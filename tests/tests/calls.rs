@@ -1,1 +1,227 @@
-//! Typed calls through the generated bindings.
+//! Typed calls through the generated bindings, against real servers.
+
+use std::time::{Duration, Instant};
+
+use mcpbind::{Config, Error};
+use mcpbind_tests::{demo, everything, filesystem, memory};
+
+use crate::util;
+
+fn config(dir: &std::path::Path) -> Config {
+    Config::from_toml_str(&util::stdio_config(dir)).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = demo::Client::connect(&config(dir.path())).await.unwrap();
+
+    let sum = demo.add(demo::types::AddInput { a: 2, b: 40 }).await.unwrap();
+    assert_eq!(sum.output.sum, 42);
+
+    let echo = demo
+        .echo(demo::types::EchoInput {
+            message: "hi".into(),
+            repeat: Some(3),
+        })
+        .await
+        .unwrap();
+    assert_eq!(echo.text(), "hi hi hi");
+
+    let order = demo
+        .create_order(demo::types::CreateOrderInput {
+            customer: demo::types::Customer {
+                name: "Ada".into(),
+                email: None,
+            },
+            items: vec![
+                demo::types::LineItem { sku: "a".into(), quantity: 3 },
+                demo::types::LineItem { sku: "b".into(), quantity: 4 },
+            ],
+            note: Some("fragile".into()),
+        })
+        .await
+        .unwrap();
+    assert_eq!(order.output.total_units, 7);
+    assert_eq!(order.output.order_id, "ord-7");
+    assert_eq!(order.text(), "order for Ada: 2 items, 7 units");
+
+    let mode = demo
+        .set_mode(demo::types::SetModeInput {
+            mode: demo::types::Mode::SlowMode,
+        })
+        .await
+        .unwrap();
+    assert_eq!(mode.text(), "mode set to slow mode");
+
+    let area = demo
+        .draw_shape(demo::types::DrawShapeInput {
+            shape: demo::types::Shape::Rect { width: 2.0, height: 3.5 },
+        })
+        .await
+        .unwrap();
+    assert_eq!(area.output.area, 7.0);
+
+    let weather = demo
+        .get_weather(demo::types::GetWeatherInput {
+            city: "Oslo".into(),
+            units: Some(demo::types::Units::Fahrenheit),
+        })
+        .await
+        .unwrap();
+    assert_eq!(weather.output.city, "Oslo");
+    assert_eq!(weather.output.units, demo::types::Units::Fahrenheit);
+
+    let counts = demo
+        .tag_counts(demo::types::TagCountsInput {
+            counts: [("a".to_owned(), 2), ("b".to_owned(), 5)].into(),
+            labels: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(counts.output.total, 7);
+    assert_eq!(counts.output.keys, ["a", "b"]);
+
+    // `isError` results are errors that name server and tool and keep the text.
+    let err = demo
+        .fail(demo::types::FailInput { message: "nope".into() })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Tool { .. }), "{err:?}");
+    assert_eq!(err.to_string(), "tool `demo.fail` returned an error: nope");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeout_cancels_the_call_on_the_wire() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path());
+    config.servers.get_mut("demo").unwrap().timeout = Duration::from_millis(300);
+    let demo = demo::Client::connect(&config).await.unwrap();
+    let started = Instant::now();
+    let err = demo
+        .sleep(demo::types::SleepInput { millis: 20_000 })
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(err.to_string(), "call to `demo.sleep` timed out after 300ms");
+    // The server saw `notifications/cancelled` (it says so on stderr), and the
+    // connection is still good.
+    let mut cancelled = false;
+    for _ in 0..100 {
+        if demo.inner().stderr_tail().await.is_some_and(|t| t.contains("sleep cancelled")) {
+            cancelled = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(cancelled, "the server never saw the cancellation");
+    let sum = demo.add(demo::types::AddInput { a: 1, b: 1 }).await.unwrap();
+    assert_eq!(sum.output.sum, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dead_server_shows_stderr_and_reconnects() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = demo::Client::connect(&config(dir.path())).await.unwrap();
+    let err = demo
+        .crash(demo::types::CrashInput { code: 7 })
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(text.starts_with("server `demo` closed the connection (exit status: 7)"), "{text}");
+    assert!(text.contains("demo server crashing on purpose"), "{text}");
+    // The next call starts the server again.
+    let sum = demo.add(demo::types::AddInput { a: 20, b: 1 }).await.unwrap();
+    assert_eq!(sum.output.sum, 21);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_over_streamable_http() {
+    let server = util::demo_http();
+    let config = Config::from_toml_str(&format!("[servers.demo]\nurl = {:?}\n", server.url)).unwrap();
+    let demo = demo::Client::connect(&config).await.unwrap();
+    let sum = demo.add(demo::types::AddInput { a: -5, b: 3 }).await.unwrap();
+    assert_eq!(sum.output.sum, -2);
+    let err = demo
+        .fail(demo::types::FailInput { message: "over http".into() })
+        .await
+        .unwrap_err();
+    assert!(err.to_string().ends_with("over http"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_over_stdio_and_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let http = util::everything_http();
+    let over_http = Config::from_toml_str(&format!(
+        "[servers.everything]\nurl = {:?}\ntimeout = 20\n",
+        http.url
+    ))
+    .unwrap();
+    for config in [config(dir.path()), over_http] {
+        let everything = everything::Client::connect(&config).await.unwrap();
+        let echo = everything
+            .echo(everything::types::EchoInput { message: "typed".into() })
+            .await
+            .unwrap();
+        assert_eq!(echo.text(), "Echo: typed");
+
+        let sum = everything
+            .get_sum(everything::types::GetSumInput { a: 1.5, b: 2.0 })
+            .await
+            .unwrap();
+        assert!(sum.text().contains("3.5"), "{}", sum.text());
+
+        let weather = everything
+            .get_structured_content(everything::types::GetStructuredContentInput {
+                location: everything::types::GetStructuredContentInputLocation::NewYork,
+            })
+            .await
+            .unwrap();
+        assert!(weather.output.humidity >= 0.0);
+        assert!(!weather.output.conditions.is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filesystem_and_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path());
+    let fs = filesystem::Client::connect(&config).await.unwrap();
+    let path = dir.path().join("files/hello.txt").display().to_string();
+    fs.write_file(filesystem::types::WriteFileInput {
+        path: path.clone(),
+        content: "typed bindings\n".into(),
+    })
+    .await
+    .unwrap();
+    let read = fs
+        .read_text_file(filesystem::types::ReadTextFileInput {
+            path,
+            head: None,
+            tail: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(read.output.content, "typed bindings\n");
+    let dirs = fs
+        .list_allowed_directories(Default::default())
+        .await
+        .unwrap();
+    assert!(dirs.text().contains("files"), "{}", dirs.text());
+
+    let memory = memory::Client::connect(&config).await.unwrap();
+    memory
+        .create_entities(memory::types::CreateEntitiesInput {
+            entities: vec![memory::types::CreateEntitiesInputEntitiesItem {
+                name: "mcpbind".into(),
+                entity_type: "project".into(),
+                observations: vec!["binds MCP tools".into()],
+            }],
+        })
+        .await
+        .unwrap();
+    let graph = memory.read_graph(Default::default()).await.unwrap();
+    assert_eq!(graph.output.entities.len(), 1);
+    assert_eq!(graph.output.entities[0].name, "mcpbind");
+}

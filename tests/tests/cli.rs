@@ -1,1 +1,85 @@
-//! The CLI as a real process.
+//! The CLI as a real process: clear errors, exit codes, no panics.
+
+use crate::util::{mcpbind, Output};
+
+fn lock_with(config: &str) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+    let out = mcpbind(dir.path(), &["lock"]);
+    assert!(!out.stderr.contains("panicked"), "{out:?}");
+    out
+}
+
+#[test]
+fn bad_config_names_file_line_and_column() {
+    let out = lock_with("[servers.demo]\ncommand = \"x\"\ncomand = \"y\"\n");
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.starts_with("error: failed to load the server config mcpbind.toml"), "{out:?}");
+    assert!(out.stderr.contains("line 3, column 1"), "{out:?}");
+    assert!(out.stderr.contains("unknown field `comand`"), "{out:?}");
+
+    let out = lock_with("[servers.Demo]\ncommand = \"x\"\n");
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("invalid server name `Demo`"), "{out:?}");
+
+    let out = lock_with("[servers.demo]\nargs = [\"x\"]\n");
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("missing `command`"), "{out:?}");
+}
+
+#[test]
+fn unreachable_server_fails_with_exit_1() {
+    // Port 9 (discard) on loopback: nothing listens there.
+    let out = lock_with("[servers.remote]\nurl = \"http://127.0.0.1:9/mcp\"\n");
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("error: failed to lock server `remote`"), "{out:?}");
+    assert!(out.stderr.contains("failed to connect to server `remote`"), "{out:?}");
+    assert!(out.stderr.contains("127.0.0.1:9"), "{out:?}");
+}
+
+#[test]
+fn server_that_exits_at_start_shows_its_stderr() {
+    let out = lock_with(
+        "[servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"echo 'cannot open database' >&2; exit 3\"]\n",
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("failed to connect to server `broken`"), "{out:?}");
+    assert!(out.stderr.contains("exit status: 3"), "{out:?}");
+    assert!(out.stderr.contains("cannot open database"), "{out:?}");
+}
+
+#[test]
+fn missing_program_is_named() {
+    let out = lock_with("[servers.ghost]\ncommand = \"mcpbind-no-such-program\"\n");
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("cannot run `mcpbind-no-such-program`"), "{out:?}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mcpbind(dir.path(), &["lokc"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    let out = mcpbind(dir.path(), &["generate", "--no-such-flag"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+}
+
+#[test]
+fn missing_lockfile_says_what_to_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mcpbind(dir.path(), &["list"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("mcpbind.lock not found"), "{out:?}");
+    assert!(out.stderr.contains("help: run `mcpbind lock`"), "{out:?}");
+}
+
+#[test]
+fn list_is_offline_and_names_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(crate::util::tests_dir().join("mcpbind.lock"), dir.path().join("mcpbind.lock")).unwrap();
+    let out = mcpbind(dir.path(), &["list", "demo"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stdout.starts_with("demo (mcpbind-demo 0.1.0"), "{out:?}");
+    assert!(out.stdout.contains("\n  add  "), "{out:?}");
+    assert!(!out.stdout.contains("everything"), "{out:?}");
+}

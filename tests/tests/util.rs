@@ -77,7 +77,7 @@ pub fn stdio_config(dir: &Path) -> String {
         r#"
 [servers.demo]
 command = {demo:?}
-env = {{ DEMO_TOKEN = "${{MCPBIND_TEST_CANARY}}" }}
+env = {{ DEMO_TOKEN = "${{MCPBIND_TEST_CANARY:-unset}}" }}
 
 [servers.everything]
 command = "node"

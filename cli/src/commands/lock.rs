@@ -74,9 +74,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let wrote = lock
-        .write(&lock_path)
-        .with_context(|| format!("failed to write {}", lock_path.display()))?;
+    // Nothing locked and nothing changed: leave the file system alone.
+    let wrote = (lock != before || lock_path.exists())
+        && lock
+            .write(&lock_path)
+            .with_context(|| format!("failed to write {}", lock_path.display()))?;
     if wrote {
         eprintln!("       Wrote {}", lock_path.display());
     }
