@@ -58,12 +58,8 @@ impl Paths {
 
     /// Loads the config.
     pub fn load_config(&self) -> anyhow::Result<mcpbind::Config> {
-        mcpbind::Config::load(&self.config).with_context(|| {
-            format!(
-                "failed to load the server config {}",
-                self.config.display()
-            )
-        })
+        mcpbind::Config::load(&self.config)
+            .with_context(|| format!("failed to load the server config {}", self.config.display()))
     }
 }
 

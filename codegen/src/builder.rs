@@ -9,12 +9,11 @@ use crate::{write_file_if_changed, Error, GenerationSettings, Generator, Lockfil
 /// # Example `build.rs`
 ///
 /// ```no_run
-/// fn main() {
-///     mcpbind_codegen::Builder::new()
-///         .lockfile("mcpbind.lock")
-///         .generate()
-///         .unwrap();
-/// }
+/// // build.rs: `fn main() {` … `}`
+/// mcpbind_codegen::Builder::new()
+///     .lockfile("mcpbind.lock")
+///     .generate()
+///     .unwrap();
 /// ```
 ///
 /// and in the crate: `mcpbind::include_bindings!();`.

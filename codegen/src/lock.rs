@@ -187,9 +187,8 @@ impl Lockfile {
                 ))
             }
         }
-        let lockfile: Lockfile = serde_json::from_str(text).map_err(|e| {
-            invalid(e.line(), e.to_string())
-        })?;
+        let lockfile: Lockfile =
+            serde_json::from_str(text).map_err(|e| invalid(e.line(), e.to_string()))?;
         for (server, entry) in &lockfile.servers {
             if !mcpbind::config::is_valid_server_name(server) {
                 return Err(invalid(
@@ -324,9 +323,20 @@ mod tests {
 
     #[test]
     fn rejects_newer_version_and_bad_json() {
-        let err = Lockfile::parse(r#"{"lockfile_version": 2, "servers": {}}"#, Path::new("x.lock")).unwrap_err();
+        let err = Lockfile::parse(
+            r#"{"lockfile_version": 2, "servers": {}}"#,
+            Path::new("x.lock"),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("lockfile_version 2"), "{err}");
-        let err = Lockfile::parse("{\n\"lockfile_version\": 1,\n\"servers\": {]\n}", Path::new("x.lock")).unwrap_err();
-        assert!(err.to_string().starts_with("x.lock:3: invalid lockfile"), "{err}");
+        let err = Lockfile::parse(
+            "{\n\"lockfile_version\": 1,\n\"servers\": {]\n}",
+            Path::new("x.lock"),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().starts_with("x.lock:3: invalid lockfile"),
+            "{err}"
+        );
     }
 }

@@ -114,7 +114,10 @@ pub(crate) fn prepare(
     };
     let mut root = schema.clone();
     if !root.is_object() {
-        local.warn(String::new(), "the schema is not an object; using a free-form object");
+        local.warn(
+            String::new(),
+            "the schema is not an object; using a free-form object",
+        );
         root = json!({"type": "object"});
     }
     local.normalize(&mut root, "");
@@ -210,7 +213,10 @@ impl LocalRefs<'_> {
     fn normalize(&mut self, schema: &mut Value, at: &str) {
         let Value::Object(obj) = schema else {
             if !schema.is_boolean() {
-                self.warn(at.to_owned(), "a subschema is neither an object nor a boolean; using any value");
+                self.warn(
+                    at.to_owned(),
+                    "a subschema is neither an object nor a boolean; using any value",
+                );
                 *schema = json!({});
             }
             return;
@@ -258,9 +264,7 @@ impl LocalRefs<'_> {
             obj.remove(*key);
         }
         for (k, v) in obj.clone() {
-            if k.starts_with("x-") {
-                obj.remove(&k);
-            } else if k == "description" && !v.is_string() {
+            if k.starts_with("x-") || (k == "description" && !v.is_string()) {
                 obj.remove(&k);
             }
         }
@@ -309,9 +313,7 @@ impl LocalRefs<'_> {
                 if unique.is_empty() {
                     obj.remove("required");
                 } else {
-                    let props = obj
-                        .entry("properties")
-                        .or_insert_with(|| json!({}));
+                    let props = obj.entry("properties").or_insert_with(|| json!({}));
                     if let Some(props) = props.as_object_mut() {
                         for n in &unique {
                             if let Some(n) = n.as_str() {
@@ -365,11 +367,17 @@ impl LocalRefs<'_> {
                 (decoded.clone(), self.original.pointer(&decoded)?.clone())
             } else {
                 // `#anchor`
-                (reference.to_owned(), find_by(self.original, "$anchor", pointer)?.clone())
+                (
+                    reference.to_owned(),
+                    find_by(self.original, "$anchor", pointer)?.clone(),
+                )
             }
         } else {
             // `$id`-named subschemas; anything else would be a fetch.
-            (reference.to_owned(), find_by(self.original, "$id", reference)?.clone())
+            (
+                reference.to_owned(),
+                find_by(self.original, "$id", reference)?.clone(),
+            )
         };
         if let Some(name) = self.names.get(&key) {
             return Some(name.clone());
@@ -396,7 +404,9 @@ impl LocalRefs<'_> {
 /// Makes `type` something typify takes: deduplicated, and inferred from the
 /// keywords when missing.
 fn normalize_type(obj: &mut Map<String, Value>) {
-    const TYPES: &[&str] = &["string", "number", "integer", "boolean", "object", "array", "null"];
+    const TYPES: &[&str] = &[
+        "string", "number", "integer", "boolean", "object", "array", "null",
+    ];
     match obj.get("type").cloned() {
         Some(Value::String(t)) if TYPES.contains(&t.as_str()) => {}
         Some(Value::Array(types)) => {
@@ -604,14 +614,17 @@ fn build_space(schemas: &[PreparedSchema], defs: &Definitions, failed: &[bool]) 
                 continue;
             }
             let body = defs.by_name.get(name).cloned().unwrap_or_else(|| json!({}));
-            let parsed = to_schema(&body).map_err(|e| (index, format!("definition `{name}`: {e}")))?;
+            let parsed =
+                to_schema(&body).map_err(|e| (index, format!("definition `{name}`: {e}")))?;
             batch.push((name.clone(), parsed));
         }
         let root = to_schema(&schema.root).map_err(|e| (index, e))?;
         let name = schema.name.clone();
         let outcome = quiet(AssertUnwindSafe(|| -> Result<typify::TypeId, String> {
             if !batch.is_empty() {
-                space.add_ref_types(batch.clone()).map_err(|e| e.to_string())?;
+                space
+                    .add_ref_types(batch.clone())
+                    .map_err(|e| e.to_string())?;
             }
             space
                 .add_type_with_name(&root, Some(name))
@@ -629,7 +642,10 @@ fn build_space(schemas: &[PreparedSchema], defs: &Definitions, failed: &[bool]) 
     // Emitting can panic too; attribute it by elimination (the last schema).
     if quiet(AssertUnwindSafe(|| space.to_stream())).is_none() {
         let last = failed.iter().rposition(|f| !f).unwrap_or(0);
-        return Err((last, "the type generator panicked while emitting".to_owned()));
+        return Err((
+            last,
+            "the type generator panicked while emitting".to_owned(),
+        ));
     }
     Ok((space, ids))
 }
@@ -656,7 +672,15 @@ mod tests {
     fn prep(schema: Value) -> (PreparedSchema, Definitions, Vec<Warning>) {
         let mut defs = Definitions::default();
         let mut warnings = Vec::new();
-        let p = prepare("t", "T", "/inputSchema", "TInput".into(), &schema, &mut defs, &mut warnings);
+        let p = prepare(
+            "t",
+            "T",
+            "/inputSchema",
+            "TInput".into(),
+            &schema,
+            &mut defs,
+            &mut warnings,
+        );
         (p, defs, warnings)
     }
 
@@ -690,7 +714,10 @@ mod tests {
             "required": ["n", "ghost", "n"]
         }));
         assert_eq!(p.root["type"], "object");
-        assert_eq!(p.root["properties"]["n"], json!({"type": "number", "minimum": 2}));
+        assert_eq!(
+            p.root["properties"]["n"],
+            json!({"type": "number", "minimum": 2})
+        );
         assert_eq!(p.root["properties"]["s"], json!({"type": "string"}));
         assert_eq!(p.root["properties"]["t"]["type"], json!(["string", "null"]));
         assert_eq!(p.root["properties"]["ghost"], json!({}));

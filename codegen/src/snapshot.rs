@@ -75,7 +75,8 @@ pub async fn refresh(
         names.to_vec()
     };
     if all {
-        lock.servers.retain(|name, _| config.servers.contains_key(name));
+        lock.servers
+            .retain(|name, _| config.servers.contains_key(name));
     }
     let mut failures = Vec::new();
     for (name, result) in snapshot_servers(config, &names).await {

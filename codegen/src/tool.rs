@@ -86,7 +86,11 @@ impl ToolMethod<'_> {
             .input_schema()
             .map(mcpbind::hash::canonical_json)
             .unwrap_or_else(|| "{}".to_owned());
-        let output_schema = opt_str(tool.output_schema().map(mcpbind::hash::canonical_json).as_deref());
+        let output_schema = opt_str(
+            tool.output_schema()
+                .map(mcpbind::hash::canonical_json)
+                .as_deref(),
+        );
         let read_only = tool.hint("readOnlyHint").unwrap_or(false);
         let destructive = tool.hint("destructiveHint").unwrap_or(true);
         let idempotent = tool.hint("idempotentHint").unwrap_or(false);

@@ -41,7 +41,12 @@ pub(crate) fn sanitize(input: &str, case: Case) -> String {
             Case::Snake => format!("t_{out}"),
         };
     }
-    if !typify::accept_as_ident(&out) || out == "self" || out == "Self" || out == "crate" || out == "super" {
+    if !typify::accept_as_ident(&out)
+        || out == "self"
+        || out == "Self"
+        || out == "crate"
+        || out == "super"
+    {
         out.push('_');
     }
     out
@@ -80,8 +85,14 @@ pub(crate) fn doc_text(text: &str) -> String {
     let mut in_fence: Option<String> = None;
     for line in text.replace('\0', "").replace("\r\n", "\n").lines() {
         let trimmed = line.trim_start();
-        let fence: String = trimmed.chars().take_while(|c| *c == '`' || *c == '~').collect();
-        let is_fence = fence.len() >= 3 && fence.chars().all(|c| c == fence.chars().next().unwrap_or('`'));
+        let fence: String = trimmed
+            .chars()
+            .take_while(|c| *c == '`' || *c == '~')
+            .collect();
+        let is_fence = fence.len() >= 3
+            && fence
+                .chars()
+                .all(|c| c == fence.chars().next().unwrap_or('`'));
         match &in_fence {
             None if is_fence => {
                 let indent = &line[..line.len() - trimmed.len()];
@@ -139,7 +150,10 @@ mod tests {
 
     #[test]
     fn fences_become_text() {
-        assert_eq!(doc_text("x\n```rust\nfn main(){}\n```\ny"), "x\n```text\nfn main(){}\n```\ny");
+        assert_eq!(
+            doc_text("x\n```rust\nfn main(){}\n```\ny"),
+            "x\n```text\nfn main(){}\n```\ny"
+        );
         assert_eq!(doc_text("```\nopen"), "```text\nopen\n```");
         assert_eq!(doc_text("a\0b"), "ab");
     }

@@ -37,7 +37,11 @@ pub(crate) fn text_of(content: &[ContentBlock]) -> String {
 
 impl<O: serde::de::DeserializeOwned> ToolResult<O> {
     /// Checks a raw result against the tool's metadata and parses its output.
-    pub fn from_result(server: &str, meta: &crate::ToolMeta, result: CallToolResult) -> Result<Self> {
+    pub fn from_result(
+        server: &str,
+        meta: &crate::ToolMeta,
+        result: CallToolResult,
+    ) -> Result<Self> {
         if result.is_error == Some(true) {
             return Err(Error::Tool {
                 server: server.to_owned(),
@@ -79,9 +83,12 @@ fn parse_output<O: serde::de::DeserializeOwned>(
         // ones only do that.
         None => {
             let text = text_of(&result.content);
-            serde_json::from_str(&text)
-                .map_err(|_| "the tool declares an outputSchema but the result has no structuredContent".to_owned())?
+            serde_json::from_str(&text).map_err(|_| {
+                "the tool declares an outputSchema but the result has no structuredContent"
+                    .to_owned()
+            })?
         }
     };
-    serde_json::from_value(value).map_err(|e| format!("structuredContent does not match the locked outputSchema: {e}"))
+    serde_json::from_value(value)
+        .map_err(|e| format!("structuredContent does not match the locked outputSchema: {e}"))
 }

@@ -169,24 +169,36 @@ impl Client {
         result
     }
 
-    async fn list_pages(&self, session: &Arc<Session>, peer: &Peer<RoleClient>) -> Result<Vec<Value>> {
+    async fn list_pages(
+        &self,
+        session: &Arc<Session>,
+        peer: &Peer<RoleClient>,
+    ) -> Result<Vec<Value>> {
         let mut tools = Vec::new();
         let mut cursor = None;
         let mut seen_cursors = std::collections::BTreeSet::new();
         loop {
             let request = ClientRequest::ListToolsRequest(ListToolsRequest {
                 method: Default::default(),
-                params: cursor.clone().map(|c| PaginatedRequestParams::default().with_cursor(Some(c))),
+                params: cursor
+                    .clone()
+                    .map(|c| PaginatedRequestParams::default().with_cursor(Some(c))),
                 extensions: Default::default(),
             });
-            let handle = self.send(session, peer, request, self.config.timeout, "tools/list").await?;
+            let handle = self
+                .send(session, peer, request, self.config.timeout, "tools/list")
+                .await?;
             let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
             let response = self.await_handle(session, handle, "tools/list").await?;
             let ServerResult::ListToolsResult(page) = response else {
                 return Err(self.service_error("tools/list", ServiceError::UnexpectedResponse));
             };
             let raw = session.tap.as_ref().and_then(|tap| tap.take(&id_key(&id)));
-            match raw.as_ref().and_then(|r| r.get("tools")).and_then(Value::as_array) {
+            match raw
+                .as_ref()
+                .and_then(|r| r.get("tools"))
+                .and_then(Value::as_array)
+            {
                 Some(raw_tools) => tools.extend(raw_tools.iter().cloned()),
                 // Transports without a tap: rmcp's model of each tool.
                 None => tools.extend(
@@ -233,9 +245,7 @@ impl Client {
             guard.disarm();
             match response {
                 Ok(ServerResult::CallToolResult(result)) => return Ok(result),
-                Ok(_) => {
-                    return Err(self.service_error(&method, ServiceError::UnexpectedResponse))
-                }
+                Ok(_) => return Err(self.service_error(&method, ServiceError::UnexpectedResponse)),
                 Err(Error::Timeout { timeout, .. }) => {
                     return Err(Error::Timeout {
                         server: self.name.clone(),
@@ -323,7 +333,7 @@ impl Client {
         Error::Service {
             server: self.name.clone(),
             method: method.to_owned(),
-            source,
+            source: Box::new(source),
         }
     }
 
@@ -332,9 +342,7 @@ impl Client {
         let session = self.session.lock().await.take();
         if let Some(session) = session.and_then(|s| Arc::try_unwrap(s).ok()) {
             let mut service = session.service;
-            let _ = service
-                .close_with_timeout(Duration::from_secs(2))
-                .await;
+            let _ = service.close_with_timeout(Duration::from_secs(2)).await;
         }
     }
 }

@@ -59,8 +59,8 @@ pub enum TransportConfig {
         command: String,
         /// Its arguments.
         args: Vec<String>,
-        /// Its working directory (relative paths are relative to the config
-        /// file's directory).
+        /// Its working directory. A config loaded from a file defaults it
+        /// to the file's directory, and resolves a relative one against it.
         cwd: Option<PathBuf>,
         /// Extra environment variables.
         env: BTreeMap<String, String>,
@@ -160,13 +160,16 @@ impl Config {
             path: path.to_owned(),
             message,
         })?;
-        // Relative working directories are relative to the config file.
-        if let Some(dir) = path.parent() {
+        // A server runs in the config file's directory unless it says
+        // otherwise; relative working directories are relative to it too.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             for server in config.servers.values_mut() {
-                if let TransportConfig::Stdio { cwd: Some(cwd), .. } = &mut server.transport {
-                    if cwd.is_relative() {
-                        *cwd = dir.join(&*cwd);
-                    }
+                if let TransportConfig::Stdio { cwd, .. } = &mut server.transport {
+                    *cwd = Some(match cwd.take() {
+                        Some(c) if c.is_relative() => dir.join(c),
+                        Some(c) => c,
+                        None => dir.to_owned(),
+                    });
                 }
             }
         }
@@ -175,7 +178,8 @@ impl Config {
 
     /// Parses `mcpbind.toml` text. The error message names line and column.
     pub fn from_toml_str(text: &str) -> Result<Config, String> {
-        let file: TomlFile = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())?;
+        let file: TomlFile =
+            toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())?;
         let servers = file
             .servers
             .into_iter()
@@ -288,9 +292,7 @@ impl RawServer {
         };
         let transport = match kind {
             "stdio" => {
-                let command = self
-                    .command
-                    .ok_or("missing `command` for a stdio server")?;
+                let command = self.command.ok_or("missing `command` for a stdio server")?;
                 if self.url.is_some() {
                     return Err("`url` is not valid for a stdio server".into());
                 }
@@ -333,7 +335,11 @@ impl RawServer {
         let timeout = match self.timeout {
             None => DEFAULT_TIMEOUT,
             Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => Duration::from_secs_f64(t),
-            Some(t) => return Err(format!("`timeout` must be a positive number of seconds, not {t}")),
+            Some(t) => {
+                return Err(format!(
+                    "`timeout` must be a positive number of seconds, not {t}"
+                ))
+            }
         };
         Ok(ServerConfig {
             transport,
@@ -459,7 +465,9 @@ disabled_tools = ["b"]
         .unwrap();
         let everything = &config.servers["everything"];
         assert_eq!(everything.timeout, Duration::from_millis(2500));
-        assert!(matches!(&everything.transport, TransportConfig::Stdio { command, .. } if command == "npx"));
+        assert!(
+            matches!(&everything.transport, TransportConfig::Stdio { command, .. } if command == "npx")
+        );
         let remote = &config.servers["remote"];
         assert_eq!(remote.timeout, DEFAULT_TIMEOUT);
         assert!(remote.allows_tool("a"));
@@ -469,12 +477,15 @@ disabled_tools = ["b"]
 
     #[test]
     fn errors_name_line_and_column() {
-        let err = Config::from_toml_str("[servers.ok]\ncommand = \"x\"\n\n[servers.Bad]\ncommand = \"y\"\n")
-            .unwrap_err();
+        let err = Config::from_toml_str(
+            "[servers.ok]\ncommand = \"x\"\n\n[servers.Bad]\ncommand = \"y\"\n",
+        )
+        .unwrap_err();
         assert!(err.contains("line 4"), "{err}");
         assert!(err.contains("invalid server name `Bad`"), "{err}");
 
-        let err = Config::from_toml_str("[servers.a]\ncommand = \"x\"\ncomand = \"y\"\n").unwrap_err();
+        let err =
+            Config::from_toml_str("[servers.a]\ncommand = \"x\"\ncomand = \"y\"\n").unwrap_err();
         assert!(err.contains("line 3"), "{err}");
         assert!(err.contains("unknown field `comand`"), "{err}");
 
@@ -482,7 +493,8 @@ disabled_tools = ["b"]
         assert!(err.contains("missing `command`"), "{err}");
         assert!(err.contains("line 1"), "{err}");
 
-        let err = Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n").unwrap_err();
+        let err =
+            Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n").unwrap_err();
         assert!(err.contains("unknown transport `grpc`"), "{err}");
     }
 
@@ -504,8 +516,14 @@ disabled_tools = ["b"]
             expand_vars_with("s", "Bearer ${TOKEN}", lookup).unwrap(),
             "Bearer s3cret"
         );
-        assert_eq!(expand_vars_with("s", "${NOPE:-dflt}/x", lookup).unwrap(), "dflt/x");
-        assert_eq!(expand_vars_with("s", "no refs $HOME", lookup).unwrap(), "no refs $HOME");
+        assert_eq!(
+            expand_vars_with("s", "${NOPE:-dflt}/x", lookup).unwrap(),
+            "dflt/x"
+        );
+        assert_eq!(
+            expand_vars_with("s", "no refs $HOME", lookup).unwrap(),
+            "no refs $HOME"
+        );
         let err = expand_vars_with("s", "${NOPE}", lookup).unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -527,6 +545,8 @@ disabled_tools = ["b"]
         assert_eq!(config.servers["fs"].transport.kind(), "stdio");
         assert_eq!(config.servers["web"].transport.kind(), "streamable-http");
         assert_eq!(config.servers["old"].transport.kind(), "sse");
-        assert!(Config::from_json_str(r#"{"mcpServers": {"Bad Name": {"command": "x"}}}"#).is_err());
+        assert!(
+            Config::from_json_str(r#"{"mcpServers": {"Bad Name": {"command": "x"}}}"#).is_err()
+        );
     }
 }

@@ -70,7 +70,7 @@ pub enum Error {
         method: String,
         /// rmcp's error.
         #[source]
-        source: rmcp::ServiceError,
+        source: Box<rmcp::ServiceError>,
     },
     /// The tool ran and reported failure (`isError: true`).
     #[error("tool `{server}.{tool}` returned an error: {message}")]

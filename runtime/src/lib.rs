@@ -13,7 +13,7 @@
 //! mcpbind-codegen = "0.1"
 //! ```
 //!
-//! ```no_run
+//! ```ignore
 //! // build.rs
 //! fn main() {
 //!     mcpbind_codegen::Builder::new().lockfile("mcpbind.lock").generate().unwrap();

@@ -16,7 +16,10 @@ async fn demo_over_stdio() {
     let dir = tempfile::tempdir().unwrap();
     let demo = demo::Client::connect(&config(dir.path())).await.unwrap();
 
-    let sum = demo.add(demo::types::AddInput { a: 2, b: 40 }).await.unwrap();
+    let sum = demo
+        .add(demo::types::AddInput { a: 2, b: 40 })
+        .await
+        .unwrap();
     assert_eq!(sum.output.sum, 42);
 
     let echo = demo
@@ -35,8 +38,14 @@ async fn demo_over_stdio() {
                 email: None,
             },
             items: vec![
-                demo::types::LineItem { sku: "a".into(), quantity: 3 },
-                demo::types::LineItem { sku: "b".into(), quantity: 4 },
+                demo::types::LineItem {
+                    sku: "a".into(),
+                    quantity: 3,
+                },
+                demo::types::LineItem {
+                    sku: "b".into(),
+                    quantity: 4,
+                },
             ],
             note: Some("fragile".into()),
         })
@@ -56,7 +65,10 @@ async fn demo_over_stdio() {
 
     let area = demo
         .draw_shape(demo::types::DrawShapeInput {
-            shape: demo::types::Shape::Rect { width: 2.0, height: 3.5 },
+            shape: demo::types::Shape::Rect {
+                width: 2.0,
+                height: 3.5,
+            },
         })
         .await
         .unwrap();
@@ -84,7 +96,9 @@ async fn demo_over_stdio() {
 
     // `isError` results are errors that name server and tool and keep the text.
     let err = demo
-        .fail(demo::types::FailInput { message: "nope".into() })
+        .fail(demo::types::FailInput {
+            message: "nope".into(),
+        })
         .await
         .unwrap_err();
     assert!(matches!(err, Error::Tool { .. }), "{err:?}");
@@ -103,19 +117,30 @@ async fn timeout_cancels_the_call_on_the_wire() {
         .await
         .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert_eq!(err.to_string(), "call to `demo.sleep` timed out after 300ms");
+    assert_eq!(
+        err.to_string(),
+        "call to `demo.sleep` timed out after 300ms"
+    );
     // The server saw `notifications/cancelled` (it says so on stderr), and the
     // connection is still good.
     let mut cancelled = false;
     for _ in 0..100 {
-        if demo.inner().stderr_tail().await.is_some_and(|t| t.contains("sleep cancelled")) {
+        if demo
+            .inner()
+            .stderr_tail()
+            .await
+            .is_some_and(|t| t.contains("sleep cancelled"))
+        {
             cancelled = true;
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(cancelled, "the server never saw the cancellation");
-    let sum = demo.add(demo::types::AddInput { a: 1, b: 1 }).await.unwrap();
+    let sum = demo
+        .add(demo::types::AddInput { a: 1, b: 1 })
+        .await
+        .unwrap();
     assert_eq!(sum.output.sum, 2);
 }
 
@@ -128,22 +153,34 @@ async fn dead_server_shows_stderr_and_reconnects() {
         .await
         .unwrap_err();
     let text = err.to_string();
-    assert!(text.starts_with("server `demo` closed the connection (exit status: 7)"), "{text}");
+    assert!(
+        text.starts_with("server `demo` closed the connection (exit status: 7)"),
+        "{text}"
+    );
     assert!(text.contains("demo server crashing on purpose"), "{text}");
     // The next call starts the server again.
-    let sum = demo.add(demo::types::AddInput { a: 20, b: 1 }).await.unwrap();
+    let sum = demo
+        .add(demo::types::AddInput { a: 20, b: 1 })
+        .await
+        .unwrap();
     assert_eq!(sum.output.sum, 21);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_over_streamable_http() {
     let server = util::demo_http();
-    let config = Config::from_toml_str(&format!("[servers.demo]\nurl = {:?}\n", server.url)).unwrap();
+    let config =
+        Config::from_toml_str(&format!("[servers.demo]\nurl = {:?}\n", server.url)).unwrap();
     let demo = demo::Client::connect(&config).await.unwrap();
-    let sum = demo.add(demo::types::AddInput { a: -5, b: 3 }).await.unwrap();
+    let sum = demo
+        .add(demo::types::AddInput { a: -5, b: 3 })
+        .await
+        .unwrap();
     assert_eq!(sum.output.sum, -2);
     let err = demo
-        .fail(demo::types::FailInput { message: "over http".into() })
+        .fail(demo::types::FailInput {
+            message: "over http".into(),
+        })
         .await
         .unwrap_err();
     assert!(err.to_string().ends_with("over http"));
@@ -161,7 +198,9 @@ async fn everything_over_stdio_and_http() {
     for config in [config(dir.path()), over_http] {
         let everything = everything::Client::connect(&config).await.unwrap();
         let echo = everything
-            .echo(everything::types::EchoInput { message: "typed".into() })
+            .echo(everything::types::EchoInput {
+                message: "typed".into(),
+            })
             .await
             .unwrap();
         assert_eq!(echo.text(), "Echo: typed");

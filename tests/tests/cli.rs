@@ -14,7 +14,11 @@ fn lock_with(config: &str) -> Output {
 fn bad_config_names_file_line_and_column() {
     let out = lock_with("[servers.demo]\ncommand = \"x\"\ncomand = \"y\"\n");
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert!(out.stderr.starts_with("error: failed to load the server config mcpbind.toml"), "{out:?}");
+    assert!(
+        out.stderr
+            .starts_with("error: failed to load the server config mcpbind.toml"),
+        "{out:?}"
+    );
     assert!(out.stderr.contains("line 3, column 1"), "{out:?}");
     assert!(out.stderr.contains("unknown field `comand`"), "{out:?}");
 
@@ -32,8 +36,14 @@ fn unreachable_server_fails_with_exit_1() {
     // Port 9 (discard) on loopback: nothing listens there.
     let out = lock_with("[servers.remote]\nurl = \"http://127.0.0.1:9/mcp\"\n");
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert!(out.stderr.contains("error: failed to lock server `remote`"), "{out:?}");
-    assert!(out.stderr.contains("failed to connect to server `remote`"), "{out:?}");
+    assert!(
+        out.stderr.contains("error: failed to lock server `remote`"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr.contains("failed to connect to server `remote`"),
+        "{out:?}"
+    );
     assert!(out.stderr.contains("127.0.0.1:9"), "{out:?}");
 }
 
@@ -43,7 +53,10 @@ fn server_that_exits_at_start_shows_its_stderr() {
         "[servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"echo 'cannot open database' >&2; exit 3\"]\n",
     );
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert!(out.stderr.contains("failed to connect to server `broken`"), "{out:?}");
+    assert!(
+        out.stderr.contains("failed to connect to server `broken`"),
+        "{out:?}"
+    );
     assert!(out.stderr.contains("exit status: 3"), "{out:?}");
     assert!(out.stderr.contains("cannot open database"), "{out:?}");
 }
@@ -52,7 +65,10 @@ fn server_that_exits_at_start_shows_its_stderr() {
 fn missing_program_is_named() {
     let out = lock_with("[servers.ghost]\ncommand = \"mcpbind-no-such-program\"\n");
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert!(out.stderr.contains("cannot run `mcpbind-no-such-program`"), "{out:?}");
+    assert!(
+        out.stderr.contains("cannot run `mcpbind-no-such-program`"),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -76,10 +92,17 @@ fn missing_lockfile_says_what_to_run() {
 #[test]
 fn list_is_offline_and_names_tools() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(crate::util::tests_dir().join("mcpbind.lock"), dir.path().join("mcpbind.lock")).unwrap();
+    std::fs::copy(
+        crate::util::tests_dir().join("mcpbind.lock"),
+        dir.path().join("mcpbind.lock"),
+    )
+    .unwrap();
     let out = mcpbind(dir.path(), &["list", "demo"]);
     assert_eq!(out.code, Some(0), "{out:?}");
-    assert!(out.stdout.starts_with("demo (mcpbind-demo 0.1.0"), "{out:?}");
+    assert!(
+        out.stdout.starts_with("demo (mcpbind-demo 0.1.0"),
+        "{out:?}"
+    );
     assert!(out.stdout.contains("\n  add  "), "{out:?}");
     assert!(!out.stdout.contains("everything"), "{out:?}");
 }

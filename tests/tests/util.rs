@@ -7,7 +7,10 @@ use std::sync::OnceLock;
 
 /// The repository root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 /// `tests/`.
@@ -39,7 +42,10 @@ pub fn bin(name: &str) -> PathBuf {
             ])
             .status()
             .expect("cargo build");
-        assert!(status.success(), "building mcpbind and the demo server failed");
+        assert!(
+            status.success(),
+            "building mcpbind and the demo server failed"
+        );
     });
     bin_dir().join(name)
 }

@@ -43,14 +43,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             server.protocol_version,
             server.tools.len()
         ));
-        let width = server.tools.iter().map(|t| t.name.chars().count()).max().unwrap_or(0);
+        let width = server
+            .tools
+            .iter()
+            .map(|t| t.name.chars().count())
+            .max()
+            .unwrap_or(0);
         for tool in &server.tools {
             let summary = tool
                 .description()
                 .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
                 .unwrap_or("");
             let summary: String = summary.chars().take(100).collect();
-            out.push_str(&format!("  {:width$}  {summary}\n", tool.name).trim_end().to_owned());
+            let line = format!("  {:width$}  {summary}", tool.name);
+            out.push_str(line.trim_end());
             out.push('\n');
         }
     }

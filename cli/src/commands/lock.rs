@@ -27,20 +27,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             bail!(
                 "server `{name}` is not in {}\nhelp: configured servers: {}",
                 args.paths.config.display(),
-                config.servers.keys().cloned().collect::<Vec<_>>().join(", ")
+                config
+                    .servers
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }
     if config.servers.is_empty() {
         bail!("{} configures no servers", args.paths.config.display());
     }
-    let mut lock = match Lockfile::read(&lock_path) {
-        Ok(lock) => lock,
-        Err(Error::LockMissing { .. }) => Lockfile::new(),
-        // A broken lockfile is rewritten whole.
-        Err(_) if args.servers.is_empty() => Lockfile::new(),
-        Err(e) => return Err(e).context("cannot update part of a broken lockfile; run `mcpbind lock` without server names"),
-    };
+    let mut lock =
+        match Lockfile::read(&lock_path) {
+            Ok(lock) => lock,
+            Err(Error::LockMissing { .. }) => Lockfile::new(),
+            // A broken lockfile is rewritten whole.
+            Err(_) if args.servers.is_empty() => Lockfile::new(),
+            Err(e) => return Err(e).context(
+                "cannot update part of a broken lockfile; run `mcpbind lock` without server names",
+            ),
+        };
     let before = lock.clone();
     let names: Vec<String> = if args.servers.is_empty() {
         config.servers.keys().cloned().collect()
@@ -86,8 +94,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     for (name, err) in &failures {
-        let err = anyhow::Error::new(ErrorText(err.to_string(), std::error::Error::source(err).map(|s| s.to_string())))
-            .context(format!("failed to lock server `{name}`"));
+        let err = anyhow::Error::new(ErrorText(
+            err.to_string(),
+            std::error::Error::source(err).map(|s| s.to_string()),
+        ))
+        .context(format!("failed to lock server `{name}`"));
         crate::report(&err);
     }
     Ok(ExitCode::FAILURE)

@@ -1,0 +1,7 @@
+fn main() {
+    // Reads mcpbind.lock (never the network) and writes $OUT_DIR/mcpbind.rs.
+    mcpbind_codegen::Builder::new()
+        .lockfile("mcpbind.lock")
+        .generate()
+        .unwrap();
+}
