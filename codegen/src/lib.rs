@@ -115,7 +115,7 @@ pub enum Error {
     /// A runtime error while snapshotting.
     #[cfg(feature = "snapshot")]
     #[error(transparent)]
-    Runtime(#[from] mcpbind::Error),
+    Runtime(#[from] mcpbind_core::Error),
 }
 
 /// `Result` with this crate's [`Error`].

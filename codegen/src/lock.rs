@@ -64,7 +64,7 @@ impl LockedTool {
         let name = definition.get("name")?.as_str()?.to_owned();
         Some(LockedTool {
             name,
-            sha256: mcpbind::hash::sha256_hex(&definition),
+            sha256: mcpbind_core::hash::sha256_hex(&definition),
             definition,
         })
     }
@@ -190,7 +190,7 @@ impl Lockfile {
         let lockfile: Lockfile =
             serde_json::from_str(text).map_err(|e| invalid(e.line(), e.to_string()))?;
         for (server, entry) in &lockfile.servers {
-            if !mcpbind::config::is_valid_server_name(server) {
+            if !mcpbind_core::config::is_valid_server_name(server) {
                 return Err(invalid(
                     line_of(text, &format!("\"{server}\"")).unwrap_or(1),
                     format!("invalid server name `{server}`"),
@@ -206,7 +206,7 @@ impl Lockfile {
                         ),
                     ));
                 }
-                let actual = mcpbind::hash::sha256_hex(&tool.definition);
+                let actual = mcpbind_core::hash::sha256_hex(&tool.definition);
                 if actual != tool.sha256 {
                     return Err(Error::LockHash {
                         path: path.to_owned(),

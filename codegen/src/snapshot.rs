@@ -3,7 +3,7 @@
 //! Behind the `snapshot` feature, so that a build script that only reads a
 //! lockfile doesn't compile an async HTTP stack.
 
-use mcpbind::{Config, ServerConfig};
+use mcpbind_core::{Config, ServerConfig};
 use serde_json::Value;
 
 use crate::{Lockfile, Result, ServerLock};
@@ -11,7 +11,7 @@ use crate::{Lockfile, Result, ServerLock};
 /// Connects to one server, lists all its tools (raw, every page), keeps those
 /// that pass `enabled_tools`/`disabled_tools`, and returns the locked entry.
 pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<ServerLock> {
-    let client = mcpbind::Client::connect_server(name, config.clone()).await?;
+    let client = mcpbind_core::Client::connect_server(name, config.clone()).await?;
     let info = client.server_info().await?;
     let tools: Vec<Value> = client
         .list_tools_raw()

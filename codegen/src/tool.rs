@@ -84,11 +84,11 @@ impl ToolMethod<'_> {
         let description = opt_str(tool.description());
         let input_schema = tool
             .input_schema()
-            .map(mcpbind::hash::canonical_json)
+            .map(mcpbind_core::hash::canonical_json)
             .unwrap_or_else(|| "{}".to_owned());
         let output_schema = opt_str(
             tool.output_schema()
-                .map(mcpbind::hash::canonical_json)
+                .map(mcpbind_core::hash::canonical_json)
                 .as_deref(),
         );
         let read_only = tool.hint("readOnlyHint").unwrap_or(false);

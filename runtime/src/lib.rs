@@ -1,14 +1,15 @@
 //! Typed, compile-time-checked bindings to the tools of MCP servers.
 //!
 //! mcpbind snapshots each server's `tools/list` into `mcpbind.lock`; the
-//! generator (`mcpbind-codegen`, from a `build.rs` or the `mcp_tools!` macro)
-//! turns that lockfile into Rust types and a typed client per server; this
-//! crate runs the calls over [rmcp](https://docs.rs/rmcp).
+//! generator (`mcpbind-codegen`, from a `build.rs` or the [`mcp_tools!`]
+//! macro) turns that lockfile into Rust types and a typed client per server;
+//! this crate runs the calls over [rmcp](https://docs.rs/rmcp).
 //!
 //! ```toml
 //! # Cargo.toml
 //! [dependencies]
 //! mcpbind = "0.1"
+//! tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
 //! [build-dependencies]
 //! mcpbind-codegen = "0.1"
 //! ```
@@ -29,58 +30,27 @@
 //! let sum = demo.add(demo::types::AddInput { a: 2, b: 3 }).await?;
 //! println!("{}", sum.output.sum);
 //! ```
+//!
+//! Or, without a build script: `mcpbind::mcp_tools!("mcpbind.lock");`.
+//!
+//! This crate is a facade: the code lives in `mcpbind-core` (config, hashing,
+//! the [`Tool`] trait, and, with the default `client` feature, connections
+//! and calls) and `mcpbind-macros`. They are separate crates because the
+//! macro depends on the generator, which depends on the core: a cycle if the
+//! core were this crate.
 #![deny(missing_docs)]
 
-pub mod config;
-pub mod hash;
-mod tool;
+pub use mcpbind_core::*;
 
-pub use config::{Config, ConfigError, ServerConfig, TransportConfig};
-pub use tool::{Tool, ToolMeta};
-
-#[cfg(feature = "client")]
-mod call;
-#[cfg(feature = "client")]
-mod client;
-#[cfg(feature = "client")]
-mod connect;
-#[cfg(feature = "client")]
-mod error;
-
-#[cfg(feature = "client")]
-pub use call::ToolResult;
-#[cfg(feature = "client")]
-pub use client::{CallOptions, Client};
-#[cfg(feature = "client")]
-pub use error::{Error, Result};
-
-/// rmcp's protocol types, re-exported rather than copied.
-#[cfg(feature = "client")]
-pub mod model {
-    pub use rmcp::model::{
-        CallToolResult, ContentBlock, Implementation, ProtocolVersion, ServerPeerInfo,
-        Tool as ToolDefinition,
-    };
-}
-
-#[cfg(feature = "client")]
-pub use rmcp;
-
-/// Includes the bindings a `build.rs` wrote with `mcpbind_codegen::Builder`
-/// (`$OUT_DIR/mcpbind.rs`, or the given file name).
-#[macro_export]
-macro_rules! include_bindings {
-    () => {
-        include!(concat!(env!("OUT_DIR"), "/mcpbind.rs"));
-    };
-    ($file:literal) => {
-        include!(concat!(env!("OUT_DIR"), "/", $file));
-    };
-}
-
-/// What generated code uses. Not part of the public API.
-#[doc(hidden)]
-pub mod __private {
-    pub use serde;
-    pub use serde_json;
-}
+/// Generates bindings from a lockfile at compile time (the same code the
+/// `build.rs` helper writes).
+///
+/// ```ignore
+/// mcpbind::mcp_tools!("mcpbind.lock");
+/// mcpbind::mcp_tools!(lockfile = "mcpbind.lock", servers = [everything, memory]);
+/// ```
+///
+/// Paths are relative to the crate's `CARGO_MANIFEST_DIR`; editing the
+/// lockfile recompiles the crate. Never touches the network.
+#[cfg(feature = "macros")]
+pub use mcpbind_macros::mcp_tools;

@@ -1,0 +1,200 @@
+//! Golden tests of the generator over a corpus of schemas that real (and
+//! hostile) servers send.
+//!
+//! Each `tests/fixtures/<stem>.json` is `{"server", "server_info"?, "tools":
+//! [raw tool objects]}`; the test locks it with [`ServerLock::new`] (so the
+//! hashes are right by construction), generates, and checks that generation
+//! succeeds, parses, is deterministic, names every loosened spot by JSON
+//! pointer, and matches `tests/output/<stem>.rs`. The goldens are then built
+//! with trybuild under `#![deny(warnings)]`.
+//!
+//! To accept changed output: `MCPBIND_BLESS=1 cargo nextest run -p
+//! mcpbind-codegen --test generate`, then review `git diff`.
+
+use std::path::{Path, PathBuf};
+
+use mcpbind_codegen::{GenerationSettings, Generator, Lockfile, ServerLock, Warning};
+use serde_json::Value;
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Builds a lockfile from a fixture: `{"server", "server_info"?, "tools"}`.
+fn lockfile_from_fixture(fixture: &Value) -> Lockfile {
+    let server = fixture["server"].as_str().expect("fixture has a `server`");
+    let info = fixture
+        .get("server_info")
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({"name": server, "version": "0.0.0"}));
+    let tools = fixture["tools"].as_array().expect("fixture has `tools`");
+    let lock = ServerLock::new(server, "2025-06-18".to_owned(), info, tools.clone())
+        .expect("fixture tools lock");
+    let mut lockfile = Lockfile::new();
+    lockfile.servers.insert(server.to_owned(), lock);
+    lockfile
+}
+
+fn fixtures() -> Vec<(String, Lockfile)> {
+    let dir = manifest_dir().join("tests/fixtures");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("fixtures dir") {
+        let path = entry.expect("dir entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).expect("read fixture");
+        let value: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{}: invalid JSON: {e}", path.display()));
+        out.push((stem, lockfile_from_fixture(&value)));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(!out.is_empty(), "no fixtures in {}", dir.display());
+    out
+}
+
+fn generate(lockfile: &Lockfile) -> (String, Vec<Warning>) {
+    let mut generator = Generator::new(&GenerationSettings::new());
+    let text = generator
+        .generate_text(lockfile, Path::new("mcpbind.lock"))
+        .expect("generation succeeds");
+    (text, generator.warnings().to_vec())
+}
+
+fn check_warnings(stem: &str, lockfile: &Lockfile, warnings: &[Warning]) {
+    for w in warnings {
+        let server = lockfile
+            .servers
+            .get(&w.server)
+            .unwrap_or_else(|| panic!("{stem}: warning names unknown server: {w}"));
+        assert!(
+            server.tools.iter().any(|t| t.name == w.tool),
+            "{stem}: warning names unknown tool: {w}"
+        );
+        assert!(
+            w.pointer.starts_with("/inputSchema") || w.pointer.starts_with("/outputSchema"),
+            "{stem}: warning pointer is not into a schema: {w}"
+        );
+        assert!(!w.message.is_empty(), "{stem}: empty warning message");
+    }
+}
+
+/// The golden: the generated text, with the warnings listed on top as
+/// comments so that a reviewer sees what was loosened.
+fn golden_text(text: &str, warnings: &[Warning]) -> String {
+    let mut out = String::new();
+    for w in warnings {
+        let line = w.to_string().replace(['\n', '\r'], " ");
+        out.push_str(&format!("// warning: {}\n", line.escape_default()));
+    }
+    if !warnings.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(text);
+    out
+}
+
+fn assert_golden(path: &Path, actual: &str) {
+    let actual = actual.replace("\r\n", "\n");
+    if std::env::var_os("MCPBIND_BLESS").is_some_and(|v| v == "1") {
+        if std::fs::read_to_string(path).ok().as_deref() != Some(actual.as_str()) {
+            std::fs::write(path, &actual).expect("write golden");
+        }
+        return;
+    }
+    let expected = std::fs::read_to_string(path)
+        .unwrap_or_else(|_| {
+            panic!(
+                "{} is missing; run with MCPBIND_BLESS=1 to create it",
+                path.display()
+            )
+        })
+        .replace("\r\n", "\n");
+    if expected != actual {
+        let first = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{} differs from the generated output (first at line {}):\n  golden:    {:?}\n  generated: {:?}\nrun with MCPBIND_BLESS=1 to accept, then review git diff",
+            path.display(),
+            first + 1,
+            expected.lines().nth(first),
+            actual.lines().nth(first),
+        );
+    }
+}
+
+#[test]
+fn fixtures_generate_and_match_goldens() {
+    let out_dir = manifest_dir().join("tests/output");
+    std::fs::create_dir_all(&out_dir).expect("output dir");
+    for (stem, lockfile) in fixtures() {
+        let (text, warnings) = generate(&lockfile);
+        syn::parse_file(&text).unwrap_or_else(|e| panic!("{stem}: output does not parse: {e}"));
+        let (again, warnings_again) = generate(&lockfile);
+        assert_eq!(text, again, "{stem}: generation is not deterministic");
+        assert_eq!(warnings, warnings_again, "{stem}: warnings differ");
+        // Tokens too: the three front ends use them directly.
+        let mut generator = Generator::new(&GenerationSettings::new());
+        let a = generator
+            .generate_tokens(&lockfile, Path::new("mcpbind.lock"))
+            .unwrap()
+            .to_string();
+        let b = generator
+            .generate_tokens(&lockfile, Path::new("mcpbind.lock"))
+            .unwrap()
+            .to_string();
+        assert_eq!(a, b, "{stem}: tokens are not deterministic");
+        check_warnings(&stem, &lockfile, &warnings);
+        assert_golden(
+            &out_dir.join(format!("{stem}.rs")),
+            &golden_text(&text, &warnings),
+        );
+    }
+}
+
+/// Every golden compiles, warning-free, against a crate that depends only on
+/// `mcpbind`.
+#[test]
+fn goldens_compile() {
+    let t = trybuild::TestCases::new();
+    t.pass("tests/output/compile/*.rs");
+}
+
+/// Each golden has a trybuild wrapper (kept in sync here, so that adding a
+/// fixture needs no hand-written file).
+#[test]
+fn compile_wrappers_exist() {
+    let dir = manifest_dir().join("tests/output/compile");
+    std::fs::create_dir_all(&dir).expect("compile dir");
+    for (stem, _) in fixtures() {
+        let wrapper = format!(
+            "// Compiles the golden `{stem}.rs` warning-free.\n#![deny(warnings)]\n\ninclude!(\"../{stem}.rs\");\n\nfn main() {{}}\n"
+        );
+        assert_golden(&dir.join(format!("{stem}.rs")), &wrapper);
+    }
+}
+
+/// A 1 MB description is carried into the docs without trouble (not a
+/// golden: it would be a megabyte of diff).
+#[test]
+fn huge_description() {
+    let description = "```rust\nlorem ipsum */ \"# #[\n```\n".repeat(1 << 15) + "end";
+    assert!(description.len() >= 1 << 20);
+    let fixture = serde_json::json!({
+        "server": "huge",
+        "tools": [{
+            "name": "big",
+            "description": description,
+            "inputSchema": {"type": "object", "properties": {"x": {"type": "string", "description": description}}}
+        }]
+    });
+    let lockfile = lockfile_from_fixture(&fixture);
+    let (text, _) = generate(&lockfile);
+    syn::parse_file(&text).expect("parses");
+    assert!(text.contains("lorem ipsum"));
+    assert!(!text.contains("```rust"), "a fence stayed rust");
+}

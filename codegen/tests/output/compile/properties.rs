@@ -1,0 +1,6 @@
+// Compiles the golden `properties.rs` warning-free.
+#![deny(warnings)]
+
+include!("../properties.rs");
+
+fn main() {}

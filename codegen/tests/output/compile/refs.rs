@@ -1,0 +1,6 @@
+// Compiles the golden `refs.rs` warning-free.
+#![deny(warnings)]
+
+include!("../refs.rs");
+
+fn main() {}

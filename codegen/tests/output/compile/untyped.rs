@@ -1,0 +1,6 @@
+// Compiles the golden `untyped.rs` warning-free.
+#![deny(warnings)]
+
+include!("../untyped.rs");
+
+fn main() {}

@@ -1,0 +1,87 @@
+//! The engine of mcpbind. Use it through the `mcpbind` crate, which re-exports
+//! everything here.
+//!
+//! mcpbind snapshots each server's `tools/list` into `mcpbind.lock`; the
+//! generator (`mcpbind-codegen`, from a `build.rs` or the `mcp_tools!` macro)
+//! turns that lockfile into Rust types and a typed client per server; this
+//! crate runs the calls over [rmcp](https://docs.rs/rmcp).
+//!
+//! ```toml
+//! # Cargo.toml
+//! [dependencies]
+//! mcpbind = "0.1"
+//! [build-dependencies]
+//! mcpbind-codegen = "0.1"
+//! ```
+//!
+//! ```ignore
+//! // build.rs
+//! fn main() {
+//!     mcpbind_codegen::Builder::new().lockfile("mcpbind.lock").generate().unwrap();
+//! }
+//! ```
+//!
+//! ```ignore
+//! // src/main.rs
+//! mcpbind::include_bindings!();
+//!
+//! let config = mcpbind::Config::load("mcpbind.toml")?;
+//! let demo = demo::Client::connect(&config).await?;
+//! let sum = demo.add(demo::types::AddInput { a: 2, b: 3 }).await?;
+//! println!("{}", sum.output.sum);
+//! ```
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod hash;
+mod tool;
+
+pub use config::{Config, ConfigError, ServerConfig, TransportConfig};
+pub use tool::{Tool, ToolMeta};
+
+#[cfg(feature = "client")]
+mod call;
+#[cfg(feature = "client")]
+mod client;
+#[cfg(feature = "client")]
+mod connect;
+#[cfg(feature = "client")]
+mod error;
+
+#[cfg(feature = "client")]
+pub use call::ToolResult;
+#[cfg(feature = "client")]
+pub use client::{CallOptions, Client};
+#[cfg(feature = "client")]
+pub use error::{Error, Result};
+
+/// rmcp's protocol types, re-exported rather than copied.
+#[cfg(feature = "client")]
+pub mod model {
+    pub use rmcp::model::{
+        CallToolResult, ContentBlock, Implementation, ProtocolVersion, ServerPeerInfo,
+        Tool as ToolDefinition,
+    };
+}
+
+#[cfg(feature = "client")]
+pub use rmcp;
+
+/// Includes the bindings a `build.rs` wrote with `mcpbind_codegen::Builder`
+/// (`$OUT_DIR/mcpbind.rs`, or the given file name).
+#[macro_export]
+macro_rules! include_bindings {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/mcpbind.rs"));
+    };
+    ($file:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $file));
+    };
+}
+
+/// What generated code uses. Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+    pub use serde_json;
+}
