@@ -4,7 +4,14 @@ use std::path::{Path, PathBuf};
 
 use crate::{write_file_if_changed, Error, GenerationSettings, Generator, Lockfile, Result};
 
+/// The variable that makes a build re-snapshot the servers first.
+pub const REFRESH_VAR: &str = "MCPBIND_REFRESH";
+
 /// Generates bindings from `mcpbind.lock` in a build script.
+///
+/// Offline by default: it reads the lockfile and never starts a server.
+/// With `MCPBIND_REFRESH=1` in the environment (and the `snapshot` feature
+/// of `mcpbind-codegen`), it first re-locks the configured servers.
 ///
 /// # Example `build.rs`
 ///
@@ -12,6 +19,7 @@ use crate::{write_file_if_changed, Error, GenerationSettings, Generator, Lockfil
 /// // build.rs: `fn main() {` … `}`
 /// mcpbind_codegen::Builder::new()
 ///     .lockfile("mcpbind.lock")
+///     .config("mcpbind.toml")
 ///     .generate()
 ///     .unwrap();
 /// ```
@@ -20,6 +28,7 @@ use crate::{write_file_if_changed, Error, GenerationSettings, Generator, Lockfil
 #[derive(Debug, Clone, Default)]
 pub struct Builder {
     lockfile: Option<PathBuf>,
+    config: Option<PathBuf>,
     servers: Option<Vec<String>>,
     out_dir: Option<PathBuf>,
     out_file: Option<String>,
@@ -32,13 +41,40 @@ impl Builder {
     }
 
     /// The lockfile to read (default: `mcpbind.lock` in the crate's
-    /// directory). A relative path is relative to `CARGO_MANIFEST_DIR`.
+    /// directory, or `MCPBIND_LOCKFILE`). A relative path is relative to
+    /// `CARGO_MANIFEST_DIR`.
+    ///
+    /// # Example `build.rs`
+    ///
+    /// ```no_run
+    /// mcpbind_codegen::Builder::new().lockfile("bindings/mcpbind.lock").generate().unwrap();
+    /// ```
     pub fn lockfile(&mut self, path: impl Into<PathBuf>) -> &mut Self {
         self.lockfile = Some(path.into());
         self
     }
 
+    /// The server config. When set, the build fails if the lockfile no
+    /// longer matches it (a server added or removed, a tool filter changed),
+    /// and reruns when it changes.
+    ///
+    /// # Example `build.rs`
+    ///
+    /// ```no_run
+    /// mcpbind_codegen::Builder::new().config("mcpbind.toml").generate().unwrap();
+    /// ```
+    pub fn config(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.config = Some(path.into());
+        self
+    }
+
     /// Binds only these servers.
+    ///
+    /// # Example `build.rs`
+    ///
+    /// ```no_run
+    /// mcpbind_codegen::Builder::new().servers(["github", "memory"]).generate().unwrap();
+    /// ```
     pub fn servers<I, S>(&mut self, servers: I) -> &mut Self
     where
         I: IntoIterator<Item = S>,
@@ -49,43 +85,85 @@ impl Builder {
     }
 
     /// Where to write (default: `OUT_DIR`).
+    ///
+    /// # Example `build.rs`
+    ///
+    /// ```no_run
+    /// mcpbind_codegen::Builder::new().out_dir("src/generated").generate().unwrap();
+    /// ```
     pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
         self.out_dir = Some(dir.into());
         self
     }
 
-    /// The file name to write (default: `mcpbind.rs`).
+    /// The file name to write (default: `mcpbind.rs`); include it with
+    /// `mcpbind::include_bindings!("NAME")`.
+    ///
+    /// # Example `build.rs`
+    ///
+    /// ```no_run
+    /// mcpbind_codegen::Builder::new().out_file("tools.rs").generate().unwrap();
+    /// ```
     pub fn out_file(&mut self, name: impl Into<String>) -> &mut Self {
         self.out_file = Some(name.into());
         self
     }
 
-    /// Reads the lockfile, generates, and writes the bindings if they
-    /// changed. Prints `cargo:rerun-if-changed` for the lockfile and a
+    fn resolve(&self, path: &Path) -> PathBuf {
+        match std::env::var_os("CARGO_MANIFEST_DIR") {
+            Some(dir) if path.is_relative() => PathBuf::from(dir).join(path),
+            _ => path.to_owned(),
+        }
+    }
+
+    fn lockfile_path(&self) -> PathBuf {
+        match &self.lockfile {
+            Some(p) => self.resolve(p),
+            None => match std::env::var_os("CARGO_MANIFEST_DIR") {
+                Some(dir) => crate::lock::default_lockfile_path(Path::new(&dir)),
+                None => PathBuf::from("mcpbind.lock"),
+            },
+        }
+    }
+
+    /// Reads the lockfile (re-locking first under `MCPBIND_REFRESH=1`),
+    /// checks it against the config, generates, and writes the bindings if
+    /// they changed. Prints `cargo:rerun-if-changed` for every input and a
     /// `cargo:warning` for each schema it had to loosen. Returns the path
     /// written.
     ///
     /// # Errors
     ///
-    /// A missing, malformed or outdated lockfile, or a missing `OUT_DIR`.
+    /// A missing, malformed or stale lockfile, or a missing `OUT_DIR`.
     /// It's expected that this function call be `unwrap`ed in a `build.rs`.
     pub fn generate(&self) -> Result<PathBuf> {
-        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
-        let lockfile = match (&self.lockfile, &manifest_dir) {
-            (Some(p), Some(dir)) if p.is_relative() => dir.join(p),
-            (Some(p), _) => p.clone(),
-            (None, Some(dir)) => crate::lock::default_lockfile_path(dir),
-            (None, None) => PathBuf::from("mcpbind.lock"),
-        };
+        let lockfile = self.lockfile_path();
         println!("cargo:rerun-if-changed={}", lockfile.display());
         println!("cargo:rerun-if-env-changed=MCPBIND_LOCKFILE");
+        println!("cargo:rerun-if-env-changed={REFRESH_VAR}");
+        let config = self.config.as_deref().map(|p| self.resolve(p));
+        if let Some(config) = &config {
+            println!("cargo:rerun-if-changed={}", config.display());
+        }
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),
             None => std::env::var_os("OUT_DIR")
                 .map(PathBuf::from)
                 .ok_or_else(|| Error::Build("OUT_DIR environment variable is not set".into()))?,
         };
-        let text = self.generate_string(&lockfile)?;
+
+        if std::env::var_os(REFRESH_VAR).is_some_and(|v| !v.is_empty() && v != "0") {
+            let config = config
+                .clone()
+                .unwrap_or_else(|| self.resolve(Path::new("mcpbind.toml")));
+            self.refresh(&config, &lockfile)?;
+        }
+        let lock = Lockfile::read(&lockfile)?;
+        if let Some(config) = &config {
+            let parsed = mcpbind_core::Config::load(config)?;
+            lock.check_config(&parsed, self.servers.as_deref(), &lockfile)?;
+        }
+        let text = self.generate_from(&lock, &lockfile)?;
         let path = out_dir.join(self.out_file.as_deref().unwrap_or("mcpbind.rs"));
         write_file_if_changed(&path, text.as_bytes())?;
         Ok(path)
@@ -95,15 +173,52 @@ impl Builder {
     /// `cargo:warning` lines.
     pub fn generate_string(&self, lockfile: &Path) -> Result<String> {
         let lock = Lockfile::read(lockfile)?;
+        self.generate_from(&lock, lockfile)
+    }
+
+    fn generate_from(&self, lock: &Lockfile, path: &Path) -> Result<String> {
         let mut settings = GenerationSettings::new();
         if let Some(servers) = &self.servers {
             settings.with_servers(servers.clone());
         }
         let mut generator = Generator::new(&settings);
-        let text = generator.generate_text(&lock, lockfile)?;
+        let text = generator.generate_text(lock, path)?;
         for warning in generator.warnings() {
             println!("cargo:warning=mcpbind: {warning}");
         }
         Ok(text)
+    }
+
+    #[cfg(feature = "snapshot")]
+    fn refresh(&self, config: &Path, lockfile: &Path) -> Result<()> {
+        let parsed = mcpbind_core::Config::load(config)?;
+        let mut lock = match Lockfile::read(lockfile) {
+            Ok(lock) => lock,
+            Err(_) => Lockfile::new(),
+        };
+        let names = self.servers.clone().unwrap_or_default();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| {
+                Error::Build(format!(
+                    "failed to start a runtime to refresh the lockfile: {e}"
+                ))
+            })?;
+        let failures = runtime.block_on(crate::snapshot::refresh(&parsed, &mut lock, &names));
+        if let Some((server, err)) = failures.into_iter().next() {
+            return Err(Error::Build(format!(
+                "{REFRESH_VAR} is set but server `{server}` could not be locked: {err}"
+            )));
+        }
+        lock.write(lockfile)?;
+        Ok(())
+    }
+
+    #[cfg(not(feature = "snapshot"))]
+    fn refresh(&self, _config: &Path, _lockfile: &Path) -> Result<()> {
+        Err(Error::Build(format!(
+            "{REFRESH_VAR} is set, but mcpbind-codegen was built without its `snapshot` feature\nhelp: run `mcpbind lock`, or add `features = [\"snapshot\"]` to mcpbind-codegen in [build-dependencies]"
+        )))
     }
 }

@@ -76,6 +76,19 @@ pub enum Error {
         /// The tool.
         tool: String,
     },
+    /// The lockfile doesn't match the config.
+    #[error("server `{server}` in {} is out of date ({reason})\nhelp: run `mcpbind lock {server}` and commit {}", path.display(), path.file_name().map(|f| f.to_string_lossy()).unwrap_or_default())]
+    Stale {
+        /// The server.
+        server: String,
+        /// The lockfile.
+        path: PathBuf,
+        /// What differs.
+        reason: String,
+    },
+    /// The config could not be read.
+    #[error(transparent)]
+    Config(#[from] mcpbind_core::ConfigError),
     /// A server asked for is not in the lockfile.
     #[error("server `{server}` is not in {}\nhelp: run `mcpbind lock {server}` and commit the lockfile", path.display())]
     ServerNotLocked {

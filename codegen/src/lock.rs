@@ -45,6 +45,13 @@ pub struct ServerLock {
     pub server_info: Value,
     /// Its tools, sorted by name.
     pub tools: Vec<LockedTool>,
+    /// The config's `enabled_tools` when locked, if it had one (so that a
+    /// changed filter is caught as a stale lockfile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled_tools: Option<Vec<String>>,
+    /// The config's `disabled_tools` when locked, if any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disabled_tools: Vec<String>,
 }
 
 /// One locked tool.
@@ -129,11 +136,76 @@ impl ServerLock {
             protocol_version,
             server_info,
             tools: locked,
+            enabled_tools: None,
+            disabled_tools: Vec::new(),
         })
     }
 }
 
+impl ServerLock {
+    /// Why this entry no longer matches the server's config, if it doesn't.
+    pub fn stale_reason(&self, config: &mcpbind_core::ServerConfig) -> Option<String> {
+        if self.enabled_tools != config.enabled_tools
+            || self.disabled_tools != config.disabled_tools
+        {
+            return Some("its enabled_tools/disabled_tools changed".to_owned());
+        }
+        self.tools
+            .iter()
+            .find(|t| !config.allows_tool(&t.name))
+            .map(|t| format!("tool `{}` is filtered out by the config", t.name))
+    }
+}
+
 impl Lockfile {
+    /// Checks that the lockfile matches the config for `servers` (all
+    /// configured servers when `None`): every server locked, with the same
+    /// filters, and no locked server missing from the config.
+    pub fn check_config(
+        &self,
+        config: &mcpbind_core::Config,
+        servers: Option<&[String]>,
+        path: &Path,
+    ) -> Result<()> {
+        let stale = |server: &str, reason: String| Error::Stale {
+            server: server.to_owned(),
+            path: path.to_owned(),
+            reason,
+        };
+        let names: Vec<&String> = match servers {
+            Some(names) => names.iter().collect(),
+            None => config.servers.keys().collect(),
+        };
+        for name in names {
+            let Some(server) = config.servers.get(name) else {
+                continue;
+            };
+            match self.servers.get(name) {
+                None => {
+                    return Err(stale(
+                        name,
+                        "the server is configured but not locked".into(),
+                    ))
+                }
+                Some(locked) => {
+                    if let Some(reason) = locked.stale_reason(server) {
+                        return Err(stale(name, reason));
+                    }
+                }
+            }
+        }
+        if servers.is_none() {
+            if let Some(name) = self
+                .servers
+                .keys()
+                .find(|n| !config.servers.contains_key(*n))
+            {
+                return Err(stale(name, "the server is no longer configured".into()));
+            }
+        }
+        Ok(())
+    }
+
     /// An empty lockfile.
     pub fn new() -> Lockfile {
         Lockfile {

@@ -268,6 +268,16 @@ impl LocalRefs<'_> {
                 obj.remove(&k);
             }
         }
+        // Descriptions become doc comments: a lone CR or a NUL is not legal
+        // there, whatever form the formatter picks.
+        if let Some(Value::String(d)) = obj.get_mut("description") {
+            if d.contains(['\r', '\0']) {
+                *d = d
+                    .replace("\r\n", "\n")
+                    .replace('\r', "\n")
+                    .replace('\0', "");
+            }
+        }
         // Tuples: typify's mapping is wrong for `prefixItems` and brittle for
         // draft-07 array `items`; an array of any value is always right.
         if obj.remove("prefixItems").is_some() || obj.get("items").is_some_and(Value::is_array) {

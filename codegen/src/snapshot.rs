@@ -28,7 +28,9 @@ pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<Server
         .as_ref()
         .and_then(|i| serde_json::to_value(i).ok())
         .unwrap_or_else(|| serde_json::json!({}));
-    let lock = ServerLock::new(name, info.protocol_version.to_string(), server_info, tools)?;
+    let mut lock = ServerLock::new(name, info.protocol_version.to_string(), server_info, tools)?;
+    lock.enabled_tools = config.enabled_tools.clone();
+    lock.disabled_tools = config.disabled_tools.clone();
     client.close().await;
     Ok(lock)
 }

@@ -133,7 +133,14 @@ fn fixtures_generate_and_match_goldens() {
     std::fs::create_dir_all(&out_dir).expect("output dir");
     for (stem, lockfile) in fixtures() {
         let (text, warnings) = generate(&lockfile);
-        syn::parse_file(&text).unwrap_or_else(|e| panic!("{stem}: output does not parse: {e}"));
+        if let Err(e) = syn::parse_file(&text) {
+            let dump = std::env::temp_dir().join(format!("mcpbind-{stem}.rs"));
+            std::fs::write(&dump, &text).ok();
+            panic!(
+                "{stem}: output does not parse: {e} (see {})",
+                dump.display()
+            );
+        }
         let (again, warnings_again) = generate(&lockfile);
         assert_eq!(text, again, "{stem}: generation is not deterministic");
         assert_eq!(warnings, warnings_again, "{stem}: warnings differ");

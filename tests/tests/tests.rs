@@ -3,6 +3,7 @@
 
 mod util;
 
+mod build;
 mod calls;
 mod cli;
 mod compile;

@@ -1,0 +1,213 @@
+//! `cargo build` integration: the build.rs helper offline, refresh, stale
+//! lockfiles, and compile errors at the user's call site.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::util;
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+#[test]
+fn no_op_build_does_not_rerun_the_build_script() {
+    let build = |verbose: bool| {
+        let mut cmd = cargo();
+        cmd.current_dir(util::root())
+            .args(["build", "-p", "mcpbind-example-quickstart"]);
+        if verbose {
+            cmd.arg("-v");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    build(false);
+    let second = build(true);
+    assert!(
+        second.contains("Fresh mcpbind-example-quickstart"),
+        "{second}"
+    );
+    assert!(
+        !second.contains("Running `"),
+        "the build script ran again:\n{second}"
+    );
+}
+
+#[test]
+fn stale_lockfile_fails_with_the_command_to_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = util::tests_dir().join("mcpbind.lock");
+    let config = dir.path().join("mcpbind.toml");
+    let generate = || {
+        mcpbind_codegen::Builder::new()
+            .lockfile(&lock)
+            .config(&config)
+            .out_dir(dir.path())
+            .generate()
+    };
+    let base = "[servers.demo]\ncommand = \"x\"\n[servers.everything]\ncommand = \"x\"\n[servers.filesystem]\ncommand = \"x\"\n[servers.memory]\ncommand = \"x\"\n";
+    std::fs::write(&config, base).unwrap();
+    generate().unwrap();
+    assert!(dir.path().join("mcpbind.rs").exists());
+
+    std::fs::write(
+        &config,
+        format!("{base}[servers.weather]\ncommand = \"y\"\n"),
+    )
+    .unwrap();
+    let err = generate().unwrap_err().to_string();
+    assert!(
+        err.starts_with("server `weather` in ")
+            && err.contains("is out of date (the server is configured but not locked)"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("help: run `mcpbind lock weather` and commit mcpbind.lock"),
+        "{err}"
+    );
+
+    std::fs::write(
+        &config,
+        base.replace(
+            "[servers.demo]\ncommand = \"x\"\n",
+            "[servers.demo]\ncommand = \"x\"\ndisabled_tools = [\"crash\"]\n",
+        ),
+    )
+    .unwrap();
+    let err = generate().unwrap_err().to_string();
+    assert!(
+        err.contains("server `demo`") && err.contains("enabled_tools/disabled_tools changed"),
+        "{err}"
+    );
+
+    std::fs::write(&config, "[servers.demo]\ncommand = \"x\"\n").unwrap();
+    let err = generate().unwrap_err().to_string();
+    assert!(
+        err.contains("(the server is no longer configured)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn refresh_relocks_before_generating() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcpbind.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[servers.demo]\ncommand = {:?}\nenabled_tools = [\"add\", \"echo\"]\n",
+            util::bin("mcpbind-demo-server").display().to_string()
+        ),
+    )
+    .unwrap();
+    let lock = dir.path().join("mcpbind.lock");
+    // SAFETY-free in edition 2021; each nextest test is its own process.
+    std::env::set_var("MCPBIND_REFRESH", "1");
+    let written = mcpbind_codegen::Builder::new()
+        .lockfile(&lock)
+        .config(&config)
+        .out_dir(dir.path())
+        .generate()
+        .unwrap();
+    std::env::remove_var("MCPBIND_REFRESH");
+    let locked = mcpbind_codegen::Lockfile::read(&lock).unwrap();
+    let names: Vec<&str> = locked.servers["demo"]
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(names, ["add", "echo"]);
+    let code = std::fs::read_to_string(written).unwrap();
+    assert!(code.contains("pub async fn add("));
+    assert!(!code.contains("pub async fn sleep("));
+}
+
+/// A tool's parameter renamed in the lockfile: the user's crate no longer
+/// compiles, and the compiler points at the user's call.
+#[test]
+fn renamed_param_in_the_lockfile_breaks_the_call_site() {
+    let root = util::root();
+    let example = root.join("examples/quickstart");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path();
+    std::fs::create_dir(copy.join("src")).unwrap();
+    for file in ["build.rs", "src/main.rs", "mcpbind.toml"] {
+        std::fs::copy(example.join(file), copy.join(file)).unwrap();
+    }
+    std::fs::copy(root.join("Cargo.lock"), copy.join("Cargo.lock")).unwrap();
+    std::fs::write(
+        copy.join("Cargo.toml"),
+        format!(
+            r#"[package]
+name = "mcpbind-example-quickstart"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[workspace]
+
+[dependencies]
+mcpbind = {{ path = {runtime:?} }}
+tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
+
+[build-dependencies]
+mcpbind-codegen = {{ path = {codegen:?} }}
+"#,
+            runtime = root.join("runtime").display().to_string(),
+            codegen = root.join("codegen").display().to_string(),
+        ),
+    )
+    .unwrap();
+
+    // Rename `add`'s parameter `a` to `augend`, with a correct digest.
+    let text = std::fs::read_to_string(example.join("mcpbind.lock")).unwrap();
+    let mut lock: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let tools = lock["servers"]["demo"]["tools"].as_array_mut().unwrap();
+    let add = tools.iter_mut().find(|t| t["name"] == "add").unwrap();
+    let schema = &mut add["definition"]["inputSchema"];
+    let a = schema["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("a")
+        .unwrap();
+    schema["properties"]["augend"] = a;
+    schema["required"] = serde_json::json!(["augend", "b"]);
+    add["sha256"] = mcpbind::hash::sha256_hex(&add["definition"]).into();
+    std::fs::write(
+        copy.join("mcpbind.lock"),
+        serde_json::to_string_pretty(&lock).unwrap(),
+    )
+    .unwrap();
+
+    let out = cargo()
+        .current_dir(copy)
+        .args(["check", "--quiet", "--message-format", "short"])
+        .env(
+            "CARGO_TARGET_DIR",
+            root.join("target/tests/edited-lockfile"),
+        )
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the edited lockfile still compiled");
+    let main = std::fs::read_to_string(copy.join("src/main.rs")).unwrap();
+    let line = main
+        .lines()
+        .position(|l| l.contains("AddInput { a: 2"))
+        .unwrap()
+        + 1;
+    let at = format!("src/main.rs:{line}:");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with(&at) && l.contains("no field named `a`")),
+        "expected an error at {at}, got:\n{stderr}"
+    );
+    assert!(Path::new(&copy.join("src/main.rs")).exists());
+}
