@@ -3985,3 +3985,203 @@ pub mod memory {
         }
     }
 }
+/// Bindings to the MCP server `time` (mcp-time 2026.10.19), locked with protocol 2025-11-25.
+pub mod time {
+    /// Types of the tools' arguments and structured outputs.
+    #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
+    pub mod types {
+        /// `ConvertTimeInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ConvertTimeInput {
+            /// Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.
+            pub source_timezone: ::std::string::String,
+            /// Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.
+            pub target_timezone: ::std::string::String,
+            /// Time to convert in 24-hour format (HH:MM)
+            pub time: ::std::string::String,
+        }
+        /// `ConvertTimeOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ConvertTimeOutput {
+            pub source: TimeResult,
+            pub target: TimeResult,
+            pub time_difference: ::std::string::String,
+        }
+        /// `GetCurrentTimeInput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct GetCurrentTimeInput {
+            /// IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
+            pub timezone: ::std::string::String,
+        }
+        /// `GetCurrentTimeOutput`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct GetCurrentTimeOutput {
+            pub datetime: ::std::string::String,
+            pub day_of_week: ::std::string::String,
+            pub is_dst: bool,
+            pub timezone: ::std::string::String,
+        }
+        /// `TimeResult`
+        #[derive(
+            ::mcpbind::__private::serde::Deserialize,
+            ::mcpbind::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct TimeResult {
+            pub datetime: ::std::string::String,
+            pub day_of_week: ::std::string::String,
+            pub is_dst: bool,
+            pub timezone: ::std::string::String,
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+    }
+    /// One marker type per tool, implementing [`::mcpbind::Tool`] with
+    /// the locked metadata.
+    pub mod tools {
+        /// Convert time between timezones
+        ///
+        /// Tool `convert_time` (read-only, idempotent, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct ConvertTime;
+        impl ::mcpbind::Tool for ConvertTime {
+            type Input = super::types::ConvertTimeInput;
+            type Output = super::types::ConvertTimeOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "time",
+                "convert_time",
+                ::std::option::Option::None,
+                ::std::option::Option::Some("Convert time between timezones"),
+                "{\"properties\":{\"source_timezone\":{\"description\":\"Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.\",\"title\":\"Source Timezone\",\"type\":\"string\"},\"target_timezone\":{\"description\":\"Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.\",\"title\":\"Target Timezone\",\"type\":\"string\"},\"time\":{\"description\":\"Time to convert in 24-hour format (HH:MM)\",\"title\":\"Time\",\"type\":\"string\"}},\"required\":[\"source_timezone\",\"time\",\"target_timezone\"],\"title\":\"convert_timeArguments\",\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"$defs\":{\"TimeResult\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}},\"properties\":{\"source\":{\"$ref\":\"#/$defs/TimeResult\"},\"target\":{\"$ref\":\"#/$defs/TimeResult\"},\"time_difference\":{\"title\":\"Time Difference\",\"type\":\"string\"}},\"required\":[\"source\",\"target\",\"time_difference\"],\"title\":\"TimeConversionResult\",\"type\":\"object\"}",
+                ),
+                [true, false, true, false],
+                "c4d74ef7e559510696468f02f2ac8c99fced4550845899a3db1b2104fef92458",
+            );
+        }
+        /// Get current time in a specific timezone
+        ///
+        /// Tool `get_current_time` (read-only, idempotent, closed-world).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct GetCurrentTime;
+        impl ::mcpbind::Tool for GetCurrentTime {
+            type Input = super::types::GetCurrentTimeInput;
+            type Output = super::types::GetCurrentTimeOutput;
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "time",
+                "get_current_time",
+                ::std::option::Option::None,
+                ::std::option::Option::Some("Get current time in a specific timezone"),
+                "{\"properties\":{\"timezone\":{\"description\":\"IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.\",\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\"],\"title\":\"get_current_timeArguments\",\"type\":\"object\"}",
+                ::std::option::Option::Some(
+                    "{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}",
+                ),
+                [true, false, true, false],
+                "5b98860a84ca3152d9b0881b98c7e7b13e0bd7ac92bded6bc614e35f06455948",
+            );
+        }
+    }
+    /// A typed client: one async method per tool.
+    #[derive(Debug)]
+    pub struct Client {
+        inner: ::mcpbind::Client,
+    }
+    impl Client {
+        /// The server's name in `mcpbind.toml`.
+        pub const SERVER: &'static str = "time";
+        /// Connects to this server as configured in `config`.
+        pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+            ::std::result::Result::Ok(Self {
+                inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
+            })
+        }
+        /// Wraps an untyped client.
+        pub fn from_client(inner: ::mcpbind::Client) -> Self {
+            Self { inner }
+        }
+        /// The untyped client underneath.
+        pub fn inner(&self) -> &::mcpbind::Client {
+            &self.inner
+        }
+        /// Convert time between timezones
+        ///
+        /// Tool `convert_time` (read-only, idempotent, closed-world).
+        pub async fn convert_time(
+            &self,
+            input: types::ConvertTimeInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ConvertTimeOutput>> {
+            self.inner.call::<tools::ConvertTime>(&input).await
+        }
+        /// Get current time in a specific timezone
+        ///
+        /// Tool `get_current_time` (read-only, idempotent, closed-world).
+        pub async fn get_current_time(
+            &self,
+            input: types::GetCurrentTimeInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetCurrentTimeOutput>> {
+            self.inner.call::<tools::GetCurrentTime>(&input).await
+        }
+    }
+}

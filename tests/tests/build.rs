@@ -51,7 +51,7 @@ fn stale_lockfile_fails_with_the_command_to_run() {
             .out_dir(dir.path())
             .generate()
     };
-    let base = "[servers.demo]\ncommand = \"x\"\n[servers.everything]\ncommand = \"x\"\n[servers.filesystem]\ncommand = \"x\"\n[servers.memory]\ncommand = \"x\"\n";
+    let base = "[servers.demo]\ncommand = \"x\"\n[servers.everything]\ncommand = \"x\"\n[servers.filesystem]\ncommand = \"x\"\n[servers.memory]\ncommand = \"x\"\n[servers.time]\ncommand = \"x\"\n";
     std::fs::write(&config, base).unwrap();
     generate().unwrap();
     assert!(dir.path().join("mcpbind.rs").exists());

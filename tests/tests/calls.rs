@@ -264,3 +264,26 @@ async fn filesystem_and_memory() {
     assert_eq!(graph.output.entities.len(), 1);
     assert_eq!(graph.output.entities[0].name, "mcpbind");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_time_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = mcpbind_tests::time::Client::connect(&config(dir.path())).await.unwrap();
+    let now = time
+        .get_current_time(mcpbind_tests::time::types::GetCurrentTimeInput {
+            timezone: "UTC".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(now.output.timezone, "UTC");
+    assert!(!now.output.is_dst);
+    let converted = time
+        .convert_time(mcpbind_tests::time::types::ConvertTimeInput {
+            source_timezone: "UTC".into(),
+            time: "12:00".into(),
+            target_timezone: "Asia/Tokyo".into(),
+        })
+        .await
+        .unwrap();
+    assert!(converted.output.target.datetime.contains("T21:00"), "{:?}", converted.output);
+}

@@ -18,7 +18,7 @@ fn lock_is_reproducible_matches_committed_and_leaks_no_secret() {
     let first = mcpbind_env(dir.path(), &["lock"], &env);
     assert_eq!(first.code, Some(0), "{first:?}");
     let lock = std::fs::read_to_string(dir.path().join("mcpbind.lock")).unwrap();
-    for server in ["demo", "everything", "filesystem", "memory"] {
+    for server in ["demo", "everything", "filesystem", "memory", "time"] {
         assert!(
             first.stderr.contains(&format!("Locked {server}")),
             "{first:?}"

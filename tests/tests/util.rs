@@ -74,7 +74,7 @@ pub fn npm_server(package: &str) -> String {
         .to_string()
 }
 
-/// A config for the four test servers over stdio, with absolute paths.
+/// A config for the five test servers over stdio, with absolute paths.
 /// `${MCPBIND_TEST_CANARY}` is passed to the demo server's environment.
 pub fn stdio_config(dir: &Path) -> String {
     let files = dir.join("files");
@@ -97,6 +97,10 @@ args = [{filesystem:?}, {files:?}]
 command = "node"
 args = [{memory:?}]
 env = {{ MEMORY_FILE_PATH = {memfile:?} }}
+
+[servers.time]
+command = {time:?}
+args = ["--local-timezone", "UTC"]
 "#,
         demo = bin("mcpbind-demo-server").display().to_string(),
         everything = npm_server("server-everything"),
@@ -104,6 +108,7 @@ env = {{ MEMORY_FILE_PATH = {memfile:?} }}
         files = files.display().to_string(),
         memory = npm_server("server-memory"),
         memfile = dir.join("memory.jsonl").display().to_string(),
+        time = servers_dir().join(".venv/bin/mcp-server-time").display().to_string(),
     )
 }
 
