@@ -28,8 +28,14 @@ pub enum Command {
     Lock(commands::lock::Args),
     /// Generate Rust bindings from mcpbind.lock.
     Generate(commands::generate::Args),
+    /// Check that mcpbind.lock matches the live servers (exit 1 on drift).
+    Check(commands::check::Args),
+    /// Show how the live servers' tools differ from mcpbind.lock.
+    Diff(commands::diff::Args),
     /// List the locked tools (offline).
     List(commands::list::Args),
+    /// Call a tool with JSON arguments and print its result.
+    Call(commands::call::Args),
 }
 
 /// Where the config and the lockfile are.
@@ -68,7 +74,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Lock(args) => commands::lock::run(args),
         Command::Generate(args) => commands::generate::run(args),
+        Command::Check(args) => commands::check::run(args),
+        Command::Diff(args) => commands::diff::run(args),
         Command::List(args) => commands::list::run(args),
+        Command::Call(args) => commands::call::run(args),
     }
 }
 
@@ -93,4 +102,13 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("failed to start the async runtime")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cli_is_well_formed() {
+        use clap::CommandFactory as _;
+        super::Cli::command().debug_assert();
+    }
 }

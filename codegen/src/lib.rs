@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+pub mod diff;
 pub mod lock;
 mod schema;
 #[cfg(feature = "snapshot")]
@@ -26,6 +27,7 @@ use quote::quote;
 use syn::visit_mut::VisitMut;
 
 pub use builder::Builder;
+pub use diff::ServerDiff;
 pub use lock::{LockedTool, Lockfile, ServerLock};
 
 use crate::schema::{Definitions, PreparedSchema};

@@ -106,3 +106,68 @@ fn list_is_offline_and_names_tools() {
     assert!(out.stdout.contains("\n  add  "), "{out:?}");
     assert!(!out.stdout.contains("everything"), "{out:?}");
 }
+
+fn demo_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.demo]\ncommand = {:?}\n",
+            crate::util::bin("mcpbind-demo-server").display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    dir
+}
+
+#[test]
+fn check_and_diff_report_drift_with_the_fix() {
+    let dir = demo_dir();
+    let out = mcpbind(dir.path(), &["check"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stderr.contains("Ok demo: 12 tools match"), "{out:?}");
+
+    // The locked `add` says its first parameter is `augend`; the live
+    // server says `a`.
+    let path = dir.path().join("mcpbind.lock");
+    let mut lock: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let add = lock["servers"]["demo"]["tools"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["name"] == "add")
+        .unwrap();
+    let props = add["definition"]["inputSchema"]["properties"].as_object_mut().unwrap();
+    let a = props.remove("a").unwrap();
+    props.insert("augend".into(), a);
+    add["sha256"] = mcpbind::hash::sha256_hex(&add["definition"]).into();
+    std::fs::write(&path, serde_json::to_string_pretty(&lock).unwrap()).unwrap();
+
+    let out = mcpbind(dir.path(), &["check"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.contains("error: server `demo` in mcpbind.lock is out of date (tool `add`: input schema changed)\nhelp: run `mcpbind lock demo` and commit mcpbind.lock"),
+        "{out:?}"
+    );
+    let out = mcpbind(dir.path(), &["diff", "demo"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("~ tool `add`"), "{out:?}");
+    assert!(out.stderr.contains("    + /inputSchema/properties/a: "), "{out:?}");
+    assert!(out.stderr.contains("    - /inputSchema/properties/augend: "), "{out:?}");
+}
+
+#[test]
+fn call_prints_results_and_fails_on_tool_errors() {
+    let dir = demo_dir();
+    let out = mcpbind(dir.path(), &["call", "demo", "add", r#"{"a": 1, "b": 2}"#]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stdout.contains("\"sum\": 3"), "{out:?}");
+    let out = mcpbind(dir.path(), &["call", "demo", "fail", r#"{"message": "no"}"#]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(out.stdout.trim(), "no", "{out:?}");
+    let out = mcpbind(dir.path(), &["call", "demo", "add", "[1]"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("must be a JSON object"), "{out:?}");
+}
