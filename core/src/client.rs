@@ -281,11 +281,43 @@ impl Client {
                 })
             }
         };
+        if self.config.validate_input {
+            let violations = crate::validate::violations(meta.input_schema, &Value::Object(arguments.clone()));
+            if !violations.is_empty() {
+                return Err(Error::Arguments {
+                    server: self.name.clone(),
+                    tool: meta.name.to_owned(),
+                    reason: format!(
+                        "{} (checked against the locked inputSchema; the call was not sent)",
+                        violations.join("; ")
+                    ),
+                });
+            }
+        }
         let options = CallOptions {
             timeout: None,
             retry_safe: meta.is_retry_safe(),
         };
         let result = self.call_raw(meta.name, arguments, &options).await?;
+        if let (true, Some(schema), Some(structured), false) = (
+            self.config.validate_output,
+            meta.output_schema,
+            &result.structured_content,
+            result.is_error == Some(true),
+        ) {
+            let violations = crate::validate::violations(schema, structured);
+            if !violations.is_empty() {
+                return Err(Error::Output {
+                    server: self.name.clone(),
+                    tool: meta.name.to_owned(),
+                    reason: format!(
+                        "structuredContent does not match the locked outputSchema: {}",
+                        violations.join("; ")
+                    ),
+                    result: Box::new(result),
+                });
+            }
+        }
         ToolResult::from_result(&self.name, meta, result)
     }
 

@@ -36,6 +36,10 @@ pub struct ServerConfig {
     pub disabled_tools: Vec<String>,
     /// The per-call timeout.
     pub timeout: Duration,
+    /// Validate arguments against the locked input schema before sending.
+    pub validate_input: bool,
+    /// Validate `structuredContent` against the locked output schema.
+    pub validate_output: bool,
 }
 
 impl ServerConfig {
@@ -257,6 +261,8 @@ struct RawServer {
     #[serde(default)]
     disabled_tools: Vec<String>,
     timeout: Option<f64>,
+    validate_input: Option<bool>,
+    validate_output: Option<bool>,
 }
 
 impl<'de> Deserialize<'de> for TomlServer {
@@ -347,6 +353,8 @@ impl RawServer {
             enabled_tools: self.enabled_tools,
             disabled_tools: self.disabled_tools,
             timeout,
+            validate_input: self.validate_input.unwrap_or(true),
+            validate_output: self.validate_output.unwrap_or(true),
         })
     }
 }
@@ -393,6 +401,8 @@ impl JsonServer {
             disabled_tools: Vec::new(),
             // Hosts write milliseconds (Claude Code's `timeout`); ours are seconds.
             timeout: self.timeout.map(|ms| ms / 1000.0),
+            validate_input: None,
+            validate_output: None,
         }
         .into_server()
     }

@@ -47,6 +47,8 @@ mod client;
 mod connect;
 #[cfg(feature = "client")]
 mod error;
+#[cfg(feature = "client")]
+mod validate;
 
 #[cfg(feature = "client")]
 pub use call::ToolResult;

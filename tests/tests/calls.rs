@@ -287,3 +287,34 @@ async fn python_time_server() {
         .unwrap();
     assert!(converted.output.target.datetime.contains("T21:00"), "{:?}", converted.output);
 }
+
+/// What types can't say (`maximum: 10`) is checked against the locked schema
+/// before the call is sent, with the JSON pointer and the rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_are_validated_against_the_locked_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path());
+    let everything = everything::Client::connect(&config).await.unwrap();
+    let err = everything
+        .get_resource_links(everything::types::GetResourceLinksInput { count: 30.0 })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid arguments for `everything.get-resource-links`: /count: 30.0 is greater than the maximum of 10 (checked against the locked inputSchema; the call was not sent)"
+    );
+    let ok = everything
+        .get_resource_links(everything::types::GetResourceLinksInput { count: 2.0 })
+        .await
+        .unwrap();
+    assert_eq!(ok.content.len(), 3, "{:?}", ok.content);
+
+    // Switched off, the call goes out and the server answers for itself.
+    config.servers.get_mut("everything").unwrap().validate_input = false;
+    let everything = everything::Client::connect(&config).await.unwrap();
+    let err = everything
+        .get_resource_links(everything::types::GetResourceLinksInput { count: 30.0 })
+        .await
+        .unwrap_err();
+    assert!(!err.to_string().contains("the call was not sent"), "{err}");
+}
