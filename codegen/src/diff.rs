@@ -49,7 +49,12 @@ impl ServerDiff {
                 None => diff.added.push(tool.name.clone()),
                 Some(before) if before.sha256 != tool.sha256 => {
                     let mut changes = Vec::new();
-                    diff_values("", Some(&before.definition), Some(&tool.definition), &mut changes);
+                    diff_values(
+                        "",
+                        Some(&before.definition),
+                        Some(&tool.definition),
+                        &mut changes,
+                    );
                     diff.changed.push(ToolDiff {
                         name: tool.name.clone(),
                         changes,
@@ -70,7 +75,12 @@ impl ServerDiff {
                 new: Some(Value::String(new.protocol_version.clone())),
             });
         }
-        diff_values("/server_info", Some(&old.server_info), Some(&new.server_info), &mut diff.identity);
+        diff_values(
+            "/server_info",
+            Some(&old.server_info),
+            Some(&new.server_info),
+            &mut diff.identity,
+        );
         diff
     }
 
@@ -106,7 +116,11 @@ impl ServerDiff {
 }
 
 fn part_of(pointer: &str) -> &'static str {
-    let first = pointer.trim_start_matches('/').split('/').next().unwrap_or("");
+    let first = pointer
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or("");
     match first {
         "inputSchema" => "input schema",
         "outputSchema" => "output schema",
@@ -128,7 +142,12 @@ fn diff_values(pointer: &str, old: Option<&Value>, new: Option<&Value>, out: &mu
             keys.sort();
             keys.dedup();
             for key in keys {
-                diff_values(&format!("{pointer}/{}", escape(key)), a.get(key), b.get(key), out);
+                diff_values(
+                    &format!("{pointer}/{}", escape(key)),
+                    a.get(key),
+                    b.get(key),
+                    out,
+                );
             }
         }
         (Some(a), Some(b)) if a == b => {}
@@ -171,7 +190,13 @@ impl fmt::Display for ServerDiff {
         }
         for c in &self.identity {
             if let (Some(old), Some(new)) = (&c.old, &c.new) {
-                writeln!(f, "  (server {}: {} -> {})", c.pointer.trim_start_matches('/'), short(old), short(new))?;
+                writeln!(
+                    f,
+                    "  (server {}: {} -> {})",
+                    c.pointer.trim_start_matches('/'),
+                    short(old),
+                    short(new)
+                )?;
             }
         }
         Ok(())
@@ -184,7 +209,13 @@ mod tests {
     use serde_json::json;
 
     fn server(tools: Vec<Value>) -> ServerLock {
-        ServerLock::new("s", "2025-11-25".into(), json!({"name": "s", "version": "1"}), tools).unwrap()
+        ServerLock::new(
+            "s",
+            "2025-11-25".into(),
+            json!({"name": "s", "version": "1"}),
+            tools,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -206,8 +237,14 @@ mod tests {
             "tool `get_forecast`: input schema changed; tool `fresh` added; tool `gone` removed"
         );
         let text = diff.to_string();
-        assert!(text.contains("    - /inputSchema/properties/city: {\"type\":\"string\"}"), "{text}");
-        assert!(text.contains("    + /inputSchema/properties/town: {\"type\":\"string\"}"), "{text}");
+        assert!(
+            text.contains("    - /inputSchema/properties/city: {\"type\":\"string\"}"),
+            "{text}"
+        );
+        assert!(
+            text.contains("    + /inputSchema/properties/town: {\"type\":\"string\"}"),
+            "{text}"
+        );
         assert!(!ServerDiff::new(&old, &old).has_drift());
     }
 }

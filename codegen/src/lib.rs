@@ -372,6 +372,10 @@ impl Generator {
         let types_tokens = typed.tokens;
         let markers = tools.iter().map(|t| t.marker_tokens(name));
         let client_methods = tools.iter().map(ToolMethod::method_tokens);
+        let handler_methods = tools.iter().map(ToolMethod::handler_tokens);
+        let dispatch_arms = tools.iter().map(ToolMethod::dispatch_tokens);
+        let definitions = tools.iter().map(ToolMethod::definition_tokens);
+        let server_info = mcpbind_core::hash::canonical_json(&server.server_info);
         let server_doc = doc_attrs(&server_doc(name, server));
         let types_module: syn::File =
             syn::parse2(quote! { #types_tokens #aliases }).map_err(|e| Error::Internal {
@@ -423,6 +427,52 @@ impl Generator {
                     }
 
                     #(#client_methods)*
+                }
+
+                /// The server's tools as Rust methods: implement the ones a test
+                /// double or proxy needs (the others answer "not implemented"),
+                /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+                pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+                    #(#handler_methods)*
+                }
+
+                /// Serves a [`Handler`] with the locked tool definitions, so that it
+                /// lists exactly the tools of the real server.
+                #[derive(Debug, Clone, Default)]
+                pub struct Server<H>(pub H);
+
+                impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+                    fn server_info(&self) -> &'static str {
+                        #server_info
+                    }
+
+                    fn definitions(&self) -> ::std::vec::Vec<&'static str> {
+                        ::std::vec![#(#definitions),*]
+                    }
+
+                    fn call_tool<'a>(
+                        &'a self,
+                        name: &'a str,
+                        arguments: ::mcpbind::__private::serde_json::Map<
+                            ::std::string::String,
+                            ::mcpbind::__private::serde_json::Value,
+                        >,
+                    ) -> ::mcpbind::__private::BoxFuture<
+                        'a,
+                        ::std::option::Option<
+                            ::std::result::Result<::mcpbind::__private::serde_json::Value, ::std::string::String>,
+                        >,
+                    > {
+                        ::std::boxed::Box::pin(async move {
+                            match name {
+                                #(#dispatch_arms)*
+                                _ => {
+                                    let _ = arguments;
+                                    ::std::option::Option::None
+                                }
+                            }
+                        })
+                    }
                 }
             }
         })

@@ -12,8 +12,16 @@
 //! - keywords that types can't say (`pattern`, `format`, `not`, `if`…) are
 //!   dropped, which makes a type looser than its schema, never stricter: the
 //!   locked schema stays the full contract;
-//! - anything typify still rejects falls back to `serde_json` types for that
-//!   tool, with a warning naming the JSON pointer.
+//! - names typify would make collide are settled first: properties whose
+//!   field names clash (`fooBar`, `foo_bar`) keep the first as a field and
+//!   carry the others in the flattened `extra` map; a string enum whose
+//!   variant names clash becomes `String`; a definition named like a prelude
+//!   type (`String`, `Option`) gets a `Def` suffix;
+//! - anything typify still rejects is repaired per subschema: a definition
+//!   or subschema it can't type becomes `serde_json::Value`, a default that
+//!   doesn't fit its type is dropped, each with a warning naming the JSON
+//!   pointer; only a root that stays untypeable falls back, whole, to a
+//!   `serde_json` map.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::AssertUnwindSafe;
@@ -33,8 +41,6 @@ pub(crate) struct PreparedSchema {
     pub(crate) name: String,
     /// The normalized root schema.
     pub(crate) root: Value,
-    /// Names of the server-wide definitions the root needs (transitively).
-    pub(crate) defs: BTreeSet<String>,
     /// Where this schema is, for warnings: (tool, pointer prefix).
     pub(crate) tool: String,
     pub(crate) pointer: String,
@@ -44,6 +50,9 @@ pub(crate) struct PreparedSchema {
 #[derive(Debug, Default)]
 pub(crate) struct Definitions {
     pub(crate) by_name: BTreeMap<String, Value>,
+    /// Where each definition was first met: (tool, JSON pointer of the
+    /// `$ref` that hoisted it), for warnings about its insides.
+    pub(crate) origin: BTreeMap<String, (String, String)>,
 }
 
 /// Keywords dropped because no Rust type expresses them; the locked schema
@@ -107,6 +116,7 @@ pub(crate) fn prepare(
         original: schema,
         names: BTreeMap::new(),
         bodies: BTreeMap::new(),
+        origins: BTreeMap::new(),
         taken: BTreeSet::new(),
         tool,
         pointer,
@@ -129,7 +139,9 @@ pub(crate) fn prepare(
     // Merge the tool's definitions into the server's: a definition identical
     // to the server's one of that name is shared, unless it refers to one that
     // isn't; the others get a tool-specific name.
-    let LocalRefs { bodies, .. } = local;
+    let LocalRefs {
+        bodies, origins, ..
+    } = local;
     let mut shared: BTreeSet<String> = bodies
         .iter()
         .filter(|(name, body)| defs.by_name.get(*name) == Some(*body))
@@ -163,24 +175,18 @@ pub(crate) fn prepare(
     }
     for (name, mut body) in bodies {
         if let Some(global) = rename.get(&name) {
+            if let Some(at) = origins.get(&name) {
+                defs.origin
+                    .insert(global.clone(), (tool.to_owned(), format!("{pointer}{at}")));
+            }
             rewrite_refs(&mut body, &rename);
             defs.by_name.insert(global.clone(), body);
         }
     }
     rewrite_refs(&mut root, &rename);
-    let mut needed = BTreeSet::new();
-    let mut queue = refs_of(&root);
-    while let Some(name) = queue.pop() {
-        if needed.insert(name.clone()) {
-            if let Some(body) = defs.by_name.get(&name) {
-                queue.extend(refs_of(body));
-            }
-        }
-    }
     PreparedSchema {
         name,
         root,
-        defs: needed,
         tool: tool.to_owned(),
         pointer: pointer.to_owned(),
     }
@@ -192,6 +198,9 @@ struct LocalRefs<'a> {
     names: BTreeMap<String, String>,
     /// Local definition name → normalized body.
     bodies: BTreeMap<String, Value>,
+    /// Local definition name → pointer (in the tool schema) of the `$ref`
+    /// that hoisted it.
+    origins: BTreeMap<String, String>,
     taken: BTreeSet<String>,
     tool: &'a str,
     pointer: &'a str,
@@ -342,6 +351,8 @@ impl LocalRefs<'_> {
         if obj.get("properties").is_some_and(|p| !p.is_object()) {
             obj.remove("properties");
         }
+        self.separate_colliding_properties(obj, at);
+        self.loosen_colliding_enum(obj, at);
 
         // Recurse into subschemas.
         if let Some(Value::Object(props)) = obj.get_mut("properties") {
@@ -397,6 +408,13 @@ impl LocalRefs<'_> {
             .find(|s| !s.is_empty())
             .map(|s| sanitize(&s.replace("~1", "/").replace("~0", "~"), Case::Pascal))
             .unwrap_or_else(|| "Root".to_owned());
+        // A definition named like a prelude type would shadow it in the
+        // generated module, where typify's code names some of them bare.
+        let base = if SHADOWING.contains(&base.as_str()) {
+            format!("{base}Def")
+        } else {
+            base
+        };
         let mut name = base.clone();
         let mut n = 2;
         while !self.taken.insert(name.clone()) {
@@ -404,11 +422,193 @@ impl LocalRefs<'_> {
             n += 1;
         }
         self.names.insert(key, name.clone());
+        self.origins.insert(name.clone(), format!("{at}/$ref"));
         let mut body = target;
         self.normalize(&mut body, &format!("{at}/$ref"));
         self.bodies.insert(name.clone(), body);
         Some(name)
     }
+}
+
+impl LocalRefs<'_> {
+    /// Two properties whose Rust field names are the same (`fooBar` and
+    /// `foo_bar`, or `🚀` and `""`, which typify both names `x`) would make a
+    /// struct that doesn't compile. The first keeps its field; the others are
+    /// sent and received through the struct's flattened `extra` map, so every
+    /// call stays expressible.
+    fn separate_colliding_properties(&mut self, obj: &mut Map<String, Value>, at: &str) {
+        let Some(Value::Object(props)) = obj.get("properties") else {
+            return;
+        };
+        // typify adds a flattened `extra` field for a schema-valued
+        // `additionalProperties`.
+        let extra = obj
+            .get("additionalProperties")
+            .is_some_and(|a| !a.is_boolean());
+        let mut fields: BTreeMap<String, String> = BTreeMap::new();
+        if extra {
+            fields.insert("extra".to_owned(), String::new());
+        }
+        let mut moved = Vec::new();
+        for name in props.keys() {
+            let field = typify_sanitize(name, Case::Snake);
+            match fields.get(&field) {
+                Some(first) => moved.push((name.clone(), first.clone())),
+                None => {
+                    fields.insert(field, name.clone());
+                }
+            }
+        }
+        if moved.is_empty() {
+            return;
+        }
+        if let Some(Value::Object(props)) = obj.get_mut("properties") {
+            for (name, _) in &moved {
+                props.remove(name);
+            }
+        }
+        if let Some(Value::Array(required)) = obj.get_mut("required") {
+            required.retain(|r| !moved.iter().any(|(name, _)| r.as_str() == Some(name)));
+            if required.is_empty() {
+                obj.remove("required");
+            }
+        }
+        // The moved properties may not match a typed map's values: make it
+        // any value.
+        obj.insert("additionalProperties".into(), json!({}));
+        for (name, first) in moved {
+            let with = if first.is_empty() {
+                "the map of additional properties".to_owned()
+            } else {
+                format!("property {:?}", first)
+            };
+            self.warn(
+                format!("{at}/properties/{}", escape(&name)),
+                &format!(
+                    "property {name:?} has the same Rust field name as {with}; it is carried in the `extra` map as serde_json::Value"
+                ),
+            );
+        }
+    }
+
+    /// typify names a string enum's variants after its values, and panics
+    /// when two values give the same name (`a-b` and `a_b`, `A` and `a`); such
+    /// an enum becomes a plain string.
+    fn loosen_colliding_enum(&mut self, obj: &mut Map<String, Value>, at: &str) {
+        let Some(Value::Array(values)) = obj.get("enum") else {
+            return;
+        };
+        if !values.iter().all(Value::is_string) || values.len() < 2 {
+            return;
+        }
+        let unique = |f: &dyn Fn(&str) -> String| {
+            let mut seen = BTreeSet::new();
+            values
+                .iter()
+                .filter_map(Value::as_str)
+                .all(|v| seen.insert(f(v)))
+        };
+        let plain = |v: &str| typify_sanitize(v, Case::Pascal);
+        let xed = |v: &str| {
+            typify_sanitize(
+                &v.replace(|c: char| c == '_' || !is_xid_continue(c), "X"),
+                Case::Pascal,
+            )
+        };
+        if unique(&plain) || unique(&xed) {
+            return;
+        }
+        obj.remove("enum");
+        obj.insert("type".into(), json!("string"));
+        self.warn(
+            format!("{at}/enum"),
+            "enum values that give the same Rust variant name; using String",
+        );
+    }
+}
+
+/// Prelude and serde names a definition must not take.
+const SHADOWING: &[&str] = &[
+    "Box",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Default",
+    "Deserialize",
+    "Drop",
+    "Eq",
+    "Err",
+    "Error",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "FromStr",
+    "Hash",
+    "Into",
+    "IntoIterator",
+    "Iterator",
+    "None",
+    "Ok",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Send",
+    "Serialize",
+    "Sized",
+    "Some",
+    "String",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Vec",
+];
+
+/// typify's own identifier sanitizer (`typify-impl` `util::sanitize`, not
+/// public), replicated to predict the names it will give.
+fn typify_sanitize(input: &str, case: Case) -> String {
+    use heck::{ToPascalCase, ToSnakeCase};
+    let to_case = |s: &str| match case {
+        Case::Pascal => s.to_pascal_case(),
+        Case::Snake => s.to_snake_case(),
+    };
+    let out = match input {
+        "+1" => "plus1".to_owned(),
+        "-1" => "minus1".to_owned(),
+        _ => to_case(
+            &input
+                .replace('\'', "")
+                .replace(|c: char| !is_xid_continue(c), "-"),
+        ),
+    };
+    let out = match out.chars().next() {
+        None => to_case("x"),
+        Some(c) if is_xid_start(c) => out,
+        Some(_) => format!("{}{out}", to_case("x")),
+    };
+    if typify::accept_as_ident(&out) {
+        out
+    } else {
+        format!("{out}_")
+    }
+}
+
+fn is_xid_start(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
+    }
+    syn::parse_str::<syn::Ident>(c.encode_utf8(&mut [0; 4])).is_ok()
+}
+
+fn is_xid_continue(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_';
+    }
+    syn::parse_str::<syn::Ident>(&format!("a{c}")).is_ok()
 }
 
 /// Makes `type` something typify takes: deduplicated, and inferred from the
@@ -569,18 +769,46 @@ pub(crate) struct TypedSchemas {
     pub(crate) types: Vec<Option<TokenStream>>,
 }
 
-/// Feeds prepared schemas to typify, one at a time. A schema that typify
-/// rejects (by error or panic) falls back, and the space is rebuilt without
-/// it, so that a half-added schema can't leave broken types behind.
+/// Feeds prepared schemas to typify.
+///
+/// Each schema is first tried alone. One that typify rejects (by error or
+/// panic) is repaired from the inside out: a definition or subschema that
+/// can't be typed on its own becomes `{}` (`serde_json::Value`), a default
+/// that doesn't fit its type is dropped, each with a warning naming its JSON
+/// pointer. Only a root that stays untypeable falls back, whole, to a
+/// `serde_json` map. Then all schemas go into one space; should that still
+/// fail (typify can fail on a combination), the schema at fault falls back
+/// and the space is rebuilt without it, so that a half-added schema can't
+/// leave broken types behind.
 pub(crate) fn type_schemas(
     schemas: &[PreparedSchema],
     defs: &Definitions,
     server: &str,
     warnings: &mut Vec<Warning>,
 ) -> TypedSchemas {
+    let mut schemas = schemas.to_vec();
+    let mut repair = Repair {
+        defs: defs.by_name.clone(),
+        origin: &defs.origin,
+        checked: BTreeSet::new(),
+        server,
+        warnings,
+    };
     let mut failed = vec![false; schemas.len()];
+    for (index, schema) in schemas.iter_mut().enumerate() {
+        if let Err(reason) = repair.root(schema) {
+            failed[index] = true;
+            repair.warnings.push(Warning {
+                server: server.to_owned(),
+                tool: schema.tool.clone(),
+                pointer: schema.pointer.clone(),
+                message: format!("cannot type this schema ({reason}); using a serde_json map"),
+            });
+        }
+    }
+    let Repair { defs, warnings, .. } = repair;
     loop {
-        match build_space(schemas, defs, &failed) {
+        match build_space(&schemas, &defs, &failed) {
             Ok((space, ids)) => {
                 let types = ids
                     .iter()
@@ -590,7 +818,7 @@ pub(crate) fn type_schemas(
                             .map(|t| t.ident())
                     })
                     .collect();
-                let tokens = quiet(|| space.to_stream()).unwrap_or_default();
+                let tokens = quiet(AssertUnwindSafe(|| space.to_stream())).unwrap_or_default();
                 return TypedSchemas { tokens, types };
             }
             Err((index, reason)) => {
@@ -607,9 +835,217 @@ pub(crate) fn type_schemas(
     }
 }
 
+/// Repairs schemas that typify rejects, per subschema.
+struct Repair<'a> {
+    /// The server-wide definitions, repaired as they are met.
+    defs: BTreeMap<String, Value>,
+    origin: &'a BTreeMap<String, (String, String)>,
+    /// Definitions already checked (and repaired if needed).
+    checked: BTreeSet<String>,
+    server: &'a str,
+    warnings: &'a mut Vec<Warning>,
+}
+
+impl Repair<'_> {
+    /// Checks a root schema alone and repairs what it can; `Err` if the
+    /// root itself stays untypeable.
+    fn root(&mut self, schema: &mut PreparedSchema) -> Result<(), String> {
+        let name = schema.name.clone();
+        if check(&schema.root, &name, &self.defs).is_ok() {
+            return Ok(());
+        }
+        let tool = schema.tool.clone();
+        let pointer = schema.pointer.clone();
+        self.repair(&mut schema.root, &name, &tool, &pointer, true)
+    }
+
+    /// Repairs `value` (at `pointer` of `tool`) from the inside out; on
+    /// return it types, unless it is the root and `Err` says why not.
+    fn repair(
+        &mut self,
+        value: &mut Value,
+        name: &str,
+        tool: &str,
+        pointer: &str,
+        is_root: bool,
+    ) -> Result<(), String> {
+        // The definitions it uses, each on its own.
+        for def in needed_defs(value, &self.defs) {
+            if !self.checked.insert(def.clone()) {
+                continue;
+            }
+            let Some(mut body) = self.defs.get(&def).cloned() else {
+                continue;
+            };
+            if check(&body, &def, &self.defs).is_ok() {
+                continue;
+            }
+            let (def_tool, def_pointer) = self
+                .origin
+                .get(&def)
+                .cloned()
+                .unwrap_or_else(|| (tool.to_owned(), pointer.to_owned()));
+            // `repair` of a non-root never fails: at worst it is `{}`.
+            let _ = self.repair(&mut body, &def, &def_tool, &def_pointer, false);
+            self.defs.insert(def, body);
+        }
+        let mut outcome = check(value, name, &self.defs);
+        if outcome.is_err() {
+            // Its subschemas, each on its own.
+            for (suffix, child) in children(value) {
+                let child_name = format!("{name}Sub");
+                if check(child, &child_name, &self.defs).is_err() {
+                    let at = format!("{pointer}{suffix}");
+                    let _ = self.repair(child, &child_name, tool, &at, false);
+                }
+            }
+            outcome = check(value, name, &self.defs);
+        }
+        // Defaults that typify finds don't fit: it checks them only in
+        // context, as struct fields, so each property is tried in a struct
+        // of its own.
+        if outcome.is_err() {
+            if let Some(Value::Object(props)) = value.get_mut("properties") {
+                for (prop, sub) in props.iter_mut() {
+                    if sub.get("default").is_none() {
+                        continue;
+                    }
+                    let alone = json!({"type": "object", "properties": {prop.as_str(): &*sub}});
+                    let probe = format!("{name}Default");
+                    if let Err(reason) = check(&alone, &probe, &self.defs) {
+                        if let Some(obj) = sub.as_object_mut() {
+                            obj.remove("default");
+                        }
+                        let at = format!("{pointer}/properties/{}/default", escape(prop));
+                        self.warn(
+                            tool,
+                            at,
+                            format!("dropped a default that doesn't fit its type ({reason})"),
+                        );
+                    }
+                }
+                outcome = check(value, name, &self.defs);
+            }
+        }
+        while let Err(reason) = &outcome {
+            let Some(at) = drop_one_default(value) else {
+                break;
+            };
+            self.warn(
+                tool,
+                format!("{pointer}{at}/default"),
+                format!("dropped a default that doesn't fit its type ({reason})"),
+            );
+            outcome = check(value, name, &self.defs);
+        }
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(reason) if is_root => Err(reason),
+            Err(reason) => {
+                self.warn(
+                    tool,
+                    pointer.to_owned(),
+                    format!("cannot type this subschema ({reason}); using serde_json::Value"),
+                );
+                *value = json!({});
+                Ok(())
+            }
+        }
+    }
+
+    fn warn(&mut self, tool: &str, pointer: String, message: String) {
+        self.warnings.push(Warning {
+            server: self.server.to_owned(),
+            tool: tool.to_owned(),
+            pointer,
+            message,
+        });
+    }
+}
+
+/// The direct subschemas of a schema, with their pointer suffixes.
+fn children(value: &mut Value) -> Vec<(String, &mut Value)> {
+    let mut out = Vec::new();
+    let Value::Object(obj) = value else {
+        return out;
+    };
+    for (key, sub) in obj.iter_mut() {
+        match (key.as_str(), sub) {
+            ("properties", Value::Object(props)) => {
+                for (name, sub) in props.iter_mut() {
+                    out.push((format!("/properties/{}", escape(name)), sub));
+                }
+            }
+            ("items" | "additionalProperties", sub @ Value::Object(_)) => {
+                out.push((format!("/{key}"), sub));
+            }
+            ("anyOf" | "oneOf" | "allOf", Value::Array(subs)) => {
+                for (i, sub) in subs.iter_mut().enumerate() {
+                    out.push((format!("/{key}/{i}"), sub));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Removes one `default` (its own first, then its properties'), returning
+/// the pointer suffix of the schema that held it.
+fn drop_one_default(value: &mut Value) -> Option<String> {
+    let obj = value.as_object_mut()?;
+    if obj.remove("default").is_some() {
+        return Some(String::new());
+    }
+    let props = obj.get_mut("properties")?.as_object_mut()?;
+    props.iter_mut().find_map(|(name, sub)| {
+        sub.as_object_mut()?.remove("default")?;
+        Some(format!("/properties/{}", escape(name)))
+    })
+}
+
+/// The definitions a schema needs, transitively, in a stable order.
+fn needed_defs(root: &Value, defs: &BTreeMap<String, Value>) -> BTreeSet<String> {
+    let mut needed = BTreeSet::new();
+    let mut queue = refs_of(root);
+    while let Some(name) = queue.pop() {
+        if needed.insert(name.clone()) {
+            if let Some(body) = defs.get(&name) {
+                queue.extend(refs_of(body));
+            }
+        }
+    }
+    needed
+}
+
+/// Whether typify takes `root` (with the definitions it needs) and emits it.
+fn check(root: &Value, name: &str, defs: &BTreeMap<String, Value>) -> Result<(), String> {
+    let mut batch = Vec::new();
+    for def in needed_defs(root, defs) {
+        let body = defs.get(&def).cloned().unwrap_or_else(|| json!({}));
+        batch.push((def.clone(), to_schema(&body)?));
+    }
+    let root = to_schema(root)?;
+    quiet(AssertUnwindSafe(|| -> Result<(), String> {
+        let mut space = TypeSpace::new(&type_space_settings());
+        if !batch.is_empty() {
+            space.add_ref_types(batch).map_err(|e| e.to_string())?;
+        }
+        space
+            .add_type_with_name(&root, Some(name.to_owned()))
+            .map_err(|e| e.to_string())?;
+        space.to_stream();
+        Ok(())
+    }))?
+}
+
 type SpaceResult = Result<(TypeSpace, Vec<Option<typify::TypeId>>), (usize, String)>;
 
-fn build_space(schemas: &[PreparedSchema], defs: &Definitions, failed: &[bool]) -> SpaceResult {
+fn build_space(
+    schemas: &[PreparedSchema],
+    defs: &BTreeMap<String, Value>,
+    failed: &[bool],
+) -> SpaceResult {
     let mut space = TypeSpace::new(&type_space_settings());
     let mut added = BTreeSet::new();
     let mut ids = Vec::with_capacity(schemas.len());
@@ -619,14 +1055,14 @@ fn build_space(schemas: &[PreparedSchema], defs: &Definitions, failed: &[bool]) 
             continue;
         }
         let mut batch = Vec::new();
-        for name in &schema.defs {
-            if added.contains(name) {
+        for name in needed_defs(&schema.root, defs) {
+            if added.contains(&name) {
                 continue;
             }
-            let body = defs.by_name.get(name).cloned().unwrap_or_else(|| json!({}));
+            let body = defs.get(&name).cloned().unwrap_or_else(|| json!({}));
             let parsed =
                 to_schema(&body).map_err(|e| (index, format!("definition `{name}`: {e}")))?;
-            batch.push((name.clone(), parsed));
+            batch.push((name, parsed));
         }
         let root = to_schema(&schema.root).map_err(|e| (index, e))?;
         let name = schema.name.clone();
@@ -641,21 +1077,17 @@ fn build_space(schemas: &[PreparedSchema], defs: &Definitions, failed: &[bool]) 
                 .map_err(|e| e.to_string())
         }));
         match outcome {
-            Some(Ok(id)) => {
+            Ok(Ok(id)) => {
                 added.extend(batch.into_iter().map(|(n, _)| n));
                 ids.push(Some(id));
             }
-            Some(Err(e)) => return Err((index, e)),
-            None => return Err((index, "the type generator panicked".to_owned())),
+            Ok(Err(e)) | Err(e) => return Err((index, e)),
         }
     }
     // Emitting can panic too; attribute it by elimination (the last schema).
-    if quiet(AssertUnwindSafe(|| space.to_stream())).is_none() {
+    if let Err(e) = quiet(AssertUnwindSafe(|| space.to_stream())) {
         let last = failed.iter().rposition(|f| !f).unwrap_or(0);
-        return Err((
-            last,
-            "the type generator panicked while emitting".to_owned(),
-        ));
+        return Err((last, format!("{e}, while emitting")));
     }
     Ok((space, ids))
 }
@@ -664,15 +1096,42 @@ fn to_schema(value: &Value) -> Result<schemars::schema::Schema, String> {
     serde_json::from_value(value.clone()).map_err(|e| format!("unreadable schema: {e}"))
 }
 
-/// Runs `f`, turning a panic into `None` without printing it.
-fn quiet<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> Option<T> {
-    // The default hook prints the panic; typify's panics on odd schemas are
-    // expected here and reported as warnings instead.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = std::panic::catch_unwind(f).ok();
-    std::panic::set_hook(hook);
-    result
+thread_local! {
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic into `Err` with its message, without printing
+/// it: typify's panics on odd schemas are expected here and reported as
+/// warnings instead.
+fn quiet<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> Result<T, String> {
+    // One hook for the process, silent only on a thread inside `quiet`:
+    // swapping hooks per call would race between threads.
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let result = std::panic::catch_unwind(f);
+    QUIET.with(|q| q.set(was));
+    result.map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let message = message.lines().next().unwrap_or_default();
+        let message: String = message.chars().take(200).collect();
+        if message.is_empty() {
+            "the type generator panicked".to_owned()
+        } else {
+            format!("the type generator panicked: {message}")
+        }
+    })
 }
 
 #[cfg(test)]
@@ -710,7 +1169,7 @@ mod tests {
         assert_eq!(p.root["properties"]["c"], json!({}));
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].pointer, "/inputSchema/properties/c/$ref");
-        assert!(p.defs.contains("Shape"));
+        assert!(needed_defs(&p.root, &defs.by_name).contains("Shape"));
     }
 
     #[test]
@@ -746,5 +1205,78 @@ mod tests {
         assert_eq!(same.root["properties"]["x"]["$ref"], "#/$defs/X");
         assert_eq!(other.root["properties"]["x"]["$ref"], "#/$defs/BX");
         assert_eq!(defs.by_name.len(), 2);
+    }
+
+    #[test]
+    fn predicts_typify_names() {
+        assert_eq!(typify_sanitize("fooBar", Case::Snake), "foo_bar");
+        assert_eq!(typify_sanitize("foo-bar", Case::Snake), "foo_bar");
+        assert_eq!(typify_sanitize("🚀", Case::Snake), "x");
+        assert_eq!(typify_sanitize("", Case::Snake), "x");
+        assert_eq!(typify_sanitize("type", Case::Snake), "type_");
+        assert_eq!(typify_sanitize("123", Case::Snake), "x123");
+        assert_eq!(typify_sanitize("a-b", Case::Pascal), "AB");
+        assert_eq!(typify_sanitize("café", Case::Snake), "café");
+    }
+
+    #[test]
+    fn separates_colliding_properties_and_enums() {
+        let (p, _, w) = prep(json!({
+            "type": "object",
+            "properties": {
+                "fooBar": {"type": "string"},
+                "foo_bar": {"type": "integer"},
+                "e": {"type": "string", "enum": ["a-b", "a_b"]},
+                "ok": {"type": "string", "enum": ["a-b", "c"]}
+            },
+            "required": ["fooBar", "foo_bar"],
+            "additionalProperties": false
+        }));
+        assert!(p.root["properties"].get("foo_bar").is_none());
+        assert_eq!(p.root["required"], json!(["fooBar"]));
+        assert_eq!(p.root["additionalProperties"], json!({}));
+        assert_eq!(p.root["properties"]["e"], json!({"type": "string"}));
+        assert_eq!(p.root["properties"]["ok"]["enum"], json!(["a-b", "c"]));
+        let pointers: Vec<_> = w.iter().map(|w| w.pointer.as_str()).collect();
+        assert_eq!(
+            pointers,
+            [
+                "/inputSchema/properties/foo_bar",
+                "/inputSchema/properties/e/enum"
+            ]
+        );
+    }
+
+    #[test]
+    fn renames_definitions_that_shadow_the_prelude() {
+        let (p, defs, _) = prep(json!({
+            "type": "object",
+            "$defs": {"String": {"type": "integer"}},
+            "properties": {"s": {"$ref": "#/$defs/String"}}
+        }));
+        assert_eq!(p.root["properties"]["s"]["$ref"], "#/$defs/StringDef");
+        assert!(defs.by_name.contains_key("StringDef"));
+    }
+
+    #[test]
+    fn repairs_per_subschema() {
+        let (p, defs, mut w) = prep(json!({
+            "type": "object",
+            "properties": {
+                "bad": {"enum": [1, "two", true]},
+                "n": {"type": "integer", "default": "three"},
+                "good": {"type": "string"}
+            }
+        }));
+        let typed = type_schemas(&[p], &defs, "s", &mut w);
+        assert!(typed.types[0].is_some(), "the tool keeps its struct");
+        let pointers: Vec<_> = w.iter().map(|w| w.pointer.as_str()).collect();
+        assert!(pointers.contains(&"/inputSchema/properties/bad"), "{w:?}");
+        assert!(
+            pointers.contains(&"/inputSchema/properties/n/default"),
+            "{w:?}"
+        );
+        let text = typed.tokens.to_string();
+        assert!(text.contains("pub good"), "{text}");
     }
 }

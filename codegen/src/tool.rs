@@ -96,6 +96,7 @@ impl ToolMethod<'_> {
         let idempotent = tool.hint("idempotentHint").unwrap_or(false);
         let open_world = tool.hint("openWorldHint").unwrap_or(true);
         let sha = tool.sha256.as_str();
+        let definition = mcpbind_core::hash::canonical_json(&tool.definition);
         quote! {
             #docs
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -113,6 +114,7 @@ impl ToolMethod<'_> {
                     #output_schema,
                     [#read_only, #destructive, #idempotent, #open_world],
                     #sha,
+                    #definition,
                 );
             }
         }
@@ -137,6 +139,52 @@ impl ToolMethod<'_> {
                 self.inner.call::<tools::#marker>(&input).await
             }
         }
+    }
+}
+
+impl ToolMethod<'_> {
+    fn output_type(&self) -> TokenStream {
+        match &self.output {
+            Some(o) => quote!(#o),
+            None => quote!(()),
+        }
+    }
+
+    /// The `Handler` trait method, whose default answers "not implemented".
+    pub(crate) fn handler_tokens(&self) -> TokenStream {
+        let docs = doc_attrs(&self.docs());
+        let method = &self.method;
+        let input = &self.input;
+        let output = self.output_type();
+        let name = self.tool.name.as_str();
+        quote! {
+            #docs
+            fn #method(
+                &self,
+                input: #input,
+            ) -> impl ::std::future::Future<Output = ::mcpbind::HandlerResult<#output>> + ::std::marker::Send {
+                let _ = input;
+                async { ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented(#name)) }
+            }
+        }
+    }
+
+    /// The `Server<H>` dispatch arm.
+    pub(crate) fn dispatch_tokens(&self) -> TokenStream {
+        let method = &self.method;
+        let marker = &self.marker;
+        let name = self.tool.name.as_str();
+        quote! {
+            #name => ::std::option::Option::Some(
+                ::mcpbind::__private::dispatch::<tools::#marker, _, _>(arguments, |input| self.0.#method(input)).await,
+            ),
+        }
+    }
+
+    /// The marker's path, for the list of definitions.
+    pub(crate) fn definition_tokens(&self) -> TokenStream {
+        let marker = &self.marker;
+        quote!(<tools::#marker as ::mcpbind::Tool>::META.definition)
     }
 }
 

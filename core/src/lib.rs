@@ -33,11 +33,18 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod handler;
 pub mod hash;
 mod tool;
 
 pub use config::{Config, ConfigError, ServerConfig, TransportConfig};
+pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
 pub use tool::{Tool, ToolMeta};
+
+#[cfg(feature = "server")]
+mod serve;
+#[cfg(feature = "server")]
+pub use serve::{serve_io, serve_stdio};
 
 #[cfg(feature = "client")]
 mod call;
@@ -84,6 +91,7 @@ macro_rules! include_bindings {
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::handler::{dispatch, BoxFuture};
     pub use serde;
     pub use serde_json;
 }

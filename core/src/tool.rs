@@ -26,6 +26,8 @@ pub struct ToolMeta {
     pub open_world: bool,
     /// The sha256 of the tool's canonical definition, as locked.
     pub sha256: &'static str,
+    /// The whole locked definition, as canonical JSON text.
+    pub definition: &'static str,
 }
 
 impl ToolMeta {
@@ -40,6 +42,7 @@ impl ToolMeta {
         output_schema: Option<&'static str>,
         hints: [bool; 4],
         sha256: &'static str,
+        definition: &'static str,
     ) -> Self {
         ToolMeta {
             server,
@@ -53,6 +56,7 @@ impl ToolMeta {
             idempotent: hints[2],
             open_world: hints[3],
             sha256,
+            definition,
         }
     }
 
@@ -67,9 +71,9 @@ impl ToolMeta {
 /// marker type per tool.
 pub trait Tool {
     /// The arguments (`inputSchema`).
-    type Input: serde::Serialize;
+    type Input: serde::Serialize + serde::de::DeserializeOwned + Send;
     /// The structured output (`outputSchema`), or `()` when the tool has none.
-    type Output: serde::de::DeserializeOwned;
+    type Output: serde::Serialize + serde::de::DeserializeOwned + Send;
     /// The tool's locked metadata.
     const META: ToolMeta;
 }

@@ -7,4 +7,5 @@ mod build;
 mod calls;
 mod cli;
 mod compile;
+mod double;
 mod lock;

@@ -371,6 +371,7 @@ pub mod combinators {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "695032391dadb37d9c2aae63da1fc1a4cf7461984ed06f346399c71f08a46332",
+                "{\"description\":\"allOf merging objects, and allOf with a lone ref-like object.\",\"inputSchema\":{\"properties\":{\"conflicting\":{\"allOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"merged\":{\"allOf\":[{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"type\":\"object\"},{\"properties\":{\"b\":{\"type\":\"integer\"}},\"type\":\"object\"}]}},\"type\":\"object\"},\"name\":\"all_of\"}",
             );
         }
         /// Keywords no Rust type says: not, if/then/else, contains.
@@ -392,6 +393,7 @@ pub mod combinators {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "26b51d957793eb90be81e9678c391e19a89f5039a1b8de5feec371affde02dd2",
+                "{\"description\":\"Keywords no Rust type says: not, if/then/else, contains.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"else\":{\"properties\":{\"postal_code\":{\"pattern\":\"[A-Z][0-9][A-Z]\"}}},\"if\":{\"properties\":{\"country\":{\"const\":\"US\"}}},\"properties\":{\"anything_but_null\":{\"not\":{\"type\":\"null\"}},\"code\":{\"not\":{\"enum\":[\"forbidden\"]},\"type\":\"string\"},\"country\":{\"type\":\"string\"},\"postal_code\":{\"type\":\"string\"},\"tags\":{\"contains\":{\"const\":\"x\"},\"items\":{\"type\":\"string\"},\"minContains\":1,\"type\":\"array\"}},\"required\":[\"code\"],\"then\":{\"properties\":{\"postal_code\":{\"pattern\":\"[0-9]{5}\"}}},\"type\":\"object\"},\"name\":\"not_if_then_else\"}",
             );
         }
         /// type arrays with null, anyOf with null, oneOf with null.
@@ -415,6 +417,7 @@ pub mod combinators {
                 ),
                 [false, true, false, true],
                 "8362a5a6c886f7f167492603048cf9c7a42c79a2dae1f4b1370f49f805f35bd5",
+                "{\"description\":\"type arrays with null, anyOf with null, oneOf with null.\",\"inputSchema\":{\"properties\":{\"a\":{\"type\":[\"string\",\"null\"]},\"b\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]},\"c\":{\"oneOf\":[{\"type\":\"null\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"d\":{\"type\":[\"string\",\"integer\"]},\"e\":{\"type\":[\"string\",\"integer\",\"null\"]},\"f\":{\"type\":\"null\"},\"g\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"boolean\"}]},\"h\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":[\"object\",\"null\"]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"nullables\",\"outputSchema\":{\"properties\":{\"result\":{\"type\":[\"number\",\"null\"]}},\"type\":\"object\"}}",
             );
         }
         /// oneOf tagged by a const property and by a single-value enum.
@@ -436,6 +439,7 @@ pub mod combinators {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "4221cbc7138e26c1e13cbce032fb3a05be7183ce6d5c14a1f627581fb8235651",
+                "{\"description\":\"oneOf tagged by a const property and by a single-value enum.\",\"inputSchema\":{\"properties\":{\"event\":{\"oneOf\":[{\"properties\":{\"type\":{\"enum\":[\"click\"],\"type\":\"string\"},\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"type\",\"x\",\"y\"],\"type\":\"object\"},{\"properties\":{\"key\":{\"type\":\"string\"},\"type\":{\"enum\":[\"key\"],\"type\":\"string\"}},\"required\":[\"type\",\"key\"],\"type\":\"object\"}]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"},{\"properties\":{\"h\":{\"type\":\"number\"},\"kind\":{\"const\":\"rect\"},\"w\":{\"type\":\"number\"}},\"required\":[\"kind\",\"w\",\"h\"],\"type\":\"object\"}]},\"tag_not_required\":{\"oneOf\":[{\"properties\":{\"mode\":{\"const\":\"fast\"}},\"type\":\"object\"},{\"properties\":{\"delay\":{\"type\":\"integer\"},\"mode\":{\"const\":\"slow\"}},\"type\":\"object\"}]},\"untagged\":{\"oneOf\":[{\"properties\":{\"url\":{\"type\":\"string\"}},\"required\":[\"url\"],\"type\":\"object\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"},\"name\":\"tagged_union\"}",
             );
         }
         /// 2020-12 prefixItems and draft-07 array items.
@@ -457,6 +461,7 @@ pub mod combinators {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "efdc87ad5796fcd304686547f7f80e1e7bec4d1e87210d0e8021b703da75e944",
+                "{\"description\":\"2020-12 prefixItems and draft-07 array items.\",\"inputSchema\":{\"properties\":{\"legacy_open\":{\"additionalItems\":{\"type\":\"boolean\"},\"items\":[{\"type\":\"string\"}],\"type\":\"array\"},\"legacy_pair\":{\"additionalItems\":false,\"items\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"},\"point\":{\"items\":false,\"minItems\":2,\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}],\"type\":\"array\"},\"point_open\":{\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"string\"}],\"type\":\"array\"}},\"required\":[\"point\"],\"type\":\"object\"},\"name\":\"tuples\"}",
             );
         }
     }
@@ -526,6 +531,184 @@ pub mod combinators {
             input: types::TuplesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Tuples>(&input).await
+        }
+    }
+    /// The server's tools as Rust methods: implement the ones a test
+    /// double or proxy needs (the others answer "not implemented"),
+    /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+        /// allOf merging objects, and allOf with a lone ref-like object.
+        ///
+        /// Tool `all_of`.
+        fn all_of(
+            &self,
+            input: types::AllOfInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("all_of"),
+                )
+            }
+        }
+        /// Keywords no Rust type says: not, if/then/else, contains.
+        ///
+        /// Tool `not_if_then_else`.
+        fn not_if_then_else(
+            &self,
+            input: types::NotIfThenElseInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("not_if_then_else"),
+                )
+            }
+        }
+        /// type arrays with null, anyOf with null, oneOf with null.
+        ///
+        /// Tool `nullables`.
+        fn nullables(
+            &self,
+            input: types::NullablesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::NullablesOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("nullables"),
+                )
+            }
+        }
+        /// oneOf tagged by a const property and by a single-value enum.
+        ///
+        /// Tool `tagged_union`.
+        fn tagged_union(
+            &self,
+            input: types::TaggedUnionInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("tagged_union"),
+                )
+            }
+        }
+        /// 2020-12 prefixItems and draft-07 array items.
+        ///
+        /// Tool `tuples`.
+        fn tuples(
+            &self,
+            input: types::TuplesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("tuples"),
+                )
+            }
+        }
+    }
+    /// Serves a [`Handler`] with the locked tool definitions, so that it
+    /// lists exactly the tools of the real server.
+    #[derive(Debug, Clone, Default)]
+    pub struct Server<H>(pub H);
+    impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+        fn server_info(&self) -> &'static str {
+            "{\"name\":\"combinators\",\"version\":\"0.0.0\"}"
+        }
+        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
+            ::std::vec![
+                < tools::AllOf as ::mcpbind::Tool > ::META.definition, <
+                tools::NotIfThenElse as ::mcpbind::Tool > ::META.definition, <
+                tools::Nullables as ::mcpbind::Tool > ::META.definition, <
+                tools::TaggedUnion as ::mcpbind::Tool > ::META.definition, <
+                tools::Tuples as ::mcpbind::Tool > ::META.definition
+            ]
+        }
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match name {
+                    "all_of" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::AllOf,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.all_of(input))
+                                .await,
+                        )
+                    }
+                    "not_if_then_else" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::NotIfThenElse,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.not_if_then_else(input))
+                                .await,
+                        )
+                    }
+                    "nullables" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::Nullables,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.nullables(input))
+                                .await,
+                        )
+                    }
+                    "tagged_union" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::TaggedUnion,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.tagged_union(input))
+                                .await,
+                        )
+                    }
+                    "tuples" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::Tuples,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.tuples(input))
+                                .await,
+                        )
+                    }
+                    _ => {
+                        let _ = arguments;
+                        ::std::option::Option::None
+                    }
+                }
+            })
         }
     }
 }

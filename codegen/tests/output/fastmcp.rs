@@ -367,6 +367,7 @@ pub mod fastmcp {
                 ),
                 [true, true, false, true],
                 "9d30cf57380ef3c5aa95c07e8261048d32e7ec852876193725ba1e8b1170c321",
+                "{\"annotations\":{\"openWorldHint\":true,\"readOnlyHint\":true,\"title\":\"Get Forecast\"},\"description\":\"Get the weather forecast for a location.\\n\\nArgs:\\n    location: City name or coordinates.\\n    days: Number of days.\",\"inputSchema\":{\"$defs\":{\"Coordinates\":{\"properties\":{\"lat\":{\"maximum\":90,\"minimum\":-90,\"title\":\"Lat\",\"type\":\"number\"},\"lon\":{\"maximum\":180,\"minimum\":-180,\"title\":\"Lon\",\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"title\":\"Coordinates\",\"type\":\"object\"},\"Units\":{\"enum\":[\"metric\",\"imperial\"],\"title\":\"Units\",\"type\":\"string\"}},\"properties\":{\"coords\":{\"anyOf\":[{\"$ref\":\"#/$defs/Coordinates\"},{\"type\":\"null\"}],\"default\":null},\"days\":{\"default\":3,\"exclusiveMinimum\":0,\"maximum\":14,\"title\":\"Days\",\"type\":\"integer\"},\"fields\":{\"anyOf\":[{\"items\":{\"type\":\"string\"},\"type\":\"array\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Fields\"},\"include_hourly\":{\"default\":false,\"title\":\"Include Hourly\",\"type\":\"boolean\"},\"language\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Language\"},\"location\":{\"anyOf\":[{\"type\":\"string\"},{\"$ref\":\"#/$defs/Coordinates\"}],\"title\":\"Location\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"default\":\"metric\"}},\"required\":[\"location\"],\"title\":\"get_forecastArguments\",\"type\":\"object\"},\"name\":\"get_forecast\",\"outputSchema\":{\"$defs\":{\"DayForecast\":{\"properties\":{\"date\":{\"format\":\"date\",\"title\":\"Date\",\"type\":\"string\"},\"high\":{\"title\":\"High\",\"type\":\"number\"},\"low\":{\"title\":\"Low\",\"type\":\"number\"},\"summary\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Summary\"}},\"required\":[\"date\",\"high\",\"low\"],\"title\":\"DayForecast\",\"type\":\"object\"}},\"properties\":{\"days\":{\"items\":{\"$ref\":\"#/$defs/DayForecast\"},\"title\":\"Days\",\"type\":\"array\"},\"location\":{\"title\":\"Location\",\"type\":\"string\"}},\"required\":[\"location\",\"days\"],\"title\":\"ForecastResult\",\"type\":\"object\"},\"title\":\"Get Forecast\"}",
             );
         }
         /// **Search Documents**
@@ -388,6 +389,7 @@ pub mod fastmcp {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "e170470be35e5cff8abf2baa465c240db7afe6cf543fd9fca4f8bcde417bba17",
+                "{\"description\":\"Full-text search.\",\"inputSchema\":{\"$defs\":{\"Filter\":{\"additionalProperties\":false,\"properties\":{\"field\":{\"title\":\"Field\",\"type\":\"string\"},\"op\":{\"default\":\"eq\",\"enum\":[\"eq\",\"ne\",\"lt\",\"gt\",\"in\"],\"title\":\"Op\",\"type\":\"string\"},\"value\":{\"title\":\"Value\"}},\"required\":[\"field\",\"value\"],\"title\":\"Filter\",\"type\":\"object\"}},\"properties\":{\"filters\":{\"default\":[],\"items\":{\"$ref\":\"#/$defs/Filter\"},\"title\":\"Filters\",\"type\":\"array\"},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"type\":\"null\"}],\"default\":10,\"title\":\"Limit\"},\"metadata\":{\"anyOf\":[{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Metadata\"},\"query\":{\"minLength\":1,\"title\":\"Query\",\"type\":\"string\"}},\"required\":[\"query\"],\"title\":\"search_documentsArguments\",\"type\":\"object\"},\"name\":\"search_documents\",\"title\":\"Search Documents\"}",
             );
         }
         /// FastMCP wraps non-object returns in {"result": ...}.
@@ -411,6 +413,7 @@ pub mod fastmcp {
                 ),
                 [false, true, false, true],
                 "33eddce15e06536506c11d8b68c5e6f7c134ae4d2ab99a7fa77d616a3c4c64b9",
+                "{\"description\":\"FastMCP wraps non-object returns in {\\\"result\\\": ...}.\",\"inputSchema\":{\"properties\":{},\"title\":\"wrapped_resultArguments\",\"type\":\"object\"},\"name\":\"wrapped_result\",\"outputSchema\":{\"properties\":{\"result\":{\"items\":{\"type\":\"integer\"},\"title\":\"Result\",\"type\":\"array\"}},\"required\":[\"result\"],\"title\":\"_WrappedResult\",\"type\":\"object\",\"x-fastmcp-wrap-result\":true}}",
             );
         }
     }
@@ -470,6 +473,138 @@ pub mod fastmcp {
             input: types::WrappedResultInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::WrappedResultOutput>> {
             self.inner.call::<tools::WrappedResult>(&input).await
+        }
+    }
+    /// The server's tools as Rust methods: implement the ones a test
+    /// double or proxy needs (the others answer "not implemented"),
+    /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+        /// **Get Forecast**
+        ///
+        /// Get the weather forecast for a location.
+        ///
+        /// Args:
+        ///     location: City name or coordinates.
+        ///     days: Number of days.
+        ///
+        /// Tool `get_forecast` (read-only).
+        fn get_forecast(
+            &self,
+            input: types::GetForecastInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::GetForecastOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get_forecast"),
+                )
+            }
+        }
+        /// **Search Documents**
+        ///
+        /// Full-text search.
+        ///
+        /// Tool `search_documents`.
+        fn search_documents(
+            &self,
+            input: types::SearchDocumentsInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("search_documents"),
+                )
+            }
+        }
+        /// FastMCP wraps non-object returns in {"result": ...}.
+        ///
+        /// Tool `wrapped_result`.
+        fn wrapped_result(
+            &self,
+            input: types::WrappedResultInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::WrappedResultOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("wrapped_result"),
+                )
+            }
+        }
+    }
+    /// Serves a [`Handler`] with the locked tool definitions, so that it
+    /// lists exactly the tools of the real server.
+    #[derive(Debug, Clone, Default)]
+    pub struct Server<H>(pub H);
+    impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+        fn server_info(&self) -> &'static str {
+            "{\"name\":\"weather-fastmcp\",\"version\":\"2.3.1\"}"
+        }
+        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
+            ::std::vec![
+                < tools::GetForecast as ::mcpbind::Tool > ::META.definition, <
+                tools::SearchDocuments as ::mcpbind::Tool > ::META.definition, <
+                tools::WrappedResult as ::mcpbind::Tool > ::META.definition
+            ]
+        }
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match name {
+                    "get_forecast" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetForecast,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_forecast(input))
+                                .await,
+                        )
+                    }
+                    "search_documents" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::SearchDocuments,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.search_documents(input))
+                                .await,
+                        )
+                    }
+                    "wrapped_result" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::WrappedResult,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.wrapped_result(input))
+                                .await,
+                        )
+                    }
+                    _ => {
+                        let _ = arguments;
+                        ::std::option::Option::None
+                    }
+                }
+            })
         }
     }
 }

@@ -419,6 +419,7 @@ pub mod openapi {
                 ),
                 [false, true, false, true],
                 "0f60da993ec152e59a64179623e701e6b2ecbaf869efe33cb55756cd1b1b9125",
+                "{\"description\":\"POST /pets\",\"inputSchema\":{\"components\":{\"schemas\":{\"Cat\":{\"properties\":{\"livesLeft\":{\"type\":\"integer\"},\"petType\":{\"enum\":[\"cat\"],\"type\":\"string\"}},\"required\":[\"petType\"],\"type\":\"object\"},\"Dog\":{\"properties\":{\"goodBoy\":{\"nullable\":true,\"type\":\"boolean\"},\"petType\":{\"enum\":[\"dog\"],\"type\":\"string\"}},\"required\":[\"petType\"],\"type\":\"object\"}}},\"properties\":{\"X-Request-Id\":{\"description\":\"header\",\"format\":\"uuid\",\"type\":\"string\"},\"body\":{\"properties\":{\"age\":{\"format\":\"int32\",\"type\":\"integer\"},\"born_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"chip\":{\"format\":\"int64\",\"minimum\":0,\"type\":\"integer\"},\"home\":{\"format\":\"uri\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"name\":{\"nullable\":false,\"type\":\"string\"},\"pet\":{\"discriminator\":{\"mapping\":{\"cat\":\"#/components/schemas/Cat\",\"dog\":\"#/components/schemas/Dog\"},\"propertyName\":\"petType\"},\"oneOf\":[{\"$ref\":\"#/components/schemas/Cat\"},{\"$ref\":\"#/components/schemas/Dog\"}]},\"photo\":{\"format\":\"byte\",\"type\":\"string\"},\"tag\":{\"nullable\":true,\"type\":\"string\"},\"weight\":{\"format\":\"float\",\"nullable\":true,\"type\":\"number\"}},\"required\":[\"name\",\"pet\"],\"type\":\"object\"},\"dryRun\":{\"description\":\"query\",\"type\":\"boolean\"}},\"required\":[\"body\"],\"type\":\"object\"},\"name\":\"createPet\",\"outputSchema\":{\"properties\":{\"created\":{\"format\":\"date-time\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"owner\":{\"nullable\":true,\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"id\"],\"type\":\"object\"}}",
             );
         }
         /// GET /pets
@@ -440,6 +441,7 @@ pub mod openapi {
                 ),
                 [false, true, false, true],
                 "dc817fece8f7e0e74bff71de7fad127ea38f213143a72fa16b482cb0bba0f1ab",
+                "{\"description\":\"GET /pets\",\"inputSchema\":{\"properties\":{\"ids\":{\"items\":{\"format\":\"uuid\",\"type\":\"string\"},\"type\":\"array\",\"uniqueItems\":true},\"limit\":{\"format\":\"int32\",\"maximum\":100,\"nullable\":true,\"type\":\"integer\"},\"since\":{\"format\":\"date\",\"type\":\"string\"},\"sort\":{\"enum\":[\"name\",\"-name\",\"age\",\"-age\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"listPets\",\"outputSchema\":{\"properties\":{\"items\":{\"items\":{\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"type\":\"array\"},\"next\":{\"nullable\":true,\"type\":\"string\"}},\"required\":[\"items\"],\"type\":\"object\"}}",
             );
         }
     }
@@ -482,6 +484,103 @@ pub mod openapi {
             input: types::ListPetsInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ListPetsOutput>> {
             self.inner.call::<tools::ListPets>(&input).await
+        }
+    }
+    /// The server's tools as Rust methods: implement the ones a test
+    /// double or proxy needs (the others answer "not implemented"),
+    /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+        /// POST /pets
+        ///
+        /// Tool `createPet`.
+        fn create_pet(
+            &self,
+            input: types::CreatePetInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::CreatePetOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("createPet"),
+                )
+            }
+        }
+        /// GET /pets
+        ///
+        /// Tool `listPets`.
+        fn list_pets(
+            &self,
+            input: types::ListPetsInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::ListPetsOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("listPets"),
+                )
+            }
+        }
+    }
+    /// Serves a [`Handler`] with the locked tool definitions, so that it
+    /// lists exactly the tools of the real server.
+    #[derive(Debug, Clone, Default)]
+    pub struct Server<H>(pub H);
+    impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+        fn server_info(&self) -> &'static str {
+            "{\"name\":\"petstore-mcp\",\"version\":\"1.0.0\"}"
+        }
+        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
+            ::std::vec![
+                < tools::CreatePet as ::mcpbind::Tool > ::META.definition, <
+                tools::ListPets as ::mcpbind::Tool > ::META.definition
+            ]
+        }
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match name {
+                    "createPet" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::CreatePet,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.create_pet(input))
+                                .await,
+                        )
+                    }
+                    "listPets" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ListPets,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.list_pets(input))
+                                .await,
+                        )
+                    }
+                    _ => {
+                        let _ = arguments;
+                        ::std::option::Option::None
+                    }
+                }
+            })
         }
     }
 }

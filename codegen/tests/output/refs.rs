@@ -673,6 +673,7 @@ pub mod refs {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "8ffc26016ce0ed46b12a98deac7b0ef5716482b42debe018d3ab69474387db7c",
+                "{\"description\":\"Refs by $id and by $anchor.\",\"inputSchema\":{\"$defs\":{\"addr\":{\"$id\":\"https://example.com/schemas/address.json\",\"properties\":{\"street\":{\"type\":\"string\"}},\"required\":[\"street\"],\"type\":\"object\"},\"name\":{\"$anchor\":\"person-name\",\"minLength\":1,\"type\":\"string\"}},\"$id\":\"https://example.com/schemas/root.json\",\"properties\":{\"home\":{\"$ref\":\"https://example.com/schemas/address.json\"},\"name\":{\"$ref\":\"#person-name\"},\"work\":{\"$ref\":\"address.json\"}},\"required\":[\"home\",\"name\"],\"type\":\"object\"},\"name\":\"by_id_and_anchor\"}",
             );
         }
         /// Refs that would need the network, or that resolve to nothing.
@@ -694,6 +695,7 @@ pub mod refs {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "45e6219221ae42db4ceaa6a0a1acb61e713a460522289dfe11799547bd73fcb3",
+                "{\"description\":\"Refs that would need the network, or that resolve to nothing.\",\"inputSchema\":{\"properties\":{\"dynamic\":{\"$dynamicRef\":\"#meta\"},\"label\":{\"type\":\"string\"},\"missing\":{\"$ref\":\"#/$defs/Nope\"},\"not_a_string\":{\"$ref\":42},\"ref_with_siblings\":{\"$ref\":\"#/properties/label\",\"default\":\"x\",\"description\":\"Sibling description.\"},\"relative\":{\"$ref\":\"other.json#/foo\"},\"remote\":{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"},\"remote_fragment\":{\"$ref\":\"https://example.com/defs.json#/$defs/Thing\"}},\"required\":[\"remote\"],\"type\":\"object\"},\"name\":\"network_refs\"}",
             );
         }
         /// Refs to non-$defs pointers, nested $defs and draft-07 definitions.
@@ -715,6 +717,7 @@ pub mod refs {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "051912987d011f59aa55f190ca04fce8beead0eeca2bfcc9c3be48be9cac82f2",
+                "{\"description\":\"Refs to non-$defs pointers, nested $defs and draft-07 definitions.\",\"inputSchema\":{\"$defs\":{\"Outer\":{\"$defs\":{\"Inner\":{\"properties\":{\"deep\":{\"type\":\"boolean\"}},\"type\":\"object\"}},\"properties\":{\"inner\":{\"$ref\":\"#/$defs/Outer/$defs/Inner\"}},\"type\":\"object\"},\"with space\":{\"type\":\"boolean\"},\"with/slash\":{\"type\":\"string\"},\"with~tilde\":{\"type\":\"integer\"}},\"definitions\":{\"Legacy\":{\"properties\":{\"v\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"a\":{\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"type\":\"object\"},\"b\":{\"$ref\":\"#/properties/a\"},\"c\":{\"$ref\":\"#/properties/a/properties/x\"},\"inner\":{\"$ref\":\"#/$defs/Outer/$defs/Inner\"},\"legacy\":{\"$ref\":\"#/definitions/Legacy\"},\"outer\":{\"$ref\":\"#/$defs/Outer\"},\"slash\":{\"$ref\":\"#/$defs/with~1slash\"},\"space\":{\"$ref\":\"#/$defs/with%20space\"},\"tilde\":{\"$ref\":\"#/$defs/with~0tilde\"}},\"type\":\"object\"},\"name\":\"pointers\"}",
             );
         }
         /// A recursive tree node and a ref to the root.
@@ -736,6 +739,7 @@ pub mod refs {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "12304491e8deb6f71a713ce4749154590ea0729d053746541327ab278225cc25",
+                "{\"description\":\"A recursive tree node and a ref to the root.\",\"inputSchema\":{\"$defs\":{\"A\":{\"properties\":{\"b\":{\"$ref\":\"#/$defs/B\"}},\"type\":\"object\"},\"B\":{\"properties\":{\"a\":{\"$ref\":\"#/$defs/A\"}},\"type\":\"object\"},\"Node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/Node\"},\"type\":\"array\"},\"parent\":{\"anyOf\":[{\"$ref\":\"#/$defs/Node\"},{\"type\":\"null\"}]},\"value\":{\"type\":\"string\"}},\"required\":[\"value\"],\"type\":\"object\"}},\"properties\":{\"label\":{\"type\":\"string\"},\"mutual\":{\"$ref\":\"#/$defs/A\"},\"root\":{\"$ref\":\"#/$defs/Node\"},\"self_ref\":{\"$ref\":\"#\"}},\"required\":[\"root\"],\"type\":\"object\"},\"name\":\"recursive_tree\"}",
             );
         }
         /// The whole inputSchema is a $ref.
@@ -755,6 +759,7 @@ pub mod refs {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "8833e33c230e6a0341e1b8172ca6547b8e7a07d5e660bd66aa377289e8ee54ec",
+                "{\"description\":\"The whole inputSchema is a $ref.\",\"inputSchema\":{\"$defs\":{\"Args\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"type\":\"object\"}},\"$ref\":\"#/$defs/Args\"},\"name\":\"root_is_ref\"}",
             );
         }
         /// Shares a definition with shared_defs_two.
@@ -776,6 +781,7 @@ pub mod refs {
                 ),
                 [false, true, false, true],
                 "202c156a35de3857770a75f27879cfcaf9a88e9cbea070e2cc5eec237fe21832",
+                "{\"description\":\"Shares a definition with shared_defs_two.\",\"inputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"}},\"required\":[\"x\",\"y\"],\"type\":\"object\"}},\"properties\":{\"p\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"},\"name\":\"shared_defs_one\",\"outputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"p\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"}}",
             );
         }
         /// Same Point as shared_defs_one.
@@ -795,6 +801,7 @@ pub mod refs {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "712db70f3be92d4e71d2a913707dd8d7214d44c2868264bed30c2cc34eabe61f",
+                "{\"description\":\"Same Point as shared_defs_one.\",\"inputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"}},\"required\":[\"x\",\"y\"],\"type\":\"object\"}},\"properties\":{\"q\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"},\"name\":\"shared_defs_two\"}",
             );
         }
     }
@@ -882,6 +889,238 @@ pub mod refs {
             input: types::SharedDefsTwoInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::SharedDefsTwo>(&input).await
+        }
+    }
+    /// The server's tools as Rust methods: implement the ones a test
+    /// double or proxy needs (the others answer "not implemented"),
+    /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+        /// Refs by $id and by $anchor.
+        ///
+        /// Tool `by_id_and_anchor`.
+        fn by_id_and_anchor(
+            &self,
+            input: types::ByIdAndAnchorInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("by_id_and_anchor"),
+                )
+            }
+        }
+        /// Refs that would need the network, or that resolve to nothing.
+        ///
+        /// Tool `network_refs`.
+        fn network_refs(
+            &self,
+            input: types::NetworkRefsInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("network_refs"),
+                )
+            }
+        }
+        /// Refs to non-$defs pointers, nested $defs and draft-07 definitions.
+        ///
+        /// Tool `pointers`.
+        fn pointers(
+            &self,
+            input: types::PointersInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("pointers"),
+                )
+            }
+        }
+        /// A recursive tree node and a ref to the root.
+        ///
+        /// Tool `recursive_tree`.
+        fn recursive_tree(
+            &self,
+            input: types::RecursiveTreeInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("recursive_tree"),
+                )
+            }
+        }
+        /// The whole inputSchema is a $ref.
+        ///
+        /// Tool `root_is_ref`.
+        fn root_is_ref(
+            &self,
+            input: types::RootIsRefInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("root_is_ref"),
+                )
+            }
+        }
+        /// Shares a definition with shared_defs_two.
+        ///
+        /// Tool `shared_defs_one`.
+        fn shared_defs_one(
+            &self,
+            input: types::SharedDefsOneInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::SharedDefsOneOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("shared_defs_one"),
+                )
+            }
+        }
+        /// Same Point as shared_defs_one.
+        ///
+        /// Tool `shared_defs_two`.
+        fn shared_defs_two(
+            &self,
+            input: types::SharedDefsTwoInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("shared_defs_two"),
+                )
+            }
+        }
+    }
+    /// Serves a [`Handler`] with the locked tool definitions, so that it
+    /// lists exactly the tools of the real server.
+    #[derive(Debug, Clone, Default)]
+    pub struct Server<H>(pub H);
+    impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+        fn server_info(&self) -> &'static str {
+            "{\"name\":\"refs\",\"version\":\"0.0.0\"}"
+        }
+        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
+            ::std::vec![
+                < tools::ByIdAndAnchor as ::mcpbind::Tool > ::META.definition, <
+                tools::NetworkRefs as ::mcpbind::Tool > ::META.definition, <
+                tools::Pointers as ::mcpbind::Tool > ::META.definition, <
+                tools::RecursiveTree as ::mcpbind::Tool > ::META.definition, <
+                tools::RootIsRef as ::mcpbind::Tool > ::META.definition, <
+                tools::SharedDefsOne as ::mcpbind::Tool > ::META.definition, <
+                tools::SharedDefsTwo as ::mcpbind::Tool > ::META.definition
+            ]
+        }
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match name {
+                    "by_id_and_anchor" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ByIdAndAnchor,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.by_id_and_anchor(input))
+                                .await,
+                        )
+                    }
+                    "network_refs" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::NetworkRefs,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.network_refs(input))
+                                .await,
+                        )
+                    }
+                    "pointers" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::Pointers,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.pointers(input))
+                                .await,
+                        )
+                    }
+                    "recursive_tree" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::RecursiveTree,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.recursive_tree(input))
+                                .await,
+                        )
+                    }
+                    "root_is_ref" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::RootIsRef,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.root_is_ref(input))
+                                .await,
+                        )
+                    }
+                    "shared_defs_one" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::SharedDefsOne,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.shared_defs_one(input))
+                                .await,
+                        )
+                    }
+                    "shared_defs_two" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::SharedDefsTwo,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.shared_defs_two(input))
+                                .await,
+                        )
+                    }
+                    _ => {
+                        let _ = arguments;
+                        ::std::option::Option::None
+                    }
+                }
+            })
         }
     }
 }

@@ -1,0 +1,134 @@
+//! Serving locked tools from Rust: what the generated `Handler` trait
+//! returns, and [`ToolServer`], which the generated `Server<H>` adapter
+//! implements so that `mcpbind::serve` can put it on the wire with rmcp.
+//!
+//! The adapter lists the **locked** definitions, so a test double lists
+//! exactly the tools of the real server it stands in for.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::{json, Map, Value};
+
+use crate::tool::Tool;
+
+/// What a handler method returns.
+pub type HandlerResult<O> = Result<Reply<O>, ToolFailure>;
+
+/// A successful tool result from a handler: the structured output (for tools
+/// with an `outputSchema`) and content blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply<O> {
+    /// The structured output (`()` for tools without `outputSchema`).
+    pub output: O,
+    /// MCP content blocks as JSON (`{"type": "text", "text": …}`…). When
+    /// empty for a tool with structured output, the output's JSON is sent as
+    /// text too, as the spec recommends.
+    pub content: Vec<Value>,
+}
+
+impl<O> Reply<O> {
+    /// A reply with this output and no extra content.
+    pub fn new(output: O) -> Self {
+        Reply {
+            output,
+            content: Vec::new(),
+        }
+    }
+
+    /// Adds a text content block.
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.content.push(json!({"type": "text", "text": text.into()}));
+        self
+    }
+}
+
+impl Reply<()> {
+    /// A text-only reply, for tools without an `outputSchema`.
+    pub fn text(text: impl Into<String>) -> Self {
+        Reply::new(()).with_text(text)
+    }
+}
+
+impl<O> From<O> for Reply<O> {
+    fn from(output: O) -> Self {
+        Reply::new(output)
+    }
+}
+
+/// A tool-level failure: sent as a result with `isError: true`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolFailure(pub String);
+
+impl ToolFailure {
+    /// A failure with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolFailure(message.into())
+    }
+
+    /// The failure of a handler method that isn't implemented.
+    pub fn unimplemented(tool: &str) -> Self {
+        ToolFailure(format!("tool `{tool}` is not implemented by this handler"))
+    }
+}
+
+impl std::fmt::Display for ToolFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ToolFailure {}
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A set of locked tools served by Rust code. Generated `Server<H>`
+/// adapters implement it; [`crate::serve`] puts it on the wire.
+pub trait ToolServer: Send + Sync + 'static {
+    /// The server's `serverInfo` as locked (JSON text).
+    fn server_info(&self) -> &'static str;
+    /// Each tool's locked definition (JSON text), in lockfile order.
+    fn definitions(&self) -> Vec<&'static str>;
+    /// Calls a tool: `None` if there is no such tool, `Some(Err)` for
+    /// arguments that don't fit its params type, else the `CallToolResult`
+    /// as JSON.
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<'a, Option<Result<Value, String>>>;
+}
+
+/// Runs one handler method for generated code: parses the arguments into
+/// the tool's params type and turns the reply into a `CallToolResult`.
+#[doc(hidden)]
+pub async fn dispatch<T, F, Fut>(arguments: Map<String, Value>, method: F) -> Result<Value, String>
+where
+    T: Tool,
+    F: FnOnce(T::Input) -> Fut,
+    Fut: Future<Output = HandlerResult<T::Output>>,
+{
+    let input: T::Input = serde_json::from_value(Value::Object(arguments))
+        .map_err(|e| format!("invalid arguments for tool `{}`: {e}", T::META.name))?;
+    Ok(match method(input).await {
+        Ok(reply) => {
+            let mut result = Map::new();
+            let mut content = reply.content;
+            if T::META.output_schema.is_some() {
+                let structured = serde_json::to_value(&reply.output)
+                    .map_err(|e| format!("cannot serialize the output of `{}`: {e}", T::META.name))?;
+                if content.is_empty() {
+                    content.push(json!({"type": "text", "text": structured.to_string()}));
+                }
+                result.insert("structuredContent".into(), structured);
+            }
+            result.insert("content".into(), Value::Array(content));
+            Value::Object(result)
+        }
+        Err(failure) => json!({
+            "content": [{"type": "text", "text": failure.0}],
+            "isError": true,
+        }),
+    })
+}
