@@ -316,12 +316,16 @@ impl Generator {
             let wanted = &prepared[index].name;
             let wanted_ident = ident(wanted);
             let root = &prepared[index].root;
+            // `{"type": "object", "properties": {}}` is how servers say "no
+            // arguments": an empty struct. Anything that admits extra
+            // properties (`additionalProperties: true`, no `properties` at
+            // all) stays a map, so no legal call becomes inexpressible.
             let no_fields = root
                 .get("properties")
-                .is_none_or(|p| p.as_object().is_some_and(|p| p.is_empty()))
-                && root.get("additionalProperties").is_none_or(|a| {
-                    a == &serde_json::Value::Bool(true) || a == &serde_json::json!({})
-                })
+                .is_some_and(|p| p.as_object().is_some_and(|p| p.is_empty()))
+                && root
+                    .get("additionalProperties")
+                    .is_none_or(|a| a == &serde_json::Value::Bool(false))
                 && root.get("type") == Some(&serde_json::json!("object"))
                 && ["anyOf", "oneOf", "allOf"]
                     .iter()
@@ -506,6 +510,25 @@ fn server_doc(name: &str, server: &ServerLock) -> String {
 fn rewrite_paths(mut file: syn::File) -> syn::File {
     struct Rewrite;
     impl VisitMut for Rewrite {
+        // `<T as ::serde::de::Error>::custom` becomes
+        // `<T as ::mcpbind::__private::serde::de::Error>::custom`: the
+        // qualified self's position moves with the two added segments.
+        fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
+            let before = ty.path.segments.len();
+            syn::visit_mut::visit_type_path_mut(self, ty);
+            if let Some(qself) = &mut ty.qself {
+                qself.position += ty.path.segments.len() - before;
+            }
+        }
+
+        fn visit_expr_path_mut(&mut self, expr: &mut syn::ExprPath) {
+            let before = expr.path.segments.len();
+            syn::visit_mut::visit_expr_path_mut(self, expr);
+            if let Some(qself) = &mut expr.qself {
+                qself.position += expr.path.segments.len() - before;
+            }
+        }
+
         fn visit_path_mut(&mut self, path: &mut syn::Path) {
             if path.leading_colon.is_some() {
                 if let Some(first) = path.segments.first() {

@@ -38,7 +38,12 @@ impl ToolMethod<'_> {
         let tool = self.tool;
         let mut doc = String::new();
         if let Some(title) = tool.title() {
-            doc.push_str(&format!("**{}**\n\n", title.replace('\n', " ")));
+            let title = title
+                .split(['\r', '\n'])
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            doc.push_str(&format!("**{title}**\n\n"));
         }
         match tool.description() {
             Some(d) if !d.trim().is_empty() => doc.push_str(d.trim()),

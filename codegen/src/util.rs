@@ -41,13 +41,14 @@ pub(crate) fn sanitize(input: &str, case: Case) -> String {
             Case::Snake => format!("t_{out}"),
         };
     }
-    if !typify::accept_as_ident(&out)
-        || out == "self"
-        || out == "Self"
-        || out == "crate"
-        || out == "super"
-    {
-        out.push('_');
+    let keyword = !typify::accept_as_ident(&out)
+        || ["self", "Self", "crate", "super"].contains(&out.as_str());
+    if keyword {
+        match case {
+            // `Self_` would trip `non_camel_case_types`.
+            Case::Pascal => out.push_str("Tool"),
+            Case::Snake => out.push('_'),
+        }
     }
     out
 }
@@ -69,7 +70,12 @@ impl UniqueNames {
         if self.taken.insert(base.clone()) {
             return base;
         }
-        let sep = if case == Case::Snake { "_" } else { "" };
+        // `self_` + `_2` would make `self__2`, which trips `non_snake_case`.
+        let sep = if case == Case::Snake && !base.ends_with('_') {
+            "_"
+        } else {
+            ""
+        };
         (2..)
             .map(|n| format!("{base}{sep}{n}"))
             .find(|candidate| self.taken.insert(candidate.clone()))
@@ -83,7 +89,11 @@ impl UniqueNames {
 pub(crate) fn doc_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     let mut in_fence: Option<String> = None;
-    for line in text.replace('\0', "").replace("\r\n", "\n").lines() {
+    let text = text
+        .replace('\0', "")
+        .replace("\r\n", "\n")
+        .replace('\r', "\n");
+    for line in text.lines() {
         let trimmed = line.trim_start();
         let fence: String = trimmed
             .chars()
@@ -127,7 +137,7 @@ mod tests {
         assert_eq!(sanitize("getWeather", Case::Snake), "get_weather");
         assert_eq!(sanitize("type", Case::Snake), "type_");
         assert_eq!(sanitize("self", Case::Snake), "self_");
-        assert_eq!(sanitize("Self", Case::Pascal), "Self_");
+        assert_eq!(sanitize("Self", Case::Pascal), "SelfTool");
         assert_eq!(sanitize("crate", Case::Snake), "crate_");
         assert_eq!(sanitize("123abc", Case::Snake), "t_123abc");
         assert_eq!(sanitize("123", Case::Pascal), "T123");
@@ -156,5 +166,6 @@ mod tests {
         );
         assert_eq!(doc_text("```\nopen"), "```text\nopen\n```");
         assert_eq!(doc_text("a\0b"), "ab");
+        assert_eq!(doc_text("a\rb\r\nc"), "a\nb\nc");
     }
 }

@@ -166,18 +166,11 @@ fn fixtures_generate_and_match_goldens() {
 /// Goldens that don't compile yet because of a generator bug outside the
 /// schema layer: (stem, the bug). `known_broken_goldens_compile` (ignored)
 /// builds them; move a stem out of here once its bug is fixed.
-const KNOWN_BROKEN: &[(&str, &str)] = &[(
-    "enums_numeric",
-    "lib.rs rewrite_paths prefixes `::serde` in `<D::Error as ::serde::de::Error>` without moving the QSelf position",
-)];
+const KNOWN_BROKEN: &[(&str, &str)] = &[];
 
 /// Lints a golden's wrapper allows because of a known naming bug: (stem,
 /// lints, the bug).
-const KNOWN_LINTS: &[(&str, &str, &str)] = &[(
-    "hostile",
-    "non_camel_case_types, non_snake_case",
-    "util.rs sanitize gives `Self_`/`self_`, so names built on it (`Self_Input`, `self__2`) aren't camel/snake case",
-)];
+const KNOWN_LINTS: &[(&str, &str, &str)] = &[];
 
 /// Every golden compiles, warning-free, against a crate that depends only on
 /// `mcpbind`.
@@ -192,7 +185,6 @@ fn goldens_compile() {
 }
 
 #[test]
-#[ignore = "known generator bugs outside schema.rs, see KNOWN_BROKEN"]
 fn known_broken_goldens_compile() {
     let t = trybuild::TestCases::new();
     for (stem, _) in KNOWN_BROKEN {
@@ -304,13 +296,10 @@ fn no_doctests_from_server_text() {
 
 /// Found by the fuzzer (`codegen/fuzz`): a lone CR in a tool's name or
 /// description reaches a doc comment, where rustc and syn reject a bare CR,
-/// so the output doesn't parse. Bug in `util::doc_text` (it turns `\r\n`
-/// into `\n` but leaves a lone `\r`), and in `tool.rs` `ToolMethod::docs`,
-/// whose `title.replace('\n', " ")` makes `\r\n` a lone `\r` before
-/// `doc_text` runs. Un-ignore once fixed.
+/// so the output must not keep it (`util::doc_text` turns it into a line
+/// break, and titles are joined onto one line).
 #[test]
-#[ignore = "known bug outside schema.rs: lone CR in tool docs"]
-fn known_bug_lone_cr_in_tool_docs() {
+fn lone_cr_in_tool_docs_parses() {
     for (field, text) in [
         ("description", "line one\rline two"),
         ("title", "a title\r\nwith CRLF"),

@@ -282,7 +282,8 @@ impl Client {
             }
         };
         if self.config.validate_input {
-            let violations = crate::validate::violations(meta.input_schema, &Value::Object(arguments.clone()));
+            let violations =
+                crate::validate::violations(meta.input_schema, &Value::Object(arguments.clone()));
             if !violations.is_empty() {
                 return Err(Error::Arguments {
                     server: self.name.clone(),

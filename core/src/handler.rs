@@ -38,7 +38,8 @@ impl<O> Reply<O> {
 
     /// Adds a text content block.
     pub fn with_text(mut self, text: impl Into<String>) -> Self {
-        self.content.push(json!({"type": "text", "text": text.into()}));
+        self.content
+            .push(json!({"type": "text", "text": text.into()}));
         self
     }
 }
@@ -116,8 +117,9 @@ where
             let mut result = Map::new();
             let mut content = reply.content;
             if T::META.output_schema.is_some() {
-                let structured = serde_json::to_value(&reply.output)
-                    .map_err(|e| format!("cannot serialize the output of `{}`: {e}", T::META.name))?;
+                let structured = serde_json::to_value(&reply.output).map_err(|e| {
+                    format!("cannot serialize the output of `{}`: {e}", T::META.name)
+                })?;
                 if content.is_empty() {
                     content.push(json!({"type": "text", "text": structured.to_string()}));
                 }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -38,9 +38,7 @@ impl<S: ToolServer> ServerHandler for Adapter<S> {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut result = ListToolsResult::default();
-        result.tools = self.tools.clone();
-        Ok(result)
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -136,11 +134,16 @@ impl<W> VerbatimTools<W> {
         let Ok(Value::Object(mut msg)) = serde_json::from_slice::<Value>(line) else {
             return None;
         };
-        let Some(Value::Array(tools)) = msg.get_mut("result").and_then(|r| r.get_mut("tools")) else {
+        let Some(Value::Array(tools)) = msg.get_mut("result").and_then(|r| r.get_mut("tools"))
+        else {
             return None;
         };
         for tool in tools.iter_mut() {
-            if let Some(raw) = tool.get("name").and_then(Value::as_str).and_then(|n| self.by_name.get(n)) {
+            if let Some(raw) = tool
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|n| self.by_name.get(n))
+            {
                 *tool = raw.clone();
             }
         }
@@ -153,7 +156,9 @@ impl<W> VerbatimTools<W> {
     {
         while !self.pending.is_empty() {
             match Pin::new(&mut self.inner).poll_write(cx, &self.pending) {
-                Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(0)) => {
+                    return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()))
+                }
                 Poll::Ready(Ok(n)) => {
                     self.pending.drain(..n);
                 }
@@ -166,7 +171,11 @@ impl<W> VerbatimTools<W> {
 }
 
 impl<W: AsyncWrite + Unpin> AsyncWrite for VerbatimTools<W> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         if self.flush_pending(cx)?.is_pending() {
             return Poll::Pending;
         }

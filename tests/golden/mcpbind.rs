@@ -513,6 +513,7 @@ pub mod demo {
                 ),
                 [true, true, true, true],
                 "76f258000fad0f594d5f191d8cbeb6ca669a015cb7ac2fbf3dc79e5ffaa7681a",
+                "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":true},\"description\":\"Add two integers and return their sum as structured output.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"a\":{\"description\":\"The first addend.\",\"format\":\"int64\",\"type\":\"integer\"},\"b\":{\"description\":\"The second addend.\",\"format\":\"int64\",\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"add\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"sum\":{\"description\":\"The sum `a + b` (wrapping on overflow).\",\"format\":\"int64\",\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"},\"title\":\"Add\"}",
             );
         }
         /// **Crash**
@@ -536,6 +537,7 @@ pub mod demo {
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "15c2c69a1791d4620f850e745b8931e457bb5de386d0b0d1962069faa9d793c8",
+                "{\"description\":\"Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"code\":{\"description\":\"The exit code the server process exits with.\",\"format\":\"int32\",\"type\":\"integer\"}},\"required\":[\"code\"],\"type\":\"object\"},\"name\":\"crash\",\"title\":\"Crash\"}",
             );
         }
         /// **Create order**
@@ -561,6 +563,7 @@ pub mod demo {
                 ),
                 [false, true, false, true],
                 "d6c7545e083633e86dd6418f7cc49ad1e3f6ef7bb8c6ae6375ad7b904fa1b308",
+                "{\"description\":\"Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.\",\"inputSchema\":{\"$defs\":{\"Customer\":{\"description\":\"The person placing an order.\",\"properties\":{\"email\":{\"description\":\"The customer's e-mail address, if known.\",\"type\":[\"string\",\"null\"]},\"name\":{\"description\":\"The customer's full name.\",\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"LineItem\":{\"description\":\"One line of an order.\",\"properties\":{\"quantity\":{\"description\":\"How many units of the product to order.\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"},\"sku\":{\"description\":\"The stock-keeping unit of the product.\",\"type\":\"string\"}},\"required\":[\"sku\",\"quantity\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"customer\":{\"$ref\":\"#/$defs/Customer\",\"description\":\"Who the order is for.\"},\"items\":{\"description\":\"The products to order.\",\"items\":{\"$ref\":\"#/$defs/LineItem\"},\"type\":\"array\"},\"note\":{\"description\":\"A free-text note for the warehouse.\",\"type\":[\"string\",\"null\"]}},\"required\":[\"customer\",\"items\"],\"type\":\"object\"},\"name\":\"create_order\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"order_id\":{\"description\":\"The identifier of the created order.\",\"type\":\"string\"},\"total_units\":{\"description\":\"The total number of units over all line items.\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"order_id\",\"total_units\"],\"type\":\"object\"},\"title\":\"Create order\"}",
             );
         }
         /// **Delete item**
@@ -584,6 +587,7 @@ pub mod demo {
                 ::std::option::Option::None,
                 [false, true, true, true],
                 "2799ea8939d415ec7c5cdc215f4b1abcf3c3935aebede54778d688a21f29f68f",
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"readOnlyHint\":false},\"description\":\"Delete an item by id. Destructive, but deleting the same item twice is harmless.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"id\":{\"description\":\"The identifier of the item to delete.\",\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"name\":\"delete_item\",\"title\":\"Delete item\"}",
             );
         }
         /// **Draw shape**
@@ -609,6 +613,7 @@ pub mod demo {
                 ),
                 [true, true, false, true],
                 "ec9b2a65156fe8c0875ea48d1d83a1b349626c30767640bffe07266c55b68c81",
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Draw a circle or a rectangle and return its area as structured output.\",\"inputSchema\":{\"$defs\":{\"Shape\":{\"description\":\"A geometric shape, tagged by `kind`.\",\"oneOf\":[{\"description\":\"A circle.\",\"properties\":{\"kind\":{\"const\":\"circle\",\"type\":\"string\"},\"radius\":{\"description\":\"The circle's radius.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"description\":\"An axis-aligned rectangle.\",\"properties\":{\"height\":{\"description\":\"The rectangle's height.\",\"format\":\"double\",\"type\":\"number\"},\"kind\":{\"const\":\"rect\",\"type\":\"string\"},\"width\":{\"description\":\"The rectangle's width.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"kind\",\"width\",\"height\"],\"type\":\"object\"}]}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"shape\":{\"$ref\":\"#/$defs/Shape\",\"description\":\"The shape to draw.\"}},\"required\":[\"shape\"],\"type\":\"object\"},\"name\":\"draw_shape\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"area\":{\"description\":\"The area of the shape.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"area\"],\"type\":\"object\"},\"title\":\"Draw shape\"}",
             );
         }
         /// **Echo**
@@ -632,6 +637,7 @@ pub mod demo {
                 ::std::option::Option::None,
                 [true, true, false, true],
                 "eba7cedc42174ff0fb6c17bb277d59ba6fadc7e6a03944c9f334210b20c89340",
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Echo a message back, optionally repeated several times (joined by spaces).\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"The text to echo back.\",\"type\":\"string\"},\"repeat\":{\"default\":1,\"description\":\"How many times to repeat the message (joined by single spaces).\",\"format\":\"uint32\",\"minimum\":0,\"type\":[\"integer\",\"null\"]}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\",\"title\":\"Echo\"}",
             );
         }
         /// **Fail**
@@ -655,6 +661,7 @@ pub mod demo {
                 ::std::option::Option::None,
                 [true, true, false, true],
                 "0673a25a36ae535cb56c042afce4fd2f003b1131a52e0fbb2089356c0426df74",
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Always fail: return a tool-level error result (`isError: true`) carrying the given message.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"The error message to return.\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"fail\",\"title\":\"Fail\"}",
             );
         }
         /// **Get weather**
@@ -680,6 +687,7 @@ pub mod demo {
                 ),
                 [true, true, false, false],
                 "9caf24c64d0639743e6e119c0c1682f8aa118ff9323b0444707b2c5c267d8bbf",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get the current weather for a city. The data is fake but deterministic (derived from the city name).\",\"inputSchema\":{\"$defs\":{\"Units\":{\"description\":\"A temperature unit.\",\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"city\":{\"description\":\"The city to report on.\",\"type\":\"string\"},\"units\":{\"anyOf\":[{\"$ref\":\"#/$defs/Units\"},{\"type\":\"null\"}],\"default\":\"celsius\",\"description\":\"The unit for the temperature.\"}},\"required\":[\"city\"],\"type\":\"object\"},\"name\":\"get_weather\",\"outputSchema\":{\"$defs\":{\"Units\":{\"description\":\"A temperature unit.\",\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"city\":{\"description\":\"The city the report is for.\",\"type\":\"string\"},\"conditions\":{\"description\":\"A one-word summary of the conditions.\",\"type\":\"string\"},\"temperature\":{\"description\":\"The current temperature, in `units`.\",\"format\":\"double\",\"type\":\"number\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"description\":\"The unit of `temperature`.\"}},\"required\":[\"city\",\"temperature\",\"conditions\",\"units\"],\"type\":\"object\"},\"title\":\"Get weather\"}",
             );
         }
         /// **Search**
@@ -703,6 +711,7 @@ pub mod demo {
                 ::std::option::Option::None,
                 [true, true, false, true],
                 "7ca702af80312df9bc7fde9866a044fd71a9a4601a5c51fc11fbc643f5f170aa",
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Search the (imaginary) catalogue and describe the query that would be run.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"after\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"An opaque pagination cursor from a previous search; null or absent for the first page.\"},\"limit\":{\"default\":10,\"description\":\"The maximum number of results to return.\",\"format\":\"uint32\",\"minimum\":0,\"type\":[\"integer\",\"null\"]},\"query\":{\"description\":\"The text to search for.\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search\",\"title\":\"Search\"}",
             );
         }
         /// **Set mode**
@@ -726,6 +735,7 @@ pub mod demo {
                 ::std::option::Option::None,
                 [false, true, true, true],
                 "53502630ba7b25001d9f85963ea93ca5d60486d99af416a221be7c695b3b17a7",
+                "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":false},\"description\":\"Switch the server to another operating mode.\",\"inputSchema\":{\"$defs\":{\"Mode\":{\"description\":\"An operating mode. The wire values are deliberately not valid Rust identifiers.\",\"enum\":[\"fast-mode\",\"slow mode\",\"2x\",\"default\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"mode\":{\"$ref\":\"#/$defs/Mode\",\"description\":\"The mode to switch to.\"}},\"required\":[\"mode\"],\"type\":\"object\"},\"name\":\"set_mode\",\"title\":\"Set mode\"}",
             );
         }
         /// **Sleep**
@@ -749,6 +759,7 @@ pub mod demo {
                 ::std::option::Option::None,
                 [true, true, false, true],
                 "f53f886666fb5061c45babef9ea519e9987ff272d1f14a82384517cb1f653419",
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"millis\":{\"description\":\"How long to sleep, in milliseconds.\",\"format\":\"uint64\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"millis\"],\"type\":\"object\"},\"name\":\"sleep\",\"title\":\"Sleep\"}",
             );
         }
         /// **Tag counts**
@@ -774,6 +785,7 @@ pub mod demo {
                 ),
                 [true, true, false, true],
                 "7ea0afbb26b9832c8c1139771a5d47eb9f9f2c1d3e1e59c19e9f199743b9b1de",
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Sum a map of tag counts and list its keys; free-form labels may be attached.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"counts\":{\"additionalProperties\":{\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"},\"description\":\"How often each tag occurs, keyed by tag name.\",\"type\":\"object\"},\"labels\":{\"additionalProperties\":true,\"description\":\"Free-form labels attached to the request (accepted, not interpreted).\",\"type\":[\"object\",\"null\"]}},\"required\":[\"counts\"],\"type\":\"object\"},\"name\":\"tag_counts\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"keys\":{\"description\":\"The tag names, sorted.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"total\":{\"description\":\"The sum of all counts (saturating).\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"total\",\"keys\"],\"type\":\"object\"},\"title\":\"Tag counts\"}",
             );
         }
     }
@@ -930,6 +942,390 @@ pub mod demo {
             input: types::TagCountsInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::TagCountsOutput>> {
             self.inner.call::<tools::TagCounts>(&input).await
+        }
+    }
+    /// The server's tools as Rust methods: implement the ones a test
+    /// double or proxy needs (the others answer "not implemented"),
+    /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+        /// **Add**
+        ///
+        /// Add two integers and return their sum as structured output.
+        ///
+        /// Tool `add` (read-only, idempotent).
+        fn add(
+            &self,
+            input: types::AddInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::AddOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("add"))
+            }
+        }
+        /// **Crash**
+        ///
+        /// Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.
+        ///
+        /// Tool `crash`.
+        fn crash(
+            &self,
+            input: types::CrashInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("crash"),
+                )
+            }
+        }
+        /// **Create order**
+        ///
+        /// Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.
+        ///
+        /// Tool `create_order`.
+        fn create_order(
+            &self,
+            input: types::CreateOrderInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::CreateOrderOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("create_order"),
+                )
+            }
+        }
+        /// **Delete item**
+        ///
+        /// Delete an item by id. Destructive, but deleting the same item twice is harmless.
+        ///
+        /// Tool `delete_item` (destructive, idempotent).
+        fn delete_item(
+            &self,
+            input: types::DeleteItemInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("delete_item"),
+                )
+            }
+        }
+        /// **Draw shape**
+        ///
+        /// Draw a circle or a rectangle and return its area as structured output.
+        ///
+        /// Tool `draw_shape` (read-only).
+        fn draw_shape(
+            &self,
+            input: types::DrawShapeInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::DrawShapeOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("draw_shape"),
+                )
+            }
+        }
+        /// **Echo**
+        ///
+        /// Echo a message back, optionally repeated several times (joined by spaces).
+        ///
+        /// Tool `echo` (read-only).
+        fn echo(
+            &self,
+            input: types::EchoInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("echo"))
+            }
+        }
+        /// **Fail**
+        ///
+        /// Always fail: return a tool-level error result (`isError: true`) carrying the given message.
+        ///
+        /// Tool `fail` (read-only).
+        fn fail(
+            &self,
+            input: types::FailInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("fail"))
+            }
+        }
+        /// **Get weather**
+        ///
+        /// Get the current weather for a city. The data is fake but deterministic (derived from the city name).
+        ///
+        /// Tool `get_weather` (read-only, closed-world).
+        fn get_weather(
+            &self,
+            input: types::GetWeatherInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::GetWeatherOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get_weather"),
+                )
+            }
+        }
+        /// **Search**
+        ///
+        /// Search the (imaginary) catalogue and describe the query that would be run.
+        ///
+        /// Tool `search` (read-only).
+        fn search(
+            &self,
+            input: types::SearchInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("search"),
+                )
+            }
+        }
+        /// **Set mode**
+        ///
+        /// Switch the server to another operating mode.
+        ///
+        /// Tool `set_mode` (idempotent).
+        fn set_mode(
+            &self,
+            input: types::SetModeInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("set_mode"),
+                )
+            }
+        }
+        /// **Sleep**
+        ///
+        /// Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.
+        ///
+        /// Tool `sleep` (read-only).
+        fn sleep(
+            &self,
+            input: types::SleepInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("sleep"),
+                )
+            }
+        }
+        /// **Tag counts**
+        ///
+        /// Sum a map of tag counts and list its keys; free-form labels may be attached.
+        ///
+        /// Tool `tag_counts` (read-only).
+        fn tag_counts(
+            &self,
+            input: types::TagCountsInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::TagCountsOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("tag_counts"),
+                )
+            }
+        }
+    }
+    /// Serves a [`Handler`] with the locked tool definitions, so that it
+    /// lists exactly the tools of the real server.
+    #[derive(Debug, Clone, Default)]
+    pub struct Server<H>(pub H);
+    impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+        fn server_info(&self) -> &'static str {
+            "{\"name\":\"mcpbind-demo\",\"version\":\"0.1.0\"}"
+        }
+        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
+            ::std::vec![
+                < tools::Add as ::mcpbind::Tool > ::META.definition, < tools::Crash as
+                ::mcpbind::Tool > ::META.definition, < tools::CreateOrder as
+                ::mcpbind::Tool > ::META.definition, < tools::DeleteItem as
+                ::mcpbind::Tool > ::META.definition, < tools::DrawShape as
+                ::mcpbind::Tool > ::META.definition, < tools::Echo as ::mcpbind::Tool >
+                ::META.definition, < tools::Fail as ::mcpbind::Tool > ::META.definition,
+                < tools::GetWeather as ::mcpbind::Tool > ::META.definition, <
+                tools::Search as ::mcpbind::Tool > ::META.definition, < tools::SetMode as
+                ::mcpbind::Tool > ::META.definition, < tools::Sleep as ::mcpbind::Tool >
+                ::META.definition, < tools::TagCounts as ::mcpbind::Tool > ::META
+                .definition
+            ]
+        }
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match name {
+                    "add" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::Add,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.add(input))
+                                .await,
+                        )
+                    }
+                    "crash" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::Crash,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.crash(input))
+                                .await,
+                        )
+                    }
+                    "create_order" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::CreateOrder,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.create_order(input))
+                                .await,
+                        )
+                    }
+                    "delete_item" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::DeleteItem,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.delete_item(input))
+                                .await,
+                        )
+                    }
+                    "draw_shape" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::DrawShape,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.draw_shape(input))
+                                .await,
+                        )
+                    }
+                    "echo" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::Echo,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.echo(input))
+                                .await,
+                        )
+                    }
+                    "fail" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::Fail,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.fail(input))
+                                .await,
+                        )
+                    }
+                    "get_weather" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetWeather,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_weather(input))
+                                .await,
+                        )
+                    }
+                    "search" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::Search,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.search(input))
+                                .await,
+                        )
+                    }
+                    "set_mode" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::SetMode,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.set_mode(input))
+                                .await,
+                        )
+                    }
+                    "sleep" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::Sleep,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.sleep(input))
+                                .await,
+                        )
+                    }
+                    "tag_counts" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::TagCounts,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.tag_counts(input))
+                                .await,
+                        )
+                    }
+                    _ => {
+                        let _ = arguments;
+                        ::std::option::Option::None
+                    }
+                }
+            })
         }
     }
 }
@@ -1515,6 +1911,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "7f44ccc849658890126f40e521000825b08a7f09a6f290a43d02db4e8eec6e2b",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Echoes back the input string\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"message\":{\"description\":\"Message to echo\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\",\"title\":\"Echo Tool\"}",
             );
         }
         /// **Get Annotated Message Tool**
@@ -1538,6 +1935,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "33c589b1069c55cba23225a122758008ada8f6959c181ccc3374c1901db0fb7f",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates how annotations can be used to provide metadata about content.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"},\"messageType\":{\"description\":\"Type of message to demonstrate different annotation patterns\",\"enum\":[\"error\",\"success\",\"debug\"],\"type\":\"string\"}},\"required\":[\"messageType\"],\"type\":\"object\"},\"name\":\"get-annotated-message\",\"title\":\"Get Annotated Message Tool\"}",
             );
         }
         /// **Print Environment Tool**
@@ -1561,6 +1959,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "4f50e93bc4caa234f9cfcb55e5a2dc7f01549a67379ef3ae1c7dcbaa0438cad1",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns all environment variables, helpful for debugging MCP server configuration\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-env\",\"title\":\"Print Environment Tool\"}",
             );
         }
         /// **Get Resource Links Tool**
@@ -1584,6 +1983,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "71bb1c74fa7b1f2fa67d46340e6ed8b1b30efdf15febbc2fb0c3391581451e83",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns up to ten resource links that reference different types of resources\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"maximum\":10,\"minimum\":1,\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"get-resource-links\",\"title\":\"Get Resource Links Tool\"}",
             );
         }
         /// **Get Resource Reference Tool**
@@ -1607,6 +2007,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "0e0bc5de61c5239e68b14b616b82fc475bb463f80e6288c33fff949a7053b3f8",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a resource reference that can be used by MCP clients\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"},\"resourceType\":{\"default\":\"Text\",\"enum\":[\"Text\",\"Blob\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-resource-reference\",\"title\":\"Get Resource Reference Tool\"}",
             );
         }
         /// **Get Structured Content Tool**
@@ -1632,6 +2033,7 @@ pub mod everything {
                 ),
                 [true, false, true, false],
                 "5a604731383feb5bdb90ec49119f20ee2254b17a8405c10bf5def2ff3540db2e",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns structured content along with an output schema for client data validation\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"location\":{\"description\":\"Choose city\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"type\":\"string\"}},\"required\":[\"location\"],\"type\":\"object\"},\"name\":\"get-structured-content\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"conditions\":{\"description\":\"Weather conditions description\",\"type\":\"string\"},\"humidity\":{\"description\":\"Humidity percentage\",\"type\":\"number\"},\"temperature\":{\"description\":\"Temperature in celsius\",\"type\":\"number\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"type\":\"object\"},\"title\":\"Get Structured Content Tool\"}",
             );
         }
         /// **Get Sum Tool**
@@ -1653,6 +2055,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "d720dc64eb73dcec4352ec209ee3c9fbbae2939e265b45f37c8b8b0b115e1ea7",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the sum of two numbers\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"description\":\"First number\",\"type\":\"number\"},\"b\":{\"description\":\"Second number\",\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\",\"title\":\"Get Sum Tool\"}",
             );
         }
         /// **Get Tiny Image Tool**
@@ -1674,6 +2077,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "3e7e3397d097d89eb8440f3e8c45abf4b4fdd9114ac84c1cf130f555f9bc2e95",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a tiny MCP logo image.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-tiny-image\",\"title\":\"Get Tiny Image Tool\"}",
             );
         }
         /// **GZip File as Resource Tool**
@@ -1697,6 +2101,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [false, false, true, true],
                 "8376d5ceda945d5e10ab8f9e4b75f83417931d2438eabd3198464f3ff519094c",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":false},\"description\":\"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"description\":\"URL or data URI of the file content to compress\",\"format\":\"uri\",\"type\":\"string\"},\"name\":{\"default\":\"README.md.gz\",\"description\":\"Name of the output file\",\"type\":\"string\"},\"outputType\":{\"default\":\"resourceLink\",\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.\",\"enum\":[\"resourceLink\",\"resource\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"gzip-file-as-resource\",\"title\":\"GZip File as Resource Tool\"}",
             );
         }
         /// **Simulate Research Query**
@@ -1720,6 +2125,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [false, false, false, false],
                 "e494a3249ad69e0370ae8f25f4a5dbeb13ff31cb7c5ca86009a98d79adc53510",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.\",\"execution\":{\"taskSupport\":\"required\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"},\"topic\":{\"description\":\"The research topic to investigate\",\"type\":\"string\"}},\"required\":[\"topic\"],\"type\":\"object\"},\"name\":\"simulate-research-query\",\"title\":\"Simulate Research Query\"}",
             );
         }
         /// **Toggle Simulated Logging**
@@ -1743,6 +2149,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [false, false, false, false],
                 "a78d315cf37def309a4c36d6765fcddbd8383c85b939308cb47c7110d7fca592",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated, random-leveled logging on or off.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-simulated-logging\",\"title\":\"Toggle Simulated Logging\"}",
             );
         }
         /// **Toggle Subscriber Updates**
@@ -1766,6 +2173,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [false, false, false, false],
                 "e742f7476ce7e72781c707c5fe5223385546f4604f5dc8a6df623754182eebbd",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated resource subscription updates on or off.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-subscriber-updates\",\"title\":\"Toggle Subscriber Updates\"}",
             );
         }
         /// **Trigger Long Running Operation Tool**
@@ -1789,6 +2197,7 @@ pub mod everything {
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "e0d9626dffefbdde30ebce5e5b922e8861a0416c6131bfc627fc44de17a3c19b",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates a long running operation with progress updates.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"trigger-long-running-operation\",\"title\":\"Trigger Long Running Operation Tool\"}",
             );
         }
     }
@@ -1958,6 +2367,429 @@ pub mod everything {
             input: types::TriggerLongRunningOperationInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::TriggerLongRunningOperation>(&input).await
+        }
+    }
+    /// The server's tools as Rust methods: implement the ones a test
+    /// double or proxy needs (the others answer "not implemented"),
+    /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+        /// **Echo Tool**
+        ///
+        /// Echoes back the input string
+        ///
+        /// Tool `echo` (read-only, idempotent, closed-world).
+        fn echo(
+            &self,
+            input: types::EchoInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("echo"))
+            }
+        }
+        /// **Get Annotated Message Tool**
+        ///
+        /// Demonstrates how annotations can be used to provide metadata about content.
+        ///
+        /// Tool `get-annotated-message` (read-only, idempotent, closed-world).
+        fn get_annotated_message(
+            &self,
+            input: types::GetAnnotatedMessageInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get-annotated-message"),
+                )
+            }
+        }
+        /// **Print Environment Tool**
+        ///
+        /// Returns all environment variables, helpful for debugging MCP server configuration
+        ///
+        /// Tool `get-env` (read-only, idempotent, closed-world).
+        fn get_env(
+            &self,
+            input: types::GetEnvInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get-env"),
+                )
+            }
+        }
+        /// **Get Resource Links Tool**
+        ///
+        /// Returns up to ten resource links that reference different types of resources
+        ///
+        /// Tool `get-resource-links` (read-only, idempotent, closed-world).
+        fn get_resource_links(
+            &self,
+            input: types::GetResourceLinksInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get-resource-links"),
+                )
+            }
+        }
+        /// **Get Resource Reference Tool**
+        ///
+        /// Returns a resource reference that can be used by MCP clients
+        ///
+        /// Tool `get-resource-reference` (read-only, idempotent, closed-world).
+        fn get_resource_reference(
+            &self,
+            input: types::GetResourceReferenceInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get-resource-reference"),
+                )
+            }
+        }
+        /// **Get Structured Content Tool**
+        ///
+        /// Returns structured content along with an output schema for client data validation
+        ///
+        /// Tool `get-structured-content` (read-only, idempotent, closed-world).
+        fn get_structured_content(
+            &self,
+            input: types::GetStructuredContentInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::GetStructuredContentOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get-structured-content"),
+                )
+            }
+        }
+        /// **Get Sum Tool**
+        ///
+        /// Returns the sum of two numbers
+        ///
+        /// Tool `get-sum` (read-only, idempotent, closed-world).
+        fn get_sum(
+            &self,
+            input: types::GetSumInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get-sum"),
+                )
+            }
+        }
+        /// **Get Tiny Image Tool**
+        ///
+        /// Returns a tiny MCP logo image.
+        ///
+        /// Tool `get-tiny-image` (read-only, idempotent, closed-world).
+        fn get_tiny_image(
+            &self,
+            input: types::GetTinyImageInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get-tiny-image"),
+                )
+            }
+        }
+        /// **GZip File as Resource Tool**
+        ///
+        /// Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
+        ///
+        /// Tool `gzip-file-as-resource` (idempotent).
+        fn gzip_file_as_resource(
+            &self,
+            input: types::GzipFileAsResourceInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("gzip-file-as-resource"),
+                )
+            }
+        }
+        /// **Simulate Research Query**
+        ///
+        /// Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
+        ///
+        /// Tool `simulate-research-query` (closed-world).
+        fn simulate_research_query(
+            &self,
+            input: types::SimulateResearchQueryInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("simulate-research-query"),
+                )
+            }
+        }
+        /// **Toggle Simulated Logging**
+        ///
+        /// Toggles simulated, random-leveled logging on or off.
+        ///
+        /// Tool `toggle-simulated-logging` (closed-world).
+        fn toggle_simulated_logging(
+            &self,
+            input: types::ToggleSimulatedLoggingInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("toggle-simulated-logging"),
+                )
+            }
+        }
+        /// **Toggle Subscriber Updates**
+        ///
+        /// Toggles simulated resource subscription updates on or off.
+        ///
+        /// Tool `toggle-subscriber-updates` (closed-world).
+        fn toggle_subscriber_updates(
+            &self,
+            input: types::ToggleSubscriberUpdatesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("toggle-subscriber-updates"),
+                )
+            }
+        }
+        /// **Trigger Long Running Operation Tool**
+        ///
+        /// Demonstrates a long running operation with progress updates.
+        ///
+        /// Tool `trigger-long-running-operation` (read-only, idempotent, closed-world).
+        fn trigger_long_running_operation(
+            &self,
+            input: types::TriggerLongRunningOperationInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented(
+                        "trigger-long-running-operation",
+                    ),
+                )
+            }
+        }
+    }
+    /// Serves a [`Handler`] with the locked tool definitions, so that it
+    /// lists exactly the tools of the real server.
+    #[derive(Debug, Clone, Default)]
+    pub struct Server<H>(pub H);
+    impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+        fn server_info(&self) -> &'static str {
+            "{\"name\":\"mcp-servers/everything\",\"title\":\"Everything Reference Server\",\"version\":\"2.0.0\"}"
+        }
+        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
+            ::std::vec![
+                < tools::Echo as ::mcpbind::Tool > ::META.definition, <
+                tools::GetAnnotatedMessage as ::mcpbind::Tool > ::META.definition, <
+                tools::GetEnv as ::mcpbind::Tool > ::META.definition, <
+                tools::GetResourceLinks as ::mcpbind::Tool > ::META.definition, <
+                tools::GetResourceReference as ::mcpbind::Tool > ::META.definition, <
+                tools::GetStructuredContent as ::mcpbind::Tool > ::META.definition, <
+                tools::GetSum as ::mcpbind::Tool > ::META.definition, <
+                tools::GetTinyImage as ::mcpbind::Tool > ::META.definition, <
+                tools::GzipFileAsResource as ::mcpbind::Tool > ::META.definition, <
+                tools::SimulateResearchQuery as ::mcpbind::Tool > ::META.definition, <
+                tools::ToggleSimulatedLogging as ::mcpbind::Tool > ::META.definition, <
+                tools::ToggleSubscriberUpdates as ::mcpbind::Tool > ::META.definition, <
+                tools::TriggerLongRunningOperation as ::mcpbind::Tool > ::META.definition
+            ]
+        }
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match name {
+                    "echo" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::Echo,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.echo(input))
+                                .await,
+                        )
+                    }
+                    "get-annotated-message" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetAnnotatedMessage,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_annotated_message(input))
+                                .await,
+                        )
+                    }
+                    "get-env" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetEnv,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_env(input))
+                                .await,
+                        )
+                    }
+                    "get-resource-links" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetResourceLinks,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_resource_links(input))
+                                .await,
+                        )
+                    }
+                    "get-resource-reference" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetResourceReference,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_resource_reference(input))
+                                .await,
+                        )
+                    }
+                    "get-structured-content" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetStructuredContent,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_structured_content(input))
+                                .await,
+                        )
+                    }
+                    "get-sum" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetSum,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_sum(input))
+                                .await,
+                        )
+                    }
+                    "get-tiny-image" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetTinyImage,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_tiny_image(input))
+                                .await,
+                        )
+                    }
+                    "gzip-file-as-resource" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GzipFileAsResource,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.gzip_file_as_resource(input))
+                                .await,
+                        )
+                    }
+                    "simulate-research-query" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::SimulateResearchQuery,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.simulate_research_query(input))
+                                .await,
+                        )
+                    }
+                    "toggle-simulated-logging" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ToggleSimulatedLogging,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.toggle_simulated_logging(input))
+                                .await,
+                        )
+                    }
+                    "toggle-subscriber-updates" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ToggleSubscriberUpdates,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.toggle_subscriber_updates(input))
+                                .await,
+                        )
+                    }
+                    "trigger-long-running-operation" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::TriggerLongRunningOperation,
+                                _,
+                                _,
+                            >(
+                                    arguments,
+                                    |input| self.0.trigger_long_running_operation(input),
+                                )
+                                .await,
+                        )
+                    }
+                    _ => {
+                        let _ = arguments;
+                        ::std::option::Option::None
+                    }
+                }
+            })
         }
     }
 }
@@ -2598,6 +3430,7 @@ pub mod filesystem {
                 ),
                 [false, false, true, false],
                 "720d1604002b3c1a768bc811e8354aac162e946a53a998afc20a6d2e91e583d4",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"create_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Create Directory\"}",
             );
         }
         /// **Directory Tree**
@@ -2623,6 +3456,7 @@ pub mod filesystem {
                 ),
                 [true, true, false, false],
                 "7645bc3877aa38908a5fc772d29ae7a3d3f05587a2e8826979c739cf40c57363",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"directory_tree\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Directory Tree\"}",
             );
         }
         /// **Edit File**
@@ -2648,6 +3482,7 @@ pub mod filesystem {
                 ),
                 [false, true, false, false],
                 "afd5a5de1972206d0e9762ff8ad7797ee8dd3e1b83f0428426c98d2d2520308e",
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"dryRun\":{\"default\":false,\"description\":\"Preview changes using git-style diff format\",\"type\":\"boolean\"},\"edits\":{\"items\":{\"properties\":{\"newText\":{\"description\":\"Text to replace with\",\"type\":\"string\"},\"oldText\":{\"description\":\"Text to search for - must match exactly\",\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"],\"type\":\"object\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"edits\"],\"type\":\"object\"},\"name\":\"edit_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Edit File\"}",
             );
         }
         /// **Get File Info**
@@ -2673,6 +3508,7 @@ pub mod filesystem {
                 ),
                 [true, true, false, false],
                 "7f44dc48bac24a1e6b18b92d58d1669c80102fae3843e73579217972b67c80f6",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"get_file_info\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Get File Info\"}",
             );
         }
         /// **List Allowed Directories**
@@ -2698,6 +3534,7 @@ pub mod filesystem {
                 ),
                 [true, true, false, false],
                 "2b43c9bb5cde269e30b4e22b1dc38386f4fecf44dfa8a773a7fce9e38e2c0aa2",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"list_allowed_directories\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Allowed Directories\"}",
             );
         }
         /// **List Directory**
@@ -2723,6 +3560,7 @@ pub mod filesystem {
                 ),
                 [true, true, false, false],
                 "0d2a2b301c6ec3cbea78b3546aede23781a81bd82000b34f4cbfb3d94bfc8db7",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Directory\"}",
             );
         }
         /// **List Directory with Sizes**
@@ -2748,6 +3586,7 @@ pub mod filesystem {
                 ),
                 [true, true, false, false],
                 "8642b99b56eb227fd3ac37d3c43fc984be9b872d85e91874d0600fddbb53c4c3",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"},\"sortBy\":{\"default\":\"name\",\"description\":\"Sort entries by name or size\",\"enum\":[\"name\",\"size\"],\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory_with_sizes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Directory with Sizes\"}",
             );
         }
         /// **Move File**
@@ -2773,6 +3612,7 @@ pub mod filesystem {
                 ),
                 [false, true, false, false],
                 "46d4d5c7da0e8553c69eb9b970927adc0b54bfdcc9876a01983cd9ab3f8d9430",
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"destination\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"source\",\"destination\"],\"type\":\"object\"},\"name\":\"move_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Move File\"}",
             );
         }
         /// **Read File (Deprecated)**
@@ -2798,6 +3638,7 @@ pub mod filesystem {
                 ),
                 [true, true, false, false],
                 "762744c16831e2becafdbaf9a15da2660e5670dfa1984a368403145b6e9ac3a9",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read File (Deprecated)\"}",
             );
         }
         /// **Read Media File**
@@ -2823,6 +3664,7 @@ pub mod filesystem {
                 ),
                 [true, true, false, false],
                 "efe5a84687d7780182276a3ae46d325c1c269116ad490fa9149e39bbe50c6777",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_media_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"],\"type\":\"string\"}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"resource\":{\"additionalProperties\":false,\"properties\":{\"blob\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\",\"blob\"],\"type\":\"object\"},\"type\":{\"const\":\"resource\",\"type\":\"string\"}},\"required\":[\"type\",\"resource\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Media File\"}",
             );
         }
         /// **Read Multiple Files**
@@ -2848,6 +3690,7 @@ pub mod filesystem {
                 ),
                 [true, true, false, false],
                 "484710b0d97999f0c16d950c850c285a187ac4fbd4fdef5b0f13d0f3b483e164",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"paths\":{\"description\":\"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"paths\"],\"type\":\"object\"},\"name\":\"read_multiple_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Multiple Files\"}",
             );
         }
         /// **Read Text File**
@@ -2873,6 +3716,7 @@ pub mod filesystem {
                 ),
                 [true, true, false, false],
                 "658bc8c7fed2aefe6102d5e87589689b4a286b83340ac1a3a456b37e6cf4f77a",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_text_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Text File\"}",
             );
         }
         /// **Search Files**
@@ -2898,6 +3742,7 @@ pub mod filesystem {
                 ),
                 [true, true, false, false],
                 "6c46ed09491987b06c8c1511d8f6d42031eabaf852eb4d6e80185e317142120b",
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"],\"type\":\"object\"},\"name\":\"search_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Search Files\"}",
             );
         }
         /// **Write File**
@@ -2923,6 +3768,7 @@ pub mod filesystem {
                 ),
                 [false, true, true, false],
                 "0074a16be22f98393479625ae28b74688c56985d581aa37e1ff61f7fbd37d11d",
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"name\":\"write_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Write File\"}",
             );
         }
     }
@@ -3105,6 +3951,455 @@ pub mod filesystem {
             input: types::WriteFileInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::WriteFileOutput>> {
             self.inner.call::<tools::WriteFile>(&input).await
+        }
+    }
+    /// The server's tools as Rust methods: implement the ones a test
+    /// double or proxy needs (the others answer "not implemented"),
+    /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+        /// **Create Directory**
+        ///
+        /// Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
+        ///
+        /// Tool `create_directory` (idempotent, closed-world).
+        fn create_directory(
+            &self,
+            input: types::CreateDirectoryInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::CreateDirectoryOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("create_directory"),
+                )
+            }
+        }
+        /// **Directory Tree**
+        ///
+        /// Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
+        ///
+        /// Tool `directory_tree` (read-only, closed-world).
+        fn directory_tree(
+            &self,
+            input: types::DirectoryTreeInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::DirectoryTreeOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("directory_tree"),
+                )
+            }
+        }
+        /// **Edit File**
+        ///
+        /// Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
+        ///
+        /// Tool `edit_file` (destructive, closed-world).
+        fn edit_file(
+            &self,
+            input: types::EditFileInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::EditFileOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("edit_file"),
+                )
+            }
+        }
+        /// **Get File Info**
+        ///
+        /// Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
+        ///
+        /// Tool `get_file_info` (read-only, closed-world).
+        fn get_file_info(
+            &self,
+            input: types::GetFileInfoInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::GetFileInfoOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get_file_info"),
+                )
+            }
+        }
+        /// **List Allowed Directories**
+        ///
+        /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
+        ///
+        /// Tool `list_allowed_directories` (read-only, closed-world).
+        fn list_allowed_directories(
+            &self,
+            input: types::ListAllowedDirectoriesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::ListAllowedDirectoriesOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("list_allowed_directories"),
+                )
+            }
+        }
+        /// **List Directory**
+        ///
+        /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+        ///
+        /// Tool `list_directory` (read-only, closed-world).
+        fn list_directory(
+            &self,
+            input: types::ListDirectoryInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::ListDirectoryOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("list_directory"),
+                )
+            }
+        }
+        /// **List Directory with Sizes**
+        ///
+        /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+        ///
+        /// Tool `list_directory_with_sizes` (read-only, closed-world).
+        fn list_directory_with_sizes(
+            &self,
+            input: types::ListDirectoryWithSizesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::ListDirectoryWithSizesOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("list_directory_with_sizes"),
+                )
+            }
+        }
+        /// **Move File**
+        ///
+        /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
+        ///
+        /// Tool `move_file` (destructive, closed-world).
+        fn move_file(
+            &self,
+            input: types::MoveFileInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::MoveFileOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("move_file"),
+                )
+            }
+        }
+        /// **Read File (Deprecated)**
+        ///
+        /// Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
+        ///
+        /// Tool `read_file` (read-only, closed-world).
+        fn read_file(
+            &self,
+            input: types::ReadFileInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::ReadFileOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("read_file"),
+                )
+            }
+        }
+        /// **Read Media File**
+        ///
+        /// Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
+        ///
+        /// Tool `read_media_file` (read-only, closed-world).
+        fn read_media_file(
+            &self,
+            input: types::ReadMediaFileInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::ReadMediaFileOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("read_media_file"),
+                )
+            }
+        }
+        /// **Read Multiple Files**
+        ///
+        /// Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
+        ///
+        /// Tool `read_multiple_files` (read-only, closed-world).
+        fn read_multiple_files(
+            &self,
+            input: types::ReadMultipleFilesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::ReadMultipleFilesOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("read_multiple_files"),
+                )
+            }
+        }
+        /// **Read Text File**
+        ///
+        /// Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
+        ///
+        /// Tool `read_text_file` (read-only, closed-world).
+        fn read_text_file(
+            &self,
+            input: types::ReadTextFileInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::ReadTextFileOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("read_text_file"),
+                )
+            }
+        }
+        /// **Search Files**
+        ///
+        /// Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
+        ///
+        /// Tool `search_files` (read-only, closed-world).
+        fn search_files(
+            &self,
+            input: types::SearchFilesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::SearchFilesOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("search_files"),
+                )
+            }
+        }
+        /// **Write File**
+        ///
+        /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
+        ///
+        /// Tool `write_file` (destructive, idempotent, closed-world).
+        fn write_file(
+            &self,
+            input: types::WriteFileInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::WriteFileOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("write_file"),
+                )
+            }
+        }
+    }
+    /// Serves a [`Handler`] with the locked tool definitions, so that it
+    /// lists exactly the tools of the real server.
+    #[derive(Debug, Clone, Default)]
+    pub struct Server<H>(pub H);
+    impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+        fn server_info(&self) -> &'static str {
+            "{\"name\":\"secure-filesystem-server\",\"version\":\"0.2.0\"}"
+        }
+        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
+            ::std::vec![
+                < tools::CreateDirectory as ::mcpbind::Tool > ::META.definition, <
+                tools::DirectoryTree as ::mcpbind::Tool > ::META.definition, <
+                tools::EditFile as ::mcpbind::Tool > ::META.definition, <
+                tools::GetFileInfo as ::mcpbind::Tool > ::META.definition, <
+                tools::ListAllowedDirectories as ::mcpbind::Tool > ::META.definition, <
+                tools::ListDirectory as ::mcpbind::Tool > ::META.definition, <
+                tools::ListDirectoryWithSizes as ::mcpbind::Tool > ::META.definition, <
+                tools::MoveFile as ::mcpbind::Tool > ::META.definition, < tools::ReadFile
+                as ::mcpbind::Tool > ::META.definition, < tools::ReadMediaFile as
+                ::mcpbind::Tool > ::META.definition, < tools::ReadMultipleFiles as
+                ::mcpbind::Tool > ::META.definition, < tools::ReadTextFile as
+                ::mcpbind::Tool > ::META.definition, < tools::SearchFiles as
+                ::mcpbind::Tool > ::META.definition, < tools::WriteFile as
+                ::mcpbind::Tool > ::META.definition
+            ]
+        }
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match name {
+                    "create_directory" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::CreateDirectory,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.create_directory(input))
+                                .await,
+                        )
+                    }
+                    "directory_tree" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::DirectoryTree,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.directory_tree(input))
+                                .await,
+                        )
+                    }
+                    "edit_file" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::EditFile,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.edit_file(input))
+                                .await,
+                        )
+                    }
+                    "get_file_info" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetFileInfo,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_file_info(input))
+                                .await,
+                        )
+                    }
+                    "list_allowed_directories" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ListAllowedDirectories,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.list_allowed_directories(input))
+                                .await,
+                        )
+                    }
+                    "list_directory" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ListDirectory,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.list_directory(input))
+                                .await,
+                        )
+                    }
+                    "list_directory_with_sizes" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ListDirectoryWithSizes,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.list_directory_with_sizes(input))
+                                .await,
+                        )
+                    }
+                    "move_file" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::MoveFile,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.move_file(input))
+                                .await,
+                        )
+                    }
+                    "read_file" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ReadFile,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.read_file(input))
+                                .await,
+                        )
+                    }
+                    "read_media_file" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ReadMediaFile,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.read_media_file(input))
+                                .await,
+                        )
+                    }
+                    "read_multiple_files" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ReadMultipleFiles,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.read_multiple_files(input))
+                                .await,
+                        )
+                    }
+                    "read_text_file" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ReadTextFile,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.read_text_file(input))
+                                .await,
+                        )
+                    }
+                    "search_files" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::SearchFiles,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.search_files(input))
+                                .await,
+                        )
+                    }
+                    "write_file" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::WriteFile,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.write_file(input))
+                                .await,
+                        )
+                    }
+                    _ => {
+                        let _ = arguments;
+                        ::std::option::Option::None
+                    }
+                }
+            })
         }
     }
 }
@@ -3661,6 +4956,7 @@ pub mod memory {
                 ),
                 [false, false, false, false],
                 "feac7d8089a1ebc8a23d7dfb2938f24b3a3c8f105d791cb52f622f3819323ee7",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Add new observations to existing entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"},\"name\":\"add_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"results\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"addedObservations\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"type\":\"string\"}},\"required\":[\"entityName\",\"addedObservations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"results\"],\"type\":\"object\"},\"title\":\"Add Observations\"}",
             );
         }
         /// **Create Entities**
@@ -3686,6 +4982,7 @@ pub mod memory {
                 ),
                 [false, false, false, false],
                 "8f67f2b3ceae725137d28992771cf1483f02be6bb9f9c54c4e57270e3da21afb",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"name\":\"create_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"title\":\"Create Entities\"}",
             );
         }
         /// **Create Relations**
@@ -3711,6 +5008,7 @@ pub mod memory {
                 ),
                 [false, false, false, false],
                 "65123f62aa4a7c0721aea42a0b0e5bbf449744c9a74e0dd6f4b9927233668102",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new relations between entities in the knowledge graph. Relations should be in active voice\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"create_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"title\":\"Create Relations\"}",
             );
         }
         /// **Delete Entities**
@@ -3736,6 +5034,7 @@ pub mod memory {
                 ),
                 [false, true, true, false],
                 "9e6b66f291d08f0884590fb213f5022ebc753a4bddd5bb5abbaf4180c9d1b2f5",
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple entities and their associated relations from the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"},\"name\":\"delete_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Entities\"}",
             );
         }
         /// **Delete Observations**
@@ -3761,6 +5060,7 @@ pub mod memory {
                 ),
                 [false, true, true, false],
                 "28ea265b802faf8a6ee03a1badc3a162f430cf29b6fc229234344f72588432bb",
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete specific observations from entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"},\"name\":\"delete_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Observations\"}",
             );
         }
         /// **Delete Relations**
@@ -3786,6 +5086,7 @@ pub mod memory {
                 ),
                 [false, true, true, false],
                 "69686b10b9484d6f2bfc65a9c199593c2a4b454dc1cd9987f4ade7ac863a72dc",
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple relations from the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"delete_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Relations\"}",
             );
         }
         /// **Open Nodes**
@@ -3811,6 +5112,7 @@ pub mod memory {
                 ),
                 [true, false, true, false],
                 "dcfcf782aa784a7085bc37a719362f88b0270764a15c381a303aa64c2b64ff56",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Open specific nodes in the knowledge graph by their names\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"},\"name\":\"open_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Open Nodes\"}",
             );
         }
         /// **Read Graph**
@@ -3834,6 +5136,7 @@ pub mod memory {
                 ),
                 [true, false, true, false],
                 "5a96ef6ebd66fc2e42a03b638f940e31f785619032e9baf8d00d87ca4abe5c4d",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the entire knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"read_graph\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Read Graph\"}",
             );
         }
         /// **Search Nodes**
@@ -3859,6 +5162,7 @@ pub mod memory {
                 ),
                 [true, false, true, false],
                 "3fea90d6d502f4b29fa98352b8582d1c04661a5c85b01f83965954d94a759c59",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Search for nodes in the knowledge graph based on a query\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Search Nodes\"}",
             );
         }
     }
@@ -3982,6 +5286,310 @@ pub mod memory {
             input: types::SearchNodesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::SearchNodesOutput>> {
             self.inner.call::<tools::SearchNodes>(&input).await
+        }
+    }
+    /// The server's tools as Rust methods: implement the ones a test
+    /// double or proxy needs (the others answer "not implemented"),
+    /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+        /// **Add Observations**
+        ///
+        /// Add new observations to existing entities in the knowledge graph
+        ///
+        /// Tool `add_observations` (closed-world).
+        fn add_observations(
+            &self,
+            input: types::AddObservationsInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::AddObservationsOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("add_observations"),
+                )
+            }
+        }
+        /// **Create Entities**
+        ///
+        /// Create multiple new entities in the knowledge graph
+        ///
+        /// Tool `create_entities` (closed-world).
+        fn create_entities(
+            &self,
+            input: types::CreateEntitiesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::CreateEntitiesOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("create_entities"),
+                )
+            }
+        }
+        /// **Create Relations**
+        ///
+        /// Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
+        ///
+        /// Tool `create_relations` (closed-world).
+        fn create_relations(
+            &self,
+            input: types::CreateRelationsInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::CreateRelationsOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("create_relations"),
+                )
+            }
+        }
+        /// **Delete Entities**
+        ///
+        /// Delete multiple entities and their associated relations from the knowledge graph
+        ///
+        /// Tool `delete_entities` (destructive, idempotent, closed-world).
+        fn delete_entities(
+            &self,
+            input: types::DeleteEntitiesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::DeleteEntitiesOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("delete_entities"),
+                )
+            }
+        }
+        /// **Delete Observations**
+        ///
+        /// Delete specific observations from entities in the knowledge graph
+        ///
+        /// Tool `delete_observations` (destructive, idempotent, closed-world).
+        fn delete_observations(
+            &self,
+            input: types::DeleteObservationsInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::DeleteObservationsOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("delete_observations"),
+                )
+            }
+        }
+        /// **Delete Relations**
+        ///
+        /// Delete multiple relations from the knowledge graph
+        ///
+        /// Tool `delete_relations` (destructive, idempotent, closed-world).
+        fn delete_relations(
+            &self,
+            input: types::DeleteRelationsInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::DeleteRelationsOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("delete_relations"),
+                )
+            }
+        }
+        /// **Open Nodes**
+        ///
+        /// Open specific nodes in the knowledge graph by their names
+        ///
+        /// Tool `open_nodes` (read-only, idempotent, closed-world).
+        fn open_nodes(
+            &self,
+            input: types::OpenNodesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::OpenNodesOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("open_nodes"),
+                )
+            }
+        }
+        /// **Read Graph**
+        ///
+        /// Read the entire knowledge graph
+        ///
+        /// Tool `read_graph` (read-only, idempotent, closed-world).
+        fn read_graph(
+            &self,
+            input: types::ReadGraphInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::ReadGraphOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("read_graph"),
+                )
+            }
+        }
+        /// **Search Nodes**
+        ///
+        /// Search for nodes in the knowledge graph based on a query
+        ///
+        /// Tool `search_nodes` (read-only, idempotent, closed-world).
+        fn search_nodes(
+            &self,
+            input: types::SearchNodesInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::SearchNodesOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("search_nodes"),
+                )
+            }
+        }
+    }
+    /// Serves a [`Handler`] with the locked tool definitions, so that it
+    /// lists exactly the tools of the real server.
+    #[derive(Debug, Clone, Default)]
+    pub struct Server<H>(pub H);
+    impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+        fn server_info(&self) -> &'static str {
+            "{\"name\":\"memory-server\",\"version\":\"0.6.3\"}"
+        }
+        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
+            ::std::vec![
+                < tools::AddObservations as ::mcpbind::Tool > ::META.definition, <
+                tools::CreateEntities as ::mcpbind::Tool > ::META.definition, <
+                tools::CreateRelations as ::mcpbind::Tool > ::META.definition, <
+                tools::DeleteEntities as ::mcpbind::Tool > ::META.definition, <
+                tools::DeleteObservations as ::mcpbind::Tool > ::META.definition, <
+                tools::DeleteRelations as ::mcpbind::Tool > ::META.definition, <
+                tools::OpenNodes as ::mcpbind::Tool > ::META.definition, <
+                tools::ReadGraph as ::mcpbind::Tool > ::META.definition, <
+                tools::SearchNodes as ::mcpbind::Tool > ::META.definition
+            ]
+        }
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match name {
+                    "add_observations" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::AddObservations,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.add_observations(input))
+                                .await,
+                        )
+                    }
+                    "create_entities" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::CreateEntities,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.create_entities(input))
+                                .await,
+                        )
+                    }
+                    "create_relations" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::CreateRelations,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.create_relations(input))
+                                .await,
+                        )
+                    }
+                    "delete_entities" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::DeleteEntities,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.delete_entities(input))
+                                .await,
+                        )
+                    }
+                    "delete_observations" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::DeleteObservations,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.delete_observations(input))
+                                .await,
+                        )
+                    }
+                    "delete_relations" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::DeleteRelations,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.delete_relations(input))
+                                .await,
+                        )
+                    }
+                    "open_nodes" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::OpenNodes,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.open_nodes(input))
+                                .await,
+                        )
+                    }
+                    "read_graph" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ReadGraph,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.read_graph(input))
+                                .await,
+                        )
+                    }
+                    "search_nodes" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::SearchNodes,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.search_nodes(input))
+                                .await,
+                        )
+                    }
+                    _ => {
+                        let _ = arguments;
+                        ::std::option::Option::None
+                    }
+                }
+            })
         }
     }
 }
@@ -4119,6 +5727,7 @@ pub mod time {
                 ),
                 [true, false, true, false],
                 "c4d74ef7e559510696468f02f2ac8c99fced4550845899a3db1b2104fef92458",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Convert time between timezones\",\"inputSchema\":{\"properties\":{\"source_timezone\":{\"description\":\"Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.\",\"title\":\"Source Timezone\",\"type\":\"string\"},\"target_timezone\":{\"description\":\"Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.\",\"title\":\"Target Timezone\",\"type\":\"string\"},\"time\":{\"description\":\"Time to convert in 24-hour format (HH:MM)\",\"title\":\"Time\",\"type\":\"string\"}},\"required\":[\"source_timezone\",\"time\",\"target_timezone\"],\"title\":\"convert_timeArguments\",\"type\":\"object\"},\"name\":\"convert_time\",\"outputSchema\":{\"$defs\":{\"TimeResult\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}},\"properties\":{\"source\":{\"$ref\":\"#/$defs/TimeResult\"},\"target\":{\"$ref\":\"#/$defs/TimeResult\"},\"time_difference\":{\"title\":\"Time Difference\",\"type\":\"string\"}},\"required\":[\"source\",\"target\",\"time_difference\"],\"title\":\"TimeConversionResult\",\"type\":\"object\"}}",
             );
         }
         /// Get current time in a specific timezone
@@ -4140,6 +5749,7 @@ pub mod time {
                 ),
                 [true, false, true, false],
                 "5b98860a84ca3152d9b0881b98c7e7b13e0bd7ac92bded6bc614e35f06455948",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get current time in a specific timezone\",\"inputSchema\":{\"properties\":{\"timezone\":{\"description\":\"IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.\",\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\"],\"title\":\"get_current_timeArguments\",\"type\":\"object\"},\"name\":\"get_current_time\",\"outputSchema\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}}",
             );
         }
     }
@@ -4182,6 +5792,103 @@ pub mod time {
             input: types::GetCurrentTimeInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetCurrentTimeOutput>> {
             self.inner.call::<tools::GetCurrentTime>(&input).await
+        }
+    }
+    /// The server's tools as Rust methods: implement the ones a test
+    /// double or proxy needs (the others answer "not implemented"),
+    /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+        /// Convert time between timezones
+        ///
+        /// Tool `convert_time` (read-only, idempotent, closed-world).
+        fn convert_time(
+            &self,
+            input: types::ConvertTimeInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::ConvertTimeOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("convert_time"),
+                )
+            }
+        }
+        /// Get current time in a specific timezone
+        ///
+        /// Tool `get_current_time` (read-only, idempotent, closed-world).
+        fn get_current_time(
+            &self,
+            input: types::GetCurrentTimeInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<types::GetCurrentTimeOutput>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("get_current_time"),
+                )
+            }
+        }
+    }
+    /// Serves a [`Handler`] with the locked tool definitions, so that it
+    /// lists exactly the tools of the real server.
+    #[derive(Debug, Clone, Default)]
+    pub struct Server<H>(pub H);
+    impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+        fn server_info(&self) -> &'static str {
+            "{\"name\":\"mcp-time\",\"version\":\"2026.10.19\"}"
+        }
+        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
+            ::std::vec![
+                < tools::ConvertTime as ::mcpbind::Tool > ::META.definition, <
+                tools::GetCurrentTime as ::mcpbind::Tool > ::META.definition
+            ]
+        }
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match name {
+                    "convert_time" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::ConvertTime,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.convert_time(input))
+                                .await,
+                        )
+                    }
+                    "get_current_time" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch::<
+                                tools::GetCurrentTime,
+                                _,
+                                _,
+                            >(arguments, |input| self.0.get_current_time(input))
+                                .await,
+                        )
+                    }
+                    _ => {
+                        let _ = arguments;
+                        ::std::option::Option::None
+                    }
+                }
+            })
         }
     }
 }

@@ -268,7 +268,9 @@ async fn filesystem_and_memory() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_time_server() {
     let dir = tempfile::tempdir().unwrap();
-    let time = mcpbind_tests::time::Client::connect(&config(dir.path())).await.unwrap();
+    let time = mcpbind_tests::time::Client::connect(&config(dir.path()))
+        .await
+        .unwrap();
     let now = time
         .get_current_time(mcpbind_tests::time::types::GetCurrentTimeInput {
             timezone: "UTC".into(),
@@ -285,7 +287,11 @@ async fn python_time_server() {
         })
         .await
         .unwrap();
-    assert!(converted.output.target.datetime.contains("T21:00"), "{:?}", converted.output);
+    assert!(
+        converted.output.target.datetime.contains("T21:00"),
+        "{:?}",
+        converted.output
+    );
 }
 
 /// What types can't say (`maximum: 10`) is checked against the locked schema

@@ -113,7 +113,9 @@ fn demo_dir() -> tempfile::TempDir {
         dir.path().join("mcpbind.toml"),
         format!(
             "[servers.demo]\ncommand = {:?}\n",
-            crate::util::bin("mcpbind-demo-server").display().to_string()
+            crate::util::bin("mcpbind-demo-server")
+                .display()
+                .to_string()
         ),
     )
     .unwrap();
@@ -132,14 +134,17 @@ fn check_and_diff_report_drift_with_the_fix() {
     // The locked `add` says its first parameter is `augend`; the live
     // server says `a`.
     let path = dir.path().join("mcpbind.lock");
-    let mut lock: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut lock: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let add = lock["servers"]["demo"]["tools"]
         .as_array_mut()
         .unwrap()
         .iter_mut()
         .find(|t| t["name"] == "add")
         .unwrap();
-    let props = add["definition"]["inputSchema"]["properties"].as_object_mut().unwrap();
+    let props = add["definition"]["inputSchema"]["properties"]
+        .as_object_mut()
+        .unwrap();
     let a = props.remove("a").unwrap();
     props.insert("augend".into(), a);
     add["sha256"] = mcpbind::hash::sha256_hex(&add["definition"]).into();
@@ -154,8 +159,15 @@ fn check_and_diff_report_drift_with_the_fix() {
     let out = mcpbind(dir.path(), &["diff", "demo"]);
     assert_eq!(out.code, Some(1), "{out:?}");
     assert!(out.stderr.contains("~ tool `add`"), "{out:?}");
-    assert!(out.stderr.contains("    + /inputSchema/properties/a: "), "{out:?}");
-    assert!(out.stderr.contains("    - /inputSchema/properties/augend: "), "{out:?}");
+    assert!(
+        out.stderr.contains("    + /inputSchema/properties/a: "),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains("    - /inputSchema/properties/augend: "),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -164,7 +176,10 @@ fn call_prints_results_and_fails_on_tool_errors() {
     let out = mcpbind(dir.path(), &["call", "demo", "add", r#"{"a": 1, "b": 2}"#]);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(out.stdout.contains("\"sum\": 3"), "{out:?}");
-    let out = mcpbind(dir.path(), &["call", "demo", "fail", r#"{"message": "no"}"#]);
+    let out = mcpbind(
+        dir.path(),
+        &["call", "demo", "fail", r#"{"message": "no"}"#],
+    );
     assert_eq!(out.code, Some(1), "{out:?}");
     assert_eq!(out.stdout.trim(), "no", "{out:?}");
     let out = mcpbind(dir.path(), &["call", "demo", "add", "[1]"]);

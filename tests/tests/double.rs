@@ -20,9 +20,17 @@ fn double_lists_the_real_servers_tools_byte_for_byte() {
     let relocked = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
     let real = mcpbind_codegen::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
     for server in ["demo", "everything"] {
-        let text = |lock: &mcpbind_codegen::Lockfile| serde_json::to_string_pretty(&lock.servers[server].tools).unwrap();
-        assert!(text(&real) == text(&relocked), "the {server} double lists different tools");
-        assert_eq!(relocked.servers[server].server_info, real.servers[server].server_info);
+        let text = |lock: &mcpbind_codegen::Lockfile| {
+            serde_json::to_string_pretty(&lock.servers[server].tools).unwrap()
+        };
+        assert!(
+            text(&real) == text(&relocked),
+            "the {server} double lists different tools"
+        );
+        assert_eq!(
+            relocked.servers[server].server_info,
+            real.servers[server].server_info
+        );
     }
 }
 
@@ -34,7 +42,10 @@ async fn double_answers_typed_calls() {
     ))
     .unwrap();
     let client = demo::Client::connect(&config).await.unwrap();
-    let sum = client.add(demo::types::AddInput { a: 20, b: 22 }).await.unwrap();
+    let sum = client
+        .add(demo::types::AddInput { a: 20, b: 22 })
+        .await
+        .unwrap();
     assert_eq!(sum.output.sum, 42);
     assert!(sum.structured_content.is_some());
     let echo = client

@@ -108,7 +108,10 @@ args = ["--local-timezone", "UTC"]
         files = files.display().to_string(),
         memory = npm_server("server-memory"),
         memfile = dir.join("memory.jsonl").display().to_string(),
-        time = servers_dir().join(".venv/bin/mcp-server-time").display().to_string(),
+        time = servers_dir()
+            .join(".venv/bin/mcp-server-time")
+            .display()
+            .to_string(),
     )
 }
 

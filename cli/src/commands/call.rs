@@ -29,7 +29,11 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = args.paths.load_config()?;
     let Some(server) = config.servers.get(&args.server) else {
-        bail!("server `{}` is not in {}", args.server, args.paths.config.display());
+        bail!(
+            "server `{}` is not in {}",
+            args.server,
+            args.paths.config.display()
+        );
     };
     let arguments = match serde_json::from_str::<Value>(&args.arguments) {
         Ok(Value::Object(map)) => map,
@@ -44,7 +48,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         client.close().await;
         result
     });
-    let result = result.with_context(|| format!("failed to call `{}.{}`", args.server, args.tool))?;
+    let result =
+        result.with_context(|| format!("failed to call `{}.{}`", args.server, args.tool))?;
     let mut stdout = std::io::stdout().lock();
     let text = if args.json {
         serde_json::to_string_pretty(&result)?
@@ -67,7 +72,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if result.is_error == Some(true) {
-        eprintln!("error: tool `{}.{}` returned an error", args.server, args.tool);
+        eprintln!(
+            "error: tool `{}.{}` returned an error",
+            args.server, args.tool
+        );
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

@@ -40,8 +40,12 @@ pub(crate) fn compare(paths: &Paths, servers: &[String], detail: bool) -> anyhow
         Some(s) => s.to_vec(),
         None => config.servers.keys().cloned().collect(),
     };
-    let live = crate::runtime()?.block_on(mcpbind_codegen::snapshot::snapshot_servers(&config, &names));
-    let lock_name = lock_path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let live =
+        crate::runtime()?.block_on(mcpbind_codegen::snapshot::snapshot_servers(&config, &names));
+    let lock_name = lock_path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut failed = false;
     for (name, result) in live {
         let locked = &lock.servers[&name];
@@ -74,5 +78,9 @@ pub(crate) fn compare(paths: &Paths, servers: &[String], detail: bool) -> anyhow
             }
         }
     }
-    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

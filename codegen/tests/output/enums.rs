@@ -304,17 +304,11 @@ pub mod enums {
                 }
             }
         }
-        /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct EnumOutputInput {}
+        /// Alias of the type generated for this schema.
+        pub type EnumOutputInput = ::mcpbind::__private::serde_json::Map<
+            ::std::string::String,
+            ::mcpbind::__private::serde_json::Value,
+        >;
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

@@ -76,7 +76,7 @@ pub mod enums_numeric {
             {
                 Self::try_from(<f64>::deserialize(deserializer)?)
                     .map_err(|e| {
-                        <D::Error as ::mcpbind::__private::serde>::de::Error::custom(
+                        <D::Error as ::mcpbind::__private::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -117,7 +117,7 @@ pub mod enums_numeric {
             {
                 Self::try_from(<i64>::deserialize(deserializer)?)
                     .map_err(|e| {
-                        <D::Error as ::mcpbind::__private::serde>::de::Error::custom(
+                        <D::Error as ::mcpbind::__private::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })

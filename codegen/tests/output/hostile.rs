@@ -282,7 +282,7 @@ assert!(false);
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `Self2input`
+        /// `SelfTool2Input`
         #[derive(
             ::mcpbind::__private::serde::Deserialize,
             ::mcpbind::__private::serde::Serialize,
@@ -292,12 +292,12 @@ assert!(false);
             PartialEq
         )]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct Self2input {
+        pub struct SelfTool2Input {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `SelfInput`
+        /// `SelfToolInput`
         #[derive(
             ::mcpbind::__private::serde::Deserialize,
             ::mcpbind::__private::serde::Serialize,
@@ -307,7 +307,7 @@ assert!(false);
             PartialEq
         )]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct SelfInput {
+        pub struct SelfToolInput {
             /** Tilde fence:
 ~~~text
 panic!()
@@ -541,11 +541,7 @@ assert!(false);
             }
         }
         /// Alias of the type generated for this schema.
-        pub type Self_Input = super::types::SelfInput;
-        /// Alias of the type generated for this schema.
         pub type ABInput = super::types::AbInput;
-        /// Alias of the type generated for this schema.
-        pub type Self_2Input = super::types::Self2input;
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
@@ -733,9 +729,9 @@ assert!(false);
         ///
         /// Tool `Self`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct Self_;
-        impl ::mcpbind::Tool for Self_ {
-            type Input = super::types::Self_Input;
+        pub struct SelfTool;
+        impl ::mcpbind::Tool for SelfTool {
+            type Input = super::types::SelfToolInput;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -751,7 +747,7 @@ assert!(false);
                 "{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"Self\"}",
             );
         }
-        /// **Indented code:      fn main() { panic!() }  after**
+        /// **Indented code:     fn main() { panic!() } after**
         ///
         /// NUL here:: and CRLF
         /// second line
@@ -1053,9 +1049,9 @@ assert!(false);
         ///
         /// Tool `self`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct Self_2;
-        impl ::mcpbind::Tool for Self_2 {
-            type Input = super::types::Self_2Input;
+        pub struct SelfTool2;
+        impl ::mcpbind::Tool for SelfTool2 {
+            type Input = super::types::SelfTool2Input;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -1326,11 +1322,11 @@ assert!(false);
         /// Tool `Self`.
         pub async fn self_(
             &self,
-            input: types::Self_Input,
+            input: types::SelfToolInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Self_>(&input).await
+            self.inner.call::<tools::SelfTool>(&input).await
         }
-        /// **Indented code:      fn main() { panic!() }  after**
+        /// **Indented code:     fn main() { panic!() } after**
         ///
         /// NUL here:: and CRLF
         /// second line
@@ -1475,11 +1471,11 @@ assert!(false);
         /// Ends a comment */ and starts one /* never closed
         ///
         /// Tool `self`.
-        pub async fn self__2(
+        pub async fn self_2(
             &self,
-            input: types::Self_2Input,
+            input: types::SelfTool2Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Self_2>(&input).await
+            self.inner.call::<tools::SelfTool2>(&input).await
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``**
         ///
@@ -1686,7 +1682,7 @@ assert!(false);
         /// Tool `Self`.
         fn self_(
             &self,
-            input: types::Self_Input,
+            input: types::SelfToolInput,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -1695,7 +1691,7 @@ assert!(false);
                 ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("Self"))
             }
         }
-        /// **Indented code:      fn main() { panic!() }  after**
+        /// **Indented code:     fn main() { panic!() } after**
         ///
         /// NUL here:: and CRLF
         /// second line
@@ -1918,9 +1914,9 @@ assert!(false);
         /// Ends a comment */ and starts one /* never closed
         ///
         /// Tool `self`.
-        fn self__2(
+        fn self_2(
             &self,
-            input: types::Self_2Input,
+            input: types::SelfTool2Input,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -2049,8 +2045,8 @@ assert!(false);
                 ::mcpbind::Tool > ::META.definition, < tools::T123 as ::mcpbind::Tool >
                 ::META.definition, < tools::Client as ::mcpbind::Tool > ::META
                 .definition, < tools::GetItem as ::mcpbind::Tool > ::META.definition, <
-                tools::Self_ as ::mcpbind::Tool > ::META.definition, < tools::Unnamed5 as
-                ::mcpbind::Tool > ::META.definition, < tools::AB as ::mcpbind::Tool >
+                tools::SelfTool as ::mcpbind::Tool > ::META.definition, < tools::Unnamed5
+                as ::mcpbind::Tool > ::META.definition, < tools::AB as ::mcpbind::Tool >
                 ::META.definition, < tools::Connect as ::mcpbind::Tool > ::META
                 .definition, < tools::Crate as ::mcpbind::Tool > ::META.definition, <
                 tools::FromClient as ::mcpbind::Tool > ::META.definition, <
@@ -2059,12 +2055,12 @@ assert!(false);
                 ::mcpbind::Tool > ::META.definition, < tools::HostileSchema as
                 ::mcpbind::Tool > ::META.definition, < tools::Inner as ::mcpbind::Tool >
                 ::META.definition, < tools::New as ::mcpbind::Tool > ::META.definition, <
-                tools::RType as ::mcpbind::Tool > ::META.definition, < tools::Self_2 as
-                ::mcpbind::Tool > ::META.definition, < tools::Super as ::mcpbind::Tool >
-                ::META.definition, < tools::Tools as ::mcpbind::Tool > ::META.definition,
-                < tools::Type as ::mcpbind::Tool > ::META.definition, < tools::Types as
-                ::mcpbind::Tool > ::META.definition, < tools::Unnamed6 as ::mcpbind::Tool
-                > ::META.definition
+                tools::RType as ::mcpbind::Tool > ::META.definition, < tools::SelfTool2
+                as ::mcpbind::Tool > ::META.definition, < tools::Super as ::mcpbind::Tool
+                > ::META.definition, < tools::Tools as ::mcpbind::Tool > ::META
+                .definition, < tools::Type as ::mcpbind::Tool > ::META.definition, <
+                tools::Types as ::mcpbind::Tool > ::META.definition, < tools::Unnamed6 as
+                ::mcpbind::Tool > ::META.definition
             ]
         }
         fn call_tool<'a>(
@@ -2158,7 +2154,7 @@ assert!(false);
                     "Self" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::Self_,
+                                tools::SelfTool,
                                 _,
                                 _,
                             >(arguments, |input| self.0.self_(input))
@@ -2288,10 +2284,10 @@ assert!(false);
                     "self" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::Self_2,
+                                tools::SelfTool2,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.self__2(input))
+                            >(arguments, |input| self.0.self_2(input))
                                 .await,
                         )
                     }

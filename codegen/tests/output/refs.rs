@@ -641,17 +641,8 @@ pub mod refs {
                 }
             }
         }
-        /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct RootIsRefInput {}
+        /// Alias of the type generated for this schema.
+        pub type RootIsRefInput = super::types::Args;
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

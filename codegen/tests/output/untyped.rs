@@ -476,61 +476,31 @@ pub mod untyped {
                 }
             }
         }
-        /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct BooleanInputSchemaInput {}
-        /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct EmptyInputSchemaInput {}
-        /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct NoInputSchemaInput {}
-        /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct NullInputSchemaInput {}
-        /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct StringInputSchemaInput {}
+        /// Alias of the type generated for this schema.
+        pub type BooleanInputSchemaInput = ::mcpbind::__private::serde_json::Map<
+            ::std::string::String,
+            ::mcpbind::__private::serde_json::Value,
+        >;
+        /// Alias of the type generated for this schema.
+        pub type EmptyInputSchemaInput = ::mcpbind::__private::serde_json::Map<
+            ::std::string::String,
+            ::mcpbind::__private::serde_json::Value,
+        >;
+        /// Alias of the type generated for this schema.
+        pub type NoInputSchemaInput = ::mcpbind::__private::serde_json::Map<
+            ::std::string::String,
+            ::mcpbind::__private::serde_json::Value,
+        >;
+        /// Alias of the type generated for this schema.
+        pub type NullInputSchemaInput = ::mcpbind::__private::serde_json::Map<
+            ::std::string::String,
+            ::mcpbind::__private::serde_json::Value,
+        >;
+        /// Alias of the type generated for this schema.
+        pub type StringInputSchemaInput = ::mcpbind::__private::serde_json::Map<
+            ::std::string::String,
+            ::mcpbind::__private::serde_json::Value,
+        >;
         /// Alias of the type generated for this schema.
         pub type StringInputSchemaOutput = ::std::string::String;
     }
