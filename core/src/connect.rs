@@ -24,6 +24,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, ReadBuf};
 use tokio::process::{Child, Command};
 
 mod http_tap;
+mod sse;
 
 use crate::config::{expand_vars, ServerConfig, TransportConfig};
 use crate::error::{Error, Result};
@@ -200,16 +201,8 @@ pub(crate) async fn connect(name: &str, config: &ServerConfig) -> Result<Session
             cwd,
             env,
         } => connect_stdio(name, command, args, cwd.as_deref(), env).await,
-        TransportConfig::StreamableHttp { url, headers } => {
-            connect_http(name, url, headers).await
-        }
-        TransportConfig::Sse { url, .. } => Err(Error::Connect {
-            server: name.to_owned(),
-            reason: format!(
-                "the legacy SSE transport ({url}) is not supported yet: use a server's Streamable HTTP endpoint or stdio"
-            ),
-            stderr: None,
-        }),
+        TransportConfig::StreamableHttp { url, headers } => connect_http(name, url, headers).await,
+        TransportConfig::Sse { url, headers } => connect_sse(name, url, headers).await,
     }
 }
 
@@ -289,6 +282,43 @@ async fn connect_stdio(
             })
         }
     }
+}
+
+async fn connect_sse(name: &str, url: &str, headers: &BTreeMap<String, String>) -> Result<Session> {
+    let url = expand_vars(name, url)?;
+    let mut map = http::HeaderMap::new();
+    for (key, value) in headers {
+        let value = expand_vars(name, value)?;
+        let (Ok(k), Ok(v)) = (
+            http::HeaderName::from_bytes(key.as_bytes()),
+            http::HeaderValue::from_str(&value),
+        ) else {
+            return Err(Error::Connect {
+                server: name.to_owned(),
+                reason: format!("invalid header `{key}`"),
+                stderr: None,
+            });
+        };
+        map.insert(k, v);
+    }
+    let connect_error = |reason: String| Error::Connect {
+        server: name.to_owned(),
+        reason,
+        stderr: None,
+    };
+    let tap = Arc::new(RawTap::default());
+    let transport = sse::SseTransport::open(&url, map, Arc::clone(&tap))
+        .await
+        .map_err(connect_error)?;
+    let service = Handler
+        .serve(transport)
+        .await
+        .map_err(|e| connect_error(format!("{url}: {e}")))?;
+    Ok(Session {
+        service,
+        process: None,
+        tap: Some(tap),
+    })
 }
 
 async fn connect_http(

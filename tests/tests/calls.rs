@@ -187,7 +187,7 @@ async fn demo_over_streamable_http() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn everything_over_stdio_and_http() {
+async fn everything_over_stdio_http_and_sse() {
     let dir = tempfile::tempdir().unwrap();
     let http = util::everything_http();
     let over_http = Config::from_toml_str(&format!(
@@ -195,7 +195,13 @@ async fn everything_over_stdio_and_http() {
         http.url
     ))
     .unwrap();
-    for config in [config(dir.path()), over_http] {
+    let sse = util::everything_sse();
+    let over_sse = Config::from_toml_str(&format!(
+        "[servers.everything]\ntransport = \"sse\"\nurl = {:?}\ntimeout = 20\n",
+        sse.url
+    ))
+    .unwrap();
+    for config in [config(dir.path()), over_http, over_sse] {
         let everything = everything::Client::connect(&config).await.unwrap();
         let echo = everything
             .echo(everything::types::EchoInput {

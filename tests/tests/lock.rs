@@ -125,6 +125,28 @@ fn streamable_http_lists_the_same_tools_as_stdio() {
 }
 
 #[test]
+fn legacy_sse_lists_the_same_tools_as_stdio() {
+    let everything = util::everything_sse();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.everything]\ntransport = \"sse\"\nurl = {:?}\n",
+            everything.url
+        ),
+    )
+    .unwrap();
+    let out = util::mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let sse = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
+    let stdio = mcpbind_codegen::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
+    assert!(
+        sse.servers["everything"].tools == stdio.servers["everything"].tools,
+        "server-everything lists different tools over SSE"
+    );
+}
+
+#[test]
 fn generated_bindings_match_the_golden_file() {
     let generated = include_str!(concat!(env!("OUT_DIR"), "/mcpbind.rs"));
     assert_file(&util::tests_dir().join("golden/mcpbind.rs"), generated);

@@ -150,12 +150,21 @@ pub fn demo_http() -> Running {
 
 /// Starts server-everything over Streamable HTTP on a free loopback port.
 pub fn everything_http() -> Running {
+    everything_over("streamableHttp", "/mcp")
+}
+
+/// Starts server-everything over the legacy HTTP+SSE transport.
+pub fn everything_sse() -> Running {
+    everything_over("sse", "/sse")
+}
+
+fn everything_over(mode: &str, path: &str) -> Running {
     let dir = servers_dir();
     let mut child = Command::new("node")
         .arg("--require")
         .arg(dir.join("listen-report.cjs"))
         .arg(npm_server("server-everything"))
-        .arg("streamableHttp")
+        .arg(mode)
         .env("PORT", "0")
         .env("MCPBIND_LISTEN_HOST", "127.0.0.1")
         .stdout(Stdio::null())
@@ -177,7 +186,7 @@ pub fn everything_http() -> Running {
     let port = port.expect("server-everything did not report its port");
     Running {
         child,
-        url: format!("http://127.0.0.1:{port}/mcp"),
+        url: format!("http://127.0.0.1:{port}{path}"),
     }
 }
 
