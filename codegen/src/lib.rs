@@ -3,7 +3,7 @@
 //! One engine, [`Generator`], serves the three entry points: the `build.rs`
 //! [`Builder`], the `mcp_tools!` macro and `mcpbind generate`. It is pure
 //! (a lockfile in, tokens out) and never touches the network; taking a
-//! snapshot of live servers is [`snapshot`], behind the `snapshot` feature.
+//! snapshot of live servers is `snapshot`, behind the `snapshot` feature.
 //!
 //! For each locked server the generated code has a module named after the
 //! server holding `types` (params and output types, from typify), `tools`
@@ -390,6 +390,18 @@ impl Generator {
 
         Ok(quote! {
             #server_doc
+            // Descriptions are the server's Markdown, not rustdoc: `[FILE]` is
+            // no intra-doc link, `<path>` no HTML tag.
+            #[allow(
+                rustdoc::broken_intra_doc_links,
+                rustdoc::private_intra_doc_links,
+                rustdoc::invalid_html_tags,
+                rustdoc::bare_urls,
+                rustdoc::invalid_codeblock_attributes,
+                rustdoc::invalid_rust_codeblocks,
+                rustdoc::redundant_explicit_links,
+                rustdoc::unescaped_backticks
+            )]
             pub mod #module {
                 /// Types of the tools' arguments and structured outputs.
                 #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]

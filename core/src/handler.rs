@@ -1,6 +1,6 @@
 //! Serving locked tools from Rust: what the generated `Handler` trait
 //! returns, and [`ToolServer`], which the generated `Server<H>` adapter
-//! implements so that `mcpbind::serve` can put it on the wire with rmcp.
+//! implements so that `mcpbind::serve_stdio` can put it on the wire with rmcp.
 //!
 //! The adapter lists the **locked** definitions, so a test double lists
 //! exactly the tools of the real server it stands in for.
@@ -85,7 +85,8 @@ impl std::error::Error for ToolFailure {}
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A set of locked tools served by Rust code. Generated `Server<H>`
-/// adapters implement it; [`crate::serve`] puts it on the wire.
+/// adapters implement it; `mcpbind::serve_stdio` (feature `server`) puts it on
+/// the wire.
 pub trait ToolServer: Send + Sync + 'static {
     /// The server's `serverInfo` as locked (JSON text).
     fn server_info(&self) -> &'static str;

@@ -11,6 +11,16 @@
 /// ```text
 /// fn main() { panic!() }
 /// ```
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    rustdoc::private_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_codeblock_attributes,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
+    rustdoc::unescaped_backticks
+)]
 pub mod hostile {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
