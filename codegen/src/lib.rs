@@ -379,6 +379,10 @@ impl Generator {
         let handler_methods = tools.iter().map(ToolMethod::handler_tokens);
         let dispatch_arms = tools.iter().map(ToolMethod::dispatch_tokens);
         let definitions = tools.iter().map(ToolMethod::definition_tokens);
+        let metas = tools.iter().map(|t| {
+            let marker = &t.marker;
+            quote!(<tools::#marker as ::mcpbind::Tool>::META)
+        });
         let server_info = mcpbind_core::hash::canonical_json(&server.server_info);
         let server_doc = doc_attrs(&server_doc(name, server));
         let types_module: syn::File =
@@ -415,6 +419,9 @@ impl Generator {
                     #(#markers)*
                 }
 
+                /// The locked metadata of every tool, in lockfile order.
+                pub const TOOLS: &[::mcpbind::ToolMeta] = &[#(#metas),*];
+
                 /// A typed client: one async method per tool.
                 #[derive(Debug)]
                 pub struct Client {
@@ -425,11 +432,14 @@ impl Generator {
                     /// The server's name in `mcpbind.toml`.
                     pub const SERVER: &'static str = #name;
 
-                    /// Connects to this server as configured in `config`.
+                    /// Connects to this server as configured in `config`, then
+                    /// compares its live tools with the locked ones under the
+                    /// server's `pin_policy` (`warn` by default; `refuse` fails
+                    /// here when a tool changed since it was locked).
                     pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-                        ::std::result::Result::Ok(Self {
-                            inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
-                        })
+                        let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+                        inner.check_pins(TOOLS).await?;
+                        ::std::result::Result::Ok(Self { inner })
                     }
 
                     /// Wraps an untyped client.

@@ -12,10 +12,11 @@ use rmcp::{Peer, RoleClient, ServiceError};
 use serde_json::{Map, Value};
 
 use crate::call::ToolResult;
+use crate::config::PinPolicy;
 use crate::config::{Config, ServerConfig};
 use crate::connect::{connect, id_key, Session};
 use crate::error::{Error, Result};
-use crate::tool::Tool;
+use crate::tool::{Tool, ToolMeta};
 
 /// A connection to one MCP server, made from its [`ServerConfig`].
 ///
@@ -151,6 +152,49 @@ impl Client {
             server: self.name.clone(),
             exit,
             stderr,
+        }
+    }
+
+    /// Compares the live server's tools with the locked `tools` (a generated
+    /// module's `TOOLS`) and applies the server's [`PinPolicy`]. Returns what
+    /// drifted, one line per tool (empty when all match or the policy is
+    /// `ignore`).
+    pub async fn check_pins(&self, tools: &[ToolMeta]) -> Result<Vec<String>> {
+        if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {
+            return Ok(Vec::new());
+        }
+        let live = self.list_tools_raw().await?;
+        let mut drift = Vec::new();
+        for meta in tools {
+            let found = live
+                .iter()
+                .find(|t| t.get("name").and_then(Value::as_str) == Some(meta.name));
+            match found {
+                None => drift.push(format!("tool `{}` is gone", meta.name)),
+                Some(tool) => {
+                    let sha = crate::hash::sha256_hex(tool);
+                    if sha != meta.sha256 {
+                        drift.push(format!(
+                            "tool `{}` changed (sha256 {} locked, {} live)",
+                            meta.name,
+                            &meta.sha256[..meta.sha256.len().min(12)],
+                            &sha[..12]
+                        ));
+                    }
+                }
+            }
+        }
+        match self.config.pin_policy {
+            PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
+                server: self.name.clone(),
+                drift,
+            }),
+            _ => {
+                for line in &drift {
+                    tracing::warn!(server = %self.name, "{line} since it was locked; run `mcpbind diff {}`", self.name);
+                }
+                Ok(drift)
+            }
         }
     }
 

@@ -40,6 +40,22 @@ pub struct ServerConfig {
     pub validate_input: bool,
     /// Validate `structuredContent` against the locked output schema.
     pub validate_output: bool,
+    /// What a typed client does at connect when a tool it was generated for
+    /// changed on the server since it was locked.
+    pub pin_policy: PinPolicy,
+}
+
+/// What to do when a live tool no longer matches its locked hash.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PinPolicy {
+    /// Don't compare (no extra `tools/list` at connect).
+    Ignore,
+    /// Report the drift with `tracing::warn!` and go on.
+    #[default]
+    Warn,
+    /// Fail the connect.
+    Refuse,
 }
 
 impl ServerConfig {
@@ -263,6 +279,7 @@ struct RawServer {
     timeout: Option<f64>,
     validate_input: Option<bool>,
     validate_output: Option<bool>,
+    pin_policy: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for TomlServer {
@@ -355,6 +372,16 @@ impl RawServer {
             timeout,
             validate_input: self.validate_input.unwrap_or(true),
             validate_output: self.validate_output.unwrap_or(true),
+            pin_policy: match self.pin_policy.as_deref() {
+                None | Some("warn") => PinPolicy::Warn,
+                Some("ignore") => PinPolicy::Ignore,
+                Some("refuse") => PinPolicy::Refuse,
+                Some(other) => {
+                    return Err(format!(
+                        "unknown pin_policy `{other}`, expected one of `warn`, `refuse`, `ignore`"
+                    ))
+                }
+            },
         })
     }
 }
@@ -403,6 +430,7 @@ impl JsonServer {
             timeout: self.timeout.map(|ms| ms / 1000.0),
             validate_input: None,
             validate_output: None,
+            pin_policy: None,
         }
         .into_server()
     }

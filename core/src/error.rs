@@ -94,6 +94,15 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// Tools changed on the server since they were locked, and the server's
+    /// `pin_policy` is `refuse`.
+    #[error("server `{server}` changed since it was locked: {}\nhelp: review with `mcpbind diff {server}`, then run `mcpbind lock {server}` and rebuild", drift.join("; "))]
+    Drift {
+        /// The server.
+        server: String,
+        /// What changed, one entry per tool.
+        drift: Vec<String>,
+    },
     /// The result does not match the tool's locked output schema.
     #[error("unexpected result from `{server}.{tool}`: {reason}")]
     Output {

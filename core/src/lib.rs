@@ -37,7 +37,7 @@ pub mod handler;
 pub mod hash;
 mod tool;
 
-pub use config::{Config, ConfigError, ServerConfig, TransportConfig};
+pub use config::{Config, ConfigError, PinPolicy, ServerConfig, TransportConfig};
 pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
 pub use tool::{Tool, ToolMeta};
 

@@ -799,6 +799,21 @@ pub mod demo {
             );
         }
     }
+    /// The locked metadata of every tool, in lockfile order.
+    pub const TOOLS: &[::mcpbind::ToolMeta] = &[
+        <tools::Add as ::mcpbind::Tool>::META,
+        <tools::Crash as ::mcpbind::Tool>::META,
+        <tools::CreateOrder as ::mcpbind::Tool>::META,
+        <tools::DeleteItem as ::mcpbind::Tool>::META,
+        <tools::DrawShape as ::mcpbind::Tool>::META,
+        <tools::Echo as ::mcpbind::Tool>::META,
+        <tools::Fail as ::mcpbind::Tool>::META,
+        <tools::GetWeather as ::mcpbind::Tool>::META,
+        <tools::Search as ::mcpbind::Tool>::META,
+        <tools::SetMode as ::mcpbind::Tool>::META,
+        <tools::Sleep as ::mcpbind::Tool>::META,
+        <tools::TagCounts as ::mcpbind::Tool>::META,
+    ];
     /// A typed client: one async method per tool.
     #[derive(Debug)]
     pub struct Client {
@@ -807,11 +822,14 @@ pub mod demo {
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "demo";
-        /// Connects to this server as configured in `config`.
+        /// Connects to this server as configured in `config`, then
+        /// compares its live tools with the locked ones under the
+        /// server's `pin_policy` (`warn` by default; `refuse` fails
+        /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::std::result::Result::Ok(Self {
-                inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
-            })
+            let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+            inner.check_pins(TOOLS).await?;
+            ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
         pub fn from_client(inner: ::mcpbind::Client) -> Self {
@@ -2221,6 +2239,22 @@ pub mod everything {
             );
         }
     }
+    /// The locked metadata of every tool, in lockfile order.
+    pub const TOOLS: &[::mcpbind::ToolMeta] = &[
+        <tools::Echo as ::mcpbind::Tool>::META,
+        <tools::GetAnnotatedMessage as ::mcpbind::Tool>::META,
+        <tools::GetEnv as ::mcpbind::Tool>::META,
+        <tools::GetResourceLinks as ::mcpbind::Tool>::META,
+        <tools::GetResourceReference as ::mcpbind::Tool>::META,
+        <tools::GetStructuredContent as ::mcpbind::Tool>::META,
+        <tools::GetSum as ::mcpbind::Tool>::META,
+        <tools::GetTinyImage as ::mcpbind::Tool>::META,
+        <tools::GzipFileAsResource as ::mcpbind::Tool>::META,
+        <tools::SimulateResearchQuery as ::mcpbind::Tool>::META,
+        <tools::ToggleSimulatedLogging as ::mcpbind::Tool>::META,
+        <tools::ToggleSubscriberUpdates as ::mcpbind::Tool>::META,
+        <tools::TriggerLongRunningOperation as ::mcpbind::Tool>::META,
+    ];
     /// A typed client: one async method per tool.
     #[derive(Debug)]
     pub struct Client {
@@ -2229,11 +2263,14 @@ pub mod everything {
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "everything";
-        /// Connects to this server as configured in `config`.
+        /// Connects to this server as configured in `config`, then
+        /// compares its live tools with the locked ones under the
+        /// server's `pin_policy` (`warn` by default; `refuse` fails
+        /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::std::result::Result::Ok(Self {
-                inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
-            })
+            let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+            inner.check_pins(TOOLS).await?;
+            ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
         pub fn from_client(inner: ::mcpbind::Client) -> Self {
@@ -3802,6 +3839,23 @@ pub mod filesystem {
             );
         }
     }
+    /// The locked metadata of every tool, in lockfile order.
+    pub const TOOLS: &[::mcpbind::ToolMeta] = &[
+        <tools::CreateDirectory as ::mcpbind::Tool>::META,
+        <tools::DirectoryTree as ::mcpbind::Tool>::META,
+        <tools::EditFile as ::mcpbind::Tool>::META,
+        <tools::GetFileInfo as ::mcpbind::Tool>::META,
+        <tools::ListAllowedDirectories as ::mcpbind::Tool>::META,
+        <tools::ListDirectory as ::mcpbind::Tool>::META,
+        <tools::ListDirectoryWithSizes as ::mcpbind::Tool>::META,
+        <tools::MoveFile as ::mcpbind::Tool>::META,
+        <tools::ReadFile as ::mcpbind::Tool>::META,
+        <tools::ReadMediaFile as ::mcpbind::Tool>::META,
+        <tools::ReadMultipleFiles as ::mcpbind::Tool>::META,
+        <tools::ReadTextFile as ::mcpbind::Tool>::META,
+        <tools::SearchFiles as ::mcpbind::Tool>::META,
+        <tools::WriteFile as ::mcpbind::Tool>::META,
+    ];
     /// A typed client: one async method per tool.
     #[derive(Debug)]
     pub struct Client {
@@ -3810,11 +3864,14 @@ pub mod filesystem {
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "filesystem";
-        /// Connects to this server as configured in `config`.
+        /// Connects to this server as configured in `config`, then
+        /// compares its live tools with the locked ones under the
+        /// server's `pin_policy` (`warn` by default; `refuse` fails
+        /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::std::result::Result::Ok(Self {
-                inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
-            })
+            let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+            inner.check_pins(TOOLS).await?;
+            ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
         pub fn from_client(inner: ::mcpbind::Client) -> Self {
@@ -5206,6 +5263,18 @@ pub mod memory {
             );
         }
     }
+    /// The locked metadata of every tool, in lockfile order.
+    pub const TOOLS: &[::mcpbind::ToolMeta] = &[
+        <tools::AddObservations as ::mcpbind::Tool>::META,
+        <tools::CreateEntities as ::mcpbind::Tool>::META,
+        <tools::CreateRelations as ::mcpbind::Tool>::META,
+        <tools::DeleteEntities as ::mcpbind::Tool>::META,
+        <tools::DeleteObservations as ::mcpbind::Tool>::META,
+        <tools::DeleteRelations as ::mcpbind::Tool>::META,
+        <tools::OpenNodes as ::mcpbind::Tool>::META,
+        <tools::ReadGraph as ::mcpbind::Tool>::META,
+        <tools::SearchNodes as ::mcpbind::Tool>::META,
+    ];
     /// A typed client: one async method per tool.
     #[derive(Debug)]
     pub struct Client {
@@ -5214,11 +5283,14 @@ pub mod memory {
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "memory";
-        /// Connects to this server as configured in `config`.
+        /// Connects to this server as configured in `config`, then
+        /// compares its live tools with the locked ones under the
+        /// server's `pin_policy` (`warn` by default; `refuse` fails
+        /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::std::result::Result::Ok(Self {
-                inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
-            })
+            let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+            inner.check_pins(TOOLS).await?;
+            ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
         pub fn from_client(inner: ::mcpbind::Client) -> Self {
@@ -5803,6 +5875,11 @@ pub mod time {
             );
         }
     }
+    /// The locked metadata of every tool, in lockfile order.
+    pub const TOOLS: &[::mcpbind::ToolMeta] = &[
+        <tools::ConvertTime as ::mcpbind::Tool>::META,
+        <tools::GetCurrentTime as ::mcpbind::Tool>::META,
+    ];
     /// A typed client: one async method per tool.
     #[derive(Debug)]
     pub struct Client {
@@ -5811,11 +5888,14 @@ pub mod time {
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "time";
-        /// Connects to this server as configured in `config`.
+        /// Connects to this server as configured in `config`, then
+        /// compares its live tools with the locked ones under the
+        /// server's `pin_policy` (`warn` by default; `refuse` fails
+        /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::std::result::Result::Ok(Self {
-                inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
-            })
+            let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+            inner.check_pins(TOOLS).await?;
+            ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
         pub fn from_client(inner: ::mcpbind::Client) -> Self {

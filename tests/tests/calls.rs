@@ -330,3 +330,56 @@ async fn arguments_are_validated_against_the_locked_schema() {
         .unwrap_err();
     assert!(!err.to_string().contains("the call was not sent"), "{err}");
 }
+
+/// The generated client compares the live tools with the locked hashes at
+/// connect: `warn` reports, `refuse` fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pins_catch_a_tool_changed_since_it_was_locked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path());
+    let client = demo::Client::connect(&config).await.unwrap();
+    assert!(client
+        .inner()
+        .check_pins(demo::TOOLS)
+        .await
+        .unwrap()
+        .is_empty());
+
+    // The lock says `add` had another definition.
+    let mut tampered = demo::TOOLS.to_vec();
+    let add = <demo::tools::Add as mcpbind::Tool>::META;
+    tampered[0] = mcpbind::ToolMeta::new(
+        add.server,
+        add.name,
+        add.title,
+        add.description,
+        add.input_schema,
+        add.output_schema,
+        [
+            add.read_only,
+            add.destructive,
+            add.idempotent,
+            add.open_world,
+        ],
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        add.definition,
+    );
+    let drift = client.inner().check_pins(&tampered).await.unwrap();
+    assert_eq!(drift.len(), 1);
+    assert!(
+        drift[0].starts_with("tool `add` changed (sha256 000000000000 locked, "),
+        "{drift:?}"
+    );
+
+    config.servers.get_mut("demo").unwrap().pin_policy = mcpbind::PinPolicy::Refuse;
+    let strict = mcpbind::Client::connect(&config, "demo").await.unwrap();
+    let err = strict.check_pins(&tampered).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("server `demo` changed since it was locked: tool `add` changed"),
+        "{err}"
+    );
+    assert!(err.to_string().ends_with(
+        "help: review with `mcpbind diff demo`, then run `mcpbind lock demo` and rebuild"
+    ));
+}

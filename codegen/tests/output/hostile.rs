@@ -1221,6 +1221,35 @@ assert!(false);
             );
         }
     }
+    /// The locked metadata of every tool, in lockfile order.
+    pub const TOOLS: &[::mcpbind::ToolMeta] = &[
+        <tools::Unnamed as ::mcpbind::Tool>::META,
+        <tools::Unnamed2 as ::mcpbind::Tool>::META,
+        <tools::Unnamed3 as ::mcpbind::Tool>::META,
+        <tools::Unnamed4 as ::mcpbind::Tool>::META,
+        <tools::T123 as ::mcpbind::Tool>::META,
+        <tools::Client as ::mcpbind::Tool>::META,
+        <tools::GetItem as ::mcpbind::Tool>::META,
+        <tools::SelfTool as ::mcpbind::Tool>::META,
+        <tools::Unnamed5 as ::mcpbind::Tool>::META,
+        <tools::AB as ::mcpbind::Tool>::META,
+        <tools::Connect as ::mcpbind::Tool>::META,
+        <tools::Crate as ::mcpbind::Tool>::META,
+        <tools::FromClient as ::mcpbind::Tool>::META,
+        <tools::GetItem2 as ::mcpbind::Tool>::META,
+        <tools::GetItem3 as ::mcpbind::Tool>::META,
+        <tools::GetItem4 as ::mcpbind::Tool>::META,
+        <tools::HostileSchema as ::mcpbind::Tool>::META,
+        <tools::Inner as ::mcpbind::Tool>::META,
+        <tools::New as ::mcpbind::Tool>::META,
+        <tools::RType as ::mcpbind::Tool>::META,
+        <tools::SelfTool2 as ::mcpbind::Tool>::META,
+        <tools::Super as ::mcpbind::Tool>::META,
+        <tools::Tools as ::mcpbind::Tool>::META,
+        <tools::Type as ::mcpbind::Tool>::META,
+        <tools::Types as ::mcpbind::Tool>::META,
+        <tools::Unnamed6 as ::mcpbind::Tool>::META,
+    ];
     /// A typed client: one async method per tool.
     #[derive(Debug)]
     pub struct Client {
@@ -1229,11 +1258,14 @@ assert!(false);
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "hostile";
-        /// Connects to this server as configured in `config`.
+        /// Connects to this server as configured in `config`, then
+        /// compares its live tools with the locked ones under the
+        /// server's `pin_policy` (`warn` by default; `refuse` fails
+        /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::std::result::Result::Ok(Self {
-                inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
-            })
+            let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+            inner.check_pins(TOOLS).await?;
+            ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
         pub fn from_client(inner: ::mcpbind::Client) -> Self {

@@ -700,6 +700,18 @@ pub mod untyped {
             );
         }
     }
+    /// The locked metadata of every tool, in lockfile order.
+    pub const TOOLS: &[::mcpbind::ToolMeta] = &[
+        <tools::BooleanInputSchema as ::mcpbind::Tool>::META,
+        <tools::Defaults as ::mcpbind::Tool>::META,
+        <tools::EmptyInputSchema as ::mcpbind::Tool>::META,
+        <tools::FloatBounds as ::mcpbind::Tool>::META,
+        <tools::NoInputSchema as ::mcpbind::Tool>::META,
+        <tools::NoType as ::mcpbind::Tool>::META,
+        <tools::NullInputSchema as ::mcpbind::Tool>::META,
+        <tools::OddKeywords as ::mcpbind::Tool>::META,
+        <tools::StringInputSchema as ::mcpbind::Tool>::META,
+    ];
     /// A typed client: one async method per tool.
     #[derive(Debug)]
     pub struct Client {
@@ -708,11 +720,14 @@ pub mod untyped {
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "untyped";
-        /// Connects to this server as configured in `config`.
+        /// Connects to this server as configured in `config`, then
+        /// compares its live tools with the locked ones under the
+        /// server's `pin_policy` (`warn` by default; `refuse` fails
+        /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::std::result::Result::Ok(Self {
-                inner: ::mcpbind::Client::connect(config, Self::SERVER).await?,
-            })
+            let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+            inner.check_pins(TOOLS).await?;
+            ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
         pub fn from_client(inner: ::mcpbind::Client) -> Self {

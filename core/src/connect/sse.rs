@@ -100,25 +100,21 @@ impl Transport<RoleClient> for SseTransport {
         }
     }
 
-    fn receive(
-        &mut self,
-    ) -> impl std::future::Future<Output = Option<ServerJsonRpcMessage>> + Send {
-        async move {
-            loop {
-                let event = self.events.next().await?.ok()?;
-                if !matches!(event.event.as_deref(), None | Some("message")) {
-                    continue;
-                }
-                let Some(data) = event.data else { continue };
-                self.tap.record(data.as_bytes());
-                if let Ok(message) = serde_json::from_str(&data) {
-                    return Some(message);
-                }
+    async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        loop {
+            let event = self.events.next().await?.ok()?;
+            if !matches!(event.event.as_deref(), None | Some("message")) {
+                continue;
+            }
+            let Some(data) = event.data else { continue };
+            self.tap.record(data.as_bytes());
+            if let Ok(message) = serde_json::from_str(&data) {
+                return Some(message);
             }
         }
     }
 
-    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
-        async { Ok(()) }
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
     }
 }
