@@ -14,7 +14,10 @@ const RUNS: usize = 15;
 
 fn servers_dir() -> std::path::PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("servers");
-    let status = Command::new("bash").arg(dir.join("install.sh")).status().unwrap();
+    let status = Command::new("bash")
+        .arg(dir.join("install.sh"))
+        .status()
+        .unwrap();
     assert!(status.success());
     dir
 }
@@ -26,7 +29,12 @@ async fn median_connect(config: &Config, name: &str) -> (Duration, String) {
         let started = Instant::now();
         let client = mcpbind::Client::connect(config, name).await.unwrap();
         times.push(started.elapsed());
-        protocol = client.server_info().await.unwrap().protocol_version.to_string();
+        protocol = client
+            .server_info()
+            .await
+            .unwrap()
+            .protocol_version
+            .to_string();
         client.close().await;
     }
     times.sort();
@@ -59,7 +67,10 @@ fn main() {
         stderr
             .lines()
             .map_while(Result::ok)
-            .find_map(|l| l.strip_prefix("MCPBIND_LISTENING ").and_then(|r| r.split_whitespace().nth(1).map(str::to_owned)))
+            .find_map(|l| {
+                l.strip_prefix("MCPBIND_LISTENING ")
+                    .and_then(|r| r.split_whitespace().nth(1).map(str::to_owned))
+            })
             .unwrap()
     };
     let config = Config::from_toml_str(&format!(
@@ -83,7 +94,10 @@ url = "http://127.0.0.1:{port}/mcp"
     let mut results = Vec::new();
     for name in ["rust-stdio", "node-stdio", "node-http"] {
         let (median, protocol) = runtime.block_on(median_connect(&config, name));
-        println!("  {name:<11} {:>8.1} ms  (protocol {protocol})", median.as_secs_f64() * 1e3);
+        println!(
+            "  {name:<11} {:>8.1} ms  (protocol {protocol})",
+            median.as_secs_f64() * 1e3
+        );
         results.push(median);
     }
     println!(

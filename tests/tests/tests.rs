@@ -9,3 +9,4 @@ mod cli;
 mod compile;
 mod double;
 mod lock;
+mod roundtrip;
