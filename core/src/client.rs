@@ -105,6 +105,12 @@ impl Client {
         slot.as_ref()?.process.as_ref()?.stderr_tail()
     }
 
+    /// The server's process id (stdio servers, while connected).
+    pub async fn process_id(&self) -> Option<u32> {
+        let slot = self.session.lock().await;
+        slot.as_ref()?.process.as_ref()?.id()
+    }
+
     /// What the server said of itself in the handshake.
     pub async fn server_info(&self) -> Result<ServerPeerInfo> {
         let session = self.session().await?;

@@ -65,6 +65,11 @@ impl Process {
         (!bytes.is_empty()).then(|| String::from_utf8_lossy(&bytes).into_owned())
     }
 
+    /// The process id, while it runs.
+    pub(crate) fn id(&self) -> Option<u32> {
+        self.child.lock().ok()?.id()
+    }
+
     /// How the process ended, if it has.
     pub(crate) fn exit_status(&self) -> Option<String> {
         let mut child = self.child.lock().ok()?;

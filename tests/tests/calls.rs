@@ -383,3 +383,32 @@ async fn pins_catch_a_tool_changed_since_it_was_locked() {
         "help: review with `mcpbind diff demo`, then run `mcpbind lock demo` and rebuild"
     ));
 }
+
+/// Dropping a client kills its server's process, and the process is reaped
+/// (no zombie left behind).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_client_kills_and_reaps_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = demo::Client::connect(&config(dir.path())).await.unwrap();
+    let pid = demo
+        .inner()
+        .process_id()
+        .await
+        .expect("a stdio server has a pid");
+    let proc_dir = std::path::PathBuf::from(format!("/proc/{pid}"));
+    assert!(proc_dir.exists());
+    drop(demo);
+    let mut gone = false;
+    for _ in 0..200 {
+        if !proc_dir.exists() {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let state = std::fs::read_to_string(proc_dir.join("stat")).unwrap_or_default();
+    assert!(
+        gone,
+        "process {pid} still exists after the client was dropped: {state}"
+    );
+}
