@@ -151,3 +151,27 @@ fn generated_bindings_match_the_golden_file() {
     let generated = include_str!(concat!(env!("OUT_DIR"), "/mcpbind.rs"));
     assert_file(&util::tests_dir().join("golden/mcpbind.rs"), generated);
 }
+
+/// A server that lists its tools in pages: every page is followed, and the
+/// lockfile is the same as for one page.
+#[test]
+fn paginated_tools_list_is_followed_to_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.demo]\ncommand = {:?}\nenv = {{ MCPBIND_DEMO_PAGE_SIZE = \"5\" }}\n",
+            util::bin("mcpbind-demo-server").display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = util::mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stderr.contains("Locked demo: 12 tools"), "{out:?}");
+    let paged = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
+    let whole = mcpbind_codegen::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
+    assert!(
+        paged.servers["demo"] == whole.servers["demo"],
+        "paging changed the lock"
+    );
+}

@@ -318,6 +318,9 @@ pub struct CrashParams {
 #[derive(Debug, Clone)]
 pub struct DemoServer {
     tool_router: ToolRouter<Self>,
+    /// With `MCPBIND_DEMO_PAGE_SIZE=N`, `tools/list` answers in pages of N
+    /// tools (cursor = the index of the next tool), as large servers do.
+    page_size: Option<usize>,
 }
 
 impl Default for DemoServer {
@@ -330,6 +333,10 @@ impl DemoServer {
     pub fn new() -> Self {
         Self {
             tool_router: Self::tool_router(),
+            page_size: std::env::var("MCPBIND_DEMO_PAGE_SIZE")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .filter(|n| *n > 0),
         }
     }
 }
@@ -523,4 +530,29 @@ impl DemoServer {
     name = "mcpbind-demo",
     instructions = "Demo server for mcpbind: small deterministic tools (arithmetic, echo, orders, shapes, weather, sleep, failures) for quickstarts and tests."
 )]
-impl ServerHandler for DemoServer {}
+impl ServerHandler for DemoServer {
+    async fn list_tools(
+        &self,
+        request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
+        let all = self.tool_router.list_all();
+        let Some(size) = self.page_size else {
+            return Ok(rmcp::model::ListToolsResult::with_all_items(all));
+        };
+        let start = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|start| *start < all.len())
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(format!("invalid cursor `{cursor}`"), None)
+                })?,
+        };
+        let end = (start + size).min(all.len());
+        let mut page = rmcp::model::ListToolsResult::with_all_items(all[start..end].to_vec());
+        page.next_cursor = (end < all.len()).then(|| end.to_string());
+        Ok(page)
+    }
+}
