@@ -111,8 +111,17 @@ fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
         )
     })?;
     let path = PathBuf::from(dir).join(args.lockfile.value());
-    let lockfile = mcpbind_codegen::Lockfile::read(&path)
-        .map_err(|e| syn::Error::new(args.lockfile.span(), e.to_string()))?;
+    let lockfile = mcpbind_codegen::Lockfile::read(&path).map_err(|e| {
+        let message = match e {
+            // Name the file as the user wrote it; the absolute path is noise.
+            mcpbind_codegen::Error::LockMissing { .. } => format!(
+                "{} not found (paths are relative to the crate's Cargo.toml)\nhelp: run `mcpbind lock` to snapshot the servers of mcpbind.toml, and commit the lockfile",
+                args.lockfile.value()
+            ),
+            other => other.to_string(),
+        };
+        syn::Error::new(args.lockfile.span(), message)
+    })?;
 
     let mut settings = mcpbind_codegen::GenerationSettings::new();
     if let Some(servers) = &args.servers {
@@ -179,7 +188,12 @@ mod tests {
     #[test]
     fn errors_name_their_cause() {
         let err = do_mcp_tools(quote!("no/such.lock")).unwrap_err();
-        assert!(err.to_string().contains("no/such.lock not found"), "{err}");
+        assert!(
+            err.to_string().starts_with(
+                "no/such.lock not found (paths are relative to the crate's Cargo.toml)"
+            ),
+            "{err}"
+        );
         assert!(err.to_string().contains("run `mcpbind lock`"), "{err}");
         let lock = lockfile();
         let err = do_mcp_tools(quote!(lockfile = #lock, servers = [nope])).unwrap_err();

@@ -129,7 +129,8 @@ fn refresh_relocks_before_generating() {
 }
 
 /// A tool's parameter renamed in the lockfile: the user's crate no longer
-/// compiles, and the compiler points at the user's call.
+/// compiles, and the compiler points at the user's call. (The same build
+/// also shows generation warnings as `cargo:warning` lines.)
 #[test]
 fn renamed_param_in_the_lockfile_breaks_the_call_site() {
     let root = util::root();
@@ -179,6 +180,12 @@ mcpbind-codegen = {{ path = {codegen:?} }}
     schema["properties"]["augend"] = a;
     schema["required"] = serde_json::json!(["augend", "b"]);
     add["sha256"] = mcpbind::hash::sha256_hex(&add["definition"]).into();
+    // And `echo`'s `message` points at a schema on the network, which is
+    // never fetched: the build warns, naming server, tool and JSON pointer.
+    let echo = tools.iter_mut().find(|t| t["name"] == "echo").unwrap();
+    echo["definition"]["inputSchema"]["properties"]["message"] =
+        serde_json::json!({"$ref": "https://example.com/message.json"});
+    echo["sha256"] = mcpbind::hash::sha256_hex(&echo["definition"]).into();
     std::fs::write(
         copy.join("mcpbind.lock"),
         serde_json::to_string_pretty(&lock).unwrap(),
@@ -187,7 +194,7 @@ mcpbind-codegen = {{ path = {codegen:?} }}
 
     let out = cargo()
         .current_dir(copy)
-        .args(["check", "--quiet", "--message-format", "short"])
+        .args(["check", "--message-format", "short"])
         .env(
             "CARGO_TARGET_DIR",
             root.join("target/tests/edited-lockfile"),
@@ -196,6 +203,10 @@ mcpbind-codegen = {{ path = {codegen:?} }}
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "the edited lockfile still compiled");
+    assert!(
+        stderr.contains("mcpbind: server `demo`, tool `echo`, at /inputSchema/properties/message/$ref: cannot resolve $ref"),
+        "expected a cargo:warning for the unresolvable $ref, got:\n{stderr}"
+    );
     let main = std::fs::read_to_string(copy.join("src/main.rs")).unwrap();
     let line = main
         .lines()

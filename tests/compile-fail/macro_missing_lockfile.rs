@@ -1,0 +1,3 @@
+mcpbind::mcp_tools!("no-such-dir/mcpbind.lock");
+
+fn main() {}

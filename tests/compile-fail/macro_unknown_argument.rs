@@ -1,0 +1,3 @@
+mcpbind::mcp_tools!(lockfile = "mcpbind.lock", server = [demo]);
+
+fn main() {}
