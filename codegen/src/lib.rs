@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod ctor;
 pub mod diff;
 pub mod lock;
 mod schema;
@@ -390,7 +391,14 @@ impl Generator {
                 server: name.to_owned(),
                 message: e.to_string(),
             })?;
-        let types_module = rewrite_paths(types_module);
+        let mut types_module = rewrite_paths(types_module);
+        let inputs: Vec<String> = server
+            .tools
+            .iter()
+            .zip(&named)
+            .map(|(_, (_, marker))| format!("{marker}Input"))
+            .collect();
+        ctor::add_constructors(&mut types_module, &inputs);
 
         Ok(quote! {
             #server_doc

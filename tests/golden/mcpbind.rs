@@ -496,6 +496,113 @@ pub mod demo {
                 }
             }
         }
+        impl AddInput {
+            /// `AddInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(a: i64, b: i64) -> Self {
+                Self { a, b }
+            }
+        }
+        impl CrashInput {
+            /// `CrashInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(code: i64) -> Self {
+                Self { code }
+            }
+        }
+        impl CreateOrderInput {
+            /// `CreateOrderInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(customer: Customer, items: ::std::vec::Vec<LineItem>) -> Self {
+                Self {
+                    customer,
+                    items,
+                    note: ::std::option::Option::None,
+                }
+            }
+        }
+        impl DeleteItemInput {
+            /// `DeleteItemInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(id: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self { id: id.into() }
+            }
+        }
+        impl DrawShapeInput {
+            /// `DrawShapeInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(shape: Shape) -> Self {
+                Self { shape }
+            }
+        }
+        impl EchoInput {
+            /// `EchoInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                message: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    message: message.into(),
+                    repeat: defaults::echo_input_repeat(),
+                }
+            }
+        }
+        impl FailInput {
+            /// `FailInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                message: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self { message: message.into() }
+            }
+        }
+        impl GetWeatherInput {
+            /// `GetWeatherInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(city: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    city: city.into(),
+                    units: defaults::get_weather_input_units(),
+                }
+            }
+        }
+        impl SearchInput {
+            /// `SearchInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    after: ::std::option::Option::None,
+                    limit: defaults::search_input_limit(),
+                    query: query.into(),
+                }
+            }
+        }
+        impl SetModeInput {
+            /// `SetModeInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(mode: Mode) -> Self {
+                Self { mode }
+            }
+        }
+        impl SleepInput {
+            /// `SleepInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(millis: u64) -> Self {
+                Self { millis }
+            }
+        }
+        impl TagCountsInput {
+            /// `TagCountsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                counts: ::std::collections::BTreeMap<::std::string::String, u64>,
+            ) -> Self {
+                Self {
+                    counts,
+                    labels: ::std::option::Option::None,
+                }
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
@@ -1926,6 +2033,117 @@ pub mod everything {
         )]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ToggleSubscriberUpdatesInput {}
+        impl EchoInput {
+            /// `EchoInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                message: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self { message: message.into() }
+            }
+        }
+        impl GetAnnotatedMessageInput {
+            /// `GetAnnotatedMessageInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(message_type: GetAnnotatedMessageInputMessageType) -> Self {
+                Self {
+                    include_image: ::std::default::Default::default(),
+                    message_type,
+                }
+            }
+        }
+        impl GetResourceLinksInput {
+            /// `GetResourceLinksInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    count: defaults::get_resource_links_input_count(),
+                }
+            }
+        }
+        impl GetResourceReferenceInput {
+            /// `GetResourceReferenceInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    resource_id: defaults::get_resource_reference_input_resource_id(),
+                    resource_type: defaults::get_resource_reference_input_resource_type(),
+                }
+            }
+        }
+        impl GetStructuredContentInput {
+            /// `GetStructuredContentInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(location: GetStructuredContentInputLocation) -> Self {
+                Self { location }
+            }
+        }
+        impl GetSumInput {
+            /// `GetSumInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(a: f64, b: f64) -> Self {
+                Self { a, b }
+            }
+        }
+        impl GzipFileAsResourceInput {
+            /// `GzipFileAsResourceInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    data: defaults::gzip_file_as_resource_input_data(),
+                    name: defaults::gzip_file_as_resource_input_name(),
+                    output_type: defaults::gzip_file_as_resource_input_output_type(),
+                }
+            }
+        }
+        impl SimulateResearchQueryInput {
+            /// `SimulateResearchQueryInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(topic: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    ambiguous: ::std::default::Default::default(),
+                    topic: topic.into(),
+                }
+            }
+        }
+        impl TriggerLongRunningOperationInput {
+            /// `TriggerLongRunningOperationInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    duration: defaults::trigger_long_running_operation_input_duration(),
+                    steps: defaults::trigger_long_running_operation_input_steps(),
+                }
+            }
+        }
+        impl GetEnvInput {
+            /// `GetEnvInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {}
+            }
+        }
+        impl GetTinyImageInput {
+            /// `GetTinyImageInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {}
+            }
+        }
+        impl ToggleSimulatedLoggingInput {
+            /// `ToggleSimulatedLoggingInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {}
+            }
+        }
+        impl ToggleSubscriberUpdatesInput {
+            /// `ToggleSubscriberUpdatesInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {}
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
@@ -3470,6 +3688,144 @@ pub mod filesystem {
         )]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListAllowedDirectoriesInput {}
+        impl CreateDirectoryInput {
+            /// `CreateDirectoryInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self { path: path.into() }
+            }
+        }
+        impl DirectoryTreeInput {
+            /// `DirectoryTreeInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    exclude_patterns: ::std::default::Default::default(),
+                    path: path.into(),
+                }
+            }
+        }
+        impl EditFileInput {
+            /// `EditFileInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                edits: ::std::vec::Vec<EditFileInputEditsItem>,
+                path: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    dry_run: ::std::default::Default::default(),
+                    edits,
+                    path: path.into(),
+                }
+            }
+        }
+        impl GetFileInfoInput {
+            /// `GetFileInfoInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self { path: path.into() }
+            }
+        }
+        impl ListDirectoryInput {
+            /// `ListDirectoryInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self { path: path.into() }
+            }
+        }
+        impl ListDirectoryWithSizesInput {
+            /// `ListDirectoryWithSizesInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    path: path.into(),
+                    sort_by: defaults::list_directory_with_sizes_input_sort_by(),
+                }
+            }
+        }
+        impl MoveFileInput {
+            /// `MoveFileInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                destination: impl ::std::convert::Into<::std::string::String>,
+                source: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    destination: destination.into(),
+                    source: source.into(),
+                }
+            }
+        }
+        impl ReadFileInput {
+            /// `ReadFileInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    head: ::std::option::Option::None,
+                    path: path.into(),
+                    tail: ::std::option::Option::None,
+                }
+            }
+        }
+        impl ReadMediaFileInput {
+            /// `ReadMediaFileInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self { path: path.into() }
+            }
+        }
+        impl ReadMultipleFilesInput {
+            /// `ReadMultipleFilesInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(paths: ::std::vec::Vec<::std::string::String>) -> Self {
+                Self { paths }
+            }
+        }
+        impl ReadTextFileInput {
+            /// `ReadTextFileInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    head: ::std::option::Option::None,
+                    path: path.into(),
+                    tail: ::std::option::Option::None,
+                }
+            }
+        }
+        impl SearchFilesInput {
+            /// `SearchFilesInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                path: impl ::std::convert::Into<::std::string::String>,
+                pattern: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    exclude_patterns: ::std::default::Default::default(),
+                    path: path.into(),
+                    pattern: pattern.into(),
+                }
+            }
+        }
+        impl WriteFileInput {
+            /// `WriteFileInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                content: impl ::std::convert::Into<::std::string::String>,
+                path: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    content: content.into(),
+                    path: path.into(),
+                }
+            }
+        }
+        impl ListAllowedDirectoriesInput {
+            /// `ListAllowedDirectoriesInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {}
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
@@ -5026,6 +5382,79 @@ pub mod memory {
         )]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadGraphInput {}
+        impl AddObservationsInput {
+            /// `AddObservationsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                observations: ::std::vec::Vec<AddObservationsInputObservationsItem>,
+            ) -> Self {
+                Self { observations }
+            }
+        }
+        impl CreateEntitiesInput {
+            /// `CreateEntitiesInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                entities: ::std::vec::Vec<CreateEntitiesInputEntitiesItem>,
+            ) -> Self {
+                Self { entities }
+            }
+        }
+        impl CreateRelationsInput {
+            /// `CreateRelationsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                relations: ::std::vec::Vec<CreateRelationsInputRelationsItem>,
+            ) -> Self {
+                Self { relations }
+            }
+        }
+        impl DeleteEntitiesInput {
+            /// `DeleteEntitiesInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(entity_names: ::std::vec::Vec<::std::string::String>) -> Self {
+                Self { entity_names }
+            }
+        }
+        impl DeleteObservationsInput {
+            /// `DeleteObservationsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                deletions: ::std::vec::Vec<DeleteObservationsInputDeletionsItem>,
+            ) -> Self {
+                Self { deletions }
+            }
+        }
+        impl DeleteRelationsInput {
+            /// `DeleteRelationsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                relations: ::std::vec::Vec<DeleteRelationsInputRelationsItem>,
+            ) -> Self {
+                Self { relations }
+            }
+        }
+        impl OpenNodesInput {
+            /// `OpenNodesInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(names: ::std::vec::Vec<::std::string::String>) -> Self {
+                Self { names }
+            }
+        }
+        impl SearchNodesInput {
+            /// `SearchNodesInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self { query: query.into() }
+            }
+        }
+        impl ReadGraphInput {
+            /// `ReadGraphInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {}
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
@@ -5824,6 +6253,30 @@ pub mod time {
                 fn from(value: String) -> Self {
                     Self(value.into())
                 }
+            }
+        }
+        impl ConvertTimeInput {
+            /// `ConvertTimeInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                source_timezone: impl ::std::convert::Into<::std::string::String>,
+                target_timezone: impl ::std::convert::Into<::std::string::String>,
+                time: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    source_timezone: source_timezone.into(),
+                    target_timezone: target_timezone.into(),
+                    time: time.into(),
+                }
+            }
+        }
+        impl GetCurrentTimeInput {
+            /// `GetCurrentTimeInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                timezone: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self { timezone: timezone.into() }
             }
         }
     }

@@ -33,6 +33,10 @@ async fn _happy_paths(client: &demo::Client) -> mcpbind::Result<()> {
             mode: demo::types::Mode::X2x,
         })
         .await?;
+    // Constructors take the required fields and default the rest.
+    client.add(demo::types::AddInput::new(2, 40)).await?;
+    client.sleep(demo::types::SleepInput::new(100)).await?;
+    client.echo(demo::types::EchoInput::new("hi")).await?;
     // Both generators give the same types.
     let _same: via_macro::demo::types::AddInput = via_macro::demo::types::AddInput { a: 1, b: 2 };
     Ok(())

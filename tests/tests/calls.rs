@@ -30,6 +30,20 @@ async fn demo_over_stdio() {
         .await
         .unwrap();
     assert_eq!(echo.text(), "hi hi hi");
+    // The constructor fills `repeat` with the schema's default (1).
+    let echo = demo
+        .echo(demo::types::EchoInput::new("once"))
+        .await
+        .unwrap();
+    assert_eq!(echo.text(), "once");
+    let create = demo::types::CreateOrderInput::new(
+        demo::types::Customer {
+            name: "Bo".into(),
+            email: None,
+        },
+        vec![],
+    );
+    assert_eq!(create.note, None);
 
     let order = demo
         .create_order(demo::types::CreateOrderInput {

@@ -358,6 +358,75 @@ pub mod combinators {
                 }
             }
         }
+        impl AllOfInput {
+            /// `AllOfInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    conflicting: ::std::option::Option::None,
+                    merged: ::std::option::Option::None,
+                }
+            }
+        }
+        impl NotIfThenElseInput {
+            /// `NotIfThenElseInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(code: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    anything_but_null: ::std::option::Option::None,
+                    code: code.into(),
+                    country: ::std::option::Option::None,
+                    postal_code: ::std::option::Option::None,
+                    tags: ::std::default::Default::default(),
+                }
+            }
+        }
+        impl NullablesInput {
+            /// `NullablesInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                a: ::std::option::Option<::std::string::String>,
+                b: ::std::option::Option<i64>,
+                c: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            ) -> Self {
+                Self {
+                    a,
+                    b,
+                    c,
+                    d: ::std::option::Option::None,
+                    e: ::std::option::Option::None,
+                    f: ::std::default::Default::default(),
+                    g: ::std::option::Option::None,
+                    h: ::std::option::Option::None,
+                }
+            }
+        }
+        impl TaggedUnionInput {
+            /// `TaggedUnionInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(shape: TaggedUnionInputShape) -> Self {
+                Self {
+                    event: ::std::option::Option::None,
+                    shape,
+                    tag_not_required: ::std::option::Option::None,
+                    untagged: ::std::option::Option::None,
+                }
+            }
+        }
+        impl TuplesInput {
+            /// `TuplesInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                point: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
+            ) -> Self {
+                Self {
+                    legacy_open: ::std::default::Default::default(),
+                    legacy_pair: ::std::default::Default::default(),
+                    point,
+                    point_open: ::std::default::Default::default(),
+                }
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

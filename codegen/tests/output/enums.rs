@@ -319,6 +319,26 @@ pub mod enums {
             ::std::string::String,
             ::mcpbind::__private::serde_json::Value,
         >;
+        impl StringEnumsInput {
+            /// `StringEnumsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                case: impl ::std::convert::Into<::std::string::String>,
+                dash_under: impl ::std::convert::Into<::std::string::String>,
+                odd: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    case: case.into(),
+                    constant: ::std::option::Option::None,
+                    dash_under: dash_under.into(),
+                    odd: odd.into(),
+                    plain: ::std::option::Option::None,
+                    single: ::std::option::Option::None,
+                    untyped_strings: ::std::option::Option::None,
+                    with_null: ::std::option::Option::None,
+                }
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

@@ -165,6 +165,21 @@ pub mod enums_numeric {
                 }
             }
         }
+        impl OtherEnumsInput {
+            /// `OtherEnumsInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    bools: ::std::option::Option::None,
+                    enum_outside_type: ::std::option::Option::None,
+                    floats: ::std::option::Option::None,
+                    int_const: ::std::option::Option::None,
+                    ints: ::std::option::Option::None,
+                    mixed: ::std::option::Option::None,
+                    obj_const: ::std::option::Option::None,
+                }
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

@@ -346,6 +346,40 @@ pub mod fastmcp {
         )]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WrappedResultInput {}
+        impl GetForecastInput {
+            /// `GetForecastInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(location: GetForecastInputLocation) -> Self {
+                Self {
+                    coords: ::std::option::Option::None,
+                    days: defaults::default_nzu64::<::std::num::NonZeroU64, 3>(),
+                    fields: ::std::option::Option::None,
+                    include_hourly: ::std::default::Default::default(),
+                    language: ::std::option::Option::None,
+                    location,
+                    units: defaults::get_forecast_input_units(),
+                }
+            }
+        }
+        impl SearchDocumentsInput {
+            /// `SearchDocumentsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    filters: ::std::default::Default::default(),
+                    limit: defaults::search_documents_input_limit(),
+                    metadata: ::std::option::Option::None,
+                    query: query.into(),
+                }
+            }
+        }
+        impl WrappedResultInput {
+            /// `WrappedResultInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {}
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

@@ -552,6 +552,240 @@ assert!(false);
         }
         /// Alias of the type generated for this schema.
         pub type ABInput = super::types::AbInput;
+        impl ClientInput {
+            /// `ClientInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl ConnectInput {
+            /// `ConnectInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl CrateInput {
+            /// `CrateInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl FromClientInput {
+            /// `FromClientInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl GetItem2Input {
+            /// `GetItem2Input` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl GetItem3Input {
+            /// `GetItem3Input` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl GetItem4Input {
+            /// `GetItem4Input` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl GetItemInput {
+            /// `GetItemInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl HostileSchemaInput {
+            /// `HostileSchemaInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                x: impl ::std::convert::Into<::std::string::String>,
+                extra: ::mcpbind::__private::serde_json::Map<
+                    ::std::string::String,
+                    ::mcpbind::__private::serde_json::Value,
+                >,
+            ) -> Self {
+                Self {
+                    b: ::std::option::Option::None,
+                    rust: defaults::hostile_schema_input_rust(),
+                    x: x.into(),
+                    extra,
+                }
+            }
+        }
+        impl InnerInput {
+            /// `InnerInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl NewInput {
+            /// `NewInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl RTypeInput {
+            /// `RTypeInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl SelfTool2Input {
+            /// `SelfTool2Input` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl SelfToolInput {
+            /// `SelfToolInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl SuperInput {
+            /// `SuperInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl T123Input {
+            /// `T123Input` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl ToolsInput {
+            /// `ToolsInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl TypeInput {
+            /// `TypeInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl TypesInput {
+            /// `TypesInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl Unnamed2Input {
+            /// `Unnamed2Input` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl Unnamed3Input {
+            /// `Unnamed3Input` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl Unnamed4Input {
+            /// `Unnamed4Input` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl Unnamed5Input {
+            /// `Unnamed5Input` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl Unnamed6Input {
+            /// `Unnamed6Input` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
+        impl UnnamedInput {
+            /// `UnnamedInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    x: ::std::option::Option::None,
+                }
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

@@ -406,6 +406,29 @@ pub mod openapi {
                 }
             }
         }
+        impl CreatePetInput {
+            /// `CreatePetInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(body: CreatePetInputBody) -> Self {
+                Self {
+                    body,
+                    dry_run: ::std::option::Option::None,
+                    x_request_id: ::std::option::Option::None,
+                }
+            }
+        }
+        impl ListPetsInput {
+            /// `ListPetsInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    ids: ::std::default::Default::default(),
+                    limit: ::std::option::Option::None,
+                    since: ::std::option::Option::None,
+                    sort: ::std::option::Option::None,
+                }
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

@@ -471,6 +471,90 @@ pub mod properties {
                 }
             }
         }
+        impl AdditionalInput {
+            /// `AdditionalInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    closed: ::std::option::Option::None,
+                    counts: ::std::default::Default::default(),
+                    empty: ::std::default::Default::default(),
+                    empty_closed: ::std::option::Option::None,
+                    labels: ::std::default::Default::default(),
+                    nested: ::std::default::Default::default(),
+                    open: ::std::option::Option::None,
+                    open_typed: ::std::option::Option::None,
+                    patterned: ::std::default::Default::default(),
+                    patterned_closed: ::std::default::Default::default(),
+                }
+            }
+        }
+        impl ClosedRootInput {
+            /// `ClosedRootInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(q: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self { q: q.into() }
+            }
+        }
+        impl CollidingNamesInput {
+            /// `CollidingNamesInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                foo_bar: impl ::std::convert::Into<::std::string::String>,
+                type_: impl ::std::convert::Into<::std::string::String>,
+                extra: ::mcpbind::__private::serde_json::Map<
+                    ::std::string::String,
+                    ::mcpbind::__private::serde_json::Value,
+                >,
+            ) -> Self {
+                Self {
+                    a_b: ::std::option::Option::None,
+                    async_: ::std::option::Option::None,
+                    crate_: ::std::option::Option::None,
+                    dyn_: ::std::option::Option::None,
+                    foo_bar: foo_bar.into(),
+                    match_: ::std::option::Option::None,
+                    option: ::std::option::Option::None,
+                    r_type: ::std::option::Option::None,
+                    self_: ::std::option::Option::None,
+                    serde: ::std::option::Option::None,
+                    std: ::std::option::Option::None,
+                    super_: ::std::option::Option::None,
+                    try_: ::std::option::Option::None,
+                    type_: type_.into(),
+                    x: ::std::option::Option::None,
+                    x123: ::std::option::Option::None,
+                    extra,
+                }
+            }
+        }
+        impl RequiredUndeclaredInput {
+            /// `RequiredUndeclaredInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                ghost: ::mcpbind::__private::serde_json::Value,
+                known: impl ::std::convert::Into<::std::string::String>,
+                phantom_field: ::mcpbind::__private::serde_json::Value,
+            ) -> Self {
+                Self {
+                    ghost,
+                    known: known.into(),
+                    phantom_field,
+                }
+            }
+        }
+        impl TypeNamesCollideInput {
+            /// `TypeNamesCollideInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    inner: ::std::option::Option::None,
+                    opt: ::std::option::Option::None,
+                    string: ::std::option::Option::None,
+                    vec: ::std::option::Option::None,
+                }
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

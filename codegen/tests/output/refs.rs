@@ -653,6 +653,80 @@ pub mod refs {
         }
         /// Alias of the type generated for this schema.
         pub type RootIsRefInput = super::types::Args;
+        impl ByIdAndAnchorInput {
+            /// `ByIdAndAnchorInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(home: AddressJson, name: PersonName) -> Self {
+                Self {
+                    home,
+                    name,
+                    work: ::std::option::Option::None,
+                }
+            }
+        }
+        impl NetworkRefsInput {
+            /// `NetworkRefsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(remote: ::mcpbind::__private::serde_json::Value) -> Self {
+                Self {
+                    dynamic: ::std::option::Option::None,
+                    label: ::std::option::Option::None,
+                    missing: ::std::option::Option::None,
+                    not_a_string: ::std::option::Option::None,
+                    ref_with_siblings: defaults::network_refs_input_ref_with_siblings(),
+                    relative: ::std::option::Option::None,
+                    remote,
+                    remote_fragment: ::std::option::Option::None,
+                }
+            }
+        }
+        impl PointersInput {
+            /// `PointersInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    a: ::std::option::Option::None,
+                    b: ::std::option::Option::None,
+                    c: ::std::option::Option::None,
+                    inner: ::std::option::Option::None,
+                    legacy: ::std::option::Option::None,
+                    outer: ::std::option::Option::None,
+                    slash: ::std::option::Option::None,
+                    space: ::std::option::Option::None,
+                    tilde: ::std::option::Option::None,
+                }
+            }
+        }
+        impl RecursiveTreeInput {
+            /// `RecursiveTreeInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(root: Node) -> Self {
+                Self {
+                    label: ::std::option::Option::None,
+                    mutual: ::std::option::Option::None,
+                    root,
+                    self_ref: ::std::option::Option::None,
+                }
+            }
+        }
+        impl SharedDefsOneInput {
+            /// `SharedDefsOneInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    p: ::std::option::Option::None,
+                }
+            }
+        }
+        impl SharedDefsTwoInput {
+            /// `SharedDefsTwoInput` from its required fields (it has none); the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self {
+                    q: ::std::option::Option::None,
+                }
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

@@ -513,6 +513,95 @@ pub mod untyped {
         >;
         /// Alias of the type generated for this schema.
         pub type StringInputSchemaOutput = ::std::string::String;
+        impl DefaultsInput {
+            /// `DefaultsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(required_with_default: i64) -> Self {
+                Self {
+                    bad_arr: ::std::default::Default::default(),
+                    bad_bool: ::std::option::Option::None,
+                    bad_enum: ::std::option::Option::None,
+                    bad_int: ::std::option::Option::None,
+                    bad_obj: ::std::option::Option::None,
+                    bad_str: ::std::option::Option::None,
+                    float_for_int: ::std::option::Option::None,
+                    good_arr: defaults::defaults_input_good_arr(),
+                    good_bool: defaults::default_bool::<true>(),
+                    good_enum: defaults::defaults_input_good_enum(),
+                    good_int: defaults::default_u64::<i64, 3>(),
+                    good_obj: ::std::option::Option::None,
+                    good_str: defaults::defaults_input_good_str(),
+                    neg_for_uint: ::std::option::Option::None,
+                    null_default: ::std::option::Option::None,
+                    required_with_default,
+                }
+            }
+        }
+        impl FloatBoundsInput {
+            /// `FloatBoundsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(count: i64) -> Self {
+                Self {
+                    count,
+                    excl: ::std::option::Option::None,
+                    huge: ::std::option::Option::None,
+                    name: ::std::option::Option::None,
+                    neg: ::std::option::Option::None,
+                    old_excl: ::std::option::Option::None,
+                    pair: ::std::default::Default::default(),
+                    props: ::std::default::Default::default(),
+                    ratio: ::std::option::Option::None,
+                    small: ::std::option::Option::None,
+                }
+            }
+        }
+        impl NoTypeInput {
+            /// `NoTypeInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(
+                anything: ::mcpbind::__private::serde_json::Value,
+                min_only: f64,
+            ) -> Self {
+                Self {
+                    anything,
+                    const_only: ::std::option::Option::None,
+                    description_only: ::std::option::Option::None,
+                    email: ::std::option::Option::None,
+                    enum_only: ::std::option::Option::None,
+                    items_only: ::std::default::Default::default(),
+                    min_only,
+                    pattern_only: ::std::option::Option::None,
+                    props_only: ::std::option::Option::None,
+                    truthy: ::std::option::Option::None,
+                }
+            }
+        }
+        impl OddKeywordsInput {
+            /// `OddKeywordsInput` from its required fields; the optional ones take their defaults.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(a: ::mcpbind::__private::serde_json::Value) -> Self {
+                Self {
+                    a,
+                    bad_anyof: ::std::option::Option::None,
+                    bad_enum: ::std::option::Option::None,
+                    bad_items: ::std::default::Default::default(),
+                    bad_min: ::std::option::Option::None,
+                    bad_props: ::std::default::Default::default(),
+                    bad_required_holder: ::std::default::Default::default(),
+                    bad_type: ::std::option::Option::None,
+                    description_obj: ::std::option::Option::None,
+                    dup_enum: ::std::option::Option::None,
+                    empty_enum: ::std::option::Option::None,
+                    empty_oneof: ::std::option::Option::None,
+                    empty_types: ::std::option::Option::None,
+                    null_schema: ::std::option::Option::None,
+                    number_schema: ::std::option::Option::None,
+                    title_num: ::std::option::Option::None,
+                    type_number: ::std::option::Option::None,
+                    x_ext: ::std::option::Option::None,
+                }
+            }
+        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
