@@ -258,7 +258,12 @@ impl Generator {
             methods.reserve(reserved);
         }
         let mut markers = UniqueNames::default();
-        let mut defs = Definitions::default();
+        let mut defs = Definitions {
+            placeholders: !server.tools.iter().any(|t| {
+                serde_json::to_string(&t.definition).is_ok_and(|text| text.contains("\\u0001"))
+            }),
+            ..Definitions::default()
+        };
         let mut warnings = Vec::new();
 
         // Names first, so that every root type name is reserved before any
@@ -576,7 +581,36 @@ fn rewrite_paths(mut file: syn::File) -> syn::File {
             syn::visit_mut::visit_path_mut(self, path);
         }
 
+        fn visit_lit_str_mut(&mut self, lit: &mut syn::LitStr) {
+            let value = lit.value();
+            if value.contains(schema::PLACEHOLDER) {
+                *lit = syn::LitStr::new(&schema::strip_placeholders(&value), lit.span());
+            }
+        }
+
         fn visit_attribute_mut(&mut self, attr: &mut syn::Attribute) {
+            if attr.path().is_ident("serde") {
+                if let syn::Meta::List(list) = &mut attr.meta {
+                    list.tokens = list
+                        .tokens
+                        .clone()
+                        .into_iter()
+                        .map(|tree| match &tree {
+                            proc_macro2::TokenTree::Literal(lit) => {
+                                match syn::parse2::<syn::LitStr>(quote!(#lit)) {
+                                    Ok(mut s) if s.value().contains(schema::PLACEHOLDER) => {
+                                        self.visit_lit_str_mut(&mut s);
+                                        s.token().into()
+                                    }
+                                    _ => tree,
+                                }
+                            }
+                            _ => tree,
+                        })
+                        .collect();
+                }
+                return;
+            }
             if attr.path().is_ident("doc") {
                 if let syn::Meta::NameValue(nv) = &mut attr.meta {
                     if let syn::Expr::Lit(syn::ExprLit {
@@ -584,7 +618,7 @@ fn rewrite_paths(mut file: syn::File) -> syn::File {
                         ..
                     }) = &nv.value
                     {
-                        let text = util::doc_text(&s.value());
+                        let text = util::doc_text(&schema::strip_placeholders(&s.value()));
                         let text = if text.starts_with(' ') || text.is_empty() {
                             text
                         } else {

@@ -53,6 +53,33 @@ pub(crate) struct Definitions {
     /// Where each definition was first met: (tool, JSON pointer of the
     /// `$ref` that hoisted it), for warnings about its insides.
     pub(crate) origin: BTreeMap<String, (String, String)>,
+    /// Whether colliding names may be renamed through placeholders (see
+    /// [`PLACEHOLDER`]); off for a server whose schemas hold that character.
+    pub(crate) placeholders: bool,
+}
+
+/// Marks a renamed wire name: `fooBar` and `foo_bar` both want the field
+/// `foo_bar`, so the second is given to typify as `foo_bar\u{1}2` (field
+/// `foo_bar_2`), and the generated code's string literals are cut back to
+/// `foo_bar` afterwards by [`strip_placeholders`]. A control character, so
+/// that no real name is mistaken for one (servers that use it don't get
+/// renames).
+pub(crate) const PLACEHOLDER: char = '\u{1}';
+
+/// Removes placeholder suffixes (`\u{1}` and the digits after it).
+pub(crate) fn strip_placeholders(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == PLACEHOLDER {
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Keywords dropped because no Rust type expresses them; the locked schema
@@ -118,6 +145,7 @@ pub(crate) fn prepare(
         bodies: BTreeMap::new(),
         origins: BTreeMap::new(),
         taken: BTreeSet::new(),
+        placeholders: defs.placeholders,
         tool,
         pointer,
         warnings,
@@ -202,6 +230,8 @@ struct LocalRefs<'a> {
     /// that hoisted it.
     origins: BTreeMap<String, String>,
     taken: BTreeSet<String>,
+    /// See [`Definitions::placeholders`].
+    placeholders: bool,
     tool: &'a str,
     pointer: &'a str,
     warnings: &'a mut Vec<Warning>,
@@ -462,6 +492,10 @@ impl LocalRefs<'_> {
         if moved.is_empty() {
             return;
         }
+        if self.placeholders {
+            self.rename_colliding_properties(obj, at, moved, &mut fields);
+            return;
+        }
         if let Some(Value::Object(props)) = obj.get_mut("properties") {
             for (name, _) in &moved {
                 props.remove(name);
@@ -491,6 +525,49 @@ impl LocalRefs<'_> {
         }
     }
 
+    /// Gives each colliding property its own field (`foo_bar_2`) whose serde
+    /// name is still the property's.
+    fn rename_colliding_properties(
+        &mut self,
+        obj: &mut Map<String, Value>,
+        at: &str,
+        moved: Vec<(String, String)>,
+        fields: &mut BTreeMap<String, String>,
+    ) {
+        for (name, first) in moved {
+            let (placeholder, field) = (2..)
+                .map(|n| {
+                    let p = format!("{name}{PLACEHOLDER}{n}");
+                    let f = typify_sanitize(&p, Case::Snake);
+                    (p, f)
+                })
+                .find(|(_, f)| !fields.contains_key(f))
+                .unwrap_or_default();
+            fields.insert(field.clone(), placeholder.clone());
+            if let Some(Value::Object(props)) = obj.get_mut("properties") {
+                if let Some(schema) = props.remove(&name) {
+                    props.insert(placeholder.clone(), schema);
+                }
+            }
+            if let Some(Value::Array(required)) = obj.get_mut("required") {
+                for r in required.iter_mut() {
+                    if r.as_str() == Some(&name) {
+                        *r = Value::String(placeholder.clone());
+                    }
+                }
+            }
+            let with = if first.is_empty() {
+                "the map of additional properties".to_owned()
+            } else {
+                format!("property {first:?}")
+            };
+            self.warn(
+                format!("{at}/properties/{}", escape(&name)),
+                &format!("property {name:?} has the same Rust field name as {with}; its field is `{field}`"),
+            );
+        }
+    }
+
     /// typify names a string enum's variants after its values, and panics
     /// when two values give the same name (`a-b` and `a_b`, `A` and `a`); such
     /// an enum becomes a plain string.
@@ -516,6 +593,34 @@ impl LocalRefs<'_> {
             )
         };
         if unique(&plain) || unique(&xed) {
+            return;
+        }
+        if self.placeholders {
+            // Each value keeps its own variant: the later of two that would
+            // share `AB` becomes `AB2`, serialized as its own value.
+            let mut seen = BTreeSet::new();
+            let renamed: Vec<Value> = values
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|v| {
+                    if seen.insert(plain(v)) {
+                        return Value::String(v.to_owned());
+                    }
+                    let p = (2..)
+                        .map(|n| format!("{v}{PLACEHOLDER}{n}"))
+                        .find(|p| !seen.contains(&plain(p)))
+                        .unwrap_or_default();
+                    seen.insert(plain(&p));
+                    Value::String(p)
+                })
+                .collect();
+            obj.insert("enum".into(), Value::Array(renamed));
+            // A default naming a renamed value no longer matches it.
+            obj.remove("default");
+            self.warn(
+                format!("{at}/enum"),
+                "enum values that give the same Rust variant name; later ones get a numbered variant",
+            );
             return;
         }
         obj.remove("enum");
