@@ -289,23 +289,31 @@ async fn connect_stdio(
     }
 }
 
+/// The config's headers with `${VAR}`s expanded, as HTTP headers.
+fn expand_headers(
+    name: &str,
+    headers: &BTreeMap<String, String>,
+) -> Result<Vec<(http::HeaderName, http::HeaderValue)>> {
+    headers
+        .iter()
+        .map(|(key, value)| {
+            let value = expand_vars(name, value)?;
+            let bad = |what: &str| Error::Connect {
+                server: name.to_owned(),
+                reason: format!("invalid header {what} `{key}`"),
+                stderr: None,
+            };
+            let header = http::HeaderName::from_bytes(key.as_bytes()).map_err(|_| bad("name"))?;
+            // The value may hold a secret: it is not repeated in the error.
+            let value = http::HeaderValue::from_str(&value).map_err(|_| bad("value for"))?;
+            Ok((header, value))
+        })
+        .collect()
+}
+
 async fn connect_sse(name: &str, url: &str, headers: &BTreeMap<String, String>) -> Result<Session> {
     let url = expand_vars(name, url)?;
-    let mut map = http::HeaderMap::new();
-    for (key, value) in headers {
-        let value = expand_vars(name, value)?;
-        let (Ok(k), Ok(v)) = (
-            http::HeaderName::from_bytes(key.as_bytes()),
-            http::HeaderValue::from_str(&value),
-        ) else {
-            return Err(Error::Connect {
-                server: name.to_owned(),
-                reason: format!("invalid header `{key}`"),
-                stderr: None,
-            });
-        };
-        map.insert(k, v);
-    }
+    let map = expand_headers(name, headers)?.into_iter().collect();
     let connect_error = |reason: String| Error::Connect {
         server: name.to_owned(),
         reason,
@@ -334,22 +342,15 @@ async fn connect_http(
     let url = expand_vars(name, url)?;
     let mut custom = std::collections::HashMap::new();
     let mut auth = None;
-    for (key, value) in headers {
-        let value = expand_vars(name, value)?;
-        if key.eq_ignore_ascii_case("authorization") {
-            if let Some(token) = value.strip_prefix("Bearer ") {
-                auth = Some(token.to_owned());
-                continue;
+    for (header, value) in expand_headers(name, headers)? {
+        // rmcp sends the bearer token itself (and uses it for auth retries).
+        let bearer = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer "));
+        match bearer {
+            Some(token) if header == http::header::AUTHORIZATION => auth = Some(token.to_owned()),
+            _ => {
+                custom.insert(header, value);
             }
         }
-        let bad = |what: &str| Error::Connect {
-            server: name.to_owned(),
-            reason: format!("invalid header {what} `{key}`"),
-            stderr: None,
-        };
-        let header_name = http::HeaderName::from_bytes(key.as_bytes()).map_err(|_| bad("name"))?;
-        let header_value = http::HeaderValue::from_str(&value).map_err(|_| bad("value for"))?;
-        custom.insert(header_name, header_value);
     }
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
     config.custom_headers = custom;
