@@ -163,31 +163,12 @@ fn fixtures_generate_and_match_goldens() {
     }
 }
 
-/// Goldens that don't compile yet because of a generator bug outside the
-/// schema layer: (stem, the bug). `known_broken_goldens_compile` (ignored)
-/// builds them; move a stem out of here once its bug is fixed.
-const KNOWN_BROKEN: &[(&str, &str)] = &[];
-
-/// Lints a golden's wrapper allows because of a known naming bug: (stem,
-/// lints, the bug).
-const KNOWN_LINTS: &[(&str, &str, &str)] = &[];
-
 /// Every golden compiles, warning-free, against a crate that depends only on
 /// `mcpbind`.
 #[test]
 fn goldens_compile() {
     let t = trybuild::TestCases::new();
     for (stem, _) in fixtures() {
-        if !KNOWN_BROKEN.iter().any(|(broken, _)| *broken == stem) {
-            t.pass(format!("tests/output/compile/{stem}.rs"));
-        }
-    }
-}
-
-#[test]
-fn known_broken_goldens_compile() {
-    let t = trybuild::TestCases::new();
-    for (stem, _) in KNOWN_BROKEN {
         t.pass(format!("tests/output/compile/{stem}.rs"));
     }
 }
@@ -199,13 +180,8 @@ fn compile_wrappers_exist() {
     let dir = manifest_dir().join("tests/output/compile");
     std::fs::create_dir_all(&dir).expect("compile dir");
     for (stem, _) in fixtures() {
-        let allow = KNOWN_LINTS
-            .iter()
-            .find(|(s, _, _)| *s == stem)
-            .map(|(_, lints, bug)| format!("// Known bug: {bug}.\n#![allow({lints})]\n"))
-            .unwrap_or_default();
         let wrapper = format!(
-            "// Compiles the golden `{stem}.rs` warning-free.\n#![deny(warnings)]\n{allow}\ninclude!(\"../{stem}.rs\");\n\nfn main() {{}}\n"
+            "// Compiles the golden `{stem}.rs` warning-free.\n#![deny(warnings)]\n\ninclude!(\"../{stem}.rs\");\n\nfn main() {{}}\n"
         );
         assert_golden(&dir.join(format!("{stem}.rs")), &wrapper);
     }
