@@ -7,5 +7,7 @@
 #   3. the quickstart makes typed calls and prints their results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Build first, so that no server start waits on a compile.
+cargo build --quiet --package mcpbind-cli --package mcpbind-demo-server
 cargo run --quiet --package mcpbind-cli -- lock --config examples/quickstart/mcpbind.toml
 cargo run --quiet --package mcpbind-example-quickstart
