@@ -15,6 +15,9 @@ use serde::Deserialize;
 /// The default per-call timeout when a server sets none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The default time allowed to start a server and finish the handshake.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// A parsed configuration: the servers, by name.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {
@@ -36,6 +39,9 @@ pub struct ServerConfig {
     pub disabled_tools: Vec<String>,
     /// The per-call timeout.
     pub timeout: Duration,
+    /// How long starting the server and the MCP handshake may take (a first
+    /// `npx -y` run downloads the package).
+    pub connect_timeout: Duration,
     /// Validate arguments against the locked input schema before sending.
     pub validate_input: bool,
     /// Validate `structuredContent` against the locked output schema.
@@ -277,6 +283,7 @@ struct RawServer {
     #[serde(default)]
     disabled_tools: Vec<String>,
     timeout: Option<f64>,
+    connect_timeout: Option<f64>,
     validate_input: Option<bool>,
     validate_output: Option<bool>,
     pin_policy: Option<String>,
@@ -355,21 +362,26 @@ impl RawServer {
                 ))
             }
         };
-        let timeout = match self.timeout {
-            None => DEFAULT_TIMEOUT,
-            Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => Duration::from_secs_f64(t),
-            Some(t) => {
-                return Err(format!(
-                    "`timeout` must be a positive number of seconds, not {t}"
-                ))
-            }
+        let seconds = |key: &str, value: Option<f64>, default: Duration| match value {
+            None => Ok(default),
+            Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => Ok(Duration::from_secs_f64(t)),
+            Some(t) => Err(format!(
+                "`{key}` must be a positive number of seconds, not {t}"
+            )),
         };
+        let timeout = seconds("timeout", self.timeout, DEFAULT_TIMEOUT)?;
+        let connect_timeout = seconds(
+            "connect_timeout",
+            self.connect_timeout,
+            DEFAULT_CONNECT_TIMEOUT,
+        )?;
         Ok(ServerConfig {
             transport,
             tool_prefix: self.tool_prefix,
             enabled_tools: self.enabled_tools,
             disabled_tools: self.disabled_tools,
             timeout,
+            connect_timeout,
             validate_input: self.validate_input.unwrap_or(true),
             validate_output: self.validate_output.unwrap_or(true),
             pin_policy: match self.pin_policy.as_deref() {
@@ -428,6 +440,7 @@ impl JsonServer {
             disabled_tools: Vec::new(),
             // Hosts write milliseconds (Claude Code's `timeout`); ours are seconds.
             timeout: self.timeout.map(|ms| ms / 1000.0),
+            connect_timeout: None,
             validate_input: None,
             validate_output: None,
             pin_policy: None,

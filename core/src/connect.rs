@@ -199,6 +199,23 @@ impl<R: AsyncRead + Unpin> AsyncRead for TeeReader<R> {
 
 /// Connects to a server and performs the MCP handshake.
 pub(crate) async fn connect(name: &str, config: &ServerConfig) -> Result<Session> {
+    // A server that never answers `initialize` must not hang the caller;
+    // dropping the attempt kills a child process.
+    let attempt = connect_transport(name, config);
+    match tokio::time::timeout(config.connect_timeout, attempt).await {
+        Ok(result) => result,
+        Err(_) => Err(Error::Connect {
+            server: name.to_owned(),
+            reason: format!(
+                "no answer to the MCP handshake within {}s (raise `connect_timeout` if the server is just slow to start)",
+                config.connect_timeout.as_secs_f64()
+            ),
+            stderr: None,
+        }),
+    }
+}
+
+async fn connect_transport(name: &str, config: &ServerConfig) -> Result<Session> {
     match &config.transport {
         TransportConfig::Stdio {
             command,

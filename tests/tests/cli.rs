@@ -186,3 +186,21 @@ fn call_prints_results_and_fails_on_tool_errors() {
     assert_eq!(out.code, Some(1), "{out:?}");
     assert!(out.stderr.contains("must be a JSON object"), "{out:?}");
 }
+
+/// A server that starts but never answers the handshake: a clear error
+/// after `connect_timeout`, not a hang. (`sleep` reads no request and
+/// answers nothing.)
+#[test]
+fn silent_server_times_out_at_connect() {
+    let started = std::time::Instant::now();
+    let out =
+        lock_with("[servers.wedged]\ncommand = \"sleep\"\nargs = [\"30\"]\nconnect_timeout = 1\n");
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "failed to connect to server `wedged`: no answer to the MCP handshake within 1s"
+        ),
+        "{out:?}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
