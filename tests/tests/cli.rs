@@ -204,3 +204,24 @@ fn silent_server_times_out_at_connect() {
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }
+
+/// The `mcpServers` JSON that MCP hosts keep works as a config as is; the
+/// lockfile goes beside it.
+#[test]
+fn locks_from_an_mcp_servers_json_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"demo": {{"command": {:?}, "args": [], "env": {{}}}}}}}}"#,
+            crate::util::bin("mcpbind-demo-server")
+                .display()
+                .to_string()
+        ),
+    )
+    .unwrap();
+    let out = mcpbind(dir.path(), &["lock", "--config", ".mcp.json"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let lock = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
+    assert_eq!(lock.servers["demo"].tools.len(), 12);
+}
