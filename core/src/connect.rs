@@ -14,11 +14,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
+use rmcp::model::ProtocolVersion;
 use rmcp::model::{ClientConfig, Implementation};
 use rmcp::service::RunningService;
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::RoleClient;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, ReadBuf};
 use tokio::process::{Child, Command};
@@ -201,7 +203,28 @@ impl<R: AsyncRead + Unpin> AsyncRead for TeeReader<R> {
 pub(crate) async fn connect(name: &str, config: &ServerConfig) -> Result<Session> {
     // A server that never answers `initialize` must not hang the caller;
     // dropping the attempt kills a child process.
-    let attempt = connect_transport(name, config);
+    let attempt = async {
+        match connect_transport(name, config, Lifecycle::Initialize).await {
+            // A 2026-07-28 server may answer only `server/discover`.
+            Err(Error::Connect { reason, .. }) if reason.starts_with(REJECTED) => {
+                connect_transport(name, config, Lifecycle::Discover)
+                    .await
+                    .map_err(|e| match e {
+                        Error::Connect {
+                            server,
+                            reason: discover,
+                            stderr,
+                        } => Error::Connect {
+                            server,
+                            reason: format!("{reason}; and server/discover failed too: {discover}"),
+                            stderr,
+                        },
+                        other => other,
+                    })
+            }
+            other => other,
+        }
+    };
     match tokio::time::timeout(config.connect_timeout, attempt).await {
         Ok(result) => result,
         Err(_) => Err(Error::Connect {
@@ -215,16 +238,64 @@ pub(crate) async fn connect(name: &str, config: &ServerConfig) -> Result<Session
     }
 }
 
-async fn connect_transport(name: &str, config: &ServerConfig) -> Result<Session> {
+/// Which handshake to use.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lifecycle {
+    /// `initialize` / `notifications/initialized` (2024-11-05 to 2025-11-25,
+    /// and most 2026-07-28 servers).
+    Initialize,
+    /// `server/discover` with per-request metadata (2026-07-28).
+    Discover,
+}
+
+/// How a connect error starts when the server answered `initialize` with a
+/// JSON-RPC error, so that [`connect`] tries `server/discover` instead.
+const REJECTED: &str = "the server rejected `initialize`";
+
+/// The MCP handshake over a transport. rmcp's `Auto` lifecycle is not used:
+/// it probes `server/discover` first and waits 10 s for servers that ignore
+/// unknown methods.
+async fn handshake<T, E, A>(
+    transport: T,
+    lifecycle: Lifecycle,
+) -> std::result::Result<RunningService<RoleClient, Handler>, String>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let mode = match lifecycle {
+        Lifecycle::Initialize => ClientLifecycleMode::Initialize,
+        Lifecycle::Discover => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    };
+    Handler
+        .serve_with_lifecycle(transport, mode)
+        .await
+        .map_err(|e| match e {
+            ClientInitializeError::JsonRpcError(error) if lifecycle == Lifecycle::Initialize => {
+                format!("{REJECTED} ({})", error.message)
+            }
+            other => other.to_string(),
+        })
+}
+
+async fn connect_transport(
+    name: &str,
+    config: &ServerConfig,
+    lifecycle: Lifecycle,
+) -> Result<Session> {
     match &config.transport {
         TransportConfig::Stdio {
             command,
             args,
             cwd,
             env,
-        } => connect_stdio(name, command, args, cwd.as_deref(), env).await,
-        TransportConfig::StreamableHttp { url, headers } => connect_http(name, url, headers).await,
-        TransportConfig::Sse { url, headers } => connect_sse(name, url, headers).await,
+        } => connect_stdio(name, command, args, cwd.as_deref(), env, lifecycle).await,
+        TransportConfig::StreamableHttp { url, headers } => {
+            connect_http(name, url, headers, lifecycle).await
+        }
+        TransportConfig::Sse { url, headers } => connect_sse(name, url, headers, lifecycle).await,
     }
 }
 
@@ -234,6 +305,7 @@ async fn connect_stdio(
     args: &[String],
     cwd: Option<&std::path::Path>,
     env: &BTreeMap<String, String>,
+    lifecycle: Lifecycle,
 ) -> Result<Session> {
     let command = expand_vars(name, command)?;
     let mut cmd = Command::new(&command);
@@ -285,7 +357,7 @@ async fn connect_stdio(
         inner: stdout,
         tap: Arc::clone(&tap),
     };
-    match Handler.serve((reader, stdin)).await {
+    match handshake((reader, stdin), lifecycle).await {
         Ok(service) => Ok(Session {
             service,
             process: Some(process),
@@ -294,8 +366,9 @@ async fn connect_stdio(
         Err(e) => {
             let exit = process.settle().await;
             let reason = match exit {
+                _ if e.starts_with(REJECTED) => e,
                 Some(status) => format!("the process exited during the handshake ({status})"),
-                None => e.to_string(),
+                None => e,
             };
             Err(Error::Connect {
                 server: name.to_owned(),
@@ -328,7 +401,12 @@ fn expand_headers(
         .collect()
 }
 
-async fn connect_sse(name: &str, url: &str, headers: &BTreeMap<String, String>) -> Result<Session> {
+async fn connect_sse(
+    name: &str,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    lifecycle: Lifecycle,
+) -> Result<Session> {
     let url = expand_vars(name, url)?;
     let map = expand_headers(name, headers)?.into_iter().collect();
     let connect_error = |reason: String| Error::Connect {
@@ -340,10 +418,13 @@ async fn connect_sse(name: &str, url: &str, headers: &BTreeMap<String, String>) 
     let transport = sse::SseTransport::open(&url, map, Arc::clone(&tap))
         .await
         .map_err(connect_error)?;
-    let service = Handler
-        .serve(transport)
-        .await
-        .map_err(|e| connect_error(format!("{url}: {e}")))?;
+    let service = handshake(transport, lifecycle).await.map_err(|e| {
+        connect_error(if e.starts_with(REJECTED) {
+            e
+        } else {
+            format!("{url}: {e}")
+        })
+    })?;
     Ok(Session {
         service,
         process: None,
@@ -355,6 +436,7 @@ async fn connect_http(
     name: &str,
     url: &str,
     headers: &BTreeMap<String, String>,
+    lifecycle: Lifecycle,
 ) -> Result<Session> {
     let url = expand_vars(name, url)?;
     let mut custom = std::collections::HashMap::new();
@@ -378,11 +460,17 @@ async fn connect_http(
         tap: Arc::clone(&tap),
     };
     let transport = StreamableHttpClientTransport::with_client(client, config);
-    let service = Handler.serve(transport).await.map_err(|e| Error::Connect {
-        server: name.to_owned(),
-        reason: format!("{url}: {e}"),
-        stderr: None,
-    })?;
+    let service = handshake(transport, lifecycle)
+        .await
+        .map_err(|e| Error::Connect {
+            server: name.to_owned(),
+            reason: if e.starts_with(REJECTED) {
+                e
+            } else {
+                format!("{url}: {e}")
+            },
+            stderr: None,
+        })?;
     Ok(Session {
         service,
         process: None,

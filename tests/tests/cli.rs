@@ -225,3 +225,34 @@ fn locks_from_an_mcp_servers_json_file() {
     let lock = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
     assert_eq!(lock.servers["demo"].tools.len(), 12);
 }
+
+/// A 2026-07-28 server that rejects `initialize` is reached through
+/// `server/discover`, quickly (no fallback timer).
+#[test]
+fn discover_only_server_is_locked_and_called() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.modern]\ncommand = {:?}\n",
+            env!("CARGO_BIN_EXE_discover_only")
+        ),
+    )
+    .unwrap();
+    crate::util::bin("mcpbind"); // built before the clock starts
+    let started = std::time::Instant::now();
+    let out = mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    // A hang guard, not a speed test: rmcp's Auto lifecycle would wait 10 s here.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    let lock = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
+    assert_eq!(lock.servers["modern"].protocol_version, "2026-07-28");
+    assert_eq!(lock.servers["modern"].tools[0].name, "ping");
+    let out = mcpbind(dir.path(), &["call", "modern", "ping"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout.trim(), "pong");
+}
