@@ -49,6 +49,41 @@ pub struct Paths {
     pub lockfile: Option<PathBuf>,
 }
 
+/// The config, the lockfile, and which of the configured servers to act on.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServerSelection {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub paths: Paths,
+    /// Servers to act on [default: all configured servers].
+    #[arg(value_name = "SERVER")]
+    pub servers: Vec<String>,
+}
+
+impl ServerSelection {
+    /// Loads the config and checks that every named server is in it.
+    pub fn load_config(&self) -> anyhow::Result<mcpbind::Config> {
+        let config = self.paths.load_config()?;
+        if let Some(name) = self
+            .servers
+            .iter()
+            .find(|n| !config.servers.contains_key(*n))
+        {
+            anyhow::bail!(
+                "server `{name}` is not in {}\nhelp: configured servers: {}",
+                self.paths.config.display(),
+                config
+                    .servers
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        Ok(config)
+    }
+}
+
 impl Paths {
     /// The lockfile path: given, or `mcpbind.lock` beside the config.
     pub fn lockfile(&self) -> PathBuf {

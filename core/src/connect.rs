@@ -255,9 +255,13 @@ const REJECTED: &str = "the server rejected `initialize`";
 /// The MCP handshake over a transport. rmcp's `Auto` lifecycle is not used:
 /// it probes `server/discover` first and waits 10 s for servers that ignore
 /// unknown methods.
+///
+/// An error is the reason for [`Error::Connect`], prefixed with `url` (for
+/// HTTP transports) unless it is the rejection [`connect`] retries on.
 async fn handshake<T, E, A>(
     transport: T,
     lifecycle: Lifecycle,
+    url: Option<&str>,
 ) -> std::result::Result<RunningService<RoleClient, Handler>, String>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
@@ -276,7 +280,10 @@ where
             ClientInitializeError::JsonRpcError(error) if lifecycle == Lifecycle::Initialize => {
                 format!("{REJECTED} ({})", error.message)
             }
-            other => other.to_string(),
+            other => match url {
+                Some(url) => format!("{url}: {other}"),
+                None => other.to_string(),
+            },
         })
 }
 
@@ -357,7 +364,7 @@ async fn connect_stdio(
         inner: stdout,
         tap: Arc::clone(&tap),
     };
-    match handshake((reader, stdin), lifecycle).await {
+    match handshake((reader, stdin), lifecycle, None).await {
         Ok(service) => Ok(Session {
             service,
             process: Some(process),
@@ -418,13 +425,9 @@ async fn connect_sse(
     let transport = sse::SseTransport::open(&url, map, Arc::clone(&tap))
         .await
         .map_err(connect_error)?;
-    let service = handshake(transport, lifecycle).await.map_err(|e| {
-        connect_error(if e.starts_with(REJECTED) {
-            e
-        } else {
-            format!("{url}: {e}")
-        })
-    })?;
+    let service = handshake(transport, lifecycle, Some(&url))
+        .await
+        .map_err(connect_error)?;
     Ok(Session {
         service,
         process: None,
@@ -460,15 +463,11 @@ async fn connect_http(
         tap: Arc::clone(&tap),
     };
     let transport = StreamableHttpClientTransport::with_client(client, config);
-    let service = handshake(transport, lifecycle)
+    let service = handshake(transport, lifecycle, Some(&url))
         .await
-        .map_err(|e| Error::Connect {
+        .map_err(|reason| Error::Connect {
             server: name.to_owned(),
-            reason: if e.starts_with(REJECTED) {
-                e
-            } else {
-                format!("{url}: {e}")
-            },
+            reason,
             stderr: None,
         })?;
     Ok(Session {

@@ -2,37 +2,25 @@
 
 use std::process::ExitCode;
 
-use anyhow::bail;
 use mcpbind_codegen::{Lockfile, ServerDiff};
 
-use crate::Paths;
+use crate::ServerSelection;
 
-/// Check that mcpbind.lock matches the config and the live servers (exit 1 on drift).
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(flatten)]
-    paths: Paths,
-    /// Servers to check [default: all configured servers].
-    #[arg(value_name = "SERVER")]
-    servers: Vec<String>,
-}
+/// Which servers to check.
+pub use crate::ServerSelection as Args;
 
 /// Runs `mcpbind check`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    compare(&args.paths, &args.servers, false)
+    compare(&args, false)
 }
 
 /// Snapshots `servers` and compares them with the lockfile; prints a summary
 /// (or, with `detail`, every change). Exit 1 on drift or failure.
-pub(crate) fn compare(paths: &Paths, servers: &[String], detail: bool) -> anyhow::Result<ExitCode> {
-    let config = paths.load_config()?;
-    let lock_path = paths.lockfile();
+pub(crate) fn compare(selection: &ServerSelection, detail: bool) -> anyhow::Result<ExitCode> {
+    let config = selection.load_config()?;
+    let servers = selection.servers.as_slice();
+    let lock_path = selection.paths.lockfile();
     let lock = Lockfile::read(&lock_path)?;
-    for name in servers {
-        if !config.servers.contains_key(name) {
-            bail!("server `{name}` is not in {}", paths.config.display());
-        }
-    }
     let selected = (!servers.is_empty()).then_some(servers);
     lock.check_config(&config, selected, &lock_path)?;
 

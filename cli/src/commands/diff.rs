@@ -2,19 +2,10 @@
 
 use std::process::ExitCode;
 
-use crate::Paths;
-
-/// Show how the live servers' tools differ from mcpbind.lock (exit 1 on drift).
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(flatten)]
-    paths: Paths,
-    /// Servers to compare [default: all configured servers].
-    #[arg(value_name = "SERVER")]
-    servers: Vec<String>,
-}
+/// Which servers to compare.
+pub use crate::ServerSelection as Args;
 
 /// Runs `mcpbind diff`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    super::check::compare(&args.paths, &args.servers, true)
+    super::check::compare(&args, true)
 }

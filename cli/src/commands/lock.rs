@@ -6,36 +6,13 @@ use std::process::ExitCode;
 use anyhow::{bail, Context as _};
 use mcpbind_codegen::{lock::Lockfile, Error};
 
-use crate::Paths;
-
-/// Snapshot servers' tools/list into mcpbind.lock.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(flatten)]
-    paths: Paths,
-    /// Servers to lock [default: all configured servers].
-    #[arg(value_name = "SERVER")]
-    servers: Vec<String>,
-}
+/// Which servers to lock.
+pub use crate::ServerSelection as Args;
 
 /// Runs `mcpbind lock`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = args.paths.load_config()?;
+    let config = args.load_config()?;
     let lock_path = args.paths.lockfile();
-    for name in &args.servers {
-        if !config.servers.contains_key(name) {
-            bail!(
-                "server `{name}` is not in {}\nhelp: configured servers: {}",
-                args.paths.config.display(),
-                config
-                    .servers
-                    .keys()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
-    }
     if config.servers.is_empty() {
         bail!("{} configures no servers", args.paths.config.display());
     }
