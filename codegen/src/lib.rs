@@ -689,18 +689,8 @@ pub fn format_tokens(tokens: TokenStream, what: &str) -> Result<String> {
 /// output keeps its mtime (and a read-only tree stays untouched). Returns
 /// whether it wrote.
 pub fn write_file_if_changed(path: &Path, contents: &[u8]) -> Result<bool> {
-    if std::fs::read(path).is_ok_and(|old| old == contents) {
-        return Ok(false);
-    }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-            path: dir.to_owned(),
-            source,
-        })?;
-    }
-    std::fs::write(path, contents).map_err(|source| Error::Io {
+    mcpbind_core::write::write_file_if_changed(path, contents).map_err(|source| Error::Io {
         path: path.to_owned(),
         source,
-    })?;
-    Ok(true)
+    })
 }

@@ -117,6 +117,19 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// What the user can do about it, when that is known: the CLI, the
+    /// macro and the build helper print it as a `help:` line.
+    pub fn help(&self) -> Option<String> {
+        match self {
+            Error::Drift { server, .. } => Some(format!(
+                "review with `mcpbind diff {server}`, then run `mcpbind lock {server}` and rebuild"
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// `Result` with the runtime's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -36,6 +36,7 @@ pub mod config;
 pub mod handler;
 pub mod hash;
 mod tool;
+pub mod write;
 
 pub use config::{Config, ConfigError, PinPolicy, ServerConfig, TransportConfig};
 pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
