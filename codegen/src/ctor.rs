@@ -1,105 +1,140 @@
-//! Constructors for params structs: `AddInput::new(a, b)` takes the
-//! required fields and fills the optional ones with their defaults, so that
-//! call sites stay short. Read off the generated struct's serde attributes
-//! (typify's output), which say which fields may be missing on the wire.
+//! Constructors for params types, from typify's type information.
+//!
+//! `AddInput::new(a, b)` takes the required fields in the order of the
+//! schema's `required` list; optional fields start unset (`None`, empty), so
+//! that nothing the caller didn't ask for is sent and the server applies its
+//! own defaults. Each optional field gets a `with_*` setter, so a call with
+//! many optional arguments stays one expression:
+//! `SearchInput::new("rust").with_limit(10)`. Structs whose fields are all
+//! optional also implement `Default` (typify derives it).
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+use serde_json::Value;
+use typify::{TypeDetails, TypeId, TypeSpace, TypeSpaceImpl};
 
-/// Adds `impl X { pub fn new(..) -> Self }` for each named struct.
-pub(crate) fn add_constructors(file: &mut syn::File, structs: &[String]) {
-    let mut impls = Vec::new();
-    for item in &file.items {
-        let syn::Item::Struct(item) = item else {
-            continue;
-        };
-        if !structs.iter().any(|s| item.ident == s) {
-            continue;
-        }
-        let syn::Fields::Named(fields) = &item.fields else {
-            continue;
-        };
-        if let Some(tokens) = constructor(&item.ident, fields) {
-            impls.push(tokens);
-        }
-    }
-    for tokens in impls {
-        if let Ok(item) = syn::parse2(tokens) {
-            file.items.push(item);
-        }
-    }
+use crate::naming::{typify_sanitize, Case};
+
+/// One field of a params struct, as the constructor sees it.
+struct Field {
+    ident: Ident,
+    ty: TokenStream,
+    /// For an `Option<T>` field, `T`.
+    inner: Option<TokenStream>,
+    is_string: bool,
+    required: bool,
 }
 
-/// What an optional field starts as, from its serde attributes; `None` for
-/// a required field.
-fn default_of(field: &syn::Field) -> Option<TokenStream> {
-    let mut default = None;
-    let mut skips_none = false;
-    for attr in field.attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("default") {
-                default = Some(match meta.value() {
-                    Ok(value) => {
-                        let path: syn::LitStr = value.parse()?;
-                        let path: syn::ExprPath = path.parse()?;
-                        quote!(#path())
-                    }
-                    Err(_) => quote!(::std::default::Default::default()),
-                });
-            } else if meta.path.is_ident("skip_serializing_if") {
-                skips_none = true;
-                let _: syn::LitStr = meta.value()?.parse()?;
-            } else if meta.input.peek(syn::Token![=]) {
-                let _: syn::LitStr = meta.value()?.parse()?;
-            }
-            Ok(())
-        });
-    }
-    let is_option = matches!(&field.ty, syn::Type::Path(p)
-        if p.path.segments.last().is_some_and(|s| s.ident == "Option"));
-    default.or_else(|| (skips_none && is_option).then(|| quote!(::std::option::Option::None)))
-}
+/// `impl types::X { new, with_* }` for a params struct; `None` when the
+/// type isn't a struct (an alias, a map, an enum).
+pub(crate) fn constructor(space: &TypeSpace, id: &TypeId, root: &Value) -> Option<TokenStream> {
+    let ty = space.get_type(id).ok()?;
+    let name = ty.ident();
+    let TypeDetails::Struct(details) = ty.details() else {
+        return None;
+    };
+    let mut fields: Vec<Field> = details
+        .properties_info()
+        .map(|info| field(space, info.name, &info.type_id, info.required))
+        .collect::<Option<_>>()?;
+    // Required fields in the order the schema lists them.
+    let order: Vec<String> = root
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(|n| typify_sanitize(n, Case::Snake))
+                .collect()
+        })
+        .unwrap_or_default();
+    let rank = |f: &Field| {
+        order
+            .iter()
+            .position(|n| f.ident == n)
+            .unwrap_or(usize::MAX)
+    };
+    fields.sort_by_key(|f| (!f.required, if f.required { rank(f) } else { 0 }));
 
-fn is_string(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
-        && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_empty()))
-}
-
-fn constructor(name: &syn::Ident, fields: &syn::FieldsNamed) -> Option<TokenStream> {
-    let mut params = Vec::new();
-    let mut inits = Vec::new();
-    for field in &fields.named {
-        let ident = field.ident.as_ref()?;
-        let ty = &field.ty;
-        match default_of(field) {
-            Some(default) => inits.push(quote!(#ident: #default)),
-            // `impl Into<String>` lets callers pass `"text"`; other types are
-            // taken as they are, so that integer literals still infer.
-            None if is_string(ty) => {
-                params.push(quote!(#ident: impl ::std::convert::Into<#ty>));
-                inits.push(quote!(#ident: #ident.into()));
-            }
-            None => {
-                params.push(quote!(#ident: #ty));
-                inits.push(quote!(#ident));
-            }
-        }
-    }
-    let doc = format!(
-        " `{name}` from its required fields{}; the optional ones take their defaults.",
-        if params.is_empty() {
-            " (it has none)"
+    let params = fields.iter().filter(|f| f.required).map(|f| {
+        let (ident, ty) = (&f.ident, &f.ty);
+        if f.is_string {
+            quote!(#ident: impl ::std::convert::Into<#ty>)
         } else {
-            ""
+            quote!(#ident: #ty)
         }
-    );
+    });
+    let inits = fields.iter().map(|f| {
+        let ident = &f.ident;
+        match (f.required, f.is_string, &f.inner) {
+            (true, true, _) => quote!(#ident: #ident.into()),
+            (true, false, _) => quote!(#ident),
+            (false, _, Some(_)) => quote!(#ident: ::std::option::Option::None),
+            (false, _, None) => quote!(#ident: ::std::default::Default::default()),
+        }
+    });
+    // All fields optional: typify derives `Default`, which says it all.
+    let body = if fields.iter().all(|f| !f.required) && ty.has_impl(TypeSpaceImpl::Default) {
+        quote!(::std::default::Default::default())
+    } else {
+        quote!(Self { #(#inits),* })
+    };
+    let setters = fields.iter().filter(|f| !f.required).map(setter);
+    let doc = " From the required fields, in the schema's order; optional fields \
+               start unset (the server applies its defaults).";
     Some(quote! {
         impl #name {
             #[doc = #doc]
             #[allow(clippy::too_many_arguments, clippy::new_without_default)]
             pub fn new(#(#params),*) -> Self {
-                Self { #(#inits),* }
+                #body
             }
+            #(#setters)*
         }
     })
+}
+
+fn field(space: &TypeSpace, name: &str, id: &TypeId, required: bool) -> Option<Field> {
+    let ty = space.get_type(id).ok()?;
+    let inner = match ty.details() {
+        TypeDetails::Option(inner) => Some(space.get_type(&inner).ok()?),
+        _ => None,
+    };
+    let is_string = match &inner {
+        Some(inner) => matches!(inner.details(), TypeDetails::String),
+        None => matches!(ty.details(), TypeDetails::String),
+    };
+    Some(Field {
+        ident: syn::parse_str(name).ok()?,
+        ty: ty.ident(),
+        inner: inner.map(|t| t.ident()),
+        is_string,
+        required,
+    })
+}
+
+/// `with_x(mut self, x) -> Self` for an optional field.
+fn setter(f: &Field) -> TokenStream {
+    let ident = &f.ident;
+    let raw = ident.to_string();
+    let method = format_ident!("with_{}", raw.trim_start_matches("r#"));
+    let doc = format!(" Sets `{}`.", raw.trim_start_matches("r#"));
+    let (param, value) = match (&f.inner, f.is_string) {
+        (Some(inner), true) => (
+            quote!(impl ::std::convert::Into<#inner>),
+            quote!(::std::option::Option::Some(#ident.into())),
+        ),
+        (Some(inner), false) => (quote!(#inner), quote!(::std::option::Option::Some(#ident))),
+        (None, _) => {
+            let ty = &f.ty;
+            (quote!(#ty), quote!(#ident))
+        }
+    };
+    quote! {
+        #[doc = #doc]
+        pub fn #method(mut self, #ident: #param) -> Self {
+            self.#ident = #value;
+            self
+        }
+    }
 }

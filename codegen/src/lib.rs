@@ -14,26 +14,30 @@
 mod builder;
 mod ctor;
 pub mod diff;
+mod docs;
 pub mod lock;
-mod schema;
+mod naming;
+mod postprocess;
+mod prepare;
+mod shapes;
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
+mod template;
 mod tool;
-mod util;
+mod types;
 
 use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::visit_mut::VisitMut;
 
 pub use builder::Builder;
 pub use diff::ServerDiff;
 pub use lock::{LockedTool, Lockfile, ServerLock};
 
-use crate::schema::{Definitions, PreparedSchema};
-use crate::tool::{doc_attrs, ident, ToolMethod};
-use crate::util::{sanitize, Case, UniqueNames};
+use crate::naming::{sanitize, Case, ToolNames};
+use crate::template::{ServerModule, CLIENT_RESERVED};
+use crate::tool::{ident, ToolMethod};
 
 /// The first line of every generated file.
 pub const GENERATED_HEADER: &str =
@@ -198,9 +202,6 @@ pub struct Generator {
     warnings: Vec<Warning>,
 }
 
-/// Method names every generated client has; tools get other names.
-const CLIENT_RESERVED: &[&str] = &["connect", "from_client", "inner", "new"];
-
 impl Generator {
     /// A generator with these settings.
     pub fn new(settings: &GenerationSettings) -> Self {
@@ -251,270 +252,53 @@ impl Generator {
         format_tokens(tokens, "generated bindings")
     }
 
+    /// One server's module: names, then schemas prepared and typed, then
+    /// the module template around them.
     fn server_tokens(&mut self, name: &str, server: &ServerLock) -> Result<TokenStream> {
-        let module = ident(&sanitize(name, Case::Snake));
-        let mut methods = UniqueNames::default();
-        for reserved in CLIENT_RESERVED {
-            methods.reserve(reserved);
-        }
-        let mut markers = UniqueNames::default();
-        let mut defs = Definitions {
-            placeholders: !server.tools.iter().any(|t| {
-                serde_json::to_string(&t.definition).is_ok_and(|text| text.contains("\\u0001"))
-            }),
-            ..Definitions::default()
-        };
+        let names = ToolNames::new(server.tools.iter().map(|t| t.name.as_str()), CLIENT_RESERVED);
         let mut warnings = Vec::new();
+        let prepared = prepare::prepare_server(server, &names, &mut warnings);
+        let typed = types::type_schemas(&prepared.schemas, &prepared.defs, name, &mut warnings);
+        let roots = types::root_types(&typed, &prepared.schemas);
+        let placeholders = prepared.defs.placeholders;
 
-        // Names first, so that every root type name is reserved before any
-        // `$defs` name is given out.
-        let named: Vec<(String, String)> = server
+        let mut impls = TokenStream::new();
+        for (input, _) in &prepared.slots {
+            if let Some(id) = &roots.structs[*input] {
+                let root = &prepared.schemas[*input].root;
+                impls.extend(ctor::constructor(&typed.space, id, root));
+            }
+        }
+        let tools = server
             .tools
             .iter()
-            .map(|tool| {
-                let method = methods.unique(sanitize(&tool.name, Case::Snake), Case::Snake);
-                let marker = markers.unique(sanitize(&tool.name, Case::Pascal), Case::Pascal);
-                (method, marker)
+            .zip(&names.names)
+            .zip(&prepared.slots)
+            .map(|((tool, names), (input, output))| ToolMethod {
+                tool,
+                method: ident(&names.method),
+                marker: ident(&names.marker),
+                input: roots.paths[*input].clone(),
+                output: output.map(|o| roots.paths[o].clone()),
             })
             .collect();
-        for (_, marker) in &named {
-            defs.by_name
-                .insert(format!("{marker}Input"), serde_json::Value::Null);
-            defs.by_name
-                .insert(format!("{marker}Output"), serde_json::Value::Null);
-        }
-
-        let mut prepared: Vec<PreparedSchema> = Vec::new();
-        let mut slots = Vec::new();
-        for (tool, (_, marker)) in server.tools.iter().zip(&named) {
-            let empty = serde_json::json!({"type": "object"});
-            let input = tool.input_schema().unwrap_or(&empty);
-            let input_index = prepared.len();
-            prepared.push(schema::prepare(
-                &tool.name,
-                marker,
-                "/inputSchema",
-                format!("{marker}Input"),
-                input,
-                &mut defs,
-                &mut warnings,
-            ));
-            let output_index = tool.output_schema().map(|output| {
-                prepared.push(schema::prepare(
-                    &tool.name,
-                    marker,
-                    "/outputSchema",
-                    format!("{marker}Output"),
-                    output,
-                    &mut defs,
-                    &mut warnings,
-                ));
-                prepared.len() - 1
-            });
-            slots.push((input_index, output_index));
-        }
-        let typed = schema::type_schemas(&prepared, &defs, name, &mut warnings);
-
-        // Root types typify didn't name as asked become aliases; schemas it
-        // couldn't type become free-form maps.
-        let mut aliases = TokenStream::new();
-        let mut type_of = |index: usize| -> TokenStream {
-            let wanted = &prepared[index].name;
-            let wanted_ident = ident(wanted);
-            let root = &prepared[index].root;
-            // `{"type": "object", "properties": {}}` is how servers say "no
-            // arguments": an empty struct. Anything that admits extra
-            // properties (`additionalProperties: true`, no `properties` at
-            // all) stays a map, so no legal call becomes inexpressible.
-            let no_fields = root
-                .get("properties")
-                .is_some_and(|p| p.as_object().is_some_and(|p| p.is_empty()))
-                && root
-                    .get("additionalProperties")
-                    .is_none_or(|a| a == &serde_json::Value::Bool(false))
-                && root.get("type") == Some(&serde_json::json!("object"))
-                && ["anyOf", "oneOf", "allOf"]
-                    .iter()
-                    .all(|k| root.get(*k).is_none());
-            match &typed.types[index] {
-                Some(tokens) if tokens.to_string() == quote!(types::#wanted_ident).to_string() => {}
-                _ if no_fields => aliases.extend(quote! {
-                    #[doc = " The tool takes no arguments."]
-                    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-                    pub struct #wanted_ident {}
-                }),
-                Some(tokens) => {
-                    let target = if tokens.to_string().starts_with("::") {
-                        tokens.clone()
-                    } else {
-                        quote!(super::#tokens)
-                    };
-                    aliases.extend(quote! {
-                        #[doc = " Alias of the type generated for this schema."]
-                        pub type #wanted_ident = #target;
-                    });
-                }
-                None => aliases.extend(quote! {
-                    #[doc = " A free-form object: mcpbind could not type this schema (see the build warnings)."]
-                    pub type #wanted_ident = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-                }),
-            }
-            quote!(types::#wanted_ident)
-        };
-        let mut tools = Vec::new();
-        for ((tool, (method, marker)), (input_index, output_index)) in
-            server.tools.iter().zip(&named).zip(slots)
-        {
-            tools.push(ToolMethod {
-                tool,
-                method: ident(method),
-                marker: ident(marker),
-                input: type_of(input_index),
-                output: output_index.map(&mut type_of),
-            });
-        }
-
-        for mut w in warnings {
+        self.warnings.extend(warnings.into_iter().map(|mut w| {
             w.server = name.to_owned();
-            self.warnings.push(w);
-        }
+            w
+        }));
 
-        let types_tokens = typed.tokens;
-        let markers = tools.iter().map(|t| t.marker_tokens(name));
-        let client_methods = tools.iter().map(ToolMethod::method_tokens);
-        let handler_methods = tools.iter().map(ToolMethod::handler_tokens);
-        let dispatch_arms = tools.iter().map(ToolMethod::dispatch_tokens);
-        let definitions = tools.iter().map(ToolMethod::definition_tokens);
-        let metas = tools.iter().map(|t| {
-            let marker = &t.marker;
-            quote!(<tools::#marker as ::mcpbind::Tool>::META)
-        });
-        let server_info = mcpbind_core::hash::canonical_json(&server.server_info);
-        let server_doc = doc_attrs(&server_doc(name, server));
-        let types_module: syn::File =
-            syn::parse2(quote! { #types_tokens #aliases }).map_err(|e| Error::Internal {
-                server: name.to_owned(),
-                message: e.to_string(),
-            })?;
-        let mut types_module = rewrite_paths(types_module);
-        let inputs: Vec<String> = server
-            .tools
-            .iter()
-            .zip(&named)
-            .map(|(_, (_, marker))| format!("{marker}Input"))
-            .collect();
-        ctor::add_constructors(&mut types_module, &inputs);
-
-        Ok(quote! {
-            #server_doc
-            // Descriptions are the server's Markdown, not rustdoc: `[FILE]` is
-            // no intra-doc link, `<path>` no HTML tag.
-            #[allow(
-                rustdoc::broken_intra_doc_links,
-                rustdoc::private_intra_doc_links,
-                rustdoc::invalid_html_tags,
-                rustdoc::bare_urls,
-                rustdoc::invalid_codeblock_attributes,
-                rustdoc::invalid_rust_codeblocks,
-                rustdoc::redundant_explicit_links,
-                rustdoc::unescaped_backticks
-            )]
-            pub mod #module {
-                /// Types of the tools' arguments and structured outputs.
-                #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
-                pub mod types {
-                    #types_module
-                }
-
-                /// One marker type per tool, implementing [`::mcpbind::Tool`] with
-                /// the locked metadata.
-                pub mod tools {
-                    #(#markers)*
-                }
-
-                /// The locked metadata of every tool, in lockfile order.
-                pub const TOOLS: &[::mcpbind::ToolMeta] = &[#(#metas),*];
-
-                /// A typed client: one async method per tool.
-                #[derive(Debug)]
-                pub struct Client {
-                    inner: ::mcpbind::Client,
-                }
-
-                impl Client {
-                    /// The server's name in `mcpbind.toml`.
-                    pub const SERVER: &'static str = #name;
-
-                    /// Connects to this server as configured in `config`, then
-                    /// compares its live tools with the locked ones under the
-                    /// server's `pin_policy` (`warn` by default; `refuse` fails
-                    /// here when a tool changed since it was locked).
-                    pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-                        let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
-                        inner.check_pins(TOOLS).await?;
-                        ::std::result::Result::Ok(Self { inner })
-                    }
-
-                    /// Wraps an untyped client.
-                    pub fn from_client(inner: ::mcpbind::Client) -> Self {
-                        Self { inner }
-                    }
-
-                    /// The untyped client underneath.
-                    pub fn inner(&self) -> &::mcpbind::Client {
-                        &self.inner
-                    }
-
-                    #(#client_methods)*
-                }
-
-                /// The server's tools as Rust methods: implement the ones a test
-                /// double or proxy needs (the others answer "not implemented"),
-                /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
-                pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-                    #(#handler_methods)*
-                }
-
-                /// Serves a [`Handler`] with the locked tool definitions, so that it
-                /// lists exactly the tools of the real server.
-                #[derive(Debug, Clone, Default)]
-                pub struct Server<H>(pub H);
-
-                impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
-                    fn server_info(&self) -> &'static str {
-                        #server_info
-                    }
-
-                    fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-                        ::std::vec![#(#definitions),*]
-                    }
-
-                    fn call_tool<'a>(
-                        &'a self,
-                        name: &'a str,
-                        arguments: ::mcpbind::__private::serde_json::Map<
-                            ::std::string::String,
-                            ::mcpbind::__private::serde_json::Value,
-                        >,
-                    ) -> ::mcpbind::__private::BoxFuture<
-                        'a,
-                        ::std::option::Option<
-                            ::std::result::Result<::mcpbind::__private::serde_json::Value, ::std::string::String>,
-                        >,
-                    > {
-                        ::std::boxed::Box::pin(async move {
-                            match name {
-                                #(#dispatch_arms)*
-                                _ => {
-                                    let _ = arguments;
-                                    ::std::option::Option::None
-                                }
-                            }
-                        })
-                    }
-                }
-            }
-        })
+        let prelude = postprocess::types_prelude();
+        let (types, aliases) = (typed.tokens, roots.aliases);
+        let module = ServerModule {
+            name,
+            module: ident(&sanitize(name, Case::Snake)),
+            docs: docs::doc_attrs(&server_doc(name, server)),
+            server_info: mcpbind_core::hash::canonical_json(&server.server_info),
+            types: postprocess::rewrite(quote!(#prelude #types #aliases), placeholders),
+            impls: postprocess::rewrite(impls, placeholders),
+            tools,
+        };
+        Ok(module.tokens())
     }
 }
 
@@ -538,139 +322,6 @@ fn server_doc(name: &str, server: &ServerLock) -> String {
         doc.push_str(d);
     }
     doc
-}
-
-/// Points generated code at the runtime's re-exports, so that a user's
-/// `Cargo.toml` needs nothing but `mcpbind`, and makes docs rustdoc-safe.
-fn rewrite_paths(mut file: syn::File) -> syn::File {
-    struct Rewrite;
-    impl VisitMut for Rewrite {
-        // `<T as ::serde::de::Error>::custom` becomes
-        // `<T as ::mcpbind::__private::serde::de::Error>::custom`: the
-        // qualified self's position moves with the two added segments.
-        fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
-            let before = ty.path.segments.len();
-            syn::visit_mut::visit_type_path_mut(self, ty);
-            if let Some(qself) = &mut ty.qself {
-                qself.position += ty.path.segments.len() - before;
-            }
-        }
-
-        fn visit_expr_path_mut(&mut self, expr: &mut syn::ExprPath) {
-            let before = expr.path.segments.len();
-            syn::visit_mut::visit_expr_path_mut(self, expr);
-            if let Some(qself) = &mut expr.qself {
-                qself.position += expr.path.segments.len() - before;
-            }
-        }
-
-        fn visit_path_mut(&mut self, path: &mut syn::Path) {
-            if path.leading_colon.is_some() {
-                if let Some(first) = path.segments.first() {
-                    if first.ident == "serde" || first.ident == "serde_json" {
-                        let rest = std::mem::take(&mut path.segments);
-                        let mut segments: syn::punctuated::Punctuated<
-                            syn::PathSegment,
-                            syn::Token![::],
-                        > = syn::parse_quote!(mcpbind::__private);
-                        segments.extend(rest);
-                        path.segments = segments;
-                    }
-                }
-            }
-            syn::visit_mut::visit_path_mut(self, path);
-        }
-
-        fn visit_lit_str_mut(&mut self, lit: &mut syn::LitStr) {
-            let value = lit.value();
-            if value.contains(schema::PLACEHOLDER) {
-                *lit = syn::LitStr::new(&schema::strip_placeholders(&value), lit.span());
-            }
-        }
-
-        fn visit_attribute_mut(&mut self, attr: &mut syn::Attribute) {
-            if attr.path().is_ident("serde") {
-                if let syn::Meta::List(list) = &mut attr.meta {
-                    list.tokens = list
-                        .tokens
-                        .clone()
-                        .into_iter()
-                        .map(|tree| match &tree {
-                            proc_macro2::TokenTree::Literal(lit) => {
-                                match syn::parse2::<syn::LitStr>(quote!(#lit)) {
-                                    Ok(mut s) if s.value().contains(schema::PLACEHOLDER) => {
-                                        self.visit_lit_str_mut(&mut s);
-                                        s.token().into()
-                                    }
-                                    _ => tree,
-                                }
-                            }
-                            _ => tree,
-                        })
-                        .collect();
-                }
-                return;
-            }
-            if attr.path().is_ident("doc") {
-                if let syn::Meta::NameValue(nv) = &mut attr.meta {
-                    if let syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(s),
-                        ..
-                    }) = &nv.value
-                    {
-                        let text = util::doc_text(&schema::strip_placeholders(&s.value()));
-                        let text = if text.starts_with(' ') || text.is_empty() {
-                            text
-                        } else {
-                            format!(" {text}")
-                        };
-                        nv.value = syn::parse_quote!(#text);
-                    }
-                }
-                return;
-            }
-            if attr.path().is_ident("derive") {
-                let parsed = attr.parse_args_with(
-                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-                );
-                if let Ok(mut paths) = parsed {
-                    for path in paths.iter_mut() {
-                        self.visit_path_mut(path);
-                    }
-                    *attr = syn::parse_quote!(#[derive(#paths)]);
-                }
-                return;
-            }
-            syn::visit_mut::visit_attribute_mut(self, attr);
-        }
-
-        fn visit_item_struct_mut(&mut self, item: &mut syn::ItemStruct) {
-            add_serde_crate(&mut item.attrs);
-            syn::visit_mut::visit_item_struct_mut(self, item);
-        }
-
-        fn visit_item_enum_mut(&mut self, item: &mut syn::ItemEnum) {
-            add_serde_crate(&mut item.attrs);
-            syn::visit_mut::visit_item_enum_mut(self, item);
-        }
-    }
-    Rewrite.visit_file_mut(&mut file);
-    file
-}
-
-/// Adds `#[serde(crate = "::mcpbind::__private::serde")]` to an item that
-/// derives a serde trait.
-fn add_serde_crate(attrs: &mut Vec<syn::Attribute>) {
-    let derives_serde = attrs.iter().any(|a| {
-        a.path().is_ident("derive") && {
-            let meta = &a.meta;
-            let text = quote!(#meta).to_string();
-            text.contains("Serialize") || text.contains("Deserialize")
-        }
-    });
-    if derives_serde {
-        attrs.push(syn::parse_quote!(#[serde(crate = "::mcpbind::__private::serde")]));
-    }
 }
 
 /// Formats tokens with prettyplease, with the [`GENERATED_HEADER`].

@@ -4,8 +4,8 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
+use crate::docs::doc_attrs;
 use crate::lock::LockedTool;
-use crate::util::doc_text;
 
 /// Everything the generator needs to emit one tool.
 #[derive(Debug)]
@@ -23,13 +23,6 @@ pub(crate) struct ToolMethod<'a> {
 
 pub(crate) fn ident(name: &str) -> Ident {
     Ident::new(name, Span::call_site())
-}
-
-/// `#[doc = "…"]` lines, made safe for rustdoc.
-pub(crate) fn doc_attrs(text: &str) -> TokenStream {
-    let text = doc_text(text);
-    let lines = text.lines().map(|l| format!(" {l}"));
-    quote! { #( #[doc = #lines] )* }
 }
 
 impl ToolMethod<'_> {
@@ -87,21 +80,14 @@ impl ToolMethod<'_> {
         let name = tool.name.as_str();
         let title = opt_str(tool.title());
         let description = opt_str(tool.description());
-        let input_schema = tool
-            .input_schema()
-            .map(mcpbind_core::hash::canonical_json)
-            .unwrap_or_else(|| "{}".to_owned());
-        let output_schema = opt_str(
-            tool.output_schema()
-                .map(mcpbind_core::hash::canonical_json)
-                .as_deref(),
-        );
+        let definition = mcpbind_core::hash::canonical_json(&tool.definition);
+        let input_range = opt_range(top_level_range(&definition, "inputSchema"));
+        let output_range = opt_range(top_level_range(&definition, "outputSchema"));
         let read_only = tool.hint("readOnlyHint").unwrap_or(false);
         let destructive = tool.hint("destructiveHint").unwrap_or(true);
         let idempotent = tool.hint("idempotentHint").unwrap_or(false);
         let open_world = tool.hint("openWorldHint").unwrap_or(true);
         let sha = tool.sha256.as_str();
-        let definition = mcpbind_core::hash::canonical_json(&tool.definition);
         quote! {
             #docs
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -115,11 +101,11 @@ impl ToolMethod<'_> {
                     #name,
                     #title,
                     #description,
-                    #input_schema,
-                    #output_schema,
+                    #definition,
+                    #input_range,
+                    #output_range,
                     [#read_only, #destructive, #idempotent, #open_world],
                     #sha,
-                    #definition,
                 );
             }
         }
@@ -185,17 +171,81 @@ impl ToolMethod<'_> {
             ),
         }
     }
-
-    /// The marker's path, for the list of definitions.
-    pub(crate) fn definition_tokens(&self) -> TokenStream {
-        let marker = &self.marker;
-        quote!(<tools::#marker as ::mcpbind::Tool>::META.definition)
-    }
 }
 
 fn opt_str(s: Option<&str>) -> TokenStream {
     match s {
         Some(s) => quote!(::std::option::Option::Some(#s)),
         None => quote!(::std::option::Option::None),
+    }
+}
+
+fn opt_range(range: Option<(usize, usize)>) -> TokenStream {
+    match range {
+        Some((start, end)) => quote!(::std::option::Option::Some((#start, #end))),
+        None => quote!(::std::option::Option::None),
+    }
+}
+
+/// The byte range of the value of top-level `key` in canonical JSON text
+/// (an object with no whitespace), found by scanning, so that a `key` inside
+/// a string or a nested object is never taken for it.
+pub(crate) fn top_level_range(json: &str, key: &str) -> Option<(usize, usize)> {
+    let wanted = format!("\"{key}\":");
+    let bytes = json.as_bytes();
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut value_start = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                // A key of the top-level object starts right after `{` or `,`.
+                let after_separator = i > 0 && matches!(bytes[i - 1], b'{' | b',');
+                if depth == 1 && after_separator && json[i..].starts_with(&wanted) {
+                    value_start = Some(i + wanted.len());
+                }
+                in_string = true;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if let (Some(start), 1) = (value_start, depth) {
+                    if i >= start && matches!(bytes[start], b'{' | b'[') {
+                        return Some((start, i + 1));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(start) = value_start {
+            // A scalar value ends at the next `,` or `}` of the top level.
+            if depth == 1 && i > start && matches!(b, b',') && !matches!(bytes[start], b'{' | b'[') {
+                return Some((start, i));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_top_level_values_only() {
+        let json = r#"{"a":"\"inputSchema\":1","b":{"inputSchema":{"x":1}},"inputSchema":{"type":"object","p":[1,{"q":"}"}]},"z":2}"#;
+        let (s, e) = top_level_range(json, "inputSchema").unwrap();
+        assert_eq!(&json[s..e], r#"{"type":"object","p":[1,{"q":"}"}]}"#);
+        assert_eq!(top_level_range(json, "outputSchema"), None);
+        let (s, e) = top_level_range(r#"{"a":{},"outputSchema":[]}"#, "outputSchema").unwrap();
+        assert_eq!(&r#"{"a":{},"outputSchema":[]}"#[s..e], "[]");
     }
 }

@@ -10,7 +10,7 @@ use std::pin::Pin;
 
 use serde_json::{json, Map, Value};
 
-use crate::tool::Tool;
+use crate::tool::{Tool, ToolMeta};
 
 /// What a handler method returns.
 pub type HandlerResult<O> = Result<Reply<O>, ToolFailure>;
@@ -90,8 +90,9 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub trait ToolServer: Send + Sync + 'static {
     /// The server's `serverInfo` as locked (JSON text).
     fn server_info(&self) -> &'static str;
-    /// Each tool's locked definition (JSON text), in lockfile order.
-    fn definitions(&self) -> Vec<&'static str>;
+    /// Each tool's locked metadata (its `definition` is served verbatim), in
+    /// lockfile order.
+    fn tools(&self) -> &'static [ToolMeta];
     /// Calls a tool: `None` if there is no such tool, `Some(Err)` for
     /// arguments that don't fit its params type, else the `CallToolResult`
     /// as JSON.
@@ -111,7 +112,7 @@ where
     F: FnOnce(T::Input) -> Fut,
     Fut: Future<Output = HandlerResult<T::Output>>,
 {
-    let input: T::Input = serde_json::from_value(Value::Object(arguments))
+    let input: T::Input = crate::json::from_value(Value::Object(arguments))
         .map_err(|e| format!("invalid arguments for tool `{}`: {e}", T::META.name))?;
     Ok(match method(input).await {
         Ok(reply) => {

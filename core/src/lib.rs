@@ -35,6 +35,7 @@
 pub mod config;
 pub mod handler;
 pub mod hash;
+pub mod json;
 mod tool;
 pub mod write;
 
@@ -93,6 +94,7 @@ macro_rules! include_bindings {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::handler::{dispatch, BoxFuture};
+    pub use crate::json::from_value;
     pub use serde;
     pub use serde_json;
 }

@@ -73,9 +73,9 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let raw: Vec<Value> = server
-        .definitions()
-        .into_iter()
-        .filter_map(|d| serde_json::from_str(d).ok())
+        .tools()
+        .iter()
+        .filter_map(|meta| serde_json::from_str(meta.definition).ok())
         .collect();
     let tools = raw
         .iter()

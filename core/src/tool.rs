@@ -31,6 +31,10 @@ pub struct ToolMeta {
 }
 
 impl ToolMeta {
+    /// Generated code's constructor. The schemas are slices of the
+    /// definition (canonical JSON is compositional, so each schema's canonical
+    /// text is part of the definition's), so every tool's JSON is stored once
+    /// in the binary: `input` and `output` are byte ranges into `definition`.
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     pub const fn new(
@@ -38,19 +42,25 @@ impl ToolMeta {
         name: &'static str,
         title: Option<&'static str>,
         description: Option<&'static str>,
-        input_schema: &'static str,
-        output_schema: Option<&'static str>,
+        definition: &'static str,
+        input: Option<(usize, usize)>,
+        output: Option<(usize, usize)>,
         hints: [bool; 4],
         sha256: &'static str,
-        definition: &'static str,
     ) -> Self {
         ToolMeta {
             server,
             name,
             title,
             description,
-            input_schema,
-            output_schema,
+            input_schema: match input {
+                Some((start, end)) => slice(definition, start, end),
+                None => "{}",
+            },
+            output_schema: match output {
+                Some((start, end)) => Some(slice(definition, start, end)),
+                None => None,
+            },
             read_only: hints[0],
             destructive: hints[1],
             idempotent: hints[2],
@@ -76,4 +86,33 @@ pub trait Tool {
     type Output: serde::Serialize + serde::de::DeserializeOwned + Send;
     /// The tool's locked metadata.
     const META: ToolMeta;
+}
+
+/// `&text[start..end]`, in a `const` context (a bad range is a compile
+/// error in the generated code, never a run-time panic).
+const fn slice(text: &'static str, start: usize, end: usize) -> &'static str {
+    text.split_at(end).0.split_at(start).1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_are_slices_of_the_definition() {
+        const DEF: &str = r#"{"inputSchema":{"type":"object"},"name":"t","outputSchema":{}}"#;
+        const META: ToolMeta = ToolMeta::new(
+            "s",
+            "t",
+            None,
+            None,
+            DEF,
+            Some((15, 32)),
+            Some((59, 61)),
+            [false, true, false, true],
+            "00",
+        );
+        assert_eq!(META.input_schema, r#"{"type":"object"}"#);
+        assert_eq!(META.output_schema, Some("{}"));
+    }
 }

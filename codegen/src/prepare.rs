@@ -1,37 +1,38 @@
-//! Tool schemas → one typify `TypeSpace` per server.
+//! Schema preparation: tool schemas → schemas typify takes.
 //!
 //! Servers send JSON Schema 2020-12 (or draft-07) written by others; typify
-//! takes a subset and panics on some of the rest. This module puts a
-//! normalising layer in front of it:
+//! takes a subset and panics on some of the rest. This module normalizes
+//! each tool schema before [`crate::types`] hands it to typify:
 //!
 //! - internal `$ref`s (to `$defs`, `definitions`, any JSON pointer, `$id`,
 //!   `$anchor`) are resolved and hoisted into server-wide definitions; a
-//!   definition shared verbatim by several tools becomes one Rust type;
-//!   a network or unresolvable `$ref` becomes `serde_json::Value`, with a
-//!   warning;
+//!   definition shared verbatim by several tools becomes one Rust type; a
+//!   network or unresolvable `$ref`, and a `$ref` that only points at itself,
+//!   become `serde_json::Value`, with a warning;
 //! - keywords that types can't say (`pattern`, `format`, `not`, `if`…) are
 //!   dropped, which makes a type looser than its schema, never stricter: the
-//!   locked schema stays the full contract;
+//!   locked schema stays the full contract, checked before a call is sent;
+//! - so are those that would make a type refuse legal values or calls:
+//!   `additionalProperties: false` (a server that adds an output field must
+//!   not break a typed call), a positive `minimum` (it would make a
+//!   `NonZeroU64`), a union with a branch that accepts anything;
+//! - an optional property's `default` moves into its docs: the field stays
+//!   an `Option`, and an unset field is not sent, so the server applies its
+//!   own default;
+//! - a missing `type` is inferred from the keywords (`properties` or
+//!   `required` → object, `items` → array, `minimum`… → number);
 //! - names typify would make collide are settled first: properties whose
-//!   field names clash (`fooBar`, `foo_bar`) keep the first as a field and
-//!   carry the others in the flattened `extra` map; a string enum whose
-//!   variant names clash becomes `String`; a definition named like a prelude
-//!   type (`String`, `Option`) gets a `Def` suffix;
-//! - anything typify still rejects is repaired per subschema: a definition
-//!   or subschema it can't type becomes `serde_json::Value`, a default that
-//!   doesn't fit its type is dropped, each with a warning naming the JSON
-//!   pointer; only a root that stays untypeable falls back, whole, to a
-//!   `serde_json` map.
+//!   field names clash (`fooBar`, `foo_bar`) get their own numbered field
+//!   (or, where the placeholder can't be used, go to the flattened `extra`
+//!   map); a string enum whose variant names clash gets numbered variants; a
+//!   definition named like a prelude type (`String`, `Option`) gets a `Def`
+//!   suffix.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::panic::AssertUnwindSafe;
-
-use proc_macro2::TokenStream;
 use serde_json::{json, Map, Value};
-use typify::{TypeSpace, TypeSpaceSettings};
 
-use crate::util::{sanitize, Case};
-use crate::Warning;
+use crate::naming::{is_xid_continue, sanitize, typify_sanitize, Case, ToolNames, SHADOWING};
+use crate::{ServerLock, Warning};
 
 /// A schema ready for typify: refs point at `#/$defs/<name>` of the
 /// server-wide definitions, and `defs` lists every definition it needs.
@@ -56,6 +57,110 @@ pub(crate) struct Definitions {
     /// Whether colliding names may be renamed through placeholders (see
     /// [`PLACEHOLDER`]); off for a server whose schemas hold that character.
     pub(crate) placeholders: bool,
+}
+
+/// One server's schemas, prepared: each tool's input schema, then its
+/// output schema if it has one.
+#[derive(Debug)]
+pub(crate) struct PreparedServer {
+    pub(crate) schemas: Vec<PreparedSchema>,
+    pub(crate) defs: Definitions,
+    /// Per tool (lockfile order): the index of its input schema in
+    /// `schemas`, and of its output schema.
+    pub(crate) slots: Vec<(usize, Option<usize>)>,
+}
+
+/// Prepares every schema of a server, named after the naming plan, then
+/// shares identical object shapes between them ([`crate::shapes`]).
+pub(crate) fn prepare_server(
+    server: &ServerLock,
+    names: &ToolNames,
+    warnings: &mut Vec<Warning>,
+) -> PreparedServer {
+    let mut defs = Definitions {
+        placeholders: !server
+            .tools
+            .iter()
+            .any(|t| contains_char(&t.definition, PLACEHOLDER)),
+        ..Definitions::default()
+    };
+    // Root names first, so that no `$defs` name takes one.
+    for name in &names.names {
+        for suffix in ["Input", "Output"] {
+            defs.by_name
+                .insert(format!("{}{suffix}", name.marker), Value::Null);
+        }
+    }
+    let mut schemas = Vec::new();
+    let mut slots = Vec::new();
+    let empty = json!({"type": "object"});
+    for (tool, name) in server.tools.iter().zip(&names.names) {
+        let marker = &name.marker;
+        let wire = tool.name.escape_default().to_string();
+        let mut input = prepare(
+            &tool.name,
+            marker,
+            "/inputSchema",
+            format!("{marker}Input"),
+            tool.input_schema().unwrap_or(&empty),
+            &mut defs,
+            warnings,
+        );
+        // The description's first line, unless it is (or holds) a code fence.
+        let summary = tool
+            .description()
+            .and_then(|d| d.lines().find(|l| !l.trim().is_empty()))
+            .filter(|l| !l.contains("```") && !l.contains("~~~"));
+        let doc = match summary {
+            Some(line) => format!("Arguments of the `{wire}` tool: {}", line.trim()),
+            None => format!("Arguments of the `{wire}` tool."),
+        };
+        describe_root(&mut input.root, doc);
+        schemas.push(input);
+        let output = tool.output_schema().map(|schema| {
+            let mut output = prepare(
+                &tool.name,
+                marker,
+                "/outputSchema",
+                format!("{marker}Output"),
+                schema,
+                &mut defs,
+                warnings,
+            );
+            describe_root(&mut output.root, format!("Structured output of the `{wire}` tool."));
+            schemas.push(output);
+            schemas.len() - 1
+        });
+        slots.push((schemas.len() - 1 - usize::from(output.is_some()), output));
+    }
+    crate::shapes::share(&mut schemas, &mut defs);
+    PreparedServer {
+        schemas,
+        defs,
+        slots,
+    }
+}
+
+/// Puts `doc` first in a root schema's description.
+fn describe_root(root: &mut Value, doc: String) {
+    let Some(obj) = root.as_object_mut() else {
+        return;
+    };
+    let text = match obj.get("description").and_then(Value::as_str) {
+        Some(d) if !d.trim().is_empty() => format!("{doc}\n\n{d}"),
+        _ => doc,
+    };
+    obj.insert("description".into(), Value::String(text));
+}
+
+/// Whether any string (or key) in `value` contains `c`.
+fn contains_char(value: &Value, c: char) -> bool {
+    match value {
+        Value::String(s) => s.contains(c),
+        Value::Array(items) => items.iter().any(|v| contains_char(v, c)),
+        Value::Object(obj) => obj.iter().any(|(k, v)| k.contains(c) || contains_char(v, c)),
+        _ => false,
+    }
 }
 
 /// Marks a renamed wire name: `fooBar` and `foo_bar` both want the field
@@ -164,12 +269,34 @@ pub(crate) fn prepare(
         obj.entry("type").or_insert_with(|| json!("object"));
     }
 
-    // Merge the tool's definitions into the server's: a definition identical
-    // to the server's one of that name is shared, unless it refers to one that
-    // isn't; the others get a tool-specific name.
     let LocalRefs {
-        bodies, origins, ..
+        mut bodies,
+        origins,
+        warnings,
+        ..
     } = local;
+    break_ref_cycles(&mut bodies, &origins, tool, pointer, warnings);
+    let rename = merge_definitions(tool, tool_pascal, pointer, bodies, &origins, defs);
+    rewrite_refs(&mut root, &rename);
+    PreparedSchema {
+        name,
+        root,
+        tool: tool.to_owned(),
+        pointer: pointer.to_owned(),
+    }
+}
+
+/// Merges a tool's definitions into the server's: a definition identical
+/// to the server's one of that name is shared, unless it refers to one that
+/// isn't; the others get a tool-specific name. Returns the renames.
+fn merge_definitions(
+    tool: &str,
+    tool_pascal: &str,
+    pointer: &str,
+    bodies: BTreeMap<String, Value>,
+    origins: &BTreeMap<String, String>,
+    defs: &mut Definitions,
+) -> BTreeMap<String, String> {
     let mut shared: BTreeSet<String> = bodies
         .iter()
         .filter(|(name, body)| defs.by_name.get(*name) == Some(*body))
@@ -211,12 +338,51 @@ pub(crate) fn prepare(
             defs.by_name.insert(global.clone(), body);
         }
     }
-    rewrite_refs(&mut root, &rename);
-    PreparedSchema {
-        name,
-        root,
-        tool: tool.to_owned(),
-        pointer: pointer.to_owned(),
+    rename
+}
+
+/// A definition that is only a reference to itself, directly or through
+/// other bare references (`{"$defs": {"s": {"$ref": "#/$defs/s"}}}`, or
+/// `#/properties/o` from inside `o`), says nothing: it becomes `{}` (any
+/// value), with a warning. (Left alone, it would be a type alias of itself.)
+fn break_ref_cycles(
+    bodies: &mut BTreeMap<String, Value>,
+    origins: &BTreeMap<String, String>,
+    tool: &str,
+    pointer: &str,
+    warnings: &mut Vec<Warning>,
+) {
+    let bare_ref = |body: &Value| -> Option<String> {
+        let obj = body.as_object()?;
+        let target = match obj.get("allOf") {
+            Some(Value::Array(all)) if all.len() == 1 => all[0].get("$ref")?,
+            _ => obj.get("$ref")?,
+        };
+        target.as_str()?.strip_prefix("#/$defs/").map(str::to_owned)
+    };
+    let mut cyclic = BTreeSet::new();
+    for start in bodies.keys() {
+        let mut seen = BTreeSet::new();
+        let mut at = start.clone();
+        while let Some(next) = bodies.get(&at).and_then(bare_ref) {
+            if !seen.insert(at.clone()) {
+                break;
+            }
+            if next == *start {
+                cyclic.insert(start.clone());
+                break;
+            }
+            at = next;
+        }
+    }
+    for name in cyclic {
+        bodies.insert(name.clone(), json!({}));
+        warnings.push(Warning {
+            server: String::new(),
+            tool: tool.to_owned(),
+            pointer: format!("{pointer}{}", origins.get(&name).map_or("", String::as_str)),
+            message: "this $ref refers only to itself; using serde_json::Value".to_owned(),
+        });
     }
 }
 
@@ -317,6 +483,7 @@ impl LocalRefs<'_> {
                     .replace('\0', "");
             }
         }
+        drop_constraint_only_branches(obj);
         // Tuples: typify's mapping is wrong for `prefixItems` and brittle for
         // draft-07 array `items`; an array of any value is always right.
         if obj.remove("prefixItems").is_some() || obj.get("items").is_some_and(Value::is_array) {
@@ -328,7 +495,15 @@ impl LocalRefs<'_> {
             obj.insert("additionalProperties".into(), json!({}));
         }
 
+        type_mixed_enum(obj);
         normalize_type(obj);
+        // `minimum: 1` makes typify pick `NonZeroU64`, which no literal
+        // converts to; `u64` is looser, and the schema is checked anyway.
+        if obj.get("type") == Some(&json!("integer"))
+            && obj.get("minimum").and_then(Value::as_f64) == Some(1.0)
+        {
+            obj.insert("minimum".into(), json!(0));
+        }
         if let Some(Value::Array(values)) = obj.get_mut("enum") {
             let mut seen = Vec::new();
             values.retain(|v| {
@@ -381,6 +556,8 @@ impl LocalRefs<'_> {
         if obj.get("properties").is_some_and(|p| !p.is_object()) {
             obj.remove("properties");
         }
+        open_closed_object(obj);
+        defaults_to_docs(obj);
         self.separate_colliding_properties(obj, at);
         self.loosen_colliding_enum(obj, at);
 
@@ -408,6 +585,7 @@ impl LocalRefs<'_> {
                 None => {}
             }
         }
+        drop_accept_all_unions(obj);
     }
 
     /// Resolves a `$ref` to a local definition name, hoisting its target.
@@ -632,88 +810,128 @@ impl LocalRefs<'_> {
     }
 }
 
-/// Prelude and serde names a definition must not take.
-const SHADOWING: &[&str] = &[
-    "Box",
-    "Clone",
-    "Copy",
-    "Debug",
-    "Default",
-    "Deserialize",
-    "Drop",
-    "Eq",
-    "Err",
-    "Error",
-    "Fn",
-    "FnMut",
-    "FnOnce",
-    "From",
-    "FromStr",
-    "Hash",
-    "Into",
-    "IntoIterator",
-    "Iterator",
-    "None",
-    "Ok",
-    "Option",
-    "Ord",
-    "PartialEq",
-    "PartialOrd",
-    "Result",
-    "Send",
-    "Serialize",
-    "Sized",
-    "Some",
-    "String",
-    "Sync",
-    "ToOwned",
-    "ToString",
-    "TryFrom",
-    "TryInto",
-    "Vec",
-];
-
-/// typify's own identifier sanitizer (`typify-impl` `util::sanitize`, not
-/// public), replicated to predict the names it will give.
-fn typify_sanitize(input: &str, case: Case) -> String {
-    use heck::{ToPascalCase, ToSnakeCase};
-    let to_case = |s: &str| match case {
-        Case::Pascal => s.to_pascal_case(),
-        Case::Snake => s.to_snake_case(),
+/// An `enum` whose values are of several JSON types (`[1, "two", true]`)
+/// is typed by those types (typify has no enum of mixed values).
+fn type_mixed_enum(obj: &mut Map<String, Value>) {
+    let Some(Value::Array(values)) = obj.get("enum") else {
+        return;
     };
-    let out = match input {
-        "+1" => "plus1".to_owned(),
-        "-1" => "minus1".to_owned(),
-        _ => to_case(
-            &input
-                .replace('\'', "")
-                .replace(|c: char| !is_xid_continue(c), "-"),
-        ),
-    };
-    let out = match out.chars().next() {
-        None => to_case("x"),
-        Some(c) if is_xid_start(c) => out,
-        Some(_) => format!("{}{out}", to_case("x")),
-    };
-    if typify::accept_as_ident(&out) {
-        out
-    } else {
-        format!("{out}_")
+    let mut types: Vec<&str> = Vec::new();
+    for v in values {
+        let t = match v {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_f64() => "number",
+            Value::Number(_) => "integer",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        if !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    // `null` beside one type is typify's business (an `Option`).
+    if types.iter().filter(|t| **t != "null").count() > 1 {
+        if types.contains(&"number") {
+            types.retain(|t| *t != "integer");
+        }
+        obj.remove("enum");
+        obj.insert("type".into(), json!(types));
     }
 }
 
-fn is_xid_start(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_alphabetic();
+/// Whether a (normalized) subschema accepts every value: `true`, `{}`, or
+/// only annotations.
+fn accepts_anything(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => *b,
+        Value::Object(obj) => obj
+            .keys()
+            .all(|k| matches!(k.as_str(), "description" | "title" | "default" | "examples")),
+        _ => false,
     }
-    syn::parse_str::<syn::Ident>(c.encode_utf8(&mut [0; 4])).is_ok()
 }
 
-fn is_xid_continue(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_alphanumeric() || c == '_';
+/// A union with a branch that accepts anything accepts anything: the union
+/// is dropped (`anyOf: [{}, {"type": "string"}]` is `serde_json::Value`),
+/// and an `allOf` branch that accepts anything adds nothing.
+fn drop_accept_all_unions(obj: &mut Map<String, Value>) {
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(subs)) = obj.get(key) {
+            if subs.iter().any(accepts_anything) {
+                obj.remove(key);
+            }
+        }
     }
-    syn::parse_str::<syn::Ident>(&format!("a{c}")).is_ok()
+    if let Some(Value::Array(subs)) = obj.get_mut("allOf") {
+        subs.retain(|s| !accepts_anything(s));
+        if subs.is_empty() {
+            obj.remove("allOf");
+        }
+    }
+}
+
+/// `anyOf`/`oneOf` beside a base type whose branches only constrain it
+/// (`{"type": "object", "properties": …, "anyOf": [{"required": ["a"]},
+/// {"required": ["b"]}]}`) is a rule types can't say: the base type is kept,
+/// the branches dropped (the locked schema still checks them).
+fn drop_constraint_only_branches(obj: &mut Map<String, Value>) {
+    const SHAPING: &[&str] = &[
+        "type", "properties", "items", "prefixItems", "$ref", "enum", "const", "anyOf",
+        "oneOf", "allOf", "additionalProperties",
+    ];
+    if !obj.contains_key("type") && !obj.contains_key("properties") {
+        return;
+    }
+    for key in ["anyOf", "oneOf"] {
+        let constraint_only = match obj.get(key) {
+            Some(Value::Array(subs)) => subs.iter().all(|s| {
+                s.as_object()
+                    .is_some_and(|s| !s.keys().any(|k| SHAPING.contains(&k.as_str())))
+            }),
+            _ => false,
+        };
+        if constraint_only {
+            obj.remove(key);
+        }
+    }
+}
+
+/// `additionalProperties: false` on an object with properties: the struct
+/// ignores unknown fields instead of refusing them, so an output field a
+/// server adds later (a compatible change) doesn't break a typed call.
+fn open_closed_object(obj: &mut Map<String, Value>) {
+    let has_properties = obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    if has_properties && obj.get("additionalProperties") == Some(&Value::Bool(false)) {
+        obj.remove("additionalProperties");
+    }
+}
+
+/// A property's `default` becomes a line of its docs: the field stays
+/// optional, and an unset field is left off the wire so that the server
+/// applies its own default (which may change) rather than ours.
+fn defaults_to_docs(obj: &mut Map<String, Value>) {
+    let Some(Value::Object(props)) = obj.get_mut("properties") else {
+        return;
+    };
+    for sub in props.values_mut() {
+        let Some(sub) = sub.as_object_mut() else {
+            continue;
+        };
+        let Some(default) = sub.remove("default") else {
+            continue;
+        };
+        let line = format!("Default: `{}`.", default.to_string().replace('`', "'"));
+        let doc = match sub.get("description").and_then(Value::as_str) {
+            Some(d) if !d.trim().is_empty() => format!("{}\n\n{line}", d.trim_end()),
+            _ => line,
+        };
+        sub.insert("description".into(), Value::String(doc));
+    }
 }
 
 /// Makes `type` something typify takes: deduplicated, and inferred from the
@@ -811,12 +1029,12 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn escape(segment: &str) -> String {
+pub(crate) fn escape(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
 }
 
 /// The definition names a schema refers to.
-fn refs_of(schema: &Value) -> Vec<String> {
+pub(crate) fn refs_of(schema: &Value) -> Vec<String> {
     let mut out = Vec::new();
     collect_refs(schema, &mut out);
     out
@@ -839,7 +1057,7 @@ fn collect_refs(schema: &Value, out: &mut Vec<String>) {
     }
 }
 
-fn rewrite_refs(schema: &mut Value, rename: &BTreeMap<String, String>) {
+pub(crate) fn rewrite_refs(schema: &mut Value, rename: &BTreeMap<String, String>) {
     match schema {
         Value::Object(obj) => {
             if let Some(Value::String(r)) = obj.get_mut("$ref") {
@@ -854,390 +1072,6 @@ fn rewrite_refs(schema: &mut Value, rename: &BTreeMap<String, String>) {
     }
 }
 
-/// The typify settings every server's types use.
-pub(crate) fn type_space_settings() -> TypeSpaceSettings {
-    let mut settings = TypeSpaceSettings::default();
-    settings
-        .with_type_mod("types")
-        .with_struct_builder(false)
-        .with_derive("PartialEq".to_owned())
-        .with_map_type("::std::collections::BTreeMap");
-    settings
-}
-
-/// The outcome of typing one server's schemas.
-pub(crate) struct TypedSchemas {
-    /// The types, as typify emits them.
-    pub(crate) tokens: TokenStream,
-    /// For each prepared schema (by index): the Rust type to use, or `None`
-    /// when it fell back to a free-form object.
-    pub(crate) types: Vec<Option<TokenStream>>,
-}
-
-/// Feeds prepared schemas to typify.
-///
-/// Each schema is first tried alone. One that typify rejects (by error or
-/// panic) is repaired from the inside out: a definition or subschema that
-/// can't be typed on its own becomes `{}` (`serde_json::Value`), a default
-/// that doesn't fit its type is dropped, each with a warning naming its JSON
-/// pointer. Only a root that stays untypeable falls back, whole, to a
-/// `serde_json` map. Then all schemas go into one space; should that still
-/// fail (typify can fail on a combination), the schema at fault falls back
-/// and the space is rebuilt without it, so that a half-added schema can't
-/// leave broken types behind.
-pub(crate) fn type_schemas(
-    schemas: &[PreparedSchema],
-    defs: &Definitions,
-    server: &str,
-    warnings: &mut Vec<Warning>,
-) -> TypedSchemas {
-    let mut schemas = schemas.to_vec();
-    let mut repair = Repair {
-        defs: defs.by_name.clone(),
-        origin: &defs.origin,
-        checked: BTreeSet::new(),
-        server,
-        warnings,
-    };
-    let mut failed = vec![false; schemas.len()];
-    for (index, schema) in schemas.iter_mut().enumerate() {
-        if let Err(reason) = repair.root(schema) {
-            failed[index] = true;
-            repair.warnings.push(Warning {
-                server: server.to_owned(),
-                tool: schema.tool.clone(),
-                pointer: schema.pointer.clone(),
-                message: format!("cannot type this schema ({reason}); using a serde_json map"),
-            });
-        }
-    }
-    let Repair { defs, warnings, .. } = repair;
-    loop {
-        match build_space(&schemas, &defs, &failed) {
-            Ok((space, ids)) => {
-                let types = ids
-                    .iter()
-                    .map(|id| {
-                        id.as_ref()
-                            .and_then(|id| space.get_type(id).ok())
-                            .map(|t| t.ident())
-                    })
-                    .collect();
-                let tokens = quiet(AssertUnwindSafe(|| space.to_stream())).unwrap_or_default();
-                return TypedSchemas { tokens, types };
-            }
-            Err((index, reason)) => {
-                failed[index] = true;
-                let schema = &schemas[index];
-                warnings.push(Warning {
-                    server: server.to_owned(),
-                    tool: schema.tool.clone(),
-                    pointer: schema.pointer.clone(),
-                    message: format!("cannot type this schema ({reason}); using a serde_json map"),
-                });
-            }
-        }
-    }
-}
-
-/// Repairs schemas that typify rejects, per subschema.
-struct Repair<'a> {
-    /// The server-wide definitions, repaired as they are met.
-    defs: BTreeMap<String, Value>,
-    origin: &'a BTreeMap<String, (String, String)>,
-    /// Definitions already checked (and repaired if needed).
-    checked: BTreeSet<String>,
-    server: &'a str,
-    warnings: &'a mut Vec<Warning>,
-}
-
-impl Repair<'_> {
-    /// Checks a root schema alone and repairs what it can; `Err` if the
-    /// root itself stays untypeable.
-    fn root(&mut self, schema: &mut PreparedSchema) -> Result<(), String> {
-        let name = schema.name.clone();
-        if check(&schema.root, &name, &self.defs).is_ok() {
-            return Ok(());
-        }
-        let tool = schema.tool.clone();
-        let pointer = schema.pointer.clone();
-        self.repair(&mut schema.root, &name, &tool, &pointer, true)
-    }
-
-    /// Repairs `value` (at `pointer` of `tool`) from the inside out; on
-    /// return it types, unless it is the root and `Err` says why not.
-    fn repair(
-        &mut self,
-        value: &mut Value,
-        name: &str,
-        tool: &str,
-        pointer: &str,
-        is_root: bool,
-    ) -> Result<(), String> {
-        // The definitions it uses, each on its own.
-        for def in needed_defs(value, &self.defs) {
-            if !self.checked.insert(def.clone()) {
-                continue;
-            }
-            let Some(mut body) = self.defs.get(&def).cloned() else {
-                continue;
-            };
-            if check(&body, &def, &self.defs).is_ok() {
-                continue;
-            }
-            let (def_tool, def_pointer) = self
-                .origin
-                .get(&def)
-                .cloned()
-                .unwrap_or_else(|| (tool.to_owned(), pointer.to_owned()));
-            // `repair` of a non-root never fails: at worst it is `{}`.
-            let _ = self.repair(&mut body, &def, &def_tool, &def_pointer, false);
-            self.defs.insert(def, body);
-        }
-        let mut outcome = check(value, name, &self.defs);
-        if outcome.is_err() {
-            // Its subschemas, each on its own.
-            for (suffix, child) in children(value) {
-                let child_name = format!("{name}Sub");
-                if check(child, &child_name, &self.defs).is_err() {
-                    let at = format!("{pointer}{suffix}");
-                    let _ = self.repair(child, &child_name, tool, &at, false);
-                }
-            }
-            outcome = check(value, name, &self.defs);
-        }
-        // Defaults that typify finds don't fit: it checks them only in
-        // context, as struct fields, so each property is tried in a struct
-        // of its own.
-        if outcome.is_err() {
-            if let Some(Value::Object(props)) = value.get_mut("properties") {
-                for (prop, sub) in props.iter_mut() {
-                    if sub.get("default").is_none() {
-                        continue;
-                    }
-                    let alone = json!({"type": "object", "properties": {prop.as_str(): &*sub}});
-                    let probe = format!("{name}Default");
-                    if let Err(reason) = check(&alone, &probe, &self.defs) {
-                        if let Some(obj) = sub.as_object_mut() {
-                            obj.remove("default");
-                        }
-                        let at = format!("{pointer}/properties/{}/default", escape(prop));
-                        self.warn(
-                            tool,
-                            at,
-                            format!("dropped a default that doesn't fit its type ({reason})"),
-                        );
-                    }
-                }
-                outcome = check(value, name, &self.defs);
-            }
-        }
-        while let Err(reason) = &outcome {
-            let Some(at) = drop_one_default(value) else {
-                break;
-            };
-            self.warn(
-                tool,
-                format!("{pointer}{at}/default"),
-                format!("dropped a default that doesn't fit its type ({reason})"),
-            );
-            outcome = check(value, name, &self.defs);
-        }
-        match outcome {
-            Ok(()) => Ok(()),
-            Err(reason) if is_root => Err(reason),
-            Err(reason) => {
-                self.warn(
-                    tool,
-                    pointer.to_owned(),
-                    format!("cannot type this subschema ({reason}); using serde_json::Value"),
-                );
-                *value = json!({});
-                Ok(())
-            }
-        }
-    }
-
-    fn warn(&mut self, tool: &str, pointer: String, message: String) {
-        self.warnings.push(Warning {
-            server: self.server.to_owned(),
-            tool: tool.to_owned(),
-            pointer,
-            message,
-        });
-    }
-}
-
-/// The direct subschemas of a schema, with their pointer suffixes.
-fn children(value: &mut Value) -> Vec<(String, &mut Value)> {
-    let mut out = Vec::new();
-    let Value::Object(obj) = value else {
-        return out;
-    };
-    for (key, sub) in obj.iter_mut() {
-        match (key.as_str(), sub) {
-            ("properties", Value::Object(props)) => {
-                for (name, sub) in props.iter_mut() {
-                    out.push((format!("/properties/{}", escape(name)), sub));
-                }
-            }
-            ("items" | "additionalProperties", sub @ Value::Object(_)) => {
-                out.push((format!("/{key}"), sub));
-            }
-            ("anyOf" | "oneOf" | "allOf", Value::Array(subs)) => {
-                for (i, sub) in subs.iter_mut().enumerate() {
-                    out.push((format!("/{key}/{i}"), sub));
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Removes one `default` (its own first, then its properties'), returning
-/// the pointer suffix of the schema that held it.
-fn drop_one_default(value: &mut Value) -> Option<String> {
-    let obj = value.as_object_mut()?;
-    if obj.remove("default").is_some() {
-        return Some(String::new());
-    }
-    let props = obj.get_mut("properties")?.as_object_mut()?;
-    props.iter_mut().find_map(|(name, sub)| {
-        sub.as_object_mut()?.remove("default")?;
-        Some(format!("/properties/{}", escape(name)))
-    })
-}
-
-/// The definitions a schema needs, transitively, in a stable order.
-fn needed_defs(root: &Value, defs: &BTreeMap<String, Value>) -> BTreeSet<String> {
-    let mut needed = BTreeSet::new();
-    let mut queue = refs_of(root);
-    while let Some(name) = queue.pop() {
-        if needed.insert(name.clone()) {
-            if let Some(body) = defs.get(&name) {
-                queue.extend(refs_of(body));
-            }
-        }
-    }
-    needed
-}
-
-/// Whether typify takes `root` (with the definitions it needs) and emits it.
-fn check(root: &Value, name: &str, defs: &BTreeMap<String, Value>) -> Result<(), String> {
-    let mut batch = Vec::new();
-    for def in needed_defs(root, defs) {
-        let body = defs.get(&def).cloned().unwrap_or_else(|| json!({}));
-        batch.push((def.clone(), to_schema(&body)?));
-    }
-    let root = to_schema(root)?;
-    quiet(AssertUnwindSafe(|| -> Result<(), String> {
-        let mut space = TypeSpace::new(&type_space_settings());
-        if !batch.is_empty() {
-            space.add_ref_types(batch).map_err(|e| e.to_string())?;
-        }
-        space
-            .add_type_with_name(&root, Some(name.to_owned()))
-            .map_err(|e| e.to_string())?;
-        space.to_stream();
-        Ok(())
-    }))?
-}
-
-type SpaceResult = Result<(TypeSpace, Vec<Option<typify::TypeId>>), (usize, String)>;
-
-fn build_space(
-    schemas: &[PreparedSchema],
-    defs: &BTreeMap<String, Value>,
-    failed: &[bool],
-) -> SpaceResult {
-    let mut space = TypeSpace::new(&type_space_settings());
-    let mut added = BTreeSet::new();
-    let mut ids = Vec::with_capacity(schemas.len());
-    for (index, schema) in schemas.iter().enumerate() {
-        if failed[index] {
-            ids.push(None);
-            continue;
-        }
-        let mut batch = Vec::new();
-        for name in needed_defs(&schema.root, defs) {
-            if added.contains(&name) {
-                continue;
-            }
-            let body = defs.get(&name).cloned().unwrap_or_else(|| json!({}));
-            let parsed =
-                to_schema(&body).map_err(|e| (index, format!("definition `{name}`: {e}")))?;
-            batch.push((name, parsed));
-        }
-        let root = to_schema(&schema.root).map_err(|e| (index, e))?;
-        let name = schema.name.clone();
-        let outcome = quiet(AssertUnwindSafe(|| -> Result<typify::TypeId, String> {
-            if !batch.is_empty() {
-                space
-                    .add_ref_types(batch.clone())
-                    .map_err(|e| e.to_string())?;
-            }
-            space
-                .add_type_with_name(&root, Some(name))
-                .map_err(|e| e.to_string())
-        }));
-        match outcome {
-            Ok(Ok(id)) => {
-                added.extend(batch.into_iter().map(|(n, _)| n));
-                ids.push(Some(id));
-            }
-            Ok(Err(e)) | Err(e) => return Err((index, e)),
-        }
-    }
-    // Emitting can panic too; attribute it by elimination (the last schema).
-    if let Err(e) = quiet(AssertUnwindSafe(|| space.to_stream())) {
-        let last = failed.iter().rposition(|f| !f).unwrap_or(0);
-        return Err((last, format!("{e}, while emitting")));
-    }
-    Ok((space, ids))
-}
-
-fn to_schema(value: &Value) -> Result<schemars::schema::Schema, String> {
-    serde_json::from_value(value.clone()).map_err(|e| format!("unreadable schema: {e}"))
-}
-
-thread_local! {
-    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Runs `f`, turning a panic into `Err` with its message, without printing
-/// it: typify's panics on odd schemas are expected here and reported as
-/// warnings instead.
-fn quiet<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> Result<T, String> {
-    // One hook for the process, silent only on a thread inside `quiet`:
-    // swapping hooks per call would race between threads.
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(std::cell::Cell::get) {
-                previous(info);
-            }
-        }));
-    });
-    let was = QUIET.with(|q| q.replace(true));
-    let result = std::panic::catch_unwind(f);
-    QUIET.with(|q| q.set(was));
-    result.map_err(|payload| {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        let message = message.lines().next().unwrap_or_default();
-        let message: String = message.chars().take(200).collect();
-        if message.is_empty() {
-            "the type generator panicked".to_owned()
-        } else {
-            format!("the type generator panicked: {message}")
-        }
-    })
-}
 
 #[cfg(test)]
 mod tests {
@@ -1274,7 +1108,7 @@ mod tests {
         assert_eq!(p.root["properties"]["c"], json!({}));
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].pointer, "/inputSchema/properties/c/$ref");
-        assert!(needed_defs(&p.root, &defs.by_name).contains("Shape"));
+        assert!(refs_of(&p.root).contains(&"Shape".to_owned()));
     }
 
     #[test]
@@ -1310,18 +1144,6 @@ mod tests {
         assert_eq!(same.root["properties"]["x"]["$ref"], "#/$defs/X");
         assert_eq!(other.root["properties"]["x"]["$ref"], "#/$defs/BX");
         assert_eq!(defs.by_name.len(), 2);
-    }
-
-    #[test]
-    fn predicts_typify_names() {
-        assert_eq!(typify_sanitize("fooBar", Case::Snake), "foo_bar");
-        assert_eq!(typify_sanitize("foo-bar", Case::Snake), "foo_bar");
-        assert_eq!(typify_sanitize("🚀", Case::Snake), "x");
-        assert_eq!(typify_sanitize("", Case::Snake), "x");
-        assert_eq!(typify_sanitize("type", Case::Snake), "type_");
-        assert_eq!(typify_sanitize("123", Case::Snake), "x123");
-        assert_eq!(typify_sanitize("a-b", Case::Pascal), "AB");
-        assert_eq!(typify_sanitize("café", Case::Snake), "café");
     }
 
     #[test]
@@ -1361,27 +1183,5 @@ mod tests {
         }));
         assert_eq!(p.root["properties"]["s"]["$ref"], "#/$defs/StringDef");
         assert!(defs.by_name.contains_key("StringDef"));
-    }
-
-    #[test]
-    fn repairs_per_subschema() {
-        let (p, defs, mut w) = prep(json!({
-            "type": "object",
-            "properties": {
-                "bad": {"enum": [1, "two", true]},
-                "n": {"type": "integer", "default": "three"},
-                "good": {"type": "string"}
-            }
-        }));
-        let typed = type_schemas(&[p], &defs, "s", &mut w);
-        assert!(typed.types[0].is_some(), "the tool keeps its struct");
-        let pointers: Vec<_> = w.iter().map(|w| w.pointer.as_str()).collect();
-        assert!(pointers.contains(&"/inputSchema/properties/bad"), "{w:?}");
-        assert!(
-            pointers.contains(&"/inputSchema/properties/n/default"),
-            "{w:?}"
-        );
-        let text = typed.tokens.to_string();
-        assert!(text.contains("pub good"), "{text}");
     }
 }

@@ -1,0 +1,174 @@
+//! The template of one server's module: `types`, `tools`, `TOOLS`, the
+//! typed `Client`, the `Handler` trait and its `Server<H>` adapter.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+
+use crate::tool::ToolMethod;
+
+/// What goes into one server's module.
+pub(crate) struct ServerModule<'a> {
+    /// The server's name in `mcpbind.toml`.
+    pub(crate) name: &'a str,
+    /// The module's identifier.
+    pub(crate) module: Ident,
+    /// Its doc attributes (from `serverInfo`).
+    pub(crate) docs: TokenStream,
+    /// `serverInfo`, as canonical JSON text.
+    pub(crate) server_info: String,
+    /// The contents of `mod types`.
+    pub(crate) types: TokenStream,
+    /// Items that go beside the types (constructors: `impl types::X`).
+    pub(crate) impls: TokenStream,
+    pub(crate) tools: Vec<ToolMethod<'a>>,
+}
+
+/// Method names every generated client has; tools get other names.
+pub(crate) const CLIENT_RESERVED: &[&str] = &["connect", "from_client", "inner", "new"];
+
+impl ServerModule<'_> {
+    pub(crate) fn tokens(&self) -> TokenStream {
+        let ServerModule {
+            module,
+            docs,
+            types,
+            impls,
+            ..
+        } = self;
+        let markers = self.tools.iter().map(|t| t.marker_tokens(self.name));
+        let metas = self.tools.iter().map(|t| {
+            let marker = &t.marker;
+            quote!(<tools::#marker as ::mcpbind::Tool>::META)
+        });
+        let client = self.client();
+        let handler = self.handler();
+        quote! {
+            #docs
+            // Descriptions are the server's Markdown, not rustdoc: `[FILE]` is
+            // no intra-doc link, `<path>` no HTML tag.
+            #[allow(
+                rustdoc::broken_intra_doc_links,
+                rustdoc::private_intra_doc_links,
+                rustdoc::invalid_html_tags,
+                rustdoc::bare_urls,
+                rustdoc::invalid_codeblock_attributes,
+                rustdoc::invalid_rust_codeblocks,
+                rustdoc::redundant_explicit_links,
+                rustdoc::unescaped_backticks
+            )]
+            pub mod #module {
+                /// Types of the tools' arguments and structured outputs.
+                #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
+                pub mod types {
+                    #types
+                }
+
+                #impls
+
+                /// One marker type per tool, implementing [`::mcpbind::Tool`] with
+                /// the locked metadata.
+                pub mod tools {
+                    #(#markers)*
+                }
+
+                /// The locked metadata of every tool, in lockfile order.
+                pub const TOOLS: &[::mcpbind::ToolMeta] = &[#(#metas),*];
+
+                #client
+                #handler
+            }
+        }
+    }
+
+    fn client(&self) -> TokenStream {
+        let name = self.name;
+        let methods = self.tools.iter().map(ToolMethod::method_tokens);
+        quote! {
+            /// A typed client: one async method per tool.
+            #[derive(Debug)]
+            pub struct Client {
+                inner: ::mcpbind::Client,
+            }
+
+            impl Client {
+                /// The server's name in `mcpbind.toml`.
+                pub const SERVER: &'static str = #name;
+
+                /// Connects to this server as configured in `config`, then
+                /// compares its live tools with the locked ones under the
+                /// server's `pin_policy` (`warn` by default; `refuse` fails
+                /// here when a tool changed since it was locked).
+                pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+                    let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+                    inner.check_pins(TOOLS).await?;
+                    ::std::result::Result::Ok(Self { inner })
+                }
+
+                /// Wraps an untyped client.
+                pub fn from_client(inner: ::mcpbind::Client) -> Self {
+                    Self { inner }
+                }
+
+                /// The untyped client underneath.
+                pub fn inner(&self) -> &::mcpbind::Client {
+                    &self.inner
+                }
+
+                #(#methods)*
+            }
+        }
+    }
+
+    fn handler(&self) -> TokenStream {
+        let server_info = &self.server_info;
+        let handler_methods = self.tools.iter().map(ToolMethod::handler_tokens);
+        let dispatch_arms = self.tools.iter().map(ToolMethod::dispatch_tokens);
+        quote! {
+            /// The server's tools as Rust methods: implement the ones a test
+            /// double or proxy needs (the others answer "not implemented"),
+            /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+            pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+                #(#handler_methods)*
+            }
+
+            /// Serves a [`Handler`] with the locked tool definitions, so that it
+            /// lists exactly the tools of the real server.
+            #[derive(Debug, Clone, Default)]
+            pub struct Server<H>(pub H);
+
+            impl<H: Handler> ::mcpbind::ToolServer for Server<H> {
+                fn server_info(&self) -> &'static str {
+                    #server_info
+                }
+
+                fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+                    TOOLS
+                }
+
+                fn call_tool<'a>(
+                    &'a self,
+                    name: &'a str,
+                    arguments: ::mcpbind::__private::serde_json::Map<
+                        ::std::string::String,
+                        ::mcpbind::__private::serde_json::Value,
+                    >,
+                ) -> ::mcpbind::__private::BoxFuture<
+                    'a,
+                    ::std::option::Option<
+                        ::std::result::Result<::mcpbind::__private::serde_json::Value, ::std::string::String>,
+                    >,
+                > {
+                    ::std::boxed::Box::pin(async move {
+                        match name {
+                            #(#dispatch_arms)*
+                            _ => {
+                                let _ = arguments;
+                                ::std::option::Option::None
+                            }
+                        }
+                    })
+                }
+            }
+        }
+    }
+}
