@@ -428,41 +428,9 @@ impl LocalRefs<'_> {
         };
 
         if let Some(reference) = obj.get("$ref").cloned() {
-            let target = match reference.as_str() {
-                Some(r) => self.resolve(r, at),
-                None => None,
-            };
-            match target {
-                Some(name) => {
-                    // Siblings of `$ref` (a description, a default) are kept by
-                    // wrapping: typify reads `allOf: [ref]` as the ref.
-                    let mut siblings: Map<String, Value> = std::mem::take(obj);
-                    siblings.remove("$ref");
-                    let description = siblings.remove("description");
-                    let default = siblings.remove("default");
-                    obj.insert("$ref".into(), json!(format!("#/$defs/{name}")));
-                    if description.is_some() || default.is_some() {
-                        let reference = Value::Object(std::mem::take(obj));
-                        obj.insert("allOf".into(), json!([reference]));
-                        if let Some(d) = description {
-                            obj.insert("description".into(), d);
-                        }
-                        if let Some(d) = default {
-                            obj.insert("default".into(), d);
-                        }
-                    }
-                }
-                None => {
-                    self.warn(
-                        format!("{at}/$ref"),
-                        &format!("cannot resolve $ref {reference}; using serde_json::Value"),
-                    );
-                    *schema = json!({});
-                }
-            }
+            self.normalize_ref(schema, &reference, at);
             return;
         }
-
         obj.remove("$defs");
         obj.remove("definitions");
         for key in DROPPED {
@@ -504,64 +472,58 @@ impl LocalRefs<'_> {
         {
             obj.insert("minimum".into(), json!(0));
         }
-        if let Some(Value::Array(values)) = obj.get_mut("enum") {
-            let mut seen = Vec::new();
-            values.retain(|v| {
-                let new = !seen.contains(v);
-                if new {
-                    seen.push(v.clone());
-                }
-                new
-            });
-            if values.is_empty() {
-                obj.remove("enum");
-            }
-        } else {
-            obj.remove("enum");
-        }
-        for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
-            if obj.get(key).is_some_and(|v| !v.is_number()) {
-                obj.remove(key);
-            }
-        }
-        // `required` names that aren't properties: declare them, untyped, so
-        // the call stays expressible.
-        match obj.get("required") {
-            Some(Value::Array(names)) => {
-                let mut unique: Vec<Value> = Vec::new();
-                for n in names.iter().filter(|n| n.is_string()) {
-                    if !unique.contains(n) {
-                        unique.push(n.clone());
-                    }
-                }
-                if unique.is_empty() {
-                    obj.remove("required");
-                } else {
-                    let props = obj.entry("properties").or_insert_with(|| json!({}));
-                    if let Some(props) = props.as_object_mut() {
-                        for n in &unique {
-                            if let Some(n) = n.as_str() {
-                                props.entry(n).or_insert_with(|| json!({}));
-                            }
-                        }
-                    }
-                    obj.insert("required".into(), Value::Array(unique));
-                }
-            }
-            Some(_) => {
-                obj.remove("required");
-            }
-            None => {}
-        }
-        if obj.get("properties").is_some_and(|p| !p.is_object()) {
-            obj.remove("properties");
-        }
+        tidy_values(obj);
         open_closed_object(obj);
         defaults_to_docs(obj);
         self.separate_colliding_properties(obj, at);
         self.loosen_colliding_enum(obj, at);
 
-        // Recurse into subschemas.
+        self.normalize_children(obj, at);
+        drop_accept_all_unions(obj);
+    }
+
+    /// A schema with `$ref`: the reference, resolved and hoisted, with the
+    /// siblings that matter kept.
+    fn normalize_ref(&mut self, schema: &mut Value, reference: &Value, at: &str) {
+        let Value::Object(obj) = schema else {
+            return;
+        };
+            let target = match reference.as_str() {
+                Some(r) => self.resolve(r, at),
+                None => None,
+            };
+            match target {
+                Some(name) => {
+                    // Siblings of `$ref` (a description, a default) are kept by
+                    // wrapping: typify reads `allOf: [ref]` as the ref.
+                    let mut siblings: Map<String, Value> = std::mem::take(obj);
+                    siblings.remove("$ref");
+                    let description = siblings.remove("description");
+                    let default = siblings.remove("default");
+                    obj.insert("$ref".into(), json!(format!("#/$defs/{name}")));
+                    if description.is_some() || default.is_some() {
+                        let reference = Value::Object(std::mem::take(obj));
+                        obj.insert("allOf".into(), json!([reference]));
+                        if let Some(d) = description {
+                            obj.insert("description".into(), d);
+                        }
+                        if let Some(d) = default {
+                            obj.insert("default".into(), d);
+                        }
+                    }
+                }
+                None => {
+                    self.warn(
+                        format!("{at}/$ref"),
+                        &format!("cannot resolve $ref {reference}; using serde_json::Value"),
+                    );
+                    *schema = json!({});
+                }
+            }
+    }
+
+    /// Normalizes the subschemas of an object schema.
+    fn normalize_children(&mut self, obj: &mut Map<String, Value>, at: &str) {
         if let Some(Value::Object(props)) = obj.get_mut("properties") {
             for (name, sub) in props.iter_mut() {
                 self.normalize(sub, &format!("{at}/properties/{}", escape(name)));
@@ -585,7 +547,6 @@ impl LocalRefs<'_> {
                 None => {}
             }
         }
-        drop_accept_all_unions(obj);
     }
 
     /// Resolves a `$ref` to a local definition name, hoisting its target.
@@ -808,6 +769,64 @@ impl LocalRefs<'_> {
             "enum values that give the same Rust variant name; using String",
         );
     }
+}
+
+/// Deduplicates `enum`, drops numeric bounds that aren't numbers, and
+/// declares `required` names that aren't properties (untyped, so that the
+/// call stays expressible).
+fn tidy_values(obj: &mut Map<String, Value>) {
+        if let Some(Value::Array(values)) = obj.get_mut("enum") {
+            let mut seen = Vec::new();
+            values.retain(|v| {
+                let new = !seen.contains(v);
+                if new {
+                    seen.push(v.clone());
+                }
+                new
+            });
+            if values.is_empty() {
+                obj.remove("enum");
+            }
+        } else {
+            obj.remove("enum");
+        }
+        for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+            if obj.get(key).is_some_and(|v| !v.is_number()) {
+                obj.remove(key);
+            }
+        }
+        // `required` names that aren't properties: declare them, untyped, so
+        // the call stays expressible.
+        match obj.get("required") {
+            Some(Value::Array(names)) => {
+                let mut unique: Vec<Value> = Vec::new();
+                for n in names.iter().filter(|n| n.is_string()) {
+                    if !unique.contains(n) {
+                        unique.push(n.clone());
+                    }
+                }
+                if unique.is_empty() {
+                    obj.remove("required");
+                } else {
+                    let props = obj.entry("properties").or_insert_with(|| json!({}));
+                    if let Some(props) = props.as_object_mut() {
+                        for n in &unique {
+                            if let Some(n) = n.as_str() {
+                                props.entry(n).or_insert_with(|| json!({}));
+                            }
+                        }
+                    }
+                    obj.insert("required".into(), Value::Array(unique));
+                }
+            }
+            Some(_) => {
+                obj.remove("required");
+            }
+            None => {}
+        }
+        if obj.get("properties").is_some_and(|p| !p.is_object()) {
+            obj.remove("properties");
+        }
 }
 
 /// An `enum` whose values are of several JSON types (`[1, "two", true]`)

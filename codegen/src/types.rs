@@ -231,32 +231,6 @@ impl Repair<'_> {
             }
             outcome = check(value, name, &self.defs);
         }
-        // Defaults that typify finds don't fit: it checks them only in
-        // context, as struct fields, so each property is tried in a struct
-        // of its own.
-        if outcome.is_err() {
-            if let Some(Value::Object(props)) = value.get_mut("properties") {
-                for (prop, sub) in props.iter_mut() {
-                    if sub.get("default").is_none() {
-                        continue;
-                    }
-                    let alone = json!({"type": "object", "properties": {prop.as_str(): &*sub}});
-                    let probe = format!("{name}Default");
-                    if let Err(reason) = check(&alone, &probe, &self.defs) {
-                        if let Some(obj) = sub.as_object_mut() {
-                            obj.remove("default");
-                        }
-                        let at = format!("{pointer}/properties/{}/default", escape(prop));
-                        self.warn(
-                            tool,
-                            at,
-                            format!("dropped a default that doesn't fit its type ({reason})"),
-                        );
-                    }
-                }
-                outcome = check(value, name, &self.defs);
-            }
-        }
         while let Err(reason) = &outcome {
             let Some(at) = drop_one_default(value) else {
                 break;

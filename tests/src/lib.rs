@@ -41,3 +41,16 @@ async fn _happy_paths(client: &demo::Client) -> mcpbind::Result<()> {
     let _same: via_macro::demo::types::AddInput = via_macro::demo::types::AddInput { a: 1, b: 2 };
     Ok(())
 }
+
+/// One Rust type per object shape: the entity `read_graph` returns is the
+/// entity `create_entities` takes, so a value read from one tool is passed
+/// to another as it is (it type-checks; it never runs).
+#[allow(dead_code)]
+async fn _shared_shapes(memory: &memory::Client) -> mcpbind::Result<()> {
+    let graph = memory.read_graph(memory::types::ReadGraphInput {}).await?;
+    let entities: Vec<memory::types::Entity> = graph.output.entities;
+    memory
+        .create_entities(memory::types::CreateEntitiesInput::new(entities))
+        .await?;
+    Ok(())
+}

@@ -15,15 +15,10 @@ pub mod combinators {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
-        /// `AllOfInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        /// Arguments of the `all_of` tool: allOf merging objects, and allOf with a lone ref-like object.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AllOfInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33,8 +28,8 @@ pub mod combinators {
         }
         /// `AllOfInputConflicting`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -44,31 +39,19 @@ pub mod combinators {
             PartialEq,
             PartialOrd
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(deny_unknown_fields)]
         pub enum AllOfInputConflicting {}
         /// `AllOfInputMerged`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AllOfInputMerged {
             pub a: ::std::string::String,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub b: ::std::option::Option<i64>,
         }
-        /// `NotIfThenElseInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `not_if_then_else` tool: Keywords no Rust type says: not, if/then/else, contains.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NotIfThenElseInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -83,14 +66,8 @@ pub mod combinators {
             #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
             pub tags: ::std::vec::Vec<::std::string::String>,
         }
-        /// `NullablesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `nullables` tool: type arrays with null, anyOf with null, oneOf with null.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NullablesInput {
             #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -111,15 +88,9 @@ pub mod combinators {
             pub h: ::std::option::Option<NullablesInputH>,
         }
         /// `NullablesInputD`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(untagged)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(untagged)]
         pub enum NullablesInputD {
             Integer(i64),
             String(::std::string::String),
@@ -138,15 +109,9 @@ pub mod combinators {
             }
         }
         /// `NullablesInputE`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(untagged)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(untagged)]
         pub enum NullablesInputE {
             Null,
             Integer(i64),
@@ -158,15 +123,9 @@ pub mod combinators {
             }
         }
         /// `NullablesInputG`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(untagged)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(untagged)]
         pub enum NullablesInputG {
             String(::std::string::String),
             Integer(i64),
@@ -192,41 +151,21 @@ pub mod combinators {
             }
         }
         /// `NullablesInputH`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NullablesInputH {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<i64>,
         }
-        /// `NullablesOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Structured output of the `nullables` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NullablesOutput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub result: ::std::option::Option<f64>,
         }
-        /// `TaggedUnionInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `tagged_union` tool: oneOf tagged by a const property and by a single-value enum.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TaggedUnionInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -238,15 +177,9 @@ pub mod combinators {
             pub untagged: ::std::option::Option<TaggedUnionInputUntagged>,
         }
         /// `TaggedUnionInputEvent`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(tag = "type")]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(tag = "type")]
         pub enum TaggedUnionInputEvent {
             #[serde(rename = "click")]
             Click { x: i64, y: i64 },
@@ -254,15 +187,9 @@ pub mod combinators {
             Key { key: ::std::string::String },
         }
         /// `TaggedUnionInputShape`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(tag = "kind")]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(tag = "kind")]
         pub enum TaggedUnionInputShape {
             #[serde(rename = "circle")]
             Circle { radius: f64 },
@@ -272,15 +199,9 @@ pub mod combinators {
             Rect { h: f64, w: f64 },
         }
         /// `TaggedUnionInputTagNotRequired`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(untagged)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(untagged)]
         pub enum TaggedUnionInputTagNotRequired {
             Variant0 {
                 #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -294,13 +215,7 @@ pub mod combinators {
             },
         }
         /// `TaggedUnionInputUntagged`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum TaggedUnionInputUntagged {
             #[serde(rename = "url")]
@@ -308,14 +223,8 @@ pub mod combinators {
             #[serde(rename = "path")]
             Path(::std::string::String),
         }
-        /// `TuplesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `tuples` tool: 2020-12 prefixItems and draft-07 array items.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TuplesInput {
             #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -358,74 +267,189 @@ pub mod combinators {
                 }
             }
         }
-        impl AllOfInput {
-            /// `AllOfInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    conflicting: ::std::option::Option::None,
-                    merged: ::std::option::Option::None,
-                }
+    }
+    impl types::AllOfInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                conflicting: ::std::option::Option::None,
+                merged: ::std::option::Option::None,
             }
         }
-        impl NotIfThenElseInput {
-            /// `NotIfThenElseInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(code: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self {
-                    anything_but_null: ::std::option::Option::None,
-                    code: code.into(),
-                    country: ::std::option::Option::None,
-                    postal_code: ::std::option::Option::None,
-                    tags: ::std::default::Default::default(),
-                }
+        /// Sets `conflicting`.
+        pub fn with_conflicting(
+            mut self,
+            conflicting: types::AllOfInputConflicting,
+        ) -> Self {
+            self.conflicting = ::std::option::Option::Some(conflicting);
+            self
+        }
+        /// Sets `merged`.
+        pub fn with_merged(mut self, merged: types::AllOfInputMerged) -> Self {
+            self.merged = ::std::option::Option::Some(merged);
+            self
+        }
+    }
+    impl types::NotIfThenElseInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(code: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                code: code.into(),
+                anything_but_null: ::std::option::Option::None,
+                country: ::std::option::Option::None,
+                postal_code: ::std::option::Option::None,
+                tags: ::std::default::Default::default(),
             }
         }
-        impl NullablesInput {
-            /// `NullablesInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                a: ::std::option::Option<::std::string::String>,
-                b: ::std::option::Option<i64>,
-                c: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-            ) -> Self {
-                Self {
-                    a,
-                    b,
-                    c,
-                    d: ::std::option::Option::None,
-                    e: ::std::option::Option::None,
-                    f: ::std::default::Default::default(),
-                    g: ::std::option::Option::None,
-                    h: ::std::option::Option::None,
-                }
+        /// Sets `anything_but_null`.
+        pub fn with_anything_but_null(
+            mut self,
+            anything_but_null: ::mcpbind::__private::serde_json::Value,
+        ) -> Self {
+            self.anything_but_null = ::std::option::Option::Some(anything_but_null);
+            self
+        }
+        /// Sets `country`.
+        pub fn with_country(
+            mut self,
+            country: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.country = ::std::option::Option::Some(country.into());
+            self
+        }
+        /// Sets `postal_code`.
+        pub fn with_postal_code(
+            mut self,
+            postal_code: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.postal_code = ::std::option::Option::Some(postal_code.into());
+            self
+        }
+        /// Sets `tags`.
+        pub fn with_tags(
+            mut self,
+            tags: ::std::vec::Vec<::std::string::String>,
+        ) -> Self {
+            self.tags = tags;
+            self
+        }
+    }
+    impl types::NullablesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            a: impl ::std::convert::Into<::std::option::Option<::std::string::String>>,
+            b: ::std::option::Option<i64>,
+            c: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        ) -> Self {
+            Self {
+                a: a.into(),
+                b,
+                c,
+                d: ::std::option::Option::None,
+                e: ::std::option::Option::None,
+                f: ::std::default::Default::default(),
+                g: ::std::option::Option::None,
+                h: ::std::option::Option::None,
             }
         }
-        impl TaggedUnionInput {
-            /// `TaggedUnionInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(shape: TaggedUnionInputShape) -> Self {
-                Self {
-                    event: ::std::option::Option::None,
-                    shape,
-                    tag_not_required: ::std::option::Option::None,
-                    untagged: ::std::option::Option::None,
-                }
+        /// Sets `d`.
+        pub fn with_d(mut self, d: types::NullablesInputD) -> Self {
+            self.d = ::std::option::Option::Some(d);
+            self
+        }
+        /// Sets `e`.
+        pub fn with_e(mut self, e: types::NullablesInputE) -> Self {
+            self.e = ::std::option::Option::Some(e);
+            self
+        }
+        /// Sets `f`.
+        pub fn with_f(mut self, f: ()) -> Self {
+            self.f = f;
+            self
+        }
+        /// Sets `g`.
+        pub fn with_g(mut self, g: types::NullablesInputG) -> Self {
+            self.g = ::std::option::Option::Some(g);
+            self
+        }
+        /// Sets `h`.
+        pub fn with_h(mut self, h: types::NullablesInputH) -> Self {
+            self.h = ::std::option::Option::Some(h);
+            self
+        }
+    }
+    impl types::TaggedUnionInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(shape: types::TaggedUnionInputShape) -> Self {
+            Self {
+                shape,
+                event: ::std::option::Option::None,
+                tag_not_required: ::std::option::Option::None,
+                untagged: ::std::option::Option::None,
             }
         }
-        impl TuplesInput {
-            /// `TuplesInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                point: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
-            ) -> Self {
-                Self {
-                    legacy_open: ::std::default::Default::default(),
-                    legacy_pair: ::std::default::Default::default(),
-                    point,
-                    point_open: ::std::default::Default::default(),
-                }
+        /// Sets `event`.
+        pub fn with_event(mut self, event: types::TaggedUnionInputEvent) -> Self {
+            self.event = ::std::option::Option::Some(event);
+            self
+        }
+        /// Sets `tag_not_required`.
+        pub fn with_tag_not_required(
+            mut self,
+            tag_not_required: types::TaggedUnionInputTagNotRequired,
+        ) -> Self {
+            self.tag_not_required = ::std::option::Option::Some(tag_not_required);
+            self
+        }
+        /// Sets `untagged`.
+        pub fn with_untagged(
+            mut self,
+            untagged: types::TaggedUnionInputUntagged,
+        ) -> Self {
+            self.untagged = ::std::option::Option::Some(untagged);
+            self
+        }
+    }
+    impl types::TuplesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            point: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
+        ) -> Self {
+            Self {
+                point,
+                legacy_open: ::std::default::Default::default(),
+                legacy_pair: ::std::default::Default::default(),
+                point_open: ::std::default::Default::default(),
             }
+        }
+        /// Sets `legacy_open`.
+        pub fn with_legacy_open(
+            mut self,
+            legacy_open: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
+        ) -> Self {
+            self.legacy_open = legacy_open;
+            self
+        }
+        /// Sets `legacy_pair`.
+        pub fn with_legacy_pair(
+            mut self,
+            legacy_pair: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
+        ) -> Self {
+            self.legacy_pair = legacy_pair;
+            self
+        }
+        /// Sets `point_open`.
+        pub fn with_point_open(
+            mut self,
+            point_open: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
+        ) -> Self {
+            self.point_open = point_open;
+            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -446,11 +470,11 @@ pub mod combinators {
                 ::std::option::Option::Some(
                     "allOf merging objects, and allOf with a lone ref-like object.",
                 ),
-                "{\"properties\":{\"conflicting\":{\"allOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"merged\":{\"allOf\":[{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"type\":\"object\"},{\"properties\":{\"b\":{\"type\":\"integer\"}},\"type\":\"object\"}]}},\"type\":\"object\"}",
+                "{\"description\":\"allOf merging objects, and allOf with a lone ref-like object.\",\"inputSchema\":{\"properties\":{\"conflicting\":{\"allOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"merged\":{\"allOf\":[{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"type\":\"object\"},{\"properties\":{\"b\":{\"type\":\"integer\"}},\"type\":\"object\"}]}},\"type\":\"object\"},\"name\":\"all_of\"}",
+                ::std::option::Option::Some((93usize, 337usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "695032391dadb37d9c2aae63da1fc1a4cf7461984ed06f346399c71f08a46332",
-                "{\"description\":\"allOf merging objects, and allOf with a lone ref-like object.\",\"inputSchema\":{\"properties\":{\"conflicting\":{\"allOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"merged\":{\"allOf\":[{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"type\":\"object\"},{\"properties\":{\"b\":{\"type\":\"integer\"}},\"type\":\"object\"}]}},\"type\":\"object\"},\"name\":\"all_of\"}",
             );
         }
         /// Keywords no Rust type says: not, if/then/else, contains.
@@ -468,11 +492,11 @@ pub mod combinators {
                 ::std::option::Option::Some(
                     "Keywords no Rust type says: not, if/then/else, contains.",
                 ),
-                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"else\":{\"properties\":{\"postal_code\":{\"pattern\":\"[A-Z][0-9][A-Z]\"}}},\"if\":{\"properties\":{\"country\":{\"const\":\"US\"}}},\"properties\":{\"anything_but_null\":{\"not\":{\"type\":\"null\"}},\"code\":{\"not\":{\"enum\":[\"forbidden\"]},\"type\":\"string\"},\"country\":{\"type\":\"string\"},\"postal_code\":{\"type\":\"string\"},\"tags\":{\"contains\":{\"const\":\"x\"},\"items\":{\"type\":\"string\"},\"minContains\":1,\"type\":\"array\"}},\"required\":[\"code\"],\"then\":{\"properties\":{\"postal_code\":{\"pattern\":\"[0-9]{5}\"}}},\"type\":\"object\"}",
+                "{\"description\":\"Keywords no Rust type says: not, if/then/else, contains.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"else\":{\"properties\":{\"postal_code\":{\"pattern\":\"[A-Z][0-9][A-Z]\"}}},\"if\":{\"properties\":{\"country\":{\"const\":\"US\"}}},\"properties\":{\"anything_but_null\":{\"not\":{\"type\":\"null\"}},\"code\":{\"not\":{\"enum\":[\"forbidden\"]},\"type\":\"string\"},\"country\":{\"type\":\"string\"},\"postal_code\":{\"type\":\"string\"},\"tags\":{\"contains\":{\"const\":\"x\"},\"items\":{\"type\":\"string\"},\"minContains\":1,\"type\":\"array\"}},\"required\":[\"code\"],\"then\":{\"properties\":{\"postal_code\":{\"pattern\":\"[0-9]{5}\"}}},\"type\":\"object\"},\"name\":\"not_if_then_else\"}",
+                ::std::option::Option::Some((88usize, 622usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "26b51d957793eb90be81e9678c391e19a89f5039a1b8de5feec371affde02dd2",
-                "{\"description\":\"Keywords no Rust type says: not, if/then/else, contains.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"else\":{\"properties\":{\"postal_code\":{\"pattern\":\"[A-Z][0-9][A-Z]\"}}},\"if\":{\"properties\":{\"country\":{\"const\":\"US\"}}},\"properties\":{\"anything_but_null\":{\"not\":{\"type\":\"null\"}},\"code\":{\"not\":{\"enum\":[\"forbidden\"]},\"type\":\"string\"},\"country\":{\"type\":\"string\"},\"postal_code\":{\"type\":\"string\"},\"tags\":{\"contains\":{\"const\":\"x\"},\"items\":{\"type\":\"string\"},\"minContains\":1,\"type\":\"array\"}},\"required\":[\"code\"],\"then\":{\"properties\":{\"postal_code\":{\"pattern\":\"[0-9]{5}\"}}},\"type\":\"object\"},\"name\":\"not_if_then_else\"}",
             );
         }
         /// type arrays with null, anyOf with null, oneOf with null.
@@ -490,13 +514,11 @@ pub mod combinators {
                 ::std::option::Option::Some(
                     "type arrays with null, anyOf with null, oneOf with null.",
                 ),
-                "{\"properties\":{\"a\":{\"type\":[\"string\",\"null\"]},\"b\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]},\"c\":{\"oneOf\":[{\"type\":\"null\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"d\":{\"type\":[\"string\",\"integer\"]},\"e\":{\"type\":[\"string\",\"integer\",\"null\"]},\"f\":{\"type\":\"null\"},\"g\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"boolean\"}]},\"h\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":[\"object\",\"null\"]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"properties\":{\"result\":{\"type\":[\"number\",\"null\"]}},\"type\":\"object\"}",
-                ),
+                "{\"description\":\"type arrays with null, anyOf with null, oneOf with null.\",\"inputSchema\":{\"properties\":{\"a\":{\"type\":[\"string\",\"null\"]},\"b\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]},\"c\":{\"oneOf\":[{\"type\":\"null\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"d\":{\"type\":[\"string\",\"integer\"]},\"e\":{\"type\":[\"string\",\"integer\",\"null\"]},\"f\":{\"type\":\"null\"},\"g\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"boolean\"}]},\"h\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":[\"object\",\"null\"]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"nullables\",\"outputSchema\":{\"properties\":{\"result\":{\"type\":[\"number\",\"null\"]}},\"type\":\"object\"}}",
+                ::std::option::Option::Some((88usize, 538usize)),
+                ::std::option::Option::Some((573usize, 641usize)),
                 [false, true, false, true],
                 "8362a5a6c886f7f167492603048cf9c7a42c79a2dae1f4b1370f49f805f35bd5",
-                "{\"description\":\"type arrays with null, anyOf with null, oneOf with null.\",\"inputSchema\":{\"properties\":{\"a\":{\"type\":[\"string\",\"null\"]},\"b\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]},\"c\":{\"oneOf\":[{\"type\":\"null\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"d\":{\"type\":[\"string\",\"integer\"]},\"e\":{\"type\":[\"string\",\"integer\",\"null\"]},\"f\":{\"type\":\"null\"},\"g\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"boolean\"}]},\"h\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":[\"object\",\"null\"]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"nullables\",\"outputSchema\":{\"properties\":{\"result\":{\"type\":[\"number\",\"null\"]}},\"type\":\"object\"}}",
             );
         }
         /// oneOf tagged by a const property and by a single-value enum.
@@ -514,11 +536,11 @@ pub mod combinators {
                 ::std::option::Option::Some(
                     "oneOf tagged by a const property and by a single-value enum.",
                 ),
-                "{\"properties\":{\"event\":{\"oneOf\":[{\"properties\":{\"type\":{\"enum\":[\"click\"],\"type\":\"string\"},\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"type\",\"x\",\"y\"],\"type\":\"object\"},{\"properties\":{\"key\":{\"type\":\"string\"},\"type\":{\"enum\":[\"key\"],\"type\":\"string\"}},\"required\":[\"type\",\"key\"],\"type\":\"object\"}]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"},{\"properties\":{\"h\":{\"type\":\"number\"},\"kind\":{\"const\":\"rect\"},\"w\":{\"type\":\"number\"}},\"required\":[\"kind\",\"w\",\"h\"],\"type\":\"object\"}]},\"tag_not_required\":{\"oneOf\":[{\"properties\":{\"mode\":{\"const\":\"fast\"}},\"type\":\"object\"},{\"properties\":{\"delay\":{\"type\":\"integer\"},\"mode\":{\"const\":\"slow\"}},\"type\":\"object\"}]},\"untagged\":{\"oneOf\":[{\"properties\":{\"url\":{\"type\":\"string\"}},\"required\":[\"url\"],\"type\":\"object\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"}",
+                "{\"description\":\"oneOf tagged by a const property and by a single-value enum.\",\"inputSchema\":{\"properties\":{\"event\":{\"oneOf\":[{\"properties\":{\"type\":{\"enum\":[\"click\"],\"type\":\"string\"},\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"type\",\"x\",\"y\"],\"type\":\"object\"},{\"properties\":{\"key\":{\"type\":\"string\"},\"type\":{\"enum\":[\"key\"],\"type\":\"string\"}},\"required\":[\"type\",\"key\"],\"type\":\"object\"}]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"},{\"properties\":{\"h\":{\"type\":\"number\"},\"kind\":{\"const\":\"rect\"},\"w\":{\"type\":\"number\"}},\"required\":[\"kind\",\"w\",\"h\"],\"type\":\"object\"}]},\"tag_not_required\":{\"oneOf\":[{\"properties\":{\"mode\":{\"const\":\"fast\"}},\"type\":\"object\"},{\"properties\":{\"delay\":{\"type\":\"integer\"},\"mode\":{\"const\":\"slow\"}},\"type\":\"object\"}]},\"untagged\":{\"oneOf\":[{\"properties\":{\"url\":{\"type\":\"string\"}},\"required\":[\"url\"],\"type\":\"object\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"},\"name\":\"tagged_union\"}",
+                ::std::option::Option::Some((92usize, 1161usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "4221cbc7138e26c1e13cbce032fb3a05be7183ce6d5c14a1f627581fb8235651",
-                "{\"description\":\"oneOf tagged by a const property and by a single-value enum.\",\"inputSchema\":{\"properties\":{\"event\":{\"oneOf\":[{\"properties\":{\"type\":{\"enum\":[\"click\"],\"type\":\"string\"},\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"type\",\"x\",\"y\"],\"type\":\"object\"},{\"properties\":{\"key\":{\"type\":\"string\"},\"type\":{\"enum\":[\"key\"],\"type\":\"string\"}},\"required\":[\"type\",\"key\"],\"type\":\"object\"}]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"},{\"properties\":{\"h\":{\"type\":\"number\"},\"kind\":{\"const\":\"rect\"},\"w\":{\"type\":\"number\"}},\"required\":[\"kind\",\"w\",\"h\"],\"type\":\"object\"}]},\"tag_not_required\":{\"oneOf\":[{\"properties\":{\"mode\":{\"const\":\"fast\"}},\"type\":\"object\"},{\"properties\":{\"delay\":{\"type\":\"integer\"},\"mode\":{\"const\":\"slow\"}},\"type\":\"object\"}]},\"untagged\":{\"oneOf\":[{\"properties\":{\"url\":{\"type\":\"string\"}},\"required\":[\"url\"],\"type\":\"object\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"},\"name\":\"tagged_union\"}",
             );
         }
         /// 2020-12 prefixItems and draft-07 array items.
@@ -536,11 +558,11 @@ pub mod combinators {
                 ::std::option::Option::Some(
                     "2020-12 prefixItems and draft-07 array items.",
                 ),
-                "{\"properties\":{\"legacy_open\":{\"additionalItems\":{\"type\":\"boolean\"},\"items\":[{\"type\":\"string\"}],\"type\":\"array\"},\"legacy_pair\":{\"additionalItems\":false,\"items\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"},\"point\":{\"items\":false,\"minItems\":2,\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}],\"type\":\"array\"},\"point_open\":{\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"string\"}],\"type\":\"array\"}},\"required\":[\"point\"],\"type\":\"object\"}",
+                "{\"description\":\"2020-12 prefixItems and draft-07 array items.\",\"inputSchema\":{\"properties\":{\"legacy_open\":{\"additionalItems\":{\"type\":\"boolean\"},\"items\":[{\"type\":\"string\"}],\"type\":\"array\"},\"legacy_pair\":{\"additionalItems\":false,\"items\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"},\"point\":{\"items\":false,\"minItems\":2,\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}],\"type\":\"array\"},\"point_open\":{\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"string\"}],\"type\":\"array\"}},\"required\":[\"point\"],\"type\":\"object\"},\"name\":\"tuples\"}",
+                ::std::option::Option::Some((77usize, 514usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "efdc87ad5796fcd304686547f7f80e1e7bec4d1e87210d0e8021b703da75e944",
-                "{\"description\":\"2020-12 prefixItems and draft-07 array items.\",\"inputSchema\":{\"properties\":{\"legacy_open\":{\"additionalItems\":{\"type\":\"boolean\"},\"items\":[{\"type\":\"string\"}],\"type\":\"array\"},\"legacy_pair\":{\"additionalItems\":false,\"items\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"},\"point\":{\"items\":false,\"minItems\":2,\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}],\"type\":\"array\"},\"point_open\":{\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"string\"}],\"type\":\"array\"}},\"required\":[\"point\"],\"type\":\"object\"},\"name\":\"tuples\"}",
             );
         }
     }
@@ -716,14 +738,8 @@ pub mod combinators {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"combinators\",\"version\":\"0.0.0\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::AllOf as ::mcpbind::Tool > ::META.definition, <
-                tools::NotIfThenElse as ::mcpbind::Tool > ::META.definition, <
-                tools::Nullables as ::mcpbind::Tool > ::META.definition, <
-                tools::TaggedUnion as ::mcpbind::Tool > ::META.definition, <
-                tools::Tuples as ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,

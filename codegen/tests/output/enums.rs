@@ -20,22 +20,18 @@ pub mod enums {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
-        /// `EnumOutputOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        /// Structured output of the `enum_output` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EnumOutputOutput {
             pub status: EnumOutputOutputStatus,
         }
         /// `EnumOutputOutputStatus`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -96,14 +92,8 @@ pub mod enums {
                 value.parse()
             }
         }
-        /// `StringEnumsInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `string_enums` tool: String enums whose values collide after PascalCasing, and odd values.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct StringEnumsInput {
             pub case: StringEnumsInputCase,
@@ -122,8 +112,8 @@ pub mod enums {
         }
         /// `StringEnumsInputCase`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -177,8 +167,8 @@ pub mod enums {
         }
         /// `StringEnumsInputDashUnder`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -242,8 +232,8 @@ pub mod enums {
         }
         /// `StringEnumsInputOdd`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -330,8 +320,8 @@ pub mod enums {
         }
         /// `StringEnumsInputPlain`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -390,8 +380,8 @@ pub mod enums {
         }
         /// `StringEnumsInputSingle`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -442,8 +432,8 @@ pub mod enums {
         }
         /// `StringEnumsInputUntypedStrings`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -499,8 +489,8 @@ pub mod enums {
         }
         /// `StringEnumsInputWithNull`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -591,25 +581,59 @@ pub mod enums {
             ::std::string::String,
             ::mcpbind::__private::serde_json::Value,
         >;
-        impl StringEnumsInput {
-            /// `StringEnumsInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                case: StringEnumsInputCase,
-                dash_under: StringEnumsInputDashUnder,
-                odd: StringEnumsInputOdd,
-            ) -> Self {
-                Self {
-                    case,
-                    constant: ::std::option::Option::None,
-                    dash_under,
-                    odd,
-                    plain: ::std::option::Option::None,
-                    single: ::std::option::Option::None,
-                    untyped_strings: ::std::option::Option::None,
-                    with_null: ::std::option::Option::None,
-                }
+    }
+    impl types::StringEnumsInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            dash_under: types::StringEnumsInputDashUnder,
+            case: types::StringEnumsInputCase,
+            odd: types::StringEnumsInputOdd,
+        ) -> Self {
+            Self {
+                dash_under,
+                case,
+                odd,
+                constant: ::std::option::Option::None,
+                plain: ::std::option::Option::None,
+                single: ::std::option::Option::None,
+                untyped_strings: ::std::option::Option::None,
+                with_null: ::std::option::Option::None,
             }
+        }
+        /// Sets `constant`.
+        pub fn with_constant(
+            mut self,
+            constant: ::mcpbind::__private::serde_json::Value,
+        ) -> Self {
+            self.constant = ::std::option::Option::Some(constant);
+            self
+        }
+        /// Sets `plain`.
+        pub fn with_plain(mut self, plain: types::StringEnumsInputPlain) -> Self {
+            self.plain = ::std::option::Option::Some(plain);
+            self
+        }
+        /// Sets `single`.
+        pub fn with_single(mut self, single: types::StringEnumsInputSingle) -> Self {
+            self.single = ::std::option::Option::Some(single);
+            self
+        }
+        /// Sets `untyped_strings`.
+        pub fn with_untyped_strings(
+            mut self,
+            untyped_strings: types::StringEnumsInputUntypedStrings,
+        ) -> Self {
+            self.untyped_strings = ::std::option::Option::Some(untyped_strings);
+            self
+        }
+        /// Sets `with_null`.
+        pub fn with_with_null(
+            mut self,
+            with_null: types::StringEnumsInputWithNull,
+        ) -> Self {
+            self.with_null = ::std::option::Option::Some(with_null);
+            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -628,13 +652,11 @@ pub mod enums {
                 "enum_output",
                 ::std::option::Option::None,
                 ::std::option::Option::None,
-                "{\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"properties\":{\"status\":{\"enum\":[\"ok\",\"OK\",\"Ok\",\"o-k\"],\"type\":\"string\"}},\"required\":[\"status\"],\"type\":\"object\"}",
-                ),
+                "{\"inputSchema\":{\"type\":\"object\"},\"name\":\"enum_output\",\"outputSchema\":{\"properties\":{\"status\":{\"enum\":[\"ok\",\"OK\",\"Ok\",\"o-k\"],\"type\":\"string\"}},\"required\":[\"status\"],\"type\":\"object\"}}",
+                ::std::option::Option::Some((15usize, 32usize)),
+                ::std::option::Option::Some((69usize, 180usize)),
                 [false, true, false, true],
                 "ecc0ac178bfdd7e04ec52b6030a675e4948723268ebc87bc843f576e6e7d270f",
-                "{\"inputSchema\":{\"type\":\"object\"},\"name\":\"enum_output\",\"outputSchema\":{\"properties\":{\"status\":{\"enum\":[\"ok\",\"OK\",\"Ok\",\"o-k\"],\"type\":\"string\"}},\"required\":[\"status\"],\"type\":\"object\"}}",
             );
         }
         /// String enums whose values collide after PascalCasing, and odd values.
@@ -652,11 +674,11 @@ pub mod enums {
                 ::std::option::Option::Some(
                     "String enums whose values collide after PascalCasing, and odd values.",
                 ),
-                "{\"properties\":{\"case\":{\"enum\":[\"A\",\"a\"],\"type\":\"string\"},\"constant\":{\"const\":\"fixed\"},\"dash_under\":{\"enum\":[\"a-b\",\"a_b\",\"a b\",\"aB\"],\"type\":\"string\"},\"odd\":{\"enum\":[\"\",\"123\",\"🚀\",\"self\",\"Self\",\"type\",\"crate\",\"r#type\",\"__\",\"null\"],\"type\":\"string\"},\"plain\":{\"enum\":[\"red\",\"green\",\"blue\"],\"type\":\"string\"},\"single\":{\"enum\":[\"only\"],\"type\":\"string\"},\"untyped_strings\":{\"enum\":[\"x\",\"y\"]},\"with_null\":{\"enum\":[\"on\",\"off\",null],\"type\":[\"string\",\"null\"]}},\"required\":[\"dash_under\",\"case\",\"odd\"],\"type\":\"object\"}",
+                "{\"description\":\"String enums whose values collide after PascalCasing, and odd values.\",\"inputSchema\":{\"properties\":{\"case\":{\"enum\":[\"A\",\"a\"],\"type\":\"string\"},\"constant\":{\"const\":\"fixed\"},\"dash_under\":{\"enum\":[\"a-b\",\"a_b\",\"a b\",\"aB\"],\"type\":\"string\"},\"odd\":{\"enum\":[\"\",\"123\",\"🚀\",\"self\",\"Self\",\"type\",\"crate\",\"r#type\",\"__\",\"null\"],\"type\":\"string\"},\"plain\":{\"enum\":[\"red\",\"green\",\"blue\"],\"type\":\"string\"},\"single\":{\"enum\":[\"only\"],\"type\":\"string\"},\"untyped_strings\":{\"enum\":[\"x\",\"y\"]},\"with_null\":{\"enum\":[\"on\",\"off\",null],\"type\":[\"string\",\"null\"]}},\"required\":[\"dash_under\",\"case\",\"odd\"],\"type\":\"object\"},\"name\":\"string_enums\"}",
+                ::std::option::Option::Some((101usize, 605usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "5be4c3c521fad7fa057a112eea30e1d3a3b7049325eb8c78bf7e4dbfd58b5c4d",
-                "{\"description\":\"String enums whose values collide after PascalCasing, and odd values.\",\"inputSchema\":{\"properties\":{\"case\":{\"enum\":[\"A\",\"a\"],\"type\":\"string\"},\"constant\":{\"const\":\"fixed\"},\"dash_under\":{\"enum\":[\"a-b\",\"a_b\",\"a b\",\"aB\"],\"type\":\"string\"},\"odd\":{\"enum\":[\"\",\"123\",\"🚀\",\"self\",\"Self\",\"type\",\"crate\",\"r#type\",\"__\",\"null\"],\"type\":\"string\"},\"plain\":{\"enum\":[\"red\",\"green\",\"blue\"],\"type\":\"string\"},\"single\":{\"enum\":[\"only\"],\"type\":\"string\"},\"untyped_strings\":{\"enum\":[\"x\",\"y\"]},\"with_null\":{\"enum\":[\"on\",\"off\",null],\"type\":[\"string\",\"null\"]}},\"required\":[\"dash_under\",\"case\",\"odd\"],\"type\":\"object\"},\"name\":\"string_enums\"}",
             );
         }
     }
@@ -754,11 +776,8 @@ pub mod enums {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"enums\",\"version\":\"0.0.0\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::EnumOutput as ::mcpbind::Tool > ::META.definition, <
-                tools::StringEnums as ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,

@@ -15,55 +15,40 @@ pub mod fastmcp {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
         /// `Coordinates`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Coordinates {
             pub lat: f64,
             pub lon: f64,
         }
         /// `DayForecast`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DayForecast {
             pub date: ::std::string::String,
             pub high: f64,
             pub low: f64,
+            /// Default: `null`.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub summary: ::std::option::Option<::std::string::String>,
         }
         /// `Filter`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Filter {
             pub field: ::std::string::String,
-            #[serde(default = "defaults::filter_op")]
-            pub op: FilterOp,
+            /// Default: `"eq"`.
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub op: ::std::option::Option<FilterOp>,
             pub value: ::mcpbind::__private::serde_json::Value,
         }
-        /// `FilterOp`
+        /// Default: `"eq"`.
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -128,45 +113,34 @@ pub mod fastmcp {
                 value.parse()
             }
         }
-        impl ::std::default::Default for FilterOp {
-            fn default() -> Self {
-                FilterOp::Eq
-            }
-        }
-        /// `GetForecastInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `get_forecast` tool: Get the weather forecast for a location.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetForecastInput {
+            /// Default: `null`.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub coords: ::std::option::Option<Coordinates>,
-            #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 3>")]
-            pub days: ::std::num::NonZeroU64,
+            /// Default: `3`.
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub days: ::std::option::Option<::std::num::NonZeroU64>,
+            /// Default: `null`.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub fields: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-            #[serde(default)]
-            pub include_hourly: bool,
+            /// Default: `false`.
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub include_hourly: ::std::option::Option<bool>,
+            /// Default: `null`.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub language: ::std::option::Option<::std::string::String>,
             pub location: GetForecastInputLocation,
-            #[serde(default = "defaults::get_forecast_input_units")]
-            pub units: Units,
+            /// Default: `"metric"`.
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub units: ::std::option::Option<Units>,
         }
         /// `GetForecastInputLocation`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(untagged)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(untagged)]
         pub enum GetForecastInputLocation {
             String(::std::string::String),
             Coordinates(Coordinates),
@@ -176,33 +150,24 @@ pub mod fastmcp {
                 Self::Coordinates(value)
             }
         }
-        /// `GetForecastOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `get_forecast` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetForecastOutput {
             pub days: ::std::vec::Vec<DayForecast>,
             pub location: ::std::string::String,
         }
-        /// `SearchDocumentsInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `search_documents` tool: Full-text search.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchDocumentsInput {
+            /// Default: `[]`.
             #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
             pub filters: ::std::vec::Vec<Filter>,
-            #[serde(default = "defaults::search_documents_input_limit")]
-            pub limit: ::std::option::Option<::std::num::NonZeroU64>,
+            /// Default: `10`.
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub limit: ::std::option::Option<u64>,
+            /// Default: `null`.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub metadata: ::std::option::Option<
                 ::std::collections::BTreeMap<
@@ -214,8 +179,8 @@ pub mod fastmcp {
         }
         /// `Units`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -268,40 +233,11 @@ pub mod fastmcp {
                 value.parse()
             }
         }
-        /// `WrappedResultOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `wrapped_result` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WrappedResultOutput {
             pub result: ::std::vec::Vec<i64>,
-        }
-        /// Generation of default values for serde.
-        pub mod defaults {
-            pub(super) fn default_nzu64<T, const V: u64>() -> T
-            where
-                T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-                <T as ::std::convert::TryFrom<
-                    ::std::num::NonZeroU64,
-                >>::Error: ::std::fmt::Debug,
-            {
-                T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
-            }
-            pub(super) fn filter_op() -> super::FilterOp {
-                super::FilterOp::Eq
-            }
-            pub(super) fn get_forecast_input_units() -> super::Units {
-                super::Units::Metric
-            }
-            pub(super) fn search_documents_input_limit() -> ::std::option::Option<
-                ::std::num::NonZeroU64,
-            > {
-                ::std::option::Option::Some(::std::num::NonZeroU64::new(10).unwrap())
-            }
         }
         /// Error types.
         pub mod error {
@@ -336,49 +272,92 @@ pub mod fastmcp {
             }
         }
         /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WrappedResultInput {}
-        impl GetForecastInput {
-            /// `GetForecastInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(location: GetForecastInputLocation) -> Self {
-                Self {
-                    coords: ::std::option::Option::None,
-                    days: defaults::default_nzu64::<::std::num::NonZeroU64, 3>(),
-                    fields: ::std::option::Option::None,
-                    include_hourly: ::std::default::Default::default(),
-                    language: ::std::option::Option::None,
-                    location,
-                    units: defaults::get_forecast_input_units(),
-                }
+    }
+    impl types::GetForecastInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(location: types::GetForecastInputLocation) -> Self {
+            Self {
+                location,
+                coords: ::std::option::Option::None,
+                days: ::std::option::Option::None,
+                fields: ::std::option::Option::None,
+                include_hourly: ::std::option::Option::None,
+                language: ::std::option::Option::None,
+                units: ::std::option::Option::None,
             }
         }
-        impl SearchDocumentsInput {
-            /// `SearchDocumentsInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self {
-                    filters: ::std::default::Default::default(),
-                    limit: defaults::search_documents_input_limit(),
-                    metadata: ::std::option::Option::None,
-                    query: query.into(),
-                }
+        /// Sets `coords`.
+        pub fn with_coords(mut self, coords: types::Coordinates) -> Self {
+            self.coords = ::std::option::Option::Some(coords);
+            self
+        }
+        /// Sets `days`.
+        pub fn with_days(mut self, days: ::std::num::NonZeroU64) -> Self {
+            self.days = ::std::option::Option::Some(days);
+            self
+        }
+        /// Sets `fields`.
+        pub fn with_fields(
+            mut self,
+            fields: ::std::vec::Vec<::std::string::String>,
+        ) -> Self {
+            self.fields = ::std::option::Option::Some(fields);
+            self
+        }
+        /// Sets `include_hourly`.
+        pub fn with_include_hourly(mut self, include_hourly: bool) -> Self {
+            self.include_hourly = ::std::option::Option::Some(include_hourly);
+            self
+        }
+        /// Sets `language`.
+        pub fn with_language(
+            mut self,
+            language: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.language = ::std::option::Option::Some(language.into());
+            self
+        }
+        /// Sets `units`.
+        pub fn with_units(mut self, units: types::Units) -> Self {
+            self.units = ::std::option::Option::Some(units);
+            self
+        }
+    }
+    impl types::SearchDocumentsInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                query: query.into(),
+                filters: ::std::default::Default::default(),
+                limit: ::std::option::Option::None,
+                metadata: ::std::option::Option::None,
             }
         }
-        impl WrappedResultInput {
-            /// `WrappedResultInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {}
-            }
+        /// Sets `filters`.
+        pub fn with_filters(mut self, filters: ::std::vec::Vec<types::Filter>) -> Self {
+            self.filters = filters;
+            self
+        }
+        /// Sets `limit`.
+        pub fn with_limit(mut self, limit: u64) -> Self {
+            self.limit = ::std::option::Option::Some(limit);
+            self
+        }
+        /// Sets `metadata`.
+        pub fn with_metadata(
+            mut self,
+            metadata: ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+        ) -> Self {
+            self.metadata = ::std::option::Option::Some(metadata);
+            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -405,13 +384,11 @@ pub mod fastmcp {
                 ::std::option::Option::Some(
                     "Get the weather forecast for a location.\n\nArgs:\n    location: City name or coordinates.\n    days: Number of days.",
                 ),
-                "{\"$defs\":{\"Coordinates\":{\"properties\":{\"lat\":{\"maximum\":90,\"minimum\":-90,\"title\":\"Lat\",\"type\":\"number\"},\"lon\":{\"maximum\":180,\"minimum\":-180,\"title\":\"Lon\",\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"title\":\"Coordinates\",\"type\":\"object\"},\"Units\":{\"enum\":[\"metric\",\"imperial\"],\"title\":\"Units\",\"type\":\"string\"}},\"properties\":{\"coords\":{\"anyOf\":[{\"$ref\":\"#/$defs/Coordinates\"},{\"type\":\"null\"}],\"default\":null},\"days\":{\"default\":3,\"exclusiveMinimum\":0,\"maximum\":14,\"title\":\"Days\",\"type\":\"integer\"},\"fields\":{\"anyOf\":[{\"items\":{\"type\":\"string\"},\"type\":\"array\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Fields\"},\"include_hourly\":{\"default\":false,\"title\":\"Include Hourly\",\"type\":\"boolean\"},\"language\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Language\"},\"location\":{\"anyOf\":[{\"type\":\"string\"},{\"$ref\":\"#/$defs/Coordinates\"}],\"title\":\"Location\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"default\":\"metric\"}},\"required\":[\"location\"],\"title\":\"get_forecastArguments\",\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$defs\":{\"DayForecast\":{\"properties\":{\"date\":{\"format\":\"date\",\"title\":\"Date\",\"type\":\"string\"},\"high\":{\"title\":\"High\",\"type\":\"number\"},\"low\":{\"title\":\"Low\",\"type\":\"number\"},\"summary\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Summary\"}},\"required\":[\"date\",\"high\",\"low\"],\"title\":\"DayForecast\",\"type\":\"object\"}},\"properties\":{\"days\":{\"items\":{\"$ref\":\"#/$defs/DayForecast\"},\"title\":\"Days\",\"type\":\"array\"},\"location\":{\"title\":\"Location\",\"type\":\"string\"}},\"required\":[\"location\",\"days\"],\"title\":\"ForecastResult\",\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":true,\"readOnlyHint\":true,\"title\":\"Get Forecast\"},\"description\":\"Get the weather forecast for a location.\\n\\nArgs:\\n    location: City name or coordinates.\\n    days: Number of days.\",\"inputSchema\":{\"$defs\":{\"Coordinates\":{\"properties\":{\"lat\":{\"maximum\":90,\"minimum\":-90,\"title\":\"Lat\",\"type\":\"number\"},\"lon\":{\"maximum\":180,\"minimum\":-180,\"title\":\"Lon\",\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"title\":\"Coordinates\",\"type\":\"object\"},\"Units\":{\"enum\":[\"metric\",\"imperial\"],\"title\":\"Units\",\"type\":\"string\"}},\"properties\":{\"coords\":{\"anyOf\":[{\"$ref\":\"#/$defs/Coordinates\"},{\"type\":\"null\"}],\"default\":null},\"days\":{\"default\":3,\"exclusiveMinimum\":0,\"maximum\":14,\"title\":\"Days\",\"type\":\"integer\"},\"fields\":{\"anyOf\":[{\"items\":{\"type\":\"string\"},\"type\":\"array\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Fields\"},\"include_hourly\":{\"default\":false,\"title\":\"Include Hourly\",\"type\":\"boolean\"},\"language\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Language\"},\"location\":{\"anyOf\":[{\"type\":\"string\"},{\"$ref\":\"#/$defs/Coordinates\"}],\"title\":\"Location\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"default\":\"metric\"}},\"required\":[\"location\"],\"title\":\"get_forecastArguments\",\"type\":\"object\"},\"name\":\"get_forecast\",\"outputSchema\":{\"$defs\":{\"DayForecast\":{\"properties\":{\"date\":{\"format\":\"date\",\"title\":\"Date\",\"type\":\"string\"},\"high\":{\"title\":\"High\",\"type\":\"number\"},\"low\":{\"title\":\"Low\",\"type\":\"number\"},\"summary\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Summary\"}},\"required\":[\"date\",\"high\",\"low\"],\"title\":\"DayForecast\",\"type\":\"object\"}},\"properties\":{\"days\":{\"items\":{\"$ref\":\"#/$defs/DayForecast\"},\"title\":\"Days\",\"type\":\"array\"},\"location\":{\"title\":\"Location\",\"type\":\"string\"}},\"required\":[\"location\",\"days\"],\"title\":\"ForecastResult\",\"type\":\"object\"},\"title\":\"Get Forecast\"}",
+                ::std::option::Option::Some((229usize, 1217usize)),
+                ::std::option::Option::Some((1255usize, 1804usize)),
                 [true, true, false, true],
                 "9d30cf57380ef3c5aa95c07e8261048d32e7ec852876193725ba1e8b1170c321",
-                "{\"annotations\":{\"openWorldHint\":true,\"readOnlyHint\":true,\"title\":\"Get Forecast\"},\"description\":\"Get the weather forecast for a location.\\n\\nArgs:\\n    location: City name or coordinates.\\n    days: Number of days.\",\"inputSchema\":{\"$defs\":{\"Coordinates\":{\"properties\":{\"lat\":{\"maximum\":90,\"minimum\":-90,\"title\":\"Lat\",\"type\":\"number\"},\"lon\":{\"maximum\":180,\"minimum\":-180,\"title\":\"Lon\",\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"title\":\"Coordinates\",\"type\":\"object\"},\"Units\":{\"enum\":[\"metric\",\"imperial\"],\"title\":\"Units\",\"type\":\"string\"}},\"properties\":{\"coords\":{\"anyOf\":[{\"$ref\":\"#/$defs/Coordinates\"},{\"type\":\"null\"}],\"default\":null},\"days\":{\"default\":3,\"exclusiveMinimum\":0,\"maximum\":14,\"title\":\"Days\",\"type\":\"integer\"},\"fields\":{\"anyOf\":[{\"items\":{\"type\":\"string\"},\"type\":\"array\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Fields\"},\"include_hourly\":{\"default\":false,\"title\":\"Include Hourly\",\"type\":\"boolean\"},\"language\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Language\"},\"location\":{\"anyOf\":[{\"type\":\"string\"},{\"$ref\":\"#/$defs/Coordinates\"}],\"title\":\"Location\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"default\":\"metric\"}},\"required\":[\"location\"],\"title\":\"get_forecastArguments\",\"type\":\"object\"},\"name\":\"get_forecast\",\"outputSchema\":{\"$defs\":{\"DayForecast\":{\"properties\":{\"date\":{\"format\":\"date\",\"title\":\"Date\",\"type\":\"string\"},\"high\":{\"title\":\"High\",\"type\":\"number\"},\"low\":{\"title\":\"Low\",\"type\":\"number\"},\"summary\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Summary\"}},\"required\":[\"date\",\"high\",\"low\"],\"title\":\"DayForecast\",\"type\":\"object\"}},\"properties\":{\"days\":{\"items\":{\"$ref\":\"#/$defs/DayForecast\"},\"title\":\"Days\",\"type\":\"array\"},\"location\":{\"title\":\"Location\",\"type\":\"string\"}},\"required\":[\"location\",\"days\"],\"title\":\"ForecastResult\",\"type\":\"object\"},\"title\":\"Get Forecast\"}",
             );
         }
         /// **Search Documents**
@@ -429,11 +406,11 @@ pub mod fastmcp {
                 "search_documents",
                 ::std::option::Option::Some("Search Documents"),
                 ::std::option::Option::Some("Full-text search."),
-                "{\"$defs\":{\"Filter\":{\"additionalProperties\":false,\"properties\":{\"field\":{\"title\":\"Field\",\"type\":\"string\"},\"op\":{\"default\":\"eq\",\"enum\":[\"eq\",\"ne\",\"lt\",\"gt\",\"in\"],\"title\":\"Op\",\"type\":\"string\"},\"value\":{\"title\":\"Value\"}},\"required\":[\"field\",\"value\"],\"title\":\"Filter\",\"type\":\"object\"}},\"properties\":{\"filters\":{\"default\":[],\"items\":{\"$ref\":\"#/$defs/Filter\"},\"title\":\"Filters\",\"type\":\"array\"},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"type\":\"null\"}],\"default\":10,\"title\":\"Limit\"},\"metadata\":{\"anyOf\":[{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Metadata\"},\"query\":{\"minLength\":1,\"title\":\"Query\",\"type\":\"string\"}},\"required\":[\"query\"],\"title\":\"search_documentsArguments\",\"type\":\"object\"}",
+                "{\"description\":\"Full-text search.\",\"inputSchema\":{\"$defs\":{\"Filter\":{\"additionalProperties\":false,\"properties\":{\"field\":{\"title\":\"Field\",\"type\":\"string\"},\"op\":{\"default\":\"eq\",\"enum\":[\"eq\",\"ne\",\"lt\",\"gt\",\"in\"],\"title\":\"Op\",\"type\":\"string\"},\"value\":{\"title\":\"Value\"}},\"required\":[\"field\",\"value\"],\"title\":\"Filter\",\"type\":\"object\"}},\"properties\":{\"filters\":{\"default\":[],\"items\":{\"$ref\":\"#/$defs/Filter\"},\"title\":\"Filters\",\"type\":\"array\"},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"type\":\"null\"}],\"default\":10,\"title\":\"Limit\"},\"metadata\":{\"anyOf\":[{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Metadata\"},\"query\":{\"minLength\":1,\"title\":\"Query\",\"type\":\"string\"}},\"required\":[\"query\"],\"title\":\"search_documentsArguments\",\"type\":\"object\"},\"name\":\"search_documents\",\"title\":\"Search Documents\"}",
+                ::std::option::Option::Some((49usize, 794usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "e170470be35e5cff8abf2baa465c240db7afe6cf543fd9fca4f8bcde417bba17",
-                "{\"description\":\"Full-text search.\",\"inputSchema\":{\"$defs\":{\"Filter\":{\"additionalProperties\":false,\"properties\":{\"field\":{\"title\":\"Field\",\"type\":\"string\"},\"op\":{\"default\":\"eq\",\"enum\":[\"eq\",\"ne\",\"lt\",\"gt\",\"in\"],\"title\":\"Op\",\"type\":\"string\"},\"value\":{\"title\":\"Value\"}},\"required\":[\"field\",\"value\"],\"title\":\"Filter\",\"type\":\"object\"}},\"properties\":{\"filters\":{\"default\":[],\"items\":{\"$ref\":\"#/$defs/Filter\"},\"title\":\"Filters\",\"type\":\"array\"},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"type\":\"null\"}],\"default\":10,\"title\":\"Limit\"},\"metadata\":{\"anyOf\":[{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Metadata\"},\"query\":{\"minLength\":1,\"title\":\"Query\",\"type\":\"string\"}},\"required\":[\"query\"],\"title\":\"search_documentsArguments\",\"type\":\"object\"},\"name\":\"search_documents\",\"title\":\"Search Documents\"}",
             );
         }
         /// FastMCP wraps non-object returns in {"result": ...}.
@@ -451,13 +428,11 @@ pub mod fastmcp {
                 ::std::option::Option::Some(
                     "FastMCP wraps non-object returns in {\"result\": ...}.",
                 ),
-                "{\"properties\":{},\"title\":\"wrapped_resultArguments\",\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"properties\":{\"result\":{\"items\":{\"type\":\"integer\"},\"title\":\"Result\",\"type\":\"array\"}},\"required\":[\"result\"],\"title\":\"_WrappedResult\",\"type\":\"object\",\"x-fastmcp-wrap-result\":true}",
-                ),
+                "{\"description\":\"FastMCP wraps non-object returns in {\\\"result\\\": ...}.\",\"inputSchema\":{\"properties\":{},\"title\":\"wrapped_resultArguments\",\"type\":\"object\"},\"name\":\"wrapped_result\",\"outputSchema\":{\"properties\":{\"result\":{\"items\":{\"type\":\"integer\"},\"title\":\"Result\",\"type\":\"array\"}},\"required\":[\"result\"],\"title\":\"_WrappedResult\",\"type\":\"object\",\"x-fastmcp-wrap-result\":true}}",
+                ::std::option::Option::Some((86usize, 153usize)),
+                ::std::option::Option::Some((193usize, 371usize)),
                 [false, true, false, true],
                 "33eddce15e06536506c11d8b68c5e6f7c134ae4d2ab99a7fa77d616a3c4c64b9",
-                "{\"description\":\"FastMCP wraps non-object returns in {\\\"result\\\": ...}.\",\"inputSchema\":{\"properties\":{},\"title\":\"wrapped_resultArguments\",\"type\":\"object\"},\"name\":\"wrapped_result\",\"outputSchema\":{\"properties\":{\"result\":{\"items\":{\"type\":\"integer\"},\"title\":\"Result\",\"type\":\"array\"}},\"required\":[\"result\"],\"title\":\"_WrappedResult\",\"type\":\"object\",\"x-fastmcp-wrap-result\":true}}",
             );
         }
     }
@@ -597,12 +572,8 @@ pub mod fastmcp {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"weather-fastmcp\",\"version\":\"2.3.1\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::GetForecast as ::mcpbind::Tool > ::META.definition, <
-                tools::SearchDocuments as ::mcpbind::Tool > ::META.definition, <
-                tools::WrappedResult as ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,

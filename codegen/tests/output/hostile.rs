@@ -26,15 +26,10 @@ pub mod hostile {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
-        /// `AbInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        /// Arguments of the `a/b` tool: NUL here:: and CRLF
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AbInput {
             /** Fenced:
@@ -48,15 +43,8 @@ assert!(false);
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `ClientInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `Client` tool: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ClientInput {
             /** Tilde fence:
@@ -71,15 +59,8 @@ nested
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `ConnectInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `connect` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ConnectInput {
             /** NUL here:: and CRLF
@@ -88,15 +69,8 @@ lone CR*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `CrateInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `crate` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CrateInput {
             /** NUL here:: and CRLF
@@ -106,45 +80,40 @@ lone CR*/
             pub x: ::std::option::Option<::std::string::String>,
         }
         /// } fn evil() {
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Evil {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub v: ::std::option::Option<::std::string::String>,
         }
-        /// `FromClientInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `from_client` tool: Indented code:
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct FromClientInput {
             /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `GetItem2Input`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `get_item` tool: Tilde fence:
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct GetItem2Input {
+        pub struct GetItem296490Input {
+            /// Ends a comment */ and starts one /* never closed
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub x: ::std::option::Option<::std::string::String>,
+        }
+        /// Arguments of the `getItem` tool: Ends a comment */ and starts one /* never closed
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct GetItem48F24aInput {
+            /// Raw string end "# and "## and ]] and `backticks` and ``double``
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub x: ::std::option::Option<::std::string::String>,
+        }
+        /// Arguments of the `get-item` tool: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct GetItemE189d4Input {
             /** Tilde fence:
 ~~~text
 panic!()
@@ -157,62 +126,21 @@ nested
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `GetItem3Input`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `GetItem` tool: Raw string end "# and "## and ]] and `backticks` and ``double``
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct GetItem3Input {
-            /// Raw string end "# and "## and ]] and `backticks` and ``double``
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
-        }
-        /// `GetItem4Input`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct GetItem4Input {
-            /// Ends a comment */ and starts one /* never closed
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
-        }
-        /// `GetItemInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct GetItemInput {
+        pub struct GetItemEc1ae4Input {
             /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /** Schema description with ```rust
+        /** Arguments of the `hostile_schema` tool.
+
+Schema description with ```rust
 let x = 1;
 ```text
 ```*/
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct HostileSchemaInput {
             #[serde(
@@ -220,8 +148,12 @@ let x = 1;
                 skip_serializing_if = "::std::option::Option::is_none"
             )]
             pub b: ::std::option::Option<::std::string::String>,
-            #[serde(rename = "```rust", default = "defaults::hostile_schema_input_rust")]
-            pub rust: ::std::string::String,
+            /// Default: `"'''rust\nfn main(){}\n'''"`.
+            #[serde(
+                rename = "```rust",
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub rust: ::std::option::Option<::std::string::String>,
             /// */
             #[serde(rename = "*/")]
             pub x: ::std::string::String,
@@ -252,18 +184,13 @@ let x = 1;
             )]
             pub x6: ::std::option::Option<::std::string::String>,
         }
-        /** Output ```rust
+        /** Structured output of the `hostile_schema` tool.
+
+Output ```rust
 panic!()
 ```text
 ```*/
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct HostileSchemaOutput {
             /** ```text
@@ -272,15 +199,8 @@ unclosed
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub out: ::std::option::Option<::std::string::String>,
         }
-        /// `InnerInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `inner` tool: Fenced:
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct InnerInput {
             /** Indented code:
@@ -291,15 +211,8 @@ after*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `NewInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `new` tool: NUL here:: and CRLF
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NewInput {
             /** Fenced:
@@ -313,47 +226,26 @@ assert!(false);
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `RTypeInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `r#type` tool: Raw string end "# and "## and ]] and `backticks` and ``double``
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RTypeInput {
             /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `SelfTool2Input`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `self` tool: Ends a comment */ and starts one /* never closed
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct SelfTool2Input {
+        pub struct SelfTool06C604Input {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `SelfToolInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `Self` tool: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct SelfToolInput {
+        pub struct SelfTool85Bc0fInput {
             /** Tilde fence:
 ~~~text
 panic!()
@@ -366,30 +258,16 @@ nested
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `SuperInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `super` tool: Tilde fence:
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SuperInput {
             /// Ends a comment */ and starts one /* never closed
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `T123Input`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `123` tool: Fenced:
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct T123Input {
             /** Indented code:
@@ -400,15 +278,8 @@ after*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `ToolsInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `tools` tool: Fenced:
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ToolsInput {
             /** Indented code:
@@ -419,30 +290,16 @@ after*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `TypeInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `type` tool: Ends a comment */ and starts one /* never closed
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypeInput {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `TypesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `types` tool: Indented code:
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypesInput {
             /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
@@ -451,8 +308,8 @@ after*/
         }
         /// `Unnamed`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -525,64 +382,28 @@ after*/
                 value.parse()
             }
         }
-        /// `Unnamed2Input`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the ` ` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct Unnamed2Input {
+        pub struct Unnamed36A9e7Input {
             /** NUL here:: and CRLF
 second line
 lone CR*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `Unnamed3Input`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `\"#` tool: Ends a comment */ and starts one /* never closed
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct Unnamed3Input {
+        pub struct Unnamed589D42Input {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `Unnamed4Input`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `__` tool: NUL here:: and CRLF
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct Unnamed4Input {
-            /// Ends a comment */ and starts one /* never closed
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
-        }
-        /// `Unnamed5Input`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct Unnamed5Input {
+        pub struct Unnamed9911F4Input {
             /** Fenced:
 ```text
 fn main() { panic!("doctest ran") }
@@ -594,41 +415,29 @@ assert!(false);
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// `Unnamed6Input`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `` tool: Raw string end "# and "## and ]] and `backticks` and ``double``
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct Unnamed6Input {
-            /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
-        }
-        /// `UnnamedInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct UnnamedInput {
+        pub struct UnnamedE3b0c4Input {
             /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// Generation of default values for serde.
-        pub mod defaults {
-            pub(super) fn hostile_schema_input_rust() -> ::std::string::String {
-                "```rust\nfn main(){}\n```".to_string()
-            }
+        /// Arguments of the `\u{1f680}` tool: Indented code:
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct UnnamedEbbc0bInput {
+            /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub x: ::std::option::Option<::std::string::String>,
+        }
+        /// Arguments of the `*/` tool: Tilde fence:
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct UnnamedEd9623Input {
+            /// Ends a comment */ and starts one /* never closed
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub x: ::std::option::Option<::std::string::String>,
         }
         /// Error types.
         pub mod error {
@@ -663,238 +472,360 @@ assert!(false);
             }
         }
         /// Alias of the type generated for this schema.
+        pub type UnnamedE3B0C4Input = super::types::UnnamedE3b0c4Input;
+        /// Alias of the type generated for this schema.
+        pub type Unnamed36A9E7Input = super::types::Unnamed36A9e7Input;
+        /// Alias of the type generated for this schema.
+        pub type UnnamedED9623Input = super::types::UnnamedEd9623Input;
+        /// Alias of the type generated for this schema.
+        pub type GetItemEC1AE4Input = super::types::GetItemEc1ae4Input;
+        /// Alias of the type generated for this schema.
+        pub type SelfTool85BC0FInput = super::types::SelfTool85Bc0fInput;
+        /// Alias of the type generated for this schema.
         pub type ABInput = super::types::AbInput;
-        impl ClientInput {
-            /// `ClientInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Alias of the type generated for this schema.
+        pub type GetItemE189D4Input = super::types::GetItemE189d4Input;
+        /// Alias of the type generated for this schema.
+        pub type GetItem48F24AInput = super::types::GetItem48F24aInput;
+        /// Alias of the type generated for this schema.
+        pub type UnnamedEBBC0BInput = super::types::UnnamedEbbc0bInput;
+    }
+    impl types::Unnamed589D42Input {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl ConnectInput {
-            /// `ConnectInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::T123Input {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl CrateInput {
-            /// `CrateInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::ClientInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl FromClientInput {
-            /// `FromClientInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::Unnamed9911F4Input {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl GetItem2Input {
-            /// `GetItem2Input` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::ConnectInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl GetItem3Input {
-            /// `GetItem3Input` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::CrateInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl GetItem4Input {
-            /// `GetItem4Input` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::FromClientInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl GetItemInput {
-            /// `GetItemInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::GetItem296490Input {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl HostileSchemaInput {
-            /// `HostileSchemaInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(x: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self {
-                    b: ::std::option::Option::None,
-                    rust: defaults::hostile_schema_input_rust(),
-                    x: x.into(),
-                    x2: ::std::option::Option::None,
-                    x3: ::std::option::Option::None,
-                    x4: ::std::option::Option::None,
-                    x5: ::std::option::Option::None,
-                    x6: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::HostileSchemaInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(x: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                x: x.into(),
+                b: ::std::option::Option::None,
+                rust: ::std::option::Option::None,
+                x2: ::std::option::Option::None,
+                x3: ::std::option::Option::None,
+                x4: ::std::option::Option::None,
+                x5: ::std::option::Option::None,
+                x6: ::std::option::Option::None,
             }
         }
-        impl InnerInput {
-            /// `InnerInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `b`.
+        pub fn with_b(
+            mut self,
+            b: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.b = ::std::option::Option::Some(b.into());
+            self
+        }
+        /// Sets `rust`.
+        pub fn with_rust(
+            mut self,
+            rust: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.rust = ::std::option::Option::Some(rust.into());
+            self
+        }
+        /// Sets `x2`.
+        pub fn with_x2(
+            mut self,
+            x2: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x2 = ::std::option::Option::Some(x2.into());
+            self
+        }
+        /// Sets `x3`.
+        pub fn with_x3(mut self, x3: types::Evil) -> Self {
+            self.x3 = ::std::option::Option::Some(x3);
+            self
+        }
+        /// Sets `x4`.
+        pub fn with_x4(mut self, x4: types::Unnamed) -> Self {
+            self.x4 = ::std::option::Option::Some(x4);
+            self
+        }
+        /// Sets `x5`.
+        pub fn with_x5(
+            mut self,
+            x5: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x5 = ::std::option::Option::Some(x5.into());
+            self
+        }
+        /// Sets `x6`.
+        pub fn with_x6(
+            mut self,
+            x6: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x6 = ::std::option::Option::Some(x6.into());
+            self
+        }
+    }
+    impl types::InnerInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl NewInput {
-            /// `NewInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::NewInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl RTypeInput {
-            /// `RTypeInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::RTypeInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl SelfTool2Input {
-            /// `SelfTool2Input` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::SelfTool06C604Input {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl SelfToolInput {
-            /// `SelfToolInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::SuperInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl SuperInput {
-            /// `SuperInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::ToolsInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl T123Input {
-            /// `T123Input` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::TypeInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl ToolsInput {
-            /// `ToolsInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+    }
+    impl types::TypesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                x: ::std::option::Option::None,
             }
         }
-        impl TypeInput {
-            /// `TypeInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
-            }
-        }
-        impl TypesInput {
-            /// `TypesInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
-            }
-        }
-        impl Unnamed2Input {
-            /// `Unnamed2Input` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
-            }
-        }
-        impl Unnamed3Input {
-            /// `Unnamed3Input` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
-            }
-        }
-        impl Unnamed4Input {
-            /// `Unnamed4Input` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
-            }
-        }
-        impl Unnamed5Input {
-            /// `Unnamed5Input` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
-            }
-        }
-        impl Unnamed6Input {
-            /// `Unnamed6Input` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
-            }
-        }
-        impl UnnamedInput {
-            /// `UnnamedInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    x: ::std::option::Option::None,
-                }
-            }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -904,9 +835,9 @@ assert!(false);
         ///
         /// Tool ``.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct Unnamed;
-        impl ::mcpbind::Tool for Unnamed {
-            type Input = super::types::UnnamedInput;
+        pub struct UnnamedE3B0C4;
+        impl ::mcpbind::Tool for UnnamedE3B0C4 {
+            type Input = super::types::UnnamedE3B0C4Input;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -915,11 +846,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Raw string end \"# and \"## and ]] and `backticks` and ``double``",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"\"}",
+                ::std::option::Option::Some((97usize, 222usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "158b64e7c60086cf9f329f4ee5b5ae4dee7f53c581d0af83cb5b96d8e1e45634",
-                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"\"}",
             );
         }
         /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);**
@@ -928,9 +859,9 @@ assert!(false);
         ///
         /// Tool ` `.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct Unnamed2;
-        impl ::mcpbind::Tool for Unnamed2 {
-            type Input = super::types::Unnamed2Input;
+        pub struct Unnamed36A9E7;
+        impl ::mcpbind::Tool for Unnamed36A9E7 {
+            type Input = super::types::Unnamed36A9E7Input;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -941,11 +872,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\" \",\"title\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\"}",
+                ::std::option::Option::Some((86usize, 206usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "a86a0596c6a94d1ffdb63cf27ce5519f865b7c1e5aadf3c875c977e56c0de52c",
-                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\" \",\"title\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\"}",
             );
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
@@ -954,9 +885,9 @@ assert!(false);
         ///
         /// Tool `\"#`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct Unnamed3;
-        impl ::mcpbind::Tool for Unnamed3 {
-            type Input = super::types::Unnamed3Input;
+        pub struct Unnamed589D42;
+        impl ::mcpbind::Tool for Unnamed589D42 {
+            type Input = super::types::Unnamed589D42Input;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -967,11 +898,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Ends a comment */ and starts one /* never closed",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"\\\"#\",\"title\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\"}",
+                ::std::option::Option::Some((80usize, 216usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "ea2827a6972250e1a00e7e96a03e8455d4c76a575ec13db558ed76329b4fe182",
-                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"\\\"#\",\"title\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\"}",
             );
         }
         /// Tilde fence:
@@ -986,9 +917,9 @@ assert!(false);
         ///
         /// Tool `*/`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct Unnamed4;
-        impl ::mcpbind::Tool for Unnamed4 {
-            type Input = super::types::Unnamed4Input;
+        pub struct UnnamedED9623;
+        impl ::mcpbind::Tool for UnnamedED9623 {
+            type Input = super::types::UnnamedED9623Input;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -997,11 +928,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Tilde fence:\n~~~rust\npanic!()\n~~~\n````rust\n```\nnested\n```\n````",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"*/\"}",
+                ::std::option::Option::Some((102usize, 221usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "dc579c43f18ee1890ed4b4ff852dcc6e15f30656fdf148be562a1885c45db791",
-                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"*/\"}",
             );
         }
         /// Fenced:
@@ -1026,11 +957,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Fenced:\n```rust\nfn main() { panic!(\"doctest ran\") }\n```\nand unclosed:\n```\nassert!(false);",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"123\"}",
+                ::std::option::Option::Some((129usize, 253usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "8d3c2be8f6c130382e69b980b5f526018db564e99fed3788c006e1f58ca7cfb6",
-                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"123\"}",
             );
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
@@ -1048,11 +979,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"Client\"}",
+                ::std::option::Option::Some((94usize, 235usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "1c541f4fc5c0eaf04a2eb6d176093ae627217d01822cb20e989a856b6c9e6b53",
-                "{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"Client\"}",
             );
         }
         /// **NUL here:: and CRLF second line**
@@ -1061,9 +992,9 @@ assert!(false);
         ///
         /// Tool `GetItem`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct GetItem;
-        impl ::mcpbind::Tool for GetItem {
-            type Input = super::types::GetItemInput;
+        pub struct GetItemEC1AE4;
+        impl ::mcpbind::Tool for GetItemEC1AE4 {
+            type Input = super::types::GetItemEC1AE4Input;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -1072,20 +1003,20 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Raw string end \"# and \"## and ]] and `backticks` and ``double``",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"GetItem\",\"title\":\"NUL here:\\u0000: and CRLF\\nsecond line\"}",
+                ::std::option::Option::Some((97usize, 222usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "00083a5c4db4d1e2fa8f7867138ac3cf4d402f7136e1f2510afd76bf285d6c91",
-                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"GetItem\",\"title\":\"NUL here:\\u0000: and CRLF\\nsecond line\"}",
             );
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
         /// Tool `Self`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct SelfTool;
-        impl ::mcpbind::Tool for SelfTool {
-            type Input = super::types::SelfToolInput;
+        pub struct SelfTool85BC0F;
+        impl ::mcpbind::Tool for SelfTool85BC0F {
+            type Input = super::types::SelfTool85BC0FInput;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -1094,11 +1025,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"Self\"}",
+                ::std::option::Option::Some((94usize, 235usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "ac1c5bf28b55b84ddc5639b077099d1df38bb1fdbc990d970a332994a5a2da20",
-                "{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"Self\"}",
             );
         }
         /// **Indented code:     fn main() { panic!() } after**
@@ -1108,9 +1039,9 @@ assert!(false);
         ///
         /// Tool `__`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct Unnamed5;
-        impl ::mcpbind::Tool for Unnamed5 {
-            type Input = super::types::Unnamed5Input;
+        pub struct Unnamed9911F4;
+        impl ::mcpbind::Tool for Unnamed9911F4 {
+            type Input = super::types::Unnamed9911F4Input;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -1119,11 +1050,11 @@ assert!(false);
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
                 ::std::option::Option::Some("NUL here:\0: and CRLF\r\nsecond line"),
-                "{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"__\",\"title\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\"}",
+                ::std::option::Option::Some((72usize, 240usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "891eda7be8322f0e04e9efb193f829ab63d4bacbe206807403d88b9969107822",
-                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"__\",\"title\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\"}",
             );
         }
         /// NUL here:: and CRLF
@@ -1140,11 +1071,11 @@ assert!(false);
                 "a/b",
                 ::std::option::Option::None,
                 ::std::option::Option::Some("NUL here:\0: and CRLF\r\nsecond line"),
-                "{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"a/b\"}",
+                ::std::option::Option::Some((72usize, 240usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "38abbf27b9e5026ee0fb0032a95aa60e12d352c43f94300ce3f9fe940f323ed2",
-                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"a/b\"}",
             );
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
@@ -1162,11 +1093,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"connect\"}",
+                ::std::option::Option::Some((86usize, 206usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "363bf1f0b4bfb3854c6bbcc93fbecfdc32a802f9ad0757d3afd4f04f0e840383",
-                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"connect\"}",
             );
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
@@ -1184,11 +1115,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"crate\"}",
+                ::std::option::Option::Some((86usize, 206usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "3562ac8dab95195b5afb9fdb69cabf619b373115e73903aa3077bbbbc24b5070",
-                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"crate\"}",
             );
         }
         /// Indented code:
@@ -1210,11 +1141,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"from_client\"}",
+                ::std::option::Option::Some((85usize, 218usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "ac7b1c26d1e712458b562de98fc5fac8c2bb4ea2b45e14a1db9d3d3694fd981f",
-                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"from_client\"}",
             );
         }
         /// **Ends a comment */ and starts one /* never closed**
@@ -1223,9 +1154,9 @@ assert!(false);
         ///
         /// Tool `get-item`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct GetItem2;
-        impl ::mcpbind::Tool for GetItem2 {
-            type Input = super::types::GetItem2Input;
+        pub struct GetItemE189D4;
+        impl ::mcpbind::Tool for GetItemE189D4 {
+            type Input = super::types::GetItemE189D4Input;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -1236,20 +1167,20 @@ assert!(false);
                 ::std::option::Option::Some(
                     "HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-item\",\"title\":\"Ends a comment */ and starts one /* never closed\"}",
+                ::std::option::Option::Some((94usize, 235usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "74a53a952961672bb359f9e30d3a20fd3eb2b6c5dc5e47d97b9e8428e1c149c8",
-                "{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-item\",\"title\":\"Ends a comment */ and starts one /* never closed\"}",
             );
         }
         /// Ends a comment */ and starts one /* never closed
         ///
         /// Tool `getItem`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct GetItem3;
-        impl ::mcpbind::Tool for GetItem3 {
-            type Input = super::types::GetItem3Input;
+        pub struct GetItem48F24A;
+        impl ::mcpbind::Tool for GetItem48F24A {
+            type Input = super::types::GetItem48F24AInput;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -1258,11 +1189,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Ends a comment */ and starts one /* never closed",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"getItem\"}",
+                ::std::option::Option::Some((80usize, 216usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "88fb5ced1d09dc42b35a4d23d44ccce3cf86f53aadeeb7824f28f5806a686a71",
-                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"getItem\"}",
             );
         }
         /// Tilde fence:
@@ -1277,9 +1208,9 @@ assert!(false);
         ///
         /// Tool `get_item`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct GetItem4;
-        impl ::mcpbind::Tool for GetItem4 {
-            type Input = super::types::GetItem4Input;
+        pub struct GetItem296490;
+        impl ::mcpbind::Tool for GetItem296490 {
+            type Input = super::types::GetItem296490Input;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -1288,11 +1219,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Tilde fence:\n~~~rust\npanic!()\n~~~\n````rust\n```\nnested\n```\n````",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get_item\"}",
+                ::std::option::Option::Some((102usize, 221usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "b7946d80fc4cc6215a5343d84e4e4159ff1dfd4816836e8a0f85e98222f77ad7",
-                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get_item\"}",
             );
         }
         /// **Title with */ and   newline and ```rust**
@@ -1312,13 +1243,11 @@ assert!(false);
                 "hostile_schema",
                 ::std::option::Option::Some("Title with */ and \n newline and ```rust"),
                 ::std::option::Option::Some("```rust\nfn main(){}\n```"),
-                "{\"$defs\":{\"\\\"#\":{\"enum\":[\"*/\",\"\\\"#\",\"#[\",\"}\",\"\\u0000\",\"\\r\\n\",\"```rust\"],\"type\":\"string\"},\"*/ Evil\":{\"description\":\"} fn evil() {\",\"properties\":{\"v\":{\"type\":\"string\"}},\"title\":\"#[derive(Evil)]\",\"type\":\"object\"}},\"description\":\"Schema description with ```rust\\nlet x = 1;\\n``` and */\",\"properties\":{\"\\u0000\":{\"type\":\"string\"},\"\\r\\n\":{\"type\":\"string\"},\"\\\"#\":{\"description\":\"\\\"#\",\"type\":\"string\"},\"#[\":{\"$ref\":\"#/$defs/*~1 Evil\"},\"*/\":{\"description\":\"*/\",\"type\":\"string\"},\"<b>\":{\"examples\":[\"</b>\"],\"type\":\"string\"},\"```rust\":{\"default\":\"```rust\\nfn main(){}\\n```\",\"type\":\"string\"},\"}{\":{\"$ref\":\"#/$defs/\\\"#\"}},\"required\":[\"*/\"],\"title\":\"*/ struct Evil {} /*\",\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"description\":\"Output ```rust\\npanic!()\\n```\",\"properties\":{\"out\":{\"description\":\"```\\nunclosed\",\"type\":\"string\"}},\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":1,\"readOnlyHint\":\"yes\",\"title\":\"*/ #[\"},\"description\":\"```rust\\nfn main(){}\\n```\",\"inputSchema\":{\"$defs\":{\"\\\"#\":{\"enum\":[\"*/\",\"\\\"#\",\"#[\",\"}\",\"\\u0000\",\"\\r\\n\",\"```rust\"],\"type\":\"string\"},\"*/ Evil\":{\"description\":\"} fn evil() {\",\"properties\":{\"v\":{\"type\":\"string\"}},\"title\":\"#[derive(Evil)]\",\"type\":\"object\"}},\"description\":\"Schema description with ```rust\\nlet x = 1;\\n``` and */\",\"properties\":{\"\\u0000\":{\"type\":\"string\"},\"\\r\\n\":{\"type\":\"string\"},\"\\\"#\":{\"description\":\"\\\"#\",\"type\":\"string\"},\"#[\":{\"$ref\":\"#/$defs/*~1 Evil\"},\"*/\":{\"description\":\"*/\",\"type\":\"string\"},\"<b>\":{\"examples\":[\"</b>\"],\"type\":\"string\"},\"```rust\":{\"default\":\"```rust\\nfn main(){}\\n```\",\"type\":\"string\"},\"}{\":{\"$ref\":\"#/$defs/\\\"#\"}},\"required\":[\"*/\"],\"title\":\"*/ struct Evil {} /*\",\"type\":\"object\"},\"name\":\"hostile_schema\",\"outputSchema\":{\"description\":\"Output ```rust\\npanic!()\\n```\",\"properties\":{\"out\":{\"description\":\"```\\nunclosed\",\"type\":\"string\"}},\"type\":\"object\"},\"title\":\"Title with */ and \\n newline and ```rust\"}",
+                ::std::option::Option::Some((130usize, 802usize)),
+                ::std::option::Option::Some((842usize, 974usize)),
                 [false, true, false, true],
                 "6730a1702cc7c2cdd02bcb41986b6345f75f1d20a9be9deb4b05084a649f7a1e",
-                "{\"annotations\":{\"destructiveHint\":1,\"readOnlyHint\":\"yes\",\"title\":\"*/ #[\"},\"description\":\"```rust\\nfn main(){}\\n```\",\"inputSchema\":{\"$defs\":{\"\\\"#\":{\"enum\":[\"*/\",\"\\\"#\",\"#[\",\"}\",\"\\u0000\",\"\\r\\n\",\"```rust\"],\"type\":\"string\"},\"*/ Evil\":{\"description\":\"} fn evil() {\",\"properties\":{\"v\":{\"type\":\"string\"}},\"title\":\"#[derive(Evil)]\",\"type\":\"object\"}},\"description\":\"Schema description with ```rust\\nlet x = 1;\\n``` and */\",\"properties\":{\"\\u0000\":{\"type\":\"string\"},\"\\r\\n\":{\"type\":\"string\"},\"\\\"#\":{\"description\":\"\\\"#\",\"type\":\"string\"},\"#[\":{\"$ref\":\"#/$defs/*~1 Evil\"},\"*/\":{\"description\":\"*/\",\"type\":\"string\"},\"<b>\":{\"examples\":[\"</b>\"],\"type\":\"string\"},\"```rust\":{\"default\":\"```rust\\nfn main(){}\\n```\",\"type\":\"string\"},\"}{\":{\"$ref\":\"#/$defs/\\\"#\"}},\"required\":[\"*/\"],\"title\":\"*/ struct Evil {} /*\",\"type\":\"object\"},\"name\":\"hostile_schema\",\"outputSchema\":{\"description\":\"Output ```rust\\npanic!()\\n```\",\"properties\":{\"out\":{\"description\":\"```\\nunclosed\",\"type\":\"string\"}},\"type\":\"object\"},\"title\":\"Title with */ and \\n newline and ```rust\"}",
             );
         }
         /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>**
@@ -1347,11 +1276,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Fenced:\n```rust\nfn main() { panic!(\"doctest ran\") }\n```\nand unclosed:\n```\nassert!(false);",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"inner\",\"title\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\"}",
+                ::std::option::Option::Some((129usize, 253usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "5883619c854155eb7b443d1358c07315e63e423981c2b8e81617a6893f0cd9f0",
-                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"inner\",\"title\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\"}",
             );
         }
         /// NUL here:: and CRLF
@@ -1368,11 +1297,11 @@ assert!(false);
                 "new",
                 ::std::option::Option::None,
                 ::std::option::Option::Some("NUL here:\0: and CRLF\r\nsecond line"),
-                "{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"new\"}",
+                ::std::option::Option::Some((72usize, 240usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "426b5373a6ea85a964e0a5bd28d0264af84d4bb7c1526c9ab5dd5ba4e104ab4e",
-                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"new\"}",
             );
         }
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
@@ -1390,11 +1319,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Raw string end \"# and \"## and ]] and `backticks` and ``double``",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"r#type\"}",
+                ::std::option::Option::Some((97usize, 222usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "0a155279da44b1b872f77c23aa4861f4187755e64a9a4dbc4699361b9a98c37f",
-                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"r#type\"}",
             );
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
@@ -1403,9 +1332,9 @@ assert!(false);
         ///
         /// Tool `self`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct SelfTool2;
-        impl ::mcpbind::Tool for SelfTool2 {
-            type Input = super::types::SelfTool2Input;
+        pub struct SelfTool06C604;
+        impl ::mcpbind::Tool for SelfTool06C604 {
+            type Input = super::types::SelfTool06C604Input;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -1416,11 +1345,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Ends a comment */ and starts one /* never closed",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"self\",\"title\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\"}",
+                ::std::option::Option::Some((80usize, 216usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "d03f9f19f226499c21a69f9531af37303975205657255561abd25a164e02865f",
-                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"self\",\"title\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\"}",
             );
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``**
@@ -1450,11 +1379,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Tilde fence:\n~~~rust\npanic!()\n~~~\n````rust\n```\nnested\n```\n````",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"super\",\"title\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\"}",
+                ::std::option::Option::Some((102usize, 221usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "2af04a8824f8a5f67e49a1a0e37c52d0a6813c0ba9caa2bc213de032a6df626e",
-                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"super\",\"title\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\"}",
             );
         }
         /// Fenced:
@@ -1479,11 +1408,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Fenced:\n```rust\nfn main() { panic!(\"doctest ran\") }\n```\nand unclosed:\n```\nassert!(false);",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"tools\"}",
+                ::std::option::Option::Some((129usize, 253usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "a9e6b7cd2dded47dc9cbc3f6b243e0a3c97a2fe98fe6c4da5299e8d85602a9f4",
-                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"tools\"}",
             );
         }
         /// Ends a comment */ and starts one /* never closed
@@ -1501,11 +1430,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Ends a comment */ and starts one /* never closed",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"type\"}",
+                ::std::option::Option::Some((80usize, 216usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "c2e191ac5a6540d697a32d64bc2e10bc467f1785c7dd2c6a95d02bedde745266",
-                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"type\"}",
             );
         }
         /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````**
@@ -1531,11 +1460,11 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"types\",\"title\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\"}",
+                ::std::option::Option::Some((85usize, 218usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "ce71c9e66b368c709a9208c6b5a05e0d00d47b2c184a32d2310be1ccd3c76166",
-                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"types\",\"title\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\"}",
             );
         }
         /// Indented code:
@@ -1546,9 +1475,9 @@ assert!(false);
         ///
         /// Tool `\u{1f680}`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct Unnamed6;
-        impl ::mcpbind::Tool for Unnamed6 {
-            type Input = super::types::Unnamed6Input;
+        pub struct UnnamedEBBC0B;
+        impl ::mcpbind::Tool for UnnamedEBBC0B {
+            type Input = super::types::UnnamedEBBC0BInput;
             type Output = ();
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
@@ -1557,42 +1486,42 @@ assert!(false);
                 ::std::option::Option::Some(
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
-                "{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"🚀\"}",
+                ::std::option::Option::Some((85usize, 218usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "8182a7cc10e9c3e2b280282f1e1a55f2fb93005ec3a32e3fdce68d002953e64d",
-                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"🚀\"}",
             );
         }
     }
     /// The locked metadata of every tool, in lockfile order.
     pub const TOOLS: &[::mcpbind::ToolMeta] = &[
-        <tools::Unnamed as ::mcpbind::Tool>::META,
-        <tools::Unnamed2 as ::mcpbind::Tool>::META,
-        <tools::Unnamed3 as ::mcpbind::Tool>::META,
-        <tools::Unnamed4 as ::mcpbind::Tool>::META,
+        <tools::UnnamedE3B0C4 as ::mcpbind::Tool>::META,
+        <tools::Unnamed36A9E7 as ::mcpbind::Tool>::META,
+        <tools::Unnamed589D42 as ::mcpbind::Tool>::META,
+        <tools::UnnamedED9623 as ::mcpbind::Tool>::META,
         <tools::T123 as ::mcpbind::Tool>::META,
         <tools::Client as ::mcpbind::Tool>::META,
-        <tools::GetItem as ::mcpbind::Tool>::META,
-        <tools::SelfTool as ::mcpbind::Tool>::META,
-        <tools::Unnamed5 as ::mcpbind::Tool>::META,
+        <tools::GetItemEC1AE4 as ::mcpbind::Tool>::META,
+        <tools::SelfTool85BC0F as ::mcpbind::Tool>::META,
+        <tools::Unnamed9911F4 as ::mcpbind::Tool>::META,
         <tools::AB as ::mcpbind::Tool>::META,
         <tools::Connect as ::mcpbind::Tool>::META,
         <tools::Crate as ::mcpbind::Tool>::META,
         <tools::FromClient as ::mcpbind::Tool>::META,
-        <tools::GetItem2 as ::mcpbind::Tool>::META,
-        <tools::GetItem3 as ::mcpbind::Tool>::META,
-        <tools::GetItem4 as ::mcpbind::Tool>::META,
+        <tools::GetItemE189D4 as ::mcpbind::Tool>::META,
+        <tools::GetItem48F24A as ::mcpbind::Tool>::META,
+        <tools::GetItem296490 as ::mcpbind::Tool>::META,
         <tools::HostileSchema as ::mcpbind::Tool>::META,
         <tools::Inner as ::mcpbind::Tool>::META,
         <tools::New as ::mcpbind::Tool>::META,
         <tools::RType as ::mcpbind::Tool>::META,
-        <tools::SelfTool2 as ::mcpbind::Tool>::META,
+        <tools::SelfTool06C604 as ::mcpbind::Tool>::META,
         <tools::Super as ::mcpbind::Tool>::META,
         <tools::Tools as ::mcpbind::Tool>::META,
         <tools::Type as ::mcpbind::Tool>::META,
         <tools::Types as ::mcpbind::Tool>::META,
-        <tools::Unnamed6 as ::mcpbind::Tool>::META,
+        <tools::UnnamedEBBC0B as ::mcpbind::Tool>::META,
     ];
     /// A typed client: one async method per tool.
     #[derive(Debug)]
@@ -1622,33 +1551,33 @@ assert!(false);
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
         /// Tool ``.
-        pub async fn unnamed(
+        pub async fn unnamed_e3b0c4(
             &self,
-            input: types::UnnamedInput,
+            input: types::UnnamedE3B0C4Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Unnamed>(&input).await
+            self.inner.call::<tools::UnnamedE3B0C4>(&input).await
         }
         /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);**
         ///
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         ///
         /// Tool ` `.
-        pub async fn unnamed_2(
+        pub async fn unnamed_36a9e7(
             &self,
-            input: types::Unnamed2Input,
+            input: types::Unnamed36A9E7Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Unnamed2>(&input).await
+            self.inner.call::<tools::Unnamed36A9E7>(&input).await
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
         ///
         /// Ends a comment */ and starts one /* never closed
         ///
         /// Tool `\"#`.
-        pub async fn unnamed_3(
+        pub async fn unnamed_589d42(
             &self,
-            input: types::Unnamed3Input,
+            input: types::Unnamed589D42Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Unnamed3>(&input).await
+            self.inner.call::<tools::Unnamed589D42>(&input).await
         }
         /// Tilde fence:
         /// ~~~text
@@ -1661,11 +1590,11 @@ assert!(false);
         /// ````
         ///
         /// Tool `*/`.
-        pub async fn unnamed_4(
+        pub async fn unnamed_ed9623(
             &self,
-            input: types::Unnamed4Input,
+            input: types::UnnamedED9623Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Unnamed4>(&input).await
+            self.inner.call::<tools::UnnamedED9623>(&input).await
         }
         /// Fenced:
         /// ```text
@@ -1697,20 +1626,20 @@ assert!(false);
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
         /// Tool `GetItem`.
-        pub async fn get_item(
+        pub async fn get_item_ec1ae4(
             &self,
-            input: types::GetItemInput,
+            input: types::GetItemEC1AE4Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetItem>(&input).await
+            self.inner.call::<tools::GetItemEC1AE4>(&input).await
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
         /// Tool `Self`.
-        pub async fn self_(
+        pub async fn self_85bc0f(
             &self,
-            input: types::SelfToolInput,
+            input: types::SelfTool85BC0FInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::SelfTool>(&input).await
+            self.inner.call::<tools::SelfTool85BC0F>(&input).await
         }
         /// **Indented code:     fn main() { panic!() } after**
         ///
@@ -1718,11 +1647,11 @@ assert!(false);
         /// second line
         ///
         /// Tool `__`.
-        pub async fn unnamed_5(
+        pub async fn unnamed_9911f4(
             &self,
-            input: types::Unnamed5Input,
+            input: types::Unnamed9911F4Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Unnamed5>(&input).await
+            self.inner.call::<tools::Unnamed9911F4>(&input).await
         }
         /// NUL here:: and CRLF
         /// second line
@@ -1737,7 +1666,7 @@ assert!(false);
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         ///
         /// Tool `connect`.
-        pub async fn connect_2(
+        pub async fn connect_5a638a(
             &self,
             input: types::ConnectInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
@@ -1759,7 +1688,7 @@ assert!(false);
         /// after
         ///
         /// Tool `from_client`.
-        pub async fn from_client_2(
+        pub async fn from_client_d25781(
             &self,
             input: types::FromClientInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
@@ -1770,20 +1699,20 @@ assert!(false);
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
         /// Tool `get-item`.
-        pub async fn get_item_2(
+        pub async fn get_item_e189d4(
             &self,
-            input: types::GetItem2Input,
+            input: types::GetItemE189D4Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetItem2>(&input).await
+            self.inner.call::<tools::GetItemE189D4>(&input).await
         }
         /// Ends a comment */ and starts one /* never closed
         ///
         /// Tool `getItem`.
-        pub async fn get_item_3(
+        pub async fn get_item_48f24a(
             &self,
-            input: types::GetItem3Input,
+            input: types::GetItem48F24AInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetItem3>(&input).await
+            self.inner.call::<tools::GetItem48F24A>(&input).await
         }
         /// Tilde fence:
         /// ~~~text
@@ -1796,11 +1725,11 @@ assert!(false);
         /// ````
         ///
         /// Tool `get_item`.
-        pub async fn get_item_4(
+        pub async fn get_item_296490(
             &self,
-            input: types::GetItem4Input,
+            input: types::GetItem296490Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetItem4>(&input).await
+            self.inner.call::<tools::GetItem296490>(&input).await
         }
         /// **Title with */ and   newline and ```rust**
         ///
@@ -1827,7 +1756,7 @@ assert!(false);
         ///
         /// Tool `inner`.
         /// ```
-        pub async fn inner_2(
+        pub async fn inner_33bf6f(
             &self,
             input: types::InnerInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
@@ -1837,7 +1766,7 @@ assert!(false);
         /// second line
         ///
         /// Tool `new`.
-        pub async fn new_2(
+        pub async fn new_11507a(
             &self,
             input: types::NewInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
@@ -1857,11 +1786,11 @@ assert!(false);
         /// Ends a comment */ and starts one /* never closed
         ///
         /// Tool `self`.
-        pub async fn self_2(
+        pub async fn self_06c604(
             &self,
-            input: types::SelfTool2Input,
+            input: types::SelfTool06C604Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::SelfTool2>(&input).await
+            self.inner.call::<tools::SelfTool06C604>(&input).await
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``**
         ///
@@ -1929,11 +1858,11 @@ assert!(false);
         /// after
         ///
         /// Tool `\u{1f680}`.
-        pub async fn unnamed_6(
+        pub async fn unnamed_ebbc0b(
             &self,
-            input: types::Unnamed6Input,
+            input: types::UnnamedEBBC0BInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Unnamed6>(&input).await
+            self.inner.call::<tools::UnnamedEBBC0B>(&input).await
         }
     }
     /// The server's tools as Rust methods: implement the ones a test
@@ -1943,9 +1872,9 @@ assert!(false);
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
         /// Tool ``.
-        fn unnamed(
+        fn unnamed_e3b0c4(
             &self,
-            input: types::UnnamedInput,
+            input: types::UnnamedE3B0C4Input,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -1959,9 +1888,9 @@ assert!(false);
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         ///
         /// Tool ` `.
-        fn unnamed_2(
+        fn unnamed_36a9e7(
             &self,
-            input: types::Unnamed2Input,
+            input: types::Unnamed36A9E7Input,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -1975,9 +1904,9 @@ assert!(false);
         /// Ends a comment */ and starts one /* never closed
         ///
         /// Tool `\"#`.
-        fn unnamed_3(
+        fn unnamed_589d42(
             &self,
-            input: types::Unnamed3Input,
+            input: types::Unnamed589D42Input,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -1997,9 +1926,9 @@ assert!(false);
         /// ````
         ///
         /// Tool `*/`.
-        fn unnamed_4(
+        fn unnamed_ed9623(
             &self,
-            input: types::Unnamed4Input,
+            input: types::UnnamedED9623Input,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -2050,9 +1979,9 @@ assert!(false);
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
         /// Tool `GetItem`.
-        fn get_item(
+        fn get_item_ec1ae4(
             &self,
-            input: types::GetItemInput,
+            input: types::GetItemEC1AE4Input,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -2066,9 +1995,9 @@ assert!(false);
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
         /// Tool `Self`.
-        fn self_(
+        fn self_85bc0f(
             &self,
-            input: types::SelfToolInput,
+            input: types::SelfTool85BC0FInput,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -2083,9 +2012,9 @@ assert!(false);
         /// second line
         ///
         /// Tool `__`.
-        fn unnamed_5(
+        fn unnamed_9911f4(
             &self,
-            input: types::Unnamed5Input,
+            input: types::Unnamed9911F4Input,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -2112,7 +2041,7 @@ assert!(false);
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         ///
         /// Tool `connect`.
-        fn connect_2(
+        fn connect_5a638a(
             &self,
             input: types::ConnectInput,
         ) -> impl ::std::future::Future<
@@ -2148,7 +2077,7 @@ assert!(false);
         /// after
         ///
         /// Tool `from_client`.
-        fn from_client_2(
+        fn from_client_d25781(
             &self,
             input: types::FromClientInput,
         ) -> impl ::std::future::Future<
@@ -2166,9 +2095,9 @@ assert!(false);
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
         /// Tool `get-item`.
-        fn get_item_2(
+        fn get_item_e189d4(
             &self,
-            input: types::GetItem2Input,
+            input: types::GetItemE189D4Input,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -2182,9 +2111,9 @@ assert!(false);
         /// Ends a comment */ and starts one /* never closed
         ///
         /// Tool `getItem`.
-        fn get_item_3(
+        fn get_item_48f24a(
             &self,
-            input: types::GetItem3Input,
+            input: types::GetItem48F24AInput,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -2206,9 +2135,9 @@ assert!(false);
         /// ````
         ///
         /// Tool `get_item`.
-        fn get_item_4(
+        fn get_item_296490(
             &self,
-            input: types::GetItem4Input,
+            input: types::GetItem296490Input,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -2251,7 +2180,7 @@ assert!(false);
         ///
         /// Tool `inner`.
         /// ```
-        fn inner_2(
+        fn inner_33bf6f(
             &self,
             input: types::InnerInput,
         ) -> impl ::std::future::Future<
@@ -2268,7 +2197,7 @@ assert!(false);
         /// second line
         ///
         /// Tool `new`.
-        fn new_2(
+        fn new_11507a(
             &self,
             input: types::NewInput,
         ) -> impl ::std::future::Future<
@@ -2300,9 +2229,9 @@ assert!(false);
         /// Ends a comment */ and starts one /* never closed
         ///
         /// Tool `self`.
-        fn self_2(
+        fn self_06c604(
             &self,
-            input: types::SelfTool2Input,
+            input: types::SelfTool06C604Input,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -2403,9 +2332,9 @@ assert!(false);
         /// after
         ///
         /// Tool `\u{1f680}`.
-        fn unnamed_6(
+        fn unnamed_ebbc0b(
             &self,
-            input: types::Unnamed6Input,
+            input: types::UnnamedEBBC0BInput,
         ) -> impl ::std::future::Future<
             Output = ::mcpbind::HandlerResult<()>,
         > + ::std::marker::Send {
@@ -2423,31 +2352,8 @@ assert!(false);
         fn server_info(&self) -> &'static str {
             "{\"description\":\"```rust\\nfn main() { panic!() }\\n```\",\"name\":\"evil */ server\",\"version\":\"\\\"# 1.0\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::Unnamed as ::mcpbind::Tool > ::META.definition, <
-                tools::Unnamed2 as ::mcpbind::Tool > ::META.definition, < tools::Unnamed3
-                as ::mcpbind::Tool > ::META.definition, < tools::Unnamed4 as
-                ::mcpbind::Tool > ::META.definition, < tools::T123 as ::mcpbind::Tool >
-                ::META.definition, < tools::Client as ::mcpbind::Tool > ::META
-                .definition, < tools::GetItem as ::mcpbind::Tool > ::META.definition, <
-                tools::SelfTool as ::mcpbind::Tool > ::META.definition, < tools::Unnamed5
-                as ::mcpbind::Tool > ::META.definition, < tools::AB as ::mcpbind::Tool >
-                ::META.definition, < tools::Connect as ::mcpbind::Tool > ::META
-                .definition, < tools::Crate as ::mcpbind::Tool > ::META.definition, <
-                tools::FromClient as ::mcpbind::Tool > ::META.definition, <
-                tools::GetItem2 as ::mcpbind::Tool > ::META.definition, < tools::GetItem3
-                as ::mcpbind::Tool > ::META.definition, < tools::GetItem4 as
-                ::mcpbind::Tool > ::META.definition, < tools::HostileSchema as
-                ::mcpbind::Tool > ::META.definition, < tools::Inner as ::mcpbind::Tool >
-                ::META.definition, < tools::New as ::mcpbind::Tool > ::META.definition, <
-                tools::RType as ::mcpbind::Tool > ::META.definition, < tools::SelfTool2
-                as ::mcpbind::Tool > ::META.definition, < tools::Super as ::mcpbind::Tool
-                > ::META.definition, < tools::Tools as ::mcpbind::Tool > ::META
-                .definition, < tools::Type as ::mcpbind::Tool > ::META.definition, <
-                tools::Types as ::mcpbind::Tool > ::META.definition, < tools::Unnamed6 as
-                ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,
@@ -2470,40 +2376,40 @@ assert!(false);
                     "" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::Unnamed,
+                                tools::UnnamedE3B0C4,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.unnamed(input))
+                            >(arguments, |input| self.0.unnamed_e3b0c4(input))
                                 .await,
                         )
                     }
                     " " => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::Unnamed2,
+                                tools::Unnamed36A9E7,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.unnamed_2(input))
+                            >(arguments, |input| self.0.unnamed_36a9e7(input))
                                 .await,
                         )
                     }
                     "\"#" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::Unnamed3,
+                                tools::Unnamed589D42,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.unnamed_3(input))
+                            >(arguments, |input| self.0.unnamed_589d42(input))
                                 .await,
                         )
                     }
                     "*/" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::Unnamed4,
+                                tools::UnnamedED9623,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.unnamed_4(input))
+                            >(arguments, |input| self.0.unnamed_ed9623(input))
                                 .await,
                         )
                     }
@@ -2530,30 +2436,30 @@ assert!(false);
                     "GetItem" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::GetItem,
+                                tools::GetItemEC1AE4,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.get_item(input))
+                            >(arguments, |input| self.0.get_item_ec1ae4(input))
                                 .await,
                         )
                     }
                     "Self" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::SelfTool,
+                                tools::SelfTool85BC0F,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.self_(input))
+                            >(arguments, |input| self.0.self_85bc0f(input))
                                 .await,
                         )
                     }
                     "__" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::Unnamed5,
+                                tools::Unnamed9911F4,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.unnamed_5(input))
+                            >(arguments, |input| self.0.unnamed_9911f4(input))
                                 .await,
                         )
                     }
@@ -2573,7 +2479,7 @@ assert!(false);
                                 tools::Connect,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.connect_2(input))
+                            >(arguments, |input| self.0.connect_5a638a(input))
                                 .await,
                         )
                     }
@@ -2593,37 +2499,37 @@ assert!(false);
                                 tools::FromClient,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.from_client_2(input))
+                            >(arguments, |input| self.0.from_client_d25781(input))
                                 .await,
                         )
                     }
                     "get-item" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::GetItem2,
+                                tools::GetItemE189D4,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.get_item_2(input))
+                            >(arguments, |input| self.0.get_item_e189d4(input))
                                 .await,
                         )
                     }
                     "getItem" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::GetItem3,
+                                tools::GetItem48F24A,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.get_item_3(input))
+                            >(arguments, |input| self.0.get_item_48f24a(input))
                                 .await,
                         )
                     }
                     "get_item" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::GetItem4,
+                                tools::GetItem296490,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.get_item_4(input))
+                            >(arguments, |input| self.0.get_item_296490(input))
                                 .await,
                         )
                     }
@@ -2643,7 +2549,7 @@ assert!(false);
                                 tools::Inner,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.inner_2(input))
+                            >(arguments, |input| self.0.inner_33bf6f(input))
                                 .await,
                         )
                     }
@@ -2653,7 +2559,7 @@ assert!(false);
                                 tools::New,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.new_2(input))
+                            >(arguments, |input| self.0.new_11507a(input))
                                 .await,
                         )
                     }
@@ -2670,10 +2576,10 @@ assert!(false);
                     "self" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::SelfTool2,
+                                tools::SelfTool06C604,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.self_2(input))
+                            >(arguments, |input| self.0.self_06c604(input))
                                 .await,
                         )
                     }
@@ -2720,10 +2626,10 @@ assert!(false);
                     "🚀" => {
                         ::std::option::Option::Some(
                             ::mcpbind::__private::dispatch::<
-                                tools::Unnamed6,
+                                tools::UnnamedEBBC0B,
                                 _,
                                 _,
-                            >(arguments, |input| self.0.unnamed_6(input))
+                            >(arguments, |input| self.0.unnamed_ebbc0b(input))
                                 .await,
                         )
                     }

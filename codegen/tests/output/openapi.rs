@@ -15,14 +15,10 @@ pub mod openapi {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
         /// `Cat`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Cat {
             #[serde(
@@ -35,8 +31,8 @@ pub mod openapi {
         }
         /// `CatPetType`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -85,14 +81,8 @@ pub mod openapi {
                 value.parse()
             }
         }
-        /// `CreatePetInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `createPet` tool: POST /pets
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetInput {
             pub body: CreatePetInputBody,
@@ -110,13 +100,7 @@ pub mod openapi {
             pub x_request_id: ::std::option::Option<::std::string::String>,
         }
         /// `CreatePetInputBody`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetInputBody {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -139,15 +123,9 @@ pub mod openapi {
             pub weight: ::std::option::Option<f64>,
         }
         /// `CreatePetInputBodyPet`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(untagged)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(untagged)]
         pub enum CreatePetInputBodyPet {
             Cat(Cat),
             Dog(Dog),
@@ -162,14 +140,8 @@ pub mod openapi {
                 Self::Dog(value)
             }
         }
-        /// `CreatePetOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `createPet` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetOutput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -179,27 +151,14 @@ pub mod openapi {
             pub owner: ::std::option::Option<CreatePetOutputOwner>,
         }
         /// `CreatePetOutputOwner`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetOutputOwner {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub name: ::std::option::Option<::std::string::String>,
         }
         /// `Dog`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Dog {
             #[serde(
@@ -212,8 +171,8 @@ pub mod openapi {
         }
         /// `DogPetType`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -262,15 +221,8 @@ pub mod openapi {
                 value.parse()
             }
         }
-        /// `ListPetsInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `listPets` tool: GET /pets
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListPetsInput {
             #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -284,8 +236,8 @@ pub mod openapi {
         }
         /// `ListPetsInputSort`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -346,14 +298,8 @@ pub mod openapi {
                 value.parse()
             }
         }
-        /// `ListPetsOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `listPets` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListPetsOutput {
             pub items: ::std::vec::Vec<ListPetsOutputItemsItem>,
@@ -361,13 +307,7 @@ pub mod openapi {
             pub next: ::std::option::Option<::std::string::String>,
         }
         /// `ListPetsOutputItemsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListPetsOutputItemsItem {
             pub id: ::std::string::String,
@@ -406,28 +346,64 @@ pub mod openapi {
                 }
             }
         }
-        impl CreatePetInput {
-            /// `CreatePetInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(body: CreatePetInputBody) -> Self {
-                Self {
-                    body,
-                    dry_run: ::std::option::Option::None,
-                    x_request_id: ::std::option::Option::None,
-                }
+    }
+    impl types::CreatePetInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(body: types::CreatePetInputBody) -> Self {
+            Self {
+                body,
+                dry_run: ::std::option::Option::None,
+                x_request_id: ::std::option::Option::None,
             }
         }
-        impl ListPetsInput {
-            /// `ListPetsInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    ids: ::std::default::Default::default(),
-                    limit: ::std::option::Option::None,
-                    since: ::std::option::Option::None,
-                    sort: ::std::option::Option::None,
-                }
+        /// Sets `dry_run`.
+        pub fn with_dry_run(mut self, dry_run: bool) -> Self {
+            self.dry_run = ::std::option::Option::Some(dry_run);
+            self
+        }
+        /// Sets `x_request_id`.
+        pub fn with_x_request_id(
+            mut self,
+            x_request_id: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x_request_id = ::std::option::Option::Some(x_request_id.into());
+            self
+        }
+    }
+    impl types::ListPetsInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                ids: ::std::default::Default::default(),
+                limit: ::std::option::Option::None,
+                since: ::std::option::Option::None,
+                sort: ::std::option::Option::None,
             }
+        }
+        /// Sets `ids`.
+        pub fn with_ids(mut self, ids: ::std::vec::Vec<::std::string::String>) -> Self {
+            self.ids = ids;
+            self
+        }
+        /// Sets `limit`.
+        pub fn with_limit(mut self, limit: i64) -> Self {
+            self.limit = ::std::option::Option::Some(limit);
+            self
+        }
+        /// Sets `since`.
+        pub fn with_since(
+            mut self,
+            since: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.since = ::std::option::Option::Some(since.into());
+            self
+        }
+        /// Sets `sort`.
+        pub fn with_sort(mut self, sort: types::ListPetsInputSort) -> Self {
+            self.sort = ::std::option::Option::Some(sort);
+            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -446,13 +422,11 @@ pub mod openapi {
                 "createPet",
                 ::std::option::Option::None,
                 ::std::option::Option::Some("POST /pets"),
-                "{\"components\":{\"schemas\":{\"Cat\":{\"properties\":{\"livesLeft\":{\"type\":\"integer\"},\"petType\":{\"enum\":[\"cat\"],\"type\":\"string\"}},\"required\":[\"petType\"],\"type\":\"object\"},\"Dog\":{\"properties\":{\"goodBoy\":{\"nullable\":true,\"type\":\"boolean\"},\"petType\":{\"enum\":[\"dog\"],\"type\":\"string\"}},\"required\":[\"petType\"],\"type\":\"object\"}}},\"properties\":{\"X-Request-Id\":{\"description\":\"header\",\"format\":\"uuid\",\"type\":\"string\"},\"body\":{\"properties\":{\"age\":{\"format\":\"int32\",\"type\":\"integer\"},\"born_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"chip\":{\"format\":\"int64\",\"minimum\":0,\"type\":\"integer\"},\"home\":{\"format\":\"uri\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"name\":{\"nullable\":false,\"type\":\"string\"},\"pet\":{\"discriminator\":{\"mapping\":{\"cat\":\"#/components/schemas/Cat\",\"dog\":\"#/components/schemas/Dog\"},\"propertyName\":\"petType\"},\"oneOf\":[{\"$ref\":\"#/components/schemas/Cat\"},{\"$ref\":\"#/components/schemas/Dog\"}]},\"photo\":{\"format\":\"byte\",\"type\":\"string\"},\"tag\":{\"nullable\":true,\"type\":\"string\"},\"weight\":{\"format\":\"float\",\"nullable\":true,\"type\":\"number\"}},\"required\":[\"name\",\"pet\"],\"type\":\"object\"},\"dryRun\":{\"description\":\"query\",\"type\":\"boolean\"}},\"required\":[\"body\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"properties\":{\"created\":{\"format\":\"date-time\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"owner\":{\"nullable\":true,\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"id\"],\"type\":\"object\"}",
-                ),
+                "{\"description\":\"POST /pets\",\"inputSchema\":{\"components\":{\"schemas\":{\"Cat\":{\"properties\":{\"livesLeft\":{\"type\":\"integer\"},\"petType\":{\"enum\":[\"cat\"],\"type\":\"string\"}},\"required\":[\"petType\"],\"type\":\"object\"},\"Dog\":{\"properties\":{\"goodBoy\":{\"nullable\":true,\"type\":\"boolean\"},\"petType\":{\"enum\":[\"dog\"],\"type\":\"string\"}},\"required\":[\"petType\"],\"type\":\"object\"}}},\"properties\":{\"X-Request-Id\":{\"description\":\"header\",\"format\":\"uuid\",\"type\":\"string\"},\"body\":{\"properties\":{\"age\":{\"format\":\"int32\",\"type\":\"integer\"},\"born_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"chip\":{\"format\":\"int64\",\"minimum\":0,\"type\":\"integer\"},\"home\":{\"format\":\"uri\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"name\":{\"nullable\":false,\"type\":\"string\"},\"pet\":{\"discriminator\":{\"mapping\":{\"cat\":\"#/components/schemas/Cat\",\"dog\":\"#/components/schemas/Dog\"},\"propertyName\":\"petType\"},\"oneOf\":[{\"$ref\":\"#/components/schemas/Cat\"},{\"$ref\":\"#/components/schemas/Dog\"}]},\"photo\":{\"format\":\"byte\",\"type\":\"string\"},\"tag\":{\"nullable\":true,\"type\":\"string\"},\"weight\":{\"format\":\"float\",\"nullable\":true,\"type\":\"number\"}},\"required\":[\"name\",\"pet\"],\"type\":\"object\"},\"dryRun\":{\"description\":\"query\",\"type\":\"boolean\"}},\"required\":[\"body\"],\"type\":\"object\"},\"name\":\"createPet\",\"outputSchema\":{\"properties\":{\"created\":{\"format\":\"date-time\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"owner\":{\"nullable\":true,\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"id\"],\"type\":\"object\"}}",
+                ::std::option::Option::Some((42usize, 1215usize)),
+                ::std::option::Option::Some((1250usize, 1470usize)),
                 [false, true, false, true],
                 "0f60da993ec152e59a64179623e701e6b2ecbaf869efe33cb55756cd1b1b9125",
-                "{\"description\":\"POST /pets\",\"inputSchema\":{\"components\":{\"schemas\":{\"Cat\":{\"properties\":{\"livesLeft\":{\"type\":\"integer\"},\"petType\":{\"enum\":[\"cat\"],\"type\":\"string\"}},\"required\":[\"petType\"],\"type\":\"object\"},\"Dog\":{\"properties\":{\"goodBoy\":{\"nullable\":true,\"type\":\"boolean\"},\"petType\":{\"enum\":[\"dog\"],\"type\":\"string\"}},\"required\":[\"petType\"],\"type\":\"object\"}}},\"properties\":{\"X-Request-Id\":{\"description\":\"header\",\"format\":\"uuid\",\"type\":\"string\"},\"body\":{\"properties\":{\"age\":{\"format\":\"int32\",\"type\":\"integer\"},\"born_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"chip\":{\"format\":\"int64\",\"minimum\":0,\"type\":\"integer\"},\"home\":{\"format\":\"uri\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"name\":{\"nullable\":false,\"type\":\"string\"},\"pet\":{\"discriminator\":{\"mapping\":{\"cat\":\"#/components/schemas/Cat\",\"dog\":\"#/components/schemas/Dog\"},\"propertyName\":\"petType\"},\"oneOf\":[{\"$ref\":\"#/components/schemas/Cat\"},{\"$ref\":\"#/components/schemas/Dog\"}]},\"photo\":{\"format\":\"byte\",\"type\":\"string\"},\"tag\":{\"nullable\":true,\"type\":\"string\"},\"weight\":{\"format\":\"float\",\"nullable\":true,\"type\":\"number\"}},\"required\":[\"name\",\"pet\"],\"type\":\"object\"},\"dryRun\":{\"description\":\"query\",\"type\":\"boolean\"}},\"required\":[\"body\"],\"type\":\"object\"},\"name\":\"createPet\",\"outputSchema\":{\"properties\":{\"created\":{\"format\":\"date-time\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"owner\":{\"nullable\":true,\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"id\"],\"type\":\"object\"}}",
             );
         }
         /// GET /pets
@@ -468,13 +442,11 @@ pub mod openapi {
                 "listPets",
                 ::std::option::Option::None,
                 ::std::option::Option::Some("GET /pets"),
-                "{\"properties\":{\"ids\":{\"items\":{\"format\":\"uuid\",\"type\":\"string\"},\"type\":\"array\",\"uniqueItems\":true},\"limit\":{\"format\":\"int32\",\"maximum\":100,\"nullable\":true,\"type\":\"integer\"},\"since\":{\"format\":\"date\",\"type\":\"string\"},\"sort\":{\"enum\":[\"name\",\"-name\",\"age\",\"-age\"],\"type\":\"string\"}},\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"properties\":{\"items\":{\"items\":{\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"type\":\"array\"},\"next\":{\"nullable\":true,\"type\":\"string\"}},\"required\":[\"items\"],\"type\":\"object\"}",
-                ),
+                "{\"description\":\"GET /pets\",\"inputSchema\":{\"properties\":{\"ids\":{\"items\":{\"format\":\"uuid\",\"type\":\"string\"},\"type\":\"array\",\"uniqueItems\":true},\"limit\":{\"format\":\"int32\",\"maximum\":100,\"nullable\":true,\"type\":\"integer\"},\"since\":{\"format\":\"date\",\"type\":\"string\"},\"sort\":{\"enum\":[\"name\",\"-name\",\"age\",\"-age\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"listPets\",\"outputSchema\":{\"properties\":{\"items\":{\"items\":{\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"type\":\"array\"},\"next\":{\"nullable\":true,\"type\":\"string\"}},\"required\":[\"items\"],\"type\":\"object\"}}",
+                ::std::option::Option::Some((41usize, 335usize)),
+                ::std::option::Option::Some((369usize, 595usize)),
                 [false, true, false, true],
                 "dc817fece8f7e0e74bff71de7fad127ea38f213143a72fa16b482cb0bba0f1ab",
-                "{\"description\":\"GET /pets\",\"inputSchema\":{\"properties\":{\"ids\":{\"items\":{\"format\":\"uuid\",\"type\":\"string\"},\"type\":\"array\",\"uniqueItems\":true},\"limit\":{\"format\":\"int32\",\"maximum\":100,\"nullable\":true,\"type\":\"integer\"},\"since\":{\"format\":\"date\",\"type\":\"string\"},\"sort\":{\"enum\":[\"name\",\"-name\",\"age\",\"-age\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"listPets\",\"outputSchema\":{\"properties\":{\"items\":{\"items\":{\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"type\":\"array\"},\"next\":{\"nullable\":true,\"type\":\"string\"}},\"required\":[\"items\"],\"type\":\"object\"}}",
             );
         }
     }
@@ -572,11 +544,8 @@ pub mod openapi {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"petstore-mcp\",\"version\":\"1.0.0\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::CreatePet as ::mcpbind::Tool > ::META.definition, <
-                tools::ListPets as ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,

@@ -26,15 +26,10 @@ pub mod properties {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
-        /// `AdditionalInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        /// Arguments of the `additional` tool: additionalProperties as schema, false, true; patternProperties.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -44,7 +39,10 @@ pub mod properties {
                 skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
             )]
             pub counts: ::std::collections::BTreeMap<::std::string::String, u64>,
-            #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+            #[serde(
+                default,
+                skip_serializing_if = "::mcpbind::__private::serde_json::Map::is_empty"
+            )]
             pub empty: ::mcpbind::__private::serde_json::Map<
                 ::std::string::String,
                 ::mcpbind::__private::serde_json::Value,
@@ -71,80 +69,51 @@ pub mod properties {
             pub open: ::std::option::Option<AdditionalInputOpen>,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub open_typed: ::std::option::Option<AdditionalInputOpenTyped>,
-            #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+            #[serde(
+                default,
+                skip_serializing_if = "::mcpbind::__private::serde_json::Map::is_empty"
+            )]
             pub patterned: ::mcpbind::__private::serde_json::Map<
                 ::std::string::String,
                 ::mcpbind::__private::serde_json::Value,
             >,
-            #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+            #[serde(
+                default,
+                skip_serializing_if = "::mcpbind::__private::serde_json::Map::is_empty"
+            )]
             pub patterned_closed: ::mcpbind::__private::serde_json::Map<
                 ::std::string::String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         }
         /// `AdditionalInputClosed`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputClosed {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub a: ::std::option::Option<::std::string::String>,
         }
         /// `AdditionalInputEmptyClosed`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct AdditionalInputEmptyClosed {}
         /// `AdditionalInputNestedValue`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputNestedValue {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub v: ::std::option::Option<f64>,
         }
         /// `AdditionalInputOpen`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputOpen {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub a: ::std::option::Option<::std::string::String>,
         }
         /// `AdditionalInputOpenTyped`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputOpenTyped {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -152,27 +121,14 @@ pub mod properties {
             #[serde(flatten)]
             pub extra: ::std::collections::BTreeMap<::std::string::String, i64>,
         }
-        /// `ClosedRootInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Arguments of the `closed_root` tool: A root that says additionalProperties: false.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ClosedRootInput {
             pub q: ::std::string::String,
         }
-        /// `CollidingNamesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `colliding_names` tool: Property names that collide after snake_casing, and odd names.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CollidingNamesInput {
             #[serde(
@@ -283,15 +239,8 @@ pub mod properties {
             #[serde(rename = "")]
             pub x5: ::std::string::String,
         }
-        /// `CollidingNamesOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Structured output of the `colliding_names` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CollidingNamesOutput {
             #[serde(
@@ -307,8 +256,8 @@ pub mod properties {
         }
         /// `OptionDef`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -361,14 +310,8 @@ pub mod properties {
                 value.parse()
             }
         }
-        /// `RequiredUndeclaredInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `required_undeclared` tool: required names properties that are not declared.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RequiredUndeclaredInput {
             pub ghost: ::mcpbind::__private::serde_json::Value,
@@ -377,28 +320,14 @@ pub mod properties {
             pub phantom_field: ::mcpbind::__private::serde_json::Value,
         }
         /// `StringDef`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct StringDef {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub s: ::std::option::Option<::std::string::String>,
         }
-        /// `TypeNamesCollideInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `type_names_collide` tool: Nested types whose generated names collide with tool types.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypeNamesCollideInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -411,29 +340,16 @@ pub mod properties {
             pub vec: ::std::option::Option<VecDef>,
         }
         /// `TypeNamesCollideTypeNamesCollideInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypeNamesCollideTypeNamesCollideInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub z: ::std::option::Option<::std::string::String>,
         }
         /// `VecDef`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(transparent)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(transparent)]
         pub struct VecDef(pub i64);
         impl ::std::ops::Deref for VecDef {
             type Target = i64;
@@ -506,95 +422,369 @@ pub mod properties {
                 }
             }
         }
-        impl AdditionalInput {
-            /// `AdditionalInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    closed: ::std::option::Option::None,
-                    counts: ::std::default::Default::default(),
-                    empty: ::std::default::Default::default(),
-                    empty_closed: ::std::option::Option::None,
-                    labels: ::std::default::Default::default(),
-                    nested: ::std::default::Default::default(),
-                    open: ::std::option::Option::None,
-                    open_typed: ::std::option::Option::None,
-                    patterned: ::std::default::Default::default(),
-                    patterned_closed: ::std::default::Default::default(),
-                }
+    }
+    impl types::AdditionalInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                closed: ::std::option::Option::None,
+                counts: ::std::default::Default::default(),
+                empty: ::std::default::Default::default(),
+                empty_closed: ::std::option::Option::None,
+                labels: ::std::default::Default::default(),
+                nested: ::std::default::Default::default(),
+                open: ::std::option::Option::None,
+                open_typed: ::std::option::Option::None,
+                patterned: ::std::default::Default::default(),
+                patterned_closed: ::std::default::Default::default(),
             }
         }
-        impl ClosedRootInput {
-            /// `ClosedRootInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(q: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self { q: q.into() }
+        /// Sets `closed`.
+        pub fn with_closed(mut self, closed: types::AdditionalInputClosed) -> Self {
+            self.closed = ::std::option::Option::Some(closed);
+            self
+        }
+        /// Sets `counts`.
+        pub fn with_counts(
+            mut self,
+            counts: ::std::collections::BTreeMap<::std::string::String, u64>,
+        ) -> Self {
+            self.counts = counts;
+            self
+        }
+        /// Sets `empty`.
+        pub fn with_empty(
+            mut self,
+            empty: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> Self {
+            self.empty = empty;
+            self
+        }
+        /// Sets `empty_closed`.
+        pub fn with_empty_closed(
+            mut self,
+            empty_closed: types::AdditionalInputEmptyClosed,
+        ) -> Self {
+            self.empty_closed = ::std::option::Option::Some(empty_closed);
+            self
+        }
+        /// Sets `labels`.
+        pub fn with_labels(
+            mut self,
+            labels: ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+        ) -> Self {
+            self.labels = labels;
+            self
+        }
+        /// Sets `nested`.
+        pub fn with_nested(
+            mut self,
+            nested: ::std::collections::BTreeMap<
+                ::std::string::String,
+                types::AdditionalInputNestedValue,
+            >,
+        ) -> Self {
+            self.nested = nested;
+            self
+        }
+        /// Sets `open`.
+        pub fn with_open(mut self, open: types::AdditionalInputOpen) -> Self {
+            self.open = ::std::option::Option::Some(open);
+            self
+        }
+        /// Sets `open_typed`.
+        pub fn with_open_typed(
+            mut self,
+            open_typed: types::AdditionalInputOpenTyped,
+        ) -> Self {
+            self.open_typed = ::std::option::Option::Some(open_typed);
+            self
+        }
+        /// Sets `patterned`.
+        pub fn with_patterned(
+            mut self,
+            patterned: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> Self {
+            self.patterned = patterned;
+            self
+        }
+        /// Sets `patterned_closed`.
+        pub fn with_patterned_closed(
+            mut self,
+            patterned_closed: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> Self {
+            self.patterned_closed = patterned_closed;
+            self
+        }
+    }
+    impl types::ClosedRootInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(q: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self { q: q.into() }
+        }
+    }
+    impl types::CollidingNamesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            foo_bar: impl ::std::convert::Into<::std::string::String>,
+            foo_bar_2: i64,
+            type_: impl ::std::convert::Into<::std::string::String>,
+            x5: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            Self {
+                foo_bar: foo_bar.into(),
+                foo_bar_2,
+                type_: type_.into(),
+                x5: x5.into(),
+                a_b: ::std::option::Option::None,
+                a_b_2: ::std::option::Option::None,
+                async_: ::std::option::Option::None,
+                crate_: ::std::option::Option::None,
+                dyn_: ::std::option::Option::None,
+                foo_bar_3: ::std::option::Option::None,
+                foo_bar_4: ::std::option::Option::None,
+                match_: ::std::option::Option::None,
+                option: ::std::option::Option::None,
+                r_type: ::std::option::Option::None,
+                self_: ::std::option::Option::None,
+                self_2: ::std::option::Option::None,
+                serde: ::std::option::Option::None,
+                std: ::std::option::Option::None,
+                super_: ::std::option::Option::None,
+                try_: ::std::option::Option::None,
+                x: ::std::option::Option::None,
+                x123: ::std::option::Option::None,
+                x2: ::std::option::Option::None,
+                x3: ::std::option::Option::None,
+                x4: ::std::option::Option::None,
             }
         }
-        impl CollidingNamesInput {
-            /// `CollidingNamesInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                foo_bar: impl ::std::convert::Into<::std::string::String>,
-                foo_bar_2: i64,
-                type_: impl ::std::convert::Into<::std::string::String>,
-                x5: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
-                Self {
-                    a_b: ::std::option::Option::None,
-                    a_b_2: ::std::option::Option::None,
-                    async_: ::std::option::Option::None,
-                    crate_: ::std::option::Option::None,
-                    dyn_: ::std::option::Option::None,
-                    foo_bar: foo_bar.into(),
-                    foo_bar_2,
-                    foo_bar_3: ::std::option::Option::None,
-                    foo_bar_4: ::std::option::Option::None,
-                    match_: ::std::option::Option::None,
-                    option: ::std::option::Option::None,
-                    r_type: ::std::option::Option::None,
-                    self_: ::std::option::Option::None,
-                    self_2: ::std::option::Option::None,
-                    serde: ::std::option::Option::None,
-                    std: ::std::option::Option::None,
-                    super_: ::std::option::Option::None,
-                    try_: ::std::option::Option::None,
-                    type_: type_.into(),
-                    x: ::std::option::Option::None,
-                    x123: ::std::option::Option::None,
-                    x2: ::std::option::Option::None,
-                    x3: ::std::option::Option::None,
-                    x4: ::std::option::Option::None,
-                    x5: x5.into(),
-                }
+        /// Sets `a_b`.
+        pub fn with_a_b(
+            mut self,
+            a_b: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.a_b = ::std::option::Option::Some(a_b.into());
+            self
+        }
+        /// Sets `a_b_2`.
+        pub fn with_a_b_2(
+            mut self,
+            a_b_2: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.a_b_2 = ::std::option::Option::Some(a_b_2.into());
+            self
+        }
+        /// Sets `async_`.
+        pub fn with_async_(
+            mut self,
+            async_: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.async_ = ::std::option::Option::Some(async_.into());
+            self
+        }
+        /// Sets `crate_`.
+        pub fn with_crate_(
+            mut self,
+            crate_: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.crate_ = ::std::option::Option::Some(crate_.into());
+            self
+        }
+        /// Sets `dyn_`.
+        pub fn with_dyn_(
+            mut self,
+            dyn_: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.dyn_ = ::std::option::Option::Some(dyn_.into());
+            self
+        }
+        /// Sets `foo_bar_3`.
+        pub fn with_foo_bar_3(mut self, foo_bar_3: bool) -> Self {
+            self.foo_bar_3 = ::std::option::Option::Some(foo_bar_3);
+            self
+        }
+        /// Sets `foo_bar_4`.
+        pub fn with_foo_bar_4(mut self, foo_bar_4: f64) -> Self {
+            self.foo_bar_4 = ::std::option::Option::Some(foo_bar_4);
+            self
+        }
+        /// Sets `match_`.
+        pub fn with_match_(
+            mut self,
+            match_: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.match_ = ::std::option::Option::Some(match_.into());
+            self
+        }
+        /// Sets `option`.
+        pub fn with_option(
+            mut self,
+            option: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.option = ::std::option::Option::Some(option.into());
+            self
+        }
+        /// Sets `r_type`.
+        pub fn with_r_type(
+            mut self,
+            r_type: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.r_type = ::std::option::Option::Some(r_type.into());
+            self
+        }
+        /// Sets `self_`.
+        pub fn with_self_(
+            mut self,
+            self_: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.self_ = ::std::option::Option::Some(self_.into());
+            self
+        }
+        /// Sets `self_2`.
+        pub fn with_self_2(
+            mut self,
+            self_2: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.self_2 = ::std::option::Option::Some(self_2.into());
+            self
+        }
+        /// Sets `serde`.
+        pub fn with_serde(
+            mut self,
+            serde: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.serde = ::std::option::Option::Some(serde.into());
+            self
+        }
+        /// Sets `std`.
+        pub fn with_std(
+            mut self,
+            std: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.std = ::std::option::Option::Some(std.into());
+            self
+        }
+        /// Sets `super_`.
+        pub fn with_super_(
+            mut self,
+            super_: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.super_ = ::std::option::Option::Some(super_.into());
+            self
+        }
+        /// Sets `try_`.
+        pub fn with_try_(
+            mut self,
+            try_: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.try_ = ::std::option::Option::Some(try_.into());
+            self
+        }
+        /// Sets `x`.
+        pub fn with_x(
+            mut self,
+            x: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x = ::std::option::Option::Some(x.into());
+            self
+        }
+        /// Sets `x123`.
+        pub fn with_x123(
+            mut self,
+            x123: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x123 = ::std::option::Option::Some(x123.into());
+            self
+        }
+        /// Sets `x2`.
+        pub fn with_x2(
+            mut self,
+            x2: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x2 = ::std::option::Option::Some(x2.into());
+            self
+        }
+        /// Sets `x3`.
+        pub fn with_x3(
+            mut self,
+            x3: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x3 = ::std::option::Option::Some(x3.into());
+            self
+        }
+        /// Sets `x4`.
+        pub fn with_x4(
+            mut self,
+            x4: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.x4 = ::std::option::Option::Some(x4.into());
+            self
+        }
+    }
+    impl types::RequiredUndeclaredInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            known: impl ::std::convert::Into<::std::string::String>,
+            ghost: ::mcpbind::__private::serde_json::Value,
+            phantom_field: ::mcpbind::__private::serde_json::Value,
+        ) -> Self {
+            Self {
+                known: known.into(),
+                ghost,
+                phantom_field,
             }
         }
-        impl RequiredUndeclaredInput {
-            /// `RequiredUndeclaredInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                ghost: ::mcpbind::__private::serde_json::Value,
-                known: impl ::std::convert::Into<::std::string::String>,
-                phantom_field: ::mcpbind::__private::serde_json::Value,
-            ) -> Self {
-                Self {
-                    ghost,
-                    known: known.into(),
-                    phantom_field,
-                }
+    }
+    impl types::TypeNamesCollideInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                inner: ::std::option::Option::None,
+                opt: ::std::option::Option::None,
+                string: ::std::option::Option::None,
+                vec: ::std::option::Option::None,
             }
         }
-        impl TypeNamesCollideInput {
-            /// `TypeNamesCollideInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    inner: ::std::option::Option::None,
-                    opt: ::std::option::Option::None,
-                    string: ::std::option::Option::None,
-                    vec: ::std::option::Option::None,
-                }
-            }
+        /// Sets `inner`.
+        pub fn with_inner(
+            mut self,
+            inner: types::TypeNamesCollideTypeNamesCollideInput,
+        ) -> Self {
+            self.inner = ::std::option::Option::Some(inner);
+            self
+        }
+        /// Sets `opt`.
+        pub fn with_opt(mut self, opt: types::OptionDef) -> Self {
+            self.opt = ::std::option::Option::Some(opt);
+            self
+        }
+        /// Sets `string`.
+        pub fn with_string(mut self, string: types::StringDef) -> Self {
+            self.string = ::std::option::Option::Some(string);
+            self
+        }
+        /// Sets `vec`.
+        pub fn with_vec(mut self, vec: types::VecDef) -> Self {
+            self.vec = ::std::option::Option::Some(vec);
+            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -615,11 +805,11 @@ pub mod properties {
                 ::std::option::Option::Some(
                     "additionalProperties as schema, false, true; patternProperties.",
                 ),
-                "{\"properties\":{\"closed\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"counts\":{\"additionalProperties\":{\"minimum\":0,\"type\":\"integer\"},\"type\":\"object\"},\"empty\":{\"type\":\"object\"},\"empty_closed\":{\"additionalProperties\":false,\"type\":\"object\"},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"},\"type\":\"object\"},\"open\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"open_typed\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"patterned\":{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"type\":\"object\"},\"patterned_closed\":{\"additionalProperties\":false,\"patternProperties\":{\"^[a-z]+$\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+                "{\"description\":\"additionalProperties as schema, false, true; patternProperties.\",\"inputSchema\":{\"properties\":{\"closed\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"counts\":{\"additionalProperties\":{\"minimum\":0,\"type\":\"integer\"},\"type\":\"object\"},\"empty\":{\"type\":\"object\"},\"empty_closed\":{\"additionalProperties\":false,\"type\":\"object\"},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"},\"type\":\"object\"},\"open\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"open_typed\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"patterned\":{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"type\":\"object\"},\"patterned_closed\":{\"additionalProperties\":false,\"patternProperties\":{\"^[a-z]+$\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"type\":\"object\"},\"name\":\"additional\"}",
+                ::std::option::Option::Some((95usize, 956usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "52890d9dc315022d4baf5e82b4107fa45500129327de4f32c08b941ab86573cc",
-                "{\"description\":\"additionalProperties as schema, false, true; patternProperties.\",\"inputSchema\":{\"properties\":{\"closed\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"counts\":{\"additionalProperties\":{\"minimum\":0,\"type\":\"integer\"},\"type\":\"object\"},\"empty\":{\"type\":\"object\"},\"empty_closed\":{\"additionalProperties\":false,\"type\":\"object\"},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"},\"type\":\"object\"},\"open\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"open_typed\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"patterned\":{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"type\":\"object\"},\"patterned_closed\":{\"additionalProperties\":false,\"patternProperties\":{\"^[a-z]+$\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"type\":\"object\"},\"name\":\"additional\"}",
             );
         }
         /// A root that says additionalProperties: false.
@@ -637,11 +827,11 @@ pub mod properties {
                 ::std::option::Option::Some(
                     "A root that says additionalProperties: false.",
                 ),
-                "{\"additionalProperties\":false,\"properties\":{\"q\":{\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"}",
+                "{\"description\":\"A root that says additionalProperties: false.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"q\":{\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"closed_root\"}",
+                ::std::option::Option::Some((77usize, 177usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "efac1cd118671829349b29c4b739ef58f81a61711c0e6166d076e47c397d48cc",
-                "{\"description\":\"A root that says additionalProperties: false.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"q\":{\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"closed_root\"}",
             );
         }
         /// Property names that collide after snake_casing, and odd names.
@@ -659,13 +849,11 @@ pub mod properties {
                 ::std::option::Option::Some(
                     "Property names that collide after snake_casing, and odd names.",
                 ),
-                "{\"properties\":{\"\":{\"type\":\"string\"},\"123\":{\"type\":\"string\"},\"FooBar\":{\"type\":\"number\"},\"Option\":{\"type\":\"string\"},\"Self\":{\"type\":\"string\"},\"_\":{\"type\":\"string\"},\"__\":{\"type\":\"string\"},\"a b\":{\"type\":\"string\"},\"a.b\":{\"type\":\"string\"},\"async\":{\"type\":\"string\"},\"crate\":{\"type\":\"string\"},\"dyn\":{\"type\":\"string\"},\"foo-bar\":{\"type\":\"boolean\"},\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"integer\"},\"match\":{\"type\":\"string\"},\"r#type\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"serde\":{\"type\":\"string\"},\"std\":{\"type\":\"string\"},\"super\":{\"type\":\"string\"},\"try\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"🚀\":{\"type\":\"string\"},\"🛸\":{\"type\":\"string\"}},\"required\":[\"fooBar\",\"foo_bar\",\"type\",\"\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"properties\":{\"Type\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"}",
-                ),
+                "{\"description\":\"Property names that collide after snake_casing, and odd names.\",\"inputSchema\":{\"properties\":{\"\":{\"type\":\"string\"},\"123\":{\"type\":\"string\"},\"FooBar\":{\"type\":\"number\"},\"Option\":{\"type\":\"string\"},\"Self\":{\"type\":\"string\"},\"_\":{\"type\":\"string\"},\"__\":{\"type\":\"string\"},\"a b\":{\"type\":\"string\"},\"a.b\":{\"type\":\"string\"},\"async\":{\"type\":\"string\"},\"crate\":{\"type\":\"string\"},\"dyn\":{\"type\":\"string\"},\"foo-bar\":{\"type\":\"boolean\"},\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"integer\"},\"match\":{\"type\":\"string\"},\"r#type\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"serde\":{\"type\":\"string\"},\"std\":{\"type\":\"string\"},\"super\":{\"type\":\"string\"},\"try\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"🚀\":{\"type\":\"string\"},\"🛸\":{\"type\":\"string\"}},\"required\":[\"fooBar\",\"foo_bar\",\"type\",\"\"],\"type\":\"object\"},\"name\":\"colliding_names\",\"outputSchema\":{\"properties\":{\"Type\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"}}",
+                ::std::option::Option::Some((94usize, 799usize)),
+                ::std::option::Option::Some((840usize, 922usize)),
                 [false, true, false, true],
                 "81a3c6af4d4eac8728383bf116976d68dce9243c856ce35859aaa8ae766fdf07",
-                "{\"description\":\"Property names that collide after snake_casing, and odd names.\",\"inputSchema\":{\"properties\":{\"\":{\"type\":\"string\"},\"123\":{\"type\":\"string\"},\"FooBar\":{\"type\":\"number\"},\"Option\":{\"type\":\"string\"},\"Self\":{\"type\":\"string\"},\"_\":{\"type\":\"string\"},\"__\":{\"type\":\"string\"},\"a b\":{\"type\":\"string\"},\"a.b\":{\"type\":\"string\"},\"async\":{\"type\":\"string\"},\"crate\":{\"type\":\"string\"},\"dyn\":{\"type\":\"string\"},\"foo-bar\":{\"type\":\"boolean\"},\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"integer\"},\"match\":{\"type\":\"string\"},\"r#type\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"serde\":{\"type\":\"string\"},\"std\":{\"type\":\"string\"},\"super\":{\"type\":\"string\"},\"try\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"🚀\":{\"type\":\"string\"},\"🛸\":{\"type\":\"string\"}},\"required\":[\"fooBar\",\"foo_bar\",\"type\",\"\"],\"type\":\"object\"},\"name\":\"colliding_names\",\"outputSchema\":{\"properties\":{\"Type\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"}}",
             );
         }
         /// required names properties that are not declared.
@@ -683,11 +871,11 @@ pub mod properties {
                 ::std::option::Option::Some(
                     "required names properties that are not declared.",
                 ),
-                "{\"properties\":{\"known\":{\"type\":\"string\"}},\"required\":[\"known\",\"ghost\",\"phantom-field\"],\"type\":\"object\"}",
+                "{\"description\":\"required names properties that are not declared.\",\"inputSchema\":{\"properties\":{\"known\":{\"type\":\"string\"}},\"required\":[\"known\",\"ghost\",\"phantom-field\"],\"type\":\"object\"},\"name\":\"required_undeclared\"}",
+                ::std::option::Option::Some((80usize, 183usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "62441326d5e70fd676ef69d874472ec6de27f6216212239d344384123f3c5b98",
-                "{\"description\":\"required names properties that are not declared.\",\"inputSchema\":{\"properties\":{\"known\":{\"type\":\"string\"}},\"required\":[\"known\",\"ghost\",\"phantom-field\"],\"type\":\"object\"},\"name\":\"required_undeclared\"}",
             );
         }
         /// Nested types whose generated names collide with tool types.
@@ -705,11 +893,11 @@ pub mod properties {
                 ::std::option::Option::Some(
                     "Nested types whose generated names collide with tool types.",
                 ),
-                "{\"$defs\":{\"Option\":{\"enum\":[\"a\",\"b\"],\"type\":\"string\"},\"String\":{\"properties\":{\"s\":{\"type\":\"string\"}},\"type\":\"object\"},\"TypeNamesCollideInput\":{\"properties\":{\"z\":{\"type\":\"string\"}},\"type\":\"object\"},\"Vec\":{\"type\":\"integer\"}},\"properties\":{\"inner\":{\"$ref\":\"#/$defs/TypeNamesCollideInput\"},\"opt\":{\"$ref\":\"#/$defs/Option\"},\"string\":{\"$ref\":\"#/$defs/String\"},\"vec\":{\"$ref\":\"#/$defs/Vec\"}},\"type\":\"object\"}",
+                "{\"description\":\"Nested types whose generated names collide with tool types.\",\"inputSchema\":{\"$defs\":{\"Option\":{\"enum\":[\"a\",\"b\"],\"type\":\"string\"},\"String\":{\"properties\":{\"s\":{\"type\":\"string\"}},\"type\":\"object\"},\"TypeNamesCollideInput\":{\"properties\":{\"z\":{\"type\":\"string\"}},\"type\":\"object\"},\"Vec\":{\"type\":\"integer\"}},\"properties\":{\"inner\":{\"$ref\":\"#/$defs/TypeNamesCollideInput\"},\"opt\":{\"$ref\":\"#/$defs/Option\"},\"string\":{\"$ref\":\"#/$defs/String\"},\"vec\":{\"$ref\":\"#/$defs/Vec\"}},\"type\":\"object\"},\"name\":\"type_names_collide\"}",
+                ::std::option::Option::Some((91usize, 490usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "be6b9613ef5643b927cb97b9d216792a5b63f803def45f4830687cfbb9ae2f0f",
-                "{\"description\":\"Nested types whose generated names collide with tool types.\",\"inputSchema\":{\"$defs\":{\"Option\":{\"enum\":[\"a\",\"b\"],\"type\":\"string\"},\"String\":{\"properties\":{\"s\":{\"type\":\"string\"}},\"type\":\"object\"},\"TypeNamesCollideInput\":{\"properties\":{\"z\":{\"type\":\"string\"}},\"type\":\"object\"},\"Vec\":{\"type\":\"integer\"}},\"properties\":{\"inner\":{\"$ref\":\"#/$defs/TypeNamesCollideInput\"},\"opt\":{\"$ref\":\"#/$defs/Option\"},\"string\":{\"$ref\":\"#/$defs/String\"},\"vec\":{\"$ref\":\"#/$defs/Vec\"}},\"type\":\"object\"},\"name\":\"type_names_collide\"}",
             );
         }
     }
@@ -885,14 +1073,8 @@ pub mod properties {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"properties\",\"version\":\"0.0.0\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::Additional as ::mcpbind::Tool > ::META.definition, <
-                tools::ClosedRoot as ::mcpbind::Tool > ::META.definition, <
-                tools::CollidingNames as ::mcpbind::Tool > ::META.definition, <
-                tools::RequiredUndeclared as ::mcpbind::Tool > ::META.definition, <
-                tools::TypeNamesCollide as ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,

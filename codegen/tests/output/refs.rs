@@ -22,64 +22,35 @@ pub mod refs {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
         /// `A`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct A {
             pub x: f64,
         }
         /// `AddressJson`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddressJson {
             pub street: ::std::string::String,
         }
         /// `Args`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Args {
             pub n: i64,
         }
         /// `B`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct B {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub a: ::std::option::Option<RecursiveTreeA>,
         }
-        /// `ByIdAndAnchorInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `by_id_and_anchor` tool: Refs by $id and by $anchor.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ByIdAndAnchorInput {
             pub home: AddressJson,
@@ -88,14 +59,7 @@ pub mod refs {
             pub work: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
         }
         /// `Inner`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Inner {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -103,8 +67,8 @@ pub mod refs {
         }
         /// `Label`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Debug,
             Eq,
@@ -113,8 +77,8 @@ pub mod refs {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(transparent)]
         pub struct Label(pub ::std::string::String);
         impl ::std::ops::Deref for Label {
             type Target = ::std::string::String;
@@ -144,27 +108,14 @@ pub mod refs {
             }
         }
         /// `Legacy`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Legacy {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub v: ::std::option::Option<i64>,
         }
-        /// `NetworkRefsInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `network_refs` tool: Refs that would need the network, or that resolve to nothing.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NetworkRefsInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -177,9 +128,11 @@ pub mod refs {
             pub not_a_string: ::std::option::Option<
                 ::mcpbind::__private::serde_json::Value,
             >,
-            /// Sibling description.
-            #[serde(default = "defaults::network_refs_input_ref_with_siblings")]
-            pub ref_with_siblings: Label,
+            /** Sibling description.
+
+Default: `"x"`.*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub ref_with_siblings: ::std::option::Option<Label>,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub relative: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
             pub remote: ::mcpbind::__private::serde_json::Value,
@@ -189,13 +142,7 @@ pub mod refs {
             >,
         }
         /// `Node`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Node {
             #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -205,14 +152,7 @@ pub mod refs {
             pub value: ::std::string::String,
         }
         /// `Outer`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Outer {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -220,8 +160,8 @@ pub mod refs {
         }
         /// `PersonName`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Debug,
             Eq,
@@ -230,8 +170,8 @@ pub mod refs {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(transparent)]
         pub struct PersonName(pub ::std::string::String);
         impl ::std::ops::Deref for PersonName {
             type Target = ::std::string::String;
@@ -261,31 +201,18 @@ pub mod refs {
             }
         }
         /// `Point`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Point {
             pub x: f64,
             pub y: f64,
         }
-        /// `PointersInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `pointers` tool: Refs to non-$defs pointers, nested $defs and draft-07 definitions.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct PointersInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<PointersInputA>,
+            pub a: ::std::option::Option<A>,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub b: ::std::option::Option<A>,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -303,40 +230,15 @@ pub mod refs {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub tilde: ::std::option::Option<WithTilde>,
         }
-        /// `PointersInputA`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct PointersInputA {
-            pub x: f64,
-        }
         /// `RecursiveTreeA`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RecursiveTreeA {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub b: ::std::option::Option<::std::boxed::Box<B>>,
         }
-        /// `RecursiveTreeInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `recursive_tree` tool: A recursive tree node and a ref to the root.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RecursiveTreeInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -348,13 +250,7 @@ pub mod refs {
             pub self_ref: ::std::option::Option<::std::boxed::Box<Root>>,
         }
         /// `Root`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Root {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -365,57 +261,29 @@ pub mod refs {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub self_ref: ::std::option::Option<::std::boxed::Box<Root>>,
         }
-        /// `SharedDefsOneInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `shared_defs_one` tool: Shares a definition with shared_defs_two.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsOneInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub p: ::std::option::Option<Point>,
         }
-        /// `SharedDefsOneOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Structured output of the `shared_defs_one` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsOneOutput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub p: ::std::option::Option<SharedDefsOnePoint>,
         }
         /// `SharedDefsOnePoint`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsOnePoint {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<i64>,
         }
-        /// `SharedDefsTwoInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        /// Arguments of the `shared_defs_two` tool: Same Point as shared_defs_one.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsTwoInput {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -423,8 +291,8 @@ pub mod refs {
         }
         /// `WithSlash`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Debug,
             Eq,
@@ -433,8 +301,8 @@ pub mod refs {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(transparent)]
         pub struct WithSlash(pub ::std::string::String);
         impl ::std::ops::Deref for WithSlash {
             type Target = ::std::string::String;
@@ -464,15 +332,9 @@ pub mod refs {
             }
         }
         /// `WithSpace`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(transparent)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(transparent)]
         pub struct WithSpace(pub bool);
         impl ::std::ops::Deref for WithSpace {
             type Target = bool;
@@ -514,15 +376,9 @@ pub mod refs {
             }
         }
         /// `WithTilde`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(transparent)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(transparent)]
         pub struct WithTilde(pub i64);
         impl ::std::ops::Deref for WithTilde {
             type Target = i64;
@@ -564,15 +420,9 @@ pub mod refs {
             }
         }
         /// `X`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(transparent)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(transparent)]
         pub struct X(pub f64);
         impl ::std::ops::Deref for X {
             type Target = f64;
@@ -613,12 +463,6 @@ pub mod refs {
                 value.parse()
             }
         }
-        /// Generation of default values for serde.
-        pub mod defaults {
-            pub(super) fn network_refs_input_ref_with_siblings() -> super::Label {
-                super::Label("x".to_string())
-            }
-        }
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -653,79 +497,219 @@ pub mod refs {
         }
         /// Alias of the type generated for this schema.
         pub type RootIsRefInput = super::types::Args;
-        impl ByIdAndAnchorInput {
-            /// `ByIdAndAnchorInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(home: AddressJson, name: PersonName) -> Self {
-                Self {
-                    home,
-                    name,
-                    work: ::std::option::Option::None,
-                }
+    }
+    impl types::ByIdAndAnchorInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(home: types::AddressJson, name: types::PersonName) -> Self {
+            Self {
+                home,
+                name,
+                work: ::std::option::Option::None,
             }
         }
-        impl NetworkRefsInput {
-            /// `NetworkRefsInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(remote: ::mcpbind::__private::serde_json::Value) -> Self {
-                Self {
-                    dynamic: ::std::option::Option::None,
-                    label: ::std::option::Option::None,
-                    missing: ::std::option::Option::None,
-                    not_a_string: ::std::option::Option::None,
-                    ref_with_siblings: defaults::network_refs_input_ref_with_siblings(),
-                    relative: ::std::option::Option::None,
-                    remote,
-                    remote_fragment: ::std::option::Option::None,
-                }
+        /// Sets `work`.
+        pub fn with_work(
+            mut self,
+            work: ::mcpbind::__private::serde_json::Value,
+        ) -> Self {
+            self.work = ::std::option::Option::Some(work);
+            self
+        }
+    }
+    impl types::NetworkRefsInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(remote: ::mcpbind::__private::serde_json::Value) -> Self {
+            Self {
+                remote,
+                dynamic: ::std::option::Option::None,
+                label: ::std::option::Option::None,
+                missing: ::std::option::Option::None,
+                not_a_string: ::std::option::Option::None,
+                ref_with_siblings: ::std::option::Option::None,
+                relative: ::std::option::Option::None,
+                remote_fragment: ::std::option::Option::None,
             }
         }
-        impl PointersInput {
-            /// `PointersInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    a: ::std::option::Option::None,
-                    b: ::std::option::Option::None,
-                    c: ::std::option::Option::None,
-                    inner: ::std::option::Option::None,
-                    legacy: ::std::option::Option::None,
-                    outer: ::std::option::Option::None,
-                    slash: ::std::option::Option::None,
-                    space: ::std::option::Option::None,
-                    tilde: ::std::option::Option::None,
-                }
+        /// Sets `dynamic`.
+        pub fn with_dynamic(
+            mut self,
+            dynamic: ::mcpbind::__private::serde_json::Value,
+        ) -> Self {
+            self.dynamic = ::std::option::Option::Some(dynamic);
+            self
+        }
+        /// Sets `label`.
+        pub fn with_label(
+            mut self,
+            label: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.label = ::std::option::Option::Some(label.into());
+            self
+        }
+        /// Sets `missing`.
+        pub fn with_missing(
+            mut self,
+            missing: ::mcpbind::__private::serde_json::Value,
+        ) -> Self {
+            self.missing = ::std::option::Option::Some(missing);
+            self
+        }
+        /// Sets `not_a_string`.
+        pub fn with_not_a_string(
+            mut self,
+            not_a_string: ::mcpbind::__private::serde_json::Value,
+        ) -> Self {
+            self.not_a_string = ::std::option::Option::Some(not_a_string);
+            self
+        }
+        /// Sets `ref_with_siblings`.
+        pub fn with_ref_with_siblings(
+            mut self,
+            ref_with_siblings: types::Label,
+        ) -> Self {
+            self.ref_with_siblings = ::std::option::Option::Some(ref_with_siblings);
+            self
+        }
+        /// Sets `relative`.
+        pub fn with_relative(
+            mut self,
+            relative: ::mcpbind::__private::serde_json::Value,
+        ) -> Self {
+            self.relative = ::std::option::Option::Some(relative);
+            self
+        }
+        /// Sets `remote_fragment`.
+        pub fn with_remote_fragment(
+            mut self,
+            remote_fragment: ::mcpbind::__private::serde_json::Value,
+        ) -> Self {
+            self.remote_fragment = ::std::option::Option::Some(remote_fragment);
+            self
+        }
+    }
+    impl types::PointersInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                a: ::std::option::Option::None,
+                b: ::std::option::Option::None,
+                c: ::std::option::Option::None,
+                inner: ::std::option::Option::None,
+                legacy: ::std::option::Option::None,
+                outer: ::std::option::Option::None,
+                slash: ::std::option::Option::None,
+                space: ::std::option::Option::None,
+                tilde: ::std::option::Option::None,
             }
         }
-        impl RecursiveTreeInput {
-            /// `RecursiveTreeInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(root: Node) -> Self {
-                Self {
-                    label: ::std::option::Option::None,
-                    mutual: ::std::option::Option::None,
-                    root,
-                    self_ref: ::std::option::Option::None,
-                }
+        /// Sets `a`.
+        pub fn with_a(mut self, a: types::A) -> Self {
+            self.a = ::std::option::Option::Some(a);
+            self
+        }
+        /// Sets `b`.
+        pub fn with_b(mut self, b: types::A) -> Self {
+            self.b = ::std::option::Option::Some(b);
+            self
+        }
+        /// Sets `c`.
+        pub fn with_c(mut self, c: types::X) -> Self {
+            self.c = ::std::option::Option::Some(c);
+            self
+        }
+        /// Sets `inner`.
+        pub fn with_inner(mut self, inner: types::Inner) -> Self {
+            self.inner = ::std::option::Option::Some(inner);
+            self
+        }
+        /// Sets `legacy`.
+        pub fn with_legacy(mut self, legacy: types::Legacy) -> Self {
+            self.legacy = ::std::option::Option::Some(legacy);
+            self
+        }
+        /// Sets `outer`.
+        pub fn with_outer(mut self, outer: types::Outer) -> Self {
+            self.outer = ::std::option::Option::Some(outer);
+            self
+        }
+        /// Sets `slash`.
+        pub fn with_slash(mut self, slash: types::WithSlash) -> Self {
+            self.slash = ::std::option::Option::Some(slash);
+            self
+        }
+        /// Sets `space`.
+        pub fn with_space(mut self, space: types::WithSpace) -> Self {
+            self.space = ::std::option::Option::Some(space);
+            self
+        }
+        /// Sets `tilde`.
+        pub fn with_tilde(mut self, tilde: types::WithTilde) -> Self {
+            self.tilde = ::std::option::Option::Some(tilde);
+            self
+        }
+    }
+    impl types::RecursiveTreeInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(root: types::Node) -> Self {
+            Self {
+                root,
+                label: ::std::option::Option::None,
+                mutual: ::std::option::Option::None,
+                self_ref: ::std::option::Option::None,
             }
         }
-        impl SharedDefsOneInput {
-            /// `SharedDefsOneInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    p: ::std::option::Option::None,
-                }
+        /// Sets `label`.
+        pub fn with_label(
+            mut self,
+            label: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.label = ::std::option::Option::Some(label.into());
+            self
+        }
+        /// Sets `mutual`.
+        pub fn with_mutual(mut self, mutual: types::RecursiveTreeA) -> Self {
+            self.mutual = ::std::option::Option::Some(mutual);
+            self
+        }
+        /// Sets `self_ref`.
+        pub fn with_self_ref(
+            mut self,
+            self_ref: ::std::boxed::Box<types::Root>,
+        ) -> Self {
+            self.self_ref = ::std::option::Option::Some(self_ref);
+            self
+        }
+    }
+    impl types::SharedDefsOneInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                p: ::std::option::Option::None,
             }
         }
-        impl SharedDefsTwoInput {
-            /// `SharedDefsTwoInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    q: ::std::option::Option::None,
-                }
+        /// Sets `p`.
+        pub fn with_p(mut self, p: types::Point) -> Self {
+            self.p = ::std::option::Option::Some(p);
+            self
+        }
+    }
+    impl types::SharedDefsTwoInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                q: ::std::option::Option::None,
             }
+        }
+        /// Sets `q`.
+        pub fn with_q(mut self, q: types::Point) -> Self {
+            self.q = ::std::option::Option::Some(q);
+            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -744,11 +728,11 @@ pub mod refs {
                 "by_id_and_anchor",
                 ::std::option::Option::None,
                 ::std::option::Option::Some("Refs by $id and by $anchor."),
-                "{\"$defs\":{\"addr\":{\"$id\":\"https://example.com/schemas/address.json\",\"properties\":{\"street\":{\"type\":\"string\"}},\"required\":[\"street\"],\"type\":\"object\"},\"name\":{\"$anchor\":\"person-name\",\"minLength\":1,\"type\":\"string\"}},\"$id\":\"https://example.com/schemas/root.json\",\"properties\":{\"home\":{\"$ref\":\"https://example.com/schemas/address.json\"},\"name\":{\"$ref\":\"#person-name\"},\"work\":{\"$ref\":\"address.json\"}},\"required\":[\"home\",\"name\"],\"type\":\"object\"}",
+                "{\"description\":\"Refs by $id and by $anchor.\",\"inputSchema\":{\"$defs\":{\"addr\":{\"$id\":\"https://example.com/schemas/address.json\",\"properties\":{\"street\":{\"type\":\"string\"}},\"required\":[\"street\"],\"type\":\"object\"},\"name\":{\"$anchor\":\"person-name\",\"minLength\":1,\"type\":\"string\"}},\"$id\":\"https://example.com/schemas/root.json\",\"properties\":{\"home\":{\"$ref\":\"https://example.com/schemas/address.json\"},\"name\":{\"$ref\":\"#person-name\"},\"work\":{\"$ref\":\"address.json\"}},\"required\":[\"home\",\"name\"],\"type\":\"object\"},\"name\":\"by_id_and_anchor\"}",
+                ::std::option::Option::Some((59usize, 496usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "8ffc26016ce0ed46b12a98deac7b0ef5716482b42debe018d3ab69474387db7c",
-                "{\"description\":\"Refs by $id and by $anchor.\",\"inputSchema\":{\"$defs\":{\"addr\":{\"$id\":\"https://example.com/schemas/address.json\",\"properties\":{\"street\":{\"type\":\"string\"}},\"required\":[\"street\"],\"type\":\"object\"},\"name\":{\"$anchor\":\"person-name\",\"minLength\":1,\"type\":\"string\"}},\"$id\":\"https://example.com/schemas/root.json\",\"properties\":{\"home\":{\"$ref\":\"https://example.com/schemas/address.json\"},\"name\":{\"$ref\":\"#person-name\"},\"work\":{\"$ref\":\"address.json\"}},\"required\":[\"home\",\"name\"],\"type\":\"object\"},\"name\":\"by_id_and_anchor\"}",
             );
         }
         /// Refs that would need the network, or that resolve to nothing.
@@ -766,11 +750,11 @@ pub mod refs {
                 ::std::option::Option::Some(
                     "Refs that would need the network, or that resolve to nothing.",
                 ),
-                "{\"properties\":{\"dynamic\":{\"$dynamicRef\":\"#meta\"},\"label\":{\"type\":\"string\"},\"missing\":{\"$ref\":\"#/$defs/Nope\"},\"not_a_string\":{\"$ref\":42},\"ref_with_siblings\":{\"$ref\":\"#/properties/label\",\"default\":\"x\",\"description\":\"Sibling description.\"},\"relative\":{\"$ref\":\"other.json#/foo\"},\"remote\":{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"},\"remote_fragment\":{\"$ref\":\"https://example.com/defs.json#/$defs/Thing\"}},\"required\":[\"remote\"],\"type\":\"object\"}",
+                "{\"description\":\"Refs that would need the network, or that resolve to nothing.\",\"inputSchema\":{\"properties\":{\"dynamic\":{\"$dynamicRef\":\"#meta\"},\"label\":{\"type\":\"string\"},\"missing\":{\"$ref\":\"#/$defs/Nope\"},\"not_a_string\":{\"$ref\":42},\"ref_with_siblings\":{\"$ref\":\"#/properties/label\",\"default\":\"x\",\"description\":\"Sibling description.\"},\"relative\":{\"$ref\":\"other.json#/foo\"},\"remote\":{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"},\"remote_fragment\":{\"$ref\":\"https://example.com/defs.json#/$defs/Thing\"}},\"required\":[\"remote\"],\"type\":\"object\"},\"name\":\"network_refs\"}",
+                ::std::option::Option::Some((93usize, 544usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "45e6219221ae42db4ceaa6a0a1acb61e713a460522289dfe11799547bd73fcb3",
-                "{\"description\":\"Refs that would need the network, or that resolve to nothing.\",\"inputSchema\":{\"properties\":{\"dynamic\":{\"$dynamicRef\":\"#meta\"},\"label\":{\"type\":\"string\"},\"missing\":{\"$ref\":\"#/$defs/Nope\"},\"not_a_string\":{\"$ref\":42},\"ref_with_siblings\":{\"$ref\":\"#/properties/label\",\"default\":\"x\",\"description\":\"Sibling description.\"},\"relative\":{\"$ref\":\"other.json#/foo\"},\"remote\":{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"},\"remote_fragment\":{\"$ref\":\"https://example.com/defs.json#/$defs/Thing\"}},\"required\":[\"remote\"],\"type\":\"object\"},\"name\":\"network_refs\"}",
             );
         }
         /// Refs to non-$defs pointers, nested $defs and draft-07 definitions.
@@ -788,11 +772,11 @@ pub mod refs {
                 ::std::option::Option::Some(
                     "Refs to non-$defs pointers, nested $defs and draft-07 definitions.",
                 ),
-                "{\"$defs\":{\"Outer\":{\"$defs\":{\"Inner\":{\"properties\":{\"deep\":{\"type\":\"boolean\"}},\"type\":\"object\"}},\"properties\":{\"inner\":{\"$ref\":\"#/$defs/Outer/$defs/Inner\"}},\"type\":\"object\"},\"with space\":{\"type\":\"boolean\"},\"with/slash\":{\"type\":\"string\"},\"with~tilde\":{\"type\":\"integer\"}},\"definitions\":{\"Legacy\":{\"properties\":{\"v\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"a\":{\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"type\":\"object\"},\"b\":{\"$ref\":\"#/properties/a\"},\"c\":{\"$ref\":\"#/properties/a/properties/x\"},\"inner\":{\"$ref\":\"#/$defs/Outer/$defs/Inner\"},\"legacy\":{\"$ref\":\"#/definitions/Legacy\"},\"outer\":{\"$ref\":\"#/$defs/Outer\"},\"slash\":{\"$ref\":\"#/$defs/with~1slash\"},\"space\":{\"$ref\":\"#/$defs/with%20space\"},\"tilde\":{\"$ref\":\"#/$defs/with~0tilde\"}},\"type\":\"object\"}",
+                "{\"description\":\"Refs to non-$defs pointers, nested $defs and draft-07 definitions.\",\"inputSchema\":{\"$defs\":{\"Outer\":{\"$defs\":{\"Inner\":{\"properties\":{\"deep\":{\"type\":\"boolean\"}},\"type\":\"object\"}},\"properties\":{\"inner\":{\"$ref\":\"#/$defs/Outer/$defs/Inner\"}},\"type\":\"object\"},\"with space\":{\"type\":\"boolean\"},\"with/slash\":{\"type\":\"string\"},\"with~tilde\":{\"type\":\"integer\"}},\"definitions\":{\"Legacy\":{\"properties\":{\"v\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"a\":{\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"type\":\"object\"},\"b\":{\"$ref\":\"#/properties/a\"},\"c\":{\"$ref\":\"#/properties/a/properties/x\"},\"inner\":{\"$ref\":\"#/$defs/Outer/$defs/Inner\"},\"legacy\":{\"$ref\":\"#/definitions/Legacy\"},\"outer\":{\"$ref\":\"#/$defs/Outer\"},\"slash\":{\"$ref\":\"#/$defs/with~1slash\"},\"space\":{\"$ref\":\"#/$defs/with%20space\"},\"tilde\":{\"$ref\":\"#/$defs/with~0tilde\"}},\"type\":\"object\"},\"name\":\"pointers\"}",
+                ::std::option::Option::Some((98usize, 865usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "051912987d011f59aa55f190ca04fce8beead0eeca2bfcc9c3be48be9cac82f2",
-                "{\"description\":\"Refs to non-$defs pointers, nested $defs and draft-07 definitions.\",\"inputSchema\":{\"$defs\":{\"Outer\":{\"$defs\":{\"Inner\":{\"properties\":{\"deep\":{\"type\":\"boolean\"}},\"type\":\"object\"}},\"properties\":{\"inner\":{\"$ref\":\"#/$defs/Outer/$defs/Inner\"}},\"type\":\"object\"},\"with space\":{\"type\":\"boolean\"},\"with/slash\":{\"type\":\"string\"},\"with~tilde\":{\"type\":\"integer\"}},\"definitions\":{\"Legacy\":{\"properties\":{\"v\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"a\":{\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"type\":\"object\"},\"b\":{\"$ref\":\"#/properties/a\"},\"c\":{\"$ref\":\"#/properties/a/properties/x\"},\"inner\":{\"$ref\":\"#/$defs/Outer/$defs/Inner\"},\"legacy\":{\"$ref\":\"#/definitions/Legacy\"},\"outer\":{\"$ref\":\"#/$defs/Outer\"},\"slash\":{\"$ref\":\"#/$defs/with~1slash\"},\"space\":{\"$ref\":\"#/$defs/with%20space\"},\"tilde\":{\"$ref\":\"#/$defs/with~0tilde\"}},\"type\":\"object\"},\"name\":\"pointers\"}",
             );
         }
         /// A recursive tree node and a ref to the root.
@@ -810,11 +794,11 @@ pub mod refs {
                 ::std::option::Option::Some(
                     "A recursive tree node and a ref to the root.",
                 ),
-                "{\"$defs\":{\"A\":{\"properties\":{\"b\":{\"$ref\":\"#/$defs/B\"}},\"type\":\"object\"},\"B\":{\"properties\":{\"a\":{\"$ref\":\"#/$defs/A\"}},\"type\":\"object\"},\"Node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/Node\"},\"type\":\"array\"},\"parent\":{\"anyOf\":[{\"$ref\":\"#/$defs/Node\"},{\"type\":\"null\"}]},\"value\":{\"type\":\"string\"}},\"required\":[\"value\"],\"type\":\"object\"}},\"properties\":{\"label\":{\"type\":\"string\"},\"mutual\":{\"$ref\":\"#/$defs/A\"},\"root\":{\"$ref\":\"#/$defs/Node\"},\"self_ref\":{\"$ref\":\"#\"}},\"required\":[\"root\"],\"type\":\"object\"}",
+                "{\"description\":\"A recursive tree node and a ref to the root.\",\"inputSchema\":{\"$defs\":{\"A\":{\"properties\":{\"b\":{\"$ref\":\"#/$defs/B\"}},\"type\":\"object\"},\"B\":{\"properties\":{\"a\":{\"$ref\":\"#/$defs/A\"}},\"type\":\"object\"},\"Node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/Node\"},\"type\":\"array\"},\"parent\":{\"anyOf\":[{\"$ref\":\"#/$defs/Node\"},{\"type\":\"null\"}]},\"value\":{\"type\":\"string\"}},\"required\":[\"value\"],\"type\":\"object\"}},\"properties\":{\"label\":{\"type\":\"string\"},\"mutual\":{\"$ref\":\"#/$defs/A\"},\"root\":{\"$ref\":\"#/$defs/Node\"},\"self_ref\":{\"$ref\":\"#\"}},\"required\":[\"root\"],\"type\":\"object\"},\"name\":\"recursive_tree\"}",
+                ::std::option::Option::Some((76usize, 581usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "12304491e8deb6f71a713ce4749154590ea0729d053746541327ab278225cc25",
-                "{\"description\":\"A recursive tree node and a ref to the root.\",\"inputSchema\":{\"$defs\":{\"A\":{\"properties\":{\"b\":{\"$ref\":\"#/$defs/B\"}},\"type\":\"object\"},\"B\":{\"properties\":{\"a\":{\"$ref\":\"#/$defs/A\"}},\"type\":\"object\"},\"Node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/Node\"},\"type\":\"array\"},\"parent\":{\"anyOf\":[{\"$ref\":\"#/$defs/Node\"},{\"type\":\"null\"}]},\"value\":{\"type\":\"string\"}},\"required\":[\"value\"],\"type\":\"object\"}},\"properties\":{\"label\":{\"type\":\"string\"},\"mutual\":{\"$ref\":\"#/$defs/A\"},\"root\":{\"$ref\":\"#/$defs/Node\"},\"self_ref\":{\"$ref\":\"#\"}},\"required\":[\"root\"],\"type\":\"object\"},\"name\":\"recursive_tree\"}",
             );
         }
         /// The whole inputSchema is a $ref.
@@ -830,11 +814,11 @@ pub mod refs {
                 "root_is_ref",
                 ::std::option::Option::None,
                 ::std::option::Option::Some("The whole inputSchema is a $ref."),
-                "{\"$defs\":{\"Args\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"type\":\"object\"}},\"$ref\":\"#/$defs/Args\"}",
+                "{\"description\":\"The whole inputSchema is a $ref.\",\"inputSchema\":{\"$defs\":{\"Args\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"type\":\"object\"}},\"$ref\":\"#/$defs/Args\"},\"name\":\"root_is_ref\"}",
+                ::std::option::Option::Some((64usize, 177usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "8833e33c230e6a0341e1b8172ca6547b8e7a07d5e660bd66aa377289e8ee54ec",
-                "{\"description\":\"The whole inputSchema is a $ref.\",\"inputSchema\":{\"$defs\":{\"Args\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"type\":\"object\"}},\"$ref\":\"#/$defs/Args\"},\"name\":\"root_is_ref\"}",
             );
         }
         /// Shares a definition with shared_defs_two.
@@ -850,13 +834,11 @@ pub mod refs {
                 "shared_defs_one",
                 ::std::option::Option::None,
                 ::std::option::Option::Some("Shares a definition with shared_defs_two."),
-                "{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"}},\"required\":[\"x\",\"y\"],\"type\":\"object\"}},\"properties\":{\"p\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"p\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"}",
-                ),
+                "{\"description\":\"Shares a definition with shared_defs_two.\",\"inputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"}},\"required\":[\"x\",\"y\"],\"type\":\"object\"}},\"properties\":{\"p\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"},\"name\":\"shared_defs_one\",\"outputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"p\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"}}",
+                ::std::option::Option::Some((73usize, 250usize)),
+                ::std::option::Option::Some((291usize, 426usize)),
                 [false, true, false, true],
                 "202c156a35de3857770a75f27879cfcaf9a88e9cbea070e2cc5eec237fe21832",
-                "{\"description\":\"Shares a definition with shared_defs_two.\",\"inputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"}},\"required\":[\"x\",\"y\"],\"type\":\"object\"}},\"properties\":{\"p\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"},\"name\":\"shared_defs_one\",\"outputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"p\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"}}",
             );
         }
         /// Same Point as shared_defs_one.
@@ -872,11 +854,11 @@ pub mod refs {
                 "shared_defs_two",
                 ::std::option::Option::None,
                 ::std::option::Option::Some("Same Point as shared_defs_one."),
-                "{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"}},\"required\":[\"x\",\"y\"],\"type\":\"object\"}},\"properties\":{\"q\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"}",
+                "{\"description\":\"Same Point as shared_defs_one.\",\"inputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"}},\"required\":[\"x\",\"y\"],\"type\":\"object\"}},\"properties\":{\"q\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"},\"name\":\"shared_defs_two\"}",
+                ::std::option::Option::Some((62usize, 239usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "712db70f3be92d4e71d2a913707dd8d7214d44c2868264bed30c2cc34eabe61f",
-                "{\"description\":\"Same Point as shared_defs_one.\",\"inputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"}},\"required\":[\"x\",\"y\"],\"type\":\"object\"}},\"properties\":{\"q\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"},\"name\":\"shared_defs_two\"}",
             );
         }
     }
@@ -1104,16 +1086,8 @@ pub mod refs {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"refs\",\"version\":\"0.0.0\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::ByIdAndAnchor as ::mcpbind::Tool > ::META.definition, <
-                tools::NetworkRefs as ::mcpbind::Tool > ::META.definition, <
-                tools::Pointers as ::mcpbind::Tool > ::META.definition, <
-                tools::RecursiveTree as ::mcpbind::Tool > ::META.definition, <
-                tools::RootIsRef as ::mcpbind::Tool > ::META.definition, <
-                tools::SharedDefsOne as ::mcpbind::Tool > ::META.definition, <
-                tools::SharedDefsTwo as ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,
