@@ -7,6 +7,12 @@
 //! many optional arguments stays one expression:
 //! `SearchInput::new("rust").with_limit(10)`. Structs whose fields are all
 //! optional also implement `Default` (typify derives it).
+//!
+//! typify gives a union `From` its branch types, except `String` (it keeps
+//! that for `TryFrom<&str>` on unions that parse from strings); where a
+//! union has one string branch and no such parse, [`string_froms`] adds
+//! `From<String>` and `From<&str>`, so that `"text".into()` works for
+//! `boolean | string` as `true.into()` does.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -137,4 +143,50 @@ fn setter(f: &Field) -> TokenStream {
             self
         }
     }
+}
+
+/// `From<String>` and `From<&str>` for every union with exactly one string
+/// branch that typify gave no `FromStr` (see the module docs).
+pub(crate) fn string_froms(space: &TypeSpace) -> TokenStream {
+    let mut out = TokenStream::new();
+    for ty in space.iter_types() {
+        let TypeDetails::Enum(details) = ty.details() else {
+            continue;
+        };
+        if ty.has_impl(TypeSpaceImpl::FromStr) {
+            continue;
+        }
+        let strings: Vec<&str> = details
+            .variants()
+            .filter_map(|(name, variant)| match variant {
+                typify::TypeEnumVariant::Tuple(ids) if ids.len() == 1 => {
+                    let is_string = space
+                        .get_type(&ids[0])
+                        .is_ok_and(|inner| matches!(inner.details(), TypeDetails::String));
+                    is_string.then_some(name)
+                }
+                _ => None,
+            })
+            .collect();
+        let [variant] = strings.as_slice() else {
+            continue;
+        };
+        let Ok(variant) = syn::parse_str::<Ident>(variant) else {
+            continue;
+        };
+        let name = ty.ident();
+        out.extend(quote! {
+            impl ::std::convert::From<::std::string::String> for #name {
+                fn from(value: ::std::string::String) -> Self {
+                    Self::#variant(value)
+                }
+            }
+            impl ::std::convert::From<&str> for #name {
+                fn from(value: &str) -> Self {
+                    Self::#variant(value.to_owned())
+                }
+            }
+        });
+    }
+    out
 }

@@ -262,7 +262,7 @@ impl Generator {
         let roots = types::root_types(&typed, &prepared.schemas);
         let placeholders = prepared.defs.placeholders;
 
-        let mut impls = TokenStream::new();
+        let mut impls = ctor::string_froms(&typed.space);
         for (input, _) in &prepared.slots {
             if let Some(id) = &roots.structs[*input] {
                 let root = &prepared.schemas[*input].root;

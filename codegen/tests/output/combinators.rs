@@ -268,6 +268,36 @@ pub mod combinators {
             }
         }
     }
+    impl ::std::convert::From<::std::string::String> for types::NullablesInputD {
+        fn from(value: ::std::string::String) -> Self {
+            Self::String(value)
+        }
+    }
+    impl ::std::convert::From<&str> for types::NullablesInputD {
+        fn from(value: &str) -> Self {
+            Self::String(value.to_owned())
+        }
+    }
+    impl ::std::convert::From<::std::string::String> for types::NullablesInputE {
+        fn from(value: ::std::string::String) -> Self {
+            Self::String(value)
+        }
+    }
+    impl ::std::convert::From<&str> for types::NullablesInputE {
+        fn from(value: &str) -> Self {
+            Self::String(value.to_owned())
+        }
+    }
+    impl ::std::convert::From<::std::string::String> for types::NullablesInputG {
+        fn from(value: ::std::string::String) -> Self {
+            Self::String(value)
+        }
+    }
+    impl ::std::convert::From<&str> for types::NullablesInputG {
+        fn from(value: &str) -> Self {
+            Self::String(value.to_owned())
+        }
+    }
     impl types::AllOfInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]

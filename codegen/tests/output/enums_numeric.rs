@@ -227,6 +227,27 @@ pub mod enums_numeric {
             }
         }
     }
+    impl ::std::convert::From<::std::string::String>
+    for types::OtherEnumsInputEnumOutsideType {
+        fn from(value: ::std::string::String) -> Self {
+            Self::String(value)
+        }
+    }
+    impl ::std::convert::From<&str> for types::OtherEnumsInputEnumOutsideType {
+        fn from(value: &str) -> Self {
+            Self::String(value.to_owned())
+        }
+    }
+    impl ::std::convert::From<::std::string::String> for types::OtherEnumsInputMixed {
+        fn from(value: ::std::string::String) -> Self {
+            Self::String(value)
+        }
+    }
+    impl ::std::convert::From<&str> for types::OtherEnumsInputMixed {
+        fn from(value: &str) -> Self {
+            Self::String(value.to_owned())
+        }
+    }
     impl types::OtherEnumsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]

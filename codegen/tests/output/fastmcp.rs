@@ -276,6 +276,17 @@ pub mod fastmcp {
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WrappedResultInput {}
     }
+    impl ::std::convert::From<::std::string::String>
+    for types::GetForecastInputLocation {
+        fn from(value: ::std::string::String) -> Self {
+            Self::String(value)
+        }
+    }
+    impl ::std::convert::From<&str> for types::GetForecastInputLocation {
+        fn from(value: &str) -> Self {
+            Self::String(value.to_owned())
+        }
+    }
     impl types::GetForecastInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]

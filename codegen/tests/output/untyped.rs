@@ -469,6 +469,16 @@ pub mod untyped {
         /// Alias of the type generated for this schema.
         pub type StringInputSchemaOutput = ::std::string::String;
     }
+    impl ::std::convert::From<::std::string::String> for types::NoTypeInputEnumOnly {
+        fn from(value: ::std::string::String) -> Self {
+            Self::String(value)
+        }
+    }
+    impl ::std::convert::From<&str> for types::NoTypeInputEnumOnly {
+        fn from(value: &str) -> Self {
+            Self::String(value.to_owned())
+        }
+    }
     impl types::DefaultsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
