@@ -54,7 +54,7 @@ impl Rewriter {
                 }
             }
             // `::serde…` / `::serde_json…`.
-            if is_leading_colons(&trees, i) && is_serde(trees.get(i + 2)) {
+            if is_serde(trees.get(i + 2)) && is_leading_colons(&trees, i) {
                 out.extend(private_prefix());
                 i += 2;
                 continue;
@@ -216,9 +216,15 @@ fn is_leading_colons(trees: &[TokenTree], i: usize) -> bool {
         return false;
     }
     match i.checked_sub(1).map(|j| &trees[j]) {
-        // `a::b`, `T<U>::b`, `x.0::b` are not leading; `as ::x` is.
-        Some(TokenTree::Ident(id)) => id == "as",
-        Some(TokenTree::Punct(p)) => p.as_char() != '>',
+        // `a::b`, `self::b` are not leading; `as ::x`,
+        // `pub ::x`, `dyn ::x` (after any other keyword) are.
+        Some(TokenTree::Ident(id)) => {
+            let id = id.to_string();
+            !matches!(id.as_str(), "self" | "Self" | "super" | "crate")
+                && syn::parse_str::<syn::Ident>(&id).is_err()
+        }
+        // `impl<'de> ::serde::…`: no type has an associated `serde`.
+        Some(TokenTree::Punct(_)) => true,
         Some(TokenTree::Group(_)) | Some(TokenTree::Literal(_)) => false,
         None => true,
     }
@@ -273,6 +279,7 @@ mod tests {
             impl X for A {
                 fn f<T: ::serde::de::Error>() -> <T as ::serde::de::Error>::Foo { ::serde_json::json!(1) }
             }
+            pub struct B(pub ::serde_json::Value, self::serde::X);
         });
         assert!(out.contains("derive (Deserialize , Serialize , Clone)"), "{out}");
         assert!(out.contains("serde (crate = \"::mcpbind::__private::serde\")"), "{out}");
@@ -280,7 +287,11 @@ mod tests {
             out.contains("\"::mcpbind::__private::serde_json::Map::is_empty\""),
             "{out}"
         );
-        assert!(!out.replace("__private :: serde", "").contains(":: serde"), "{out}");
+        assert!(
+            !out.replace("__private :: serde", "").replace("self :: serde", "").contains(":: serde"),
+            "{out}"
+        );
+        assert!(out.contains("pub :: mcpbind :: __private :: serde_json :: Value"), "{out}");
         assert!(out.contains("< T as :: mcpbind :: __private :: serde :: de :: Error >"), "{out}");
     }
 

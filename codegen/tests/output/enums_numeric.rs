@@ -89,7 +89,8 @@ pub mod enums_numeric {
                 }
             }
         }
-        impl<'de> ::serde::Deserialize<'de> for OtherEnumsInputFloats {
+        impl<'de> ::mcpbind::__private::serde::Deserialize<'de>
+        for OtherEnumsInputFloats {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
                 D: ::mcpbind::__private::serde::Deserializer<'de>,
@@ -130,7 +131,7 @@ pub mod enums_numeric {
                 }
             }
         }
-        impl<'de> ::serde::Deserialize<'de> for OtherEnumsInputInts {
+        impl<'de> ::mcpbind::__private::serde::Deserialize<'de> for OtherEnumsInputInts {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
                 D: ::mcpbind::__private::serde::Deserializer<'de>,
