@@ -386,7 +386,11 @@ impl RawServer {
         let max_response_bytes = match self.max_response_bytes {
             None => DEFAULT_MAX_RESPONSE_BYTES,
             Some(n) if n >= 1024 => usize::try_from(n).unwrap_or(usize::MAX),
-            Some(n) => return Err(format!("`max_response_bytes` must be at least 1024, not {n}")),
+            Some(n) => {
+                return Err(format!(
+                    "`max_response_bytes` must be at least 1024, not {n}"
+                ))
+            }
         };
         Ok(ServerConfig {
             max_response_bytes,

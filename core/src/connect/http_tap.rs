@@ -67,11 +67,16 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
         StreamableHttpError::InsufficientScope(_) => http(Some(403), status(403)),
         StreamableHttpError::SessionExpired => http(Some(404), status(404)),
         StreamableHttpError::HttpStatus(e) => http(Some(e.status), status(e.status)),
-        StreamableHttpError::Client(e) => e.status().and_then(|s| http(Some(s.as_u16()), status(s.as_u16()))),
+        StreamableHttpError::Client(e) => e
+            .status()
+            .and_then(|s| http(Some(s.as_u16()), status(s.as_u16()))),
         StreamableHttpError::UnexpectedContentType(content_type) => http(
             None,
             match content_type {
-                Some(t) => format!("a `{}` body, not JSON-RPC", t.split(';').next().unwrap_or(t)),
+                Some(t) => format!(
+                    "a `{}` body, not JSON-RPC",
+                    t.split(';').next().unwrap_or(t)
+                ),
                 None => "a body without a content type, not JSON-RPC".to_owned(),
             },
         ),

@@ -53,7 +53,9 @@ impl SseTransport {
             .await
             .map_err(|e| format!("GET {url}: {e}"))?;
         if !response.status().is_success() {
-            options.tap.fail(http_failure("GET (the event stream)", &response));
+            options
+                .tap
+                .fail(http_failure("GET (the event stream)", &response));
             return Err(format!("GET {url}: HTTP {}", response.status()));
         }
         let bytes = bounded(

@@ -77,10 +77,11 @@ pub(crate) fn read_page(
             Ok(()) => page.tools.push(tool.clone()),
             Err(what) => {
                 let index = first + i;
-                page.skipped.push(match tool.get("name").and_then(Value::as_str) {
-                    Some(name) => format!("tool `{name}` (#{index} in tools/list): {what}"),
-                    None => format!("tool #{index} in tools/list: {what}"),
-                })
+                page.skipped
+                    .push(match tool.get("name").and_then(Value::as_str) {
+                        Some(name) => format!("tool `{name}` (#{index} in tools/list): {what}"),
+                        None => format!("tool #{index} in tools/list: {what}"),
+                    })
             }
         }
     }
