@@ -165,6 +165,21 @@ pub(crate) fn classify(
     }
 }
 
+/// rmcp's handshake error in words: the transport's own error and its
+/// causes, without rmcp's wrapper types (`Transport [rmcp::transport::…]`).
+pub(crate) fn describe(error: &ClientInitializeError) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let ClientInitializeError::TransportError { error, context } = error else {
+        return crate::error::chain(error);
+    };
+    let inner = &*error.error;
+    let cause = match inner.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+        Some(StreamableHttpError::Client(e)) => crate::error::chain(e),
+        _ => crate::error::chain(inner),
+    };
+    format!("{cause} (when the client tried to {context})")
+}
+
 async fn connect_transport(
     name: &str,
     config: &ServerConfig,
@@ -242,11 +257,16 @@ impl HttpTarget {
         if let Some(failure) = tap.failure() {
             return failure.into_error(name).into();
         }
+        let text = describe(&error);
         Error::Connect {
             server: name.to_owned(),
             reason: format!("the MCP handshake with {} failed", self.shown()),
             stderr: None,
-            source: Some(Redacted::new(error, Arc::clone(&self.secrets))),
+            source: Some(Redacted::described(
+                error,
+                &text,
+                Arc::clone(&self.secrets),
+            )),
         }
         .into()
     }

@@ -224,16 +224,22 @@ impl Error {
 /// print them unredacted. [`Redacted::get_ref`] gives the typed error.
 pub struct Redacted {
     inner: Box<dyn std::error::Error + Send + Sync>,
+    /// The text shown, redacted.
+    text: String,
     secrets: std::sync::Arc<[String]>,
 }
 
 impl Redacted {
-    pub(crate) fn new(
+    /// Wraps `inner`, shown as `text` (rmcp's own messages name its
+    /// internal types).
+    pub(crate) fn described(
         inner: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+        text: &str,
         secrets: std::sync::Arc<[String]>,
     ) -> Redacted {
         Redacted {
             inner: inner.into(),
+            text: redact(text, &secrets),
             secrets,
         }
     }
@@ -245,18 +251,24 @@ impl Redacted {
     }
 }
 
+/// An error's message and its sources', joined with `: ` (a source whose
+/// message its parent already shows is skipped).
+pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        let line = c.to_string();
+        if !text.contains(&line) {
+            text = format!("{text}: {line}");
+        }
+        cause = c.source();
+    }
+    text
+}
+
 impl std::fmt::Display for Redacted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut text = self.inner.to_string();
-        let mut cause = self.inner.source();
-        while let Some(c) = cause {
-            let line = c.to_string();
-            if !text.contains(&line) {
-                text = format!("{text}: {line}");
-            }
-            cause = c.source();
-        }
-        f.write_str(&redact(&text, &self.secrets))
+        f.write_str(&self.text)
     }
 }
 
@@ -357,10 +369,9 @@ mod redaction {
     #[test]
     fn hides_secrets_in_display_debug_and_sources() {
         let secrets: std::sync::Arc<[String]> = vec!["s3cr3t".to_owned()].into();
-        let e = Redacted::new(
-            Outer(std::io::Error::other("token s3cr3t refused")),
-            secrets,
-        );
+        let outer = Outer(std::io::Error::other("token s3cr3t refused"));
+        let text = chain(&outer);
+        let e = Redacted::described(outer, &text, secrets);
         assert_eq!(
             e.to_string(),
             "GET http://h/?key=*** failed: token *** refused"

@@ -51,7 +51,7 @@ impl SseTransport {
             .headers(options.headers.clone())
             .send()
             .await
-            .map_err(|e| format!("GET {url}: {e}"))?;
+            .map_err(|e| format!("GET {url}: {}", crate::error::chain(&e)))?;
         if !response.status().is_success() {
             options
                 .tap

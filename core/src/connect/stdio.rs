@@ -238,11 +238,12 @@ pub(crate) async fn connect_stdio(
                 Some(status) => format!("the process exited during the handshake ({status})"),
                 None => "the MCP handshake failed".to_owned(),
             };
+            let text = super::describe(&e);
             Err(Error::Connect {
                 server: name.to_owned(),
                 reason,
                 stderr: process.stderr_tail(),
-                source: Some(crate::error::Redacted::new(e, secrets)),
+                source: Some(crate::error::Redacted::described(e, &text, secrets)),
             }
             .into())
         }
