@@ -262,11 +262,7 @@ impl HttpTarget {
             server: name.to_owned(),
             reason: format!("the MCP handshake with {} failed", self.shown()),
             stderr: None,
-            source: Some(Redacted::described(
-                error,
-                &text,
-                Arc::clone(&self.secrets),
-            )),
+            source: Some(Redacted::described(error, &text, Arc::clone(&self.secrets))),
         }
         .into()
     }
@@ -367,6 +363,7 @@ async fn connect_http(
     let mut config = StreamableHttpClientTransportConfig::with_uri(target.url.clone());
     config.custom_headers = custom;
     config.auth_header = auth;
+    config.max_sse_event_size = max_response_bytes;
     let tap = Arc::new(RawTap::default());
     let client = http_tap::TapClient {
         inner: http_client(&tap, &target.secrets),

@@ -13,8 +13,9 @@ stdio:   misbehave.py MODE
 
 HTTP:    misbehave.py --http MODE [ARG]   (prints `listening on URL`)
   status CODE:METHOD   Streamable HTTP; answers METHOD (`initialize`,
-                       `tools/list`, `tools/call`) with HTTP CODE, or with an
-                       HTML page when CODE is `html`
+                       `tools/list`, `tools/call`) with HTTP CODE, with an
+                       HTML page when CODE is `html`, or with its result
+                       as an SSE event when CODE is `sse`
   redirect FILE        Streamable HTTP; redirects every POST to another
                        origin, which appends the headers it gets to FILE
   sse-cross FILE       legacy SSE; its `endpoint` is on another origin,
@@ -164,7 +165,11 @@ def status_handler(code, failing):
             message = self.body()
             method = message.get("method", "")
             if method == failing:
-                if code == "html":
+                if code == "sse":
+                    reply = json.dumps(answer(message, TOOLS["tools"])).encode()
+                    self.send(200, "text/event-stream",
+                              b"event: message\ndata: " + reply + b"\n\n")
+                elif code == "html":
                     self.send(200, "text/html", b"<html><body>Sign in</body></html>")
                 else:
                     self.send(int(code), "text/html", b"<html><body>nope</body></html>")

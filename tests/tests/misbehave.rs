@@ -265,6 +265,39 @@ async fn result_over_max_response_bytes_fails_at_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_event_over_max_response_bytes_fails_at_once() {
+    let http = http_server("status", "sse:tools/call");
+    let config = server(&format!(
+        "[servers.bad]\nurl = {:?}\nmax_response_bytes = 1048576\ntimeout = 60\n",
+        http.url
+    ));
+    let client = Client::connect_server("bad", config).await.unwrap();
+    let small = serde_json::json!({"bytes": 10});
+    let result = client
+        .call_raw(
+            "big",
+            small.as_object().unwrap().clone(),
+            &CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "x".repeat(10));
+    let big = serde_json::json!({"bytes": 3 << 20});
+    let err = client
+        .call_raw(
+            "big",
+            big.as_object().unwrap().clone(),
+            &CallOptions::default(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::TooLarge { limit: 1048576, .. }),
+        "{err:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn result_over_rmcp_line_limit_is_read() {
     // rmcp drops lines over 16 MiB; the default max_response_bytes is larger.
     let client = Client::connect_server("bad", stdio_server("tools", ""))

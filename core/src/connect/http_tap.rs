@@ -31,6 +31,7 @@ pub(crate) struct TapClient {
 }
 
 type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
+type Events = futures::stream::BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>;
 
 /// The request a message is, as errors name it: `tools/call echo`,
 /// `tools/list`, `initialize`.
@@ -146,7 +147,12 @@ impl TapClient {
             Some(StreamableHttpPostResponse::Json(message, new_session))
         } else if content_type.starts_with("text/event-stream") {
             let tap = Arc::clone(&self.tap);
-            let events = sse_stream::SseStream::from_bytes_stream(response.bytes_stream())
+            let body = super::sse::bounded(
+                response.bytes_stream(),
+                self.max_response_bytes,
+                Arc::clone(&self.tap),
+            );
+            let events = sse_stream::SseStream::from_bytes_stream(body)
                 .inspect(move |event| {
                     if let Ok(sse) = event {
                         if let Some(data) = &sse.data {
@@ -178,6 +184,24 @@ impl TapClient {
     }
 }
 
+impl TapClient {
+    /// Records an SSE event over the limit, which rmcp reports only as the
+    /// stream's end. (rmcp's error type for it is private: its message is
+    /// all there is to go by.)
+    fn watch(&self, events: Events, limit: usize) -> Events {
+        let tap = Arc::clone(&self.tap);
+        events
+            .inspect(move |event| {
+                if let Err(e) = event {
+                    if e.to_string().contains("exceeded the maximum size") {
+                        tap.fail(Failure::TooLarge { limit });
+                    }
+                }
+            })
+            .boxed()
+    }
+}
+
 fn is_tools_list(message: &ClientJsonRpcMessage) -> bool {
     matches!(
         message,
@@ -196,6 +220,26 @@ impl StreamableHttpClient for TapClient {
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        self.post_message_with_max_sse_event_size(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            self.max_response_bytes,
+        )
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
     ) -> HttpResult<StreamableHttpPostResponse> {
         if self.tap.is_armed() && is_tools_list(&message) {
             if let Some(response) = self
@@ -217,14 +261,27 @@ impl StreamableHttpClient for TapClient {
         let method = method_of(&message);
         let result = self
             .inner
-            .post_message(uri, message, session_id, auth_header, custom_headers)
+            .post_message_with_max_sse_event_size(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
             .await;
-        if let Err(error) = &result {
-            if let Some(failure) = failure_of(&method, error) {
-                self.tap.fail(failure);
+        match result {
+            Ok(StreamableHttpPostResponse::Sse(events, session)) => Ok(
+                StreamableHttpPostResponse::Sse(self.watch(events, max_sse_event_size), session),
+            ),
+            Err(error) => {
+                if let Some(failure) = failure_of(&method, &error) {
+                    self.tap.fail(failure);
+                }
+                Err(error)
             }
+            ok => ok,
         }
-        result
     }
 
     async fn delete_session(
@@ -246,10 +303,38 @@ impl StreamableHttpClient for TapClient {
         last_event_id: Option<String>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<futures::stream::BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>>
-    {
-        self.inner
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await
+    ) -> HttpResult<Events> {
+        self.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            self.max_response_bytes,
+        )
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<Events> {
+        let events = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await?;
+        Ok(self.watch(events, max_sse_event_size))
     }
 }

@@ -120,7 +120,7 @@ fn http_failure(method: &str, response: &reqwest::Response) -> Failure {
 /// The body of an event stream, failing once one event (the bytes between
 /// two blank lines) exceeds `limit`: a server that never ends an event
 /// would otherwise grow the parser's buffer without bound.
-fn bounded<S, D>(
+pub(crate) fn bounded<S, D>(
     body: S,
     limit: usize,
     tap: Arc<RawTap>,
