@@ -165,21 +165,20 @@ pub(crate) struct Spawn<'a> {
     pub(crate) max_response_bytes: usize,
 }
 
-pub(crate) async fn connect_stdio(
+/// The command to run, with `${VAR}`s expanded, and the secrets they held.
+fn command(
     name: &str,
     spawn: &Spawn<'_>,
-    lifecycle: Lifecycle,
-) -> Result<Session, ConnectFailure> {
+) -> Result<(Command, String, Arc<[String]>), ConnectFailure> {
     let mut expander = Expander::new(name);
-    let command = expander.expand(spawn.command)?;
-    let mut cmd = Command::new(&command);
+    let program = expander.expand(spawn.command)?;
+    let mut cmd = Command::new(&program);
     for arg in spawn.args {
         cmd.arg(expander.expand(arg)?);
     }
     for (key, value) in spawn.env {
         cmd.env(key, expander.expand(value)?);
     }
-    let secrets = expander.finish();
     if let Some(cwd) = spawn.cwd {
         // Spawning in a missing directory fails as if the program were
         // missing (ENOENT): say which of the two it is.
@@ -192,6 +191,15 @@ pub(crate) async fn connect_stdio(
         }
         cmd.current_dir(cwd);
     }
+    Ok((cmd, program, expander.finish()))
+}
+
+pub(crate) async fn connect_stdio(
+    name: &str,
+    spawn: &Spawn<'_>,
+    lifecycle: Lifecycle,
+) -> Result<Session, ConnectFailure> {
+    let (mut cmd, command, secrets) = command(name, spawn)?;
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
