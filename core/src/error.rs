@@ -222,7 +222,10 @@ impl Error {
 /// configured secret (a URL with `?api_key=`): it displays and debugs with
 /// every secret replaced by `***`, and hides its own sources, which would
 /// print them unredacted. [`Redacted::get_ref`] gives the typed error.
-pub struct Redacted {
+pub struct Redacted(Box<RedactedParts>);
+
+/// Boxed, so that errors holding a [`Redacted`] stay small.
+struct RedactedParts {
     inner: Box<dyn std::error::Error + Send + Sync>,
     /// The text shown, redacted.
     text: String,
@@ -237,17 +240,17 @@ impl Redacted {
         text: &str,
         secrets: std::sync::Arc<[String]>,
     ) -> Redacted {
-        Redacted {
+        Redacted(Box::new(RedactedParts {
             inner: inner.into(),
             text: redact(text, &secrets),
             secrets,
-        }
+        }))
     }
 
     /// The wrapped error (e.g. rmcp's `ClientInitializeError`, through
     /// `downcast_ref`). Its text is not redacted.
     pub fn get_ref(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
-        &*self.inner
+        &*self.0.inner
     }
 }
 
@@ -268,13 +271,13 @@ pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
 
 impl std::fmt::Display for Redacted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text)
+        f.write_str(&self.0.text)
     }
 }
 
 impl std::fmt::Debug for Redacted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&redact(&format!("{:?}", self.inner), &self.secrets))
+        f.write_str(&redact(&format!("{:?}", self.0.inner), &self.0.secrets))
     }
 }
 
