@@ -13,9 +13,12 @@ use crate::{Lockfile, Result, ServerLock};
 pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<ServerLock> {
     let client = mcpbind_core::Client::connect_server(name, config.clone()).await?;
     let info = client.server_info().await?;
-    let tools: Vec<Value> = client
-        .list_tools_raw()
-        .await?
+    let (tools, skipped) = client.list_tools_checked().await?;
+    // A malformed tool is left out of the lock; the others are locked.
+    for line in skipped {
+        eprintln!("warning: server `{name}`: skipped {line}");
+    }
+    let tools: Vec<Value> = tools
         .into_iter()
         .filter(|tool| {
             tool.get("name")

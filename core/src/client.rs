@@ -123,6 +123,7 @@ impl Client {
                 server: self.name.clone(),
                 reason: "no server information after the handshake".into(),
                 stderr: None,
+                source: None,
             })
     }
 
@@ -150,6 +151,9 @@ impl Client {
     /// Turns a lost connection into an error that says how the server ended.
     async fn closed_error(&self, session: &Arc<Session>) -> Error {
         self.drop_session(session).await;
+        if let Some(failure) = session.failure(&self.name) {
+            return failure;
+        }
         let (exit, stderr) = match &session.process {
             Some(p) => (p.settle().await, p.stderr_tail()),
             None => (None, None),
@@ -206,7 +210,14 @@ impl Client {
 
     /// Lists the server's tools exactly as it sent them: every page, the raw
     /// JSON of each tool (unknown fields kept), and no client-side cache.
+    /// Malformed tools are skipped (see [`Client::list_tools_checked`]).
     pub async fn list_tools_raw(&self) -> Result<Vec<Value>> {
+        Ok(self.list_tools_checked().await?.0)
+    }
+
+    /// [`Client::list_tools_raw`], and one line per malformed tool it
+    /// skipped (which tool, what is wrong).
+    pub async fn list_tools_checked(&self) -> Result<(Vec<Value>, Vec<String>)> {
         let session = self.session().await?;
         let peer = session.service.peer().clone();
         if let Some(tap) = &session.tap {
@@ -223,8 +234,8 @@ impl Client {
         &self,
         session: &Arc<Session>,
         peer: &Peer<RoleClient>,
-    ) -> Result<Vec<Value>> {
-        let mut tools = Vec::new();
+    ) -> Result<(Vec<Value>, Vec<String>)> {
+        let (mut tools, mut skipped) = (Vec::new(), Vec::new());
         let mut cursor = None;
         let mut seen_cursors = std::collections::BTreeSet::new();
         loop {
@@ -240,30 +251,18 @@ impl Client {
                 .await?;
             let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
             let response = self.await_handle(session, handle, "tools/list").await?;
-            let ServerResult::ListToolsResult(page) = response else {
-                return Err(self.service_error("tools/list", ServiceError::UnexpectedResponse));
-            };
             let raw = session.tap.as_ref().and_then(|tap| tap.take(&id_key(&id)));
-            match raw
-                .as_ref()
-                .and_then(|r| r.get("tools"))
-                .and_then(Value::as_array)
-            {
-                Some(raw_tools) => tools.extend(raw_tools.iter().cloned()),
-                // Transports without a tap: rmcp's model of each tool.
-                None => tools.extend(
-                    page.tools
-                        .iter()
-                        .map(|t| serde_json::to_value(t).unwrap_or(Value::Null)),
-                ),
-            }
+            let first = tools.len() + skipped.len();
+            let page = crate::connect::tools::read_page(&self.name, response, raw, first)?;
+            tools.extend(page.tools);
+            skipped.extend(page.skipped);
             match page.next_cursor {
                 // A server that repeats a cursor would page forever.
                 Some(next) if seen_cursors.insert(next.clone()) => cursor = Some(next),
                 _ => break,
             }
         }
-        Ok(tools)
+        Ok((tools, skipped))
     }
 
     /// Calls a tool with JSON arguments and returns rmcp's result as is
@@ -299,7 +298,8 @@ impl Client {
                 Err(Error::Timeout { timeout, .. }) => {
                     return Err(Error::Timeout {
                         server: self.name.clone(),
-                        tool: tool.to_owned(),
+                        method,
+                        tool: Some(tool.to_owned()),
                         timeout,
                     })
                 }
@@ -402,7 +402,8 @@ impl Client {
             Ok(response) => Ok(response),
             Err(ServiceError::Timeout { timeout }) => Err(Error::Timeout {
                 server: self.name.clone(),
-                tool: method.to_owned(),
+                method: method.to_owned(),
+                tool: None,
                 timeout,
             }),
             Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {

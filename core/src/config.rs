@@ -18,6 +18,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default time allowed to start a server and finish the handshake.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The default bound on one message from a server (`max_response_bytes`).
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
 /// A parsed configuration: the servers, by name.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {
@@ -49,6 +52,10 @@ pub struct ServerConfig {
     /// What a typed client does at connect when a tool it was generated for
     /// changed on the server since it was locked.
     pub pin_policy: PinPolicy,
+    /// The largest message (one JSON-RPC line, SSE event or HTTP body) the
+    /// server may send; a larger one fails the request at once and closes
+    /// the connection, instead of filling memory.
+    pub max_response_bytes: usize,
 }
 
 /// What to do when a live tool no longer matches its locked hash.
@@ -287,6 +294,7 @@ struct RawServer {
     validate_input: Option<bool>,
     validate_output: Option<bool>,
     pin_policy: Option<String>,
+    max_response_bytes: Option<u64>,
 }
 
 impl<'de> Deserialize<'de> for TomlServer {
@@ -375,7 +383,17 @@ impl RawServer {
             self.connect_timeout,
             DEFAULT_CONNECT_TIMEOUT,
         )?;
+        let max_response_bytes = match self.max_response_bytes {
+            None => DEFAULT_MAX_RESPONSE_BYTES,
+            Some(n) if n >= 1024 => usize::try_from(n).unwrap_or(usize::MAX),
+            Some(n) => {
+                return Err(format!(
+                    "`max_response_bytes` must be at least 1024, not {n}"
+                ))
+            }
+        };
         Ok(ServerConfig {
+            max_response_bytes,
             transport,
             tool_prefix: self.tool_prefix,
             enabled_tools: self.enabled_tools,
@@ -444,6 +462,7 @@ impl JsonServer {
             validate_input: None,
             validate_output: None,
             pin_policy: None,
+            max_response_bytes: None,
         }
         .into_server()
     }

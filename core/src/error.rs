@@ -30,6 +30,14 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The server's working directory (`cwd`) is missing or not a directory.
+    #[error("failed to start server `{server}`: working directory {} does not exist", cwd.display())]
+    Cwd {
+        /// The server.
+        server: String,
+        /// The directory.
+        cwd: std::path::PathBuf,
+    },
     /// The MCP handshake with the server failed.
     #[error("failed to connect to server `{server}`: {reason}{}", tail(stderr))]
     Connect {
@@ -39,6 +47,59 @@ pub enum Error {
         reason: String,
         /// The last lines the server wrote to stderr, if it is a process.
         stderr: Option<String>,
+        /// rmcp's error, when rmcp reported one.
+        #[source]
+        source: Option<Redacted>,
+    },
+    /// The server answered an HTTP request with an error status, or with
+    /// something that is not MCP (an HTML page).
+    #[error("server `{server}` answered `{method}` with {answer}")]
+    Http {
+        /// The server.
+        server: String,
+        /// The request (`initialize`, `tools/list`, `tools/call echo`).
+        method: String,
+        /// What came back: `HTTP 401 Unauthorized`, `a text/html page`.
+        answer: String,
+        /// The HTTP status, when there was one.
+        status: Option<u16>,
+    },
+    /// A message from the server exceeded the server's `max_response_bytes`.
+    #[error("server `{server}` sent a message larger than {limit} bytes (`max_response_bytes`); the connection was closed")]
+    TooLarge {
+        /// The server.
+        server: String,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The server answered with something mcpbind can't use (a `tools/list`
+    /// without a `tools` array, a message nested too deeply to parse).
+    #[error("server `{server}` sent an invalid `{method}` response: {reason}")]
+    Invalid {
+        /// The server.
+        server: String,
+        /// The request.
+        method: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The transport refused what the server did: a legacy SSE endpoint or
+    /// an HTTP redirect to another origin (where configured headers would
+    /// go).
+    #[error("server `{server}`: {reason}")]
+    Refused {
+        /// The server.
+        server: String,
+        /// What was refused, and why.
+        reason: String,
+    },
+    /// The server did not finish the MCP handshake within `connect_timeout`.
+    #[error("failed to connect to server `{server}`: no answer to the MCP handshake within {}", humantime(*timeout))]
+    ConnectTimeout {
+        /// The server.
+        server: String,
+        /// The `connect_timeout` that expired.
+        timeout: Duration,
     },
     /// The connection closed (for a process: it exited) during a request.
     #[error("server `{server}` closed the connection{}{}", exit.as_deref().map(|e| format!(" ({e})")).unwrap_or_default(), tail(stderr))]
@@ -50,13 +111,15 @@ pub enum Error {
         /// The last lines the server wrote to stderr, if it is a process.
         stderr: Option<String>,
     },
-    /// The call did not complete in time; it was cancelled on the wire.
-    #[error("call to `{server}.{tool}` timed out after {}", humantime(*timeout))]
+    /// The request did not complete in time; it was cancelled on the wire.
+    #[error("{} timed out after {}", match tool { Some(tool) => format!("call to `{server}.{tool}`"), None => format!("request `{method}` to server `{server}`") }, humantime(*timeout))]
     Timeout {
         /// The server.
         server: String,
-        /// The tool.
-        tool: String,
+        /// The request (`tools/call echo`, `tools/list`).
+        method: String,
+        /// The tool, for a `tools/call`.
+        tool: Option<String>,
         /// The timeout that expired.
         timeout: Duration,
     },
@@ -96,7 +159,7 @@ pub enum Error {
     },
     /// Tools changed on the server since they were locked, and the server's
     /// `pin_policy` is `refuse`.
-    #[error("server `{server}` changed since it was locked: {}\nhelp: review with `mcpbind diff {server}`, then run `mcpbind lock {server}` and rebuild", drift.join("; "))]
+    #[error("server `{server}` changed since it was locked: {}", drift.join("; "))]
     Drift {
         /// The server.
         server: String,
@@ -125,9 +188,111 @@ impl Error {
             Error::Drift { server, .. } => Some(format!(
                 "review with `mcpbind diff {server}`, then run `mcpbind lock {server}` and rebuild"
             )),
+            Error::Http {
+                server,
+                status: Some(401 | 403),
+                ..
+            } => Some(format!(
+                "the server refused the credentials: set them in `headers` of server `{server}` in mcpbind.toml (e.g. `Authorization = \"Bearer ${{TOKEN}}\"`) and export the variable"
+            )),
+            Error::Http {
+                server,
+                status: Some(404),
+                ..
+            } => Some(format!("check the `url` of server `{server}` in mcpbind.toml")),
+            Error::TooLarge { server, .. } => Some(format!(
+                "raise `max_response_bytes` for server `{server}` in mcpbind.toml (default {} bytes)",
+                crate::config::DEFAULT_MAX_RESPONSE_BYTES
+            )),
+            Error::ConnectTimeout { server, .. } => Some(format!(
+                "raise `connect_timeout` for server `{server}` in mcpbind.toml if it is just slow to start"
+            )),
+            Error::Cwd { server, .. } => Some(format!(
+                "create the directory, or fix `cwd` of server `{server}` (a relative `cwd` is relative to the config file)"
+            )),
+            Error::Config(ConfigError::MissingVar { var, .. }) => {
+                Some(format!("export `{var}`, or write `${{{var}:-default}}`"))
+            }
             _ => None,
         }
     }
+}
+
+/// An error from a lower layer (rmcp, reqwest) whose text may hold a
+/// configured secret (a URL with `?api_key=`): it displays and debugs with
+/// every secret replaced by `***`, and hides its own sources, which would
+/// print them unredacted. [`Redacted::get_ref`] gives the typed error.
+pub struct Redacted(Box<RedactedParts>);
+
+/// Boxed, so that errors holding a [`Redacted`] stay small.
+struct RedactedParts {
+    inner: Box<dyn std::error::Error + Send + Sync>,
+    /// The text shown, redacted.
+    text: String,
+    secrets: std::sync::Arc<[String]>,
+}
+
+impl Redacted {
+    /// Wraps `inner`, shown as `text` (rmcp's own messages name its
+    /// internal types).
+    pub(crate) fn described(
+        inner: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+        text: &str,
+        secrets: std::sync::Arc<[String]>,
+    ) -> Redacted {
+        Redacted(Box::new(RedactedParts {
+            inner: inner.into(),
+            text: redact(text, &secrets),
+            secrets,
+        }))
+    }
+
+    /// The wrapped error (e.g. rmcp's `ClientInitializeError`, through
+    /// `downcast_ref`). Its text is not redacted.
+    pub fn get_ref(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0.inner
+    }
+}
+
+/// An error's message and its sources', joined with `: ` (a source whose
+/// message its parent already shows is skipped).
+pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        let line = c.to_string();
+        if !text.contains(&line) {
+            text = format!("{text}: {line}");
+        }
+        cause = c.source();
+    }
+    text
+}
+
+impl std::fmt::Display for Redacted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.text)
+    }
+}
+
+impl std::fmt::Debug for Redacted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&redact(&format!("{:?}", self.0.inner), &self.0.secrets))
+    }
+}
+
+impl std::error::Error for Redacted {}
+
+/// `text` with every secret replaced by `***`, longest first (so that a
+/// secret containing another is replaced whole).
+pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
+    let mut text = text.to_owned();
+    for secret in secrets {
+        if !secret.is_empty() && text.contains(secret.as_str()) {
+            text = text.replace(secret.as_str(), "***");
+        }
+    }
+    text
 }
 
 /// `Result` with the runtime's [`Error`].
@@ -156,10 +321,21 @@ mod tests {
     fn messages() {
         let e = Error::Timeout {
             server: "demo".into(),
-            tool: "sleep".into(),
+            method: "tools/call sleep".into(),
+            tool: Some("sleep".into()),
             timeout: Duration::from_millis(1500),
         };
         assert_eq!(e.to_string(), "call to `demo.sleep` timed out after 1500ms");
+        let e = Error::Timeout {
+            server: "demo".into(),
+            method: "tools/list".into(),
+            tool: None,
+            timeout: Duration::from_secs(30),
+        };
+        assert_eq!(
+            e.to_string(),
+            "request `tools/list` to server `demo` timed out after 30s"
+        );
         let e = Error::Closed {
             server: "demo".into(),
             exit: Some("exit status: 3".into()),
@@ -169,7 +345,42 @@ mod tests {
             e.to_string(),
             "server `demo` closed the connection (exit status: 3)\nserver stderr (last lines):\nboom"
         );
+        let e = Error::Http {
+            server: "api".into(),
+            method: "tools/call echo".into(),
+            answer: "HTTP 401 Unauthorized".into(),
+            status: Some(401),
+        };
+        assert_eq!(
+            e.to_string(),
+            "server `api` answered `tools/call echo` with HTTP 401 Unauthorized"
+        );
+        assert!(e.help().unwrap().contains("headers"));
         let e = Error::UnknownServer { server: "x".into() };
         assert_eq!(e.to_string(), "server `x` is not in the config");
+    }
+}
+
+#[cfg(test)]
+mod redaction {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("GET http://h/?key=s3cr3t failed")]
+    struct Outer(#[source] std::io::Error);
+
+    #[test]
+    fn hides_secrets_in_display_debug_and_sources() {
+        let secrets: std::sync::Arc<[String]> = vec!["s3cr3t".to_owned()].into();
+        let outer = Outer(std::io::Error::other("token s3cr3t refused"));
+        let text = chain(&outer);
+        let e = Redacted::described(outer, &text, secrets);
+        assert_eq!(
+            e.to_string(),
+            "GET http://h/?key=*** failed: token *** refused"
+        );
+        assert!(!format!("{e:?}").contains("s3cr3t"));
+        assert!(std::error::Error::source(&e).is_none());
+        assert!(e.get_ref().downcast_ref::<Outer>().is_some());
     }
 }

@@ -393,9 +393,11 @@ async fn pins_catch_a_tool_changed_since_it_was_locked() {
             .starts_with("server `demo` changed since it was locked: tool `add` changed"),
         "{err}"
     );
-    assert!(err.to_string().ends_with(
-        "help: review with `mcpbind diff demo`, then run `mcpbind lock demo` and rebuild"
-    ));
+    assert!(!err.to_string().contains("help:"), "{err}");
+    assert_eq!(
+        err.help().as_deref(),
+        Some("review with `mcpbind diff demo`, then run `mcpbind lock demo` and rebuild")
+    );
 }
 
 /// Dropping a client kills its server's process, and the process is reaped

@@ -9,4 +9,5 @@ mod cli;
 mod compile;
 mod double;
 mod lock;
+mod misbehave;
 mod roundtrip;

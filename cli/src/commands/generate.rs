@@ -23,6 +23,15 @@ pub struct Args {
 
 /// Runs `mcpbind generate`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(out) = &args.out {
+        let same = |a: &std::path::Path, b: &std::path::Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
+        if same(out, &args.lockfile) {
+            anyhow::bail!(
+                "--out {} is the lockfile; write the bindings to a .rs file",
+                out.display()
+            );
+        }
+    }
     let lock = Lockfile::read(&args.lockfile)?;
     let mut settings = GenerationSettings::new();
     if !args.servers.is_empty() {
@@ -35,7 +44,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     match &args.out {
         Some(path) => {
-            mcpbind_codegen::write_file_if_changed(path, text.as_bytes())
+            // Only over a file mcpbind generated, and never reading a
+            // device or FIFO.
+            mcpbind::write::write_generated_if_changed(path, text.as_bytes())
                 .with_context(|| format!("failed to write {}", path.display()))?;
         }
         None => {

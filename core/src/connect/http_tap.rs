@@ -1,5 +1,7 @@
-//! A Streamable HTTP client that hands the raw bytes of `tools/list`
-//! responses to a [`RawTap`], and otherwise is rmcp's reqwest client.
+//! A Streamable HTTP client that is rmcp's reqwest client, plus a tap:
+//! it records the raw bytes of `tools/list` responses, and why a request
+//! failed (an HTTP status, an HTML page, a body over the size limit), which
+//! rmcp would report only as a closed transport.
 //!
 //! rmcp decodes every response into its model, which drops tool fields it
 //! doesn't know. While the tap is armed, a `tools/list` request is sent here
@@ -17,7 +19,7 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
 };
 
-use super::RawTap;
+use super::tap::{Failure, RawTap};
 
 const SESSION_HEADER: &str = "Mcp-Session-Id";
 
@@ -25,9 +27,78 @@ const SESSION_HEADER: &str = "Mcp-Session-Id";
 pub(crate) struct TapClient {
     pub(crate) inner: reqwest::Client,
     pub(crate) tap: Arc<RawTap>,
+    pub(crate) max_response_bytes: usize,
 }
 
 type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
+type Events = futures::stream::BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>;
+
+/// The request a message is, as errors name it: `tools/call echo`,
+/// `tools/list`, `initialize`.
+pub(crate) fn method_of(message: &ClientJsonRpcMessage) -> String {
+    match message {
+        ClientJsonRpcMessage::Request(request) => match &request.request {
+            ClientRequest::CallToolRequest(call) => format!("tools/call {}", call.params.name),
+            other => other.method().to_owned(),
+        },
+        ClientJsonRpcMessage::Notification(_) => "a notification".to_owned(),
+        _ => "a message".to_owned(),
+    }
+}
+
+/// What a failed request tells about the server, by the kind of rmcp's
+/// error; `None` for failures that are not the server's answer.
+fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Option<Failure> {
+    let http = |status: Option<u16>, answer: String| {
+        Some(Failure::Http {
+            method: method.to_owned(),
+            answer,
+            status,
+        })
+    };
+    let status = |code: u16| {
+        let reason = http::StatusCode::from_u16(code)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or_default();
+        format!("HTTP {code} {reason}").trim_end().to_owned()
+    };
+    match error {
+        StreamableHttpError::AuthRequired(_) => http(Some(401), status(401)),
+        StreamableHttpError::InsufficientScope(_) => http(Some(403), status(403)),
+        StreamableHttpError::SessionExpired => http(Some(404), status(404)),
+        StreamableHttpError::HttpStatus(e) => http(Some(e.status), status(e.status)),
+        StreamableHttpError::Client(e) => e
+            .status()
+            .and_then(|s| http(Some(s.as_u16()), status(s.as_u16()))),
+        StreamableHttpError::UnexpectedContentType(content_type) => http(
+            None,
+            match content_type {
+                Some(t) => format!(
+                    "a `{}` body, not JSON-RPC",
+                    t.split(';').next().unwrap_or(t)
+                ),
+                None => "a body without a content type, not JSON-RPC".to_owned(),
+            },
+        ),
+        // rmcp keeps the status only in its text ("HTTP 404: <body>"); the
+        // body is the server's and is not repeated.
+        StreamableHttpError::UnexpectedServerResponse(text) => {
+            let code = text
+                .strip_prefix("HTTP ")
+                .and_then(|rest| rest.get(..3))
+                .and_then(|c| c.parse::<u16>().ok());
+            match code {
+                Some(code) => http(Some(code), status(code)),
+                None => http(None, "a response that is not JSON-RPC".to_owned()),
+            }
+        }
+        StreamableHttpError::ResponseBodyTooLarge { max_size } => {
+            Some(Failure::TooLarge { limit: *max_size })
+        }
+        _ => None,
+    }
+}
 
 impl TapClient {
     /// Sends a `tools/list` request and records its raw response; `None`
@@ -70,13 +141,18 @@ impl TapClient {
             .unwrap_or_default()
             .to_owned();
         if content_type.starts_with("application/json") {
-            let body = response.bytes().await.ok()?;
+            let body = self.read_bounded(response).await?;
             self.tap.record(&body);
             let message: ServerJsonRpcMessage = serde_json::from_slice(&body).ok()?;
             Some(StreamableHttpPostResponse::Json(message, new_session))
         } else if content_type.starts_with("text/event-stream") {
             let tap = Arc::clone(&self.tap);
-            let events = sse_stream::SseStream::from_bytes_stream(response.bytes_stream())
+            let body = super::sse::bounded(
+                response.bytes_stream(),
+                self.max_response_bytes,
+                Arc::clone(&self.tap),
+            );
+            let events = sse_stream::SseStream::from_bytes_stream(body)
                 .inspect(move |event| {
                     if let Ok(sse) = event {
                         if let Some(data) = &sse.data {
@@ -89,6 +165,40 @@ impl TapClient {
         } else {
             None
         }
+    }
+
+    /// A JSON body, up to `max_response_bytes` (a larger one fails the tap).
+    async fn read_bounded(&self, response: reqwest::Response) -> Option<Vec<u8>> {
+        let limit = self.max_response_bytes;
+        let mut body = Vec::new();
+        let mut chunks = response.bytes_stream();
+        while let Some(chunk) = chunks.next().await {
+            let chunk = chunk.ok()?;
+            if body.len() + chunk.len() > limit {
+                self.tap.fail(Failure::TooLarge { limit });
+                return None;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Some(body)
+    }
+}
+
+impl TapClient {
+    /// Records an SSE event over the limit, which rmcp reports only as the
+    /// stream's end. (rmcp's error type for it is private: its message is
+    /// all there is to go by.)
+    fn watch(&self, events: Events, limit: usize) -> Events {
+        let tap = Arc::clone(&self.tap);
+        events
+            .inspect(move |event| {
+                if let Err(e) = event {
+                    if e.to_string().contains("exceeded the maximum size") {
+                        tap.fail(Failure::TooLarge { limit });
+                    }
+                }
+            })
+            .boxed()
     }
 }
 
@@ -111,6 +221,26 @@ impl StreamableHttpClient for TapClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<StreamableHttpPostResponse> {
+        self.post_message_with_max_sse_event_size(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            self.max_response_bytes,
+        )
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<StreamableHttpPostResponse> {
         if self.tap.is_armed() && is_tools_list(&message) {
             if let Some(response) = self
                 .post_tapped(
@@ -124,10 +254,34 @@ impl StreamableHttpClient for TapClient {
             {
                 return Ok(response);
             }
+            if self.tap.failure().is_some() {
+                return Err(StreamableHttpError::TransportChannelClosed);
+            }
         }
-        self.inner
-            .post_message(uri, message, session_id, auth_header, custom_headers)
-            .await
+        let method = method_of(&message);
+        let result = self
+            .inner
+            .post_message_with_max_sse_event_size(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await;
+        match result {
+            Ok(StreamableHttpPostResponse::Sse(events, session)) => Ok(
+                StreamableHttpPostResponse::Sse(self.watch(events, max_sse_event_size), session),
+            ),
+            Err(error) => {
+                if let Some(failure) = failure_of(&method, &error) {
+                    self.tap.fail(failure);
+                }
+                Err(error)
+            }
+            ok => ok,
+        }
     }
 
     async fn delete_session(
@@ -149,10 +303,38 @@ impl StreamableHttpClient for TapClient {
         last_event_id: Option<String>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<futures::stream::BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>>
-    {
-        self.inner
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await
+    ) -> HttpResult<Events> {
+        self.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            self.max_response_bytes,
+        )
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<Events> {
+        let events = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await?;
+        Ok(self.watch(events, max_sse_event_size))
     }
 }

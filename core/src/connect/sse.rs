@@ -2,6 +2,10 @@
 //! ships but many deployed servers still speak: `GET` the SSE URL, wait for
 //! the `endpoint` event, then `POST` each message to that endpoint while
 //! responses arrive as `message` events on the stream.
+//!
+//! The endpoint must be on the SSE URL's origin (the spec's own advice):
+//! messages carry the configured headers, credentials included. Each event
+//! is bounded by `max_response_bytes`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,66 +16,140 @@ use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleClient;
 
-use super::RawTap;
+use super::tap::{Failure, RawTap};
 
 /// How long to wait for the `endpoint` event.
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
+
+type Events = BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>;
+
+/// What the transport is opened with.
+pub(crate) struct SseOptions {
+    pub(crate) client: reqwest::Client,
+    pub(crate) headers: http::HeaderMap,
+    pub(crate) tap: Arc<RawTap>,
+    pub(crate) max_event_bytes: usize,
+}
 
 pub(crate) struct SseTransport {
     client: reqwest::Client,
     endpoint: reqwest::Url,
     headers: http::HeaderMap,
-    events: BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>,
+    events: Events,
     tap: Arc<RawTap>,
 }
 
 impl SseTransport {
-    /// Opens the event stream and waits for the endpoint to post to.
-    pub(crate) async fn open(
-        url: &str,
-        headers: http::HeaderMap,
-        tap: Arc<RawTap>,
-    ) -> Result<SseTransport, String> {
+    /// Opens the event stream and waits for the endpoint to post to. The
+    /// error may hold the URL: the caller redacts it.
+    pub(crate) async fn open(url: &str, options: SseOptions) -> Result<SseTransport, String> {
         let base = reqwest::Url::parse(url).map_err(|e| format!("invalid url {url}: {e}"))?;
-        let client = reqwest::Client::new();
-        let response = client
+        let response = options
+            .client
             .get(base.clone())
             .header(http::header::ACCEPT, "text/event-stream")
-            .headers(headers.clone())
+            .headers(options.headers.clone())
             .send()
             .await
-            .map_err(|e| format!("GET {url}: {e}"))?;
+            .map_err(|e| format!("GET {url}: {}", crate::error::chain(&e)))?;
         if !response.status().is_success() {
+            options
+                .tap
+                .fail(http_failure("GET (the event stream)", &response));
             return Err(format!("GET {url}: HTTP {}", response.status()));
         }
-        let mut events = sse_stream::SseStream::from_bytes_stream(response.bytes_stream()).boxed();
-        let endpoint = tokio::time::timeout(ENDPOINT_TIMEOUT, async {
-            while let Some(event) = events.next().await {
-                let event = event.map_err(|e| format!("reading {url}: {e}"))?;
-                if event.event.as_deref() == Some("endpoint") {
-                    let data = event.data.unwrap_or_default();
-                    return base
-                        .join(data.trim())
-                        .map_err(|e| format!("invalid endpoint `{data}` from {url}: {e}"));
-                }
-            }
-            Err(format!("{url} closed the event stream before sending its endpoint"))
-        })
-        .await
-        .map_err(|_| {
-            format!(
-                "{url} sent no `endpoint` event within {}s (is it a Streamable HTTP server? then use transport = \"streamable-http\")",
-                ENDPOINT_TIMEOUT.as_secs()
-            )
-        })??;
+        let bytes = bounded(
+            response.bytes_stream(),
+            options.max_event_bytes,
+            Arc::clone(&options.tap),
+        );
+        let mut events = sse_stream::SseStream::from_bytes_stream(bytes).boxed();
+        let endpoint = tokio::time::timeout(ENDPOINT_TIMEOUT, endpoint(&base, &mut events))
+            .await
+            .map_err(|_| {
+                format!(
+                    "{url} sent no `endpoint` event within {}s (is it a Streamable HTTP server? then use transport = \"streamable-http\")",
+                    ENDPOINT_TIMEOUT.as_secs()
+                )
+            })??;
+        if endpoint.origin() != base.origin() {
+            let reason = format!(
+                "refused the legacy SSE endpoint on another origin, {} (the SSE URL's origin is {}; configured headers are sent only there)",
+                endpoint.origin().ascii_serialization(),
+                base.origin().ascii_serialization()
+            );
+            options.tap.fail(Failure::Refused(reason.clone()));
+            return Err(reason);
+        }
         Ok(SseTransport {
-            client,
+            client: options.client,
             endpoint,
-            headers,
+            headers: options.headers,
             events,
-            tap,
+            tap: options.tap,
         })
     }
+}
+
+/// Waits for the `endpoint` event and resolves it against the SSE URL.
+async fn endpoint(base: &reqwest::Url, events: &mut Events) -> Result<reqwest::Url, String> {
+    while let Some(event) = events.next().await {
+        let event = event.map_err(|e| format!("reading {base}: {e}"))?;
+        if event.event.as_deref() == Some("endpoint") {
+            let data = event.data.unwrap_or_default();
+            return base
+                .join(data.trim())
+                .map_err(|e| format!("invalid endpoint `{data}` from {base}: {e}"));
+        }
+    }
+    Err(format!(
+        "{base} closed the event stream before sending its endpoint"
+    ))
+}
+
+/// A failure for an HTTP response that is not a success.
+fn http_failure(method: &str, response: &reqwest::Response) -> Failure {
+    let status = response.status();
+    Failure::Http {
+        method: method.to_owned(),
+        answer: format!("HTTP {status}"),
+        status: Some(status.as_u16()),
+    }
+}
+
+/// The body of an event stream, failing once one event (the bytes between
+/// two blank lines) exceeds `limit`: a server that never ends an event
+/// would otherwise grow the parser's buffer without bound.
+pub(crate) fn bounded<S, D>(
+    body: S,
+    limit: usize,
+    tap: Arc<RawTap>,
+) -> impl futures::Stream<Item = Result<D, std::io::Error>> + Send + 'static
+where
+    S: futures::Stream<Item = Result<D, reqwest::Error>> + Send + 'static,
+    D: AsRef<[u8]>,
+{
+    let mut event_len = 0usize;
+    let mut line_empty = true;
+    body.map(move |chunk| {
+        let chunk = chunk.map_err(std::io::Error::other)?;
+        for &byte in chunk.as_ref() {
+            match byte {
+                b'\r' => {}
+                b'\n' if line_empty => event_len = 0,
+                b'\n' => line_empty = true,
+                _ => {
+                    line_empty = false;
+                    event_len += 1;
+                }
+            }
+        }
+        if event_len > limit {
+            tap.fail(Failure::TooLarge { limit });
+            return Err(std::io::Error::other("event over max_response_bytes"));
+        }
+        Ok(chunk)
+    })
 }
 
 impl Transport<RoleClient> for SseTransport {
@@ -81,19 +159,21 @@ impl Transport<RoleClient> for SseTransport {
         &mut self,
         item: ClientJsonRpcMessage,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let method = super::http_tap::method_of(&item);
         let request = self
             .client
             .post(self.endpoint.clone())
             .headers(self.headers.clone())
             .json(&item);
+        let tap = Arc::clone(&self.tap);
         async move {
             let response = request.send().await.map_err(std::io::Error::other)?;
             if response.status().is_success() {
                 Ok(())
             } else {
+                tap.fail(http_failure(&method, &response));
                 Err(std::io::Error::other(format!(
-                    "POST {} returned HTTP {}",
-                    response.url(),
+                    "POST returned HTTP {}",
                     response.status()
                 )))
             }
@@ -108,6 +188,9 @@ impl Transport<RoleClient> for SseTransport {
             }
             let Some(data) = event.data else { continue };
             self.tap.record(data.as_bytes());
+            if self.tap.failure().is_some() {
+                return None;
+            }
             if let Ok(message) = serde_json::from_str(&data) {
                 return Some(message);
             }

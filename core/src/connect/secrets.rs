@@ -1,0 +1,110 @@
+//! The secrets of one server's config: every value a `${VAR}` expanded to,
+//! and a password written into a URL. Errors built from text that may hold
+//! them (a URL, a command line, rmcp's and reqwest's messages) go through
+//! [`redact`](crate::error::redact), which replaces each with `***`.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use crate::config::expand_vars_with;
+use crate::error::Result;
+
+/// Values shorter than this are not treated as secrets: they would mangle
+/// every message (`DEBUG=1`) and are too short to be credentials.
+const MIN_SECRET_LEN: usize = 4;
+
+/// Expands a server's config values, remembering what came from the
+/// environment.
+pub(crate) struct Expander<'a> {
+    server: &'a str,
+    secrets: Vec<String>,
+}
+
+impl<'a> Expander<'a> {
+    pub(crate) fn new(server: &'a str) -> Self {
+        Expander {
+            server,
+            secrets: Vec::new(),
+        }
+    }
+
+    /// Expands `${VAR}` references in `value`.
+    pub(crate) fn expand(&mut self, value: &str) -> Result<String> {
+        let found = RefCell::new(Vec::new());
+        let expanded = expand_vars_with(self.server, value, |var| {
+            let value = std::env::var(var).ok();
+            if let Some(v) = &value {
+                found.borrow_mut().push(v.clone());
+            }
+            value
+        })?;
+        self.secrets.extend(found.into_inner());
+        Ok(expanded)
+    }
+
+    /// Expands a URL; its password (`user:password@`), if any, is a secret
+    /// whether or not it came from a variable.
+    pub(crate) fn expand_url(&mut self, value: &str) -> Result<String> {
+        let url = self.expand(value)?;
+        if let Ok(parsed) = reqwest::Url::parse(&url) {
+            if let Some(password) = parsed.password() {
+                self.secrets.push(password.to_owned());
+            }
+        }
+        Ok(url)
+    }
+
+    /// The secrets, each also percent-encoded (as a URL prints it), longest
+    /// first.
+    pub(crate) fn finish(self) -> Arc<[String]> {
+        let mut all: Vec<String> = Vec::new();
+        for secret in self.secrets {
+            if secret.len() < MIN_SECRET_LEN {
+                continue;
+            }
+            let encoded = percent_encode(&secret);
+            if encoded != secret {
+                all.push(encoded);
+            }
+            all.push(secret);
+        }
+        all.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        all.dedup();
+        all.into()
+    }
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters.
+fn percent_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::redact;
+
+    #[test]
+    fn url_values_and_passwords_are_secrets() {
+        std::env::set_var("MCPBIND_SECRETS_TEST_KEY", "k3y with space");
+        let mut expander = Expander::new("s");
+        let url = expander
+            .expand_url("http://user:pa55word@h/mcp?api_key=${MCPBIND_SECRETS_TEST_KEY}")
+            .unwrap();
+        let secrets = expander.finish();
+        let shown = reqwest::Url::parse(&url).unwrap().to_string();
+        assert_eq!(
+            redact(&shown, &secrets),
+            "http://user:***@h/mcp?api_key=***"
+        );
+        assert_eq!(redact("k3y with space", &secrets), "***");
+    }
+}

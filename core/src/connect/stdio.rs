@@ -1,0 +1,291 @@
+//! A server as a child process on stdin/stdout.
+//!
+//! mcpbind spawns the process itself (rather than through rmcp's
+//! `TokioChildProcess`) so that it can keep a bounded tail of the server's
+//! stderr for error messages, bound each message it reads by
+//! `max_response_bytes`, and tap the raw bytes of `tools/list` responses.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::pin::Pin;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::RoleClient;
+use tokio::io::{AsyncRead, AsyncReadExt as _, ReadBuf};
+use tokio::process::{Child, Command};
+
+use super::secrets::Expander;
+use super::tap::{Failure, RawTap};
+use super::{handshake, ConnectFailure, Lifecycle, Session};
+use crate::error::{redact, Error};
+
+/// How many bytes of a server's stderr are kept for error messages.
+const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+/// A server's child process. Dropping it kills the process; tokio reaps it.
+pub(crate) struct Process {
+    child: Mutex<Child>,
+    stderr: Arc<Mutex<StderrTail>>,
+}
+
+impl Process {
+    /// The last bytes the process wrote to stderr.
+    pub(crate) fn stderr_tail(&self) -> Option<String> {
+        let tail = self.stderr.lock().ok()?;
+        let bytes: Vec<u8> = tail.buf.iter().copied().collect();
+        (!bytes.is_empty()).then(|| String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// The process id, while it runs.
+    pub(crate) fn id(&self) -> Option<u32> {
+        self.child.lock().ok()?.id()
+    }
+
+    /// How the process ended, if it has.
+    pub(crate) fn exit_status(&self) -> Option<String> {
+        let mut child = self.child.lock().ok()?;
+        match child.try_wait() {
+            Ok(Some(status)) => Some(status.to_string()),
+            _ => None,
+        }
+    }
+
+    /// Waits briefly for the process to end, so that an error can say how it
+    /// ended and what it last printed.
+    pub(crate) async fn settle(&self) -> Option<String> {
+        let mut status = None;
+        for _ in 0..40 {
+            status = status.or_else(|| self.exit_status());
+            let drained = self.stderr.lock().map(|t| t.closed).unwrap_or(true);
+            if status.is_some() && drained {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        status
+    }
+}
+
+/// The last [`STDERR_TAIL_BYTES`] of stderr: bounded in bytes, so that an
+/// endless line without a newline can't grow it.
+#[derive(Default)]
+struct StderrTail {
+    buf: VecDeque<u8>,
+    /// The process closed its stderr (it exited, usually).
+    closed: bool,
+}
+
+impl StderrTail {
+    fn push(&mut self, bytes: &[u8]) {
+        let bytes = &bytes[bytes.len().saturating_sub(STDERR_TAIL_BYTES)..];
+        self.buf.extend(bytes);
+        let excess = self.buf.len().saturating_sub(STDERR_TAIL_BYTES);
+        self.buf.drain(..excess);
+    }
+}
+
+/// Reads stdout for rmcp: fails the transport when one line exceeds
+/// `limit` bytes (rmcp would drop it silently and leave the request waiting
+/// for its timeout), and hands whole lines to the tap while it is armed.
+struct TeeReader<R> {
+    inner: R,
+    tap: Arc<RawTap>,
+    limit: usize,
+    /// Bytes of the current line so far.
+    line_len: usize,
+    /// The current line, while the tap is armed.
+    partial: Vec<u8>,
+}
+
+impl<R> TeeReader<R> {
+    /// Accounts for `bytes` just read; an error once a line is too long.
+    fn feed(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
+        let armed = self.tap.is_armed();
+        if !armed {
+            self.partial = Vec::new();
+        }
+        while !bytes.is_empty() {
+            let (segment, ends_line) = match bytes.iter().position(|b| *b == b'\n') {
+                Some(i) => (&bytes[..=i], true),
+                None => (bytes, false),
+            };
+            bytes = &bytes[segment.len()..];
+            self.line_len += segment.len();
+            if self.line_len > self.limit.saturating_add(1) {
+                self.tap.fail(Failure::TooLarge { limit: self.limit });
+                self.partial = Vec::new();
+                return Err(std::io::Error::other("message over max_response_bytes"));
+            }
+            if armed {
+                self.partial.extend_from_slice(segment);
+            }
+            if ends_line {
+                self.line_len = 0;
+                if armed {
+                    let line = std::mem::take(&mut self.partial);
+                    self.tap.record(&line);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for TeeReader<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if self.tap.failure().is_some() {
+            return Poll::Ready(Err(std::io::Error::other("the transport failed")));
+        }
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = &poll {
+            let this = &mut *self;
+            if let Err(e) = this.feed(&buf.filled()[before..]) {
+                buf.set_filled(before);
+                return Poll::Ready(Err(e));
+            }
+        }
+        poll
+    }
+}
+
+/// How to run a stdio server.
+pub(crate) struct Spawn<'a> {
+    pub(crate) command: &'a str,
+    pub(crate) args: &'a [String],
+    pub(crate) cwd: Option<&'a Path>,
+    pub(crate) env: &'a BTreeMap<String, String>,
+    pub(crate) max_response_bytes: usize,
+}
+
+/// The command to run, with `${VAR}`s expanded, and the secrets they held.
+fn command(
+    name: &str,
+    spawn: &Spawn<'_>,
+) -> Result<(Command, String, Arc<[String]>), ConnectFailure> {
+    let mut expander = Expander::new(name);
+    let program = expander.expand(spawn.command)?;
+    let mut cmd = Command::new(&program);
+    for arg in spawn.args {
+        cmd.arg(expander.expand(arg)?);
+    }
+    for (key, value) in spawn.env {
+        cmd.env(key, expander.expand(value)?);
+    }
+    if let Some(cwd) = spawn.cwd {
+        // Spawning in a missing directory fails as if the program were
+        // missing (ENOENT): say which of the two it is.
+        if !cwd.is_dir() {
+            return Err(Error::Cwd {
+                server: name.to_owned(),
+                cwd: cwd.to_owned(),
+            }
+            .into());
+        }
+        cmd.current_dir(cwd);
+    }
+    Ok((cmd, program, expander.finish()))
+}
+
+pub(crate) async fn connect_stdio(
+    name: &str,
+    spawn: &Spawn<'_>,
+    lifecycle: Lifecycle,
+) -> Result<Session, ConnectFailure> {
+    let (mut cmd, command, secrets) = command(name, spawn)?;
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().map_err(|source| Error::Spawn {
+        server: name.to_owned(),
+        command: redact(&command, &secrets),
+        source,
+    })?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        unreachable!("all three streams were piped");
+    };
+    let process = Process {
+        child: Mutex::new(child),
+        stderr: keep_tail(stderr),
+    };
+    let tap = Arc::new(RawTap::default());
+    let reader = TeeReader {
+        inner: stdout,
+        tap: Arc::clone(&tap),
+        limit: spawn.max_response_bytes,
+        line_len: 0,
+        partial: Vec::new(),
+    };
+    // The line limit is the reader's; rmcp's own would drop a long line
+    // silently.
+    let transport =
+        AsyncRwTransport::<RoleClient, _, _>::new(reader, stdin).with_max_line_length(usize::MAX);
+    match handshake(transport, lifecycle).await {
+        Ok(service) => Ok(Session {
+            service,
+            process: Some(process),
+            tap: Some(tap),
+        }),
+        Err(e) => {
+            let e = super::classify(e, lifecycle)?;
+            if let Some(failure) = tap.failure() {
+                return Err(failure.into_error(name).into());
+            }
+            let exit = process.settle().await;
+            let reason = match exit {
+                Some(status) => format!("the process exited during the handshake ({status})"),
+                None => "the MCP handshake failed".to_owned(),
+            };
+            let text = super::describe(&e);
+            Err(Error::Connect {
+                server: name.to_owned(),
+                reason,
+                stderr: process.stderr_tail(),
+                source: Some(crate::error::Redacted::described(e, &text, secrets)),
+            }
+            .into())
+        }
+    }
+}
+
+/// Keeps the tail of a process's stderr, reading it in chunks (not lines).
+fn keep_tail(mut stderr: tokio::process::ChildStderr) -> Arc<Mutex<StderrTail>> {
+    let tail = Arc::new(Mutex::new(StderrTail::default()));
+    let sink = Arc::clone(&tail);
+    tokio::spawn(async move {
+        let mut chunk = vec![0u8; 8 * 1024];
+        while let Ok(n @ 1..) = stderr.read(&mut chunk).await {
+            if let Ok(mut t) = sink.lock() {
+                t.push(&chunk[..n]);
+            }
+        }
+        if let Ok(mut t) = sink.lock() {
+            t.closed = true;
+        }
+    });
+    tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_tail_is_bounded_in_bytes() {
+        let mut tail = StderrTail::default();
+        tail.push(&vec![b'x'; 3 * STDERR_TAIL_BYTES]);
+        tail.push(b"end");
+        assert_eq!(tail.buf.len(), STDERR_TAIL_BYTES);
+        assert!(tail.buf.iter().rev().take(3).eq(b"dne".iter()));
+    }
+}

@@ -1,0 +1,173 @@
+//! What the transports see below rmcp: the raw `result` of `tools/list`
+//! responses (the lockfile keeps tools exactly as sent, unknown fields
+//! included, which rmcp's typed `Tool` would drop), and the first failure a
+//! transport recognised (a message over `max_response_bytes`, an HTTP
+//! status, a refused redirect), so that the error rmcp reports as "transport
+//! closed" can say what happened.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+use crate::error::Error;
+
+/// serde_json's recursion limit: rmcp can't parse a message nested deeper.
+pub(crate) const MAX_DEPTH: usize = 128;
+
+/// Why a transport gave up, as the transport saw it.
+#[derive(Debug, Clone)]
+pub(crate) enum Failure {
+    /// A message exceeded `max_response_bytes`.
+    TooLarge { limit: usize },
+    /// An HTTP request was answered with an error status or a non-MCP body.
+    Http {
+        method: String,
+        answer: String,
+        status: Option<u16>,
+    },
+    /// The transport refused to go on (secrets already redacted).
+    Refused(String),
+    /// A message could not be parsed.
+    Invalid { method: String, reason: String },
+}
+
+impl Failure {
+    pub(crate) fn into_error(self, server: &str) -> Error {
+        let server = server.to_owned();
+        match self {
+            Failure::TooLarge { limit } => Error::TooLarge { server, limit },
+            Failure::Http {
+                method,
+                answer,
+                status,
+            } => Error::Http {
+                server,
+                method,
+                answer,
+                status,
+            },
+            Failure::Refused(reason) => Error::Refused { server, reason },
+            Failure::Invalid { method, reason } => Error::Invalid {
+                server,
+                method,
+                reason,
+            },
+        }
+    }
+}
+
+/// Captures the raw `result` of JSON-RPC responses that carry `tools`, keyed
+/// by request id, while armed; and the transport's first failure.
+#[derive(Default)]
+pub(crate) struct RawTap {
+    armed: AtomicBool,
+    results: Mutex<BTreeMap<String, Value>>,
+    failure: Mutex<Option<Failure>>,
+}
+
+impl RawTap {
+    pub(crate) fn is_armed(&self) -> bool {
+        self.armed.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn arm(&self, on: bool) {
+        self.armed.store(on, Ordering::SeqCst);
+    }
+
+    /// Takes the captured result of the response to request `id`.
+    pub(crate) fn take(&self, id: &str) -> Option<Value> {
+        self.results.lock().ok()?.remove(id)
+    }
+
+    /// Records why the transport failed (the latest reason wins).
+    pub(crate) fn fail(&self, failure: Failure) {
+        if let Ok(mut slot) = self.failure.lock() {
+            *slot = Some(failure);
+        }
+    }
+
+    /// The transport's failure, if it recorded one.
+    pub(crate) fn failure(&self) -> Option<Failure> {
+        self.failure.lock().ok()?.clone()
+    }
+
+    /// Records one JSON-RPC message body (a stdio line or an SSE event's
+    /// data) while armed. A message nested deeper than rmcp can parse fails
+    /// the transport: rmcp would drop it and leave the request waiting for
+    /// its timeout.
+    pub(crate) fn record(&self, message: &[u8]) {
+        if !self.is_armed() {
+            return;
+        }
+        if nesting_depth(message) > MAX_DEPTH {
+            self.fail(Failure::Invalid {
+                method: "tools/list".to_owned(),
+                reason: format!(
+                    "it is nested deeper than {MAX_DEPTH} levels (serde_json's recursion limit, which rmcp parses with); no tool can be read from it"
+                ),
+            });
+            return;
+        }
+        let Ok(Value::Object(mut msg)) = serde_json::from_slice::<Value>(message) else {
+            return;
+        };
+        let (Some(id), Some(result)) = (msg.remove("id"), msg.remove("result")) else {
+            return;
+        };
+        if result.get("tools").is_some() {
+            if let Ok(mut results) = self.results.lock() {
+                results.insert(id_key(&id), result);
+            }
+        }
+    }
+}
+
+/// The deepest nesting of arrays and objects in a JSON text (strings
+/// skipped), counted without parsing.
+pub(crate) fn nesting_depth(json: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in json {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// The key under which a request id's response is captured.
+pub(crate) fn id_key(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_skips_strings() {
+        assert_eq!(nesting_depth(br#"{"a": [1, {"b": "[[[{{"}]}"#), 3);
+        assert_eq!(nesting_depth(br#"{"a": "\"[["}"#), 1);
+        assert_eq!(nesting_depth(b"1"), 0);
+    }
+}

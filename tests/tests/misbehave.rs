@@ -1,0 +1,487 @@
+//! The runtime against servers that misbehave on purpose
+//! (`tests/servers/misbehave.py`): no secret shows, every buffer a server
+//! fills is bounded, and every failure says what happened.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use mcpbind::{CallOptions, Client, Config, Error};
+
+use crate::util::{self, mcpbind_env};
+
+/// A secret only ever given through `${MCPBIND_MISBEHAVE_CANARY}`.
+const CANARY: &str = "canary-53cr3t-9d1e";
+const CANARY_VAR: &str = "MCPBIND_MISBEHAVE_CANARY";
+
+fn script() -> String {
+    util::tests_dir()
+        .join("servers/misbehave.py")
+        .display()
+        .to_string()
+}
+
+fn set_canary() {
+    // Every test sets the same value, so concurrent tests agree.
+    std::env::set_var(CANARY_VAR, CANARY);
+}
+
+/// One server of `toml` (a `[servers.bad]` table).
+fn server(toml: &str) -> mcpbind::ServerConfig {
+    let mut config = Config::from_toml_str(toml).unwrap();
+    config.servers.remove("bad").unwrap()
+}
+
+fn stdio_server(mode: &str, extra: &str) -> mcpbind::ServerConfig {
+    server(&format!(
+        "[servers.bad]\ncommand = \"python3\"\nargs = [{:?}, {mode:?}]\n{extra}",
+        script()
+    ))
+}
+
+/// An HTTP misbehave server, killed when dropped.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_server(mode: &str, arg: &str) -> HttpServer {
+    let mut child = Command::new("python3")
+        .args([&script(), "--http", mode, arg])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line from misbehave.py: {line:?}"))
+        .to_owned();
+    HttpServer { child, url }
+}
+
+/// Display, `{:#}`-style chain and Debug of an error, to search for secrets.
+fn all_text(err: &Error) -> String {
+    let mut text = format!("{err}\n{err:?}\n");
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        text.push_str(&format!("{cause}\n{cause:?}\n"));
+        source = cause.source();
+    }
+    text
+}
+
+fn assert_no_canary(text: &str) {
+    assert!(!text.contains(CANARY), "the canary secret leaked:\n{text}");
+}
+
+async fn connect_err(config: mcpbind::ServerConfig) -> Error {
+    match Client::connect_server("bad", config).await {
+        Ok(_) => panic!("connected to a server that should fail"),
+        Err(e) => e,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_in_urls_and_commands_are_redacted() {
+    set_canary();
+    // Port 9 (discard) refuses connections: reqwest's error names the URL.
+    let cases = [
+        (
+            "url = \"http://127.0.0.1:9/mcp?api_key=${MCPBIND_MISBEHAVE_CANARY}\"",
+            "api_key=***",
+        ),
+        (
+            "url = \"http://user:${MCPBIND_MISBEHAVE_CANARY}@127.0.0.1:9/mcp\"",
+            "user:***@",
+        ),
+        (
+            "transport = \"sse\"\nurl = \"http://127.0.0.1:9/sse?key=${MCPBIND_MISBEHAVE_CANARY}\"",
+            "key=***",
+        ),
+        (
+            "command = \"/nonexistent/${MCPBIND_MISBEHAVE_CANARY}/server\"",
+            "/nonexistent/***/server",
+        ),
+    ];
+    for (toml, shown) in cases {
+        let err = connect_err(server(&format!("[servers.bad]\n{toml}\n"))).await;
+        let text = all_text(&err);
+        assert_no_canary(&text);
+        assert!(text.contains(shown), "{toml}: {text}");
+    }
+    // A secret in args, env and headers: the errors don't show it either.
+    let config = server(&format!(
+        "[servers.bad]\ncommand = \"python3\"\nargs = [{:?}, \"stderr-flood\", \"--token=${{{CANARY_VAR}}}\"]\nenv = {{ TOKEN = \"${{{CANARY_VAR}}}\" }}\n",
+        script()
+    ));
+    assert_no_canary(&all_text(&connect_err(config).await));
+    let http = http_server("status", "500:initialize");
+    let config = server(&format!(
+        "[servers.bad]\nurl = \"{}?k=${{{CANARY_VAR}}}\"\nheaders = {{ X-Api-Key = \"${{{CANARY_VAR}}}\" }}\n",
+        http.url
+    ));
+    assert!(!format!("{config:?}").contains(CANARY));
+    assert_no_canary(&all_text(&connect_err(config).await));
+}
+
+#[test]
+fn cli_errors_redact_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        "[servers.remote]\nurl = \"http://127.0.0.1:9/mcp?api_key=${MCPBIND_MISBEHAVE_CANARY}\"\nconnect_timeout = 20\n",
+    )
+    .unwrap();
+    for args in [&["lock"][..], &["call", "remote", "echo"]] {
+        let out = mcpbind_env(dir.path(), args, &[(CANARY_VAR, CANARY)]);
+        assert_eq!(out.code, Some(1), "{out:?}");
+        assert!(out.stderr.contains("api_key=***"), "{out:?}");
+        assert_no_canary(&format!("{}{}", out.stdout, out.stderr));
+    }
+}
+
+/// The headers the other origin received, one JSON line per request.
+fn received(file: &Path) -> String {
+    std::fs::read_to_string(file).unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_origin_redirect_is_refused() {
+    set_canary();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("other-origin.log");
+    let http = http_server("redirect", &log.display().to_string());
+    let config = server(&format!(
+        "[servers.bad]\nurl = {:?}\nheaders = {{ X-Api-Key = \"${{{CANARY_VAR}}}\", Authorization = \"Bearer ${{{CANARY_VAR}}}\" }}\n",
+        http.url
+    ));
+    let err = connect_err(config).await;
+    assert!(matches!(err, Error::Refused { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("refused a redirect"), "{text}");
+    // Both origins are named: the configured port and the other one.
+    let port = http
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp");
+    assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
+    assert_eq!(text.matches("http://127.0.0.1:").count(), 2, "{text}");
+    assert_eq!(received(&log), "", "the other origin got a request");
+    assert_no_canary(&all_text(&err));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_origin_sse_endpoint_is_refused() {
+    set_canary();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("other-origin.log");
+    let sse = http_server("sse-cross", &log.display().to_string());
+    let config = server(&format!(
+        "[servers.bad]\ntransport = \"sse\"\nurl = {:?}\nheaders = {{ Authorization = \"Bearer ${{{CANARY_VAR}}}\" }}\n",
+        sse.url
+    ));
+    let err = connect_err(config).await;
+    assert!(matches!(err, Error::Refused { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("endpoint on another origin"), "{text}");
+    assert_eq!(text.matches("http://127.0.0.1:").count(), 2, "{text}");
+    assert_eq!(received(&log), "", "the other origin got a request");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endless_sse_event_is_bounded() {
+    let sse = http_server("sse-endless", "");
+    let config = server(&format!(
+        "[servers.bad]\ntransport = \"sse\"\nurl = {:?}\nmax_response_bytes = 1048576\n",
+        sse.url
+    ));
+    let err = connect_err(config).await;
+    assert!(
+        matches!(err, Error::TooLarge { limit: 1048576, .. }),
+        "{err:?}"
+    );
+    assert!(err.help().unwrap().contains("max_response_bytes"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endless_stderr_line_is_bounded() {
+    // 4 MiB of stderr without a newline, then `END`, then exit 3.
+    let err = connect_err(stdio_server("stderr-flood", "")).await;
+    let Error::Connect {
+        stderr: Some(tail), ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert!(tail.ends_with("END"), "{}", &tail[tail.len() - 20..]);
+    assert!(tail.len() <= 8 * 1024, "{}", tail.len());
+    assert!(err.to_string().contains("exit status: 3"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn result_over_max_response_bytes_fails_at_once() {
+    let config = stdio_server("tools", "max_response_bytes = 1048576\ntimeout = 60\n");
+    let client = Client::connect_server("bad", config).await.unwrap();
+    let big = serde_json::json!({"bytes": 3 << 20});
+    let err = client
+        .call_raw(
+            "big",
+            big.as_object().unwrap().clone(),
+            &CallOptions::default(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::TooLarge { limit: 1048576, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("1048576 bytes"), "{err}");
+    assert!(err.help().unwrap().contains("`max_response_bytes`"));
+    // The next call reconnects.
+    let echo = serde_json::json!({"message": "again"});
+    let result = client
+        .call_raw(
+            "echo",
+            echo.as_object().unwrap().clone(),
+            &CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_event_over_max_response_bytes_fails_at_once() {
+    let http = http_server("status", "sse:tools/call");
+    let config = server(&format!(
+        "[servers.bad]\nurl = {:?}\nmax_response_bytes = 1048576\ntimeout = 60\n",
+        http.url
+    ));
+    let client = Client::connect_server("bad", config).await.unwrap();
+    let small = serde_json::json!({"bytes": 10});
+    let result = client
+        .call_raw(
+            "big",
+            small.as_object().unwrap().clone(),
+            &CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "x".repeat(10));
+    let big = serde_json::json!({"bytes": 3 << 20});
+    let err = client
+        .call_raw(
+            "big",
+            big.as_object().unwrap().clone(),
+            &CallOptions::default(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::TooLarge { limit: 1048576, .. }),
+        "{err:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn result_over_rmcp_line_limit_is_read() {
+    // rmcp drops lines over 16 MiB; the default max_response_bytes is larger.
+    let client = Client::connect_server("bad", stdio_server("tools", ""))
+        .await
+        .unwrap();
+    let bytes = 17 << 20;
+    let big = serde_json::json!({ "bytes": bytes });
+    let result = client
+        .call_raw(
+            "big",
+            big.as_object().unwrap().clone(),
+            &CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text.len(), bytes);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_errors_say_the_status() {
+    let cases = [
+        ("401:tools/call", "HTTP 401 Unauthorized", Some(401)),
+        ("403:tools/call", "HTTP 403 Forbidden", Some(403)),
+        ("404:tools/call", "HTTP 404 Not Found", Some(404)),
+        (
+            "500:tools/call",
+            "HTTP 500 Internal Server Error",
+            Some(500),
+        ),
+        ("html:tools/call", "`text/html` body", None),
+        ("401:initialize", "HTTP 401 Unauthorized", Some(401)),
+        (
+            "500:tools/list",
+            "HTTP 500 Internal Server Error",
+            Some(500),
+        ),
+    ];
+    for (mode, answer, code) in cases {
+        let http = http_server("status", mode);
+        let config = server(&format!(
+            "[servers.bad]\nurl = {:?}\ntimeout = 20\n",
+            http.url
+        ));
+        let method = mode.split_once(':').unwrap().1;
+        let err = match Client::connect_server("bad", config).await {
+            Err(e) => e,
+            Ok(client) if method == "tools/list" => client.list_tools_raw().await.unwrap_err(),
+            Ok(client) => {
+                let args = serde_json::json!({"message": "hi"});
+                client
+                    .call_raw(
+                        "echo",
+                        args.as_object().unwrap().clone(),
+                        &CallOptions::default(),
+                    )
+                    .await
+                    .unwrap_err()
+            }
+        };
+        let Error::Http { status, .. } = &err else {
+            panic!("{mode}: {err:?}");
+        };
+        assert_eq!(*status, code, "{mode}");
+        let text = err.to_string();
+        assert!(text.contains(answer), "{mode}: {text}");
+        assert!(text.contains(&format!("`{method}")), "{mode}: {text}");
+        let help = err.help().unwrap_or_default();
+        assert_eq!(
+            help.contains("credentials"),
+            matches!(code, Some(401 | 403)),
+            "{mode}: {help}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_cwd_is_named() {
+    let config = stdio_server("tools", "cwd = \"/nonexistent/mcpbind-cwd\"\n");
+    let err = connect_err(config).await;
+    assert!(matches!(err, Error::Cwd { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains("working directory /nonexistent/mcpbind-cwd does not exist"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeout_names_the_method() {
+    let client = Client::connect_server("bad", stdio_server("slow-list", "timeout = 0.3\n"))
+        .await
+        .unwrap();
+    let err = client.list_tools_raw().await.unwrap_err();
+    let Error::Timeout { method, tool, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!((method.as_str(), tool), ("tools/list", &None));
+    assert_eq!(
+        err.to_string(),
+        "request `tools/list` to server `bad` timed out after 300ms"
+    );
+}
+
+fn lock_dir(mode: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.bad]\ncommand = \"python3\"\nargs = [{:?}, {mode:?}]\ntimeout = 30\n",
+            script()
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn lock_skips_malformed_tools_and_locks_the_rest() {
+    let dir = lock_dir("bad-tools");
+    let out = mcpbind_env(dir.path(), &["lock"], &[]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "warning: server `bad`: skipped tool #1 in tools/list: `name` is the number 42, not a string"
+        ),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr.contains(
+            "warning: server `bad`: skipped tool `no_schema` (#2 in tools/list): has no `inputSchema`"
+        ),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("Locked bad: 2 tools"), "{out:?}");
+    let lock = std::fs::read_to_string(dir.path().join("mcpbind.lock")).unwrap();
+    assert!(lock.contains("\"also_good\""), "{lock}");
+    assert!(!lock.contains("no_schema"), "{lock}");
+}
+
+#[test]
+fn lock_of_a_too_deep_schema_fails_at_once() {
+    let dir = lock_dir("deep-schema");
+    let out = mcpbind_env(dir.path(), &["lock"], &[]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("server `bad` sent an invalid `tools/list` response"),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("deeper than 128 levels"), "{out:?}");
+    assert!(!out.stderr.contains("timed out"), "{out:?}");
+}
+
+#[test]
+fn generate_writes_only_regular_files_it_generated() {
+    let dir = tempfile::tempdir().unwrap();
+    let lockfile = dir.path().join("mcpbind.lock");
+    std::fs::copy(util::tests_dir().join("mcpbind.lock"), &lockfile).unwrap();
+    let generate = |out: &Path| {
+        let out = out.display().to_string();
+        mcpbind_env(dir.path(), &["generate", "demo", "--out", &out], &[])
+    };
+    let refused = |out: PathBuf, why: &str| {
+        let result = generate(&out);
+        assert_eq!(result.code, Some(1), "{out:?}: {result:?}");
+        assert!(result.stderr.contains(why), "{out:?}: {result:?}");
+    };
+    refused("/dev/zero".into(), "not a regular file");
+    let fifo = dir.path().join("fifo.rs");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    refused(fifo, "not a regular file");
+    refused(lockfile.clone(), "is the lockfile");
+    let foreign = dir.path().join("hand_written.rs");
+    std::fs::write(&foreign, "fn main() {}\n").unwrap();
+    refused(foreign.clone(), "not generated by mcpbind");
+    assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "fn main() {}\n");
+    // A file it generated is rewritten (here: left alone, unchanged).
+    let ours = dir.path().join("bindings.rs");
+    assert_eq!(generate(&ours).code, Some(0));
+    let first = std::fs::read_to_string(&ours).unwrap();
+    assert_eq!(generate(&ours).code, Some(0));
+    assert_eq!(std::fs::read_to_string(&ours).unwrap(), first);
+}
