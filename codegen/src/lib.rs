@@ -19,6 +19,7 @@ mod schema;
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
 mod tool;
+mod toolbox;
 mod util;
 
 use std::path::{Path, PathBuf};
@@ -389,6 +390,7 @@ impl Generator {
             let marker = &t.marker;
             quote!(<tools::#marker as ::mcpbind::Tool>::META)
         });
+        let bound_server = toolbox::bound_server_tokens(tools.iter().map(|t| &t.marker));
         let server_info = mcpbind_core::hash::canonical_json(&server.server_info);
         let server_doc = doc_attrs(&server_doc(name, server));
         let types_module: syn::File =
@@ -467,6 +469,8 @@ impl Generator {
 
                     #(#client_methods)*
                 }
+
+                #bound_server
 
                 /// The server's tools as Rust methods: implement the ones a test
                 /// double or proxy needs (the others answer "not implemented"),

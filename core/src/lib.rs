@@ -56,6 +56,10 @@ mod connect;
 #[cfg(feature = "client")]
 mod error;
 #[cfg(feature = "client")]
+pub mod events;
+#[cfg(feature = "client")]
+pub mod toolbox;
+#[cfg(feature = "client")]
 mod validate;
 
 #[cfg(feature = "client")]
@@ -64,6 +68,13 @@ pub use call::ToolResult;
 pub use client::{CallOptions, Client};
 #[cfg(feature = "client")]
 pub use error::{Error, Result};
+#[cfg(feature = "client")]
+pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
+#[cfg(feature = "client")]
+pub use toolbox::{
+    BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult, OpenAiShape,
+    Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox, ToolboxError,
+};
 
 /// rmcp's protocol types, re-exported rather than copied.
 #[cfg(feature = "client")]

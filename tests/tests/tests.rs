@@ -10,3 +10,4 @@ mod compile;
 mod double;
 mod lock;
 mod roundtrip;
+mod toolbox;
