@@ -88,6 +88,10 @@ pub mod model {
 #[cfg(feature = "client")]
 pub use rmcp;
 
+/// rig-core, for the types of `Toolbox::rig_tools` (feature `rig`).
+#[cfg(feature = "rig")]
+pub use rig_core;
+
 /// Includes the bindings a `build.rs` wrote with `mcpbind_codegen::Builder`
 /// (`$OUT_DIR/mcpbind.rs`, or the given file name).
 #[macro_export]

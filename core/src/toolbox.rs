@@ -554,7 +554,8 @@ impl Toolbox {
         };
         let mut problems = dispatch::prepare(&tool.schema, &mut arguments);
         if problems.is_empty() {
-            problems = crate::validate::violations(meta.input_schema, &arguments);
+            let violations = crate::validate::violations(meta.input_schema, &arguments);
+            problems = dispatch::explain(&tool.schema, violations);
         }
         if !problems.is_empty() {
             return rejected(CallError::Arguments { problems }, arguments);

@@ -658,7 +658,7 @@ async fn dispatches_concurrently() {
                     .call_value("demo_echo", json!({"message": format!("m{i}")}))
                     .await
             } else {
-                tools.call_value("demo_sleep", json!({"ms": 100})).await
+                tools.call_value("demo_sleep", json!({"millis": 100})).await
             };
             (i, call)
         });
@@ -909,5 +909,34 @@ fn agent_example_runs_its_script() {
     util::assert_file(
         &util::tests_dir().join("golden/agent_transcript.txt"),
         &stdout,
+    );
+}
+
+// ---------------------------------------------------------------------------
+// rig
+
+#[cfg(feature = "rig")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rig_tools_dispatch_through_the_toolbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tools = demo_and_filesystem(&config(dir.path())).await;
+    tools.hold_back_server("filesystem").unwrap();
+    let rig_tools: Vec<mcpbind::rig_core::tool::DynamicTool> = tools.rig_tools();
+    assert_eq!(rig_tools.len(), tools.tool_count());
+    let add = rig_tools
+        .iter()
+        .find(|t| &**t.name() == "demo_add")
+        .unwrap();
+    let definition = add.definition();
+    assert_eq!(definition.parameters["type"], "object");
+    assert!(definition.description.starts_with("Add two integers"));
+
+    let output = add.execute(json!({"a": 2, "b": 40})).await.unwrap();
+    assert_eq!(output.as_text(), Some(r#"{"sum":42}"#));
+    let error = add.execute(json!({"a": 1.5, "b": 1})).await.unwrap_err();
+    assert!(
+        error.message().contains("/a: expected an integer, got 1.5"),
+        "{}",
+        error.message()
     );
 }

@@ -224,6 +224,69 @@ fn prepare_at(
     }
 }
 
+/// Adds what the schema expects at each problem's pointer when the
+/// validator's message does not say it (a union, an enum behind a `$ref`),
+/// so that a model can correct the value: `expected one of "a", "b" or null`.
+pub(crate) fn explain(schema: &Value, problems: Vec<String>) -> Vec<String> {
+    problems
+        .into_iter()
+        .map(|problem| {
+            let pointer = problem.split(": ").next().unwrap_or_default();
+            match expected_at(schema, pointer) {
+                Some(expected) if !problem.contains(" is not one of ") => {
+                    format!("{problem} (expected {expected})")
+                }
+                _ => problem,
+            }
+        })
+        .collect()
+}
+
+/// The schema node at an instance pointer (through properties and items).
+fn node_at<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
+    let mut node = resolve(root, root);
+    for segment in pointer.split('/').skip(1).filter(|s| !s.is_empty()) {
+        let key = segment.replace("~1", "/").replace("~0", "~");
+        node = if let Some(child) = node.get("properties").and_then(|p| p.get(&key)) {
+            resolve(root, child)
+        } else if let Some(items) = node.get("items") {
+            resolve(root, items)
+        } else {
+            return None;
+        };
+    }
+    Some(node)
+}
+
+/// What a union or enum at `pointer` accepts, in words; `None` when the
+/// node is neither.
+fn expected_at(root: &Value, pointer: &str) -> Option<String> {
+    let node = node_at(root, pointer)?;
+    let branches: Vec<&Value> = match node.get("anyOf").or_else(|| node.get("oneOf")) {
+        Some(Value::Array(branches)) => branches.iter().map(|b| resolve(root, b)).collect(),
+        _ if node.get("enum").is_some() => vec![node],
+        _ => return None,
+    };
+    let mut options: Vec<String> = Vec::new();
+    for branch in branches {
+        match (branch.get("enum"), branch.get("const")) {
+            (Some(Value::Array(values)), _) => options.extend(values.iter().map(Value::to_string)),
+            (_, Some(value)) => options.push(value.to_string()),
+            _ => options.extend(types_of(branch).iter().map(|t| match *t {
+                "null" => "null".to_owned(),
+                "integer" | "object" | "array" => format!("an {t}"),
+                _ => format!("a {t}"),
+            })),
+        }
+    }
+    options.dedup();
+    match options.split_last() {
+        None => None,
+        Some((only, [])) => Some(only.clone()),
+        Some((last, rest)) => Some(format!("one of {} or {last}", rest.join(", "))),
+    }
+}
+
 fn at(pointer: &str) -> &str {
     if pointer.is_empty() {
         "/"
@@ -295,6 +358,22 @@ mod tests {
         let problems = prepare(&schema, &mut args);
         assert_eq!(args, json!({"a": 3, "x": 2.0, "list": [1, 2.5]}));
         assert_eq!(problems, ["/list/1: expected an integer, got 2.5"]);
+    }
+
+    #[test]
+    fn explains_unions_and_enums_behind_refs() {
+        let schema = json!({"type": "object", "$defs": {"U": {"enum": ["celsius", "fahrenheit"]}},
+            "properties": {"u": {"anyOf": [{"$ref": "#/$defs/U"}, {"type": "null"}]},
+                "list": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}});
+        let problems = explain(&schema, vec!["/u: bad".into(), "/list/0: bad".into(), "/x: bad".into()]);
+        assert_eq!(
+            problems,
+            [
+                r#"/u: bad (expected one of "celsius", "fahrenheit" or null)"#,
+                "/list/0: bad (expected one of a string or an integer)",
+                "/x: bad",
+            ]
+        );
     }
 
     #[test]

@@ -63,12 +63,13 @@ impl ScriptedModel {
             3 => {
                 // Read the allowed values out of the error text.
                 let (error, _) = &last_results[0];
-                let allowed = error
-                    .split("is not one of ")
+                let Some(allowed) = error
+                    .split("expected one of ")
                     .nth(1)
                     .and_then(|list| list.split('"').nth(1))
-                    .unwrap_or("celsius")
-                    .to_owned();
+                else {
+                    return Turn::Answer(format!("I could not make sense of: {error}"));
+                };
                 Turn::Calls(vec![
                     Call {
                         name: "demo_get_weather",
