@@ -365,7 +365,10 @@ mod tests {
         let schema = json!({"type": "object", "$defs": {"U": {"enum": ["celsius", "fahrenheit"]}},
             "properties": {"u": {"anyOf": [{"$ref": "#/$defs/U"}, {"type": "null"}]},
                 "list": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}});
-        let problems = explain(&schema, vec!["/u: bad".into(), "/list/0: bad".into(), "/x: bad".into()]);
+        let problems = explain(
+            &schema,
+            vec!["/u: bad".into(), "/list/0: bad".into(), "/x: bad".into()],
+        );
         assert_eq!(
             problems,
             [
