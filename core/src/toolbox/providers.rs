@@ -31,7 +31,13 @@ impl DescriptionPolicy {
             return text.to_owned();
         }
         let cut: String = text.chars().take(limit.saturating_sub(1)).collect();
+        // The cut ends a word when the next character is a space.
+        let at_word_end = text
+            .chars()
+            .nth(limit.saturating_sub(1))
+            .is_some_and(char::is_whitespace);
         let cut = match cut.rfind(char::is_whitespace) {
+            _ if at_word_end => cut.trim_end(),
             Some(space) if space > 0 => cut[..space].trim_end(),
             _ => cut.as_str(),
         };
@@ -92,6 +98,7 @@ mod tests {
         let p = DescriptionPolicy::Truncate(12);
         assert_eq!(p.apply("short"), "short");
         assert_eq!(p.apply("Read a file from the disk"), "Read a file…");
+        assert_eq!(p.apply("Read a file, then more"), "Read a…");
         assert_eq!(p.apply("Averyveryverylongword"), "Averyveryve…");
         assert_eq!(DescriptionPolicy::Full.apply("x y"), "x y");
     }
