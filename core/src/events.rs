@@ -283,7 +283,7 @@ fn secrets_of(config: &ServerConfig) -> Vec<(String, String)> {
         }
     }
     // Longest first, so that a secret containing another is replaced whole.
-    secrets.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.1.len()));
     secrets
 }
 
