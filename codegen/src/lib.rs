@@ -24,6 +24,7 @@ mod shapes;
 pub mod snapshot;
 mod template;
 mod tool;
+mod toolbox;
 mod types;
 
 use std::path::{Path, PathBuf};

@@ -41,6 +41,7 @@ impl ServerModule<'_> {
             quote!(<tools::#marker as ::mcpbind::Tool>::META)
         });
         let client = self.client();
+        let bound_server = crate::toolbox::bound_server_tokens(self.tools.iter().map(|t| &t.marker));
         let handler = self.handler();
         quote! {
             #docs
@@ -75,6 +76,7 @@ impl ServerModule<'_> {
                 pub const TOOLS: &[::mcpbind::ToolMeta] = &[#(#metas),*];
 
                 #client
+                #bound_server
                 #handler
             }
         }

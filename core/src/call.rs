@@ -89,6 +89,6 @@ fn parse_output<O: serde::de::DeserializeOwned>(
             })?
         }
     };
-    serde_json::from_value(value)
+    crate::json::from_value(value)
         .map_err(|e| format!("structuredContent does not match the locked outputSchema: {e}"))
 }

@@ -278,6 +278,7 @@ impl Client {
         let mut attempt = 0;
         loop {
             attempt += 1;
+            crate::events::record_attempt(); // event hook: counts sends
             let session = self.session().await?;
             let peer = session.service.peer().clone();
             let mut params = CallToolRequestParams::new(tool.to_owned());
@@ -312,6 +313,12 @@ impl Client {
     /// Calls a typed tool: serializes its input, checks the result and parses
     /// its structured output.
     pub async fn call<T: Tool>(&self, input: &T::Input) -> Result<ToolResult<T::Output>> {
+        // Event hook (core/src/events.rs): times the call, counts its
+        // attempts and publishes one `ToolInvoked` per call.
+        crate::events::observe(self, &T::META, input, self.call_unobserved::<T>(input)).await
+    }
+
+    async fn call_unobserved<T: Tool>(&self, input: &T::Input) -> Result<ToolResult<T::Output>> {
         let meta = &T::META;
         let arguments = match serde_json::to_value(input) {
             Ok(Value::Object(map)) => map,

@@ -57,6 +57,10 @@ mod connect;
 #[cfg(feature = "client")]
 mod error;
 #[cfg(feature = "client")]
+pub mod events;
+#[cfg(feature = "client")]
+pub mod toolbox;
+#[cfg(feature = "client")]
 mod validate;
 
 #[cfg(feature = "client")]
@@ -65,6 +69,13 @@ pub use call::ToolResult;
 pub use client::{CallOptions, Client};
 #[cfg(feature = "client")]
 pub use error::{Error, Result};
+#[cfg(feature = "client")]
+pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
+#[cfg(feature = "client")]
+pub use toolbox::{
+    BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult, OpenAiShape,
+    Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox, ToolboxError,
+};
 
 /// rmcp's protocol types, re-exported rather than copied.
 #[cfg(feature = "client")]
@@ -77,6 +88,10 @@ pub mod model {
 
 #[cfg(feature = "client")]
 pub use rmcp;
+
+/// rig-core, for the types of `Toolbox::rig_tools` (feature `rig`).
+#[cfg(feature = "rig")]
+pub use rig_core;
 
 /// Includes the bindings a `build.rs` wrote with `mcpbind_codegen::Builder`
 /// (`$OUT_DIR/mcpbind.rs`, or the given file name).

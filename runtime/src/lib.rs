@@ -42,6 +42,18 @@
 
 pub use mcpbind_core::*;
 
+// The agent toolbox and call events (explicit: this list is the API).
+#[cfg(feature = "client")]
+pub use mcpbind_core::events::{self, subscribe as subscribe_events};
+#[cfg(feature = "client")]
+pub use mcpbind_core::toolbox::{
+    self, BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult,
+    OpenAiShape, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox,
+    ToolboxError,
+};
+#[cfg(feature = "client")]
+pub use mcpbind_core::{CallSource, EventReceiver, Outcome, ToolInvoked};
+
 /// Generates bindings from a lockfile at compile time (the same code the
 /// `build.rs` helper writes).
 ///

@@ -1079,6 +1079,26 @@ pub mod demo {
             self.inner.call::<tools::TagCounts>(&input).await
         }
     }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::Add>(),
+            ::mcpbind::ToolEntry::of::<tools::Crash>(),
+            ::mcpbind::ToolEntry::of::<tools::CreateOrder>(),
+            ::mcpbind::ToolEntry::of::<tools::DeleteItem>(),
+            ::mcpbind::ToolEntry::of::<tools::DrawShape>(),
+            ::mcpbind::ToolEntry::of::<tools::Echo>(),
+            ::mcpbind::ToolEntry::of::<tools::Fail>(),
+            ::mcpbind::ToolEntry::of::<tools::GetWeather>(),
+            ::mcpbind::ToolEntry::of::<tools::Search>(),
+            ::mcpbind::ToolEntry::of::<tools::SetMode>(),
+            ::mcpbind::ToolEntry::of::<tools::Sleep>(),
+            ::mcpbind::ToolEntry::of::<tools::TagCounts>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
+        }
+    }
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
@@ -2642,6 +2662,27 @@ pub mod everything {
             input: types::TriggerLongRunningOperationInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::TriggerLongRunningOperation>(&input).await
+        }
+    }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::Echo>(),
+            ::mcpbind::ToolEntry::of::<tools::GetAnnotatedMessage>(),
+            ::mcpbind::ToolEntry::of::<tools::GetEnv>(),
+            ::mcpbind::ToolEntry::of::<tools::GetResourceLinks>(),
+            ::mcpbind::ToolEntry::of::<tools::GetResourceReference>(),
+            ::mcpbind::ToolEntry::of::<tools::GetStructuredContent>(),
+            ::mcpbind::ToolEntry::of::<tools::GetSum>(),
+            ::mcpbind::ToolEntry::of::<tools::GetTinyImage>(),
+            ::mcpbind::ToolEntry::of::<tools::GzipFileAsResource>(),
+            ::mcpbind::ToolEntry::of::<tools::SimulateResearchQuery>(),
+            ::mcpbind::ToolEntry::of::<tools::ToggleSimulatedLogging>(),
+            ::mcpbind::ToolEntry::of::<tools::ToggleSubscriberUpdates>(),
+            ::mcpbind::ToolEntry::of::<tools::TriggerLongRunningOperation>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
         }
     }
     /// The server's tools as Rust methods: implement the ones a test
@@ -4396,6 +4437,28 @@ pub mod filesystem {
             self.inner.call::<tools::WriteFile>(&input).await
         }
     }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::CreateDirectory>(),
+            ::mcpbind::ToolEntry::of::<tools::DirectoryTree>(),
+            ::mcpbind::ToolEntry::of::<tools::EditFile>(),
+            ::mcpbind::ToolEntry::of::<tools::GetFileInfo>(),
+            ::mcpbind::ToolEntry::of::<tools::ListAllowedDirectories>(),
+            ::mcpbind::ToolEntry::of::<tools::ListDirectory>(),
+            ::mcpbind::ToolEntry::of::<tools::ListDirectoryWithSizes>(),
+            ::mcpbind::ToolEntry::of::<tools::MoveFile>(),
+            ::mcpbind::ToolEntry::of::<tools::ReadFile>(),
+            ::mcpbind::ToolEntry::of::<tools::ReadMediaFile>(),
+            ::mcpbind::ToolEntry::of::<tools::ReadMultipleFiles>(),
+            ::mcpbind::ToolEntry::of::<tools::ReadTextFile>(),
+            ::mcpbind::ToolEntry::of::<tools::SearchFiles>(),
+            ::mcpbind::ToolEntry::of::<tools::WriteFile>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
+        }
+    }
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
@@ -5829,6 +5892,23 @@ pub mod memory {
             self.inner.call::<tools::SearchNodes>(&input).await
         }
     }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::AddObservations>(),
+            ::mcpbind::ToolEntry::of::<tools::CreateEntities>(),
+            ::mcpbind::ToolEntry::of::<tools::CreateRelations>(),
+            ::mcpbind::ToolEntry::of::<tools::DeleteEntities>(),
+            ::mcpbind::ToolEntry::of::<tools::DeleteObservations>(),
+            ::mcpbind::ToolEntry::of::<tools::DeleteRelations>(),
+            ::mcpbind::ToolEntry::of::<tools::OpenNodes>(),
+            ::mcpbind::ToolEntry::of::<tools::ReadGraph>(),
+            ::mcpbind::ToolEntry::of::<tools::SearchNodes>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
+        }
+    }
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
@@ -6375,6 +6455,16 @@ pub mod time {
             input: types::GetCurrentTimeInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetCurrentTimeOutput>> {
             self.inner.call::<tools::GetCurrentTime>(&input).await
+        }
+    }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::ConvertTime>(),
+            ::mcpbind::ToolEntry::of::<tools::GetCurrentTime>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
         }
     }
     /// The server's tools as Rust methods: implement the ones a test

@@ -11,3 +11,4 @@ mod double;
 mod lock;
 mod misbehave;
 mod roundtrip;
+mod toolbox;

@@ -675,6 +675,19 @@ pub mod combinators {
             self.inner.call::<tools::Tuples>(&input).await
         }
     }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::AllOf>(),
+            ::mcpbind::ToolEntry::of::<tools::NotIfThenElse>(),
+            ::mcpbind::ToolEntry::of::<tools::Nullables>(),
+            ::mcpbind::ToolEntry::of::<tools::TaggedUnion>(),
+            ::mcpbind::ToolEntry::of::<tools::Tuples>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
+        }
+    }
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.

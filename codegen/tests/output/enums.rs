@@ -731,6 +731,16 @@ pub mod enums {
             self.inner.call::<tools::StringEnums>(&input).await
         }
     }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::EnumOutput>(),
+            ::mcpbind::ToolEntry::of::<tools::StringEnums>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
+        }
+    }
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.

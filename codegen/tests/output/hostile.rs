@@ -1865,6 +1865,40 @@ assert!(false);
             self.inner.call::<tools::UnnamedEBBC0B>(&input).await
         }
     }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::Unnamed>(),
+            ::mcpbind::ToolEntry::of::<tools::Unnamed2>(),
+            ::mcpbind::ToolEntry::of::<tools::Unnamed3>(),
+            ::mcpbind::ToolEntry::of::<tools::Unnamed4>(),
+            ::mcpbind::ToolEntry::of::<tools::T123>(),
+            ::mcpbind::ToolEntry::of::<tools::Client>(),
+            ::mcpbind::ToolEntry::of::<tools::GetItem>(),
+            ::mcpbind::ToolEntry::of::<tools::SelfTool>(),
+            ::mcpbind::ToolEntry::of::<tools::Unnamed5>(),
+            ::mcpbind::ToolEntry::of::<tools::AB>(),
+            ::mcpbind::ToolEntry::of::<tools::Connect>(),
+            ::mcpbind::ToolEntry::of::<tools::Crate>(),
+            ::mcpbind::ToolEntry::of::<tools::FromClient>(),
+            ::mcpbind::ToolEntry::of::<tools::GetItem2>(),
+            ::mcpbind::ToolEntry::of::<tools::GetItem3>(),
+            ::mcpbind::ToolEntry::of::<tools::GetItem4>(),
+            ::mcpbind::ToolEntry::of::<tools::HostileSchema>(),
+            ::mcpbind::ToolEntry::of::<tools::Inner>(),
+            ::mcpbind::ToolEntry::of::<tools::New>(),
+            ::mcpbind::ToolEntry::of::<tools::RType>(),
+            ::mcpbind::ToolEntry::of::<tools::SelfTool2>(),
+            ::mcpbind::ToolEntry::of::<tools::Super>(),
+            ::mcpbind::ToolEntry::of::<tools::Tools>(),
+            ::mcpbind::ToolEntry::of::<tools::Type>(),
+            ::mcpbind::ToolEntry::of::<tools::Types>(),
+            ::mcpbind::ToolEntry::of::<tools::Unnamed6>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
+        }
+    }
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.

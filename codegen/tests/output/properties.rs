@@ -980,6 +980,19 @@ pub mod properties {
             self.inner.call::<tools::TypeNamesCollide>(&input).await
         }
     }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::Additional>(),
+            ::mcpbind::ToolEntry::of::<tools::ClosedRoot>(),
+            ::mcpbind::ToolEntry::of::<tools::CollidingNames>(),
+            ::mcpbind::ToolEntry::of::<tools::RequiredUndeclared>(),
+            ::mcpbind::ToolEntry::of::<tools::TypeNamesCollide>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
+        }
+    }
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.

@@ -961,6 +961,21 @@ Default: `"x"`.*/
             self.inner.call::<tools::SharedDefsTwo>(&input).await
         }
     }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::ByIdAndAnchor>(),
+            ::mcpbind::ToolEntry::of::<tools::NetworkRefs>(),
+            ::mcpbind::ToolEntry::of::<tools::Pointers>(),
+            ::mcpbind::ToolEntry::of::<tools::RecursiveTree>(),
+            ::mcpbind::ToolEntry::of::<tools::RootIsRef>(),
+            ::mcpbind::ToolEntry::of::<tools::SharedDefsOne>(),
+            ::mcpbind::ToolEntry::of::<tools::SharedDefsTwo>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
+        }
+    }
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.

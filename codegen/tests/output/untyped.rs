@@ -1217,6 +1217,23 @@ pub mod untyped {
             self.inner.call::<tools::StringInputSchema>(&input).await
         }
     }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::BooleanInputSchema>(),
+            ::mcpbind::ToolEntry::of::<tools::Defaults>(),
+            ::mcpbind::ToolEntry::of::<tools::EmptyInputSchema>(),
+            ::mcpbind::ToolEntry::of::<tools::FloatBounds>(),
+            ::mcpbind::ToolEntry::of::<tools::NoInputSchema>(),
+            ::mcpbind::ToolEntry::of::<tools::NoType>(),
+            ::mcpbind::ToolEntry::of::<tools::NullInputSchema>(),
+            ::mcpbind::ToolEntry::of::<tools::OddKeywords>(),
+            ::mcpbind::ToolEntry::of::<tools::StringInputSchema>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
+        }
+    }
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.

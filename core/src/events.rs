@@ -1,0 +1,321 @@
+//! [`ToolInvoked`]: one event per tool call, typed or dispatched by a
+//! [`Toolbox`](crate::Toolbox), delivered to every [`subscribe`]r.
+//!
+//! The bus is process-wide (a bounded `tokio::sync::broadcast` channel):
+//! typed calls have no toolbox to hold subscribers, and a host usually wants
+//! every call in one log. A subscriber that falls behind loses the oldest
+//! events, never blocks a call. Nothing is built when nobody subscribes.
+//!
+//! Secrets: an event holds the arguments the caller passed and a one-line
+//! outcome, never the server's config; any value of a `${VAR}` the server's
+//! config refers to is replaced by `${VAR}` in both, in case a server echoed
+//! it into an error or a caller passed it on.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+use crate::call::ToolResult;
+use crate::client::Client;
+use crate::config::{ServerConfig, TransportConfig};
+use crate::error::{Error, Result};
+use crate::tool::ToolMeta;
+
+/// How many events a slow subscriber may fall behind before losing some.
+const CAPACITY: usize = 1024;
+
+/// Which path a call came through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CallSource {
+    /// A generated client's method (`Client::call::<T>`).
+    Typed,
+    /// [`Toolbox::call`](crate::Toolbox::call), on a model's behalf.
+    Toolbox,
+}
+
+/// How a call ended, in one line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The tool ran and succeeded.
+    Ok,
+    /// The tool ran and returned `isError: true`.
+    ToolError {
+        /// The text of its result.
+        message: String,
+    },
+    /// The arguments were rejected before anything was sent.
+    Rejected {
+        /// Why.
+        message: String,
+    },
+    /// The call failed (timeout, lost connection, bad output…).
+    Failed {
+        /// The error's message.
+        message: String,
+    },
+}
+
+impl Outcome {
+    /// Whether the call succeeded.
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Outcome::Ok)
+    }
+}
+
+/// One tool call, published when it ends.
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct ToolInvoked {
+    /// The server's name in the config.
+    pub server: String,
+    /// The tool's wire name.
+    pub tool: String,
+    /// The model-facing name (toolbox calls only).
+    pub model_name: Option<String>,
+    /// The arguments as sent (or as the model gave them, when rejected).
+    pub arguments: Value,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// Wall time from the call to its result.
+    pub duration: Duration,
+    /// How many times the request was sent (0 when rejected locally, 2 after
+    /// a retry on a lost connection).
+    pub attempts: u32,
+    /// Typed call or toolbox.
+    pub source: CallSource,
+}
+
+/// Receives [`ToolInvoked`] events published after [`subscribe`].
+#[derive(Debug)]
+pub struct EventReceiver(broadcast::Receiver<Arc<ToolInvoked>>);
+
+impl EventReceiver {
+    /// The next event; `None` only if the bus is gone (never, in practice).
+    /// Events lost to lag are skipped.
+    pub async fn recv(&mut self) -> Option<Arc<ToolInvoked>> {
+        loop {
+            match self.0.recv().await {
+                Ok(event) => return Some(event),
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    /// The next event if one is waiting.
+    pub fn try_recv(&mut self) -> Option<Arc<ToolInvoked>> {
+        loop {
+            match self.0.try_recv() {
+                Ok(event) => return Some(event),
+                Err(broadcast::error::TryRecvError::Lagged(_)) => continue,
+                Err(_) => return None,
+            }
+        }
+    }
+}
+
+fn bus() -> &'static broadcast::Sender<Arc<ToolInvoked>> {
+    static BUS: OnceLock<broadcast::Sender<Arc<ToolInvoked>>> = OnceLock::new();
+    BUS.get_or_init(|| broadcast::channel(CAPACITY).0)
+}
+
+/// Subscribes to every tool call made in this process from now on.
+pub fn subscribe() -> EventReceiver {
+    EventReceiver(bus().subscribe())
+}
+
+fn has_subscribers() -> bool {
+    bus().receiver_count() > 0
+}
+
+/// What a toolbox tells the typed path about the call it is making.
+#[derive(Debug, Default)]
+pub(crate) struct CallScope {
+    pub(crate) model_name: Option<String>,
+    pub(crate) attempts: AtomicU32,
+}
+
+tokio::task_local! {
+    static SCOPE: Arc<CallScope>;
+}
+
+/// Runs `fut` (a toolbox dispatch) so that the typed call inside it
+/// reports itself as a toolbox call named `scope.model_name`.
+pub(crate) async fn with_scope<F: Future>(scope: Arc<CallScope>, fut: F) -> F::Output {
+    SCOPE.scope(scope, fut).await
+}
+
+/// Counts one send of the current call's request (called by `call_raw`).
+pub(crate) fn record_attempt() {
+    let _ = SCOPE.try_with(|s| s.attempts.fetch_add(1, Ordering::Relaxed));
+}
+
+/// Wraps one typed call: times it, counts its attempts and publishes its
+/// [`ToolInvoked`] (the hook in `Client::call`).
+pub(crate) async fn observe<I: Serialize, O>(
+    client: &Client,
+    meta: &ToolMeta,
+    input: &I,
+    call: impl Future<Output = Result<ToolResult<O>>>,
+) -> Result<ToolResult<O>> {
+    let outer = SCOPE.try_with(Arc::clone).ok();
+    let scope = outer.clone().unwrap_or_default();
+    let start = Instant::now();
+    let result = match outer {
+        Some(_) => call.await,
+        None => SCOPE.scope(Arc::clone(&scope), call).await,
+    };
+    if has_subscribers() {
+        let outcome = match &result {
+            Ok(_) => Outcome::Ok,
+            Err(Error::Tool { message, .. }) => Outcome::ToolError {
+                message: message.clone(),
+            },
+            Err(e @ Error::Arguments { .. }) => Outcome::Rejected {
+                message: e.to_string(),
+            },
+            Err(e) => Outcome::Failed {
+                message: e.to_string(),
+            },
+        };
+        publish(
+            client.server_config(),
+            ToolInvoked {
+                server: client.server_name().to_owned(),
+                tool: meta.name.to_owned(),
+                model_name: scope.model_name.clone(),
+                arguments: serde_json::to_value(input).unwrap_or(Value::Null),
+                outcome,
+                duration: start.elapsed(),
+                attempts: scope.attempts.load(Ordering::Relaxed),
+                source: if scope.model_name.is_some() {
+                    CallSource::Toolbox
+                } else {
+                    CallSource::Typed
+                },
+            },
+        );
+    }
+    result
+}
+
+/// Publishes a toolbox call that never reached the typed path (its
+/// arguments were rejected).
+pub(crate) fn publish_rejected(
+    config: &ServerConfig,
+    server: &str,
+    meta: &ToolMeta,
+    model_name: &str,
+    arguments: Value,
+    message: String,
+    duration: Duration,
+) {
+    if !has_subscribers() {
+        return;
+    }
+    publish(
+        config,
+        ToolInvoked {
+            server: server.to_owned(),
+            tool: meta.name.to_owned(),
+            model_name: Some(model_name.to_owned()),
+            arguments,
+            outcome: Outcome::Rejected { message },
+            duration,
+            attempts: 0,
+            source: CallSource::Toolbox,
+        },
+    );
+}
+
+fn publish(config: &ServerConfig, mut event: ToolInvoked) {
+    let secrets = secrets_of(config);
+    if !secrets.is_empty() {
+        redact_value(&mut event.arguments, &secrets);
+        match &mut event.outcome {
+            Outcome::Ok => {}
+            Outcome::ToolError { message }
+            | Outcome::Rejected { message }
+            | Outcome::Failed { message } => redact(message, &secrets),
+        }
+    }
+    // An error only means nobody listens any more.
+    let _ = bus().send(Arc::new(event));
+}
+
+/// The `(VAR, value)` of every `${VAR}` the server's config refers to that
+/// is set and non-empty.
+fn secrets_of(config: &ServerConfig) -> Vec<(String, String)> {
+    let texts: Vec<&String> = match &config.transport {
+        TransportConfig::Stdio {
+            command, args, env, ..
+        } => std::iter::once(command)
+            .chain(args)
+            .chain(env.values())
+            .collect(),
+        TransportConfig::StreamableHttp { url, headers }
+        | TransportConfig::Sse { url, headers } => {
+            std::iter::once(url).chain(headers.values()).collect()
+        }
+    };
+    let mut secrets = Vec::new();
+    for text in texts {
+        let mut rest = text.as_str();
+        while let Some(start) = rest.find("${") {
+            let after = &rest[start + 2..];
+            let Some(end) = after.find('}') else { break };
+            let var = after[..end].split(":-").next().unwrap_or_default();
+            if let Ok(value) = std::env::var(var) {
+                if !value.is_empty() {
+                    secrets.push((var.to_owned(), value));
+                }
+            }
+            rest = &after[end + 1..];
+        }
+    }
+    // Longest first, so that a secret containing another is replaced whole.
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.1.len()));
+    secrets
+}
+
+fn redact(text: &mut String, secrets: &[(String, String)]) {
+    for (var, value) in secrets {
+        if text.contains(value.as_str()) {
+            *text = text.replace(value.as_str(), &format!("${{{var}}}"));
+        }
+    }
+}
+
+fn redact_value(value: &mut Value, secrets: &[(String, String)]) {
+    match value {
+        Value::String(s) => redact(s, secrets),
+        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secrets)),
+        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secrets)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_secret_values_everywhere() {
+        let secrets = vec![("TOKEN".to_owned(), "s3cr3t-value".to_owned())];
+        let mut value = serde_json::json!({"a": ["x s3cr3t-value y"], "b": "s3cr3t-value"});
+        redact_value(&mut value, &secrets);
+        assert_eq!(
+            value,
+            serde_json::json!({"a": ["x ${TOKEN} y"], "b": "${TOKEN}"})
+        );
+    }
+}

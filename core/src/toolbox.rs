@@ -1,0 +1,584 @@
+//! [`Toolbox`]: the locked, generated tools of one or more servers, handed to
+//! a model.
+//!
+//! A model sees each tool under a model-facing name (`{prefix}_{tool}`, see
+//! [`model_name`]) with a definition derived from the lockfile (OpenAI,
+//! Anthropic, Gemini); each call it makes is resolved back to its server and
+//! tool, its arguments are checked against the locked schema, and it runs
+//! through the same typed path as a generated client's method
+//! (`Client::call::<T>`): same params type, validation, timeout and errors.
+//!
+//! Generated code gives the toolbox what it needs through [`BoundServer`]:
+//! each server's generated `Client` lists one [`ToolEntry`] per tool.
+
+mod dispatch;
+mod hooks;
+mod inventory;
+mod names;
+mod providers;
+#[cfg(feature = "rig")]
+mod rig;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::client::Client;
+use crate::events::{self, CallScope};
+use crate::tool::{Tool, ToolMeta};
+
+pub use dispatch::{CallError, ModelResult, ToolCall};
+pub use hooks::{HookCall, ToolHook};
+pub use inventory::{ServerInventory, ToolInventory};
+pub use names::{is_legal as is_legal_tool_name, model_name, MAX_NAME_LEN};
+pub use providers::{Definitions, DescriptionPolicy, OpenAiShape, Refusal};
+
+use dispatch::CallFn;
+use providers::ToolView;
+
+/// What a toolbox needs of one generated tool: its locked metadata and its
+/// typed call. Generated code builds one per tool with
+/// [`ToolEntry::of`].
+#[derive(Clone, Copy)]
+pub struct ToolEntry {
+    meta: ToolMeta,
+    call: CallFn,
+}
+
+impl std::fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolEntry")
+            .field("server", &self.meta.server)
+            .field("tool", &self.meta.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolEntry {
+    /// The entry of tool `T` (a generated marker type).
+    pub const fn of<T>() -> ToolEntry
+    where
+        T: Tool,
+        T::Input: Sync,
+    {
+        ToolEntry {
+            meta: T::META,
+            call: dispatch::call_typed::<T>,
+        }
+    }
+
+    /// The tool's locked metadata.
+    pub fn meta(&self) -> &ToolMeta {
+        &self.meta
+    }
+}
+
+/// A generated client a [`Toolbox`] can hold: implemented by every
+/// generated server module's `Client`.
+pub trait BoundServer {
+    /// One entry per locked tool, in lockfile order.
+    const ENTRIES: &'static [ToolEntry];
+
+    /// The untyped client underneath.
+    fn into_client(self) -> Client;
+}
+
+/// Errors of building a toolbox.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolboxError {
+    /// Two tools would get the same model-facing name.
+    #[error("model-facing name `{name}` is taken twice: by tool `{first_tool}` of server `{first_server}` and by tool `{second_tool}` of server `{second_server}`\nhelp: set a different `tool_prefix` for one of the servers in mcpbind.toml")]
+    NameCollision {
+        /// The name.
+        name: String,
+        /// The server that has it first.
+        first_server: String,
+        /// Its tool.
+        first_tool: String,
+        /// The server that wants it too.
+        second_server: String,
+        /// Its tool.
+        second_tool: String,
+    },
+    /// No server of the toolbox has this name.
+    #[error("the toolbox has no server `{server}`")]
+    UnknownServer {
+        /// The name asked for.
+        server: String,
+    },
+    /// No tool of the toolbox has this model-facing name.
+    #[error("the toolbox has no tool `{name}`")]
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+    },
+}
+
+#[derive(Clone)]
+struct ServerSlot {
+    name: String,
+    client: Arc<Client>,
+    tools: Vec<ToolSlot>,
+    held_back: bool,
+}
+
+#[derive(Clone)]
+struct ToolSlot {
+    entry: ToolEntry,
+    model_name: String,
+    schema: Arc<Value>,
+    held_back: bool,
+}
+
+/// The tools of one or more connected servers, as a model sees them.
+///
+/// ```ignore
+/// let mut tools = mcpbind::Toolbox::new();
+/// tools.add(demo::Client::connect(&config).await?)?;
+/// let definitions = tools.anthropic_tools().tools; // send with the request
+/// let call = tools.call("demo_add", r#"{"a": 2, "b": 3}"#).await;
+/// let reply = call.for_model(); // back to the model
+/// ```
+#[derive(Clone, Default)]
+pub struct Toolbox {
+    servers: Vec<ServerSlot>,
+    index: HashMap<String, (usize, usize)>,
+    description: DescriptionPolicy,
+    hooks: Vec<Arc<dyn ToolHook>>,
+    warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("servers", &self.server_names())
+            .field("tools", &self.tool_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Toolbox {
+    /// An empty toolbox.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a connected generated client's server and its tools.
+    pub fn add<S: BoundServer>(&mut self, server: S) -> Result<&mut Self, ToolboxError> {
+        self.add_client(Arc::new(server.into_client()), S::ENTRIES)
+    }
+
+    /// Adds a server from an untyped client and the entries of its generated
+    /// module (`<server::Client as BoundServer>::ENTRIES`, or a subset). The config's
+    /// `enabled_tools`/`disabled_tools` apply; `tool_prefix` names the tools.
+    ///
+    /// A server already in the toolbox is kept once: the first one wins and
+    /// [`warnings`](Self::warnings) names the duplicate.
+    pub fn add_client(
+        &mut self,
+        client: Arc<Client>,
+        entries: &[ToolEntry],
+    ) -> Result<&mut Self, ToolboxError> {
+        let name = client.server_name().to_owned();
+        if self.servers.iter().any(|s| s.name == name) {
+            let warning = format!("server `{name}` was added twice; the first one is kept");
+            tracing::warn!("{warning}");
+            self.warnings.push(warning);
+            return Ok(self);
+        }
+        let config = client.server_config();
+        let prefix = config.tool_prefix.clone().unwrap_or_else(|| name.clone());
+        let mut tools = Vec::new();
+        let mut added = HashMap::new();
+        for entry in entries.iter().filter(|e| config.allows_tool(e.meta.name)) {
+            let model_name = model_name(&prefix, entry.meta.name);
+            let taken = self.index.get(&model_name).map(|&(s, t)| {
+                let server = &self.servers[s];
+                (
+                    server.name.clone(),
+                    server.tools[t].entry.meta.name.to_owned(),
+                )
+            });
+            let taken = taken.or_else(|| {
+                added
+                    .get(&model_name)
+                    .map(|&t: &usize| (name.clone(), entries_name(&tools, t)))
+            });
+            if let Some((first_server, first_tool)) = taken {
+                return Err(ToolboxError::NameCollision {
+                    name: model_name,
+                    first_server,
+                    first_tool,
+                    second_server: name,
+                    second_tool: entry.meta.name.to_owned(),
+                });
+            }
+            added.insert(model_name.clone(), tools.len());
+            let schema = serde_json::from_str(entry.meta.input_schema)
+                .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
+            tools.push(ToolSlot {
+                entry: *entry,
+                model_name,
+                schema: Arc::new(schema),
+                held_back: false,
+            });
+        }
+        let server_index = self.servers.len();
+        for (model_name, tool_index) in added {
+            self.index.insert(model_name, (server_index, tool_index));
+        }
+        self.servers.push(ServerSlot {
+            name,
+            client,
+            tools,
+            held_back: false,
+        });
+        Ok(self)
+    }
+
+    /// Adds every server of `other` (its hold-backs kept), skipping servers
+    /// already here (first wins, with a warning). Hooks and the description
+    /// policy of `self` stay.
+    pub fn merge(&mut self, other: Toolbox) -> Result<&mut Self, ToolboxError> {
+        for server in other.servers {
+            let entries: Vec<ToolEntry> = server.tools.iter().map(|t| t.entry).collect();
+            let before = self.servers.len();
+            self.add_client(Arc::clone(&server.client), &entries)?;
+            if self.servers.len() > before {
+                if let Some(added) = self.servers.last_mut() {
+                    added.held_back = server.held_back;
+                    for (slot, theirs) in added.tools.iter_mut().zip(&server.tools) {
+                        slot.held_back = theirs.held_back;
+                    }
+                }
+            }
+        }
+        self.warnings.extend(other.warnings);
+        Ok(self)
+    }
+
+    /// Sets how much of each description the definitions carry.
+    pub fn with_description_policy(&mut self, policy: DescriptionPolicy) -> &mut Self {
+        self.description = policy;
+        self
+    }
+
+    /// Adds a hook run around every dispatched call.
+    pub fn with_hook(&mut self, hook: impl ToolHook + 'static) -> &mut Self {
+        self.hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// What building the toolbox warned about (duplicate servers).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    fn server_mut(&mut self, server: &str) -> Result<&mut ServerSlot, ToolboxError> {
+        self.servers
+            .iter_mut()
+            .find(|s| s.name == server)
+            .ok_or_else(|| ToolboxError::UnknownServer {
+                server: server.to_owned(),
+            })
+    }
+
+    fn tool_mut(&mut self, name: &str) -> Result<&mut ToolSlot, ToolboxError> {
+        let &(s, t) = self
+            .index
+            .get(name)
+            .ok_or_else(|| ToolboxError::UnknownTool {
+                name: name.to_owned(),
+            })?;
+        Ok(&mut self.servers[s].tools[t])
+    }
+
+    /// Holds back a whole server: its tools leave the definitions and the
+    /// inventory lists it as held back, until [`enable_server`](Self::enable_server).
+    pub fn hold_back_server(&mut self, server: &str) -> Result<&mut Self, ToolboxError> {
+        self.server_mut(server)?.held_back = true;
+        Ok(self)
+    }
+
+    /// Makes a held-back server's tools available again.
+    pub fn enable_server(&mut self, server: &str) -> Result<&mut Self, ToolboxError> {
+        self.server_mut(server)?.held_back = false;
+        Ok(self)
+    }
+
+    /// Holds back one tool (by model-facing name).
+    pub fn hold_back_tool(&mut self, name: &str) -> Result<&mut Self, ToolboxError> {
+        self.tool_mut(name)?.held_back = true;
+        Ok(self)
+    }
+
+    /// Makes a held-back tool available again.
+    pub fn enable_tool(&mut self, name: &str) -> Result<&mut Self, ToolboxError> {
+        self.tool_mut(name)?.held_back = false;
+        Ok(self)
+    }
+
+    /// The model-facing names of the tools held back (by themselves or with
+    /// their server).
+    pub fn held_back(&self) -> Vec<&str> {
+        self.servers
+            .iter()
+            .flat_map(|s| {
+                s.tools
+                    .iter()
+                    .filter(move |t| s.held_back || t.held_back)
+                    .map(|t| t.model_name.as_str())
+            })
+            .collect()
+    }
+
+    fn available(&self) -> impl Iterator<Item = (&ServerSlot, &ToolSlot)> {
+        self.servers
+            .iter()
+            .filter(|s| !s.held_back)
+            .flat_map(|s| s.tools.iter().filter(|t| !t.held_back).map(move |t| (s, t)))
+    }
+
+    /// The model-facing names of the tools the model can call now.
+    pub fn names(&self) -> Vec<&str> {
+        self.available()
+            .map(|(_, t)| t.model_name.as_str())
+            .collect()
+    }
+
+    /// The server and wire name behind a model-facing name (held back or not).
+    pub fn resolve(&self, name: &str) -> Option<(&str, &'static str)> {
+        let &(s, t) = self.index.get(name)?;
+        let server = &self.servers[s];
+        Some((server.name.as_str(), server.tools[t].entry.meta.name))
+    }
+
+    /// The names of the servers, in the order they were added.
+    pub fn server_names(&self) -> Vec<&str> {
+        self.servers.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    /// How many tools the model can call now.
+    pub fn tool_count(&self) -> usize {
+        self.available().count()
+    }
+
+    /// Per server: the tools the model can call now and what is held back.
+    pub fn tools_by_server(&self) -> Vec<ServerInventory> {
+        self.servers
+            .iter()
+            .map(|s| ServerInventory {
+                server: s.name.clone(),
+                held_back: s.held_back,
+                tools: s
+                    .tools
+                    .iter()
+                    .filter(|t| !s.held_back && !t.held_back)
+                    .map(|t| ToolInventory {
+                        name: t.model_name.clone(),
+                        tool: t.entry.meta.name.to_owned(),
+                        summary: inventory::summary_of(t.entry.meta.description),
+                    })
+                    .collect(),
+                held_back_tools: s
+                    .tools
+                    .iter()
+                    .filter(|t| s.held_back || t.held_back)
+                    .map(|t| t.model_name.clone())
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// The tool inventory as Markdown, for a system prompt.
+    pub fn render_markdown(&self) -> String {
+        inventory::render_markdown(&self.tools_by_server())
+    }
+
+    fn views(&self) -> impl Iterator<Item = ToolView<'_>> {
+        self.available().map(|(_, t)| ToolView {
+            name: &t.model_name,
+            description: self
+                .description
+                .apply(t.entry.meta.description.unwrap_or_default()),
+            schema: &t.schema,
+        })
+    }
+
+    /// OpenAI definitions. With `strict`, each tool whose schema strict
+    /// mode can express is marked `"strict": true` (its schema rewritten to
+    /// the strict subset); the others stay non-strict and are listed in
+    /// [`Definitions::refusals`] with the reason.
+    pub fn openai_tools(&self, shape: OpenAiShape, strict: bool) -> Definitions {
+        let mut out = Definitions::default();
+        for view in self.views() {
+            let strict_schema = if strict {
+                match providers::openai::strict_schema(view.schema) {
+                    Ok(schema) => Some(schema),
+                    Err(reason) => {
+                        out.refusals.push(Refusal {
+                            name: view.name.to_owned(),
+                            reason,
+                        });
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            out.tools
+                .push(providers::openai::definition(&view, shape, strict_schema));
+        }
+        out
+    }
+
+    /// Anthropic definitions (`tools` of the Messages API).
+    pub fn anthropic_tools(&self) -> Definitions {
+        Definitions {
+            tools: self
+                .views()
+                .map(|v| providers::anthropic::definition(&v))
+                .collect(),
+            refusals: Vec::new(),
+        }
+    }
+
+    /// Gemini function declarations (`tools: [{"functionDeclarations": …}]`),
+    /// schemas reduced to Gemini's subset. A tool that can't be declared is
+    /// left out and listed in [`Definitions::refusals`].
+    pub fn gemini_declarations(&self) -> Definitions {
+        let mut out = Definitions::default();
+        for view in self.views() {
+            match providers::gemini::declaration(&view) {
+                Ok(d) => out.tools.push(d),
+                Err(reason) => out.refusals.push(Refusal {
+                    name: view.name.to_owned(),
+                    reason,
+                }),
+            }
+        }
+        out
+    }
+
+    /// Dispatches a model's call: `arguments` is the JSON text the model
+    /// wrote (empty means `{}`).
+    pub async fn call(&self, name: &str, arguments: &str) -> ToolCall {
+        let parsed = if arguments.trim().is_empty() {
+            Ok(Value::Object(Default::default()))
+        } else {
+            serde_json::from_str::<Value>(arguments).map_err(|e| e.to_string())
+        };
+        self.dispatch(name, parsed).await
+    }
+
+    /// Dispatches a model's call whose arguments are already JSON.
+    pub async fn call_value(&self, name: &str, arguments: Value) -> ToolCall {
+        self.dispatch(name, Ok(arguments)).await
+    }
+
+    async fn dispatch(&self, name: &str, arguments: Result<Value, String>) -> ToolCall {
+        let start = Instant::now();
+        let found = self.index.get(name).map(|&(s, t)| {
+            let server = &self.servers[s];
+            (server, &server.tools[t])
+        });
+        let Some((server, tool)) = found.filter(|(s, t)| !s.held_back && !t.held_back) else {
+            return ToolCall {
+                name: name.to_owned(),
+                target: found.map(|(s, t)| (s.name.clone(), t.entry.meta.name)),
+                outcome: Err(CallError::UnknownTool {
+                    name: name.to_owned(),
+                    held_back: found.is_some(),
+                }),
+                duration: start.elapsed(),
+                attempts: 0,
+            };
+        };
+        let shown = arguments.clone().unwrap_or(Value::Null);
+        let hook_call = HookCall {
+            name,
+            server: &server.name,
+            tool: tool.entry.meta.name,
+            arguments: &shown,
+        };
+        for hook in &self.hooks {
+            hook.before(&hook_call);
+        }
+        let call = self.run(server, tool, arguments, start).await;
+        for hook in self.hooks.iter().rev() {
+            hook.after(&hook_call, &call);
+        }
+        call
+    }
+
+    async fn run(
+        &self,
+        server: &ServerSlot,
+        tool: &ToolSlot,
+        arguments: Result<Value, String>,
+        start: Instant,
+    ) -> ToolCall {
+        let meta = &tool.entry.meta;
+        let finish = |outcome, attempts| ToolCall {
+            name: tool.model_name.clone(),
+            target: Some((server.name.clone(), meta.name)),
+            outcome,
+            duration: start.elapsed(),
+            attempts,
+        };
+        let rejected = |error: CallError, arguments: Value| {
+            events::publish_rejected(
+                server.client.server_config(),
+                &server.name,
+                meta,
+                &tool.model_name,
+                arguments,
+                error.to_string(),
+                start.elapsed(),
+            );
+            finish(Err(error), 0)
+        };
+        let mut arguments = match arguments {
+            Ok(Value::Null) => Value::Object(Default::default()),
+            Ok(v @ Value::Object(_)) => v,
+            Ok(other) => {
+                let reason = format!("expected an object like {{\"name\": value}}, got {other}");
+                return rejected(CallError::MalformedJson { reason }, other);
+            }
+            Err(reason) => {
+                return rejected(CallError::MalformedJson { reason }, Value::Null);
+            }
+        };
+        let mut problems = dispatch::prepare(&tool.schema, &mut arguments);
+        if problems.is_empty() {
+            let violations = crate::validate::violations(meta.input_schema, &arguments);
+            problems = dispatch::explain(&tool.schema, violations);
+        }
+        if !problems.is_empty() {
+            return rejected(CallError::Arguments { problems }, arguments);
+        }
+        let Value::Object(map) = arguments else {
+            return finish(
+                Err(CallError::MalformedJson {
+                    reason: "not an object".into(),
+                }),
+                0,
+            );
+        };
+        let scope = Arc::new(CallScope {
+            model_name: Some(tool.model_name.clone()),
+            ..CallScope::default()
+        });
+        let outcome =
+            events::with_scope(Arc::clone(&scope), (tool.entry.call)(&server.client, map)).await;
+        let attempts = scope.attempts.load(std::sync::atomic::Ordering::Relaxed);
+        finish(outcome, attempts)
+    }
+}
+
+fn entries_name(tools: &[ToolSlot], index: usize) -> String {
+    tools[index].entry.meta.name.to_owned()
+}

@@ -1,0 +1,391 @@
+//! One dispatched call: the model's JSON arguments made ready for a typed
+//! call, the typed call itself, and what the program and the model get back.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::call::{text_of, ToolResult};
+use crate::client::Client;
+use crate::error::Error;
+use crate::handler::BoxFuture;
+use crate::tool::Tool;
+
+/// The entry's typed call: deserializes prepared arguments into `T::Input`
+/// and calls through `Client::call::<T>`.
+pub(crate) type CallFn = for<'a> fn(
+    &'a Client,
+    Map<String, Value>,
+) -> BoxFuture<'a, Result<ToolResult<Value>, CallError>>;
+
+pub(crate) fn call_typed<T>(
+    client: &Client,
+    arguments: Map<String, Value>,
+) -> BoxFuture<'_, Result<ToolResult<Value>, CallError>>
+where
+    T: Tool,
+    T::Input: Sync,
+{
+    Box::pin(async move {
+        let input: T::Input =
+            crate::json::from_value(Value::Object(arguments)).map_err(|e| CallError::Arguments {
+                problems: vec![format!("/: {}", strip_position(&e.to_string()))],
+            })?;
+        let result = client.call::<T>(&input).await.map_err(CallError::Call)?;
+        Ok(ToolResult {
+            output: serde_json::to_value(&result.output).unwrap_or(Value::Null),
+            content: result.content,
+            structured_content: result.structured_content,
+        })
+    })
+}
+
+/// serde_json's "at line 1 column 5" means nothing to a model that wrote
+/// no text.
+fn strip_position(message: &str) -> &str {
+    message
+        .rfind(" at line ")
+        .map_or(message, |at| &message[..at])
+}
+
+/// Why a dispatched call produced no tool result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// No tool of the toolbox has this model-facing name (or it is held back).
+    #[error("unknown tool `{name}`{}", held_back.then_some(" (it is held back; enable it first)").unwrap_or_default())]
+    UnknownTool {
+        /// The name the model used.
+        name: String,
+        /// Whether the tool exists but is held back.
+        held_back: bool,
+    },
+    /// The arguments are not a JSON object.
+    #[error("the arguments are not a JSON object: {reason}")]
+    MalformedJson {
+        /// What is wrong with them.
+        reason: String,
+    },
+    /// The arguments do not match the tool's locked input schema.
+    #[error("invalid arguments: {}", problems.join("; "))]
+    Arguments {
+        /// One line per problem: `"<JSON pointer>: <what was expected and given>"`.
+        problems: Vec<String>,
+    },
+    /// The typed call failed (an `isError` result, a timeout, a lost
+    /// connection…).
+    #[error(transparent)]
+    Call(Error),
+}
+
+/// What the model gets back for one tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ModelResult {
+    /// The text to put in the tool-result message.
+    pub text: String,
+    /// Whether it reports an error (`is_error` for Anthropic, an error
+    /// status elsewhere).
+    pub is_error: bool,
+}
+
+/// One dispatched call: the result for the program and for the model.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ToolCall {
+    /// The model-facing name the model called.
+    pub name: String,
+    /// The server and wire name it maps to (`None` for an unknown name).
+    pub target: Option<(String, &'static str)>,
+    /// The typed call's result, its output as JSON.
+    pub outcome: Result<ToolResult<Value>, CallError>,
+    /// Wall time of the whole dispatch, hooks excluded.
+    pub duration: Duration,
+    /// How many times the request was sent (0 when rejected locally).
+    pub attempts: u32,
+}
+
+impl ToolCall {
+    /// Whether the call failed in any way.
+    pub fn is_error(&self) -> bool {
+        self.outcome.is_err()
+    }
+
+    /// The result as the model should see it: the text content joined (or
+    /// the structured content as JSON when there is no text), an `isError`
+    /// result's text, or an error it can correct itself from.
+    pub fn for_model(&self) -> ModelResult {
+        match &self.outcome {
+            Ok(result) => {
+                let text = text_of(&result.content);
+                let text = match (&result.structured_content, text.is_empty()) {
+                    (Some(structured), true) => structured.to_string(),
+                    _ => text,
+                };
+                ModelResult {
+                    text,
+                    is_error: false,
+                }
+            }
+            Err(CallError::Call(Error::Tool { message, .. })) => ModelResult {
+                text: if message.is_empty() {
+                    "the tool reported an error without a message".into()
+                } else {
+                    message.clone()
+                },
+                is_error: true,
+            },
+            Err(CallError::Arguments { problems }) => ModelResult {
+                text: format!(
+                    "invalid arguments for `{}`:\n{}\nFix these arguments and call the tool again.",
+                    self.name,
+                    problems
+                        .iter()
+                        .map(|p| format!("- {p}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+                is_error: true,
+            },
+            Err(e) => ModelResult {
+                text: e.to_string(),
+                is_error: true,
+            },
+        }
+    }
+}
+
+/// Prepares a model's arguments for the typed path, following `schema`
+/// (the tool's locked input schema):
+///
+/// - a whole number written as a float (`3.0`) where only an integer is
+///   allowed becomes an integer (models do this often); `1.5` there is an
+///   error naming the field, what was expected and what was given;
+/// - a `null` for an optional property whose schema does not allow `null`
+///   is dropped: strict-mode definitions (OpenAI) make optional properties
+///   nullable, and models send `null` for "absent".
+pub(crate) fn prepare(schema: &Value, arguments: &mut Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    prepare_at(schema, schema, arguments, &mut String::new(), &mut problems);
+    problems
+}
+
+fn prepare_at(
+    root: &Value,
+    schema: &Value,
+    value: &mut Value,
+    pointer: &mut String,
+    problems: &mut Vec<String>,
+) {
+    let schema = resolve(root, schema);
+    match value {
+        Value::Number(n) if n.is_f64() && only_integer(schema) => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                *value = Value::from(f as i64);
+            } else {
+                problems.push(format!("{}: expected an integer, got {n}", at(pointer)));
+            }
+        }
+        Value::Object(map) => {
+            let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            let required = required_of(schema);
+            map.retain(|key, v| {
+                !(v.is_null()
+                    && !required.contains(&key.as_str())
+                    && properties
+                        .get(key)
+                        .is_some_and(|p| !allows_null(resolve(root, p))))
+            });
+            for (key, v) in map.iter_mut() {
+                if let Some(property) = properties.get(key) {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    prepare_at(root, property, v, pointer, problems);
+                    pointer.truncate(len);
+                }
+            }
+        }
+        Value::Array(items) => {
+            let Some(item_schema) = schema.get("items") else {
+                return;
+            };
+            for (i, v) in items.iter_mut().enumerate() {
+                let len = pointer.len();
+                pointer.push_str(&format!("/{i}"));
+                prepare_at(root, item_schema, v, pointer, problems);
+                pointer.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Adds what the schema expects at each problem's pointer when the
+/// validator's message does not say it (a union, an enum behind a `$ref`),
+/// so that a model can correct the value: `expected one of "a", "b" or null`.
+pub(crate) fn explain(schema: &Value, problems: Vec<String>) -> Vec<String> {
+    problems
+        .into_iter()
+        .map(|problem| {
+            let pointer = problem.split(": ").next().unwrap_or_default();
+            match expected_at(schema, pointer) {
+                Some(expected) if !problem.contains(" is not one of ") => {
+                    format!("{problem} (expected {expected})")
+                }
+                _ => problem,
+            }
+        })
+        .collect()
+}
+
+/// The schema node at an instance pointer (through properties and items).
+fn node_at<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
+    let mut node = resolve(root, root);
+    for segment in pointer.split('/').skip(1).filter(|s| !s.is_empty()) {
+        let key = segment.replace("~1", "/").replace("~0", "~");
+        node = if let Some(child) = node.get("properties").and_then(|p| p.get(&key)) {
+            resolve(root, child)
+        } else if let Some(items) = node.get("items") {
+            resolve(root, items)
+        } else {
+            return None;
+        };
+    }
+    Some(node)
+}
+
+/// What a union or enum at `pointer` accepts, in words; `None` when the
+/// node is neither.
+fn expected_at(root: &Value, pointer: &str) -> Option<String> {
+    let node = node_at(root, pointer)?;
+    let branches: Vec<&Value> = match node.get("anyOf").or_else(|| node.get("oneOf")) {
+        Some(Value::Array(branches)) => branches.iter().map(|b| resolve(root, b)).collect(),
+        _ if node.get("enum").is_some() => vec![node],
+        _ => return None,
+    };
+    let mut options: Vec<String> = Vec::new();
+    for branch in branches {
+        match (branch.get("enum"), branch.get("const")) {
+            (Some(Value::Array(values)), _) => options.extend(values.iter().map(Value::to_string)),
+            (_, Some(value)) => options.push(value.to_string()),
+            _ => options.extend(types_of(branch).iter().map(|t| match *t {
+                "null" => "null".to_owned(),
+                "integer" | "object" | "array" => format!("an {t}"),
+                _ => format!("a {t}"),
+            })),
+        }
+    }
+    options.dedup();
+    match options.split_last() {
+        None => None,
+        Some((only, [])) => Some(only.clone()),
+        Some((last, rest)) => Some(format!("one of {} or {last}", rest.join(", "))),
+    }
+}
+
+fn at(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "/"
+    } else {
+        pointer
+    }
+}
+
+/// Follows a local `$ref` (`#/$defs/X`, `#/definitions/X`), once.
+pub(crate) fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(reference) => reference
+            .strip_prefix('#')
+            .and_then(|pointer| root.pointer(pointer))
+            .unwrap_or(schema),
+        None => schema,
+    }
+}
+
+pub(crate) fn required_of(schema: &Value) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn types_of(schema: &Value) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn only_integer(schema: &Value) -> bool {
+    let types = types_of(schema);
+    types.contains(&"integer") && !types.contains(&"number")
+}
+
+fn allows_null(schema: &Value) -> bool {
+    if types_of(schema).contains(&"null")
+        || schema.get("type").is_none()
+            && schema.get("anyOf").is_none()
+            && schema.get("oneOf").is_none()
+    {
+        return true;
+    }
+    ["anyOf", "oneOf"].iter().any(|k| {
+        schema
+            .get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| branches.iter().any(|b| types_of(b).contains(&"null")))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn whole_floats_become_integers_and_fractions_are_named() {
+        let schema = json!({"type": "object", "properties": {
+            "a": {"type": "integer"}, "x": {"type": "number"},
+            "list": {"type": "array", "items": {"type": ["integer", "null"]}}
+        }});
+        let mut args = json!({"a": 3.0, "x": 2.0, "list": [1.0, 2.5]});
+        let problems = prepare(&schema, &mut args);
+        assert_eq!(args, json!({"a": 3, "x": 2.0, "list": [1, 2.5]}));
+        assert_eq!(problems, ["/list/1: expected an integer, got 2.5"]);
+    }
+
+    #[test]
+    fn explains_unions_and_enums_behind_refs() {
+        let schema = json!({"type": "object", "$defs": {"U": {"enum": ["celsius", "fahrenheit"]}},
+            "properties": {"u": {"anyOf": [{"$ref": "#/$defs/U"}, {"type": "null"}]},
+                "list": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}});
+        let problems = explain(
+            &schema,
+            vec!["/u: bad".into(), "/list/0: bad".into(), "/x: bad".into()],
+        );
+        assert_eq!(
+            problems,
+            [
+                r#"/u: bad (expected one of "celsius", "fahrenheit" or null)"#,
+                "/list/0: bad (expected one of a string or an integer)",
+                "/x: bad",
+            ]
+        );
+    }
+
+    #[test]
+    fn drops_null_for_optional_non_nullable_properties() {
+        let schema = json!({"type": "object", "required": ["q"], "$defs": {"U": {"type": "string"}},
+            "properties": {"q": {"type": "string"}, "n": {"type": "integer"},
+                "u": {"$ref": "#/$defs/U"}, "after": {"anyOf": [{"type": "string"}, {"type": "null"}]}}});
+        let mut args = json!({"q": null, "n": null, "u": null, "after": null});
+        assert!(prepare(&schema, &mut args).is_empty());
+        assert_eq!(args, json!({"q": null, "after": null}));
+    }
+}

@@ -1,0 +1,942 @@
+//! The agent toolbox: definitions for each provider checked against their
+//! documented rules over the real schemas of `tests/mcpbind.lock`, and
+//! dispatch against the real servers.
+
+use std::sync::{Arc, Mutex};
+
+use mcpbind::{
+    CallError, CallSource, Config, DescriptionPolicy, HookCall, OpenAiShape, Outcome, ToolCall,
+    ToolHook, Toolbox, ToolboxError,
+};
+use mcpbind_tests::{demo, everything, filesystem, memory, time};
+use serde_json::{json, Value};
+
+use crate::util;
+
+// ---------------------------------------------------------------------------
+// Toolboxes
+
+fn config(dir: &std::path::Path) -> Config {
+    Config::from_toml_str(&util::stdio_config(dir)).unwrap()
+}
+
+/// A config whose servers are never started (for definitions and names).
+fn offline_config(extra: &str) -> Config {
+    let mut text = String::new();
+    for name in ["demo", "everything", "filesystem", "memory", "time"] {
+        text.push_str(&format!("[servers.{name}]\ncommand = \"never-run\"\n"));
+        if let Some(line) = extra.lines().find(|l| l.starts_with(&format!("{name}."))) {
+            text.push_str(&line[name.len() + 1..]);
+            text.push('\n');
+        }
+    }
+    Config::from_toml_str(&text).unwrap()
+}
+
+fn lazy(config: &Config, name: &str) -> mcpbind::Client {
+    mcpbind::Client::lazy(name, config.servers[name].clone())
+}
+
+/// All five locked servers, not connected (clients connect on first call).
+fn offline_toolbox(config: &Config) -> Result<Toolbox, ToolboxError> {
+    let mut tools = Toolbox::new();
+    tools.add(demo::Client::from_client(lazy(config, "demo")))?;
+    tools.add(everything::Client::from_client(lazy(config, "everything")))?;
+    tools.add(filesystem::Client::from_client(lazy(config, "filesystem")))?;
+    tools.add(memory::Client::from_client(lazy(config, "memory")))?;
+    tools.add(time::Client::from_client(lazy(config, "time")))?;
+    Ok(tools)
+}
+
+async fn demo_and_filesystem(config: &Config) -> Toolbox {
+    let mut tools = Toolbox::new();
+    tools
+        .add(demo::Client::connect(config).await.unwrap())
+        .unwrap();
+    tools
+        .add(filesystem::Client::connect(config).await.unwrap())
+        .unwrap();
+    tools
+}
+
+// ---------------------------------------------------------------------------
+// Provider rules, one table per provider. The rules are restated here from
+// each provider's documentation (cited in core/src/toolbox/providers/*.rs),
+// not imported from the implementation.
+
+/// Every subschema of `schema`: properties, items, unions and definitions.
+fn subschemas<'a>(schema: &'a Value, pointer: String, out: &mut Vec<(String, &'a Value)>) {
+    out.push((pointer.clone(), schema));
+    let Some(map) = schema.as_object() else {
+        return;
+    };
+    for key in ["properties", "$defs", "definitions"] {
+        if let Some(Value::Object(children)) = map.get(key) {
+            for (name, child) in children {
+                subschemas(child, format!("{pointer}/{key}/{name}"), out);
+            }
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(children)) = map.get(key) {
+            for (i, child) in children.iter().enumerate() {
+                subschemas(child, format!("{pointer}/{key}/{i}"), out);
+            }
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(child @ Value::Object(_)) = map.get(key) {
+            subschemas(child, format!("{pointer}/{key}"), out);
+        }
+    }
+}
+
+fn all_nodes(schema: &Value) -> Vec<(String, &Value)> {
+    let mut out = Vec::new();
+    subschemas(schema, String::new(), &mut out);
+    out
+}
+
+fn is_object_node(node: &Value) -> bool {
+    node.get("type") == Some(&json!("object"))
+        || node
+            .get("type")
+            .and_then(Value::as_array)
+            .is_some_and(|t| t.contains(&json!("object")))
+        || node.get("properties").is_some()
+}
+
+type Rule = (&'static str, fn(&Value) -> Result<(), String>);
+
+fn name_is_legal(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    ok.then_some(())
+        .ok_or_else(|| format!("name {name:?} does not match ^[a-zA-Z0-9_-]{{1,64}}$"))
+}
+
+const OPENAI_STRICT_RULES: &[Rule] = &[
+    ("name matches ^[a-zA-Z0-9_-]{1,64}$", |t| {
+        name_is_legal(t["function"]["name"].as_str().unwrap_or_default())
+    }),
+    ("S1 root is an object, not anyOf", |t| {
+        let p = &t["function"]["parameters"];
+        (p["type"] == "object" && p.get("anyOf").is_none())
+            .then_some(())
+            .ok_or_else(|| "root is not a plain object".into())
+    }),
+    ("S2 every property is required", |t| {
+        for (at, node) in all_nodes(&t["function"]["parameters"]) {
+            if let Some(Value::Object(props)) = node.get("properties") {
+                let required: Vec<&str> = node["required"]
+                    .as_array()
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if let Some(missing) = props.keys().find(|k| !required.contains(&k.as_str())) {
+                    return Err(format!("{at}: `{missing}` not required"));
+                }
+            }
+        }
+        Ok(())
+    }),
+    ("S3 additionalProperties: false on every object", |t| {
+        for (at, node) in all_nodes(&t["function"]["parameters"]) {
+            if is_object_node(node) && node.get("additionalProperties") != Some(&json!(false)) {
+                return Err(format!("{at}: additionalProperties is not false"));
+            }
+        }
+        Ok(())
+    }),
+    ("S4 only supported keywords and formats", |t| {
+        const SUPPORTED: &[&str] = &[
+            "type",
+            "description",
+            "title",
+            "properties",
+            "required",
+            "additionalProperties",
+            "items",
+            "enum",
+            "const",
+            "anyOf",
+            "$ref",
+            "$defs",
+            "definitions",
+            "pattern",
+            "format",
+            "multipleOf",
+            "maximum",
+            "exclusiveMaximum",
+            "minimum",
+            "exclusiveMinimum",
+            "minItems",
+            "maxItems",
+        ];
+        const FORMATS: &[&str] = &[
+            "date-time",
+            "time",
+            "date",
+            "duration",
+            "email",
+            "hostname",
+            "ipv4",
+            "ipv6",
+            "uuid",
+        ];
+        for (at, node) in all_nodes(&t["function"]["parameters"]) {
+            for (key, value) in node.as_object().into_iter().flatten() {
+                if !SUPPORTED.contains(&key.as_str()) {
+                    return Err(format!("{at}: `{key}` is not supported"));
+                }
+                if key == "format" && !FORMATS.contains(&value.as_str().unwrap_or_default()) {
+                    return Err(format!("{at}: format {value} is not supported"));
+                }
+            }
+        }
+        Ok(())
+    }),
+    ("S5 at most 10 levels of nesting", |t| {
+        let deepest = all_nodes(&t["function"]["parameters"])
+            .iter()
+            .map(|(at, _)| at.matches("/properties/").count() + at.matches("/items").count())
+            .max()
+            .unwrap_or(0);
+        (deepest <= 10)
+            .then_some(())
+            .ok_or_else(|| format!("{deepest} levels"))
+    }),
+];
+
+const ANTHROPIC_RULES: &[Rule] = &[
+    ("A1 name matches ^[a-zA-Z0-9_-]{1,64}$", |t| {
+        name_is_legal(t["name"].as_str().unwrap_or_default())
+    }),
+    ("A2 input_schema is an object schema", |t| {
+        (t["input_schema"]["type"] == "object")
+            .then_some(())
+            .ok_or_else(|| "input_schema.type is not object".into())
+    }),
+    ("only name, description and input_schema", |t| {
+        let keys: Vec<&String> = t.as_object().unwrap().keys().collect();
+        keys.iter()
+            .all(|k| ["name", "description", "input_schema"].contains(&k.as_str()))
+            .then_some(())
+            .ok_or_else(|| format!("keys {keys:?}"))
+    }),
+];
+
+fn gemini_nodes(t: &Value) -> Vec<(String, &Value)> {
+    t.get("parameters").map(all_nodes).unwrap_or_default()
+}
+
+const GEMINI_RULES: &[Rule] = &[
+    (
+        "name starts with a letter or _, [a-zA-Z0-9_.:-]{1,64}",
+        |t| {
+            let name = t["name"].as_str().unwrap_or_default();
+            let ok = name.len() <= 64
+                && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.:-".contains(c));
+            ok.then_some(()).ok_or_else(|| format!("name {name:?}"))
+        },
+    ),
+    ("G1 only Schema fields", |t| {
+        const FIELDS: &[&str] = &[
+            "type",
+            "format",
+            "title",
+            "description",
+            "nullable",
+            "enum",
+            "maxItems",
+            "minItems",
+            "properties",
+            "required",
+            "minProperties",
+            "maxProperties",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "example",
+            "anyOf",
+            "propertyOrdering",
+            "default",
+            "items",
+            "minimum",
+            "maximum",
+        ];
+        for (at, node) in gemini_nodes(t) {
+            if let Some(key) = node
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+                .find(|k| !FIELDS.contains(&k.as_str()))
+            {
+                return Err(format!("{at}: `{key}`"));
+            }
+        }
+        Ok(())
+    }),
+    ("G2 type is one Type enum value", |t| {
+        const TYPES: &[&str] = &[
+            "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL",
+        ];
+        for (at, node) in gemini_nodes(t) {
+            if let Some(ty) = node.get("type") {
+                if !ty.as_str().is_some_and(|s| TYPES.contains(&s)) {
+                    return Err(format!("{at}: type {ty}"));
+                }
+            }
+        }
+        Ok(())
+    }),
+    ("G3 enum values are strings", |t| {
+        for (at, node) in gemini_nodes(t) {
+            if let Some(Value::Array(values)) = node.get("enum") {
+                if !values.iter().all(Value::is_string) {
+                    return Err(format!("{at}: enum {values:?}"));
+                }
+            }
+        }
+        Ok(())
+    }),
+    ("G4 supported formats only", |t| {
+        const PAIRS: &[(&str, &str)] = &[
+            ("NUMBER", "float"),
+            ("NUMBER", "double"),
+            ("INTEGER", "int32"),
+            ("INTEGER", "int64"),
+            ("STRING", "enum"),
+            ("STRING", "date-time"),
+        ];
+        for (at, node) in gemini_nodes(t) {
+            if let Some(format) = node.get("format").and_then(Value::as_str) {
+                let ty = node["type"].as_str().unwrap_or_default();
+                if !PAIRS.contains(&(ty, format)) {
+                    return Err(format!("{at}: format {format} on {ty}"));
+                }
+            }
+        }
+        Ok(())
+    }),
+    ("G5 parameter names", |t| {
+        for (at, node) in gemini_nodes(t) {
+            for name in node["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+            {
+                let ok = name.len() <= 64
+                    && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !ok {
+                    return Err(format!("{at}: parameter {name:?}"));
+                }
+            }
+        }
+        Ok(())
+    }),
+];
+
+fn check_rules(provider: &str, rules: &[Rule], tools: &[Value]) {
+    assert!(tools.len() > 40, "{provider}: only {} tools", tools.len());
+    let mut failures = Vec::new();
+    for (rule, check) in rules {
+        for tool in tools {
+            if let Err(e) = check(tool) {
+                failures.push(format!("{provider} / {rule}: {e}\n  in {tool}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn openai_strict_definitions_follow_the_documented_subset() {
+    let tools = offline_toolbox(&offline_config("")).unwrap();
+    let definitions = tools.openai_tools(OpenAiShape::ChatCompletions, true);
+    let strict: Vec<Value> = definitions
+        .tools
+        .iter()
+        .filter(|t| t["function"]["strict"] == true)
+        .cloned()
+        .collect();
+    check_rules("openai strict", OPENAI_STRICT_RULES, &strict);
+    // The honest refusals: open objects only, each naming where.
+    let refused: Vec<(&str, &str)> = definitions
+        .refusals
+        .iter()
+        .map(|r| (r.name.as_str(), r.reason.as_str()))
+        .collect();
+    assert_eq!(
+        refused.iter().map(|r| r.0).collect::<Vec<_>>(),
+        ["demo_tag_counts"],
+        "{refused:#?}"
+    );
+    assert!(
+        refused[0]
+            .1
+            .starts_with("/properties/counts: an open object"),
+        "{}",
+        refused[0].1
+    );
+    // A refused tool is still offered, not strict.
+    let tag_counts = definitions
+        .tools
+        .iter()
+        .find(|t| t["function"]["name"] == "demo_tag_counts")
+        .unwrap();
+    assert_eq!(tag_counts["function"]["strict"], false);
+    // The Responses shape carries the same fields, flat.
+    let responses = tools.openai_tools(OpenAiShape::Responses, true);
+    assert_eq!(responses.tools.len(), definitions.tools.len());
+    for (flat, nested) in responses.tools.iter().zip(&definitions.tools) {
+        assert_eq!(flat["type"], "function");
+        assert_eq!(flat["name"], nested["function"]["name"]);
+        assert_eq!(flat["parameters"], nested["function"]["parameters"]);
+        assert_eq!(flat["strict"], nested["function"]["strict"]);
+    }
+}
+
+#[test]
+fn anthropic_definitions_follow_the_documented_rules() {
+    let tools = offline_toolbox(&offline_config("")).unwrap();
+    let definitions = tools.anthropic_tools();
+    assert!(definitions.refusals.is_empty());
+    check_rules("anthropic", ANTHROPIC_RULES, &definitions.tools);
+}
+
+#[test]
+fn gemini_declarations_follow_the_documented_subset() {
+    let tools = offline_toolbox(&offline_config("")).unwrap();
+    let definitions = tools.gemini_declarations();
+    assert_eq!(definitions.refusals, []);
+    check_rules("gemini", GEMINI_RULES, &definitions.tools);
+    // The reduction keeps meaning: a nullable $ref'd enum stays an enum.
+    let weather = definitions
+        .tools
+        .iter()
+        .find(|t| t["name"] == "demo_get_weather")
+        .unwrap();
+    assert_eq!(
+        weather["parameters"]["properties"]["units"]["enum"],
+        json!(["celsius", "fahrenheit"])
+    );
+    assert_eq!(
+        weather["parameters"]["properties"]["units"]["nullable"],
+        true
+    );
+}
+
+#[test]
+fn descriptions_are_truncated_at_a_word_boundary() {
+    let mut tools = offline_toolbox(&offline_config("")).unwrap();
+    tools.with_description_policy(DescriptionPolicy::Truncate(40));
+    for tool in tools.anthropic_tools().tools {
+        let text = tool["description"].as_str().unwrap_or_default();
+        assert!(text.chars().count() <= 40, "{text:?}");
+        if text.ends_with('…') {
+            let cut = text.trim_end_matches('…');
+            assert!(!cut.ends_with(' '), "{text:?}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Names
+
+#[test]
+fn names_are_prefixed_shortened_and_map_back_exactly() {
+    let long = "a_rather_long_prefix_for_a_server_that_makes_names_too_long";
+    let config = offline_config(&format!(
+        "everything.tool_prefix = \"{long}\"\ntime.tool_prefix = \"\""
+    ));
+    let tools = offline_toolbox(&config).unwrap();
+    assert_eq!(tools.resolve("demo_add"), Some(("demo", "add")));
+    assert_eq!(
+        tools.resolve("get_current_time"),
+        Some(("time", "get_current_time"))
+    );
+    assert_eq!(
+        tools.resolve("everything_get-sum"),
+        None,
+        "the prefix replaces the server name"
+    );
+    let mut shortened = 0;
+    for name in tools.names() {
+        assert!(name.len() <= 64, "{name}");
+        assert!(mcpbind::toolbox::is_legal_tool_name(name), "{name}");
+        let (server, tool) = tools.resolve(name).unwrap();
+        if server == "everything" && name != format!("{long}_{tool}") {
+            shortened += 1;
+            assert_eq!(name.len(), 64);
+            assert_eq!(name, mcpbind::toolbox::model_name(long, tool));
+        }
+    }
+    assert!(shortened > 5, "{shortened} names shortened");
+}
+
+#[test]
+fn colliding_names_are_an_error_naming_both() {
+    let config = offline_config("demo.tool_prefix = \"\"\neverything.tool_prefix = \"\"");
+    let err = offline_toolbox(&config).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "model-facing name `echo` is taken twice: by tool `echo` of server `demo` and by tool `echo` of server `everything`\nhelp: set a different `tool_prefix` for one of the servers in mcpbind.toml"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Composition, disclosure, inventory
+
+#[test]
+fn toolboxes_merge_and_hold_back() {
+    let config = offline_config("");
+    let mut first = Toolbox::new();
+    first
+        .add(demo::Client::from_client(lazy(&config, "demo")))
+        .unwrap();
+    let mut second = Toolbox::new();
+    second
+        .add(demo::Client::from_client(lazy(&config, "demo")))
+        .unwrap();
+    second
+        .add(time::Client::from_client(lazy(&config, "time")))
+        .unwrap();
+    second.hold_back_server("time").unwrap();
+    first.merge(second).unwrap();
+    assert_eq!(first.server_names(), ["demo", "time"]);
+    assert_eq!(
+        first.warnings(),
+        ["server `demo` was added twice; the first one is kept"]
+    );
+    assert_eq!(first.tool_count(), 12);
+    assert_eq!(
+        first.held_back(),
+        ["time_convert_time", "time_get_current_time"]
+    );
+
+    first.hold_back_tool("demo_crash").unwrap();
+    assert!(!first.names().contains(&"demo_crash"));
+    assert_eq!(first.anthropic_tools().tools.len(), 11);
+    first.enable_server("time").unwrap();
+    assert_eq!(first.tool_count(), 13);
+    assert_eq!(first.held_back(), ["demo_crash"]);
+    assert!(matches!(
+        first.hold_back_server("nope"),
+        Err(ToolboxError::UnknownServer { .. })
+    ));
+}
+
+#[test]
+fn config_filters_apply() {
+    let config = offline_config(
+        "demo.enabled_tools = [\"add\", \"echo\", \"fail\"]\ntime.disabled_tools = [\"convert_time\"]",
+    );
+    let mut tools = Toolbox::new();
+    tools
+        .add(demo::Client::from_client(lazy(&config, "demo")))
+        .unwrap();
+    tools
+        .add(time::Client::from_client(lazy(&config, "time")))
+        .unwrap();
+    assert_eq!(
+        tools.names(),
+        [
+            "demo_add",
+            "demo_echo",
+            "demo_fail",
+            "time_get_current_time"
+        ]
+    );
+}
+
+#[test]
+fn inventory_renders_as_markdown() {
+    let mut tools = offline_toolbox(&offline_config("")).unwrap();
+    tools.hold_back_server("memory").unwrap();
+    tools.hold_back_tool("demo_crash").unwrap();
+    let inventory = tools.tools_by_server();
+    assert_eq!(inventory.len(), 5);
+    assert_eq!(inventory[0].held_back_tools, ["demo_crash"]);
+    util::assert_file(
+        &util::tests_dir().join("golden/toolbox_inventory.md"),
+        &tools.render_markdown(),
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Dispatch against real servers
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dispatches_valid_invalid_and_unknown_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = demo_and_filesystem(&config(dir.path())).await;
+
+    // A whole float is an integer, as models often write them.
+    let call = tools.call("demo_add", r#"{"a": 2, "b": 40.0}"#).await;
+    assert_eq!(call.target, Some(("demo".to_owned(), "add")));
+    assert_eq!(call.attempts, 1);
+    let result = call.outcome.as_ref().unwrap();
+    assert_eq!(result.output, json!({"sum": 42}));
+    assert!(!call.for_model().is_error);
+
+    let file = dir.path().join("files/notes.txt").display().to_string();
+    let write = tools
+        .call_value(
+            "filesystem_write_file",
+            json!({"path": file, "content": "hello from a model"}),
+        )
+        .await;
+    assert!(write.outcome.is_ok(), "{:?}", write.outcome);
+    let read = tools
+        .call_value("filesystem_read_text_file", json!({"path": file}))
+        .await;
+    assert_eq!(read.for_model().text, "hello from a model");
+
+    // A fraction where an integer belongs: which field, expected, given.
+    let call = tools.call("demo_add", r#"{"a": 1.5, "b": 2}"#).await;
+    assert_eq!(call.attempts, 0, "never sent");
+    let reply = call.for_model();
+    assert!(reply.is_error);
+    assert_eq!(
+        reply.text,
+        "invalid arguments for `demo_add`:\n- /a: expected an integer, got 1.5\nFix these arguments and call the tool again."
+    );
+    // Schema violations, named by JSON pointer.
+    let call = tools.call("demo_add", r#"{"a": "two"}"#).await;
+    let Err(CallError::Arguments { problems }) = &call.outcome else {
+        panic!("{:?}", call.outcome)
+    };
+    assert!(
+        problems.iter().any(|p| p.starts_with("/a: ")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("\"b\" is a required property")),
+        "{problems:?}"
+    );
+    assert!(
+        !call.for_model().text.contains("Error"),
+        "no Rust debug dump"
+    );
+    // Malformed JSON and unknown names.
+    let call = tools.call("demo_add", r#"{"a": 1,"#).await;
+    assert!(matches!(call.outcome, Err(CallError::MalformedJson { .. })));
+    assert_eq!(call.attempts, 0);
+    let call = tools.call("demo_ad", "{}").await;
+    assert_eq!(call.for_model().text, "unknown tool `demo_ad`");
+    assert_eq!(call.target, None);
+    // A tool-level error is the model's to read.
+    let call = tools
+        .call_value("demo_fail", json!({"message": "no such order"}))
+        .await;
+    let reply = call.for_model();
+    assert!(reply.is_error);
+    assert_eq!(reply.text, "no such order");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dispatches_concurrently() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = Arc::new(demo_and_filesystem(&config(dir.path())).await);
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..8 {
+        let tools = Arc::clone(&tools);
+        calls.spawn(async move {
+            let call = if i % 2 == 0 {
+                tools
+                    .call_value("demo_echo", json!({"message": format!("m{i}")}))
+                    .await
+            } else {
+                tools.call_value("demo_sleep", json!({"millis": 100})).await
+            };
+            (i, call)
+        });
+    }
+    let mut seen = Vec::new();
+    while let Some(joined) = calls.join_next().await {
+        let (i, call) = joined.unwrap();
+        assert!(call.outcome.is_ok(), "{i}: {:?}", call.outcome);
+        if i % 2 == 0 {
+            assert_eq!(call.for_model().text, format!("m{i}"));
+        }
+        seen.push(i);
+    }
+    seen.sort();
+    assert_eq!(seen, (0..8).collect::<Vec<_>>());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strict_definition_round_trips_a_valid_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = demo_and_filesystem(&config(dir.path())).await;
+    let definitions = tools.openai_tools(OpenAiShape::Responses, true);
+    let strict_schema = |name: &str| {
+        let tool = definitions
+            .tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap();
+        assert_eq!(tool["strict"], true);
+        tool["parameters"].clone()
+    };
+    // What a strict-mode model sends: every property, null for "absent".
+    let cases = [
+        (
+            "demo_search",
+            json!({"query": "rust", "after": null, "limit": null}),
+        ),
+        (
+            "demo_create_order",
+            json!({"customer": {"name": "Ada", "email": null},
+                   "items": [{"sku": "a", "quantity": 2.0}], "note": null}),
+        ),
+        ("demo_get_weather", json!({"city": "Lisbon", "units": null})),
+    ];
+    for (name, arguments) in cases {
+        let schema = strict_schema(name);
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&arguments)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        let call = tools.call_value(name, arguments).await;
+        assert!(call.outcome.is_ok(), "{name}: {:?}", call.outcome);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Hooks and events
+
+#[derive(Default)]
+struct Host {
+    log: Mutex<Vec<String>>,
+    /// State the host changes with each call and rolls back on failure.
+    state: Mutex<Vec<String>>,
+    snapshot: Mutex<Vec<Vec<String>>>,
+}
+
+struct Recorder(&'static str, Arc<Host>);
+
+impl ToolHook for Recorder {
+    fn before(&self, call: &HookCall<'_>) {
+        let mut log = self.1.log.lock().unwrap();
+        log.push(format!("{} before {}", self.0, call.name));
+        if self.0 == "state" {
+            let state = self.1.state.lock().unwrap().clone();
+            self.1.snapshot.lock().unwrap().push(state);
+            self.1.state.lock().unwrap().push(call.tool.to_owned());
+        }
+    }
+
+    fn after(&self, call: &HookCall<'_>, result: &ToolCall) {
+        let status = if result.is_error() { "failed" } else { "ok" };
+        let mut log = self.1.log.lock().unwrap();
+        log.push(format!("{} after {} {status}", self.0, call.name));
+        if self.0 == "state" {
+            let snapshot = self.1.snapshot.lock().unwrap().pop().unwrap();
+            if result.is_error() {
+                *self.1.state.lock().unwrap() = snapshot;
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_run_in_order_and_roll_back_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tools = demo_and_filesystem(&config(dir.path())).await;
+    let host = Arc::new(Host::default());
+    tools.with_hook(Recorder("outer", Arc::clone(&host)));
+    tools.with_hook(Recorder("state", Arc::clone(&host)));
+
+    tools.call("demo_add", r#"{"a": 1, "b": 2}"#).await;
+    tools.call("demo_fail", r#"{"message": "boom"}"#).await;
+    tools.call("demo_add", r#"{"a": 1.5, "b": 2}"#).await;
+    tools.call("nope", "{}").await;
+
+    assert_eq!(
+        *host.log.lock().unwrap(),
+        [
+            "outer before demo_add",
+            "state before demo_add",
+            "state after demo_add ok",
+            "outer after demo_add ok",
+            "outer before demo_fail",
+            "state before demo_fail",
+            "state after demo_fail failed",
+            "outer after demo_fail failed",
+            "outer before demo_add",
+            "state before demo_add",
+            "state after demo_add failed",
+            "outer after demo_add failed",
+        ]
+    );
+    assert_eq!(*host.state.lock().unwrap(), ["add"], "failures rolled back");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_cover_typed_and_toolbox_calls_without_secrets() {
+    let secret = "canary-7f3a9c2e-do-not-leak";
+    // SAFETY: set before any thread of this test reads the environment.
+    std::env::set_var("MCPBIND_TOOLBOX_CANARY", secret);
+    let dir = tempfile::tempdir().unwrap();
+    let text = util::stdio_config(dir.path()).replace(
+        "[servers.everything]",
+        "[servers.everything]\nenv = { LEAKY = \"${MCPBIND_TOOLBOX_CANARY}\" }",
+    );
+    let config = Config::from_toml_str(&text).unwrap();
+    let mut events = mcpbind::subscribe_events();
+
+    let demo = demo::Client::connect(&config).await.unwrap();
+    demo.add(demo::types::AddInput { a: 1, b: 2 })
+        .await
+        .unwrap();
+    let mut tools = Toolbox::new();
+    tools.add(demo).unwrap();
+    tools
+        .add(everything::Client::connect(&config).await.unwrap())
+        .unwrap();
+    tools.call("demo_add", r#"{"a": 3, "b": 4}"#).await;
+    tools.call("demo_add", r#"{"a": 3.5, "b": 4}"#).await;
+    // The secret reaches the server (its env) and comes back in the result…
+    let env = tools.call("everything_get-env", "{}").await;
+    assert!(env.for_model().text.contains(secret));
+    // …and a model may even pass it on; events never show it.
+    tools
+        .call_value("everything_echo", json!({"message": secret}))
+        .await;
+
+    let mut seen = Vec::new();
+    while let Some(event) = events.try_recv() {
+        seen.push(event);
+    }
+    let summary: Vec<(String, Option<String>, CallSource, u32, bool)> = seen
+        .iter()
+        .map(|e| {
+            (
+                e.tool.clone(),
+                e.model_name.clone(),
+                e.source,
+                e.attempts,
+                e.outcome.is_ok(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("add".into(), None, CallSource::Typed, 1, true),
+            (
+                "add".into(),
+                Some("demo_add".into()),
+                CallSource::Toolbox,
+                1,
+                true
+            ),
+            (
+                "add".into(),
+                Some("demo_add".into()),
+                CallSource::Toolbox,
+                0,
+                false
+            ),
+            (
+                "get-env".into(),
+                Some("everything_get-env".into()),
+                CallSource::Toolbox,
+                1,
+                true
+            ),
+            (
+                "echo".into(),
+                Some("everything_echo".into()),
+                CallSource::Toolbox,
+                1,
+                true
+            ),
+        ]
+    );
+    assert_eq!(seen[0].arguments, json!({"a": 1, "b": 2}));
+    assert!(matches!(seen[2].outcome, Outcome::Rejected { .. }));
+    assert_eq!(
+        seen[4].arguments,
+        json!({"message": "${MCPBIND_TOOLBOX_CANARY}"})
+    );
+    for event in &seen {
+        let dump = format!("{event:?} {}", serde_json::to_string(&**event).unwrap());
+        assert!(!dump.contains(secret), "{dump}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The example
+
+#[test]
+fn agent_example_runs_its_script() {
+    let demo = util::bin("mcpbind-demo-server");
+    let filesystem = util::npm_server("server-filesystem");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(util::root())
+        .args(["run", "--quiet", "-p", "mcpbind-example-agent"])
+        .env("MCPBIND_DEMO_SERVER", demo)
+        .env("MCPBIND_FILESYSTEM_SERVER", filesystem)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The model recovered from the error text with a value it read there.
+    assert!(
+        stdout.contains(r#"model -> demo_get_weather {"city":"Lisbon","units":"celsius"}"#),
+        "{stdout}"
+    );
+    util::assert_file(
+        &util::tests_dir().join("golden/agent_transcript.txt"),
+        &stdout,
+    );
+}
+
+// ---------------------------------------------------------------------------
+// rig
+
+#[cfg(feature = "rig")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rig_tools_dispatch_through_the_toolbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tools = demo_and_filesystem(&config(dir.path())).await;
+    tools.hold_back_server("filesystem").unwrap();
+    let rig_tools: Vec<mcpbind::rig_core::tool::DynamicTool> = tools.rig_tools();
+    assert_eq!(rig_tools.len(), tools.tool_count());
+    let add = rig_tools
+        .iter()
+        .find(|t| &**t.name() == "demo_add")
+        .unwrap();
+    let definition = add.definition();
+    assert_eq!(definition.parameters["type"], "object");
+    assert!(definition.description.starts_with("Add two integers"));
+
+    let output = add.execute(json!({"a": 2, "b": 40})).await.unwrap();
+    assert_eq!(output.as_text(), Some(r#"{"sum":42}"#));
+    let error = add.execute(json!({"a": 1.5, "b": 1})).await.unwrap_err();
+    assert!(
+        error.message().contains("/a: expected an integer, got 1.5"),
+        "{}",
+        error.message()
+    );
+}
