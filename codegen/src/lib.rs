@@ -199,7 +199,14 @@ pub struct Generator {
 }
 
 /// Method names every generated client has; tools get other names.
-const CLIENT_RESERVED: &[&str] = &["connect", "from_client", "inner", "new"];
+const CLIENT_RESERVED: &[&str] = &[
+    "clone",
+    "connect",
+    "from_client",
+    "inner",
+    "new",
+    "with_timeout",
+];
 
 impl Generator {
     /// A generator with these settings.
@@ -435,8 +442,9 @@ impl Generator {
                 /// The locked metadata of every tool, in lockfile order.
                 pub const TOOLS: &[::mcpbind::ToolMeta] = &[#(#metas),*];
 
-                /// A typed client: one async method per tool.
-                #[derive(Debug)]
+                /// A typed client: one async method per tool. Clones share the
+                /// connection.
+                #[derive(Debug, Clone)]
                 pub struct Client {
                     inner: ::mcpbind::Client,
                 }
@@ -463,6 +471,14 @@ impl Generator {
                     /// The untyped client underneath.
                     pub fn inner(&self) -> &::mcpbind::Client {
                         &self.inner
+                    }
+
+                    /// A view of this client whose calls time out after `timeout`
+                    /// instead of the server's `timeout`; it shares the connection.
+                    pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+                        Self {
+                            inner: self.inner.with_timeout(timeout),
+                        }
                     }
 
                     #(#client_methods)*

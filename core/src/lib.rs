@@ -38,7 +38,7 @@ pub mod hash;
 mod tool;
 pub mod write;
 
-pub use config::{Config, ConfigError, PinPolicy, ServerConfig, TransportConfig};
+pub use config::{Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig};
 pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
 pub use tool::{Tool, ToolMeta};
 
@@ -48,6 +48,8 @@ mod serve;
 pub use serve::{serve_io, serve_stdio};
 
 #[cfg(feature = "client")]
+mod breaker;
+#[cfg(feature = "client")]
 mod call;
 #[cfg(feature = "client")]
 mod client;
@@ -56,12 +58,16 @@ mod connect;
 #[cfg(feature = "client")]
 mod error;
 #[cfg(feature = "client")]
+mod servers;
+#[cfg(feature = "client")]
 mod validate;
 
 #[cfg(feature = "client")]
 pub use call::ToolResult;
 #[cfg(feature = "client")]
-pub use client::{CallOptions, Client};
+pub use client::{CallOptions, Client, Closed};
+#[cfg(feature = "client")]
+pub use servers::{Health, Servers};
 #[cfg(feature = "client")]
 pub use error::{Error, Result};
 

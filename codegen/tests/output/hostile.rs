@@ -1594,8 +1594,9 @@ assert!(false);
         <tools::Types as ::mcpbind::Tool>::META,
         <tools::Unnamed6 as ::mcpbind::Tool>::META,
     ];
-    /// A typed client: one async method per tool.
-    #[derive(Debug)]
+    /// A typed client: one async method per tool. Clones share the
+    /// connection.
+    #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
@@ -1618,6 +1619,13 @@ assert!(false);
         /// The untyped client underneath.
         pub fn inner(&self) -> &::mcpbind::Client {
             &self.inner
+        }
+        /// A view of this client whose calls time out after `timeout`
+        /// instead of the server's `timeout`; it shares the connection.
+        pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+            Self {
+                inner: self.inner.with_timeout(timeout),
+            }
         }
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
