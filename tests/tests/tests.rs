@@ -8,5 +8,6 @@ mod calls;
 mod cli;
 mod compile;
 mod double;
+mod lifecycle;
 mod lock;
 mod roundtrip;
