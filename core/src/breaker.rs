@@ -142,9 +142,10 @@ impl Breaker {
 /// The delay before retry number `retry` (1 for the first): the backoff
 /// doubled per retry, capped, then jittered to between half and all of it.
 pub(crate) fn backoff(lifecycle: &Lifecycle, retry: u32) -> Duration {
-    let doubled = lifecycle
-        .retry_backoff
-        .saturating_mul(1u32.checked_shl(retry.saturating_sub(1)).unwrap_or(u32::MAX));
+    let doubled = lifecycle.retry_backoff.saturating_mul(
+        1u32.checked_shl(retry.saturating_sub(1))
+            .unwrap_or(u32::MAX),
+    );
     let capped = doubled.min(lifecycle.retry_backoff_max);
     capped.mul_f64(0.5 + 0.5 * unit_random())
 }

@@ -358,7 +358,10 @@ impl Client {
     /// Forgets a closed session so that the next call reconnects.
     async fn drop_session(&self, closed: &Arc<Session>) {
         let mut slot = self.shared.slot.lock().await;
-        if slot.as_ref().is_some_and(|s| Arc::ptr_eq(&s.session, closed)) {
+        if slot
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(&s.session, closed))
+        {
             *slot = None;
         }
     }

@@ -482,7 +482,9 @@ impl RawServer {
             ));
         }
         if self.max_concurrent_calls == Some(0) {
-            return Err("`max_concurrent_calls` must be at least 1 (leave it out for no limit)".into());
+            return Err(
+                "`max_concurrent_calls` must be at least 1 (leave it out for no limit)".into(),
+            );
         }
         Ok(Lifecycle {
             retries: self.retries.unwrap_or(defaults.retries),
@@ -670,6 +672,45 @@ disabled_tools = ["b"]
         let err =
             Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n").unwrap_err();
         assert!(err.contains("unknown transport `grpc`"), "{err}");
+    }
+
+    #[test]
+    fn parses_lifecycle_keys() {
+        let config = Config::from_toml_str(
+            "[servers.a]\ncommand = \"x\"\nretries = 4\nretry_backoff = 0.25\nretry_backoff_max = 2\nbreaker_threshold = 3\nbreaker_cooldown = 1.5\nmax_concurrent_calls = 2\nidle_timeout = 60\n\n[servers.b]\ncommand = \"y\"\n",
+        )
+        .unwrap();
+        let a = &config.servers["a"].lifecycle;
+        assert_eq!(a.retries, 4);
+        assert_eq!(a.retry_backoff, Duration::from_millis(250));
+        assert_eq!(a.retry_backoff_max, Duration::from_secs(2));
+        assert_eq!(a.breaker_threshold, 3);
+        assert_eq!(a.breaker_cooldown, Duration::from_millis(1500));
+        assert_eq!(a.max_concurrent_calls, Some(2));
+        assert_eq!(a.idle_timeout, Some(Duration::from_secs(60)));
+        assert_eq!(config.servers["b"].lifecycle, Lifecycle::default());
+
+        let bad = |body: &str| {
+            Config::from_toml_str(&format!("[servers.a]\ncommand = \"x\"\n{body}\n")).unwrap_err()
+        };
+        let err = bad("max_concurrent_calls = 0");
+        assert!(
+            err.contains("`max_concurrent_calls` must be at least 1"),
+            "{err}"
+        );
+        assert!(err.contains("line 1"), "{err}");
+        let err = bad("retry_backoff = 3\nretry_backoff_max = 1");
+        assert!(
+            err.contains("`retry_backoff` (3s) is longer than `retry_backoff_max` (1s)"),
+            "{err}"
+        );
+        let err = bad("idle_timeout = -1");
+        assert!(
+            err.contains("`idle_timeout` must be a positive number of seconds, not -1"),
+            "{err}"
+        );
+        let err = bad("retries = -1");
+        assert!(err.contains("retries"), "{err}");
     }
 
     #[test]

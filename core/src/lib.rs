@@ -67,9 +67,9 @@ pub use call::ToolResult;
 #[cfg(feature = "client")]
 pub use client::{CallOptions, Client, Closed};
 #[cfg(feature = "client")]
-pub use servers::{Health, Servers};
-#[cfg(feature = "client")]
 pub use error::{Error, Result};
+#[cfg(feature = "client")]
+pub use servers::{Health, Servers};
 
 /// rmcp's protocol types, re-exported rather than copied.
 #[cfg(feature = "client")]

@@ -88,7 +88,9 @@ impl Servers {
     /// The servers that could not be connected by [`Servers::connect`], with
     /// their errors.
     pub fn errors(&self) -> impl Iterator<Item = (&str, &Error)> {
-        self.errors.iter().map(|(name, error)| (name.as_str(), error))
+        self.errors
+            .iter()
+            .map(|(name, error)| (name.as_str(), error))
     }
 
     /// Pings every server at the same time (connecting those that are not
@@ -107,9 +109,13 @@ impl Servers {
     /// Shuts every connection down at the same time, within `deadline`
     /// ([`Client::shutdown`]).
     pub async fn shutdown(self, deadline: Duration) -> BTreeMap<String, Closed> {
-        let closing = self.clients.iter().map(|(name, client)| async move {
-            (name.clone(), client.shutdown(deadline).await)
-        });
-        futures::future::join_all(closing).await.into_iter().collect()
+        let closing = self
+            .clients
+            .iter()
+            .map(|(name, client)| async move { (name.clone(), client.shutdown(deadline).await) });
+        futures::future::join_all(closing)
+            .await
+            .into_iter()
+            .collect()
     }
 }

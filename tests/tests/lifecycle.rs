@@ -91,9 +91,15 @@ async fn clones_share_the_connection_and_views_have_their_own_timeout() {
         .sleep(demo::types::SleepInput::new(20_000))
         .await
         .unwrap_err();
-    assert_eq!(err.to_string(), "call to `demo.sleep` timed out after 200ms");
+    assert_eq!(
+        err.to_string(),
+        "call to `demo.sleep` timed out after 200ms"
+    );
     // The others keep the server's timeout (30 s) and the same process.
-    let slept = clone.sleep(demo::types::SleepInput::new(300)).await.unwrap();
+    let slept = clone
+        .sleep(demo::types::SleepInput::new(300))
+        .await
+        .unwrap();
     assert_eq!(slept.text(), "slept 300 ms");
     assert_eq!(hasty.inner().process_id().await, Some(pid));
     // A per-call option beats the view's timeout.
@@ -153,10 +159,17 @@ async fn a_reconnect_checks_the_pins_again() {
     let client = Client::connect(&config, "rec").await.unwrap();
     let pins = pins_of(&client).await;
     assert!(client.check_pins(&pins).await.unwrap().is_empty());
-    client.call_raw("slow", slow("one", 0), &retry_safe()).await.unwrap();
+    client
+        .call_raw("slow", slow("one", 0), &retry_safe())
+        .await
+        .unwrap();
 
     // The server is upgraded: its `slow` tool has another description.
-    std::fs::write(&description, "Answer after a delay. Also deletes your files.").unwrap();
+    std::fs::write(
+        &description,
+        "Answer after a delay. Also deletes your files.",
+    )
+    .unwrap();
     kill(client.process_id().await.unwrap());
     while client.is_connected().await {
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -173,7 +186,9 @@ async fn a_reconnect_checks_the_pins_again() {
     // It stays refused; once the server is back to what was locked, calls go
     // through again.
     assert!(matches!(
-        client.call_raw("slow", slow("three", 0), &retry_safe()).await,
+        client
+            .call_raw("slow", slow("three", 0), &retry_safe())
+            .await,
         Err(Error::Drift { .. })
     ));
     std::fs::write(&description, "Answer after a delay.").unwrap();
@@ -290,8 +305,14 @@ async fn retries_back_off_and_report_the_attempts() {
         .unwrap_err();
     // Jittered backoff: at least 50 ms, then at least 100 ms.
     assert!(started.elapsed() >= Duration::from_millis(150));
-    assert_eq!(err.to_string(), "call to `down.anything` failed after 3 attempts");
-    let Error::Attempts { attempts: 3, last, .. } = &err else {
+    assert_eq!(
+        err.to_string(),
+        "call to `down.anything` failed after 3 attempts"
+    );
+    let Error::Attempts {
+        attempts: 3, last, ..
+    } = &err
+    else {
         panic!("{err:?}")
     };
     assert!(matches!(**last, Error::Connect { .. }), "{last}");
@@ -333,7 +354,8 @@ async fn a_lost_connection_is_retried_only_for_retry_safe_calls() {
         .unwrap_err();
     killer.await.unwrap();
     assert!(
-        err.to_string().starts_with("server `rec` closed the connection"),
+        err.to_string()
+            .starts_with("server `rec` closed the connection"),
         "{err}"
     );
 }
@@ -369,7 +391,9 @@ async fn max_concurrent_calls_queues_calls_in_order() {
     );
 
     let record = dir.path().join("free.jsonl");
-    let client = Client::connect(&recorder(&record, ""), "rec").await.unwrap();
+    let client = Client::connect(&recorder(&record, ""), "rec")
+        .await
+        .unwrap();
     let calls = ["a", "b", "c"].map(|tag| {
         let client = client.clone();
         async move { client.call_raw("slow", slow(tag, 300), &retry_safe()).await }
@@ -401,14 +425,20 @@ async fn idle_connections_close_and_reopen() {
     let client = demo::Client::connect(&config).await.unwrap();
     client.add(demo::types::AddInput::new(1, 2)).await.unwrap();
     let pid = client.inner().process_id().await.unwrap();
-    assert!(gone(pid).await, "process {pid} still there after idle_timeout");
+    assert!(
+        gone(pid).await,
+        "process {pid} still there after idle_timeout"
+    );
     assert!(!client.inner().is_connected().await);
     let sum = client.add(demo::types::AddInput::new(2, 2)).await.unwrap();
     assert_eq!(sum.output.sum, 4);
     let again = client.inner().process_id().await.unwrap();
     assert_ne!(again, pid);
     // A busy connection is not idle: calls longer than idle_timeout keep it.
-    client.sleep(demo::types::SleepInput::new(700)).await.unwrap();
+    client
+        .sleep(demo::types::SleepInput::new(700))
+        .await
+        .unwrap();
     assert_eq!(client.inner().process_id().await, Some(again));
 }
 
@@ -432,31 +462,50 @@ async fn servers_connect_concurrently_and_one_down_does_not_stop_the_others() {
     let started = Instant::now();
     let servers = Servers::connect(&config).await;
     // Three servers taking 0.6 s each to start: concurrently, not 1.8 s.
-    assert!(started.elapsed() < Duration::from_millis(1500), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        started.elapsed()
+    );
     let errors: Vec<_> = servers.errors().map(|(n, e)| (n, e.to_string())).collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].0, "broken");
     assert!(errors[0].1.contains("no such thing"), "{errors:?}");
 
     let health = servers.health().await;
-    let up: Vec<_> = health.iter().filter(|(_, h)| h.is_up()).map(|(n, _)| n.as_str()).collect();
+    let up: Vec<_> = health
+        .iter()
+        .filter(|(_, h)| h.is_up())
+        .map(|(n, _)| n.as_str())
+        .collect();
     assert_eq!(up, ["one", "three", "two"]);
     assert!(!health["broken"].is_up());
 
     let one = demo::Client::from_client(servers.client("one").unwrap());
-    assert_eq!(one.add(demo::types::AddInput::new(1, 1)).await.unwrap().output.sum, 2);
+    assert_eq!(
+        one.add(demo::types::AddInput::new(1, 1))
+            .await
+            .unwrap()
+            .output
+            .sum,
+        2
+    );
     let mut pids = Vec::new();
     for name in ["one", "two", "three"] {
         pids.push(servers.get(name).unwrap().process_id().await.unwrap());
     }
     let keep = servers.client("two").unwrap();
     let closed = servers.shutdown(Duration::from_secs(5)).await;
-    assert!(closed.values().all(|c| *c == Closed::Graceful), "{closed:?}");
+    assert!(
+        closed.values().all(|c| *c == Closed::Graceful),
+        "{closed:?}"
+    );
     for pid in pids {
         assert!(gone(pid).await, "process {pid} survived shutdown");
     }
     assert!(matches!(
-        keep.call_raw("add", args(json!({"a": 1, "b": 1})), &Default::default()).await,
+        keep.call_raw("add", args(json!({"a": 1, "b": 1})), &Default::default())
+            .await,
         Err(Error::Shutdown { .. })
     ));
 }
@@ -472,7 +521,10 @@ async fn shutdown_waits_for_calls_in_flight_until_the_deadline() {
         tokio::spawn(async move { client.sleep(demo::types::SleepInput::new(300)).await })
     };
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(client.inner().shutdown(Duration::from_secs(5)).await, Closed::Graceful);
+    assert_eq!(
+        client.inner().shutdown(Duration::from_secs(5)).await,
+        Closed::Graceful
+    );
     assert_eq!(call.await.unwrap().unwrap().text(), "slept 300 ms");
 
     let client = demo::Client::connect(&config).await.unwrap();
@@ -483,7 +535,10 @@ async fn shutdown_waits_for_calls_in_flight_until_the_deadline() {
     };
     tokio::time::sleep(Duration::from_millis(50)).await;
     let started = Instant::now();
-    assert_eq!(client.inner().shutdown(Duration::from_millis(300)).await, Closed::Forced);
+    assert_eq!(
+        client.inner().shutdown(Duration::from_millis(300)).await,
+        Closed::Forced
+    );
     assert!(started.elapsed() < Duration::from_secs(2));
     assert!(call.await.unwrap().is_err());
     assert!(gone(pid).await);
@@ -518,7 +573,15 @@ fn verbose_cli_traces_calls_without_secrets() {
 
     let out = util::mcpbind_env(
         dir.path(),
-        &["call", "--log-format", "json", "-v", "demo", "echo", r#"{"message": "hi"}"#],
+        &[
+            "call",
+            "--log-format",
+            "json",
+            "-v",
+            "demo",
+            "echo",
+            r#"{"message": "hi"}"#,
+        ],
         &[secret],
     );
     assert_eq!(out.code, Some(0), "{out:?}");
@@ -537,7 +600,11 @@ fn verbose_cli_traces_calls_without_secrets() {
     assert!(!out.stderr.contains(secret.1));
 
     // Without -v, nothing but the result.
-    let out = util::mcpbind_env(dir.path(), &["call", "demo", "echo", r#"{"message": "hi"}"#], &[secret]);
+    let out = util::mcpbind_env(
+        dir.path(),
+        &["call", "demo", "echo", r#"{"message": "hi"}"#],
+        &[secret],
+    );
     assert_eq!(out.stderr, "");
 }
 

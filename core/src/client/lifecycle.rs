@@ -138,7 +138,11 @@ async fn close_if_idle(
     let taken = {
         let mut slot = shared.slot.lock().await;
         // A call that has begun counts as activity before it takes the slot.
-        if !shared.activity.idle_for().is_some_and(|quiet| quiet >= idle) {
+        if !shared
+            .activity
+            .idle_for()
+            .is_some_and(|quiet| quiet >= idle)
+        {
             return false;
         }
         match slot.as_ref() {
@@ -149,7 +153,11 @@ async fn close_if_idle(
     drop(shared);
     drop(live);
     if let Some(live) = taken {
-        tracing::info!(server, idle_ms = millis(idle), "closing the idle connection");
+        tracing::info!(
+            server,
+            idle_ms = millis(idle),
+            "closing the idle connection"
+        );
         close_session(&live.session, Instant::now() + CLOSE_GRACE).await;
     }
     true

@@ -79,7 +79,11 @@ fn main() {
                 let name = params.get("name").and_then(Value::as_str).unwrap_or("");
                 if name == "slow" {
                     let args = params.get("arguments").cloned().unwrap_or(Value::Null);
-                    let tag = args.get("tag").and_then(Value::as_str).unwrap_or("").to_owned();
+                    let tag = args
+                        .get("tag")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
                     let millis = args.get("millis").and_then(Value::as_u64).unwrap_or(0);
                     let send = send.clone();
                     let note = note.clone();
