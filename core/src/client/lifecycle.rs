@@ -138,11 +138,7 @@ async fn close_if_idle(
     let taken = {
         let mut slot = shared.slot.lock().await;
         // A call that has begun counts as activity before it takes the slot.
-        if !shared
-            .activity
-            .idle_for()
-            .is_some_and(|quiet| quiet >= idle)
-        {
+        if shared.activity.idle_for().is_none_or(|quiet| quiet < idle) {
             return false;
         }
         match slot.as_ref() {
