@@ -16,9 +16,26 @@ pub mod commands;
 #[derive(Debug, Parser)]
 #[command(name = "mcpbind", version, about, propagate_version = true)]
 pub struct Cli {
+    /// Print what the runtime does to stderr: connections, calls (server,
+    /// tool, request id, attempt, outcome, duration), retries, pin drift and
+    /// the circuit breaker. `-vv` adds rmcp's own messages.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// How `-v` prints: `text`, or `json` (one object per line).
+    #[arg(long, global = true, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// How `-v` output is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 /// The subcommands.

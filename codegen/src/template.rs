@@ -24,7 +24,8 @@ pub(crate) struct ServerModule<'a> {
 }
 
 /// Method names every generated client has; tools get other names.
-pub(crate) const CLIENT_RESERVED: &[&str] = &["connect", "from_client", "inner", "new"];
+pub(crate) const CLIENT_RESERVED: &[&str] =
+    &["clone", "connect", "from_client", "inner", "new", "with_timeout"];
 
 impl ServerModule<'_> {
     pub(crate) fn tokens(&self) -> TokenStream {
@@ -86,8 +87,9 @@ impl ServerModule<'_> {
         let name = self.name;
         let methods = self.tools.iter().map(ToolMethod::method_tokens);
         quote! {
-            /// A typed client: one async method per tool.
-            #[derive(Debug)]
+            /// A typed client: one async method per tool. Clones share the
+            /// connection.
+            #[derive(Debug, Clone)]
             pub struct Client {
                 inner: ::mcpbind::Client,
             }
@@ -114,6 +116,14 @@ impl ServerModule<'_> {
                 /// The untyped client underneath.
                 pub fn inner(&self) -> &::mcpbind::Client {
                     &self.inner
+                }
+
+                /// A view of this client whose calls time out after `timeout`
+                /// instead of the server's `timeout`; it shares the connection.
+                pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+                    Self {
+                        inner: self.inner.with_timeout(timeout),
+                    }
                 }
 
                 #(#methods)*

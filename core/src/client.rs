@@ -1,7 +1,13 @@
 //! [`Client`]: one server's connection, with typed and raw calls.
+//!
+//! A `Client` is a cheap handle: its clones share one connection, its
+//! circuit breaker and its concurrency limit. [`Client::with_timeout`] makes
+//! a view whose calls have another timeout. How a client lives (idle
+//! connections, shutdown) is in `client/lifecycle.rs`.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ListToolsRequest,
@@ -10,7 +16,9 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, RequestHandle};
 use rmcp::{Peer, RoleClient, ServiceError};
 use serde_json::{Map, Value};
+use tracing::Instrument as _;
 
+use crate::breaker::{backoff, Breaker};
 use crate::call::ToolResult;
 use crate::config::PinPolicy;
 use crate::config::{Config, ServerConfig};
@@ -18,15 +26,49 @@ use crate::connect::{connect, id_key, Session};
 use crate::error::{Error, Result};
 use crate::tool::{Tool, ToolMeta};
 
+mod lifecycle;
+
+pub use lifecycle::Closed;
+use lifecycle::{Activity, Live};
+
 /// A connection to one MCP server, made from its [`ServerConfig`].
 ///
-/// A lost connection (the process died, the HTTP session expired) is
-/// re-established on the next call. Dropping the client closes the
-/// connection and kills the server's process.
+/// Cloning is cheap: clones share the connection (and the server's process),
+/// the circuit breaker and `max_concurrent_calls`. A lost connection (the
+/// process died, the HTTP session expired) is re-established on the next
+/// call, and the pins given to [`Client::check_pins`] are checked again on
+/// the new connection. Dropping the last clone closes the connection and
+/// kills the server's process.
+#[derive(Clone)]
 pub struct Client {
     name: String,
-    config: ServerConfig,
-    session: tokio::sync::Mutex<Option<Arc<Session>>>,
+    config: Arc<ServerConfig>,
+    shared: Arc<Shared>,
+    /// This view's call timeout ([`Client::with_timeout`]).
+    timeout: Option<Duration>,
+}
+
+/// What all clones of a client share.
+struct Shared {
+    slot: tokio::sync::Mutex<Option<Arc<Live>>>,
+    breaker: Breaker,
+    /// `max_concurrent_calls`: tokio's semaphore is fair, so waiting calls
+    /// go in the order they came.
+    limit: Option<tokio::sync::Semaphore>,
+    activity: Activity,
+    pins: Mutex<Option<Pins>>,
+    /// One pin re-check at a time after a reconnect.
+    pin_gate: tokio::sync::Mutex<()>,
+    /// How many connections were made (the current one's number).
+    generation: AtomicU64,
+    shut: AtomicBool,
+}
+
+/// The tools whose pins are checked again after each reconnect.
+struct Pins {
+    tools: Vec<ToolMeta>,
+    /// The connection they were last checked on.
+    checked: u64,
 }
 
 impl std::fmt::Debug for Client {
@@ -34,6 +76,7 @@ impl std::fmt::Debug for Client {
         f.debug_struct("Client")
             .field("server", &self.name)
             .field("transport", &self.config.transport.kind())
+            .field("timeout", &self.timeout())
             .finish_non_exhaustive()
     }
 }
@@ -42,7 +85,8 @@ impl std::fmt::Debug for Client {
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct CallOptions {
-    /// Overrides the server's timeout.
+    /// Overrides the client's timeout (the server's `timeout`, or the one
+    /// given to [`Client::with_timeout`]).
     pub timeout: Option<Duration>,
     /// Whether the call may be sent again after the connection was lost while
     /// it was in flight. Generated code sets it for read-only and idempotent
@@ -60,6 +104,18 @@ impl CallOptions {
     }
 }
 
+/// How one attempt of a call failed, for the retry loop.
+enum Failure {
+    /// Before the request was sent (connect failed, the connection was
+    /// found closed): always safe to try again.
+    Unsent(Error),
+    /// The connection was lost while the request was in flight: safe to
+    /// send again only for a retry-safe tool.
+    Lost(Error),
+    /// Anything else: the error is the answer.
+    Final(Error),
+}
+
 impl Client {
     /// Connects to server `name` of `config`.
     pub async fn connect(config: &Config, name: &str) -> Result<Client> {
@@ -75,17 +131,45 @@ impl Client {
     /// Connects to a server described by `config`, naming it `name` in errors.
     pub async fn connect_server(name: &str, config: ServerConfig) -> Result<Client> {
         let client = Client::lazy(name, config);
-        client.session().await?;
+        client.live().await?;
         Ok(client)
     }
 
     /// A client that connects on its first call.
     pub fn lazy(name: &str, config: ServerConfig) -> Client {
+        let lifecycle = &config.lifecycle;
+        let shared = Shared {
+            slot: tokio::sync::Mutex::new(None),
+            breaker: Breaker::new(name, lifecycle),
+            limit: lifecycle
+                .max_concurrent_calls
+                .map(|n| tokio::sync::Semaphore::new(n.min(tokio::sync::Semaphore::MAX_PERMITS))),
+            activity: Activity::default(),
+            pins: Mutex::new(None),
+            pin_gate: tokio::sync::Mutex::new(()),
+            generation: AtomicU64::new(0),
+            shut: AtomicBool::new(false),
+        };
         Client {
             name: name.to_owned(),
-            config,
-            session: tokio::sync::Mutex::new(None),
+            config: Arc::new(config),
+            shared: Arc::new(shared),
+            timeout: None,
         }
+    }
+
+    /// A view of this client whose calls time out after `timeout` instead of
+    /// the server's `timeout`. It shares the connection with this client.
+    pub fn with_timeout(&self, timeout: Duration) -> Client {
+        Client {
+            timeout: Some(timeout),
+            ..self.clone()
+        }
+    }
+
+    /// The timeout of this client's calls.
+    pub fn timeout(&self) -> Duration {
+        self.timeout.unwrap_or(self.config.timeout)
     }
 
     /// The server's name in the config.
@@ -101,20 +185,28 @@ impl Client {
     /// The last lines the server's process wrote to stderr (stdio servers
     /// only; bounded).
     pub async fn stderr_tail(&self) -> Option<String> {
-        let slot = self.session.lock().await;
-        slot.as_ref()?.process.as_ref()?.stderr_tail()
+        let slot = self.shared.slot.lock().await;
+        slot.as_ref()?.session.process.as_ref()?.stderr_tail()
     }
 
     /// The server's process id (stdio servers, while connected).
     pub async fn process_id(&self) -> Option<u32> {
-        let slot = self.session.lock().await;
-        slot.as_ref()?.process.as_ref()?.id()
+        let slot = self.shared.slot.lock().await;
+        slot.as_ref()?.session.process.as_ref()?.id()
+    }
+
+    /// Whether a connection is open now (none before the first call of a
+    /// lazy client, after `idle_timeout`, or after the connection was lost).
+    pub async fn is_connected(&self) -> bool {
+        let slot = self.shared.slot.lock().await;
+        slot.as_ref()
+            .is_some_and(|live| !live.session.service.peer().is_transport_closed())
     }
 
     /// What the server said of itself in the handshake.
     pub async fn server_info(&self) -> Result<ServerPeerInfo> {
-        let session = self.session().await?;
-        session
+        let live = self.live().await?;
+        live.session
             .service
             .peer()
             .peer_info()
@@ -127,23 +219,150 @@ impl Client {
             })
     }
 
+    /// Sends an MCP `ping` (connecting first if needed) and returns how long
+    /// the answer took.
+    pub async fn ping(&self) -> Result<Duration> {
+        let session = self.live().await?.session.clone();
+        let peer = session.service.peer().clone();
+        let started = Instant::now();
+        let request = ClientRequest::PingRequest(Default::default());
+        let handle = self
+            .send(&session, &peer, request, self.timeout(), "ping")
+            .await?;
+        self.await_handle(&session, handle, "ping").await?;
+        self.shared.breaker.success();
+        Ok(started.elapsed())
+    }
+
     /// The live connection, (re)connecting when there is none or it closed.
-    async fn session(&self) -> Result<Arc<Session>> {
-        let mut slot = self.session.lock().await;
-        if let Some(session) = slot.as_ref() {
-            if !session.service.peer().is_transport_closed() {
-                return Ok(Arc::clone(session));
+    /// A new connection is refused while the circuit is open.
+    pub(crate) async fn live(&self) -> Result<Arc<Live>> {
+        let mut slot = self.shared.slot.lock().await;
+        if self.shared.shut.load(Ordering::SeqCst) {
+            return Err(Error::Shutdown {
+                server: self.name.clone(),
+            });
+        }
+        match slot.as_ref() {
+            Some(live) if !live.session.service.peer().is_transport_closed() => {
+                return Ok(Arc::clone(live))
+            }
+            Some(_) => tracing::info!(server = %self.name, "the connection was lost; reconnecting"),
+            None => {}
+        }
+        let _admission = self.shared.breaker.admit()?;
+        let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let started = Instant::now();
+        match connect(&self.name, &self.config).await {
+            Ok(session) => {
+                self.shared.breaker.success();
+                tracing::info!(
+                    server = %self.name,
+                    transport = self.config.transport.kind(),
+                    connection = generation,
+                    duration_ms = millis(started.elapsed()),
+                    "{}",
+                    if generation > 1 { "reconnected" } else { "connected" }
+                );
+                let live = Arc::new(Live {
+                    session: Arc::new(session),
+                    generation,
+                });
+                *slot = Some(Arc::clone(&live));
+                if let Some(idle) = self.config.lifecycle.idle_timeout {
+                    lifecycle::reap_when_idle(self, &live, idle);
+                }
+                Ok(live)
+            }
+            Err(error) => {
+                self.shared.breaker.failure();
+                tracing::warn!(server = %self.name, %error, "connect failed");
+                Err(error)
             }
         }
-        let session = Arc::new(connect(&self.name, &self.config).await?);
-        *slot = Some(Arc::clone(&session));
-        Ok(session)
+    }
+
+    /// The connection for a call: [`Client::live`], with the pins checked
+    /// again when it is a new connection.
+    async fn session(&self) -> Result<Arc<Session>> {
+        let live = self.live().await?;
+        if self.pins_due(live.generation).is_some() {
+            self.recheck_pins(&live).await?;
+        }
+        Ok(Arc::clone(&live.session))
+    }
+
+    /// The pinned tools, if connection `generation` has not been checked.
+    fn pins_due(&self, generation: u64) -> Option<Vec<ToolMeta>> {
+        let pins = self.shared.pins.lock().ok()?;
+        pins.as_ref()
+            .filter(|p| p.checked < generation)
+            .map(|p| p.tools.clone())
+    }
+
+    /// Remembers the tools [`Client::check_pins`] is checking, so that each
+    /// reconnect checks them again.
+    fn remember_pins(&self, tools: &[ToolMeta]) {
+        // Before the first connection, the one `check_pins` makes is the one
+        // it checks.
+        let checked = self.shared.generation.load(Ordering::SeqCst).max(1);
+        if let Ok(mut pins) = self.shared.pins.lock() {
+            *pins = Some(Pins {
+                tools: tools.to_vec(),
+                checked,
+            });
+        }
+    }
+
+    async fn recheck_pins(&self, live: &Arc<Live>) -> Result<()> {
+        let _gate = self.shared.pin_gate.lock().await;
+        let Some(tools) = self.pins_due(live.generation) else {
+            return Ok(());
+        };
+        match self.check_pins(&tools).await {
+            Ok(drift) => {
+                if !drift.is_empty() {
+                    tracing::warn!(server = %self.name, tools = drift.len(), "pin drift after a reconnect");
+                }
+                if let Ok(mut pins) = self.shared.pins.lock() {
+                    if let Some(p) = pins.as_mut() {
+                        p.checked = p.checked.max(live.generation);
+                    }
+                }
+                Ok(())
+            }
+            Err(error) => {
+                if let Error::Drift { drift, .. } = &error {
+                    tracing::warn!(server = %self.name, tools = drift.len(), "pin drift after a reconnect: refusing the server");
+                    // The next call connects (and checks) again.
+                    self.forget(live).await;
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// Takes `live` out of the slot (if it is still there) and closes it.
+    async fn forget(&self, live: &Arc<Live>) {
+        let taken = {
+            let mut slot = self.shared.slot.lock().await;
+            match slot.as_ref() {
+                Some(current) if Arc::ptr_eq(current, live) => slot.take(),
+                _ => None,
+            }
+        };
+        if let Some(live) = taken {
+            lifecycle::close_session(&live.session, Instant::now() + lifecycle::CLOSE_GRACE).await;
+        }
     }
 
     /// Forgets a closed session so that the next call reconnects.
     async fn drop_session(&self, closed: &Arc<Session>) {
-        let mut slot = self.session.lock().await;
-        if slot.as_ref().is_some_and(|s| Arc::ptr_eq(s, closed)) {
+        let mut slot = self.shared.slot.lock().await;
+        if slot
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(&s.session, closed))
+        {
             *slot = None;
         }
     }
@@ -151,6 +370,9 @@ impl Client {
     /// Turns a lost connection into an error that says how the server ended.
     async fn closed_error(&self, session: &Arc<Session>) -> Error {
         self.drop_session(session).await;
+        if !self.shared.shut.load(Ordering::SeqCst) {
+            self.shared.breaker.failure();
+        }
         if let Some(failure) = session.failure(&self.name) {
             return failure;
         }
@@ -170,6 +392,7 @@ impl Client {
     /// drifted, one line per tool (empty when all match or the policy is
     /// `ignore`).
     pub async fn check_pins(&self, tools: &[ToolMeta]) -> Result<Vec<String>> {
+        self.remember_pins(tools);
         if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {
             return Ok(Vec::new());
         }
@@ -218,7 +441,7 @@ impl Client {
     /// [`Client::list_tools_raw`], and one line per malformed tool it
     /// skipped (which tool, what is wrong).
     pub async fn list_tools_checked(&self) -> Result<(Vec<Value>, Vec<String>)> {
-        let session = self.session().await?;
+        let session = Arc::clone(&self.live().await?.session);
         let peer = session.service.peer().clone();
         if let Some(tap) = &session.tap {
             tap.arm(true);
@@ -267,58 +490,165 @@ impl Client {
 
     /// Calls a tool with JSON arguments and returns rmcp's result as is
     /// (`isError` results included).
+    ///
+    /// The call waits its turn under `max_concurrent_calls`. A failure before
+    /// the request was sent, or a lost connection when `options.retry_safe`,
+    /// is retried up to the server's `retries` with capped exponential
+    /// backoff; [`Error::Attempts`] then says how many attempts were made.
+    /// The call runs in a `tracing` span `mcp.call` (server, tool, request
+    /// id, attempt, outcome, duration).
     pub async fn call_raw(
         &self,
         tool: &str,
         arguments: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<CallToolResult> {
-        let timeout = options.timeout.unwrap_or(self.config.timeout);
-        let method = format!("tools/call {tool}");
-        let mut attempt = 0;
+        let timeout = options.timeout.unwrap_or_else(|| self.timeout());
+        let span = tracing::info_span!(
+            "mcp.call",
+            server = %self.name,
+            tool,
+            request_id = tracing::field::Empty,
+            attempt = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+            duration_ms = tracing::field::Empty,
+        );
+        let call = async {
+            let started = Instant::now();
+            let result = self
+                .call_with_retries(tool, arguments, options.retry_safe, timeout)
+                .await;
+            let outcome = match &result {
+                Ok(r) if r.is_error == Some(true) => "tool error",
+                Ok(_) => "ok",
+                Err(e) => outcome_of(e),
+            };
+            let span = tracing::Span::current();
+            span.record("outcome", outcome);
+            span.record("duration_ms", millis(started.elapsed()));
+            tracing::debug!(outcome, "call finished");
+            result
+        };
+        call.instrument(span).await
+    }
+
+    async fn call_with_retries(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        retry_safe: bool,
+        timeout: Duration,
+    ) -> Result<CallToolResult> {
+        let _permit = match &self.shared.limit {
+            Some(limit) => Some(limit.acquire().await.map_err(|_| Error::Shutdown {
+                server: self.name.clone(),
+            })?),
+            None => None,
+        };
+        let _busy = self.shared.activity.enter();
+        let lifecycle = &self.config.lifecycle;
+        let mut attempt: u32 = 0;
         loop {
             attempt += 1;
             crate::events::record_attempt(); // event hook: counts sends
-            let session = self.session().await?;
-            let peer = session.service.peer().clone();
-            let mut params = CallToolRequestParams::new(tool.to_owned());
-            params.arguments = Some(arguments.clone());
-            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-            // A failure before the request was sent is always safe to retry.
-            let handle = match self.send(&session, &peer, request, timeout, &method).await {
-                Ok(handle) => handle,
-                Err(Error::Closed { .. }) if attempt == 1 => continue,
-                Err(e) => return Err(e),
+            tracing::Span::current().record("attempt", attempt);
+            let (error, retry) = match self.attempt(tool, &arguments, timeout).await {
+                Ok(result) => return Ok(result),
+                Err(Failure::Unsent(e)) => (e, true),
+                Err(Failure::Lost(e)) => (e, retry_safe),
+                Err(Failure::Final(e)) => (e, false),
             };
-            let guard = CancelOnDrop::new(&peer, &handle);
-            let response = self.await_handle(&session, handle, &method).await;
-            guard.disarm();
-            match response {
-                Ok(ServerResult::CallToolResult(result)) => return Ok(result),
-                Ok(_) => return Err(self.service_error(&method, ServiceError::UnexpectedResponse)),
-                Err(Error::Timeout { timeout, .. }) => {
-                    return Err(Error::Timeout {
+            if !retry || attempt > lifecycle.retries {
+                return Err(match attempt {
+                    1 => error,
+                    attempts => Error::Attempts {
                         server: self.name.clone(),
-                        method,
-                        tool: Some(tool.to_owned()),
-                        timeout,
-                    })
-                }
-                Err(Error::Closed { .. }) if attempt == 1 && options.retry_safe => continue,
-                Err(e) => return Err(e),
+                        tool: tool.to_owned(),
+                        attempts,
+                        last: Box::new(error),
+                    },
+                });
             }
+            let delay = backoff(lifecycle, attempt);
+            tracing::info!(%error, attempt, delay_ms = millis(delay), "retrying");
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// One attempt of a call.
+    async fn attempt(
+        &self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        timeout: Duration,
+    ) -> std::result::Result<CallToolResult, Failure> {
+        let session = self.session().await.map_err(|e| match e {
+            Error::Connect { .. } | Error::Spawn { .. } | Error::Closed { .. } => {
+                Failure::Unsent(e)
+            }
+            e => Failure::Final(e),
+        })?;
+        let method = format!("tools/call {tool}");
+        let peer = session.service.peer().clone();
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        params.arguments = Some(arguments.clone());
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = match self.send(&session, &peer, request, timeout, &method).await {
+            Ok(handle) => handle,
+            Err(e @ Error::Closed { .. }) => return Err(Failure::Unsent(e)),
+            Err(e) => return Err(Failure::Final(e)),
+        };
+        tracing::Span::current().record("request_id", tracing::field::display(&handle.id));
+        let guard = CancelOnDrop::new(&peer, &handle);
+        let response = self.await_handle(&session, handle, &method).await;
+        guard.disarm();
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => {
+                self.shared.breaker.success();
+                Ok(result)
+            }
+            Ok(_) => Err(Failure::Final(
+                self.service_error(&method, ServiceError::UnexpectedResponse),
+            )),
+            Err(Error::Timeout { timeout, .. }) => Err(Failure::Final(Error::Timeout {
+                server: self.name.clone(),
+                method,
+                tool: Some(tool.to_owned()),
+                timeout,
+            })),
+            Err(e @ Error::Closed { .. }) => Err(Failure::Lost(e)),
+            Err(e) => Err(Failure::Final(e)),
         }
     }
 
     /// Calls a typed tool: serializes its input, checks the result and parses
     /// its structured output.
     pub async fn call<T: Tool>(&self, input: &T::Input) -> Result<ToolResult<T::Output>> {
-        // Event hook (core/src/events.rs): times the call, counts its
-        // attempts and publishes one `ToolInvoked` per call.
-        crate::events::observe(self, &T::META, input, self.call_unobserved::<T>(input)).await
+        let options = CallOptions {
+            timeout: None,
+            retry_safe: T::META.is_retry_safe(),
+        };
+        self.call_with::<T>(input, &options).await
     }
 
-    async fn call_unobserved<T: Tool>(&self, input: &T::Input) -> Result<ToolResult<T::Output>> {
+    /// [`Client::call`] with options (a timeout for this call; `retry_safe`
+    /// is taken from the tool's annotations when not set).
+    pub async fn call_with<T: Tool>(
+        &self,
+        input: &T::Input,
+        options: &CallOptions,
+    ) -> Result<ToolResult<T::Output>> {
+        // Event hook (core/src/events.rs): times the call, counts its
+        // attempts and publishes one `ToolInvoked` per call.
+        crate::events::observe(self, &T::META, input, self.call_unobserved::<T>(input, options))
+            .await
+    }
+
+    async fn call_unobserved<T: Tool>(
+        &self,
+        input: &T::Input,
+        options: &CallOptions,
+    ) -> Result<ToolResult<T::Output>> {
         let meta = &T::META;
         let arguments = match serde_json::to_value(input) {
             Ok(Value::Object(map)) => map,
@@ -353,8 +683,8 @@ impl Client {
             }
         }
         let options = CallOptions {
-            timeout: None,
-            retry_safe: meta.is_retry_safe(),
+            timeout: options.timeout,
+            retry_safe: options.retry_safe || meta.is_retry_safe(),
         };
         let result = self.call_raw(meta.name, arguments, &options).await?;
         if let (true, Some(schema), Some(structured), false) = (
@@ -428,13 +758,30 @@ impl Client {
         }
     }
 
-    /// Closes the connection (and ends the server's process).
+    /// Closes the connection gracefully (for a process: closes its stdin
+    /// and gives it a moment to exit, then kills it). It is closed for every
+    /// clone: their calls fail with [`Error::Shutdown`].
     pub async fn close(self) {
-        let session = self.session.lock().await.take();
-        if let Some(session) = session.and_then(|s| Arc::try_unwrap(s).ok()) {
-            let mut service = session.service;
-            let _ = service.close_with_timeout(Duration::from_secs(2)).await;
-        }
+        self.shutdown(lifecycle::CLOSE_GRACE).await;
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    d.as_millis().try_into().unwrap_or(u64::MAX)
+}
+
+/// The `outcome` of a failed call in its span.
+fn outcome_of(error: &Error) -> &'static str {
+    match error {
+        Error::Timeout { .. } => "timeout",
+        Error::Closed { .. } => "connection lost",
+        Error::Connect { .. } | Error::Spawn { .. } => "connect failed",
+        Error::CircuitOpen { .. } => "circuit open",
+        Error::Attempts { last, .. } => outcome_of(last),
+        Error::Tool { .. } => "tool error",
+        Error::Drift { .. } => "pin drift",
+        Error::Shutdown { .. } => "shut down",
+        _ => "error",
     }
 }
 

@@ -20,6 +20,21 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The default bound on one message from a server (`max_response_bytes`).
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+/// The default number of extra attempts for a retry-safe call.
+pub const DEFAULT_RETRIES: u32 = 2;
+
+/// The default first delay between attempts (doubled each time, with jitter).
+pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_millis(100);
+
+/// The default longest delay between attempts.
+pub const DEFAULT_RETRY_BACKOFF_MAX: Duration = Duration::from_secs(5);
+
+/// The default number of consecutive connection failures that open a
+/// server's circuit.
+pub const DEFAULT_BREAKER_THRESHOLD: u32 = 5;
+
+/// The default time an open circuit fails calls fast before a probe.
+pub const DEFAULT_BREAKER_COOLDOWN: Duration = Duration::from_secs(30);
 
 /// A parsed configuration: the servers, by name.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -56,6 +71,52 @@ pub struct ServerConfig {
     /// server may send; a larger one fails the request at once and closes
     /// the connection, instead of filling memory.
     pub max_response_bytes: usize,
+    /// Retries, circuit breaker and connection lifecycle.
+    pub lifecycle: Lifecycle,
+}
+
+/// How a long-running client treats a server: retries, the circuit breaker,
+/// the concurrency limit and idle connections (the `retries`,
+/// `retry_backoff`, `retry_backoff_max`, `breaker_threshold`,
+/// `breaker_cooldown`, `max_concurrent_calls` and `idle_timeout` keys).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Lifecycle {
+    /// Extra attempts for a retry-safe call (a failure before the request
+    /// was sent, or a read-only or idempotent tool whose connection was
+    /// lost).
+    pub retries: u32,
+    /// The delay before the first retry; doubled for each next one, capped
+    /// by `retry_backoff_max`, with random jitter (half to all of it).
+    pub retry_backoff: Duration,
+    /// The longest delay between two attempts.
+    pub retry_backoff_max: Duration,
+    /// Consecutive connection failures that open the circuit: calls then
+    /// fail fast ("circuit open") until `breaker_cooldown` has passed, then
+    /// one probe call is let through. `0` disables the breaker.
+    pub breaker_threshold: u32,
+    /// How long an open circuit fails calls fast.
+    pub breaker_cooldown: Duration,
+    /// At most this many calls in flight to the server; calls beyond it wait,
+    /// in order. `None`: no limit.
+    pub max_concurrent_calls: Option<usize>,
+    /// Close the connection (and end the server's process) after it has been
+    /// idle this long; the next call reopens it. `None`: keep it open.
+    pub idle_timeout: Option<Duration>,
+}
+
+impl Default for Lifecycle {
+    fn default() -> Self {
+        Lifecycle {
+            retries: DEFAULT_RETRIES,
+            retry_backoff: DEFAULT_RETRY_BACKOFF,
+            retry_backoff_max: DEFAULT_RETRY_BACKOFF_MAX,
+            breaker_threshold: DEFAULT_BREAKER_THRESHOLD,
+            breaker_cooldown: DEFAULT_BREAKER_COOLDOWN,
+            max_concurrent_calls: None,
+            idle_timeout: None,
+        }
+    }
 }
 
 /// What to do when a live tool no longer matches its locked hash.
@@ -295,6 +356,14 @@ struct RawServer {
     validate_output: Option<bool>,
     pin_policy: Option<String>,
     max_response_bytes: Option<u64>,
+    // Lifecycle (see [`Lifecycle`]).
+    retries: Option<u32>,
+    retry_backoff: Option<f64>,
+    retry_backoff_max: Option<f64>,
+    breaker_threshold: Option<u32>,
+    breaker_cooldown: Option<f64>,
+    max_concurrent_calls: Option<usize>,
+    idle_timeout: Option<f64>,
 }
 
 impl<'de> Deserialize<'de> for TomlServer {
@@ -308,6 +377,7 @@ impl<'de> Deserialize<'de> for TomlServer {
 
 impl RawServer {
     fn into_server(self) -> Result<ServerConfig, String> {
+        let lifecycle = self.lifecycle()?;
         let kind = match (&self.transport, &self.command, &self.url) {
             (Some(t), _, _) => t.as_str(),
             (None, Some(_), None) => "stdio",
@@ -370,13 +440,6 @@ impl RawServer {
                 ))
             }
         };
-        let seconds = |key: &str, value: Option<f64>, default: Duration| match value {
-            None => Ok(default),
-            Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => Ok(Duration::from_secs_f64(t)),
-            Some(t) => Err(format!(
-                "`{key}` must be a positive number of seconds, not {t}"
-            )),
-        };
         let timeout = seconds("timeout", self.timeout, DEFAULT_TIMEOUT)?;
         let connect_timeout = seconds(
             "connect_timeout",
@@ -412,7 +475,61 @@ impl RawServer {
                     ))
                 }
             },
+            lifecycle,
         })
+    }
+
+    /// The [`Lifecycle`] keys, checked.
+    fn lifecycle(&self) -> Result<Lifecycle, String> {
+        let defaults = Lifecycle::default();
+        let retry_backoff = match self.retry_backoff {
+            Some(0.0) => Duration::ZERO,
+            other => seconds("retry_backoff", other, defaults.retry_backoff)?,
+        };
+        let retry_backoff_max = seconds(
+            "retry_backoff_max",
+            self.retry_backoff_max,
+            defaults.retry_backoff_max,
+        )?;
+        if retry_backoff > retry_backoff_max {
+            return Err(format!(
+                "`retry_backoff` ({}s) is longer than `retry_backoff_max` ({}s)",
+                retry_backoff.as_secs_f64(),
+                retry_backoff_max.as_secs_f64()
+            ));
+        }
+        if self.max_concurrent_calls == Some(0) {
+            return Err(
+                "`max_concurrent_calls` must be at least 1 (leave it out for no limit)".into(),
+            );
+        }
+        Ok(Lifecycle {
+            retries: self.retries.unwrap_or(defaults.retries),
+            retry_backoff,
+            retry_backoff_max,
+            breaker_threshold: self.breaker_threshold.unwrap_or(defaults.breaker_threshold),
+            breaker_cooldown: seconds(
+                "breaker_cooldown",
+                self.breaker_cooldown,
+                defaults.breaker_cooldown,
+            )?,
+            max_concurrent_calls: self.max_concurrent_calls,
+            idle_timeout: self
+                .idle_timeout
+                .map(|t| seconds("idle_timeout", Some(t), Duration::ZERO))
+                .transpose()?,
+        })
+    }
+}
+
+/// A duration key in seconds: positive and finite, or `default` when unset.
+fn seconds(key: &str, value: Option<f64>, default: Duration) -> Result<Duration, String> {
+    match value {
+        None => Ok(default),
+        Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => Ok(Duration::from_secs_f64(t)),
+        Some(t) => Err(format!(
+            "`{key}` must be a positive number of seconds, not {t}"
+        )),
     }
 }
 
@@ -463,6 +580,13 @@ impl JsonServer {
             validate_output: None,
             pin_policy: None,
             max_response_bytes: None,
+            retries: None,
+            retry_backoff: None,
+            retry_backoff_max: None,
+            breaker_threshold: None,
+            breaker_cooldown: None,
+            max_concurrent_calls: None,
+            idle_timeout: None,
         }
         .into_server()
     }
@@ -566,6 +690,45 @@ disabled_tools = ["b"]
         let err =
             Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n").unwrap_err();
         assert!(err.contains("unknown transport `grpc`"), "{err}");
+    }
+
+    #[test]
+    fn parses_lifecycle_keys() {
+        let config = Config::from_toml_str(
+            "[servers.a]\ncommand = \"x\"\nretries = 4\nretry_backoff = 0.25\nretry_backoff_max = 2\nbreaker_threshold = 3\nbreaker_cooldown = 1.5\nmax_concurrent_calls = 2\nidle_timeout = 60\n\n[servers.b]\ncommand = \"y\"\n",
+        )
+        .unwrap();
+        let a = &config.servers["a"].lifecycle;
+        assert_eq!(a.retries, 4);
+        assert_eq!(a.retry_backoff, Duration::from_millis(250));
+        assert_eq!(a.retry_backoff_max, Duration::from_secs(2));
+        assert_eq!(a.breaker_threshold, 3);
+        assert_eq!(a.breaker_cooldown, Duration::from_millis(1500));
+        assert_eq!(a.max_concurrent_calls, Some(2));
+        assert_eq!(a.idle_timeout, Some(Duration::from_secs(60)));
+        assert_eq!(config.servers["b"].lifecycle, Lifecycle::default());
+
+        let bad = |body: &str| {
+            Config::from_toml_str(&format!("[servers.a]\ncommand = \"x\"\n{body}\n")).unwrap_err()
+        };
+        let err = bad("max_concurrent_calls = 0");
+        assert!(
+            err.contains("`max_concurrent_calls` must be at least 1"),
+            "{err}"
+        );
+        assert!(err.contains("line 1"), "{err}");
+        let err = bad("retry_backoff = 3\nretry_backoff_max = 1");
+        assert!(
+            err.contains("`retry_backoff` (3s) is longer than `retry_backoff_max` (1s)"),
+            "{err}"
+        );
+        let err = bad("idle_timeout = -1");
+        assert!(
+            err.contains("`idle_timeout` must be a positive number of seconds, not -1"),
+            "{err}"
+        );
+        let err = bad("retries = -1");
+        assert!(err.contains("retries"), "{err}");
     }
 
     #[test]

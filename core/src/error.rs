@@ -178,6 +178,39 @@ pub enum Error {
         /// The whole result.
         result: Box<CallToolResult>,
     },
+    // Lifecycle errors (retries, circuit breaker, shutdown).
+    /// The server's circuit is open after repeated connection failures: the
+    /// call was not sent. One probe call goes through after the cool-down.
+    #[error("circuit open for server `{server}` after {failures} connection failures in a row (the call was not sent; next probe in {})", humantime(*retry_in))]
+    CircuitOpen {
+        /// The server.
+        server: String,
+        /// Consecutive connection failures.
+        failures: u32,
+        /// When the next probe call is let through.
+        retry_in: Duration,
+    },
+    /// A retry-safe call failed on every attempt; the source is the last
+    /// failure.
+    #[error("call to `{server}.{tool}` failed after {attempts} attempts")]
+    Attempts {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// How many times the call was tried.
+        attempts: u32,
+        /// The last attempt's error.
+        #[source]
+        last: Box<Error>,
+    },
+    /// The client was shut down ([`crate::Servers::shutdown`] or
+    /// [`crate::Client::shutdown`]).
+    #[error("server `{server}` was shut down")]
+    Shutdown {
+        /// The server.
+        server: String,
+    },
 }
 
 impl Error {
@@ -358,6 +391,28 @@ mod tests {
         assert!(e.help().unwrap().contains("headers"));
         let e = Error::UnknownServer { server: "x".into() };
         assert_eq!(e.to_string(), "server `x` is not in the config");
+        let e = Error::CircuitOpen {
+            server: "demo".into(),
+            failures: 5,
+            retry_in: Duration::from_millis(2500),
+        };
+        assert_eq!(
+            e.to_string(),
+            "circuit open for server `demo` after 5 connection failures in a row (the call was not sent; next probe in 2500ms)"
+        );
+        let e = Error::Attempts {
+            server: "demo".into(),
+            tool: "add".into(),
+            attempts: 3,
+            last: Box::new(Error::Shutdown {
+                server: "demo".into(),
+            }),
+        };
+        assert_eq!(e.to_string(), "call to `demo.add` failed after 3 attempts");
+        assert_eq!(
+            std::error::Error::source(&e).unwrap().to_string(),
+            "server `demo` was shut down"
+        );
     }
 }
 

@@ -39,7 +39,7 @@ pub mod json;
 mod tool;
 pub mod write;
 
-pub use config::{Config, ConfigError, PinPolicy, ServerConfig, TransportConfig};
+pub use config::{Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig};
 pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
 pub use tool::{Tool, ToolMeta};
 
@@ -48,6 +48,8 @@ mod serve;
 #[cfg(feature = "server")]
 pub use serve::{serve_io, serve_stdio};
 
+#[cfg(feature = "client")]
+mod breaker;
 #[cfg(feature = "client")]
 mod call;
 #[cfg(feature = "client")]
@@ -61,12 +63,14 @@ pub mod events;
 #[cfg(feature = "client")]
 pub mod toolbox;
 #[cfg(feature = "client")]
+mod servers;
+#[cfg(feature = "client")]
 mod validate;
 
 #[cfg(feature = "client")]
 pub use call::ToolResult;
 #[cfg(feature = "client")]
-pub use client::{CallOptions, Client};
+pub use client::{CallOptions, Client, Closed};
 #[cfg(feature = "client")]
 pub use error::{Error, Result};
 #[cfg(feature = "client")]
@@ -76,6 +80,8 @@ pub use toolbox::{
     BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult, OpenAiShape,
     Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox, ToolboxError,
 };
+#[cfg(feature = "client")]
+pub use servers::{Health, Servers};
 
 /// rmcp's protocol types, re-exported rather than copied.
 #[cfg(feature = "client")]

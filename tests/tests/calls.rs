@@ -272,7 +272,7 @@ async fn filesystem_and_memory() {
     let memory = memory::Client::connect(&config).await.unwrap();
     memory
         .create_entities(memory::types::CreateEntitiesInput {
-            entities: vec![memory::types::CreateEntitiesInputEntitiesItem {
+            entities: vec![memory::types::Entity {
                 name: "mcpbind".into(),
                 entity_type: "project".into(),
                 observations: vec!["binds MCP tools".into()],
@@ -322,7 +322,7 @@ async fn arguments_are_validated_against_the_locked_schema() {
     let mut config = config(dir.path());
     let everything = everything::Client::connect(&config).await.unwrap();
     let err = everything
-        .get_resource_links(everything::types::GetResourceLinksInput { count: 30.0 })
+        .get_resource_links(everything::types::GetResourceLinksInput { count: Some(30.0) })
         .await
         .unwrap_err();
     assert_eq!(
@@ -330,7 +330,7 @@ async fn arguments_are_validated_against_the_locked_schema() {
         "invalid arguments for `everything.get-resource-links`: /count: 30.0 is greater than the maximum of 10 (checked against the locked inputSchema; the call was not sent)"
     );
     let ok = everything
-        .get_resource_links(everything::types::GetResourceLinksInput { count: 2.0 })
+        .get_resource_links(everything::types::GetResourceLinksInput { count: Some(2.0) })
         .await
         .unwrap();
     assert_eq!(ok.content.len(), 3, "{:?}", ok.content);
@@ -339,7 +339,7 @@ async fn arguments_are_validated_against_the_locked_schema() {
     config.servers.get_mut("everything").unwrap().validate_input = false;
     let everything = everything::Client::connect(&config).await.unwrap();
     let err = everything
-        .get_resource_links(everything::types::GetResourceLinksInput { count: 30.0 })
+        .get_resource_links(everything::types::GetResourceLinksInput { count: Some(30.0) })
         .await
         .unwrap_err();
     assert!(!err.to_string().contains("the call was not sent"), "{err}");
@@ -362,22 +362,9 @@ async fn pins_catch_a_tool_changed_since_it_was_locked() {
     // The lock says `add` had another definition.
     let mut tampered = demo::TOOLS.to_vec();
     let add = <demo::tools::Add as mcpbind::Tool>::META;
-    tampered[0] = mcpbind::ToolMeta::new(
-        add.server,
-        add.name,
-        add.title,
-        add.description,
-        add.input_schema,
-        add.output_schema,
-        [
-            add.read_only,
-            add.destructive,
-            add.idempotent,
-            add.open_world,
-        ],
-        "0000000000000000000000000000000000000000000000000000000000000000",
-        add.definition,
-    );
+    let mut changed = add;
+    changed.sha256 = "0000000000000000000000000000000000000000000000000000000000000000";
+    tampered[0] = changed;
     let drift = client.inner().check_pins(&tampered).await.unwrap();
     assert_eq!(drift.len(), 1);
     assert!(

@@ -8,6 +8,7 @@ mod calls;
 mod cli;
 mod compile;
 mod double;
+mod lifecycle;
 mod lock;
 mod misbehave;
 mod roundtrip;

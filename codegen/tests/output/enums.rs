@@ -687,8 +687,9 @@ pub mod enums {
         <tools::EnumOutput as ::mcpbind::Tool>::META,
         <tools::StringEnums as ::mcpbind::Tool>::META,
     ];
-    /// A typed client: one async method per tool.
-    #[derive(Debug)]
+    /// A typed client: one async method per tool. Clones share the
+    /// connection.
+    #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
@@ -711,6 +712,13 @@ pub mod enums {
         /// The untyped client underneath.
         pub fn inner(&self) -> &::mcpbind::Client {
             &self.inner
+        }
+        /// A view of this client whose calls time out after `timeout`
+        /// instead of the server's `timeout`; it shares the connection.
+        pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+            Self {
+                inner: self.inner.with_timeout(timeout),
+            }
         }
         /// Calls the `enum_output` tool.
         ///

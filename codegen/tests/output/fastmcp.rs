@@ -453,8 +453,9 @@ pub mod fastmcp {
         <tools::SearchDocuments as ::mcpbind::Tool>::META,
         <tools::WrappedResult as ::mcpbind::Tool>::META,
     ];
-    /// A typed client: one async method per tool.
-    #[derive(Debug)]
+    /// A typed client: one async method per tool. Clones share the
+    /// connection.
+    #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
@@ -477,6 +478,13 @@ pub mod fastmcp {
         /// The untyped client underneath.
         pub fn inner(&self) -> &::mcpbind::Client {
             &self.inner
+        }
+        /// A view of this client whose calls time out after `timeout`
+        /// instead of the server's `timeout`; it shares the connection.
+        pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+            Self {
+                inner: self.inner.with_timeout(timeout),
+            }
         }
         /// **Get Forecast**
         ///

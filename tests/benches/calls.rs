@@ -1,0 +1,226 @@
+//! The cost of a typed call: the demo server's `echo` through the generated
+//! client (`demo::Client::echo`: serialize, validate against the locked
+//! schema, call, check the result) against the same call through raw rmcp
+//! (`Peer::call_tool`), side by side in one run, over stdio and Streamable
+//! HTTP. Run with `cargo bench -p mcpbind-tests --bench calls`.
+//!
+//! Per client and transport: sequential latency p50/p99, client CPU time
+//! and context switches per call (getrusage of this process; the server is
+//! another process), and throughput with 16 calls in flight. Rounds
+//! alternate raw and typed so that machine noise hits both; the medians of
+//! the rounds are printed. `MCPBIND_BENCH_CALLS` sets the sequential calls
+//! per round (default 2,000).
+
+use std::io::BufRead;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcpbind::Config;
+use mcpbind_tests::demo;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+
+const ROUNDS: usize = 5;
+const IN_FLIGHT: usize = 16;
+
+/// Builds the demo server and returns its path. A debug build (the one the
+/// tests use): the server's cost is the same for both clients, and the CPU
+/// and context switches measured are the client's alone.
+fn demo_server() -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(&root)
+        .args(["build", "--quiet", "-p", "mcpbind-demo-server"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    root.join("target/debug/mcpbind-demo-server")
+}
+
+/// One way to make the call.
+#[derive(Clone)]
+enum Caller {
+    Typed(demo::Client),
+    Raw(std::sync::Arc<RunningService<RoleClient, ()>>),
+}
+
+impl Caller {
+    async fn echo(&self) {
+        match self {
+            Caller::Typed(client) => {
+                let result = client.echo(demo::types::EchoInput::new("hello")).await;
+                assert_eq!(result.unwrap().text(), "hello");
+            }
+            Caller::Raw(service) => {
+                let mut arguments = serde_json::Map::new();
+                arguments.insert("message".into(), "hello".into());
+                let params = CallToolRequestParams::new("echo").with_arguments(arguments);
+                let result = service.peer().call_tool(params).await.unwrap();
+                assert_eq!(result.content[0].as_text().unwrap().text, "hello");
+            }
+        }
+    }
+}
+
+/// CPU time (user + system) and context switches of this process so far.
+fn usage() -> (Duration, u64) {
+    // SAFETY: getrusage writes into the zeroed struct we pass it.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    (
+        time(usage.ru_utime) + time(usage.ru_stime),
+        (usage.ru_nvcsw + usage.ru_nivcsw) as u64,
+    )
+}
+
+#[derive(Default, Clone, Copy)]
+struct Round {
+    p50: Duration,
+    p99: Duration,
+    cpu: Duration,
+    switches: f64,
+    per_second: f64,
+}
+
+async fn round(caller: &Caller, calls: usize) -> Round {
+    for _ in 0..calls / 10 {
+        caller.echo().await;
+    }
+    let mut times = Vec::with_capacity(calls);
+    let (cpu0, cs0) = usage();
+    for _ in 0..calls {
+        let started = Instant::now();
+        caller.echo().await;
+        times.push(started.elapsed());
+    }
+    let (cpu1, cs1) = usage();
+    times.sort();
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..IN_FLIGHT)
+        .map(|_| {
+            let caller = caller.clone();
+            tokio::spawn(async move {
+                for _ in 0..calls / IN_FLIGHT {
+                    caller.echo().await;
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let total = (calls / IN_FLIGHT * IN_FLIGHT) as f64;
+    Round {
+        p50: times[calls / 2],
+        p99: times[calls * 99 / 100],
+        cpu: (cpu1 - cpu0) / calls as u32,
+        switches: (cs1 - cs0) as f64 / calls as f64,
+        per_second: total / started.elapsed().as_secs_f64(),
+    }
+}
+
+fn median(rounds: &[Round]) -> Round {
+    let pick = |f: &dyn Fn(&Round) -> f64| {
+        let mut v: Vec<f64> = rounds.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let secs = |s: f64| Duration::from_secs_f64(s);
+    Round {
+        p50: secs(pick(&|r| r.p50.as_secs_f64())),
+        p99: secs(pick(&|r| r.p99.as_secs_f64())),
+        cpu: secs(pick(&|r| r.cpu.as_secs_f64())),
+        switches: pick(&|r| r.switches),
+        per_second: pick(&|r| r.per_second),
+    }
+}
+
+async fn raw_stdio(server: &std::path::Path) -> Caller {
+    let transport =
+        rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(server)).unwrap();
+    Caller::Raw(std::sync::Arc::new(().serve(transport).await.unwrap()))
+}
+
+async fn raw_http(url: &str) -> Caller {
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_owned());
+    Caller::Raw(std::sync::Arc::new(().serve(transport).await.unwrap()))
+}
+
+fn print(transport: &str, raw: Round, typed: Round) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    println!("{transport}:");
+    for (name, r) in [("raw rmcp", raw), ("mcpbind typed", typed)] {
+        println!(
+            "  {name:<14} p50 {:>7.3} ms  p99 {:>7.3} ms  cpu {:>6.1} µs/call  cs {:>5.2}/call  {:>7.0} calls/s ({IN_FLIGHT} in flight)",
+            ms(r.p50),
+            ms(r.p99),
+            us(r.cpu),
+            r.switches,
+            r.per_second
+        );
+    }
+    println!(
+        "  typed / raw: p50 {:.3}x  p99 {:.3}x  cpu {:.3}x  cs {:.3}x  throughput {:.3}x",
+        typed.p50.as_secs_f64() / raw.p50.as_secs_f64(),
+        typed.p99.as_secs_f64() / raw.p99.as_secs_f64(),
+        typed.cpu.as_secs_f64() / raw.cpu.as_secs_f64(),
+        typed.switches / raw.switches,
+        typed.per_second / raw.per_second
+    );
+}
+
+fn main() {
+    let calls: usize = std::env::var("MCPBIND_BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2000);
+    let server = demo_server();
+    let mut http = Command::new(&server)
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(http.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().trim_start_matches("listening on ").to_owned();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        for transport in ["stdio", "streamable-http"] {
+            let config = match transport {
+                "stdio" => format!(
+                    "[servers.demo]\ncommand = {:?}\n",
+                    server.display().to_string()
+                ),
+                _ => format!("[servers.demo]\nurl = {url:?}\n"),
+            };
+            let config = Config::from_toml_str(&config).unwrap();
+            let typed = Caller::Typed(demo::Client::connect(&config).await.unwrap());
+            let raw = match transport {
+                "stdio" => raw_stdio(&server).await,
+                _ => raw_http(&url).await,
+            };
+            let (mut raws, mut typeds) = (Vec::new(), Vec::new());
+            for _ in 0..ROUNDS {
+                raws.push(round(&raw, calls).await);
+                typeds.push(round(&typed, calls).await);
+            }
+            print(transport, median(&raws), median(&typeds));
+        }
+    });
+    let _ = http.kill();
+    let _ = http.wait();
+}

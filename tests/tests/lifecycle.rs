@@ -1,0 +1,650 @@
+//! How the runtime behaves in a long-running agent: shared clients,
+//! per-call timeouts, reconnects, the circuit breaker, retries, several
+//! servers, idle connections, shutdown, tracing, and HTTP connection reuse.
+//! Against real processes: the demo server, and `recorder` (tests/src/bin),
+//! which writes down every line it receives.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use mcpbind::{Client, Closed, Config, Error, Servers};
+use mcpbind_tests::demo;
+use serde_json::{json, Value};
+
+use crate::util;
+
+const RECORDER: &str = env!("CARGO_BIN_EXE_recorder");
+
+fn demo_bin() -> String {
+    util::bin("mcpbind-demo-server").display().to_string()
+}
+
+/// A config with one server `name` from a TOML table body.
+fn config(name: &str, body: &str) -> Config {
+    Config::from_toml_str(&format!("[servers.{name}]\n{body}\n")).unwrap()
+}
+
+/// The recorder writing to `record`, with `extra` TOML lines.
+fn recorder(record: &Path, extra: &str) -> Config {
+    config(
+        "rec",
+        &format!(
+            "command = {RECORDER:?}\nenv = {{ MCPBIND_RECORD = {:?} }}\n{extra}",
+            record.display().to_string()
+        ),
+    )
+}
+
+/// The JSON lines the recorder received.
+fn recorded(record: &Path) -> Vec<Value> {
+    std::fs::read_to_string(record)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn args(value: Value) -> serde_json::Map<String, Value> {
+    value.as_object().unwrap().clone()
+}
+
+fn slow(tag: &str, millis: u64) -> serde_json::Map<String, Value> {
+    args(json!({"tag": tag, "millis": millis}))
+}
+
+/// The retry-safe options generated code uses for a read-only tool.
+fn retry_safe() -> mcpbind::CallOptions {
+    let mut options = mcpbind::CallOptions::default();
+    options.retry_safe = true;
+    options
+}
+
+async fn gone(pid: u32) -> bool {
+    let dir = PathBuf::from(format!("/proc/{pid}"));
+    for _ in 0..300 {
+        if !dir.exists() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+fn kill(pid: u32) {
+    let status = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clones_share_the_connection_and_views_have_their_own_timeout() {
+    let config = config("demo", &format!("command = {:?}", demo_bin()));
+    let client = demo::Client::connect(&config).await.unwrap();
+    let clone = client.clone();
+    let pid = client.inner().process_id().await.unwrap();
+    assert_eq!(clone.inner().process_id().await, Some(pid));
+
+    let hasty = client.with_timeout(Duration::from_millis(200));
+    let err = hasty
+        .sleep(demo::types::SleepInput::new(20_000))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "call to `demo.sleep` timed out after 200ms"
+    );
+    // The others keep the server's timeout (30 s) and the same process.
+    let slept = clone
+        .sleep(demo::types::SleepInput::new(300))
+        .await
+        .unwrap();
+    assert_eq!(slept.text(), "slept 300 ms");
+    assert_eq!(hasty.inner().process_id().await, Some(pid));
+    // A per-call option beats the view's timeout.
+    let err = clone
+        .inner()
+        .call_raw(
+            "sleep",
+            args(json!({"millis": 20_000})),
+            &mcpbind::CallOptions::with_timeout(Duration::from_millis(100)),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Timeout { timeout, .. } if timeout == Duration::from_millis(100)));
+}
+
+/// The tools of the recorder, as pins (what a generated `TOOLS` holds).
+async fn pins_of(client: &Client) -> Vec<mcpbind::ToolMeta> {
+    client
+        .list_tools_raw()
+        .await
+        .unwrap()
+        .iter()
+        .map(|tool| {
+            let name: &'static str = Box::leak(tool["name"].as_str().unwrap().to_owned().into());
+            let sha: &'static str = Box::leak(mcpbind::hash::sha256_hex(tool).into_boxed_str());
+            mcpbind::ToolMeta::new(
+                "rec",
+                name,
+                None,
+                None,
+                "{}",
+                None,
+                None,
+                [true, false, false, true],
+                sha,
+            )
+        })
+        .collect()
+}
+
+/// A server upgraded while the client lives (its process replaced) is
+/// checked again on the reconnect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconnect_checks_the_pins_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let description = dir.path().join("description.txt");
+    std::fs::write(&description, "Answer after a delay.").unwrap();
+    let config = config(
+        "rec",
+        &format!(
+            "command = {RECORDER:?}\nenv = {{ MCPBIND_RECORD = {:?}, MCPBIND_RECORD_DESCRIPTION = {:?} }}\npin_policy = \"refuse\"\nretry_backoff = 0",
+            record.display().to_string(),
+            description.display().to_string()
+        ),
+    );
+    let client = Client::connect(&config, "rec").await.unwrap();
+    let pins = pins_of(&client).await;
+    assert!(client.check_pins(&pins).await.unwrap().is_empty());
+    client
+        .call_raw("slow", slow("one", 0), &retry_safe())
+        .await
+        .unwrap();
+
+    // The server is upgraded: its `slow` tool has another description.
+    std::fs::write(
+        &description,
+        "Answer after a delay. Also deletes your files.",
+    )
+    .unwrap();
+    kill(client.process_id().await.unwrap());
+    while client.is_connected().await {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let err = client
+        .call_raw("slow", slow("two", 0), &retry_safe())
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with("server `rec` changed since it was locked: tool `slow` changed"),
+        "{text}"
+    );
+    // It stays refused; once the server is back to what was locked, calls go
+    // through again.
+    assert!(matches!(
+        client
+            .call_raw("slow", slow("three", 0), &retry_safe())
+            .await,
+        Err(Error::Drift { .. })
+    ));
+    std::fs::write(&description, "Answer after a delay.").unwrap();
+    let result = client
+        .call_raw("slow", slow("four", 0), &retry_safe())
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "four");
+    let tags: Vec<String> = recorded(&record)
+        .iter()
+        .filter_map(|m| m.pointer("/params/arguments/tag").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(tags, ["one", "four"], "a refused server got no call");
+}
+
+/// `mcpbind call` that times out: `notifications/cancelled` reaches the
+/// server before the command exits, every time.
+#[test]
+fn cli_timeout_sends_the_cancellation_before_exiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.rec]\ncommand = {RECORDER:?}\nenv = {{ MCPBIND_RECORD = {:?} }}\ntimeout = 0.3\n",
+            record.display().to_string()
+        ),
+    )
+    .unwrap();
+    for run in 0..4 {
+        std::fs::write(&record, "").unwrap();
+        let out = util::mcpbind(dir.path(), &["call", "rec", "hang"]);
+        assert_eq!(out.code, Some(1), "{out:?}");
+        assert!(
+            out.stderr.contains("timed out after 300ms"),
+            "{}",
+            out.stderr
+        );
+        let received = recorded(&record);
+        let call = received
+            .iter()
+            .find(|m| m["method"] == "tools/call")
+            .expect("the call reached the server");
+        let cancelled = received
+            .iter()
+            .find(|m| m["method"] == "notifications/cancelled");
+        assert_eq!(
+            cancelled.map(|m| &m["params"]["requestId"]),
+            Some(&call["id"]),
+            "run {run}: the server never got the cancellation: {received:?}"
+        );
+    }
+}
+
+/// After `breaker_threshold` connection failures, calls fail fast until the
+/// cool-down; then one probe goes through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_circuit_opens_fails_fast_and_probes_after_the_cooldown() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = dir.path().join("up");
+    let record = dir.path().join("record.jsonl");
+    let script = format!(
+        "test -e {up:?} || exit 3; MCPBIND_RECORD={record:?} exec {RECORDER:?}",
+        up = up.display().to_string(),
+        record = record.display().to_string(),
+    );
+    let config = config(
+        "flaky",
+        &format!(
+            "command = \"sh\"\nargs = [\"-c\", {script:?}]\nretries = 0\nbreaker_threshold = 2\nbreaker_cooldown = 0.5"
+        ),
+    );
+    let client = Client::lazy("flaky", config.servers["flaky"].clone());
+    let options = retry_safe();
+    let call = || client.call_raw("slow", slow("x", 0), &options);
+    for _ in 0..2 {
+        assert!(matches!(call().await, Err(Error::Connect { .. })));
+    }
+    let started = Instant::now();
+    let err = call().await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_millis(200));
+    assert!(
+        err.to_string()
+            .starts_with("circuit open for server `flaky` after 2 connection failures in a row (the call was not sent; next probe in "),
+        "{err}"
+    );
+    // The probe fails: open again at once.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(matches!(call().await, Err(Error::Connect { .. })));
+    assert!(matches!(call().await, Err(Error::CircuitOpen { .. })));
+    // The server is back: still open until the cool-down, then the probe
+    // connects and closes the circuit.
+    std::fs::write(&up, "").unwrap();
+    assert!(matches!(call().await, Err(Error::CircuitOpen { .. })));
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    call().await.unwrap();
+    call().await.unwrap();
+}
+
+/// A server that cannot start: the call is tried `1 + retries` times with
+/// backoff, and the error says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_back_off_and_report_the_attempts() {
+    let config = config(
+        "down",
+        "command = \"sh\"\nargs = [\"-c\", \"echo starting >&2; exit 3\"]\nretries = 2\nretry_backoff = 0.1\nbreaker_threshold = 0",
+    );
+    let client = Client::lazy("down", config.servers["down"].clone());
+    let started = Instant::now();
+    let err = client
+        .call_raw("anything", Default::default(), &Default::default())
+        .await
+        .unwrap_err();
+    // Jittered backoff: at least 50 ms, then at least 100 ms.
+    assert!(started.elapsed() >= Duration::from_millis(150));
+    assert_eq!(
+        err.to_string(),
+        "call to `down.anything` failed after 3 attempts"
+    );
+    let Error::Attempts {
+        attempts: 3, last, ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert!(matches!(**last, Error::Connect { .. }), "{last}");
+}
+
+/// A connection lost mid-call: a retry-safe call is sent again on a new
+/// connection, another one is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_connection_is_retried_only_for_retry_safe_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let config = recorder(&record, "retry_backoff = 0.01");
+    let client = Client::connect(&config, "rec").await.unwrap();
+    let pid = client.process_id().await.unwrap();
+    let killer = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        kill(pid);
+    });
+    let result = client
+        .call_raw("slow", slow("safe", 800), &retry_safe())
+        .await
+        .unwrap();
+    killer.await.unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "safe");
+    let sent = recorded(&record)
+        .iter()
+        .filter(|m| m["method"] == "tools/call")
+        .count();
+    assert_eq!(sent, 2, "sent once per connection");
+
+    let pid = client.process_id().await.unwrap();
+    let killer = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        kill(pid);
+    });
+    let err = client
+        .call_raw("hang", Default::default(), &Default::default())
+        .await
+        .unwrap_err();
+    killer.await.unwrap();
+    assert!(
+        err.to_string()
+            .starts_with("server `rec` closed the connection"),
+        "{err}"
+    );
+}
+
+/// `max_concurrent_calls = 1`: calls reach the server one at a time, in the
+/// order they were made; without it they overlap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_concurrent_calls_queues_calls_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let order = |record: &Path| -> Vec<String> {
+        recorded(record)
+            .iter()
+            .filter_map(|m| {
+                m.pointer("/params/arguments/tag")
+                    .map(|t| format!("call {}", t.as_str().unwrap()))
+                    .or_else(|| m["answered"].as_str().map(|t| format!("answer {t}")))
+            })
+            .collect()
+    };
+    let record = dir.path().join("limited.jsonl");
+    let config = recorder(&record, "max_concurrent_calls = 1");
+    let client = Client::connect(&config, "rec").await.unwrap();
+    let calls = ["a", "b", "c"].map(|tag| {
+        let client = client.clone();
+        async move { client.call_raw("slow", slow(tag, 100), &retry_safe()).await }
+    });
+    for result in futures_join(calls).await {
+        result.unwrap();
+    }
+    assert_eq!(
+        order(&record),
+        ["call a", "answer a", "call b", "answer b", "call c", "answer c"]
+    );
+
+    let record = dir.path().join("free.jsonl");
+    let client = Client::connect(&recorder(&record, ""), "rec")
+        .await
+        .unwrap();
+    let calls = ["a", "b", "c"].map(|tag| {
+        let client = client.clone();
+        async move { client.call_raw("slow", slow(tag, 300), &retry_safe()).await }
+    });
+    for result in futures_join(calls).await {
+        result.unwrap();
+    }
+    // All three reached the server before the first answer.
+    let mut first = order(&record)[..3].to_vec();
+    first.sort();
+    assert_eq!(first, ["call a", "call b", "call c"]);
+}
+
+/// Polls the futures in order, so that they queue in that order.
+async fn futures_join<F: std::future::Future>(futures: [F; 3]) -> Vec<F::Output> {
+    let [a, b, c] = futures;
+    let (a, b, c) = tokio::join!(a, b, c);
+    vec![a, b, c]
+}
+
+/// `idle_timeout`: the connection closes and its process is reaped; the
+/// next call opens a new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_close_and_reopen() {
+    let config = config(
+        "demo",
+        &format!("command = {:?}\nidle_timeout = 0.3", demo_bin()),
+    );
+    let client = demo::Client::connect(&config).await.unwrap();
+    client.add(demo::types::AddInput::new(1, 2)).await.unwrap();
+    let pid = client.inner().process_id().await.unwrap();
+    assert!(
+        gone(pid).await,
+        "process {pid} still there after idle_timeout"
+    );
+    assert!(!client.inner().is_connected().await);
+    let sum = client.add(demo::types::AddInput::new(2, 2)).await.unwrap();
+    assert_eq!(sum.output.sum, 4);
+    let again = client.inner().process_id().await.unwrap();
+    assert_ne!(again, pid);
+    // A busy connection is not idle: calls longer than idle_timeout keep it.
+    client
+        .sleep(demo::types::SleepInput::new(700))
+        .await
+        .unwrap();
+    assert_eq!(client.inner().process_id().await, Some(again));
+}
+
+/// Several servers, one of them down: the others connect (concurrently),
+/// the error is kept, health says who is up, shutdown closes everything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_connect_concurrently_and_one_down_does_not_stop_the_others() {
+    let slow_start = |name: &str| {
+        format!(
+            "[servers.{name}]\ncommand = \"sh\"\nargs = [\"-c\", \"sleep 0.6; exec {}\"]\n",
+            demo_bin()
+        )
+    };
+    let text = format!(
+        "{}{}{}[servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"echo no such thing >&2; exit 3\"]\n",
+        slow_start("one"),
+        slow_start("two"),
+        slow_start("three")
+    );
+    let config = Config::from_toml_str(&text).unwrap();
+    let started = Instant::now();
+    let servers = Servers::connect(&config).await;
+    // Three servers taking 0.6 s each to start: concurrently, not 1.8 s.
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        started.elapsed()
+    );
+    let errors: Vec<_> = servers.errors().map(|(n, e)| (n, e.to_string())).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].0, "broken");
+    assert!(errors[0].1.contains("no such thing"), "{errors:?}");
+
+    let health = servers.health().await;
+    let up: Vec<_> = health
+        .iter()
+        .filter(|(_, h)| h.is_up())
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(up, ["one", "three", "two"]);
+    assert!(!health["broken"].is_up());
+
+    let one = demo::Client::from_client(servers.client("one").unwrap());
+    assert_eq!(
+        one.add(demo::types::AddInput::new(1, 1))
+            .await
+            .unwrap()
+            .output
+            .sum,
+        2
+    );
+    let mut pids = Vec::new();
+    for name in ["one", "two", "three"] {
+        pids.push(servers.get(name).unwrap().process_id().await.unwrap());
+    }
+    let keep = servers.client("two").unwrap();
+    let closed = servers.shutdown(Duration::from_secs(5)).await;
+    assert!(
+        closed.values().all(|c| *c == Closed::Graceful),
+        "{closed:?}"
+    );
+    for pid in pids {
+        assert!(gone(pid).await, "process {pid} survived shutdown");
+    }
+    assert!(matches!(
+        keep.call_raw("add", args(json!({"a": 1, "b": 1})), &Default::default())
+            .await,
+        Err(Error::Shutdown { .. })
+    ));
+}
+
+/// Shutdown lets calls in flight finish within the deadline, and cuts them
+/// off after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_waits_for_calls_in_flight_until_the_deadline() {
+    let config = config("demo", &format!("command = {:?}", demo_bin()));
+    let client = demo::Client::connect(&config).await.unwrap();
+    let call = {
+        let client = client.clone();
+        tokio::spawn(async move { client.sleep(demo::types::SleepInput::new(300)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        client.inner().shutdown(Duration::from_secs(5)).await,
+        Closed::Graceful
+    );
+    assert_eq!(call.await.unwrap().unwrap().text(), "slept 300 ms");
+
+    let client = demo::Client::connect(&config).await.unwrap();
+    let pid = client.inner().process_id().await.unwrap();
+    let call = {
+        let client = client.clone();
+        tokio::spawn(async move { client.sleep(demo::types::SleepInput::new(20_000)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let started = Instant::now();
+    assert_eq!(
+        client.inner().shutdown(Duration::from_millis(300)).await,
+        Closed::Forced
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(call.await.unwrap().is_err());
+    assert!(gone(pid).await);
+}
+
+/// `mcpbind -v` prints the call's span and the connect event; `--log-format
+/// json` prints JSON lines. Neither shows a `${VAR}` value.
+#[test]
+fn verbose_cli_traces_calls_without_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.demo]\ncommand = {:?}\nenv = {{ DEMO_TOKEN = \"${{LIFECYCLE_SECRET}}\" }}\n",
+            demo_bin()
+        ),
+    )
+    .unwrap();
+    let secret = ("LIFECYCLE_SECRET", "hunter2-lifecycle-canary");
+    let out = util::mcpbind_env(
+        dir.path(),
+        &["-v", "call", "demo", "echo", r#"{"message": "hi"}"#],
+        &[secret],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout.trim(), "hi");
+    assert!(out.stderr.contains("connected"), "{}", out.stderr);
+    assert!(out.stderr.contains("mcp.call"), "{}", out.stderr);
+    assert!(out.stderr.contains("outcome=\"ok\""), "{}", out.stderr);
+    assert!(out.stderr.contains("request_id="), "{}", out.stderr);
+    assert!(!out.stderr.contains(secret.1), "{}", out.stderr);
+
+    let out = util::mcpbind_env(
+        dir.path(),
+        &[
+            "call",
+            "--log-format",
+            "json",
+            "-v",
+            "demo",
+            "echo",
+            r#"{"message": "hi"}"#,
+        ],
+        &[secret],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let lines: Vec<Value> = out
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let finished = lines
+        .iter()
+        .find(|l| l["fields"]["message"] == "call finished")
+        .expect("a `call finished` event");
+    assert_eq!(finished["span"]["name"], "mcp.call");
+    assert_eq!(finished["span"]["tool"], "echo");
+    assert_eq!(finished["span"]["outcome"], "ok");
+    assert!(!out.stderr.contains(secret.1));
+
+    // Without -v, nothing but the result.
+    let out = util::mcpbind_env(
+        dir.path(),
+        &["call", "demo", "echo", r#"{"message": "hi"}"#],
+        &[secret],
+    );
+    assert_eq!(out.stderr, "");
+}
+
+/// Over Streamable HTTP the client reuses its TCP connections: 40 calls, a
+/// handful of connections (counted in /proc/net/tcp by client port).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_calls_reuse_tcp_connections() {
+    let server = util::demo_http();
+    let port: u16 = server
+        .url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let config = config("demo", &format!("url = {:?}", server.url));
+    let client = demo::Client::connect(&config).await.unwrap();
+    let mut ports = std::collections::BTreeSet::new();
+    for i in 0..40 {
+        let sum = client.add(demo::types::AddInput::new(i, 1)).await.unwrap();
+        assert_eq!(sum.output.sum, i + 1);
+        ports.extend(client_ports(port));
+    }
+    assert!(
+        (1..=3).contains(&ports.len()),
+        "40 calls used {} TCP connections: {ports:?}",
+        ports.len()
+    );
+}
+
+/// The local ports of client sockets connected to 127.0.0.1:`port`.
+fn client_ports(port: u16) -> Vec<u16> {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let local = u16::from_str_radix(fields[1].split(':').nth(1)?, 16).ok()?;
+            let remote = u16::from_str_radix(fields[2].split(':').nth(1)?, 16).ok()?;
+            (remote == port).then_some(local)
+        })
+        .collect()
+}
