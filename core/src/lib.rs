@@ -33,12 +33,16 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod diff;
 pub mod handler;
 pub mod hash;
+pub mod lock;
 mod tool;
 pub mod write;
 
 pub use config::{Config, ConfigError, PinPolicy, ServerConfig, TransportConfig};
+pub use diff::ServerDiff;
+pub use lock::{find_lockfile, LockError, LockedTool, Lockfile, ServerLock};
 pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
 pub use tool::{Tool, ToolMeta};
 
