@@ -350,6 +350,16 @@ impl Lockfile {
     }
 }
 
+/// Parses a locked definition kept as JSON text (a generated `ToolMeta`'s),
+/// of any depth the lockfile allows; `null` if it isn't JSON.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) fn parse_definition(text: &str) -> Value {
+    match depth::text_depth(text, MAX_DEPTH) {
+        (depth, None) => from_str_deep(text, depth).unwrap_or(Value::Null),
+        (_, Some(_)) => Value::Null,
+    }
+}
+
 fn check_version(value: &Value, text: &str, path: &Path) -> Result<()> {
     match value.get("lockfile_version") {
         Some(Value::Number(n)) if n.as_u64() == Some(LOCKFILE_VERSION) => Ok(()),
