@@ -230,4 +230,61 @@ mod tests {
         let err = do_mcp_tools(quote!()).unwrap_err();
         assert!(err.to_string().starts_with("mcpbind.lock not found (looked at "), "{err}");
     }
+
+    /// A loosened schema becomes one `#[deprecated]` warning at the call,
+    /// and a server's text stays inside the note's string literal.
+    #[test]
+    fn warnings_are_string_literals_at_the_call() {
+        let evil = "evil\"] fn injected() {} #[doc = \"";
+        let tool = serde_json::json!({
+            "name": evil,
+            "inputSchema": {"type": "object", "properties": {"m": {"$ref": "https://example.com/m.json"}}},
+        });
+        let server = mcpbind_codegen::ServerLock::new(
+            "demo",
+            "2025-06-18".into(),
+            serde_json::json!({}),
+            vec![tool],
+        )
+        .unwrap();
+        let mut lock = Lockfile::new();
+        lock.servers.insert("demo".into(), server);
+        let dir = std::env::temp_dir().join(format!("mcpbind-macro-{}", std::process::id()));
+        let path = dir.join("mcpbind.lock");
+        lock.write(&path).unwrap();
+        let path = path.display().to_string();
+
+        let file: syn::File = syn::parse2(do_mcp_tools(quote!(#path)).unwrap()).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let notes: Vec<String> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Const(c) => match &*c.expr {
+                    syn::Expr::Block(b) => Some(&b.block.stmts),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .filter_map(|stmts| match stmts.first() {
+                Some(syn::Stmt::Item(syn::Item::Const(c))) => Some(&c.attrs),
+                _ => None,
+            })
+            .flat_map(|attrs| attrs.iter().filter(|a| a.path().is_ident("deprecated")))
+            .map(|a| {
+                let mut note = None;
+                a.parse_nested_meta(|m| {
+                    note = Some(m.value()?.parse::<LitStr>()?.value());
+                    Ok(())
+                })
+                .unwrap();
+                note.unwrap()
+            })
+            .collect();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        let expected = format!(
+            "mcpbind: server `demo`, tool `{evil}`, at /inputSchema/properties/m/$ref: cannot resolve $ref"
+        );
+        assert!(notes[0].starts_with(&expected), "{notes:?}");
+    }
 }
