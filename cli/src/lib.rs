@@ -203,7 +203,8 @@ mod tests {
             path: "mcpbind.lock".into(),
             reason: "the server is configured but not locked".into(),
         };
-        let err = anyhow::Error::new(mcpbind_codegen::Error::from(stale)).context("failed to check");
+        let err =
+            anyhow::Error::new(mcpbind_codegen::Error::from(stale)).context("failed to check");
         assert_eq!(
             super::help_of(err.chain().nth(1).unwrap()).unwrap(),
             "run `mcpbind lock demo` and commit mcpbind.lock"

@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use mcpbind_core::lock::{find_lockfile, lockfile_candidates, LockError, LOCKFILE_ENV, LOCKFILE_NAME};
+use mcpbind_core::lock::{
+    find_lockfile, lockfile_candidates, LockError, LOCKFILE_ENV, LOCKFILE_NAME,
+};
 
 use crate::{write_file_if_changed, Error, GenerationSettings, Generator, Lockfile, Result};
 
@@ -155,10 +157,12 @@ impl Builder {
         }
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),
-            None => std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| Error::Build {
-                message: "OUT_DIR environment variable is not set".into(),
-                help: Some("run it from a build script, or set `Builder::out_dir`".into()),
-            })?,
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| Error::Build {
+                    message: "OUT_DIR environment variable is not set".into(),
+                    help: Some("run it from a build script, or set `Builder::out_dir`".into()),
+                })?,
         };
 
         if refresh {

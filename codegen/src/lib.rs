@@ -87,7 +87,10 @@ pub enum Error {
         help: Option<String>,
     },
     /// `MCPBIND_REFRESH` is set and a server could not be locked.
-    #[error("{} is set but server `{server}` could not be locked", builder::REFRESH_VAR)]
+    #[error(
+        "{} is set but server `{server}` could not be locked",
+        builder::REFRESH_VAR
+    )]
     Refresh {
         /// The server.
         server: String,
@@ -109,8 +112,10 @@ impl Error {
             Error::Lock(e) => e.help(),
             Error::ServerNotLocked { server, path } => Some(format!(
                 "run `mcpbind lock {server}` and commit {}",
-                path.file_name()
-                    .map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned())
+                path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |f| f.to_string_lossy().into_owned()
+                )
             )),
             Error::Build { help, .. } => help.clone(),
             Error::Refresh { source, .. } => source.help(),

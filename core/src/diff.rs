@@ -100,7 +100,11 @@ impl ServerDiff {
     pub fn summary(&self) -> String {
         let mut parts = Vec::new();
         for tool in &self.changed {
-            parts.push(format!("tool `{}`: {} changed", tool.name, tool.parts().join(", ")));
+            parts.push(format!(
+                "tool `{}`: {} changed",
+                tool.name,
+                tool.parts().join(", ")
+            ));
         }
         for name in &self.added {
             parts.push(format!("tool `{name}` added"));
@@ -134,8 +138,16 @@ impl ServerDiff {
                 tool.parts().join(", ")
             ));
         }
-        lines.extend(self.removed.iter().map(|name| format!("tool `{name}` is gone")));
-        lines.extend(self.added.iter().map(|name| format!("tool `{name}` is new")));
+        lines.extend(
+            self.removed
+                .iter()
+                .map(|name| format!("tool `{name}` is gone")),
+        );
+        lines.extend(
+            self.added
+                .iter()
+                .map(|name| format!("tool `{name}` is new")),
+        );
         lines
     }
 }
@@ -145,7 +157,12 @@ impl ToolDiff {
         let mut changes = Vec::new();
         let depth = value_depth(&old.definition).max(value_depth(&new.definition));
         on_deep_stack(depth, || {
-            diff_values("", Some(&old.definition), Some(&new.definition), &mut changes)
+            diff_values(
+                "",
+                Some(&old.definition),
+                Some(&new.definition),
+                &mut changes,
+            )
         });
         ToolDiff {
             name: new.name.clone(),

@@ -42,8 +42,8 @@ pub mod write;
 
 pub use config::{Config, ConfigError, PinPolicy, ServerConfig, TransportConfig};
 pub use diff::ServerDiff;
-pub use lock::{find_lockfile, LockError, LockedTool, Lockfile, ServerLock};
 pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
+pub use lock::{find_lockfile, LockError, LockedTool, Lockfile, ServerLock};
 pub use tool::{Tool, ToolMeta};
 
 #[cfg(feature = "server")]

@@ -29,8 +29,8 @@ use serde_json::Value;
 use crate::config::{is_valid_server_name, Config, ServerConfig};
 use crate::hash::sha256_hex;
 
-pub use depth::{value_depth, MAX_DEPTH};
 pub(crate) use depth::{from_str_deep, on_deep_stack};
+pub use depth::{value_depth, MAX_DEPTH};
 pub use error::LockError;
 pub use find::{find_lockfile, lockfile_candidates, workspace_root, LOCKFILE_ENV, LOCKFILE_NAME};
 
@@ -218,7 +218,12 @@ impl Lockfile {
     /// # Errors
     ///
     /// [`LockError::Stale`], naming the first server that differs.
-    pub fn check_config(&self, config: &Config, servers: Option<&[String]>, path: &Path) -> Result<()> {
+    pub fn check_config(
+        &self,
+        config: &Config,
+        servers: Option<&[String]>,
+        path: &Path,
+    ) -> Result<()> {
         let stale = |server: &str, reason: String| LockError::Stale {
             server: server.to_owned(),
             path: path.to_owned(),
@@ -233,14 +238,21 @@ impl Lockfile {
                 continue;
             };
             let Some(locked) = self.servers.get(name) else {
-                return Err(stale(name, "the server is configured but not locked".into()));
+                return Err(stale(
+                    name,
+                    "the server is configured but not locked".into(),
+                ));
             };
             if let Some(reason) = locked.stale_reason(server) {
                 return Err(stale(name, reason));
             }
         }
         if servers.is_none() {
-            if let Some(name) = self.servers.keys().find(|n| !config.servers.contains_key(*n)) {
+            if let Some(name) = self
+                .servers
+                .keys()
+                .find(|n| !config.servers.contains_key(*n))
+            {
                 return Err(stale(name, "the server is no longer configured".into()));
             }
         }
@@ -287,10 +299,14 @@ impl Lockfile {
         };
         let (depth, too_deep) = depth::text_depth(text, MAX_DEPTH);
         if let Some(line) = too_deep {
-            return Err(invalid(line, format!("JSON nested deeper than {MAX_DEPTH} levels")));
+            return Err(invalid(
+                line,
+                format!("JSON nested deeper than {MAX_DEPTH} levels"),
+            ));
         }
         on_deep_stack(depth, || {
-            let value: Value = from_str_deep(text, depth).map_err(|e| invalid(e.line(), e.to_string()))?;
+            let value: Value =
+                from_str_deep(text, depth).map_err(|e| invalid(e.line(), e.to_string()))?;
             check_version(&value, text, path)?;
             let lockfile: Lockfile =
                 from_str_deep(text, depth).map_err(|e| invalid(e.line(), e.to_string()))?;
@@ -343,9 +359,11 @@ impl Lockfile {
     pub fn write(&self, path: impl AsRef<Path>) -> Result<bool> {
         let path = path.as_ref();
         let text = self.to_json()?;
-        crate::write::write_file_if_changed(path, text.as_bytes()).map_err(|source| LockError::Write {
-            path: path.to_owned(),
-            source,
+        crate::write::write_file_if_changed(path, text.as_bytes()).map_err(|source| {
+            LockError::Write {
+                path: path.to_owned(),
+                source,
+            }
         })
     }
 }
@@ -394,7 +412,10 @@ fn check_server(server: &str, entry: &ServerLock, text: &str, path: &Path) -> Re
     let mut seen = std::collections::HashSet::new();
     for (index, tool) in entry.tools.iter().enumerate() {
         // Which occurrence of this digest in the server's entry is this tool's.
-        let nth = entry.tools[..index].iter().filter(|t| t.sha256 == tool.sha256).count();
+        let nth = entry.tools[..index]
+            .iter()
+            .filter(|t| t.sha256 == tool.sha256)
+            .count();
         let line = line_of(text, start, &tool.sha256, nth).unwrap_or(1);
         if tool.definition.get("name").and_then(Value::as_str) != Some(&tool.name) {
             return Err(LockError::Invalid {

@@ -116,7 +116,10 @@ fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
         syn::Error::new(span, format!("{phrase}{help}"))
     };
     let dir = std::env::var_os("CARGO_MANIFEST_DIR").ok_or_else(|| {
-        error("CARGO_MANIFEST_DIR is not set (is this crate built by cargo?)".into(), None)
+        error(
+            "CARGO_MANIFEST_DIR is not set (is this crate built by cargo?)".into(),
+            None,
+        )
     })?;
     let lock_error = |e: LockError| error(e.to_string(), e.help());
     let path = find_lockfile(Path::new(&requested), Path::new(&dir)).map_err(lock_error)?;
@@ -192,7 +195,10 @@ mod tests {
         // Drop the rebuild tracker, which only the macro needs (the demo
         // and everything servers need no warnings).
         assert!(matches!(from_macro.items.pop(), Some(syn::Item::Const(_))));
-        assert!(!matches!(from_macro.items.last(), Some(syn::Item::Const(_))));
+        assert!(!matches!(
+            from_macro.items.last(),
+            Some(syn::Item::Const(_))
+        ));
 
         let text = mcpbind_codegen::Builder::new()
             .servers(["demo", "everything"])
@@ -209,7 +215,11 @@ mod tests {
     fn errors_name_their_cause() {
         let err = do_mcp_tools(quote!("no/such.lock")).unwrap_err();
         let dir = env!("CARGO_MANIFEST_DIR");
-        let root = std::path::Path::new(dir).parent().unwrap().display().to_string();
+        let root = std::path::Path::new(dir)
+            .parent()
+            .unwrap()
+            .display()
+            .to_string();
         assert_eq!(
             err.to_string(),
             format!("no/such.lock not found (looked at {dir}/no/such.lock, {root}/no/such.lock)\nhelp: run `mcpbind lock` to snapshot the servers of mcpbind.toml, and commit such.lock")
@@ -228,7 +238,11 @@ mod tests {
         // The default is `mcpbind.lock`, which is not in this crate's
         // directory nor at the workspace root.
         let err = do_mcp_tools(quote!()).unwrap_err();
-        assert!(err.to_string().starts_with("mcpbind.lock not found (looked at "), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("mcpbind.lock not found (looked at "),
+            "{err}"
+        );
     }
 
     /// A loosened schema becomes one `#[deprecated]` warning at the call,

@@ -236,7 +236,10 @@ mcpbind-codegen = {{ path = {codegen:?} }}
         "Err` value: server `weather` in {} is out of date (the server is configured but not locked)\n  help: run `mcpbind lock weather` and commit mcpbind.lock\n",
         copy.join("mcpbind.lock").display()
     );
-    assert!(stderr.contains(&expected), "expected {expected:?} in:\n{stderr}");
+    assert!(
+        stderr.contains(&expected),
+        "expected {expected:?} in:\n{stderr}"
+    );
 }
 
 /// The target dir the temp crates of these tests share (their dependencies

@@ -98,7 +98,11 @@ fn lockfile_is_found_at_the_workspace_root_or_by_variable() {
     let root = tempfile::tempdir().unwrap();
     let member = root.path().join("crates/app");
     std::fs::create_dir_all(&member).unwrap();
-    std::fs::write(root.path().join("Cargo.toml"), "[workspace]\nmembers = [\"crates/app\"]\n").unwrap();
+    std::fs::write(
+        root.path().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/app\"]\n",
+    )
+    .unwrap();
     std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"app\"\n").unwrap();
     std::fs::copy(
         crate::util::tests_dir().join("mcpbind.lock"),
@@ -108,7 +112,10 @@ fn lockfile_is_found_at_the_workspace_root_or_by_variable() {
 
     let out = mcpbind(&member, &["list", "demo"]);
     assert_eq!(out.code, Some(0), "{out:?}");
-    assert!(out.stdout.starts_with("demo (mcpbind-demo 0.1.0"), "{out:?}");
+    assert!(
+        out.stdout.starts_with("demo (mcpbind-demo 0.1.0"),
+        "{out:?}"
+    );
 
     // The variable names another file (relative to the current directory).
     std::fs::create_dir(member.join("ci")).unwrap();
@@ -118,8 +125,16 @@ fn lockfile_is_found_at_the_workspace_root_or_by_variable() {
         out.stderr,
         "error: ci/other.lock not found\nhelp: MCPBIND_LOCKFILE is set to `ci/other.lock`: run `mcpbind lock` to create that file, or unset MCPBIND_LOCKFILE\n"
     );
-    std::fs::copy(root.path().join("mcpbind.lock"), member.join("ci/other.lock")).unwrap();
-    let out = mcpbind_env(&member, &["list", "time"], &[("MCPBIND_LOCKFILE", "ci/other.lock")]);
+    std::fs::copy(
+        root.path().join("mcpbind.lock"),
+        member.join("ci/other.lock"),
+    )
+    .unwrap();
+    let out = mcpbind_env(
+        &member,
+        &["list", "time"],
+        &[("MCPBIND_LOCKFILE", "ci/other.lock")],
+    );
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(out.stdout.starts_with("time ("), "{out:?}");
 }
@@ -135,8 +150,12 @@ fn tool_listed_twice_is_refused_with_its_line() {
     tools.push(tools[0].clone());
     let text = serde_json::to_string_pretty(&lock).unwrap();
     std::fs::write(dir.path().join("mcpbind.lock"), &text).unwrap();
-    let tool = lock["servers"]["time"]["tools"][0]["name"].as_str().unwrap();
-    let sha = lock["servers"]["time"]["tools"][0]["sha256"].as_str().unwrap();
+    let tool = lock["servers"]["time"]["tools"][0]["name"]
+        .as_str()
+        .unwrap();
+    let sha = lock["servers"]["time"]["tools"][0]["sha256"]
+        .as_str()
+        .unwrap();
     let (at, _) = text.match_indices(sha).nth(1).unwrap();
     let line = text[..at].matches('\n').count() + 1;
 

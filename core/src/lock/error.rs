@@ -98,7 +98,9 @@ pub enum LockError {
         message: String,
     },
     /// A value nests deeper than a lockfile may.
-    #[error("server `{server}`: {what} is nested deeper than a lockfile may be ({MAX_DEPTH} levels)")]
+    #[error(
+        "server `{server}`: {what} is nested deeper than a lockfile may be ({MAX_DEPTH} levels)"
+    )]
     TooDeep {
         /// The server.
         server: String,

@@ -94,7 +94,11 @@ mod tests {
         let root = std::env::temp_dir().join(format!("mcpbind-find-{}", std::process::id()));
         let member = root.join("crates/app");
         std::fs::create_dir_all(&member).unwrap();
-        std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = [\"crates/app\"]\n").unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"crates/app\"]\n",
+        )
+        .unwrap();
         std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"app\"\n").unwrap();
         let name = Path::new(LOCKFILE_NAME);
 

@@ -84,12 +84,19 @@ fn rejects_edited_definition() {
             line_of_nth(&text, "\"sha256\": \"", 0)
         )
     );
-    assert_eq!(err.help().unwrap(), "run `mcpbind lock` to rewrite mcpbind.lock");
+    assert_eq!(
+        err.help().unwrap(),
+        "run `mcpbind lock` to rewrite mcpbind.lock"
+    );
 }
 
 #[test]
 fn rejects_newer_version_and_bad_json() {
-    let err = Lockfile::parse(r#"{"lockfile_version": 2, "servers": {}}"#, Path::new("x.lock")).unwrap_err();
+    let err = Lockfile::parse(
+        r#"{"lockfile_version": 2, "servers": {}}"#,
+        Path::new("x.lock"),
+    )
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
         "x.lock has lockfile_version 2, but this mcpbind reads version 1"
@@ -98,9 +105,15 @@ fn rejects_newer_version_and_bad_json() {
         err.help().unwrap(),
         "upgrade mcpbind (and mcpbind-codegen) to a version that reads it"
     );
-    let err = Lockfile::parse("{\n\"lockfile_version\": 1,\n\"servers\": {]\n}", Path::new("x.lock"))
-        .unwrap_err();
-    assert!(err.to_string().starts_with("x.lock:3: invalid lockfile: "), "{err}");
+    let err = Lockfile::parse(
+        "{\n\"lockfile_version\": 1,\n\"servers\": {]\n}",
+        Path::new("x.lock"),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().starts_with("x.lock:3: invalid lockfile: "),
+        "{err}"
+    );
 }
 
 /// A hand-edited lockfile listing one tool twice (both digests valid) would
@@ -113,7 +126,11 @@ fn rejects_a_tool_listed_twice() {
     tools.push(tools[0].clone());
     let mut lock: Lockfile = serde_json::from_value(value).unwrap();
     // Written as the writer would, so the reader sees well-formed text.
-    lock.servers.get_mut("demo").unwrap().tools.sort_by(|a, b| a.name.cmp(&b.name));
+    lock.servers
+        .get_mut("demo")
+        .unwrap()
+        .tools
+        .sort_by(|a, b| a.name.cmp(&b.name));
     let text = lock.to_json().unwrap();
     let err = Lockfile::parse(&text, Path::new("mcpbind.lock")).unwrap_err();
     let sha = &lock.servers["demo"].tools[0].sha256;
@@ -141,7 +158,10 @@ fn reads_back_schemas_nested_past_serde_json_limit() {
         let text = lock.to_json().unwrap();
         let back = Lockfile::parse(&text, Path::new("mcpbind.lock"))
             .unwrap_or_else(|e| panic!("{levels} levels: {e}"));
-        assert_eq!(back.servers["demo"].tools[0].sha256, lock.servers["demo"].tools[0].sha256);
+        assert_eq!(
+            back.servers["demo"].tools[0].sha256,
+            lock.servers["demo"].tools[0].sha256
+        );
         assert_eq!(back.to_json().unwrap(), text, "{levels} levels");
     }
 }
@@ -161,7 +181,9 @@ fn absurd_depth_is_an_error_not_a_crash() {
     // A lockfile built by hand, past the checks of `ServerLock::new`.
     let mut lock = deep_lock(1);
     lock.servers.get_mut("demo").unwrap().tools[0].definition = nested(50_000);
-    let err = lock.write(std::env::temp_dir().join("mcpbind-never-written.lock")).unwrap_err();
+    let err = lock
+        .write(std::env::temp_dir().join("mcpbind-never-written.lock"))
+        .unwrap_err();
     assert!(matches!(err, LockError::TooDeep { .. }), "{err}");
     let definition = std::mem::take(&mut lock.servers.get_mut("demo").unwrap().tools[0].definition);
     depth::drop_deep(definition);
@@ -181,11 +203,19 @@ fn absurd_depth_is_an_error_not_a_crash() {
 #[test]
 fn stale_config_is_named() {
     let lock = sample();
-    let config = Config::from_toml_str("[servers.demo]\ncommand = \"x\"\n[servers.weather]\ncommand = \"y\"\n").unwrap();
-    let err = lock.check_config(&config, None, Path::new("mcpbind.lock")).unwrap_err();
+    let config = Config::from_toml_str(
+        "[servers.demo]\ncommand = \"x\"\n[servers.weather]\ncommand = \"y\"\n",
+    )
+    .unwrap();
+    let err = lock
+        .check_config(&config, None, Path::new("mcpbind.lock"))
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "server `weather` in mcpbind.lock is out of date (the server is configured but not locked)"
     );
-    assert_eq!(err.help().unwrap(), "run `mcpbind lock weather` and commit mcpbind.lock");
+    assert_eq!(
+        err.help().unwrap(),
+        "run `mcpbind lock weather` and commit mcpbind.lock"
+    );
 }
