@@ -81,12 +81,8 @@ pub struct LockedTool {
 
 impl LockedTool {
     /// Locks a tool definition as the server sent it; `None` when it has no
-    /// string `name`.
-    ///
-    /// # Panics
-    ///
-    /// Never for a definition [`MAX_DEPTH`] levels deep or less; deeper
-    /// ones are refused by [`ServerLock::new`], which callers should use.
+    /// string `name`. It doesn't check the depth: [`ServerLock::new`] does,
+    /// and refuses a definition deeper than [`MAX_DEPTH`].
     pub fn new(definition: Value) -> Option<LockedTool> {
         let name = definition.get("name")?.as_str()?.to_owned();
         let depth = value_depth(&definition);
@@ -401,7 +397,6 @@ fn check_version(value: &Value, text: &str, path: &Path) -> Result<()> {
 /// Checks one server's entry: its name, and each tool's name, digest and
 /// uniqueness. Lines are found by searching the text from the server's key.
 fn check_server(server: &str, entry: &ServerLock, text: &str, path: &Path) -> Result<()> {
-    let start = text.find(&format!("\"{server}\":")).unwrap_or(0);
     if !is_valid_server_name(server) {
         return Err(LockError::Invalid {
             path: path.to_owned(),
@@ -411,16 +406,20 @@ fn check_server(server: &str, entry: &ServerLock, text: &str, path: &Path) -> Re
     }
     let mut seen = std::collections::HashSet::new();
     for (index, tool) in entry.tools.iter().enumerate() {
-        // Which occurrence of this digest in the server's entry is this tool's.
-        let nth = entry.tools[..index]
-            .iter()
-            .filter(|t| t.sha256 == tool.sha256)
-            .count();
-        let line = line_of(text, start, &tool.sha256, nth).unwrap_or(1);
+        // The line of this tool's digest: which occurrence of it in the
+        // server's entry is this tool's. Only searched for on an error.
+        let line = || {
+            let start = text.find(&format!("\"{server}\":")).unwrap_or(0);
+            let nth = entry.tools[..index]
+                .iter()
+                .filter(|t| t.sha256 == tool.sha256)
+                .count();
+            line_of(text, start, &tool.sha256, nth).unwrap_or(1)
+        };
         if tool.definition.get("name").and_then(Value::as_str) != Some(&tool.name) {
             return Err(LockError::Invalid {
                 path: path.to_owned(),
-                line,
+                line: line(),
                 message: format!(
                     "server `{server}`: tool `{}` does not match the name in its definition",
                     tool.name
@@ -430,7 +429,7 @@ fn check_server(server: &str, entry: &ServerLock, text: &str, path: &Path) -> Re
         if sha256_hex(&tool.definition) != tool.sha256 {
             return Err(LockError::Hash {
                 path: path.to_owned(),
-                line,
+                line: line(),
                 server: server.to_owned(),
                 tool: tool.name.clone(),
             });
@@ -438,7 +437,7 @@ fn check_server(server: &str, entry: &ServerLock, text: &str, path: &Path) -> Re
         if !seen.insert(tool.name.as_str()) {
             return Err(LockError::DuplicateTool {
                 path: path.to_owned(),
-                line,
+                line: line(),
                 server: server.to_owned(),
                 tool: tool.name.clone(),
             });
