@@ -91,6 +91,12 @@ impl Paths {
         mcpbind::lock::find_lockfile(&path, &dir)
     }
 
+    /// The lockfile path: the one found, or where a new one goes (where
+    /// the lookup looks first). Same as [`Paths::lockfile_to_write`].
+    pub fn lockfile(&self) -> PathBuf {
+        self.lockfile_to_write()
+    }
+
     /// Where `mcpbind lock` writes: the lockfile found, or where the lookup
     /// looks first.
     pub fn lockfile_to_write(&self) -> PathBuf {
