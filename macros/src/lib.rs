@@ -121,7 +121,13 @@ fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
             None,
         )
     })?;
-    let lock_error = |e: LockError| error(e.to_string(), e.help());
+    // Paths in the crate are shown from `$CARGO_MANIFEST_DIR`: shorter, and
+    // the same on every machine.
+    let crate_prefix = format!("{}/", Path::new(&dir).display());
+    let lock_error = |e: LockError| {
+        let phrase = e.to_string().replace(&crate_prefix, "$CARGO_MANIFEST_DIR/");
+        error(phrase, e.help())
+    };
     let path = find_lockfile(Path::new(&requested), Path::new(&dir)).map_err(lock_error)?;
     let lockfile = Lockfile::read(&path).map_err(lock_error)?;
 
@@ -214,15 +220,14 @@ mod tests {
     #[test]
     fn errors_name_their_cause() {
         let err = do_mcp_tools(quote!("no/such.lock")).unwrap_err();
-        let dir = env!("CARGO_MANIFEST_DIR");
-        let root = std::path::Path::new(dir)
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
             .unwrap()
             .display()
             .to_string();
         assert_eq!(
             err.to_string(),
-            format!("no/such.lock not found (looked at {dir}/no/such.lock, {root}/no/such.lock)\nhelp: run `mcpbind lock` to snapshot the servers of mcpbind.toml, and commit such.lock")
+            format!("no/such.lock not found (looked at $CARGO_MANIFEST_DIR/no/such.lock, {root}/no/such.lock)\nhelp: run `mcpbind lock` to snapshot the servers of mcpbind.toml, and commit such.lock")
         );
         let lock = lockfile();
         let err = do_mcp_tools(quote!(lockfile = #lock, servers = [nope])).unwrap_err();
