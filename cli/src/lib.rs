@@ -61,7 +61,8 @@ pub struct Paths {
     /// The server config.
     #[arg(long, value_name = "PATH", default_value = "mcpbind.toml")]
     pub config: PathBuf,
-    /// The lockfile [default: mcpbind.lock beside the config].
+    /// The lockfile [default: mcpbind.lock beside the config, else at the
+    /// workspace root; MCPBIND_LOCKFILE overrides].
     #[arg(long, value_name = "PATH")]
     pub lockfile: Option<PathBuf>,
 }
@@ -86,31 +87,48 @@ impl ServerSelection {
             .iter()
             .find(|n| !config.servers.contains_key(*n))
         {
-            anyhow::bail!(
-                "server `{name}` is not in {}\nhelp: configured servers: {}",
-                self.paths.config.display(),
-                config
-                    .servers
-                    .keys()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+            let configured: Vec<&str> = config.servers.keys().map(String::as_str).collect();
+            return Err(Hinted::new(
+                format!("server `{name}` is not in {}", self.paths.config.display()),
+                format!("configured servers: {}", configured.join(", ")),
+            )
+            .into());
         }
         Ok(config)
     }
 }
 
 impl Paths {
-    /// The lockfile path: given, or `mcpbind.lock` beside the config.
+    /// Finds the lockfile with mcpbind's one lookup
+    /// ([`find_lockfile`](mcpbind::lock::find_lockfile)): `MCPBIND_LOCKFILE`,
+    /// else `--lockfile` (relative to the current directory) or
+    /// `mcpbind.lock` beside the config, else at the workspace root.
+    pub fn find_lockfile(&self) -> Result<PathBuf, mcpbind::LockError> {
+        let (path, dir) = self.lookup();
+        mcpbind::lock::find_lockfile(&path, &dir)
+    }
+
+    /// The lockfile path: the one found, or where a new one goes (where
+    /// the lookup looks first). Same as [`Paths::lockfile_to_write`].
     pub fn lockfile(&self) -> PathBuf {
+        self.lockfile_to_write()
+    }
+
+    /// Where `mcpbind lock` writes: the lockfile found, or where the lookup
+    /// looks first.
+    pub fn lockfile_to_write(&self) -> PathBuf {
+        let (path, dir) = self.lookup();
+        mcpbind::lock::find_lockfile(&path, &dir)
+            .unwrap_or_else(|_| mcpbind::lock::lockfile_candidates(&path, &dir).remove(0))
+    }
+
+    fn lookup(&self) -> (PathBuf, PathBuf) {
         match &self.lockfile {
-            Some(p) => p.clone(),
-            None => self
-                .config
-                .parent()
-                .unwrap_or(Path::new(""))
-                .join("mcpbind.lock"),
+            Some(path) => (path.clone(), PathBuf::new()),
+            None => (
+                PathBuf::from(mcpbind::lock::LOCKFILE_NAME),
+                self.config.parent().unwrap_or(Path::new("")).to_owned(),
+            ),
         }
     }
 
@@ -133,19 +151,55 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Prints an error and its causes to stderr, cargo style.
+/// Prints an error to stderr, cargo style: `error: ` and the message with
+/// its causes, then a `help:` line when one of them knows what to do.
 pub fn report(err: &anyhow::Error) {
-    eprintln!("error: {err}");
-    let mut causes = err.chain().skip(1).peekable();
-    if causes.peek().is_some() {
-        eprintln!("\nCaused by:");
-        for cause in causes {
-            for line in cause.to_string().lines() {
-                eprintln!("  {line}");
-            }
+    eprintln!("error: {err:#}");
+    // A hint given as context comes first; else the first error that has one.
+    let context = err.downcast_ref::<Hinted>().map(|h| h.help.clone());
+    if let Some(help) = context.or_else(|| err.chain().find_map(help_of)) {
+        eprintln!("help: {help}");
+    }
+}
+
+/// The hint of an error that has one.
+fn help_of(err: &(dyn std::error::Error + 'static)) -> Option<String> {
+    if let Some(e) = err.downcast_ref::<mcpbind_codegen::Error>() {
+        e.help()
+    } else if let Some(e) = err.downcast_ref::<mcpbind::LockError>() {
+        e.help()
+    } else if let Some(e) = err.downcast_ref::<mcpbind::Error>() {
+        e.help()
+    } else {
+        err.downcast_ref::<Hinted>().map(|e| e.help.clone())
+    }
+}
+
+/// A CLI error (or an error's context) with a hint, printed as its `help:`
+/// line.
+#[derive(Debug)]
+pub struct Hinted {
+    message: String,
+    help: String,
+}
+
+impl Hinted {
+    /// An error with a message and a hint.
+    pub fn new(message: impl Into<String>, help: impl Into<String>) -> Hinted {
+        Hinted {
+            message: message.into(),
+            help: help.into(),
         }
     }
 }
+
+impl std::fmt::Display for Hinted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Hinted {}
 
 /// A tokio runtime for commands that talk to servers.
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -162,5 +216,26 @@ mod tests {
     fn cli_is_well_formed() {
         use clap::CommandFactory as _;
         super::Cli::command().debug_assert();
+    }
+
+    /// The hint is found however deep in the chain its error is.
+    #[test]
+    fn help_is_found_in_the_chain() {
+        let stale = mcpbind::LockError::Stale {
+            server: "demo".into(),
+            path: "mcpbind.lock".into(),
+            reason: "the server is configured but not locked".into(),
+        };
+        let err =
+            anyhow::Error::new(mcpbind_codegen::Error::from(stale)).context("failed to check");
+        assert_eq!(
+            super::help_of(err.chain().nth(1).unwrap()).unwrap(),
+            "run `mcpbind lock demo` and commit mcpbind.lock"
+        );
+        assert_eq!(
+            format!("{err:#}"),
+            "failed to check: server `demo` in mcpbind.lock is out of date (the server is configured but not locked)"
+        );
+        assert!(super::help_of(err.chain().next().unwrap()).is_none());
     }
 }

@@ -2,6 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
+use mcpbind_core::lock::{
+    find_lockfile, lockfile_candidates, LockError, LOCKFILE_ENV, LOCKFILE_NAME,
+};
+
 use crate::{write_file_if_changed, Error, GenerationSettings, Generator, Lockfile, Result};
 
 /// The variable that makes a build re-snapshot the servers first.
@@ -40,9 +44,11 @@ impl Builder {
         Self::default()
     }
 
-    /// The lockfile to read (default: `mcpbind.lock` in the crate's
-    /// directory, or `MCPBIND_LOCKFILE`). A relative path is relative to
-    /// `CARGO_MANIFEST_DIR`.
+    /// The lockfile to read (default: `mcpbind.lock`). It is looked for
+    /// like everywhere else in mcpbind (see
+    /// [`find_lockfile`](mcpbind_core::lock::find_lockfile)):
+    /// `MCPBIND_LOCKFILE` if set, else this path in the crate's directory
+    /// (`CARGO_MANIFEST_DIR`), else at the workspace root.
     ///
     /// # Example `build.rs`
     ///
@@ -109,20 +115,24 @@ impl Builder {
         self
     }
 
-    fn resolve(&self, path: &Path) -> PathBuf {
-        match std::env::var_os("CARGO_MANIFEST_DIR") {
-            Some(dir) if path.is_relative() => PathBuf::from(dir).join(path),
-            _ => path.to_owned(),
-        }
+    /// The crate's directory: `CARGO_MANIFEST_DIR`, or the current one.
+    fn crate_dir() -> PathBuf {
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from)
     }
 
-    fn lockfile_path(&self) -> PathBuf {
-        match &self.lockfile {
-            Some(p) => self.resolve(p),
-            None => match std::env::var_os("CARGO_MANIFEST_DIR") {
-                Some(dir) => crate::lock::default_lockfile_path(Path::new(&dir)),
-                None => PathBuf::from("mcpbind.lock"),
-            },
+    fn resolve(&self, path: &Path) -> PathBuf {
+        Self::crate_dir().join(path)
+    }
+
+    /// Finds the lockfile; when refreshing, a missing one is created where
+    /// the lookup looks first.
+    fn lockfile_path(&self, refresh: bool) -> Result<PathBuf> {
+        let requested = self.lockfile.as_deref().unwrap_or(Path::new(LOCKFILE_NAME));
+        match find_lockfile(requested, &Self::crate_dir()) {
+            Err(LockError::Missing { .. }) if refresh => {
+                Ok(lockfile_candidates(requested, &Self::crate_dir()).remove(0))
+            }
+            found => Ok(found?),
         }
     }
 
@@ -137,10 +147,10 @@ impl Builder {
     /// A missing, malformed or stale lockfile, or a missing `OUT_DIR`.
     /// It's expected that this function call be `unwrap`ed in a `build.rs`.
     pub fn generate(&self) -> Result<PathBuf> {
-        let lockfile = self.lockfile_path();
-        println!("cargo:rerun-if-changed={}", lockfile.display());
-        println!("cargo:rerun-if-env-changed=MCPBIND_LOCKFILE");
+        println!("cargo:rerun-if-env-changed={LOCKFILE_ENV}");
         println!("cargo:rerun-if-env-changed={REFRESH_VAR}");
+        let refresh = std::env::var_os(REFRESH_VAR).is_some_and(|v| !v.is_empty() && v != "0");
+        let lockfile = self.lockfile_path(refresh)?;
         let config = self.config.as_deref().map(|p| self.resolve(p));
         if let Some(config) = &config {
             println!("cargo:rerun-if-changed={}", config.display());
@@ -149,15 +159,19 @@ impl Builder {
             Some(dir) => dir.clone(),
             None => std::env::var_os("OUT_DIR")
                 .map(PathBuf::from)
-                .ok_or_else(|| Error::Build("OUT_DIR environment variable is not set".into()))?,
+                .ok_or_else(|| Error::Build {
+                    message: "OUT_DIR environment variable is not set".into(),
+                    help: Some("run it from a build script, or set `Builder::out_dir`".into()),
+                })?,
         };
 
-        if std::env::var_os(REFRESH_VAR).is_some_and(|v| !v.is_empty() && v != "0") {
+        if refresh {
             let config = config
                 .clone()
                 .unwrap_or_else(|| self.resolve(Path::new("mcpbind.toml")));
             self.refresh(&config, &lockfile)?;
         }
+        println!("cargo:rerun-if-changed={}", lockfile.display());
         let lock = Lockfile::read(&lockfile)?;
         if let Some(config) = &config {
             let parsed = mcpbind_core::Config::load(config)?;
@@ -200,16 +214,16 @@ impl Builder {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| {
-                Error::Build(format!(
-                    "failed to start a runtime to refresh the lockfile: {e}"
-                ))
+            .map_err(|e| Error::Build {
+                message: format!("failed to start a runtime to refresh the lockfile: {e}"),
+                help: None,
             })?;
         let failures = runtime.block_on(crate::snapshot::refresh(&parsed, &mut lock, &names));
         if let Some((server, err)) = failures.into_iter().next() {
-            return Err(Error::Build(format!(
-                "{REFRESH_VAR} is set but server `{server}` could not be locked: {err}"
-            )));
+            return Err(Error::Refresh {
+                server,
+                source: Box::new(err),
+            });
         }
         lock.write(lockfile)?;
         Ok(())
@@ -217,8 +231,13 @@ impl Builder {
 
     #[cfg(not(feature = "snapshot"))]
     fn refresh(&self, _config: &Path, _lockfile: &Path) -> Result<()> {
-        Err(Error::Build(format!(
-            "{REFRESH_VAR} is set, but mcpbind-codegen was built without its `snapshot` feature\nhelp: run `mcpbind lock`, or add `features = [\"snapshot\"]` to mcpbind-codegen in [build-dependencies]"
-        )))
+        Err(Error::Build {
+            message: format!(
+                "{REFRESH_VAR} is set, but mcpbind-codegen was built without its `snapshot` feature"
+            ),
+            help: Some(
+                "run `mcpbind lock`, or add `features = [\"snapshot\"]` to mcpbind-codegen in [build-dependencies]".into(),
+            ),
+        })
     }
 }

@@ -396,27 +396,27 @@ impl Client {
         if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {
             return Ok(Vec::new());
         }
-        let live = self.list_tools_raw().await?;
-        let mut drift = Vec::new();
-        for meta in tools {
-            let found = live
-                .iter()
-                .find(|t| t.get("name").and_then(Value::as_str) == Some(meta.name));
-            match found {
-                None => drift.push(format!("tool `{}` is gone", meta.name)),
-                Some(tool) => {
-                    let sha = crate::hash::sha256_hex(tool);
-                    if sha != meta.sha256 {
-                        drift.push(format!(
-                            "tool `{}` changed (sha256 {} locked, {} live)",
-                            meta.name,
-                            &meta.sha256[..meta.sha256.len().min(12)],
-                            &sha[..12]
-                        ));
-                    }
-                }
-            }
-        }
+        // The same drift detector as `mcpbind check`: the locked tools
+        // against the live ones of the same names.
+        let locked: Vec<crate::LockedTool> = tools
+            .iter()
+            .map(|meta| crate::LockedTool {
+                name: meta.name.to_owned(),
+                sha256: meta.sha256.to_owned(),
+                definition: crate::lock::parse_definition(meta.definition),
+            })
+            .collect();
+        let live: Vec<crate::LockedTool> = self
+            .list_tools_raw()
+            .await?
+            .into_iter()
+            .filter(|t| {
+                let name = t.get("name").and_then(Value::as_str);
+                name.is_some_and(|n| tools.iter().any(|meta| meta.name == n))
+            })
+            .filter_map(crate::LockedTool::new)
+            .collect();
+        let drift = crate::ServerDiff::tools(&locked, &live).drift_lines();
         match self.config.pin_policy {
             PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
                 server: self.name.clone(),
@@ -424,7 +424,7 @@ impl Client {
             }),
             _ => {
                 for line in &drift {
-                    tracing::warn!(server = %self.name, "{line} since it was locked; run `mcpbind diff {}`", self.name);
+                    tracing::warn!(server = %self.name, "changed since it was locked: {line}; review with `mcpbind diff {}`", self.name);
                 }
                 Ok(drift)
             }

@@ -33,14 +33,18 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod diff;
 pub mod handler;
 pub mod hash;
 pub mod json;
+pub mod lock;
 mod tool;
 pub mod write;
 
 pub use config::{Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig};
+pub use diff::ServerDiff;
 pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
+pub use lock::{find_lockfile, LockError, LockedTool, Lockfile, ServerLock};
 pub use tool::{Tool, ToolMeta};
 
 #[cfg(feature = "server")]

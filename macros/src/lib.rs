@@ -6,10 +6,12 @@
 //! produce the same code for the same lockfile.
 #![deny(missing_docs)]
 
-use std::path::PathBuf;
+use std::path::Path;
 
+use mcpbind_codegen::lock::{find_lockfile, LockError, LOCKFILE_ENV, LOCKFILE_NAME};
+use mcpbind_codegen::Lockfile;
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{bracketed, LitStr, Token};
@@ -17,16 +19,23 @@ use syn::{bracketed, LitStr, Token};
 /// Generates typed bindings from an `mcpbind.lock` at compile time.
 ///
 /// ```ignore
+/// mcpbind::mcp_tools!();
 /// mcpbind::mcp_tools!("mcpbind.lock");
 /// mcpbind::mcp_tools!(lockfile = "mcpbind.lock", servers = [everything, memory]);
 /// ```
 ///
-/// - `lockfile`: the lockfile, relative to the crate's `CARGO_MANIFEST_DIR`.
+/// - `lockfile`: the lockfile (default `mcpbind.lock`), looked for as
+///   everywhere in mcpbind: `MCPBIND_LOCKFILE` if set, else this path in the
+///   crate's directory (`CARGO_MANIFEST_DIR`), else at the workspace root.
 /// - `servers`: bind only these servers (identifiers or string literals for
 ///   names that aren't identifiers, such as `"my-server"`).
 ///
-/// The macro never touches the network; editing the lockfile recompiles the
-/// crate.
+/// The macro never touches the network; editing the lockfile (or changing
+/// `MCPBIND_LOCKFILE`) recompiles the crate. A schema the generator had to
+/// loosen is reported as a compiler warning at the macro call, naming the
+/// server, tool and JSON pointer (through the `deprecated` lint, the only
+/// warning a macro can raise on stable Rust: `#[allow(deprecated)]` on the
+/// enclosing module silences it).
 #[proc_macro]
 pub fn mcp_tools(item: proc_macro::TokenStream) -> proc_macro::TokenStream {
     match do_mcp_tools(item.into()) {
@@ -37,7 +46,7 @@ pub fn mcp_tools(item: proc_macro::TokenStream) -> proc_macro::TokenStream {
 
 /// The macro's arguments.
 struct MacroArgs {
-    lockfile: LitStr,
+    lockfile: Option<LitStr>,
     servers: Option<Vec<(String, Span)>>,
 }
 
@@ -50,7 +59,7 @@ impl Parse for MacroArgs {
                 return Err(input.error("expected nothing after the lockfile path; to pick servers write `lockfile = \"…\", servers = [...]`"));
             }
             return Ok(MacroArgs {
-                lockfile,
+                lockfile: Some(lockfile),
                 servers: None,
             });
         }
@@ -78,12 +87,6 @@ impl Parse for MacroArgs {
                 let _: Token![,] = input.parse()?;
             }
         }
-        let lockfile = lockfile.ok_or_else(|| {
-            syn::Error::new(
-                Span::call_site(),
-                "missing the lockfile: write `mcp_tools!(\"mcpbind.lock\")`",
-            )
-        })?;
         Ok(MacroArgs { lockfile, servers })
     }
 }
@@ -104,24 +107,29 @@ impl Parse for ServerName {
 
 fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
     let args: MacroArgs = syn::parse2(item)?;
+    let (requested, span) = match &args.lockfile {
+        Some(lit) => (lit.value(), lit.span()),
+        None => (LOCKFILE_NAME.to_owned(), Span::call_site()),
+    };
+    let error = |phrase: String, help: Option<String>| {
+        let help = help.map(|h| format!("\nhelp: {h}")).unwrap_or_default();
+        syn::Error::new(span, format!("{phrase}{help}"))
+    };
     let dir = std::env::var_os("CARGO_MANIFEST_DIR").ok_or_else(|| {
-        syn::Error::new(
-            args.lockfile.span(),
-            "CARGO_MANIFEST_DIR is not set (is this crate built by cargo?)",
+        error(
+            "CARGO_MANIFEST_DIR is not set (is this crate built by cargo?)".into(),
+            None,
         )
     })?;
-    let path = PathBuf::from(dir).join(args.lockfile.value());
-    let lockfile = mcpbind_codegen::Lockfile::read(&path).map_err(|e| {
-        let message = match e {
-            // Name the file as the user wrote it; the absolute path is noise.
-            mcpbind_codegen::Error::LockMissing { .. } => format!(
-                "{} not found (paths are relative to the crate's Cargo.toml)\nhelp: run `mcpbind lock` to snapshot the servers of mcpbind.toml, and commit the lockfile",
-                args.lockfile.value()
-            ),
-            other => other.to_string(),
-        };
-        syn::Error::new(args.lockfile.span(), message)
-    })?;
+    // Paths in the crate are shown from `$CARGO_MANIFEST_DIR`: shorter, and
+    // the same on every machine.
+    let crate_prefix = format!("{}/", Path::new(&dir).display());
+    let lock_error = |e: LockError| {
+        let phrase = e.to_string().replace(&crate_prefix, "$CARGO_MANIFEST_DIR/");
+        error(phrase, e.help())
+    };
+    let path = find_lockfile(Path::new(&requested), Path::new(&dir)).map_err(lock_error)?;
+    let lockfile = Lockfile::read(&path).map_err(lock_error)?;
 
     let mut settings = mcpbind_codegen::GenerationSettings::new();
     if let Some(servers) = &args.servers {
@@ -130,29 +138,48 @@ fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
                 return Err(syn::Error::new(
                     *span,
                     format!(
-                        "server `{name}` is not in {}\nhelp: run `mcpbind lock {name}` and commit the lockfile",
-                        args.lockfile.value()
+                        "server `{name}` is not in {requested}\nhelp: run `mcpbind lock {name}` and commit the lockfile"
                     ),
                 ));
             }
         }
         settings.with_servers(servers.iter().map(|(n, _)| n.clone()));
     }
-    let tokens = mcpbind_codegen::Generator::new(&settings)
+    let mut generator = mcpbind_codegen::Generator::new(&settings);
+    let tokens = generator
         .generate_tokens(&lockfile, &path)
-        .map_err(|e| {
-            syn::Error::new(
-                args.lockfile.span(),
-                format!("generation error for {}: {e}", args.lockfile.value()),
-            )
-        })?;
+        .map_err(|e| error(format!("generation error for {requested}: {e}"), e.help()))?;
+    let warnings = warning_tokens(generator.warnings(), span);
 
-    // Force a rebuild when the lockfile is modified.
+    // Force a rebuild when the lockfile or the variable that picks it changes.
     let path_str = path.to_string_lossy().into_owned();
     Ok(quote! {
         #tokens
-        const _: &[u8] = ::std::include_bytes!(#path_str);
+        #warnings
+        const _: (&[u8], ::std::option::Option<&str>) = (
+            ::std::include_bytes!(#path_str),
+            ::std::option_env!(#LOCKFILE_ENV),
+        );
     })
+}
+
+/// One compiler warning per loosened schema, at the macro call. Stable Rust
+/// lets a macro warn only through a lint, so each is the use of a
+/// `#[deprecated]` constant whose note is the warning; the server's text
+/// goes only into that string literal, never into code.
+fn warning_tokens(warnings: &[mcpbind_codegen::Warning], span: Span) -> TokenStream {
+    let items = warnings.iter().map(|warning| {
+        let note = LitStr::new(&format!("mcpbind: {warning}"), span);
+        quote_spanned! {span=>
+            const _: () = {
+                #[deprecated(note = #note)]
+                #[allow(non_upper_case_globals)]
+                const mcpbind_schema_warning: () = ();
+                mcpbind_schema_warning
+            };
+        }
+    });
+    quote!(#(#items)*)
 }
 
 #[cfg(test)]
@@ -171,8 +198,13 @@ mod tests {
             do_mcp_tools(quote!(lockfile = #lock, servers = [demo, "everything"])).unwrap();
         let from_macro: syn::File = syn::parse2(from_macro).unwrap();
         let mut from_macro = from_macro;
-        // Drop the rebuild tracker, which only the macro needs.
+        // Drop the rebuild tracker, which only the macro needs (the demo
+        // and everything servers need no warnings).
         assert!(matches!(from_macro.items.pop(), Some(syn::Item::Const(_))));
+        assert!(!matches!(
+            from_macro.items.last(),
+            Some(syn::Item::Const(_))
+        ));
 
         let text = mcpbind_codegen::Builder::new()
             .servers(["demo", "everything"])
@@ -188,13 +220,15 @@ mod tests {
     #[test]
     fn errors_name_their_cause() {
         let err = do_mcp_tools(quote!("no/such.lock")).unwrap_err();
-        assert!(
-            err.to_string().starts_with(
-                "no/such.lock not found (paths are relative to the crate's Cargo.toml)"
-            ),
-            "{err}"
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .display()
+            .to_string();
+        assert_eq!(
+            err.to_string(),
+            format!("no/such.lock not found (looked at $CARGO_MANIFEST_DIR/no/such.lock, {root}/no/such.lock)\nhelp: run `mcpbind lock` to snapshot the servers of mcpbind.toml, and commit such.lock")
         );
-        assert!(err.to_string().contains("run `mcpbind lock`"), "{err}");
         let lock = lockfile();
         let err = do_mcp_tools(quote!(lockfile = #lock, servers = [nope])).unwrap_err();
         assert!(
@@ -206,7 +240,70 @@ mod tests {
             err.to_string(),
             "unknown argument `colour`, expected `lockfile` or `servers`"
         );
+        // The default is `mcpbind.lock`, which is not in this crate's
+        // directory nor at the workspace root.
         let err = do_mcp_tools(quote!()).unwrap_err();
-        assert!(err.to_string().starts_with("missing the lockfile"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("mcpbind.lock not found (looked at "),
+            "{err}"
+        );
+    }
+
+    /// A loosened schema becomes one `#[deprecated]` warning at the call,
+    /// and a server's text stays inside the note's string literal.
+    #[test]
+    fn warnings_are_string_literals_at_the_call() {
+        let evil = "evil\"] fn injected() {} #[doc = \"";
+        let tool = serde_json::json!({
+            "name": evil,
+            "inputSchema": {"type": "object", "properties": {"m": {"$ref": "https://example.com/m.json"}}},
+        });
+        let server = mcpbind_codegen::ServerLock::new(
+            "demo",
+            "2025-06-18".into(),
+            serde_json::json!({}),
+            vec![tool],
+        )
+        .unwrap();
+        let mut lock = Lockfile::new();
+        lock.servers.insert("demo".into(), server);
+        let dir = std::env::temp_dir().join(format!("mcpbind-macro-{}", std::process::id()));
+        let path = dir.join("mcpbind.lock");
+        lock.write(&path).unwrap();
+        let path = path.display().to_string();
+
+        let file: syn::File = syn::parse2(do_mcp_tools(quote!(#path)).unwrap()).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let notes: Vec<String> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Const(c) => match &*c.expr {
+                    syn::Expr::Block(b) => Some(&b.block.stmts),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .filter_map(|stmts| match stmts.first() {
+                Some(syn::Stmt::Item(syn::Item::Const(c))) => Some(&c.attrs),
+                _ => None,
+            })
+            .flat_map(|attrs| attrs.iter().filter(|a| a.path().is_ident("deprecated")))
+            .map(|a| {
+                let mut note = None;
+                a.parse_nested_meta(|m| {
+                    note = Some(m.value()?.parse::<LitStr>()?.value());
+                    Ok(())
+                })
+                .unwrap();
+                note.unwrap()
+            })
+            .collect();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        let expected = format!(
+            "mcpbind: server `demo`, tool `{evil}`, at /inputSchema/properties/m/$ref: cannot resolve $ref"
+        );
+        assert!(notes[0].starts_with(&expected), "{notes:?}");
     }
 }

@@ -61,15 +61,22 @@ fn stale_lockfile_fails_with_the_command_to_run() {
         format!("{base}[servers.weather]\ncommand = \"y\"\n"),
     )
     .unwrap();
-    let err = generate().unwrap_err().to_string();
-    assert!(
-        err.starts_with("server `weather` in ")
-            && err.contains("is out of date (the server is configured but not locked)"),
-        "{err}"
+    let err = generate().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "server `weather` in {} is out of date (the server is configured but not locked)",
+            lock.display()
+        )
     );
-    assert!(
-        err.ends_with("help: run `mcpbind lock weather` and commit mcpbind.lock"),
-        "{err}"
+    assert_eq!(
+        err.help().unwrap(),
+        "run `mcpbind lock weather` and commit mcpbind.lock"
+    );
+    // What a build.rs that unwraps prints: the phrase, then the hint.
+    assert_eq!(
+        format!("{err:?}"),
+        format!("{err}\nhelp: run `mcpbind lock weather` and commit mcpbind.lock")
     );
 
     std::fs::write(
@@ -167,8 +174,7 @@ mcpbind-codegen = {{ path = {codegen:?} }}
     .unwrap();
 
     // Rename `add`'s parameter `a` to `augend`, with a correct digest.
-    let text = std::fs::read_to_string(example.join("mcpbind.lock")).unwrap();
-    let mut lock: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut lock = lockfile_with_unresolvable_ref();
     let tools = lock["servers"]["demo"]["tools"].as_array_mut().unwrap();
     let add = tools.iter_mut().find(|t| t["name"] == "add").unwrap();
     let schema = &mut add["definition"]["inputSchema"];
@@ -180,12 +186,6 @@ mcpbind-codegen = {{ path = {codegen:?} }}
     schema["properties"]["augend"] = a;
     schema["required"] = serde_json::json!(["augend", "b"]);
     add["sha256"] = mcpbind::hash::sha256_hex(&add["definition"]).into();
-    // And `echo`'s `message` points at a schema on the network, which is
-    // never fetched: the build warns, naming server, tool and JSON pointer.
-    let echo = tools.iter_mut().find(|t| t["name"] == "echo").unwrap();
-    echo["definition"]["inputSchema"]["properties"]["message"] =
-        serde_json::json!({"$ref": "https://example.com/message.json"});
-    echo["sha256"] = mcpbind::hash::sha256_hex(&echo["definition"]).into();
     std::fs::write(
         copy.join("mcpbind.lock"),
         serde_json::to_string_pretty(&lock).unwrap(),
@@ -195,10 +195,7 @@ mcpbind-codegen = {{ path = {codegen:?} }}
     let out = cargo()
         .current_dir(copy)
         .args(["check", "--message-format", "short"])
-        .env(
-            "CARGO_TARGET_DIR",
-            root.join("target/tests/edited-lockfile"),
-        )
+        .env("CARGO_TARGET_DIR", target_dir())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -221,4 +218,94 @@ mcpbind-codegen = {{ path = {codegen:?} }}
         "expected an error at {at}, got:\n{stderr}"
     );
     assert!(Path::new(&copy.join("src/main.rs")).exists());
+
+    // A server added to the config: the build script's `unwrap` shows the
+    // phrase and, on its own line, the command to run.
+    let mut config = std::fs::read_to_string(copy.join("mcpbind.toml")).unwrap();
+    config.push_str("\n[servers.weather]\ncommand = \"weather-mcp\"\n");
+    std::fs::write(copy.join("mcpbind.toml"), config).unwrap();
+    let out = cargo()
+        .current_dir(copy)
+        .args(["check", "--message-format", "short"])
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the stale lockfile still compiled");
+    let expected = format!(
+        "Err` value: server `weather` in {} is out of date (the server is configured but not locked)\n  help: run `mcpbind lock weather` and commit mcpbind.lock\n",
+        copy.join("mcpbind.lock").display()
+    );
+    assert!(
+        stderr.contains(&expected),
+        "expected {expected:?} in:\n{stderr}"
+    );
+}
+
+/// The target dir the temp crates of these tests share (their dependencies
+/// are the same, so they are compiled once).
+fn target_dir() -> std::path::PathBuf {
+    util::root().join("target/tests/edited-lockfile")
+}
+
+/// The quickstart's lockfile, where `echo`'s `message` points at a schema on
+/// the network, which is never fetched: generation loosens it and warns,
+/// naming server, tool and JSON pointer.
+fn lockfile_with_unresolvable_ref() -> serde_json::Value {
+    let example = util::root().join("examples/quickstart");
+    let text = std::fs::read_to_string(example.join("mcpbind.lock")).unwrap();
+    let mut lock: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let tools = lock["servers"]["demo"]["tools"].as_array_mut().unwrap();
+    let echo = tools.iter_mut().find(|t| t["name"] == "echo").unwrap();
+    echo["definition"]["inputSchema"]["properties"]["message"] =
+        serde_json::json!({"$ref": "https://example.com/message.json"});
+    echo["sha256"] = mcpbind::hash::sha256_hex(&echo["definition"]).into();
+    lock
+}
+
+/// `mcp_tools!` reports what generation loosened as compiler warnings at
+/// the macro call, and the crate (without `#![deny(warnings)]`) builds.
+#[test]
+fn macro_warns_about_loosened_schemas_at_the_call() {
+    let root = util::root();
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path();
+    std::fs::create_dir(krate.join("src")).unwrap();
+    std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"mcpbind-macro-warnings\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n[workspace]\n\n[dependencies]\nmcpbind = {{ path = {:?} }}\n",
+            root.join("runtime").display().to_string()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join("src/lib.rs"),
+        "//! Bindings with a loosened schema.\nmcpbind::mcp_tools!(\"mcpbind.lock\");\n",
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join("mcpbind.lock"),
+        serde_json::to_string_pretty(&lockfile_with_unresolvable_ref()).unwrap(),
+    )
+    .unwrap();
+
+    let out = cargo()
+        .current_dir(krate)
+        .args(["check", "--message-format", "short"])
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("src/lib.rs:2:21: warning: "))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].contains(": mcpbind: server `demo`, tool `echo`, at /inputSchema/properties/message/$ref: cannot resolve $ref"),
+        "{stderr}"
+    );
 }

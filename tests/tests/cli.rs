@@ -1,6 +1,6 @@
 //! The CLI as a real process: clear errors, exit codes, no panics.
 
-use crate::util::{mcpbind, Output};
+use crate::util::{mcpbind, mcpbind_env, Output};
 
 fn lock_with(config: &str) -> Output {
     let dir = tempfile::tempdir().unwrap();
@@ -85,8 +85,86 @@ fn missing_lockfile_says_what_to_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = mcpbind(dir.path(), &["list"]);
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert!(out.stderr.contains("mcpbind.lock not found"), "{out:?}");
-    assert!(out.stderr.contains("help: run `mcpbind lock`"), "{out:?}");
+    assert_eq!(
+        out.stderr,
+        "error: mcpbind.lock not found\nhelp: run `mcpbind lock` to snapshot the servers of mcpbind.toml, and commit mcpbind.lock\n"
+    );
+}
+
+/// A workspace whose lockfile is at its root: commands run in a member
+/// crate find it there, and `MCPBIND_LOCKFILE` overrides the lookup.
+#[test]
+fn lockfile_is_found_at_the_workspace_root_or_by_variable() {
+    let root = tempfile::tempdir().unwrap();
+    let member = root.path().join("crates/app");
+    std::fs::create_dir_all(&member).unwrap();
+    std::fs::write(
+        root.path().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/app\"]\n",
+    )
+    .unwrap();
+    std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"app\"\n").unwrap();
+    std::fs::copy(
+        crate::util::tests_dir().join("mcpbind.lock"),
+        root.path().join("mcpbind.lock"),
+    )
+    .unwrap();
+
+    let out = mcpbind(&member, &["list", "demo"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stdout.starts_with("demo (mcpbind-demo 0.1.0"),
+        "{out:?}"
+    );
+
+    // The variable names another file (relative to the current directory).
+    std::fs::create_dir(member.join("ci")).unwrap();
+    let out = mcpbind_env(&member, &["list"], &[("MCPBIND_LOCKFILE", "ci/other.lock")]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(
+        out.stderr,
+        "error: ci/other.lock not found\nhelp: MCPBIND_LOCKFILE is set to `ci/other.lock`: run `mcpbind lock` to create that file, or unset MCPBIND_LOCKFILE\n"
+    );
+    std::fs::copy(
+        root.path().join("mcpbind.lock"),
+        member.join("ci/other.lock"),
+    )
+    .unwrap();
+    let out = mcpbind_env(
+        &member,
+        &["list", "time"],
+        &[("MCPBIND_LOCKFILE", "ci/other.lock")],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stdout.starts_with("time ("), "{out:?}");
+}
+
+/// A hand-edited lockfile listing a tool twice (both digests valid) is
+/// refused with its file and line, the server and the tool, and the fix.
+#[test]
+fn tool_listed_twice_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(crate::util::tests_dir().join("mcpbind.lock")).unwrap();
+    let mut lock: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let tools = lock["servers"]["time"]["tools"].as_array_mut().unwrap();
+    tools.push(tools[0].clone());
+    let text = serde_json::to_string_pretty(&lock).unwrap();
+    std::fs::write(dir.path().join("mcpbind.lock"), &text).unwrap();
+    let tool = lock["servers"]["time"]["tools"][0]["name"]
+        .as_str()
+        .unwrap();
+    let sha = lock["servers"]["time"]["tools"][0]["sha256"]
+        .as_str()
+        .unwrap();
+    let (at, _) = text.match_indices(sha).nth(1).unwrap();
+    let line = text[..at].matches('\n').count() + 1;
+
+    let out = mcpbind(dir.path(), &["generate"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(
+        out.stderr,
+        format!("error: mcpbind.lock:{line}: server `time` lists tool `{tool}` twice\nhelp: remove one of the two entries, or run `mcpbind lock time` to rewrite mcpbind.lock\n")
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use mcpbind_codegen::{Lockfile, ServerDiff};
+use mcpbind::{LockError, Lockfile, ServerDiff};
 
 use crate::ServerSelection;
 
@@ -19,7 +19,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 pub(crate) fn compare(selection: &ServerSelection, detail: bool) -> anyhow::Result<ExitCode> {
     let config = selection.load_config()?;
     let servers = selection.servers.as_slice();
-    let lock_path = selection.paths.lockfile();
+    let lock_path = selection.paths.find_lockfile()?;
     let lock = Lockfile::read(&lock_path)?;
     let selected = (!servers.is_empty()).then_some(servers);
     lock.check_config(&config, selected, &lock_path)?;
@@ -30,10 +30,6 @@ pub(crate) fn compare(selection: &ServerSelection, detail: bool) -> anyhow::Resu
     };
     let live =
         crate::runtime()?.block_on(mcpbind_codegen::snapshot::snapshot_servers(&config, &names));
-    let lock_name = lock_path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut failed = false;
     for (name, result) in live {
         let locked = &lock.servers[&name];
@@ -46,21 +42,17 @@ pub(crate) fn compare(selection: &ServerSelection, detail: bool) -> anyhow::Resu
             }
             Ok(current) => {
                 let diff = ServerDiff::new(locked, &current);
+                if detail && (diff.has_drift() || !diff.identity.is_empty()) {
+                    eprint!("{diff}");
+                }
                 if diff.has_drift() {
                     failed = true;
-                    eprintln!(
-                        "error: server `{name}` in {} is out of date ({})",
-                        lock_path.display(),
-                        diff.summary()
-                    );
-                    if detail {
-                        eprint!("{diff}");
-                    }
-                    eprintln!("help: run `mcpbind lock {name}` and commit {lock_name}");
+                    crate::report(&anyhow::Error::new(LockError::Stale {
+                        server: name.clone(),
+                        path: lock_path.clone(),
+                        reason: diff.summary(),
+                    }));
                 } else {
-                    if detail && !diff.identity.is_empty() {
-                        eprint!("{diff}");
-                    }
                     eprintln!("          Ok {name}: {} tools match", locked.tools.len());
                 }
             }

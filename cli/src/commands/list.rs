@@ -1,18 +1,19 @@
 //! `mcpbind list`: the locked tools, offline.
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::bail;
-use mcpbind_codegen::Lockfile;
+use mcpbind::lock::LOCKFILE_NAME;
+use mcpbind::Lockfile;
 
 /// List the locked tools (offline).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The lockfile.
-    #[arg(long, value_name = "PATH", default_value = "mcpbind.lock")]
-    lockfile: PathBuf,
+    /// The lockfile [default: mcpbind.lock here, else at the workspace root;
+    /// MCPBIND_LOCKFILE overrides].
+    #[arg(long, value_name = "PATH")]
+    lockfile: Option<PathBuf>,
     /// Only this server.
     #[arg(value_name = "SERVER")]
     server: Option<String>,
@@ -20,13 +21,16 @@ pub struct Args {
 
 /// Runs `mcpbind list`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let lock = Lockfile::read(&args.lockfile)?;
+    let path = args.lockfile.as_deref().unwrap_or(Path::new(LOCKFILE_NAME));
+    let lockfile = mcpbind::lock::find_lockfile(path, Path::new(""))?;
+    let lock = Lockfile::read(&lockfile)?;
     if let Some(name) = &args.server {
         if !lock.servers.contains_key(name) {
-            bail!(
-                "server `{name}` is not in {}\nhelp: run `mcpbind lock {name}`",
-                args.lockfile.display()
-            );
+            return Err(crate::Hinted::new(
+                format!("server `{name}` is not in {}", lockfile.display()),
+                format!("run `mcpbind lock {name}`"),
+            )
+            .into());
         }
     }
     let mut out = String::new();

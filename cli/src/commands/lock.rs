@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context as _};
-use mcpbind_codegen::{lock::Lockfile, Error};
+use mcpbind::{LockError, Lockfile};
 
 /// Which servers to lock.
 pub use crate::ServerSelection as Args;
@@ -12,20 +12,22 @@ pub use crate::ServerSelection as Args;
 /// Runs `mcpbind lock`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = args.load_config()?;
-    let lock_path = args.paths.lockfile();
+    let lock_path = args.paths.lockfile_to_write();
     if config.servers.is_empty() {
         bail!("{} configures no servers", args.paths.config.display());
     }
-    let mut lock =
-        match Lockfile::read(&lock_path) {
-            Ok(lock) => lock,
-            Err(Error::LockMissing { .. }) => Lockfile::new(),
-            // A broken lockfile is rewritten whole.
-            Err(_) if args.servers.is_empty() => Lockfile::new(),
-            Err(e) => return Err(e).context(
-                "cannot update part of a broken lockfile; run `mcpbind lock` without server names",
-            ),
-        };
+    let mut lock = match Lockfile::read(&lock_path) {
+        Ok(lock) => lock,
+        Err(LockError::Missing { .. }) => Lockfile::new(),
+        // A broken lockfile is rewritten whole.
+        Err(_) if args.servers.is_empty() => Lockfile::new(),
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(crate::Hinted::new(
+                "cannot update part of a broken lockfile",
+                "run `mcpbind lock` without server names to rewrite it whole",
+            )))
+        }
+    };
     let before = lock.clone();
     let names: Vec<String> = if args.servers.is_empty() {
         config.servers.keys().cloned().collect()
@@ -70,29 +72,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if failures.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    for (name, err) in &failures {
-        let err = anyhow::Error::new(ErrorText(
-            err.to_string(),
-            std::error::Error::source(err).map(|s| s.to_string()),
-        ))
-        .context(format!("failed to lock server `{name}`"));
-        crate::report(&err);
+    for (name, err) in failures {
+        crate::report(&anyhow::Error::new(err).context(format!("failed to lock server `{name}`")));
     }
     Ok(ExitCode::FAILURE)
 }
-
-/// An error rendered to text (the codegen error is not `Clone`).
-#[derive(Debug)]
-struct ErrorText(String, Option<String>);
-
-impl std::fmt::Display for ErrorText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)?;
-        if let Some(source) = &self.1 {
-            write!(f, ": {source}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ErrorText {}

@@ -1,0 +1,494 @@
+//! The lockfile: `mcpbind.lock`, a committed snapshot of each server's
+//! `tools/list`.
+//!
+//! The format is JSON with sorted keys, two-space indentation, no timestamps
+//! and a trailing newline, so that locking an unchanged server gives the same
+//! bytes and a changed tool gives a small diff:
+//!
+//! ```json
+//! {"lockfile_version": 1, "servers": {NAME: {"protocol_version", "server_info",
+//!   "tools": [{"name", "sha256", "definition"}]}}}
+//! ```
+//!
+//! `definition` is the tool object exactly as the server listed it, and
+//! `sha256` the hex digest of its RFC 8785 canonical JSON. Reading checks both
+//! agree, that no server lists a tool twice, and that nothing nests deeper
+//! than [`MAX_DEPTH`]; whatever the writer writes, the reader reads.
+
+mod depth;
+mod error;
+mod find;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::{is_valid_server_name, Config, ServerConfig};
+use crate::hash::sha256_hex;
+
+pub(crate) use depth::{from_str_deep, on_deep_stack};
+pub use depth::{value_depth, MAX_DEPTH};
+pub use error::LockError;
+pub use find::{find_lockfile, lockfile_candidates, workspace_root, LOCKFILE_ENV, LOCKFILE_NAME};
+
+/// The lockfile format this version reads and writes.
+pub const LOCKFILE_VERSION: u64 = 1;
+
+/// `Result` with [`LockError`].
+pub type Result<T, E = LockError> = std::result::Result<T, E>;
+
+/// A lockfile: the locked servers, by name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lockfile {
+    /// The format version; always [`LOCKFILE_VERSION`] once read.
+    pub lockfile_version: u64,
+    /// The servers, sorted by name.
+    pub servers: BTreeMap<String, ServerLock>,
+}
+
+/// One locked server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerLock {
+    /// The protocol version negotiated when locking.
+    pub protocol_version: String,
+    /// The server's `serverInfo` (name, version…).
+    pub server_info: Value,
+    /// Its tools, sorted by name.
+    pub tools: Vec<LockedTool>,
+    /// The config's `enabled_tools` when locked, if it had one (so that a
+    /// changed filter is caught as a stale lockfile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled_tools: Option<Vec<String>>,
+    /// The config's `disabled_tools` when locked, if any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disabled_tools: Vec<String>,
+}
+
+/// One locked tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LockedTool {
+    /// The tool's name on the wire.
+    pub name: String,
+    /// The hex sha256 of `definition`'s RFC 8785 canonical JSON.
+    pub sha256: String,
+    /// The tool object exactly as the server listed it.
+    pub definition: Value,
+}
+
+impl LockedTool {
+    /// Locks a tool definition as the server sent it; `None` when it has no
+    /// string `name`. It doesn't check the depth: [`ServerLock::new`] does,
+    /// and refuses a definition deeper than [`MAX_DEPTH`].
+    pub fn new(definition: Value) -> Option<LockedTool> {
+        let name = definition.get("name")?.as_str()?.to_owned();
+        let depth = value_depth(&definition);
+        Some(LockedTool {
+            name,
+            sha256: on_deep_stack(depth, || sha256_hex(&definition)),
+            definition,
+        })
+    }
+
+    /// The tool's `inputSchema`.
+    pub fn input_schema(&self) -> Option<&Value> {
+        self.definition.get("inputSchema")
+    }
+
+    /// The tool's `outputSchema`, if it has one.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.definition.get("outputSchema").filter(|v| !v.is_null())
+    }
+
+    /// The tool's `description`, if it has one.
+    pub fn description(&self) -> Option<&str> {
+        self.definition.get("description").and_then(Value::as_str)
+    }
+
+    /// The tool's `title` (or `annotations.title`), if it has one.
+    pub fn title(&self) -> Option<&str> {
+        self.definition
+            .get("title")
+            .or_else(|| self.definition.pointer("/annotations/title"))
+            .and_then(Value::as_str)
+    }
+
+    /// An annotation hint (`readOnlyHint`…), if the server set it.
+    pub fn hint(&self, name: &str) -> Option<bool> {
+        self.definition
+            .get("annotations")
+            .and_then(|a| a.get(name))
+            .and_then(Value::as_bool)
+    }
+}
+
+impl ServerLock {
+    /// Builds a server entry from a raw `tools/list`, sorting tools by name.
+    ///
+    /// # Errors
+    ///
+    /// A tool without a string `name`, a name listed twice, or a value
+    /// nested deeper than a lockfile may be ([`MAX_DEPTH`]).
+    pub fn new(
+        server: &str,
+        protocol_version: String,
+        server_info: Value,
+        tools: Vec<Value>,
+    ) -> Result<ServerLock> {
+        let too_deep = |what: String| LockError::TooDeep {
+            server: server.to_owned(),
+            what,
+        };
+        if value_depth(&server_info) + depth::INFO_ENVELOPE > MAX_DEPTH {
+            depth::drop_deep(server_info);
+            tools.into_iter().for_each(depth::drop_deep);
+            return Err(too_deep("server_info".into()));
+        }
+        let mut locked = Vec::with_capacity(tools.len());
+        let mut tools = tools.into_iter().enumerate();
+        while let Some((index, tool)) = tools.next() {
+            let name = tool.get("name").and_then(Value::as_str).map(str::to_owned);
+            let error = match name {
+                None => Some(LockError::Server {
+                    server: server.to_owned(),
+                    message: format!("tool #{index} of tools/list has no string `name`"),
+                }),
+                Some(name) if value_depth(&tool) + depth::TOOL_ENVELOPE > MAX_DEPTH => {
+                    Some(too_deep(format!("tool `{name}`")))
+                }
+                Some(_) => None,
+            };
+            if let Some(error) = error {
+                depth::drop_deep(tool);
+                tools.for_each(|(_, tool)| depth::drop_deep(tool));
+                return Err(error);
+            }
+            locked.extend(LockedTool::new(tool));
+        }
+        locked.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Some(dup) = locked.windows(2).find(|w| w[0].name == w[1].name) {
+            return Err(LockError::Server {
+                server: server.to_owned(),
+                message: format!("tools/list lists tool `{}` twice", dup[0].name),
+            });
+        }
+        Ok(ServerLock {
+            protocol_version,
+            server_info,
+            tools: locked,
+            enabled_tools: None,
+            disabled_tools: Vec::new(),
+        })
+    }
+
+    /// Why this entry no longer matches the server's config, if it doesn't.
+    pub fn stale_reason(&self, config: &ServerConfig) -> Option<String> {
+        if self.enabled_tools != config.enabled_tools
+            || self.disabled_tools != config.disabled_tools
+        {
+            return Some("its enabled_tools/disabled_tools changed".to_owned());
+        }
+        self.tools
+            .iter()
+            .find(|t| !config.allows_tool(&t.name))
+            .map(|t| format!("tool `{}` is filtered out by the config", t.name))
+    }
+}
+
+impl Lockfile {
+    /// An empty lockfile.
+    pub fn new() -> Lockfile {
+        Lockfile {
+            lockfile_version: LOCKFILE_VERSION,
+            servers: BTreeMap::new(),
+        }
+    }
+
+    /// Checks that the lockfile matches the config for `servers` (all
+    /// configured servers when `None`): every server locked, with the same
+    /// filters, and no locked server missing from the config.
+    ///
+    /// # Errors
+    ///
+    /// [`LockError::Stale`], naming the first server that differs.
+    pub fn check_config(
+        &self,
+        config: &Config,
+        servers: Option<&[String]>,
+        path: &Path,
+    ) -> Result<()> {
+        let stale = |server: &str, reason: String| LockError::Stale {
+            server: server.to_owned(),
+            path: path.to_owned(),
+            reason,
+        };
+        let names: Vec<&String> = match servers {
+            Some(names) => names.iter().collect(),
+            None => config.servers.keys().collect(),
+        };
+        for name in names {
+            let Some(server) = config.servers.get(name) else {
+                continue;
+            };
+            let Some(locked) = self.servers.get(name) else {
+                return Err(stale(
+                    name,
+                    "the server is configured but not locked".into(),
+                ));
+            };
+            if let Some(reason) = locked.stale_reason(server) {
+                return Err(stale(name, reason));
+            }
+        }
+        if servers.is_none() {
+            if let Some(name) = self
+                .servers
+                .keys()
+                .find(|n| !config.servers.contains_key(*n))
+            {
+                return Err(stale(name, "the server is no longer configured".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads and checks the lockfile at exactly `path` (see
+    /// [`find_lockfile`] to look for one).
+    ///
+    /// # Errors
+    ///
+    /// A missing or unreadable file, or one [`Lockfile::parse`] rejects.
+    pub fn read(path: impl AsRef<Path>) -> Result<Lockfile> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                LockError::Missing {
+                    path: path.to_owned(),
+                    looked: vec![path.to_owned()],
+                }
+            } else {
+                LockError::Read {
+                    path: path.to_owned(),
+                    source,
+                }
+            }
+        })?;
+        Lockfile::parse(&text, path)
+    }
+
+    /// Parses and checks lockfile text; `path` is used in errors.
+    ///
+    /// # Errors
+    ///
+    /// Text that isn't JSON or nests deeper than [`MAX_DEPTH`], another
+    /// `lockfile_version`, an invalid server name, a tool listed twice, or a
+    /// definition that doesn't match its name or digest. Each error names
+    /// the file and line.
+    pub fn parse(text: &str, path: &Path) -> Result<Lockfile> {
+        let invalid = |line: usize, message: String| LockError::Invalid {
+            path: path.to_owned(),
+            line,
+            message,
+        };
+        let (depth, too_deep) = depth::text_depth(text, MAX_DEPTH);
+        if let Some(line) = too_deep {
+            return Err(invalid(
+                line,
+                format!("JSON nested deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        on_deep_stack(depth, || {
+            let value: Value =
+                from_str_deep(text, depth).map_err(|e| invalid(e.line(), e.to_string()))?;
+            check_version(&value, text, path)?;
+            let lockfile: Lockfile =
+                from_str_deep(text, depth).map_err(|e| invalid(e.line(), e.to_string()))?;
+            for (server, entry) in &lockfile.servers {
+                check_server(server, entry, text, path)?;
+            }
+            Ok(lockfile)
+        })
+    }
+
+    /// The canonical text: sorted keys, two-space indent, trailing newline.
+    ///
+    /// # Errors
+    ///
+    /// [`LockError::TooDeep`] for a value nested deeper than
+    /// [`MAX_DEPTH`] (which [`ServerLock::new`] never makes).
+    pub fn to_json(&self) -> Result<String> {
+        let mut depth = 2;
+        for (name, server) in &self.servers {
+            let too_deep = |what: String| LockError::TooDeep {
+                server: name.clone(),
+                what,
+            };
+            let info = value_depth(&server.server_info) + depth::INFO_ENVELOPE;
+            if info > MAX_DEPTH {
+                return Err(too_deep("server_info".into()));
+            }
+            depth = depth.max(info);
+            for tool in &server.tools {
+                let tool_depth = value_depth(&tool.definition) + depth::TOOL_ENVELOPE;
+                if tool_depth > MAX_DEPTH {
+                    return Err(too_deep(format!("tool `{}`", tool.name)));
+                }
+                depth = depth.max(tool_depth);
+            }
+        }
+        let mut text = on_deep_stack(depth, || serde_json::to_string_pretty(&Sorted(self)))
+            .expect("a lockfile always serializes: its keys are strings");
+        text.push('\n');
+        Ok(text)
+    }
+
+    /// Writes the lockfile unless the file already holds the same bytes.
+    /// Returns whether it wrote.
+    ///
+    /// # Errors
+    ///
+    /// [`LockError::TooDeep`] (see [`Lockfile::to_json`]), or the file
+    /// could not be written.
+    pub fn write(&self, path: impl AsRef<Path>) -> Result<bool> {
+        let path = path.as_ref();
+        let text = self.to_json()?;
+        crate::write::write_file_if_changed(path, text.as_bytes()).map_err(|source| {
+            LockError::Write {
+                path: path.to_owned(),
+                source,
+            }
+        })
+    }
+}
+
+/// Parses a locked definition kept as JSON text (a generated `ToolMeta`'s),
+/// of any depth the lockfile allows; `null` if it isn't JSON.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) fn parse_definition(text: &str) -> Value {
+    match depth::text_depth(text, MAX_DEPTH) {
+        (depth, None) => from_str_deep(text, depth).unwrap_or(Value::Null),
+        (_, Some(_)) => Value::Null,
+    }
+}
+
+fn check_version(value: &Value, text: &str, path: &Path) -> Result<()> {
+    match value.get("lockfile_version") {
+        Some(Value::Number(n)) if n.as_u64() == Some(LOCKFILE_VERSION) => Ok(()),
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|v| v > LOCKFILE_VERSION) => {
+            Err(LockError::Version {
+                path: path.to_owned(),
+                found: n.to_string(),
+            })
+        }
+        other => Err(LockError::Invalid {
+            path: path.to_owned(),
+            line: line_of(text, 0, "\"lockfile_version\"", 0).unwrap_or(1),
+            message: format!(
+                "`lockfile_version` must be {LOCKFILE_VERSION}, found {}",
+                other.map_or("nothing".to_owned(), Value::to_string)
+            ),
+        }),
+    }
+}
+
+/// Checks one server's entry: its name, and each tool's name, digest and
+/// uniqueness. Lines are found by searching the text from the server's key.
+fn check_server(server: &str, entry: &ServerLock, text: &str, path: &Path) -> Result<()> {
+    if !is_valid_server_name(server) {
+        return Err(LockError::Invalid {
+            path: path.to_owned(),
+            line: line_of(text, 0, &format!("\"{server}\""), 0).unwrap_or(1),
+            message: format!("invalid server name `{server}`"),
+        });
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (index, tool) in entry.tools.iter().enumerate() {
+        // The line of this tool's digest: which occurrence of it in the
+        // server's entry is this tool's. Only searched for on an error.
+        let line = || {
+            let start = text.find(&format!("\"{server}\":")).unwrap_or(0);
+            let nth = entry.tools[..index]
+                .iter()
+                .filter(|t| t.sha256 == tool.sha256)
+                .count();
+            line_of(text, start, &tool.sha256, nth).unwrap_or(1)
+        };
+        if tool.definition.get("name").and_then(Value::as_str) != Some(&tool.name) {
+            return Err(LockError::Invalid {
+                path: path.to_owned(),
+                line: line(),
+                message: format!(
+                    "server `{server}`: tool `{}` does not match the name in its definition",
+                    tool.name
+                ),
+            });
+        }
+        if sha256_hex(&tool.definition) != tool.sha256 {
+            return Err(LockError::Hash {
+                path: path.to_owned(),
+                line: line(),
+                server: server.to_owned(),
+                tool: tool.name.clone(),
+            });
+        }
+        if !seen.insert(tool.name.as_str()) {
+            return Err(LockError::DuplicateTool {
+                path: path.to_owned(),
+                line: line(),
+                server: server.to_owned(),
+                tool: tool.name.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The 1-based line of the `nth` (0-based) occurrence of `needle` at or
+/// after byte `start`.
+fn line_of(text: &str, start: usize, needle: &str, nth: usize) -> Option<usize> {
+    let (at, _) = text[start..].match_indices(needle).nth(nth)?;
+    Some(text[..start + at].matches('\n').count() + 1)
+}
+
+/// Serializes with object keys in sorted order, whatever order
+/// `serde_json::Map` keeps (`preserve_order` may be on in the build).
+struct Sorted<'a, T: ?Sized>(&'a T);
+
+impl Serialize for Sorted<'_, Lockfile> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match serde_json::to_value(self.0) {
+            Ok(value) => Sorted(&value).serialize(s),
+            Err(e) => Err(serde::ser::Error::custom(e)),
+        }
+    }
+}
+
+impl Serialize for Sorted<'_, Value> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                let mut out = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    out.serialize_entry(k, &Sorted(v))?;
+                }
+                out.end()
+            }
+            Value::Array(items) => {
+                let mut out = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    out.serialize_element(&Sorted(item))?;
+                }
+                out.end()
+            }
+            other => other.serialize(s),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,126 @@
+//! Where the lockfile is: one lookup for the `build.rs` `Builder`, the
+//! `mcp_tools!` macro and the CLI, in sqlx's order.
+
+use std::path::{Path, PathBuf};
+
+use super::LockError;
+
+/// The lockfile's default name.
+pub const LOCKFILE_NAME: &str = "mcpbind.lock";
+
+/// The environment variable that overrides which lockfile is read (and, by
+/// `mcpbind lock`, written).
+pub const LOCKFILE_ENV: &str = "MCPBIND_LOCKFILE";
+
+/// Finds the lockfile, looking in this order (sqlx's, for its query cache):
+///
+/// 1. `MCPBIND_LOCKFILE`, when set: it overrides `path`, and a relative
+///    value is relative to `crate_dir`;
+/// 2. `path` itself when it is absolute, else `crate_dir/path` (the
+///    crate's `CARGO_MANIFEST_DIR` for the `Builder` and the macro; for the
+///    CLI, the config file's directory, or the current directory when
+///    `--lockfile` names the file);
+/// 3. `path` relative to the workspace root: the nearest directory above
+///    `crate_dir` whose `Cargo.toml` has a `[workspace]` table.
+///
+/// `path` is usually [`LOCKFILE_NAME`].
+///
+/// # Errors
+///
+/// [`LockError::Missing`], listing every place it looked.
+pub fn find_lockfile(path: &Path, crate_dir: &Path) -> Result<PathBuf, LockError> {
+    let looked = lockfile_candidates(path, crate_dir);
+    if let Some(found) = looked.iter().find(|p| p.is_file()) {
+        return Ok(found.clone());
+    }
+    let env = std::env::var_os(LOCKFILE_ENV).filter(|v| !v.is_empty());
+    Err(LockError::Missing {
+        path: env.map_or_else(|| path.to_owned(), PathBuf::from),
+        looked,
+    })
+}
+
+/// The places [`find_lockfile`] looks, in order. The first is where a new
+/// lockfile goes.
+pub fn lockfile_candidates(path: &Path, crate_dir: &Path) -> Vec<PathBuf> {
+    if let Some(env) = std::env::var_os(LOCKFILE_ENV).filter(|v| !v.is_empty()) {
+        return vec![crate_dir.join(env)];
+    }
+    let first = crate_dir.join(path);
+    if path.is_absolute() {
+        return vec![first];
+    }
+    let mut looked = vec![first];
+    if let Some(root) = workspace_root(crate_dir) {
+        let at_root = root.join(path);
+        if absolute(&at_root) != absolute(&looked[0]) {
+            looked.push(at_root);
+        }
+    }
+    looked
+}
+
+/// The nearest directory at or above `dir` whose `Cargo.toml` has a
+/// `[workspace]` table.
+pub fn workspace_root(dir: &Path) -> Option<PathBuf> {
+    absolute(dir).ancestors().find_map(|dir| {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+        let table: toml::Table = manifest.parse().ok()?;
+        table.contains_key("workspace").then(|| dir.to_owned())
+    })
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_owned();
+    }
+    std::env::current_dir()
+        .map(|cwd| cwd.join(path))
+        .unwrap_or_else(|_| path.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A workspace with a member crate; the lockfile at the root only.
+    #[test]
+    fn crate_dir_then_workspace_root() {
+        // The variable would override everything; tests of the override run
+        // the CLI in its own process (tests/tests/cli.rs).
+        if std::env::var_os(LOCKFILE_ENV).is_some() {
+            return;
+        }
+        let root = std::env::temp_dir().join(format!("mcpbind-find-{}", std::process::id()));
+        let member = root.join("crates/app");
+        std::fs::create_dir_all(&member).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"crates/app\"]\n",
+        )
+        .unwrap();
+        std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"app\"\n").unwrap();
+        let name = Path::new(LOCKFILE_NAME);
+
+        let err = find_lockfile(name, &member).unwrap_err();
+        let LockError::Missing { looked, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(looked, &[member.join(name), root.join(name)]);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "mcpbind.lock not found (looked at {}, {})",
+                member.join(name).display(),
+                root.join(name).display()
+            )
+        );
+
+        std::fs::write(root.join(name), "{}").unwrap();
+        assert_eq!(find_lockfile(name, &member).unwrap(), root.join(name));
+        std::fs::write(member.join(name), "{}").unwrap();
+        assert_eq!(find_lockfile(name, &member).unwrap(), member.join(name));
+        assert_eq!(workspace_root(&member).unwrap(), root);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

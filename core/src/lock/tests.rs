@@ -1,0 +1,221 @@
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::*;
+
+fn sample() -> Lockfile {
+    let mut lock = Lockfile::new();
+    let server = ServerLock::new(
+        "demo",
+        "2025-11-25".into(),
+        json!({"name": "demo", "version": "1"}),
+        vec![
+            json!({"name": "zeta", "inputSchema": {"type": "object", "properties": {"b": {}, "a": {}}}}),
+            json!({"name": "alpha", "inputSchema": {"type": "object"}, "execution": {"x": 1}}),
+        ],
+    )
+    .unwrap();
+    lock.servers.insert("demo".into(), server);
+    lock
+}
+
+fn line_of_nth(text: &str, needle: &str, nth: usize) -> usize {
+    let (at, _) = text.match_indices(needle).nth(nth).unwrap();
+    text[..at].matches('\n').count() + 1
+}
+
+/// `{type: object, properties: {a: inner}}`, moving `inner` in (`json!`
+/// would clone it, recursively).
+fn object_schema(inner: Value) -> Value {
+    let mut properties = serde_json::Map::new();
+    properties.insert("a".into(), inner);
+    let mut schema = serde_json::Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(properties));
+    Value::Object(schema)
+}
+
+/// An object schema nested `levels` deep: `{type, properties: {a: …}}`.
+fn nested(levels: usize) -> Value {
+    let mut v = json!({"type": "string"});
+    for _ in 0..levels {
+        v = object_schema(v);
+    }
+    v
+}
+
+/// A tool definition with this input schema (moved in, not cloned).
+fn tool(name: &str, input_schema: Value) -> Value {
+    let mut tool = serde_json::Map::new();
+    tool.insert("name".into(), name.into());
+    tool.insert("inputSchema".into(), input_schema);
+    Value::Object(tool)
+}
+
+fn deep_lock(levels: usize) -> Lockfile {
+    let mut lock = Lockfile::new();
+    let tool = tool("deep", nested(levels));
+    let server = ServerLock::new("demo", "2025-11-25".into(), json!({}), vec![tool]).unwrap();
+    lock.servers.insert("demo".into(), server);
+    lock
+}
+
+#[test]
+fn round_trips_byte_identical() {
+    let text = sample().to_json().unwrap();
+    assert!(text.ends_with("}\n"));
+    let back = Lockfile::parse(&text, Path::new("mcpbind.lock")).unwrap();
+    assert_eq!(back.to_json().unwrap(), text);
+    // tools sorted, keys sorted, unknown fields kept
+    assert!(text.find("\"alpha\"").unwrap() < text.find("\"zeta\"").unwrap());
+    assert!(text.find("\"a\": {}").unwrap() < text.find("\"b\": {}").unwrap());
+    assert!(text.contains("\"execution\""));
+}
+
+#[test]
+fn rejects_edited_definition() {
+    let text = sample().to_json().unwrap().replace("\"x\": 1", "\"x\": 2");
+    let err = Lockfile::parse(&text, Path::new("mcpbind.lock")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "mcpbind.lock:{}: server `demo`, tool `alpha`: sha256 does not match the definition",
+            line_of_nth(&text, "\"sha256\": \"", 0)
+        )
+    );
+    assert_eq!(
+        err.help().unwrap(),
+        "run `mcpbind lock` to rewrite mcpbind.lock"
+    );
+}
+
+#[test]
+fn rejects_newer_version_and_bad_json() {
+    let err = Lockfile::parse(
+        r#"{"lockfile_version": 2, "servers": {}}"#,
+        Path::new("x.lock"),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "x.lock has lockfile_version 2, but this mcpbind reads version 1"
+    );
+    assert_eq!(
+        err.help().unwrap(),
+        "upgrade mcpbind (and mcpbind-codegen) to a version that reads it"
+    );
+    let err = Lockfile::parse(
+        "{\n\"lockfile_version\": 1,\n\"servers\": {]\n}",
+        Path::new("x.lock"),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().starts_with("x.lock:3: invalid lockfile: "),
+        "{err}"
+    );
+}
+
+/// A hand-edited lockfile listing one tool twice (both digests valid) would
+/// generate two items of one name: it is refused, at the second entry.
+#[test]
+fn rejects_a_tool_listed_twice() {
+    let text = sample().to_json().unwrap();
+    let mut value: Value = serde_json::from_str(&text).unwrap();
+    let tools = value["servers"]["demo"]["tools"].as_array_mut().unwrap();
+    tools.push(tools[0].clone());
+    let mut lock: Lockfile = serde_json::from_value(value).unwrap();
+    // Written as the writer would, so the reader sees well-formed text.
+    lock.servers
+        .get_mut("demo")
+        .unwrap()
+        .tools
+        .sort_by(|a, b| a.name.cmp(&b.name));
+    let text = lock.to_json().unwrap();
+    let err = Lockfile::parse(&text, Path::new("mcpbind.lock")).unwrap_err();
+    let sha = &lock.servers["demo"].tools[0].sha256;
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "mcpbind.lock:{}: server `demo` lists tool `alpha` twice",
+            line_of_nth(&text, sha, 1)
+        )
+    );
+    assert!(matches!(err, LockError::DuplicateTool { .. }));
+    assert_eq!(
+        err.help().unwrap(),
+        "remove one of the two entries, or run `mcpbind lock demo` to rewrite mcpbind.lock"
+    );
+}
+
+/// 60 levels of object schema already pass serde_json's recursion limit of
+/// 128 once inside a lockfile; 500 levels are far past it. Both are locked,
+/// written, read back to the same bytes, and hashed the same.
+#[test]
+fn reads_back_schemas_nested_past_serde_json_limit() {
+    for levels in [60, 500] {
+        let lock = deep_lock(levels);
+        let text = lock.to_json().unwrap();
+        let back = Lockfile::parse(&text, Path::new("mcpbind.lock"))
+            .unwrap_or_else(|e| panic!("{levels} levels: {e}"));
+        assert_eq!(
+            back.servers["demo"].tools[0].sha256,
+            lock.servers["demo"].tools[0].sha256
+        );
+        assert_eq!(back.to_json().unwrap(), text, "{levels} levels");
+    }
+}
+
+/// Past [`MAX_DEPTH`] the writer refuses with an error instead of
+/// overflowing the stack, and so does the reader (here with 100k levels,
+/// where a recursive pass would crash the process).
+#[test]
+fn absurd_depth_is_an_error_not_a_crash() {
+    let tool = tool("abyss", nested(50_000));
+    let err = ServerLock::new("demo", "2025-11-25".into(), json!({}), vec![tool]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server `demo`: tool `abyss` is nested deeper than a lockfile may be (1024 levels)"
+    );
+
+    // A lockfile built by hand, past the checks of `ServerLock::new`.
+    let mut lock = deep_lock(1);
+    lock.servers.get_mut("demo").unwrap().tools[0].definition = nested(50_000);
+    let err = lock
+        .write(std::env::temp_dir().join("mcpbind-never-written.lock"))
+        .unwrap_err();
+    assert!(matches!(err, LockError::TooDeep { .. }), "{err}");
+    let definition = std::mem::take(&mut lock.servers.get_mut("demo").unwrap().tools[0].definition);
+    depth::drop_deep(definition);
+
+    let text = format!(
+        "{{\"lockfile_version\": 1,\n\"servers\": {}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let err = Lockfile::parse(&text, Path::new("mcpbind.lock")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "mcpbind.lock:2: invalid lockfile: JSON nested deeper than 1024 levels"
+    );
+}
+
+#[test]
+fn stale_config_is_named() {
+    let lock = sample();
+    let config = Config::from_toml_str(
+        "[servers.demo]\ncommand = \"x\"\n[servers.weather]\ncommand = \"y\"\n",
+    )
+    .unwrap();
+    let err = lock
+        .check_config(&config, None, Path::new("mcpbind.lock"))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server `weather` in mcpbind.lock is out of date (the server is configured but not locked)"
+    );
+    assert_eq!(
+        err.help().unwrap(),
+        "run `mcpbind lock weather` and commit mcpbind.lock"
+    );
+}
