@@ -49,7 +49,10 @@ fn fixture_lock(path: &Path) -> (String, ServerLock) {
         .get("server_info")
         .cloned()
         .unwrap_or_else(|| serde_json::json!({"name": server, "version": "0.0.0"}));
-    let tools = fixture["tools"].as_array().expect("fixture has `tools`").clone();
+    let tools = fixture["tools"]
+        .as_array()
+        .expect("fixture has `tools`")
+        .clone();
     let lock = ServerLock::new(server, "2025-06-18".to_owned(), info, tools)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     (server.to_owned(), lock)
