@@ -1,11 +1,14 @@
-//! Generator throughput: a lockfile of >= 1,000 tools (the test fixtures,
-//! repeated with renamed tools) through `generate_tokens` and
-//! `generate_text`, timed with `std::time` (no criterion, to keep the
-//! dependency tree small). Prints tools/second, median of several runs.
+//! Generator throughput and memory on the committed real-world corpus
+//! (`tests/corpus/servers.lock`: the tools/list of many public MCP servers),
+//! through `generate_tokens` and `generate_text`, timed with `std::time` (no
+//! criterion, to keep the dependency tree small). Prints the median time,
+//! tools/second, peak RSS (`VmHWM`) and generated lines per tool.
 //!
 //! `cargo bench -p mcpbind-codegen --bench generate` (figures in
-//! BENCHMARKS.md). `MCPBIND_BENCH_TOOLS` and `MCPBIND_BENCH_RUNS` override
-//! the size and the number of runs.
+//! BENCHMARKS.md). `MCPBIND_BENCH_RUNS` overrides the number of runs.
+//! `MCPBIND_BENCH_SYNTHETIC=1` uses the former synthetic lockfile instead:
+//! the test fixtures repeated with renamed tools, `MCPBIND_BENCH_TOOLS` of
+//! them.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -38,9 +41,9 @@ fn fixture_tools() -> Vec<Value> {
     tools
 }
 
-/// A lockfile of `count` tools over 10 servers, the fixtures renamed
-/// `<name>_<copy>`.
-fn lockfile(count: usize) -> Lockfile {
+/// A synthetic lockfile of `count` tools over 10 servers, the fixtures
+/// renamed `<name>_<copy>`.
+fn synthetic(count: usize) -> Lockfile {
     let base = fixture_tools();
     let mut lockfile = Lockfile::new();
     let servers = 10;
@@ -60,6 +63,24 @@ fn lockfile(count: usize) -> Lockfile {
     lockfile
 }
 
+/// The committed corpus; without `--bench` (a smoke run under `cargo test
+/// --benches`), only its first `servers` servers.
+fn corpus(servers: usize) -> Lockfile {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/servers.lock");
+    let mut lockfile = Lockfile::read(&path).expect("the corpus lockfile reads");
+    let keep: Vec<String> = lockfile.servers.keys().take(servers).cloned().collect();
+    lockfile.servers.retain(|name, _| keep.contains(name));
+    lockfile
+}
+
+/// Peak resident set size of this process so far, in MB (Linux only).
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -69,19 +90,27 @@ fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` doesn't, and
     // then one small run is enough to show it works.
     let benching = std::env::args().any(|a| a == "--bench");
-    let count = env_usize("MCPBIND_BENCH_TOOLS", if benching { 1000 } else { 50 });
     let runs = env_usize("MCPBIND_BENCH_RUNS", if benching { 5 } else { 1 });
-    let lockfile = lockfile(count);
+    let lockfile = if std::env::var_os("MCPBIND_BENCH_SYNTHETIC").is_some_and(|v| v == "1") {
+        synthetic(env_usize(
+            "MCPBIND_BENCH_TOOLS",
+            if benching { 1000 } else { 50 },
+        ))
+    } else {
+        corpus(if benching { usize::MAX } else { 3 })
+    };
     let tools: usize = lockfile.servers.values().map(|s| s.tools.len()).sum();
+    let rss_before = peak_rss_mb();
     println!(
-        "{tools} tools in {} servers, {runs} runs",
-        lockfile.servers.len()
+        "{tools} tools in {} servers, {runs} runs; peak RSS before generating: {:.0} MB",
+        lockfile.servers.len(),
+        rss_before.unwrap_or(f64::NAN)
     );
 
     let path = Path::new("mcpbind.lock");
     let mut token_times = Vec::new();
     let mut text_times = Vec::new();
-    let mut bytes = 0;
+    let mut text = String::new();
     for _ in 0..runs {
         let mut generator = Generator::new(&GenerationSettings::new());
         let start = Instant::now();
@@ -91,9 +120,8 @@ fn main() {
 
         let mut generator = Generator::new(&GenerationSettings::new());
         let start = Instant::now();
-        let text = generator.generate_text(&lockfile, path).expect("text");
+        text = generator.generate_text(&lockfile, path).expect("text");
         text_times.push(start.elapsed());
-        bytes = text.len();
     }
     for (what, times) in [
         ("generate_tokens", token_times),
@@ -106,5 +134,14 @@ fn main() {
             tools as f64 / m.as_secs_f64()
         );
     }
-    println!("output: {:.1} MB of Rust", bytes as f64 / 1e6);
+    let lines = text.lines().count();
+    println!(
+        "output: {:.1} MB of Rust, {lines} lines, {:.0} lines per tool",
+        text.len() as f64 / 1e6,
+        lines as f64 / tools.max(1) as f64
+    );
+    println!(
+        "peak RSS (VmHWM): {:.0} MB",
+        peak_rss_mb().unwrap_or(f64::NAN)
+    );
 }

@@ -1,0 +1,126 @@
+//! Generates `OUT_DIR/corpus.rs` (the corpus lockfile minus `KNOWN_BROKEN`)
+//! and `OUT_DIR/fixtures.rs` (every `codegen/tests/fixtures/*.json`), and
+//! records the generation time and size in `OUT_DIR/stats.txt`.
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use mcpbind_codegen::{GenerationSettings, Generator, Lockfile, ServerLock};
+use serde_json::Value;
+
+/// Corpus servers and fixtures whose generated code does not compile with `mcpbind` as
+/// the only dependency today (it names `::serde_json::...`, issue 8). Remove
+/// a server once the generator is fixed; empty the list to close the issue.
+const KNOWN_BROKEN: &[&str] = &[
+    "azure",
+    "browser-tools",
+    "circleci",
+    "cloudflare",
+    "datadog",
+    "desktop-commander",
+    "digitalocean",
+    "firecrawl",
+    "grafana",
+    "jira-cloud",
+    "kubernetes",
+    "linear",
+    "mapbox",
+    "monday",
+    "mongodb",
+    "neo4j-cypher",
+    "pinecone",
+    "puppeteer",
+    "sentry",
+    // fixtures (codegen/tests/fixtures/<name>.json)
+    "properties",
+    "untyped",
+];
+
+fn repo_path(relative: &str) -> PathBuf {
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("manifest dir"));
+    dir.join("../..").join(relative)
+}
+
+/// A fixture `{server, server_info?, tools}` as a one-server lockfile entry
+/// (as `codegen/tests/generate.rs` does).
+fn fixture_lock(path: &Path) -> (String, ServerLock) {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let fixture: Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{}: invalid JSON: {e}", path.display()));
+    let server = fixture["server"].as_str().expect("fixture has a `server`");
+    let info = fixture
+        .get("server_info")
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({"name": server, "version": "0.0.0"}));
+    let tools = fixture["tools"]
+        .as_array()
+        .expect("fixture has `tools`")
+        .clone();
+    let lock = ServerLock::new(server, "2025-06-18".to_owned(), info, tools)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (server.to_owned(), lock)
+}
+
+fn fixtures() -> Lockfile {
+    let dir = repo_path("codegen/tests/fixtures");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("fixtures dir")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    let mut lockfile = Lockfile::new();
+    for path in paths {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let (name, lock) = fixture_lock(&path);
+        lockfile.servers.insert(name, lock);
+    }
+    skip_known_broken(&mut lockfile);
+    lockfile
+}
+
+/// Leaves out `KNOWN_BROKEN`, unless feature `known-broken` is on.
+fn skip_known_broken(lockfile: &mut Lockfile) {
+    if std::env::var_os("CARGO_FEATURE_KNOWN_BROKEN").is_none() {
+        lockfile
+            .servers
+            .retain(|name, _| !KNOWN_BROKEN.contains(&name.as_str()));
+    }
+}
+
+fn corpus() -> Lockfile {
+    let path = repo_path("codegen/tests/corpus/servers.lock");
+    println!("cargo:rerun-if-changed={}", path.display());
+    let mut lockfile = Lockfile::read(&path).expect("the corpus lockfile reads");
+    skip_known_broken(&mut lockfile);
+    lockfile
+}
+
+/// Generates `lockfile` into `OUT_DIR/<file>`; returns a line of statistics.
+fn generate(lockfile: &Lockfile, file: &str) -> String {
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let start = Instant::now();
+    let mut generator = Generator::new(&GenerationSettings::new());
+    let text = generator
+        .generate_text(lockfile, Path::new(file))
+        .unwrap_or_else(|e| panic!("generating {file}: {e}"));
+    let elapsed = start.elapsed();
+    std::fs::write(out.join(file), &text).expect("write bindings");
+    let tools: usize = lockfile.servers.values().map(|s| s.tools.len()).sum();
+    format!(
+        "{file}: {} servers, {tools} tools, {} lines, {:.1} MB, generated in {:.2} s, {} warnings\n",
+        lockfile.servers.len(),
+        text.lines().count(),
+        text.len() as f64 / 1e6,
+        elapsed.as_secs_f64(),
+        generator.warnings().len()
+    )
+}
+
+fn main() {
+    let mut stats = generate(&corpus(), "corpus.rs");
+    stats += &generate(&fixtures(), "fixtures.rs");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    std::fs::write(out.join("stats.txt"), stats).expect("write stats");
+}
