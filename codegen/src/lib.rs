@@ -267,8 +267,7 @@ impl Generator {
     fn server_tokens(&mut self, name: &str, server: &ServerLock) -> Result<TokenStream> {
         let names = ToolNames::new(server.tools.iter().map(|t| t.name.as_str()), CLIENT_RESERVED);
         let mut warnings = Vec::new();
-        let prepared = prepare::prepare_server(server, &names, &mut warnings);
-        let typed = types::type_schemas(&prepared.schemas, &prepared.defs, name, &mut warnings);
+        let (prepared, typed) = Self::typed_server(name, server, &names, &mut warnings);
         let roots = types::root_types(&typed, &prepared.schemas);
         let placeholders = prepared.defs.placeholders;
 
@@ -309,6 +308,35 @@ impl Generator {
             tools,
         };
         Ok(module.tokens())
+    }
+}
+
+impl Generator {
+    /// Prepares and types a server's schemas. A shared shape that typify
+    /// happens to name like one of its own types is renamed, and the
+    /// schemas typed again.
+    fn typed_server(
+        name: &str,
+        server: &ServerLock,
+        names: &ToolNames,
+        warnings: &mut Vec<Warning>,
+    ) -> (prepare::PreparedServer, types::TypedSchemas) {
+        let mut prepared = prepare::prepare_server(server, names, warnings);
+        let mut attempt = 0;
+        loop {
+            let mut typing = Vec::new();
+            let typed =
+                types::type_schemas(&prepared.schemas, &prepared.defs, name, &mut typing);
+            let taken = types::duplicate_names(&typed);
+            attempt += 1;
+            if taken.is_empty()
+                || attempt > 3
+                || !shapes::rename(&mut prepared.schemas, &mut prepared.defs, &taken)
+            {
+                warnings.extend(typing);
+                return (prepared, typed);
+            }
+        }
     }
 }
 

@@ -57,6 +57,9 @@ pub(crate) struct Definitions {
     /// Whether colliding names may be renamed through placeholders (see
     /// [`PLACEHOLDER`]); off for a server whose schemas hold that character.
     pub(crate) placeholders: bool,
+    /// The definitions made by [`crate::shapes`] (named by us, so renamed
+    /// when typify names another type the same).
+    pub(crate) shapes: BTreeSet<String>,
 }
 
 /// One server's schemas, prepared: each tool's input schema, then its

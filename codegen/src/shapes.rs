@@ -13,12 +13,12 @@
 //! the value of (`entities` → `Entity` for an array's items, `owner` →
 //! `Owner`), numbered if the name is taken.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
 
 use crate::naming::{sanitize, Case, SHADOWING};
-use crate::prepare::{escape, Definitions, PreparedSchema};
+use crate::prepare::{escape, rewrite_refs, Definitions, PreparedSchema};
 
 /// Shares the repeated object shapes of `schemas` (see the module docs).
 pub(crate) fn share(schemas: &mut [PreparedSchema], defs: &mut Definitions) {
@@ -113,6 +113,7 @@ impl Sharing<'_> {
             n += 1;
         }
         self.named.insert(k, name.clone());
+        self.defs.shapes.insert(name.clone());
         self.defs.by_name.insert(name.clone(), Value::Null);
         self.defs
             .origin
@@ -122,6 +123,44 @@ impl Sharing<'_> {
         self.defs.by_name.insert(name.clone(), body);
         name
     }
+}
+
+/// Renames the shared shapes named in `taken` (typify named one of its own
+/// types the same: a nested `ReleaseStage` of `Release`), to `{name}Shape`,
+/// `{name}Shape2`… Returns whether it renamed any.
+pub(crate) fn rename(
+    schemas: &mut [PreparedSchema],
+    defs: &mut Definitions,
+    taken: &BTreeSet<String>,
+) -> bool {
+    let mut renames = BTreeMap::new();
+    for old in defs.shapes.intersection(taken) {
+        let base = format!("{old}Shape");
+        let mut new = base.clone();
+        let mut n = 2;
+        while defs.by_name.contains_key(&new) || taken.contains(&new) {
+            new = format!("{base}{n}");
+            n += 1;
+        }
+        renames.insert(old.clone(), new);
+    }
+    for (old, new) in &renames {
+        if let Some(body) = defs.by_name.remove(old) {
+            defs.by_name.insert(new.clone(), body);
+        }
+        if let Some(origin) = defs.origin.remove(old) {
+            defs.origin.insert(new.clone(), origin);
+        }
+        defs.shapes.remove(old);
+        defs.shapes.insert(new.clone());
+    }
+    for body in defs.by_name.values_mut() {
+        rewrite_refs(body, &renames);
+    }
+    for schema in schemas.iter_mut() {
+        rewrite_refs(&mut schema.root, &renames);
+    }
+    !renames.is_empty()
 }
 
 /// An object schema with properties: what gets a struct.

@@ -41,6 +41,17 @@ pub(crate) struct TypedSchemas {
     pub(crate) ids: Vec<Option<typify::TypeId>>,
 }
 
+/// The names typify gave to more than one type (which would not compile).
+pub(crate) fn duplicate_names(typed: &TypedSchemas) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    typed
+        .space
+        .iter_types()
+        .map(|t| t.name())
+        .filter(|name| !seen.insert(name.clone()))
+        .collect()
+}
+
 /// The type of each prepared root schema, as the module template names it.
 pub(crate) struct RootTypes {
     /// Aliases for roots typify didn't name as asked, and free-form maps for

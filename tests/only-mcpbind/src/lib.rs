@@ -1,9 +1,8 @@
 //! Building this crate is the test: the bindings of the real-world corpus
 //! (`codegen/tests/corpus/servers.lock`) and of every generator fixture
 //! (`codegen/tests/fixtures/*.json`) compile, warning-free, in a crate whose
-//! only dependency is `mcpbind`. Servers known not to compile yet are left
-//! out by build.rs (`KNOWN_BROKEN`, or feature `known-broken` to include
-//! them).
+//! only dependency is `mcpbind`. The corpus is bound with feature `corpus`
+//! only (`cargo check -p mcpbind-only-test --features corpus`: minutes).
 #![deny(warnings)]
 
 /// The corpus servers, one module each.
