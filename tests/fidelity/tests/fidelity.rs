@@ -20,7 +20,8 @@ include!(concat!(env!("OUT_DIR"), "/dispatch.rs"));
 /// How arguments become a params type: the one place to point at the
 /// runtime's own parse function.
 fn parse<T: DeserializeOwned>(v: Value) -> Result<T, String> {
-    serde_json::from_value(v).map_err(|e| e.to_string())
+    // The runtime's own parse (arguments from a model, structured outputs).
+    mcpbind::json::from_value(v).map_err(|e| e.to_string())
 }
 
 /// Parses `arguments` into `T` and serializes it back.
