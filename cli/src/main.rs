@@ -5,6 +5,7 @@ use mcpbind_cli::LogFormat;
 
 fn main() -> ExitCode {
     let cli = mcpbind_cli::Cli::parse();
+    quiet_typify_panics();
     logging(cli.verbose, cli.log_format);
     match mcpbind_cli::run(cli) {
         Ok(code) => code,
@@ -13,6 +14,21 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// typify panics on some odd schemas; the generator catches that and
+/// reports it as a warning with the server, tool and JSON pointer, so the
+/// panic message itself is noise. Only this binary installs a hook (a
+/// process-wide setting the library must not touch); any other panic is
+/// printed as usual.
+fn quiet_typify_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let in_typify = info.location().is_some_and(|l| l.file().contains("typify"));
+        if !in_typify {
+            default(info);
+        }
+    }));
 }
 
 /// With `-v`, prints the runtime's `tracing` spans and events to stderr

@@ -47,12 +47,16 @@ fn escape_hidden(text: &str) -> String {
     out
 }
 
-/// Makes text safe as rustdoc: fenced code blocks become `text` blocks (so a
-/// server's example never compiles as a doctest), an unclosed fence is
-/// closed, and NULs are dropped.
+/// Makes text safe as rustdoc: fenced code blocks become `text` blocks, and
+/// so do indented code blocks (four spaces or a tab after a blank line:
+/// rustdoc runs both as doctests), so that a server's example never
+/// compiles or runs in the user's `cargo test`; an unclosed fence is closed,
+/// and NULs are dropped.
 pub(crate) fn doc_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     let mut in_fence: Option<String> = None;
+    let mut in_indented = false;
+    let mut prev_blank = true;
     let text = escape_hidden(
         &text
             .replace('\0', "")
@@ -61,6 +65,24 @@ pub(crate) fn doc_text(text: &str) -> String {
     );
     for line in text.lines() {
         let trimmed = line.trim_start();
+        let blank = trimmed.is_empty();
+        if in_fence.is_none() {
+            let indented = line.starts_with("    ") || line.starts_with('\t');
+            if in_indented && !blank && !indented {
+                out.push_str("```\n");
+                in_indented = false;
+            } else if !in_indented && !blank && indented && prev_blank {
+                out.push_str("```text\n");
+                in_indented = true;
+            }
+            if in_indented {
+                out.push_str(line);
+                out.push('\n');
+                prev_blank = blank;
+                continue;
+            }
+        }
+        prev_blank = blank;
         let fence: String = trimmed
             .chars()
             .take_while(|c| *c == '`' || *c == '~')
@@ -89,6 +111,9 @@ pub(crate) fn doc_text(text: &str) -> String {
         out.push_str(&open);
         out.push('\n');
     }
+    if in_indented {
+        out.push_str("```\n");
+    }
     out.trim_end().to_owned()
 }
 
@@ -105,6 +130,17 @@ mod tests {
         assert_eq!(doc_text("```\nopen"), "```text\nopen\n```");
         assert_eq!(doc_text("a\0b"), "ab");
         assert_eq!(doc_text("a\rb\r\nc"), "a\nb\nc");
+    }
+
+    #[test]
+    fn indented_code_becomes_text() {
+        assert_eq!(
+            doc_text("Indented code:\n\n    fn main() { panic!() }\n\nafter"),
+            "Indented code:\n\n```text\n    fn main() { panic!() }\n\n```\nafter"
+        );
+        // A continuation line of a paragraph is not code.
+        assert_eq!(doc_text("- item\n    more"), "- item\n    more");
+        assert_eq!(doc_text("\tx = 1"), "```text\n\tx = 1\n```");
     }
 
     #[test]

@@ -265,7 +265,10 @@ impl Generator {
     /// One server's module: names, then schemas prepared and typed, then
     /// the module template around them.
     fn server_tokens(&mut self, name: &str, server: &ServerLock) -> Result<TokenStream> {
-        let names = ToolNames::new(server.tools.iter().map(|t| t.name.as_str()), CLIENT_RESERVED);
+        let names = ToolNames::new(
+            server.tools.iter().map(|t| t.name.as_str()),
+            CLIENT_RESERVED,
+        );
         let mut warnings = Vec::new();
         let (prepared, typed) = Self::typed_server(name, server, &names, &mut warnings);
         let roots = types::root_types(&typed, &prepared.schemas);
@@ -325,8 +328,7 @@ impl Generator {
         let mut attempt = 0;
         loop {
             let mut typing = Vec::new();
-            let typed =
-                types::type_schemas(&prepared.schemas, &prepared.defs, name, &mut typing);
+            let typed = types::type_schemas(&prepared.schemas, &prepared.defs, name, &mut typing);
             let taken = types::duplicate_names(&typed);
             attempt += 1;
             if taken.is_empty()

@@ -102,7 +102,11 @@ impl ToolNames {
 fn disambiguate(tools: &[&str], case: Case, reserved: &[&str]) -> Vec<String> {
     let bases: Vec<String> = tools.iter().map(|t| sanitize(t, case)).collect();
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-    for base in bases.iter().map(String::as_str).chain(reserved.iter().copied()) {
+    for base in bases
+        .iter()
+        .map(String::as_str)
+        .chain(reserved.iter().copied())
+    {
         *count.entry(base).or_default() += 1;
     }
     let mut out: Vec<String> = bases
@@ -235,7 +239,6 @@ pub(crate) fn is_xid_continue(c: char) -> bool {
     syn::parse_str::<syn::Ident>(&format!("a{c}")).is_ok()
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,7 +305,10 @@ mod tests {
         );
         assert_eq!(reserved[0].1, "Connect");
         // Keywords keep their escape.
-        assert_eq!(plan(&["self", "self!"])[0].0, format!("self_{}", hash_suffix("self", 6)));
+        assert_eq!(
+            plan(&["self", "self!"])[0].0,
+            format!("self_{}", hash_suffix("self", 6))
+        );
     }
 
     #[test]

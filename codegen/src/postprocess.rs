@@ -46,7 +46,8 @@ impl Rewriter {
         let mut i = 0;
         while i < trees.len() {
             // `#` `[…]`: an attribute.
-            if let (TokenTree::Punct(p), Some(TokenTree::Group(g))) = (&trees[i], trees.get(i + 1)) {
+            if let (TokenTree::Punct(p), Some(TokenTree::Group(g))) = (&trees[i], trees.get(i + 1))
+            {
                 if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket {
                     self.attribute(g, &mut out);
                     i += 2;
@@ -99,10 +100,7 @@ impl Rewriter {
                 let (body, serde) = derive(&inner);
                 push_attr(out, body);
                 if serde {
-                    push_attr(
-                        out,
-                        quote!(serde(crate = "::mcpbind::__private::serde")),
-                    );
+                    push_attr(out, quote!(serde(crate = "::mcpbind::__private::serde")));
                 }
                 return;
             }
@@ -209,9 +207,7 @@ fn push_attr(out: &mut Vec<TokenTree>, body: TokenStream) {
 /// Whether `trees[i..]` starts with `::` that begins a path (not the `::` of
 /// `a::b`).
 fn is_leading_colons(trees: &[TokenTree], i: usize) -> bool {
-    let colon = |t: Option<&TokenTree>, spacing: Spacing| {
-        matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == spacing)
-    };
+    let colon = |t: Option<&TokenTree>, spacing: Spacing| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == spacing);
     if !(colon(trees.get(i), Spacing::Joint) && colon(trees.get(i + 1), Spacing::Alone)) {
         return false;
     }
@@ -281,18 +277,32 @@ mod tests {
             }
             pub struct B(pub ::serde_json::Value, self::serde::X);
         });
-        assert!(out.contains("derive (Deserialize , Serialize , Clone)"), "{out}");
-        assert!(out.contains("serde (crate = \"::mcpbind::__private::serde\")"), "{out}");
+        assert!(
+            out.contains("derive (Deserialize , Serialize , Clone)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("serde (crate = \"::mcpbind::__private::serde\")"),
+            "{out}"
+        );
         assert!(
             out.contains("\"::mcpbind::__private::serde_json::Map::is_empty\""),
             "{out}"
         );
         assert!(
-            !out.replace("__private :: serde", "").replace("self :: serde", "").contains(":: serde"),
+            !out.replace("__private :: serde", "")
+                .replace("self :: serde", "")
+                .contains(":: serde"),
             "{out}"
         );
-        assert!(out.contains("pub :: mcpbind :: __private :: serde_json :: Value"), "{out}");
-        assert!(out.contains("< T as :: mcpbind :: __private :: serde :: de :: Error >"), "{out}");
+        assert!(
+            out.contains("pub :: mcpbind :: __private :: serde_json :: Value"),
+            "{out}"
+        );
+        assert!(
+            out.contains("< T as :: mcpbind :: __private :: serde :: de :: Error >"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -28,8 +28,8 @@
 //!   definition named like a prelude type (`String`, `Option`) gets a `Def`
 //!   suffix.
 
-use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::naming::{is_xid_continue, sanitize, typify_sanitize, Case, ToolNames, SHADOWING};
 use crate::{ServerLock, Warning};
@@ -130,7 +130,10 @@ pub(crate) fn prepare_server(
                 &mut defs,
                 warnings,
             );
-            describe_root(&mut output.root, format!("Structured output of the `{wire}` tool."));
+            describe_root(
+                &mut output.root,
+                format!("Structured output of the `{wire}` tool."),
+            );
             schemas.push(output);
             schemas.len() - 1
         });
@@ -161,7 +164,9 @@ fn contains_char(value: &Value, c: char) -> bool {
     match value {
         Value::String(s) => s.contains(c),
         Value::Array(items) => items.iter().any(|v| contains_char(v, c)),
-        Value::Object(obj) => obj.iter().any(|(k, v)| k.contains(c) || contains_char(v, c)),
+        Value::Object(obj) => obj
+            .iter()
+            .any(|(k, v)| k.contains(c) || contains_char(v, c)),
         _ => false,
     }
 }
@@ -491,38 +496,38 @@ impl LocalRefs<'_> {
         let Value::Object(obj) = schema else {
             return;
         };
-            let target = match reference.as_str() {
-                Some(r) => self.resolve(r, at),
-                None => None,
-            };
-            match target {
-                Some(name) => {
-                    // Siblings of `$ref` (a description, a default) are kept by
-                    // wrapping: typify reads `allOf: [ref]` as the ref.
-                    let mut siblings: Map<String, Value> = std::mem::take(obj);
-                    siblings.remove("$ref");
-                    let description = siblings.remove("description");
-                    let default = siblings.remove("default");
-                    obj.insert("$ref".into(), json!(format!("#/$defs/{name}")));
-                    if description.is_some() || default.is_some() {
-                        let reference = Value::Object(std::mem::take(obj));
-                        obj.insert("allOf".into(), json!([reference]));
-                        if let Some(d) = description {
-                            obj.insert("description".into(), d);
-                        }
-                        if let Some(d) = default {
-                            obj.insert("default".into(), d);
-                        }
+        let target = match reference.as_str() {
+            Some(r) => self.resolve(r, at),
+            None => None,
+        };
+        match target {
+            Some(name) => {
+                // Siblings of `$ref` (a description, a default) are kept by
+                // wrapping: typify reads `allOf: [ref]` as the ref.
+                let mut siblings: Map<String, Value> = std::mem::take(obj);
+                siblings.remove("$ref");
+                let description = siblings.remove("description");
+                let default = siblings.remove("default");
+                obj.insert("$ref".into(), json!(format!("#/$defs/{name}")));
+                if description.is_some() || default.is_some() {
+                    let reference = Value::Object(std::mem::take(obj));
+                    obj.insert("allOf".into(), json!([reference]));
+                    if let Some(d) = description {
+                        obj.insert("description".into(), d);
+                    }
+                    if let Some(d) = default {
+                        obj.insert("default".into(), d);
                     }
                 }
-                None => {
-                    self.warn(
-                        format!("{at}/$ref"),
-                        &format!("cannot resolve $ref {reference}; using serde_json::Value"),
-                    );
-                    *schema = json!({});
-                }
             }
+            None => {
+                self.warn(
+                    format!("{at}/$ref"),
+                    &format!("cannot resolve $ref {reference}; using serde_json::Value"),
+                );
+                *schema = json!({});
+            }
+        }
     }
 
     /// Normalizes the subschemas of an object schema.
@@ -778,58 +783,58 @@ impl LocalRefs<'_> {
 /// declares `required` names that aren't properties (untyped, so that the
 /// call stays expressible).
 fn tidy_values(obj: &mut Map<String, Value>) {
-        if let Some(Value::Array(values)) = obj.get_mut("enum") {
-            let mut seen = Vec::new();
-            values.retain(|v| {
-                let new = !seen.contains(v);
-                if new {
-                    seen.push(v.clone());
-                }
-                new
-            });
-            if values.is_empty() {
-                obj.remove("enum");
+    if let Some(Value::Array(values)) = obj.get_mut("enum") {
+        let mut seen = Vec::new();
+        values.retain(|v| {
+            let new = !seen.contains(v);
+            if new {
+                seen.push(v.clone());
             }
-        } else {
+            new
+        });
+        if values.is_empty() {
             obj.remove("enum");
         }
-        for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
-            if obj.get(key).is_some_and(|v| !v.is_number()) {
-                obj.remove(key);
-            }
+    } else {
+        obj.remove("enum");
+    }
+    for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+        if obj.get(key).is_some_and(|v| !v.is_number()) {
+            obj.remove(key);
         }
-        // `required` names that aren't properties: declare them, untyped, so
-        // the call stays expressible.
-        match obj.get("required") {
-            Some(Value::Array(names)) => {
-                let mut unique: Vec<Value> = Vec::new();
-                for n in names.iter().filter(|n| n.is_string()) {
-                    if !unique.contains(n) {
-                        unique.push(n.clone());
-                    }
+    }
+    // `required` names that aren't properties: declare them, untyped, so
+    // the call stays expressible.
+    match obj.get("required") {
+        Some(Value::Array(names)) => {
+            let mut unique: Vec<Value> = Vec::new();
+            for n in names.iter().filter(|n| n.is_string()) {
+                if !unique.contains(n) {
+                    unique.push(n.clone());
                 }
-                if unique.is_empty() {
-                    obj.remove("required");
-                } else {
-                    let props = obj.entry("properties").or_insert_with(|| json!({}));
-                    if let Some(props) = props.as_object_mut() {
-                        for n in &unique {
-                            if let Some(n) = n.as_str() {
-                                props.entry(n).or_insert_with(|| json!({}));
-                            }
+            }
+            if unique.is_empty() {
+                obj.remove("required");
+            } else {
+                let props = obj.entry("properties").or_insert_with(|| json!({}));
+                if let Some(props) = props.as_object_mut() {
+                    for n in &unique {
+                        if let Some(n) = n.as_str() {
+                            props.entry(n).or_insert_with(|| json!({}));
                         }
                     }
-                    obj.insert("required".into(), Value::Array(unique));
                 }
+                obj.insert("required".into(), Value::Array(unique));
             }
-            Some(_) => {
-                obj.remove("required");
-            }
-            None => {}
         }
-        if obj.get("properties").is_some_and(|p| !p.is_object()) {
-            obj.remove("properties");
+        Some(_) => {
+            obj.remove("required");
         }
+        None => {}
+    }
+    if obj.get("properties").is_some_and(|p| !p.is_object()) {
+        obj.remove("properties");
+    }
 }
 
 /// An `enum` whose values are of several JSON types (`[1, "two", true]`)
@@ -900,8 +905,17 @@ fn drop_accept_all_unions(obj: &mut Map<String, Value>) {
 /// the branches dropped (the locked schema still checks them).
 fn drop_constraint_only_branches(obj: &mut Map<String, Value>) {
     const SHAPING: &[&str] = &[
-        "type", "properties", "items", "prefixItems", "$ref", "enum", "const", "anyOf",
-        "oneOf", "allOf", "additionalProperties",
+        "type",
+        "properties",
+        "items",
+        "prefixItems",
+        "$ref",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "additionalProperties",
     ];
     if !obj.contains_key("type") && !obj.contains_key("properties") {
         return;
@@ -1093,7 +1107,6 @@ pub(crate) fn rewrite_refs(schema: &mut Value, rename: &BTreeMap<String, String>
         _ => {}
     }
 }
-
 
 #[cfg(test)]
 mod tests {

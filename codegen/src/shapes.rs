@@ -71,7 +71,11 @@ impl Sharing<'_> {
         }
         for key in ["items", "additionalProperties"] {
             if let Some(sub) = obj.get_mut(key) {
-                let hint = if key == "items" { singular(hint) } else { format!("{hint}Value") };
+                let hint = if key == "items" {
+                    singular(hint)
+                } else {
+                    format!("{hint}Value")
+                };
                 self.node(sub, tool, &format!("{at}/{key}"), &hint);
             }
         }
@@ -234,17 +238,32 @@ mod tests {
     fn identical_shapes_become_one_definition() {
         let entity = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
         let mut schemas = vec![
-            schema("A", json!({"type": "object", "properties": {"entities": {"type": "array", "items": entity}}})),
-            schema("B", json!({"type": "object", "properties": {"entities": {"type": "array", "items": entity}, "one": {"type": "object", "properties": {"x": {"type": "integer"}}}}})),
+            schema(
+                "A",
+                json!({"type": "object", "properties": {"entities": {"type": "array", "items": entity}}}),
+            ),
+            schema(
+                "B",
+                json!({"type": "object", "properties": {"entities": {"type": "array", "items": entity}, "one": {"type": "object", "properties": {"x": {"type": "integer"}}}}}),
+            ),
         ];
         let mut defs = Definitions::default();
         share(&mut schemas, &mut defs);
-        assert_eq!(schemas[0].root["properties"]["entities"]["items"], json!({"$ref": "#/$defs/Entity"}));
-        assert_eq!(schemas[1].root["properties"]["entities"]["items"], json!({"$ref": "#/$defs/Entity"}));
+        assert_eq!(
+            schemas[0].root["properties"]["entities"]["items"],
+            json!({"$ref": "#/$defs/Entity"})
+        );
+        assert_eq!(
+            schemas[1].root["properties"]["entities"]["items"],
+            json!({"$ref": "#/$defs/Entity"})
+        );
         // A shape met once stays inline.
         assert_eq!(schemas[1].root["properties"]["one"]["type"], "object");
         assert_eq!(defs.by_name["Entity"], entity);
-        assert_eq!(defs.origin["Entity"].1, "/inputSchema/properties/entities/items");
+        assert_eq!(
+            defs.origin["Entity"].1,
+            "/inputSchema/properties/entities/items"
+        );
     }
 
     #[test]

@@ -24,8 +24,14 @@ pub(crate) struct ServerModule<'a> {
 }
 
 /// Method names every generated client has; tools get other names.
-pub(crate) const CLIENT_RESERVED: &[&str] =
-    &["clone", "connect", "from_client", "inner", "new", "with_timeout"];
+pub(crate) const CLIENT_RESERVED: &[&str] = &[
+    "clone",
+    "connect",
+    "from_client",
+    "inner",
+    "new",
+    "with_timeout",
+];
 
 impl ServerModule<'_> {
     pub(crate) fn tokens(&self) -> TokenStream {
@@ -42,7 +48,8 @@ impl ServerModule<'_> {
             quote!(<tools::#marker as ::mcpbind::Tool>::META)
         });
         let client = self.client();
-        let bound_server = crate::toolbox::bound_server_tokens(self.tools.iter().map(|t| &t.marker));
+        let bound_server =
+            crate::toolbox::bound_server_tokens(self.tools.iter().map(|t| &t.marker));
         let handler = self.handler();
         quote! {
             #docs
@@ -94,6 +101,8 @@ impl ServerModule<'_> {
                 inner: ::mcpbind::Client,
             }
 
+            // Method names are the server's tool names (`from_x`, `into_y`).
+            #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
             impl Client {
                 /// The server's name in `mcpbind.toml`.
                 pub const SERVER: &'static str = #name;
@@ -139,6 +148,7 @@ impl ServerModule<'_> {
             /// The server's tools as Rust methods: implement the ones a test
             /// double or proxy needs (the others answer "not implemented"),
             /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+            #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
             pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
                 #(#handler_methods)*
             }

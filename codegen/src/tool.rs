@@ -227,7 +227,8 @@ pub(crate) fn top_level_range(json: &str, key: &str) -> Option<(usize, usize)> {
         }
         if let Some(start) = value_start {
             // A scalar value ends at the next `,` or `}` of the top level.
-            if depth == 1 && i > start && matches!(b, b',') && !matches!(bytes[start], b'{' | b'[') {
+            if depth == 1 && i > start && matches!(b, b',') && !matches!(bytes[start], b'{' | b'[')
+            {
                 return Some((start, i));
             }
         }

@@ -446,7 +446,6 @@ fn quiet<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> Result<T, String>
     })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,7 +479,12 @@ mod tests {
         let typed = type_schemas(&[p], &defs, "s", &mut w);
         assert!(typed.ids[0].is_some(), "the tool keeps its struct");
         let pointers: Vec<_> = w.iter().map(|w| w.pointer.as_str()).collect();
-        assert!(pointers.iter().any(|p| p.starts_with("/inputSchema/properties/bad")), "{w:?}");
+        assert!(
+            pointers
+                .iter()
+                .any(|p| p.starts_with("/inputSchema/properties/bad")),
+            "{w:?}"
+        );
         let text = typed.tokens.to_string();
         assert!(text.contains("pub good"), "{text}");
     }

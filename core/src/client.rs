@@ -640,8 +640,13 @@ impl Client {
     ) -> Result<ToolResult<T::Output>> {
         // Event hook (core/src/events.rs): times the call, counts its
         // attempts and publishes one `ToolInvoked` per call.
-        crate::events::observe(self, &T::META, input, self.call_unobserved::<T>(input, options))
-            .await
+        crate::events::observe(
+            self,
+            &T::META,
+            input,
+            self.call_unobserved::<T>(input, options),
+        )
+        .await
     }
 
     async fn call_unobserved<T: Tool>(

@@ -56,7 +56,10 @@ mod tests {
     fn whole_floats_become_integers() {
         let mut v = json!({"a": 1.0, "b": [10.0, -3.0, 1.5], "c": 1e300, "d": 0.0, "e": "1.0"});
         normalize_numbers(&mut v);
-        assert_eq!(v, json!({"a": 1, "b": [10, -3, 1.5], "c": 1e300, "d": 0, "e": "1.0"}));
+        assert_eq!(
+            v,
+            json!({"a": 1, "b": [10, -3, 1.5], "c": 1e300, "d": 0, "e": "1.0"})
+        );
         assert!(v["a"].is_u64());
         assert!(v["b"][1].is_i64());
     }

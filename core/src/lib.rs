@@ -65,9 +65,9 @@ mod error;
 #[cfg(feature = "client")]
 pub mod events;
 #[cfg(feature = "client")]
-pub mod toolbox;
-#[cfg(feature = "client")]
 mod servers;
+#[cfg(feature = "client")]
+pub mod toolbox;
 #[cfg(feature = "client")]
 mod validate;
 
@@ -80,12 +80,12 @@ pub use error::{Error, Result};
 #[cfg(feature = "client")]
 pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
 #[cfg(feature = "client")]
+pub use servers::{Health, Servers};
+#[cfg(feature = "client")]
 pub use toolbox::{
     BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult, OpenAiShape,
     Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox, ToolboxError,
 };
-#[cfg(feature = "client")]
-pub use servers::{Health, Servers};
 
 /// rmcp's protocol types, re-exported rather than copied.
 #[cfg(feature = "client")]

@@ -15,14 +15,10 @@ pub mod demo {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
-        /// `AddInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        /// Arguments of the `add` tool: Add two integers and return their sum as structured output.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddInput {
             /// The first addend.
@@ -30,40 +26,22 @@ pub mod demo {
             /// The second addend.
             pub b: i64,
         }
-        /// `AddOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `add` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddOutput {
             /// The sum `a + b` (wrapping on overflow).
             pub sum: i64,
         }
-        /// `CrashInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `crash` tool: Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CrashInput {
             /// The exit code the server process exits with.
             pub code: i64,
         }
-        /// `CreateOrderInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `create_order` tool: Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateOrderInput {
             /// Who the order is for.
@@ -74,14 +52,8 @@ pub mod demo {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub note: ::std::option::Option<::std::string::String>,
         }
-        /// `CreateOrderOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `create_order` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateOrderOutput {
             /// The identifier of the created order.
@@ -90,13 +62,7 @@ pub mod demo {
             pub total_units: u64,
         }
         /// The person placing an order.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Customer {
             /// The customer's e-mail address, if known.
@@ -105,98 +71,60 @@ pub mod demo {
             /// The customer's full name.
             pub name: ::std::string::String,
         }
-        /// `DeleteItemInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `delete_item` tool: Delete an item by id. Destructive, but deleting the same item twice is harmless.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteItemInput {
             /// The identifier of the item to delete.
             pub id: ::std::string::String,
         }
-        /// `DrawShapeInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `draw_shape` tool: Draw a circle or a rectangle and return its area as structured output.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DrawShapeInput {
             /// The shape to draw.
             pub shape: Shape,
         }
-        /// `DrawShapeOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `draw_shape` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DrawShapeOutput {
             /// The area of the shape.
             pub area: f64,
         }
-        /// `EchoInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `echo` tool: Echo a message back, optionally repeated several times (joined by spaces).
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EchoInput {
             /// The text to echo back.
             pub message: ::std::string::String,
-            /// How many times to repeat the message (joined by single spaces).
-            #[serde(default = "defaults::echo_input_repeat")]
+            /** How many times to repeat the message (joined by single spaces).
+
+Default: `1`.*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub repeat: ::std::option::Option<i64>,
         }
-        /// `FailInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `fail` tool: Always fail: return a tool-level error result (`isError: true`) carrying the given message.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct FailInput {
             /// The error message to return.
             pub message: ::std::string::String,
         }
-        /// `GetWeatherInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `get_weather` tool: Get the current weather for a city. The data is fake but deterministic (derived from the city name).
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetWeatherInput {
             /// The city to report on.
             pub city: ::std::string::String,
-            /// The unit for the temperature.
-            #[serde(default = "defaults::get_weather_input_units")]
+            /** The unit for the temperature.
+
+Default: `"celsius"`.*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub units: ::std::option::Option<Units>,
         }
-        /// `GetWeatherOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `get_weather` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetWeatherOutput {
             /// The city the report is for.
@@ -209,13 +137,7 @@ pub mod demo {
             pub units: Units,
         }
         /// One line of an order.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct LineItem {
             /// How many units of the product to order.
@@ -225,8 +147,8 @@ pub mod demo {
         }
         /// An operating mode. The wire values are deliberately not valid Rust identifiers.
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -287,48 +209,34 @@ pub mod demo {
                 value.parse()
             }
         }
-        /// `SearchInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `search` tool: Search the (imaginary) catalogue and describe the query that would be run.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchInput {
-            /// An opaque pagination cursor from a previous search; null or absent for the first page.
+            /** An opaque pagination cursor from a previous search; null or absent for the first page.
+
+Default: `null`.*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub after: ::std::option::Option<::std::string::String>,
-            /// The maximum number of results to return.
-            #[serde(default = "defaults::search_input_limit")]
+            /** The maximum number of results to return.
+
+Default: `10`.*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub limit: ::std::option::Option<i64>,
             /// The text to search for.
             pub query: ::std::string::String,
         }
-        /// `SetModeInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `set_mode` tool: Switch the server to another operating mode.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SetModeInput {
             /// The mode to switch to.
             pub mode: Mode,
         }
         /// A geometric shape, tagged by `kind`.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(tag = "kind")]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(tag = "kind")]
         pub enum Shape {
             /// A circle.
             #[serde(rename = "circle")]
@@ -345,27 +253,15 @@ pub mod demo {
                 width: f64,
             },
         }
-        /// `SleepInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `sleep` tool: Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SleepInput {
             /// How long to sleep, in milliseconds.
             pub millis: u64,
         }
-        /// `TagCountsInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `tag_counts` tool: Sum a map of tag counts and list its keys; free-form labels may be attached.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TagCountsInput {
             /// How often each tag occurs, keyed by tag name.
@@ -379,14 +275,8 @@ pub mod demo {
                 >,
             >,
         }
-        /// `TagCountsOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `tag_counts` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TagCountsOutput {
             /// The tag names, sorted.
@@ -396,8 +286,8 @@ pub mod demo {
         }
         /// A temperature unit.
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -450,20 +340,6 @@ pub mod demo {
                 value.parse()
             }
         }
-        /// Generation of default values for serde.
-        pub mod defaults {
-            pub(super) fn echo_input_repeat() -> ::std::option::Option<i64> {
-                ::std::option::Option::Some(1_i64)
-            }
-            pub(super) fn get_weather_input_units() -> ::std::option::Option<
-                super::Units,
-            > {
-                ::std::option::Option::Some(super::Units::Celsius)
-            }
-            pub(super) fn search_input_limit() -> ::std::option::Option<i64> {
-                ::std::option::Option::Some(10_i64)
-            }
-        }
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -496,112 +372,153 @@ pub mod demo {
                 }
             }
         }
-        impl AddInput {
-            /// `AddInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(a: i64, b: i64) -> Self {
-                Self { a, b }
+    }
+    impl types::AddInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(a: i64, b: i64) -> Self {
+            Self { a, b }
+        }
+    }
+    impl types::CrashInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(code: i64) -> Self {
+            Self { code }
+        }
+    }
+    impl types::CreateOrderInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            customer: types::Customer,
+            items: ::std::vec::Vec<types::LineItem>,
+        ) -> Self {
+            Self {
+                customer,
+                items,
+                note: ::std::option::Option::None,
             }
         }
-        impl CrashInput {
-            /// `CrashInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(code: i64) -> Self {
-                Self { code }
+        /// Sets `note`.
+        pub fn with_note(
+            mut self,
+            note: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.note = ::std::option::Option::Some(note.into());
+            self
+        }
+    }
+    impl types::DeleteItemInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(id: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self { id: id.into() }
+        }
+    }
+    impl types::DrawShapeInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(shape: types::Shape) -> Self {
+            Self { shape }
+        }
+    }
+    impl types::EchoInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(message: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                message: message.into(),
+                repeat: ::std::option::Option::None,
             }
         }
-        impl CreateOrderInput {
-            /// `CreateOrderInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(customer: Customer, items: ::std::vec::Vec<LineItem>) -> Self {
-                Self {
-                    customer,
-                    items,
-                    note: ::std::option::Option::None,
-                }
+        /// Sets `repeat`.
+        pub fn with_repeat(mut self, repeat: i64) -> Self {
+            self.repeat = ::std::option::Option::Some(repeat);
+            self
+        }
+    }
+    impl types::FailInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(message: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self { message: message.into() }
+        }
+    }
+    impl types::GetWeatherInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(city: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                city: city.into(),
+                units: ::std::option::Option::None,
             }
         }
-        impl DeleteItemInput {
-            /// `DeleteItemInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(id: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self { id: id.into() }
+        /// Sets `units`.
+        pub fn with_units(mut self, units: types::Units) -> Self {
+            self.units = ::std::option::Option::Some(units);
+            self
+        }
+    }
+    impl types::SearchInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                query: query.into(),
+                after: ::std::option::Option::None,
+                limit: ::std::option::Option::None,
             }
         }
-        impl DrawShapeInput {
-            /// `DrawShapeInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(shape: Shape) -> Self {
-                Self { shape }
+        /// Sets `after`.
+        pub fn with_after(
+            mut self,
+            after: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.after = ::std::option::Option::Some(after.into());
+            self
+        }
+        /// Sets `limit`.
+        pub fn with_limit(mut self, limit: i64) -> Self {
+            self.limit = ::std::option::Option::Some(limit);
+            self
+        }
+    }
+    impl types::SetModeInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(mode: types::Mode) -> Self {
+            Self { mode }
+        }
+    }
+    impl types::SleepInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(millis: u64) -> Self {
+            Self { millis }
+        }
+    }
+    impl types::TagCountsInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            counts: ::std::collections::BTreeMap<::std::string::String, u64>,
+        ) -> Self {
+            Self {
+                counts,
+                labels: ::std::option::Option::None,
             }
         }
-        impl EchoInput {
-            /// `EchoInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                message: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
-                Self {
-                    message: message.into(),
-                    repeat: defaults::echo_input_repeat(),
-                }
-            }
-        }
-        impl FailInput {
-            /// `FailInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                message: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
-                Self { message: message.into() }
-            }
-        }
-        impl GetWeatherInput {
-            /// `GetWeatherInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(city: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self {
-                    city: city.into(),
-                    units: defaults::get_weather_input_units(),
-                }
-            }
-        }
-        impl SearchInput {
-            /// `SearchInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self {
-                    after: ::std::option::Option::None,
-                    limit: defaults::search_input_limit(),
-                    query: query.into(),
-                }
-            }
-        }
-        impl SetModeInput {
-            /// `SetModeInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(mode: Mode) -> Self {
-                Self { mode }
-            }
-        }
-        impl SleepInput {
-            /// `SleepInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(millis: u64) -> Self {
-                Self { millis }
-            }
-        }
-        impl TagCountsInput {
-            /// `TagCountsInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                counts: ::std::collections::BTreeMap<::std::string::String, u64>,
-            ) -> Self {
-                Self {
-                    counts,
-                    labels: ::std::option::Option::None,
-                }
-            }
+        /// Sets `labels`.
+        pub fn with_labels(
+            mut self,
+            labels: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> Self {
+            self.labels = ::std::option::Option::Some(labels);
+            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -624,13 +541,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Add two integers and return their sum as structured output.",
                 ),
-                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"a\":{\"description\":\"The first addend.\",\"format\":\"int64\",\"type\":\"integer\"},\"b\":{\"description\":\"The second addend.\",\"format\":\"int64\",\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"sum\":{\"description\":\"The sum `a + b` (wrapping on overflow).\",\"format\":\"int64\",\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":true},\"description\":\"Add two integers and return their sum as structured output.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"a\":{\"description\":\"The first addend.\",\"format\":\"int64\",\"type\":\"integer\"},\"b\":{\"description\":\"The second addend.\",\"format\":\"int64\",\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"add\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"sum\":{\"description\":\"The sum `a + b` (wrapping on overflow).\",\"format\":\"int64\",\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"},\"title\":\"Add\"}",
+                ::std::option::Option::Some((149usize, 408usize)),
+                ::std::option::Option::Some((437usize, 643usize)),
                 [true, true, true, true],
                 "76f258000fad0f594d5f191d8cbeb6ca669a015cb7ac2fbf3dc79e5ffaa7681a",
-                "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":true},\"description\":\"Add two integers and return their sum as structured output.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"a\":{\"description\":\"The first addend.\",\"format\":\"int64\",\"type\":\"integer\"},\"b\":{\"description\":\"The second addend.\",\"format\":\"int64\",\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"add\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"sum\":{\"description\":\"The sum `a + b` (wrapping on overflow).\",\"format\":\"int64\",\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"},\"title\":\"Add\"}",
             );
         }
         /// **Crash**
@@ -650,11 +565,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.",
                 ),
-                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"code\":{\"description\":\"The exit code the server process exits with.\",\"format\":\"int32\",\"type\":\"integer\"}},\"required\":[\"code\"],\"type\":\"object\"}",
+                "{\"description\":\"Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"code\":{\"description\":\"The exit code the server process exits with.\",\"format\":\"int32\",\"type\":\"integer\"}},\"required\":[\"code\"],\"type\":\"object\"},\"name\":\"crash\",\"title\":\"Crash\"}",
+                ::std::option::Option::Some((171usize, 384usize)),
                 ::std::option::Option::None,
                 [false, true, false, true],
                 "15c2c69a1791d4620f850e745b8931e457bb5de386d0b0d1962069faa9d793c8",
-                "{\"description\":\"Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"code\":{\"description\":\"The exit code the server process exits with.\",\"format\":\"int32\",\"type\":\"integer\"}},\"required\":[\"code\"],\"type\":\"object\"},\"name\":\"crash\",\"title\":\"Crash\"}",
             );
         }
         /// **Create order**
@@ -674,13 +589,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.",
                 ),
-                "{\"$defs\":{\"Customer\":{\"description\":\"The person placing an order.\",\"properties\":{\"email\":{\"description\":\"The customer's e-mail address, if known.\",\"type\":[\"string\",\"null\"]},\"name\":{\"description\":\"The customer's full name.\",\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"LineItem\":{\"description\":\"One line of an order.\",\"properties\":{\"quantity\":{\"description\":\"How many units of the product to order.\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"},\"sku\":{\"description\":\"The stock-keeping unit of the product.\",\"type\":\"string\"}},\"required\":[\"sku\",\"quantity\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"customer\":{\"$ref\":\"#/$defs/Customer\",\"description\":\"Who the order is for.\"},\"items\":{\"description\":\"The products to order.\",\"items\":{\"$ref\":\"#/$defs/LineItem\"},\"type\":\"array\"},\"note\":{\"description\":\"A free-text note for the warehouse.\",\"type\":[\"string\",\"null\"]}},\"required\":[\"customer\",\"items\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"order_id\":{\"description\":\"The identifier of the created order.\",\"type\":\"string\"},\"total_units\":{\"description\":\"The total number of units over all line items.\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"order_id\",\"total_units\"],\"type\":\"object\"}",
-                ),
+                "{\"description\":\"Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.\",\"inputSchema\":{\"$defs\":{\"Customer\":{\"description\":\"The person placing an order.\",\"properties\":{\"email\":{\"description\":\"The customer's e-mail address, if known.\",\"type\":[\"string\",\"null\"]},\"name\":{\"description\":\"The customer's full name.\",\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"LineItem\":{\"description\":\"One line of an order.\",\"properties\":{\"quantity\":{\"description\":\"How many units of the product to order.\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"},\"sku\":{\"description\":\"The stock-keeping unit of the product.\",\"type\":\"string\"}},\"required\":[\"sku\",\"quantity\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"customer\":{\"$ref\":\"#/$defs/Customer\",\"description\":\"Who the order is for.\"},\"items\":{\"description\":\"The products to order.\",\"items\":{\"$ref\":\"#/$defs/LineItem\"},\"type\":\"array\"},\"note\":{\"description\":\"A free-text note for the warehouse.\",\"type\":[\"string\",\"null\"]}},\"required\":[\"customer\",\"items\"],\"type\":\"object\"},\"name\":\"create_order\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"order_id\":{\"description\":\"The identifier of the created order.\",\"type\":\"string\"},\"total_units\":{\"description\":\"The total number of units over all line items.\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"order_id\",\"total_units\"],\"type\":\"object\"},\"title\":\"Create order\"}",
+                ::std::option::Option::Some((138usize, 1107usize)),
+                ::std::option::Option::Some((1145usize, 1480usize)),
                 [false, true, false, true],
                 "d6c7545e083633e86dd6418f7cc49ad1e3f6ef7bb8c6ae6375ad7b904fa1b308",
-                "{\"description\":\"Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.\",\"inputSchema\":{\"$defs\":{\"Customer\":{\"description\":\"The person placing an order.\",\"properties\":{\"email\":{\"description\":\"The customer's e-mail address, if known.\",\"type\":[\"string\",\"null\"]},\"name\":{\"description\":\"The customer's full name.\",\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"LineItem\":{\"description\":\"One line of an order.\",\"properties\":{\"quantity\":{\"description\":\"How many units of the product to order.\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"},\"sku\":{\"description\":\"The stock-keeping unit of the product.\",\"type\":\"string\"}},\"required\":[\"sku\",\"quantity\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"customer\":{\"$ref\":\"#/$defs/Customer\",\"description\":\"Who the order is for.\"},\"items\":{\"description\":\"The products to order.\",\"items\":{\"$ref\":\"#/$defs/LineItem\"},\"type\":\"array\"},\"note\":{\"description\":\"A free-text note for the warehouse.\",\"type\":[\"string\",\"null\"]}},\"required\":[\"customer\",\"items\"],\"type\":\"object\"},\"name\":\"create_order\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"order_id\":{\"description\":\"The identifier of the created order.\",\"type\":\"string\"},\"total_units\":{\"description\":\"The total number of units over all line items.\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"order_id\",\"total_units\"],\"type\":\"object\"},\"title\":\"Create order\"}",
             );
         }
         /// **Delete item**
@@ -700,11 +613,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Delete an item by id. Destructive, but deleting the same item twice is harmless.",
                 ),
-                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"id\":{\"description\":\"The identifier of the item to delete.\",\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"readOnlyHint\":false},\"description\":\"Delete an item by id. Destructive, but deleting the same item twice is harmless.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"id\":{\"description\":\"The identifier of the item to delete.\",\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"name\":\"delete_item\",\"title\":\"Delete item\"}",
+                ::std::option::Option::Some((194usize, 378usize)),
                 ::std::option::Option::None,
                 [false, true, true, true],
                 "2799ea8939d415ec7c5cdc215f4b1abcf3c3935aebede54778d688a21f29f68f",
-                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"readOnlyHint\":false},\"description\":\"Delete an item by id. Destructive, but deleting the same item twice is harmless.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"id\":{\"description\":\"The identifier of the item to delete.\",\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"name\":\"delete_item\",\"title\":\"Delete item\"}",
             );
         }
         /// **Draw shape**
@@ -724,13 +637,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Draw a circle or a rectangle and return its area as structured output.",
                 ),
-                "{\"$defs\":{\"Shape\":{\"description\":\"A geometric shape, tagged by `kind`.\",\"oneOf\":[{\"description\":\"A circle.\",\"properties\":{\"kind\":{\"const\":\"circle\",\"type\":\"string\"},\"radius\":{\"description\":\"The circle's radius.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"description\":\"An axis-aligned rectangle.\",\"properties\":{\"height\":{\"description\":\"The rectangle's height.\",\"format\":\"double\",\"type\":\"number\"},\"kind\":{\"const\":\"rect\",\"type\":\"string\"},\"width\":{\"description\":\"The rectangle's width.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"kind\",\"width\",\"height\"],\"type\":\"object\"}]}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"shape\":{\"$ref\":\"#/$defs/Shape\",\"description\":\"The shape to draw.\"}},\"required\":[\"shape\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"area\":{\"description\":\"The area of the shape.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"area\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Draw a circle or a rectangle and return its area as structured output.\",\"inputSchema\":{\"$defs\":{\"Shape\":{\"description\":\"A geometric shape, tagged by `kind`.\",\"oneOf\":[{\"description\":\"A circle.\",\"properties\":{\"kind\":{\"const\":\"circle\",\"type\":\"string\"},\"radius\":{\"description\":\"The circle's radius.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"description\":\"An axis-aligned rectangle.\",\"properties\":{\"height\":{\"description\":\"The rectangle's height.\",\"format\":\"double\",\"type\":\"number\"},\"kind\":{\"const\":\"rect\",\"type\":\"string\"},\"width\":{\"description\":\"The rectangle's width.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"kind\",\"width\",\"height\"],\"type\":\"object\"}]}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"shape\":{\"$ref\":\"#/$defs/Shape\",\"description\":\"The shape to draw.\"}},\"required\":[\"shape\"],\"type\":\"object\"},\"name\":\"draw_shape\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"area\":{\"description\":\"The area of the shape.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"area\"],\"type\":\"object\"},\"title\":\"Draw shape\"}",
+                ::std::option::Option::Some((138usize, 932usize)),
+                ::std::option::Option::Some((968usize, 1159usize)),
                 [true, true, false, true],
                 "ec9b2a65156fe8c0875ea48d1d83a1b349626c30767640bffe07266c55b68c81",
-                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Draw a circle or a rectangle and return its area as structured output.\",\"inputSchema\":{\"$defs\":{\"Shape\":{\"description\":\"A geometric shape, tagged by `kind`.\",\"oneOf\":[{\"description\":\"A circle.\",\"properties\":{\"kind\":{\"const\":\"circle\",\"type\":\"string\"},\"radius\":{\"description\":\"The circle's radius.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"description\":\"An axis-aligned rectangle.\",\"properties\":{\"height\":{\"description\":\"The rectangle's height.\",\"format\":\"double\",\"type\":\"number\"},\"kind\":{\"const\":\"rect\",\"type\":\"string\"},\"width\":{\"description\":\"The rectangle's width.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"kind\",\"width\",\"height\"],\"type\":\"object\"}]}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"shape\":{\"$ref\":\"#/$defs/Shape\",\"description\":\"The shape to draw.\"}},\"required\":[\"shape\"],\"type\":\"object\"},\"name\":\"draw_shape\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"area\":{\"description\":\"The area of the shape.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"area\"],\"type\":\"object\"},\"title\":\"Draw shape\"}",
             );
         }
         /// **Echo**
@@ -750,11 +661,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Echo a message back, optionally repeated several times (joined by spaces).",
                 ),
-                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"The text to echo back.\",\"type\":\"string\"},\"repeat\":{\"default\":1,\"description\":\"How many times to repeat the message (joined by single spaces).\",\"format\":\"uint32\",\"minimum\":0,\"type\":[\"integer\",\"null\"]}},\"required\":[\"message\"],\"type\":\"object\"}",
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Echo a message back, optionally repeated several times (joined by spaces).\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"The text to echo back.\",\"type\":\"string\"},\"repeat\":{\"default\":1,\"description\":\"How many times to repeat the message (joined by single spaces).\",\"format\":\"uint32\",\"minimum\":0,\"type\":[\"integer\",\"null\"]}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\",\"title\":\"Echo\"}",
+                ::std::option::Option::Some((142usize, 480usize)),
                 ::std::option::Option::None,
                 [true, true, false, true],
                 "eba7cedc42174ff0fb6c17bb277d59ba6fadc7e6a03944c9f334210b20c89340",
-                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Echo a message back, optionally repeated several times (joined by spaces).\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"The text to echo back.\",\"type\":\"string\"},\"repeat\":{\"default\":1,\"description\":\"How many times to repeat the message (joined by single spaces).\",\"format\":\"uint32\",\"minimum\":0,\"type\":[\"integer\",\"null\"]}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\",\"title\":\"Echo\"}",
             );
         }
         /// **Fail**
@@ -774,11 +685,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Always fail: return a tool-level error result (`isError: true`) carrying the given message.",
                 ),
-                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"The error message to return.\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"}",
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Always fail: return a tool-level error result (`isError: true`) carrying the given message.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"The error message to return.\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"fail\",\"title\":\"Fail\"}",
+                ::std::option::Option::Some((159usize, 344usize)),
                 ::std::option::Option::None,
                 [true, true, false, true],
                 "0673a25a36ae535cb56c042afce4fd2f003b1131a52e0fbb2089356c0426df74",
-                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Always fail: return a tool-level error result (`isError: true`) carrying the given message.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"The error message to return.\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"fail\",\"title\":\"Fail\"}",
             );
         }
         /// **Get weather**
@@ -798,13 +709,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Get the current weather for a city. The data is fake but deterministic (derived from the city name).",
                 ),
-                "{\"$defs\":{\"Units\":{\"description\":\"A temperature unit.\",\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"city\":{\"description\":\"The city to report on.\",\"type\":\"string\"},\"units\":{\"anyOf\":[{\"$ref\":\"#/$defs/Units\"},{\"type\":\"null\"}],\"default\":\"celsius\",\"description\":\"The unit for the temperature.\"}},\"required\":[\"city\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$defs\":{\"Units\":{\"description\":\"A temperature unit.\",\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"city\":{\"description\":\"The city the report is for.\",\"type\":\"string\"},\"conditions\":{\"description\":\"A one-word summary of the conditions.\",\"type\":\"string\"},\"temperature\":{\"description\":\"The current temperature, in `units`.\",\"format\":\"double\",\"type\":\"number\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"description\":\"The unit of `temperature`.\"}},\"required\":[\"city\",\"temperature\",\"conditions\",\"units\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get the current weather for a city. The data is fake but deterministic (derived from the city name).\",\"inputSchema\":{\"$defs\":{\"Units\":{\"description\":\"A temperature unit.\",\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"city\":{\"description\":\"The city to report on.\",\"type\":\"string\"},\"units\":{\"anyOf\":[{\"$ref\":\"#/$defs/Units\"},{\"type\":\"null\"}],\"default\":\"celsius\",\"description\":\"The unit for the temperature.\"}},\"required\":[\"city\"],\"type\":\"object\"},\"name\":\"get_weather\",\"outputSchema\":{\"$defs\":{\"Units\":{\"description\":\"A temperature unit.\",\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"city\":{\"description\":\"The city the report is for.\",\"type\":\"string\"},\"conditions\":{\"description\":\"A one-word summary of the conditions.\",\"type\":\"string\"},\"temperature\":{\"description\":\"The current temperature, in `units`.\",\"format\":\"double\",\"type\":\"number\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"description\":\"The unit of `temperature`.\"}},\"required\":[\"city\",\"temperature\",\"conditions\",\"units\"],\"type\":\"object\"},\"title\":\"Get weather\"}",
+                ::std::option::Option::Some((190usize, 594usize)),
+                ::std::option::Option::Some((631usize, 1212usize)),
                 [true, true, false, false],
                 "9caf24c64d0639743e6e119c0c1682f8aa118ff9323b0444707b2c5c267d8bbf",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get the current weather for a city. The data is fake but deterministic (derived from the city name).\",\"inputSchema\":{\"$defs\":{\"Units\":{\"description\":\"A temperature unit.\",\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"city\":{\"description\":\"The city to report on.\",\"type\":\"string\"},\"units\":{\"anyOf\":[{\"$ref\":\"#/$defs/Units\"},{\"type\":\"null\"}],\"default\":\"celsius\",\"description\":\"The unit for the temperature.\"}},\"required\":[\"city\"],\"type\":\"object\"},\"name\":\"get_weather\",\"outputSchema\":{\"$defs\":{\"Units\":{\"description\":\"A temperature unit.\",\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"city\":{\"description\":\"The city the report is for.\",\"type\":\"string\"},\"conditions\":{\"description\":\"A one-word summary of the conditions.\",\"type\":\"string\"},\"temperature\":{\"description\":\"The current temperature, in `units`.\",\"format\":\"double\",\"type\":\"number\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"description\":\"The unit of `temperature`.\"}},\"required\":[\"city\",\"temperature\",\"conditions\",\"units\"],\"type\":\"object\"},\"title\":\"Get weather\"}",
             );
         }
         /// **Search**
@@ -824,11 +733,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Search the (imaginary) catalogue and describe the query that would be run.",
                 ),
-                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"after\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"An opaque pagination cursor from a previous search; null or absent for the first page.\"},\"limit\":{\"default\":10,\"description\":\"The maximum number of results to return.\",\"format\":\"uint32\",\"minimum\":0,\"type\":[\"integer\",\"null\"]},\"query\":{\"description\":\"The text to search for.\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Search the (imaginary) catalogue and describe the query that would be run.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"after\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"An opaque pagination cursor from a previous search; null or absent for the first page.\"},\"limit\":{\"default\":10,\"description\":\"The maximum number of results to return.\",\"format\":\"uint32\",\"minimum\":0,\"type\":[\"integer\",\"null\"]},\"query\":{\"description\":\"The text to search for.\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search\",\"title\":\"Search\"}",
+                ::std::option::Option::Some((142usize, 626usize)),
                 ::std::option::Option::None,
                 [true, true, false, true],
                 "7ca702af80312df9bc7fde9866a044fd71a9a4601a5c51fc11fbc643f5f170aa",
-                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Search the (imaginary) catalogue and describe the query that would be run.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"after\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"An opaque pagination cursor from a previous search; null or absent for the first page.\"},\"limit\":{\"default\":10,\"description\":\"The maximum number of results to return.\",\"format\":\"uint32\",\"minimum\":0,\"type\":[\"integer\",\"null\"]},\"query\":{\"description\":\"The text to search for.\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search\",\"title\":\"Search\"}",
             );
         }
         /// **Set mode**
@@ -848,11 +757,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Switch the server to another operating mode.",
                 ),
-                "{\"$defs\":{\"Mode\":{\"description\":\"An operating mode. The wire values are deliberately not valid Rust identifiers.\",\"enum\":[\"fast-mode\",\"slow mode\",\"2x\",\"default\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"mode\":{\"$ref\":\"#/$defs/Mode\",\"description\":\"The mode to switch to.\"}},\"required\":[\"mode\"],\"type\":\"object\"}",
+                "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":false},\"description\":\"Switch the server to another operating mode.\",\"inputSchema\":{\"$defs\":{\"Mode\":{\"description\":\"An operating mode. The wire values are deliberately not valid Rust identifiers.\",\"enum\":[\"fast-mode\",\"slow mode\",\"2x\",\"default\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"mode\":{\"$ref\":\"#/$defs/Mode\",\"description\":\"The mode to switch to.\"}},\"required\":[\"mode\"],\"type\":\"object\"},\"name\":\"set_mode\",\"title\":\"Set mode\"}",
+                ::std::option::Option::Some((135usize, 493usize)),
                 ::std::option::Option::None,
                 [false, true, true, true],
                 "53502630ba7b25001d9f85963ea93ca5d60486d99af416a221be7c695b3b17a7",
-                "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":false},\"description\":\"Switch the server to another operating mode.\",\"inputSchema\":{\"$defs\":{\"Mode\":{\"description\":\"An operating mode. The wire values are deliberately not valid Rust identifiers.\",\"enum\":[\"fast-mode\",\"slow mode\",\"2x\",\"default\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"mode\":{\"$ref\":\"#/$defs/Mode\",\"description\":\"The mode to switch to.\"}},\"required\":[\"mode\"],\"type\":\"object\"},\"name\":\"set_mode\",\"title\":\"Set mode\"}",
             );
         }
         /// **Sleep**
@@ -872,11 +781,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.",
                 ),
-                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"millis\":{\"description\":\"How long to sleep, in milliseconds.\",\"format\":\"uint64\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"millis\"],\"type\":\"object\"}",
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"millis\":{\"description\":\"How long to sleep, in milliseconds.\",\"format\":\"uint64\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"millis\"],\"type\":\"object\"},\"name\":\"sleep\",\"title\":\"Sleep\"}",
+                ::std::option::Option::Some((170usize, 391usize)),
                 ::std::option::Option::None,
                 [true, true, false, true],
                 "f53f886666fb5061c45babef9ea519e9987ff272d1f14a82384517cb1f653419",
-                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"millis\":{\"description\":\"How long to sleep, in milliseconds.\",\"format\":\"uint64\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"millis\"],\"type\":\"object\"},\"name\":\"sleep\",\"title\":\"Sleep\"}",
             );
         }
         /// **Tag counts**
@@ -896,13 +805,11 @@ pub mod demo {
                 ::std::option::Option::Some(
                     "Sum a map of tag counts and list its keys; free-form labels may be attached.",
                 ),
-                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"counts\":{\"additionalProperties\":{\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"},\"description\":\"How often each tag occurs, keyed by tag name.\",\"type\":\"object\"},\"labels\":{\"additionalProperties\":true,\"description\":\"Free-form labels attached to the request (accepted, not interpreted).\",\"type\":[\"object\",\"null\"]}},\"required\":[\"counts\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"keys\":{\"description\":\"The tag names, sorted.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"total\":{\"description\":\"The sum of all counts (saturating).\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"total\",\"keys\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Sum a map of tag counts and list its keys; free-form labels may be attached.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"counts\":{\"additionalProperties\":{\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"},\"description\":\"How often each tag occurs, keyed by tag name.\",\"type\":\"object\"},\"labels\":{\"additionalProperties\":true,\"description\":\"Free-form labels attached to the request (accepted, not interpreted).\",\"type\":[\"object\",\"null\"]}},\"required\":[\"counts\"],\"type\":\"object\"},\"name\":\"tag_counts\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"keys\":{\"description\":\"The tag names, sorted.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"total\":{\"description\":\"The sum of all counts (saturating).\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"total\",\"keys\"],\"type\":\"object\"},\"title\":\"Tag counts\"}",
+                ::std::option::Option::Some((144usize, 566usize)),
+                ::std::option::Option::Some((602usize, 917usize)),
                 [true, true, false, true],
                 "7ea0afbb26b9832c8c1139771a5d47eb9f9f2c1d3e1e59c19e9f199743b9b1de",
-                "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Sum a map of tag counts and list its keys; free-form labels may be attached.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"counts\":{\"additionalProperties\":{\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"},\"description\":\"How often each tag occurs, keyed by tag name.\",\"type\":\"object\"},\"labels\":{\"additionalProperties\":true,\"description\":\"Free-form labels attached to the request (accepted, not interpreted).\",\"type\":[\"object\",\"null\"]}},\"required\":[\"counts\"],\"type\":\"object\"},\"name\":\"tag_counts\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"keys\":{\"description\":\"The tag names, sorted.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"total\":{\"description\":\"The sum of all counts (saturating).\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"total\",\"keys\"],\"type\":\"object\"},\"title\":\"Tag counts\"}",
             );
         }
     }
@@ -921,11 +828,13 @@ pub mod demo {
         <tools::Sleep as ::mcpbind::Tool>::META,
         <tools::TagCounts as ::mcpbind::Tool>::META,
     ];
-    /// A typed client: one async method per tool.
-    #[derive(Debug)]
+    /// A typed client: one async method per tool. Clones share the
+    /// connection.
+    #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "demo";
@@ -945,6 +854,13 @@ pub mod demo {
         /// The untyped client underneath.
         pub fn inner(&self) -> &::mcpbind::Client {
             &self.inner
+        }
+        /// A view of this client whose calls time out after `timeout`
+        /// instead of the server's `timeout`; it shares the connection.
+        pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+            Self {
+                inner: self.inner.with_timeout(timeout),
+            }
         }
         /// **Add**
         ///
@@ -1102,6 +1018,7 @@ pub mod demo {
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// **Add**
         ///
@@ -1322,20 +1239,8 @@ pub mod demo {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"mcpbind-demo\",\"version\":\"0.1.0\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::Add as ::mcpbind::Tool > ::META.definition, < tools::Crash as
-                ::mcpbind::Tool > ::META.definition, < tools::CreateOrder as
-                ::mcpbind::Tool > ::META.definition, < tools::DeleteItem as
-                ::mcpbind::Tool > ::META.definition, < tools::DrawShape as
-                ::mcpbind::Tool > ::META.definition, < tools::Echo as ::mcpbind::Tool >
-                ::META.definition, < tools::Fail as ::mcpbind::Tool > ::META.definition,
-                < tools::GetWeather as ::mcpbind::Tool > ::META.definition, <
-                tools::Search as ::mcpbind::Tool > ::META.definition, < tools::SetMode as
-                ::mcpbind::Tool > ::META.definition, < tools::Sleep as ::mcpbind::Tool >
-                ::META.definition, < tools::TagCounts as ::mcpbind::Tool > ::META
-                .definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,
@@ -1499,40 +1404,35 @@ pub mod everything {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
-        /// `EchoInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        /// Arguments of the `echo` tool: Echoes back the input string
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EchoInput {
             /// Message to echo
             pub message: ::std::string::String,
         }
-        /// `GetAnnotatedMessageInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `get-annotated-message` tool: Demonstrates how annotations can be used to provide metadata about content.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetAnnotatedMessageInput {
-            /// Whether to include an example image
-            #[serde(rename = "includeImage", default)]
-            pub include_image: bool,
+            /** Whether to include an example image
+
+Default: `false`.*/
+            #[serde(
+                rename = "includeImage",
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub include_image: ::std::option::Option<bool>,
             /// Type of message to demonstrate different annotation patterns
             #[serde(rename = "messageType")]
             pub message_type: GetAnnotatedMessageInputMessageType,
         }
         /// Type of message to demonstrate different annotation patterns
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -1590,61 +1490,41 @@ pub mod everything {
                 value.parse()
             }
         }
-        /// `GetResourceLinksInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `get-resource-links` tool: Returns up to ten resource links that reference different types of resources
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetResourceLinksInput {
-            /// Number of resource links to return (1-10)
-            #[serde(default = "defaults::get_resource_links_input_count")]
-            pub count: f64,
+            /** Number of resource links to return (1-10)
+
+Default: `3`.*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub count: ::std::option::Option<f64>,
         }
-        impl ::std::default::Default for GetResourceLinksInput {
-            fn default() -> Self {
-                Self {
-                    count: defaults::get_resource_links_input_count(),
-                }
-            }
-        }
-        /// `GetResourceReferenceInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `get-resource-reference` tool: Returns a resource reference that can be used by MCP clients
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetResourceReferenceInput {
-            /// ID of the text resource to fetch
+            /** ID of the text resource to fetch
+
+Default: `1`.*/
             #[serde(
                 rename = "resourceId",
-                default = "defaults::get_resource_reference_input_resource_id"
+                skip_serializing_if = "::std::option::Option::is_none"
             )]
-            pub resource_id: f64,
+            pub resource_id: ::std::option::Option<f64>,
+            /// Default: `"Text"`.
             #[serde(
                 rename = "resourceType",
-                default = "defaults::get_resource_reference_input_resource_type"
+                skip_serializing_if = "::std::option::Option::is_none"
             )]
-            pub resource_type: GetResourceReferenceInputResourceType,
+            pub resource_type: ::std::option::Option<
+                GetResourceReferenceInputResourceType,
+            >,
         }
-        impl ::std::default::Default for GetResourceReferenceInput {
-            fn default() -> Self {
-                Self {
-                    resource_id: defaults::get_resource_reference_input_resource_id(),
-                    resource_type: defaults::get_resource_reference_input_resource_type(),
-                }
-            }
-        }
-        /// `GetResourceReferenceInputResourceType`
+        /// Default: `"Text"`.
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -1696,19 +1576,8 @@ pub mod everything {
                 value.parse()
             }
         }
-        impl ::std::default::Default for GetResourceReferenceInputResourceType {
-            fn default() -> Self {
-                GetResourceReferenceInputResourceType::Text
-            }
-        }
-        /// `GetStructuredContentInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `get-structured-content` tool: Returns structured content along with an output schema for client data validation
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetStructuredContentInput {
             /// Choose city
@@ -1716,8 +1585,8 @@ pub mod everything {
         }
         /// Choose city
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -1774,15 +1643,8 @@ pub mod everything {
                 value.parse()
             }
         }
-        /// `GetStructuredContentOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `get-structured-content` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetStructuredContentOutput {
             /// Weather conditions description
@@ -1792,14 +1654,8 @@ pub mod everything {
             /// Temperature in celsius
             pub temperature: f64,
         }
-        /// `GetSumInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `get-sum` tool: Returns the sum of two numbers
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetSumInput {
             /// First number
@@ -1807,42 +1663,35 @@ pub mod everything {
             /// Second number
             pub b: f64,
         }
-        /// `GzipFileAsResourceInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `gzip-file-as-resource` tool: Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GzipFileAsResourceInput {
-            /// URL or data URI of the file content to compress
-            #[serde(default = "defaults::gzip_file_as_resource_input_data")]
-            pub data: ::std::string::String,
-            /// Name of the output file
-            #[serde(default = "defaults::gzip_file_as_resource_input_name")]
-            pub name: ::std::string::String,
-            /// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+            /** URL or data URI of the file content to compress
+
+Default: `"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"`.*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub data: ::std::option::Option<::std::string::String>,
+            /** Name of the output file
+
+Default: `"README.md.gz"`.*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub name: ::std::option::Option<::std::string::String>,
+            /** How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+
+Default: `"resourceLink"`.*/
             #[serde(
                 rename = "outputType",
-                default = "defaults::gzip_file_as_resource_input_output_type"
+                skip_serializing_if = "::std::option::Option::is_none"
             )]
-            pub output_type: GzipFileAsResourceInputOutputType,
+            pub output_type: ::std::option::Option<GzipFileAsResourceInputOutputType>,
         }
-        impl ::std::default::Default for GzipFileAsResourceInput {
-            fn default() -> Self {
-                Self {
-                    data: defaults::gzip_file_as_resource_input_data(),
-                    name: defaults::gzip_file_as_resource_input_name(),
-                    output_type: defaults::gzip_file_as_resource_input_output_type(),
-                }
-            }
-        }
-        /// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+        /** How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+
+Default: `"resourceLink"`.*/
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -1896,86 +1745,32 @@ pub mod everything {
                 value.parse()
             }
         }
-        impl ::std::default::Default for GzipFileAsResourceInputOutputType {
-            fn default() -> Self {
-                GzipFileAsResourceInputOutputType::ResourceLink
-            }
-        }
-        /// `SimulateResearchQueryInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `simulate-research-query` tool: Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SimulateResearchQueryInput {
-            /// Simulate an ambiguous query that requires clarification (triggers input_required status)
-            #[serde(default)]
-            pub ambiguous: bool,
+            /** Simulate an ambiguous query that requires clarification (triggers input_required status)
+
+Default: `false`.*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub ambiguous: ::std::option::Option<bool>,
             /// The research topic to investigate
             pub topic: ::std::string::String,
         }
-        /// `TriggerLongRunningOperationInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `trigger-long-running-operation` tool: Demonstrates a long running operation with progress updates.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TriggerLongRunningOperationInput {
-            /// Duration of the operation in seconds
-            #[serde(default = "defaults::trigger_long_running_operation_input_duration")]
-            pub duration: f64,
-            /// Number of steps in the operation
-            #[serde(default = "defaults::trigger_long_running_operation_input_steps")]
-            pub steps: f64,
-        }
-        impl ::std::default::Default for TriggerLongRunningOperationInput {
-            fn default() -> Self {
-                Self {
-                    duration: defaults::trigger_long_running_operation_input_duration(),
-                    steps: defaults::trigger_long_running_operation_input_steps(),
-                }
-            }
-        }
-        /// Generation of default values for serde.
-        pub mod defaults {
-            pub(super) fn default_i64<T, const V: i64>() -> T
-            where
-                T: ::std::convert::TryFrom<i64>,
-                <T as ::std::convert::TryFrom<i64>>::Error: ::std::fmt::Debug,
-            {
-                T::try_from(V).unwrap()
-            }
-            pub(super) fn get_resource_links_input_count() -> f64 {
-                3_f64
-            }
-            pub(super) fn get_resource_reference_input_resource_id() -> f64 {
-                1_f64
-            }
-            pub(super) fn get_resource_reference_input_resource_type() -> super::GetResourceReferenceInputResourceType {
-                super::GetResourceReferenceInputResourceType::Text
-            }
-            pub(super) fn gzip_file_as_resource_input_data() -> ::std::string::String {
-                "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"
-                    .to_string()
-            }
-            pub(super) fn gzip_file_as_resource_input_name() -> ::std::string::String {
-                "README.md.gz".to_string()
-            }
-            pub(super) fn gzip_file_as_resource_input_output_type() -> super::GzipFileAsResourceInputOutputType {
-                super::GzipFileAsResourceInputOutputType::ResourceLink
-            }
-            pub(super) fn trigger_long_running_operation_input_duration() -> f64 {
-                10_f64
-            }
-            pub(super) fn trigger_long_running_operation_input_steps() -> f64 {
-                5_f64
-            }
+            /** Duration of the operation in seconds
+
+Default: `10`.*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub duration: ::std::option::Option<f64>,
+            /** Number of steps in the operation
+
+Default: `5`.*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub steps: ::std::option::Option<f64>,
         }
         /// Error types.
         pub mod error {
@@ -2010,159 +1805,163 @@ pub mod everything {
             }
         }
         /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetEnvInput {}
         /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetTinyImageInput {}
         /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ToggleSimulatedLoggingInput {}
         /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ToggleSubscriberUpdatesInput {}
-        impl EchoInput {
-            /// `EchoInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                message: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
-                Self { message: message.into() }
+    }
+    impl types::EchoInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(message: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self { message: message.into() }
+        }
+    }
+    impl types::GetAnnotatedMessageInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(message_type: types::GetAnnotatedMessageInputMessageType) -> Self {
+            Self {
+                message_type,
+                include_image: ::std::option::Option::None,
             }
         }
-        impl GetAnnotatedMessageInput {
-            /// `GetAnnotatedMessageInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(message_type: GetAnnotatedMessageInputMessageType) -> Self {
-                Self {
-                    include_image: ::std::default::Default::default(),
-                    message_type,
-                }
+        /// Sets `include_image`.
+        pub fn with_include_image(mut self, include_image: bool) -> Self {
+            self.include_image = ::std::option::Option::Some(include_image);
+            self
+        }
+    }
+    impl types::GetResourceLinksInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                count: ::std::option::Option::None,
             }
         }
-        impl GetResourceLinksInput {
-            /// `GetResourceLinksInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    count: defaults::get_resource_links_input_count(),
-                }
+        /// Sets `count`.
+        pub fn with_count(mut self, count: f64) -> Self {
+            self.count = ::std::option::Option::Some(count);
+            self
+        }
+    }
+    impl types::GetResourceReferenceInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                resource_id: ::std::option::Option::None,
+                resource_type: ::std::option::Option::None,
             }
         }
-        impl GetResourceReferenceInput {
-            /// `GetResourceReferenceInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    resource_id: defaults::get_resource_reference_input_resource_id(),
-                    resource_type: defaults::get_resource_reference_input_resource_type(),
-                }
+        /// Sets `resource_id`.
+        pub fn with_resource_id(mut self, resource_id: f64) -> Self {
+            self.resource_id = ::std::option::Option::Some(resource_id);
+            self
+        }
+        /// Sets `resource_type`.
+        pub fn with_resource_type(
+            mut self,
+            resource_type: types::GetResourceReferenceInputResourceType,
+        ) -> Self {
+            self.resource_type = ::std::option::Option::Some(resource_type);
+            self
+        }
+    }
+    impl types::GetStructuredContentInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(location: types::GetStructuredContentInputLocation) -> Self {
+            Self { location }
+        }
+    }
+    impl types::GetSumInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(a: f64, b: f64) -> Self {
+            Self { a, b }
+        }
+    }
+    impl types::GzipFileAsResourceInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                data: ::std::option::Option::None,
+                name: ::std::option::Option::None,
+                output_type: ::std::option::Option::None,
             }
         }
-        impl GetStructuredContentInput {
-            /// `GetStructuredContentInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(location: GetStructuredContentInputLocation) -> Self {
-                Self { location }
+        /// Sets `data`.
+        pub fn with_data(
+            mut self,
+            data: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.data = ::std::option::Option::Some(data.into());
+            self
+        }
+        /// Sets `name`.
+        pub fn with_name(
+            mut self,
+            name: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            self.name = ::std::option::Option::Some(name.into());
+            self
+        }
+        /// Sets `output_type`.
+        pub fn with_output_type(
+            mut self,
+            output_type: types::GzipFileAsResourceInputOutputType,
+        ) -> Self {
+            self.output_type = ::std::option::Option::Some(output_type);
+            self
+        }
+    }
+    impl types::SimulateResearchQueryInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(topic: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                topic: topic.into(),
+                ambiguous: ::std::option::Option::None,
             }
         }
-        impl GetSumInput {
-            /// `GetSumInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(a: f64, b: f64) -> Self {
-                Self { a, b }
+        /// Sets `ambiguous`.
+        pub fn with_ambiguous(mut self, ambiguous: bool) -> Self {
+            self.ambiguous = ::std::option::Option::Some(ambiguous);
+            self
+        }
+    }
+    impl types::TriggerLongRunningOperationInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new() -> Self {
+            Self {
+                duration: ::std::option::Option::None,
+                steps: ::std::option::Option::None,
             }
         }
-        impl GzipFileAsResourceInput {
-            /// `GzipFileAsResourceInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    data: defaults::gzip_file_as_resource_input_data(),
-                    name: defaults::gzip_file_as_resource_input_name(),
-                    output_type: defaults::gzip_file_as_resource_input_output_type(),
-                }
-            }
+        /// Sets `duration`.
+        pub fn with_duration(mut self, duration: f64) -> Self {
+            self.duration = ::std::option::Option::Some(duration);
+            self
         }
-        impl SimulateResearchQueryInput {
-            /// `SimulateResearchQueryInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(topic: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self {
-                    ambiguous: ::std::default::Default::default(),
-                    topic: topic.into(),
-                }
-            }
-        }
-        impl TriggerLongRunningOperationInput {
-            /// `TriggerLongRunningOperationInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {
-                    duration: defaults::trigger_long_running_operation_input_duration(),
-                    steps: defaults::trigger_long_running_operation_input_steps(),
-                }
-            }
-        }
-        impl GetEnvInput {
-            /// `GetEnvInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {}
-            }
-        }
-        impl GetTinyImageInput {
-            /// `GetTinyImageInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {}
-            }
-        }
-        impl ToggleSimulatedLoggingInput {
-            /// `ToggleSimulatedLoggingInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {}
-            }
-        }
-        impl ToggleSubscriberUpdatesInput {
-            /// `ToggleSubscriberUpdatesInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {}
-            }
+        /// Sets `steps`.
+        pub fn with_steps(mut self, steps: f64) -> Self {
+            self.steps = ::std::option::Option::Some(steps);
+            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -2183,11 +1982,11 @@ pub mod everything {
                 "echo",
                 ::std::option::Option::Some("Echo Tool"),
                 ::std::option::Option::Some("Echoes back the input string"),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"message\":{\"description\":\"Message to echo\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Echoes back the input string\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"message\":{\"description\":\"Message to echo\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\",\"title\":\"Echo Tool\"}",
+                ::std::option::Option::Some((204usize, 371usize)),
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "7f44ccc849658890126f40e521000825b08a7f09a6f290a43d02db4e8eec6e2b",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Echoes back the input string\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"message\":{\"description\":\"Message to echo\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\",\"title\":\"Echo Tool\"}",
             );
         }
         /// **Get Annotated Message Tool**
@@ -2207,11 +2006,11 @@ pub mod everything {
                 ::std::option::Option::Some(
                     "Demonstrates how annotations can be used to provide metadata about content.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"},\"messageType\":{\"description\":\"Type of message to demonstrate different annotation patterns\",\"enum\":[\"error\",\"success\",\"debug\"],\"type\":\"string\"}},\"required\":[\"messageType\"],\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates how annotations can be used to provide metadata about content.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"},\"messageType\":{\"description\":\"Type of message to demonstrate different annotation patterns\",\"enum\":[\"error\",\"success\",\"debug\"],\"type\":\"string\"}},\"required\":[\"messageType\"],\"type\":\"object\"},\"name\":\"get-annotated-message\",\"title\":\"Get Annotated Message Tool\"}",
+                ::std::option::Option::Some((251usize, 608usize)),
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "33c589b1069c55cba23225a122758008ada8f6959c181ccc3374c1901db0fb7f",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates how annotations can be used to provide metadata about content.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"},\"messageType\":{\"description\":\"Type of message to demonstrate different annotation patterns\",\"enum\":[\"error\",\"success\",\"debug\"],\"type\":\"string\"}},\"required\":[\"messageType\"],\"type\":\"object\"},\"name\":\"get-annotated-message\",\"title\":\"Get Annotated Message Tool\"}",
             );
         }
         /// **Print Environment Tool**
@@ -2231,11 +2030,11 @@ pub mod everything {
                 ::std::option::Option::Some(
                     "Returns all environment variables, helpful for debugging MCP server configuration",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns all environment variables, helpful for debugging MCP server configuration\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-env\",\"title\":\"Print Environment Tool\"}",
+                ::std::option::Option::Some((257usize, 342usize)),
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "4f50e93bc4caa234f9cfcb55e5a2dc7f01549a67379ef3ae1c7dcbaa0438cad1",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns all environment variables, helpful for debugging MCP server configuration\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-env\",\"title\":\"Print Environment Tool\"}",
             );
         }
         /// **Get Resource Links Tool**
@@ -2255,11 +2054,11 @@ pub mod everything {
                 ::std::option::Option::Some(
                     "Returns up to ten resource links that reference different types of resources",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"maximum\":10,\"minimum\":1,\"type\":\"number\"}},\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns up to ten resource links that reference different types of resources\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"maximum\":10,\"minimum\":1,\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"get-resource-links\",\"title\":\"Get Resource Links Tool\"}",
+                ::std::option::Option::Some((252usize, 457usize)),
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "71bb1c74fa7b1f2fa67d46340e6ed8b1b30efdf15febbc2fb0c3391581451e83",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns up to ten resource links that reference different types of resources\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"maximum\":10,\"minimum\":1,\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"get-resource-links\",\"title\":\"Get Resource Links Tool\"}",
             );
         }
         /// **Get Resource Reference Tool**
@@ -2279,11 +2078,11 @@ pub mod everything {
                 ::std::option::Option::Some(
                     "Returns a resource reference that can be used by MCP clients",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"},\"resourceType\":{\"default\":\"Text\",\"enum\":[\"Text\",\"Blob\"],\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a resource reference that can be used by MCP clients\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"},\"resourceType\":{\"default\":\"Text\",\"enum\":[\"Text\",\"Blob\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-resource-reference\",\"title\":\"Get Resource Reference Tool\"}",
+                ::std::option::Option::Some((236usize, 485usize)),
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "0e0bc5de61c5239e68b14b616b82fc475bb463f80e6288c33fff949a7053b3f8",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a resource reference that can be used by MCP clients\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"},\"resourceType\":{\"default\":\"Text\",\"enum\":[\"Text\",\"Blob\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-resource-reference\",\"title\":\"Get Resource Reference Tool\"}",
             );
         }
         /// **Get Structured Content Tool**
@@ -2303,13 +2102,11 @@ pub mod everything {
                 ::std::option::Option::Some(
                     "Returns structured content along with an output schema for client data validation",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"location\":{\"description\":\"Choose city\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"type\":\"string\"}},\"required\":[\"location\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"conditions\":{\"description\":\"Weather conditions description\",\"type\":\"string\"},\"humidity\":{\"description\":\"Humidity percentage\",\"type\":\"number\"},\"temperature\":{\"description\":\"Temperature in celsius\",\"type\":\"number\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns structured content along with an output schema for client data validation\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"location\":{\"description\":\"Choose city\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"type\":\"string\"}},\"required\":[\"location\"],\"type\":\"object\"},\"name\":\"get-structured-content\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"conditions\":{\"description\":\"Weather conditions description\",\"type\":\"string\"},\"humidity\":{\"description\":\"Humidity percentage\",\"type\":\"number\"},\"temperature\":{\"description\":\"Temperature in celsius\",\"type\":\"number\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"type\":\"object\"},\"title\":\"Get Structured Content Tool\"}",
+                ::std::option::Option::Some((257usize, 466usize)),
+                ::std::option::Option::Some((514usize, 892usize)),
                 [true, false, true, false],
                 "5a604731383feb5bdb90ec49119f20ee2254b17a8405c10bf5def2ff3540db2e",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns structured content along with an output schema for client data validation\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"location\":{\"description\":\"Choose city\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"type\":\"string\"}},\"required\":[\"location\"],\"type\":\"object\"},\"name\":\"get-structured-content\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"conditions\":{\"description\":\"Weather conditions description\",\"type\":\"string\"},\"humidity\":{\"description\":\"Humidity percentage\",\"type\":\"number\"},\"temperature\":{\"description\":\"Temperature in celsius\",\"type\":\"number\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"type\":\"object\"},\"title\":\"Get Structured Content Tool\"}",
             );
         }
         /// **Get Sum Tool**
@@ -2327,11 +2124,11 @@ pub mod everything {
                 "get-sum",
                 ::std::option::Option::Some("Get Sum Tool"),
                 ::std::option::Option::Some("Returns the sum of two numbers"),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"description\":\"First number\",\"type\":\"number\"},\"b\":{\"description\":\"Second number\",\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the sum of two numbers\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"description\":\"First number\",\"type\":\"number\"},\"b\":{\"description\":\"Second number\",\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\",\"title\":\"Get Sum Tool\"}",
+                ::std::option::Option::Some((206usize, 414usize)),
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "d720dc64eb73dcec4352ec209ee3c9fbbae2939e265b45f37c8b8b0b115e1ea7",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the sum of two numbers\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"description\":\"First number\",\"type\":\"number\"},\"b\":{\"description\":\"Second number\",\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\",\"title\":\"Get Sum Tool\"}",
             );
         }
         /// **Get Tiny Image Tool**
@@ -2349,11 +2146,11 @@ pub mod everything {
                 "get-tiny-image",
                 ::std::option::Option::Some("Get Tiny Image Tool"),
                 ::std::option::Option::Some("Returns a tiny MCP logo image."),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a tiny MCP logo image.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-tiny-image\",\"title\":\"Get Tiny Image Tool\"}",
+                ::std::option::Option::Some((206usize, 291usize)),
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "3e7e3397d097d89eb8440f3e8c45abf4b4fdd9114ac84c1cf130f555f9bc2e95",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a tiny MCP logo image.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-tiny-image\",\"title\":\"Get Tiny Image Tool\"}",
             );
         }
         /// **GZip File as Resource Tool**
@@ -2373,11 +2170,11 @@ pub mod everything {
                 ::std::option::Option::Some(
                     "Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"description\":\"URL or data URI of the file content to compress\",\"format\":\"uri\",\"type\":\"string\"},\"name\":{\"default\":\"README.md.gz\",\"description\":\"Name of the output file\",\"type\":\"string\"},\"outputType\":{\"default\":\"resourceLink\",\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.\",\"enum\":[\"resourceLink\",\"resource\"],\"type\":\"string\"}},\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":false},\"description\":\"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"description\":\"URL or data URI of the file content to compress\",\"format\":\"uri\",\"type\":\"string\"},\"name\":{\"default\":\"README.md.gz\",\"description\":\"Name of the output file\",\"type\":\"string\"},\"outputType\":{\"default\":\"resourceLink\",\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.\",\"enum\":[\"resourceLink\",\"resource\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"gzip-file-as-resource\",\"title\":\"GZip File as Resource Tool\"}",
+                ::std::option::Option::Some((423usize, 1071usize)),
                 ::std::option::Option::None,
                 [false, false, true, true],
                 "8376d5ceda945d5e10ab8f9e4b75f83417931d2438eabd3198464f3ff519094c",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":false},\"description\":\"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"description\":\"URL or data URI of the file content to compress\",\"format\":\"uri\",\"type\":\"string\"},\"name\":{\"default\":\"README.md.gz\",\"description\":\"Name of the output file\",\"type\":\"string\"},\"outputType\":{\"default\":\"resourceLink\",\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.\",\"enum\":[\"resourceLink\",\"resource\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"gzip-file-as-resource\",\"title\":\"GZip File as Resource Tool\"}",
             );
         }
         /// **Simulate Research Query**
@@ -2397,11 +2194,11 @@ pub mod everything {
                 ::std::option::Option::Some(
                     "Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"},\"topic\":{\"description\":\"The research topic to investigate\",\"type\":\"string\"}},\"required\":[\"topic\"],\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.\",\"execution\":{\"taskSupport\":\"required\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"},\"topic\":{\"description\":\"The research topic to investigate\",\"type\":\"string\"}},\"required\":[\"topic\"],\"type\":\"object\"},\"name\":\"simulate-research-query\",\"title\":\"Simulate Research Query\"}",
+                ::std::option::Option::Some((447usize, 780usize)),
                 ::std::option::Option::None,
                 [false, false, false, false],
                 "e494a3249ad69e0370ae8f25f4a5dbeb13ff31cb7c5ca86009a98d79adc53510",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.\",\"execution\":{\"taskSupport\":\"required\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"},\"topic\":{\"description\":\"The research topic to investigate\",\"type\":\"string\"}},\"required\":[\"topic\"],\"type\":\"object\"},\"name\":\"simulate-research-query\",\"title\":\"Simulate Research Query\"}",
             );
         }
         /// **Toggle Simulated Logging**
@@ -2421,11 +2218,11 @@ pub mod everything {
                 ::std::option::Option::Some(
                     "Toggles simulated, random-leveled logging on or off.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated, random-leveled logging on or off.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-simulated-logging\",\"title\":\"Toggle Simulated Logging\"}",
+                ::std::option::Option::Some((230usize, 315usize)),
                 ::std::option::Option::None,
                 [false, false, false, false],
                 "a78d315cf37def309a4c36d6765fcddbd8383c85b939308cb47c7110d7fca592",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated, random-leveled logging on or off.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-simulated-logging\",\"title\":\"Toggle Simulated Logging\"}",
             );
         }
         /// **Toggle Subscriber Updates**
@@ -2445,11 +2242,11 @@ pub mod everything {
                 ::std::option::Option::Some(
                     "Toggles simulated resource subscription updates on or off.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated resource subscription updates on or off.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-subscriber-updates\",\"title\":\"Toggle Subscriber Updates\"}",
+                ::std::option::Option::Some((236usize, 321usize)),
                 ::std::option::Option::None,
                 [false, false, false, false],
                 "e742f7476ce7e72781c707c5fe5223385546f4604f5dc8a6df623754182eebbd",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated resource subscription updates on or off.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-subscriber-updates\",\"title\":\"Toggle Subscriber Updates\"}",
             );
         }
         /// **Trigger Long Running Operation Tool**
@@ -2469,11 +2266,11 @@ pub mod everything {
                 ::std::option::Option::Some(
                     "Demonstrates a long running operation with progress updates.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}},\"type\":\"object\"}",
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates a long running operation with progress updates.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"trigger-long-running-operation\",\"title\":\"Trigger Long Running Operation Tool\"}",
+                ::std::option::Option::Some((236usize, 502usize)),
                 ::std::option::Option::None,
                 [true, false, true, false],
                 "e0d9626dffefbdde30ebce5e5b922e8861a0416c6131bfc627fc44de17a3c19b",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates a long running operation with progress updates.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"trigger-long-running-operation\",\"title\":\"Trigger Long Running Operation Tool\"}",
             );
         }
     }
@@ -2493,11 +2290,13 @@ pub mod everything {
         <tools::ToggleSubscriberUpdates as ::mcpbind::Tool>::META,
         <tools::TriggerLongRunningOperation as ::mcpbind::Tool>::META,
     ];
-    /// A typed client: one async method per tool.
-    #[derive(Debug)]
+    /// A typed client: one async method per tool. Clones share the
+    /// connection.
+    #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "everything";
@@ -2517,6 +2316,13 @@ pub mod everything {
         /// The untyped client underneath.
         pub fn inner(&self) -> &::mcpbind::Client {
             &self.inner
+        }
+        /// A view of this client whose calls time out after `timeout`
+        /// instead of the server's `timeout`; it shares the connection.
+        pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+            Self {
+                inner: self.inner.with_timeout(timeout),
+            }
         }
         /// **Echo Tool**
         ///
@@ -2688,6 +2494,7 @@ pub mod everything {
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// **Echo Tool**
         ///
@@ -2932,22 +2739,8 @@ pub mod everything {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"mcp-servers/everything\",\"title\":\"Everything Reference Server\",\"version\":\"2.0.0\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::Echo as ::mcpbind::Tool > ::META.definition, <
-                tools::GetAnnotatedMessage as ::mcpbind::Tool > ::META.definition, <
-                tools::GetEnv as ::mcpbind::Tool > ::META.definition, <
-                tools::GetResourceLinks as ::mcpbind::Tool > ::META.definition, <
-                tools::GetResourceReference as ::mcpbind::Tool > ::META.definition, <
-                tools::GetStructuredContent as ::mcpbind::Tool > ::META.definition, <
-                tools::GetSum as ::mcpbind::Tool > ::META.definition, <
-                tools::GetTinyImage as ::mcpbind::Tool > ::META.definition, <
-                tools::GzipFileAsResource as ::mcpbind::Tool > ::META.definition, <
-                tools::SimulateResearchQuery as ::mcpbind::Tool > ::META.definition, <
-                tools::ToggleSimulatedLogging as ::mcpbind::Tool > ::META.definition, <
-                tools::ToggleSubscriberUpdates as ::mcpbind::Tool > ::META.definition, <
-                tools::TriggerLongRunningOperation as ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,
@@ -3124,41 +2917,25 @@ pub mod filesystem {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
-        /// `CreateDirectoryInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        /// Arguments of the `create_directory` tool: Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateDirectoryInput {
             pub path: ::std::string::String,
         }
-        /// `CreateDirectoryOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `create_directory` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateDirectoryOutput {
             pub content: ::std::string::String,
         }
-        /// `DirectoryTreeInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `directory_tree` tool: Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DirectoryTreeInput {
+            /// Default: `[]`.
             #[serde(
                 rename = "excludePatterns",
                 default,
@@ -3167,43 +2944,29 @@ pub mod filesystem {
             pub exclude_patterns: ::std::vec::Vec<::std::string::String>,
             pub path: ::std::string::String,
         }
-        /// `DirectoryTreeOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `directory_tree` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DirectoryTreeOutput {
             pub content: ::std::string::String,
         }
-        /// `EditFileInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `edit_file` tool: Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EditFileInput {
-            /// Preview changes using git-style diff format
-            #[serde(rename = "dryRun", default)]
-            pub dry_run: bool,
+            /** Preview changes using git-style diff format
+
+Default: `false`.*/
+            #[serde(
+                rename = "dryRun",
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub dry_run: ::std::option::Option<bool>,
             pub edits: ::std::vec::Vec<EditFileInputEditsItem>,
             pub path: ::std::string::String,
         }
         /// `EditFileInputEditsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EditFileInputEditsItem {
             /// Text to replace with
@@ -3213,104 +2976,62 @@ pub mod filesystem {
             #[serde(rename = "oldText")]
             pub old_text: ::std::string::String,
         }
-        /// `EditFileOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `edit_file` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EditFileOutput {
             pub content: ::std::string::String,
         }
-        /// `GetFileInfoInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `get_file_info` tool: Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetFileInfoInput {
             pub path: ::std::string::String,
         }
-        /// `GetFileInfoOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `get_file_info` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetFileInfoOutput {
             pub content: ::std::string::String,
         }
-        /// `ListAllowedDirectoriesOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `list_allowed_directories` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListAllowedDirectoriesOutput {
             pub content: ::std::string::String,
         }
-        /// `ListDirectoryInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `list_directory` tool: Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryInput {
             pub path: ::std::string::String,
         }
-        /// `ListDirectoryOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `list_directory` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryOutput {
             pub content: ::std::string::String,
         }
-        /// `ListDirectoryWithSizesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `list_directory_with_sizes` tool: Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryWithSizesInput {
             pub path: ::std::string::String,
-            /// Sort entries by name or size
+            /** Sort entries by name or size
+
+Default: `"name"`.*/
             #[serde(
                 rename = "sortBy",
-                default = "defaults::list_directory_with_sizes_input_sort_by"
+                skip_serializing_if = "::std::option::Option::is_none"
             )]
-            pub sort_by: ListDirectoryWithSizesInputSortBy,
+            pub sort_by: ::std::option::Option<ListDirectoryWithSizesInputSortBy>,
         }
-        /// Sort entries by name or size
+        /** Sort entries by name or size
+
+Default: `"name"`.*/
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -3364,58 +3085,27 @@ pub mod filesystem {
                 value.parse()
             }
         }
-        impl ::std::default::Default for ListDirectoryWithSizesInputSortBy {
-            fn default() -> Self {
-                ListDirectoryWithSizesInputSortBy::Name
-            }
-        }
-        /// `ListDirectoryWithSizesOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `list_directory_with_sizes` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryWithSizesOutput {
             pub content: ::std::string::String,
         }
-        /// `MoveFileInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `move_file` tool: Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct MoveFileInput {
             pub destination: ::std::string::String,
             pub source: ::std::string::String,
         }
-        /// `MoveFileOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `move_file` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct MoveFileOutput {
             pub content: ::std::string::String,
         }
-        /// `ReadFileInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `read_file` tool: Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadFileInput {
             /// If provided, returns only the first N lines of the file
@@ -3426,54 +3116,28 @@ pub mod filesystem {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub tail: ::std::option::Option<f64>,
         }
-        /// `ReadFileOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `read_file` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadFileOutput {
             pub content: ::std::string::String,
         }
-        /// `ReadMediaFileInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `read_media_file` tool: Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMediaFileInput {
             pub path: ::std::string::String,
         }
-        /// `ReadMediaFileOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `read_media_file` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMediaFileOutput {
             pub content: ::std::vec::Vec<ReadMediaFileOutputContentItem>,
         }
         /// `ReadMediaFileOutputContentItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(untagged, deny_unknown_fields)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(untagged)]
         pub enum ReadMediaFileOutputContentItem {
             Variant0 {
                 data: ::std::string::String,
@@ -3490,8 +3154,8 @@ pub mod filesystem {
         }
         /// `ReadMediaFileOutputContentItemVariant0Type`
         #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
+            Deserialize,
+            Serialize,
             Clone,
             Copy,
             Debug,
@@ -3547,14 +3211,7 @@ pub mod filesystem {
             }
         }
         /// `ReadMediaFileOutputContentItemVariant1Resource`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMediaFileOutputContentItemVariant1Resource {
             pub blob: ::std::string::String,
@@ -3565,40 +3222,21 @@ pub mod filesystem {
             pub mime_type: ::std::option::Option<::std::string::String>,
             pub uri: ::std::string::String,
         }
-        /// `ReadMultipleFilesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `read_multiple_files` tool: Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMultipleFilesInput {
             /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
             pub paths: ::std::vec::Vec<::std::string::String>,
         }
-        /// `ReadMultipleFilesOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `read_multiple_files` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMultipleFilesOutput {
             pub content: ::std::string::String,
         }
-        /// `ReadTextFileInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `read_text_file` tool: Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadTextFileInput {
             /// If provided, returns only the first N lines of the file
@@ -3609,29 +3247,17 @@ pub mod filesystem {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub tail: ::std::option::Option<f64>,
         }
-        /// `ReadTextFileOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `read_text_file` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadTextFileOutput {
             pub content: ::std::string::String,
         }
-        /// `SearchFilesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `search_files` tool: Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchFilesInput {
+            /// Default: `[]`.
             #[serde(
                 rename = "excludePatterns",
                 default,
@@ -3641,50 +3267,24 @@ pub mod filesystem {
             pub path: ::std::string::String,
             pub pattern: ::std::string::String,
         }
-        /// `SearchFilesOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `search_files` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchFilesOutput {
             pub content: ::std::string::String,
         }
-        /// `WriteFileInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `write_file` tool: Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WriteFileInput {
             pub content: ::std::string::String,
             pub path: ::std::string::String,
         }
-        /// `WriteFileOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `write_file` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WriteFileOutput {
             pub content: ::std::string::String,
-        }
-        /// Generation of default values for serde.
-        pub mod defaults {
-            pub(super) fn list_directory_with_sizes_input_sort_by() -> super::ListDirectoryWithSizesInputSortBy {
-                super::ListDirectoryWithSizesInputSortBy::Name
-            }
         }
         /// Error types.
         pub mod error {
@@ -3719,152 +3319,187 @@ pub mod filesystem {
             }
         }
         /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListAllowedDirectoriesInput {}
-        impl CreateDirectoryInput {
-            /// `CreateDirectoryInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self { path: path.into() }
+    }
+    impl types::CreateDirectoryInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self { path: path.into() }
+        }
+    }
+    impl types::DirectoryTreeInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                path: path.into(),
+                exclude_patterns: ::std::default::Default::default(),
             }
         }
-        impl DirectoryTreeInput {
-            /// `DirectoryTreeInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self {
-                    exclude_patterns: ::std::default::Default::default(),
-                    path: path.into(),
-                }
+        /// Sets `exclude_patterns`.
+        pub fn with_exclude_patterns(
+            mut self,
+            exclude_patterns: ::std::vec::Vec<::std::string::String>,
+        ) -> Self {
+            self.exclude_patterns = exclude_patterns;
+            self
+        }
+    }
+    impl types::EditFileInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            path: impl ::std::convert::Into<::std::string::String>,
+            edits: ::std::vec::Vec<types::EditFileInputEditsItem>,
+        ) -> Self {
+            Self {
+                path: path.into(),
+                edits,
+                dry_run: ::std::option::Option::None,
             }
         }
-        impl EditFileInput {
-            /// `EditFileInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                edits: ::std::vec::Vec<EditFileInputEditsItem>,
-                path: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
-                Self {
-                    dry_run: ::std::default::Default::default(),
-                    edits,
-                    path: path.into(),
-                }
+        /// Sets `dry_run`.
+        pub fn with_dry_run(mut self, dry_run: bool) -> Self {
+            self.dry_run = ::std::option::Option::Some(dry_run);
+            self
+        }
+    }
+    impl types::GetFileInfoInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self { path: path.into() }
+        }
+    }
+    impl types::ListDirectoryInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self { path: path.into() }
+        }
+    }
+    impl types::ListDirectoryWithSizesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                path: path.into(),
+                sort_by: ::std::option::Option::None,
             }
         }
-        impl GetFileInfoInput {
-            /// `GetFileInfoInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self { path: path.into() }
+        /// Sets `sort_by`.
+        pub fn with_sort_by(
+            mut self,
+            sort_by: types::ListDirectoryWithSizesInputSortBy,
+        ) -> Self {
+            self.sort_by = ::std::option::Option::Some(sort_by);
+            self
+        }
+    }
+    impl types::MoveFileInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            source: impl ::std::convert::Into<::std::string::String>,
+            destination: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            Self {
+                source: source.into(),
+                destination: destination.into(),
             }
         }
-        impl ListDirectoryInput {
-            /// `ListDirectoryInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self { path: path.into() }
+    }
+    impl types::ReadFileInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                path: path.into(),
+                head: ::std::option::Option::None,
+                tail: ::std::option::Option::None,
             }
         }
-        impl ListDirectoryWithSizesInput {
-            /// `ListDirectoryWithSizesInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self {
-                    path: path.into(),
-                    sort_by: defaults::list_directory_with_sizes_input_sort_by(),
-                }
+        /// Sets `head`.
+        pub fn with_head(mut self, head: f64) -> Self {
+            self.head = ::std::option::Option::Some(head);
+            self
+        }
+        /// Sets `tail`.
+        pub fn with_tail(mut self, tail: f64) -> Self {
+            self.tail = ::std::option::Option::Some(tail);
+            self
+        }
+    }
+    impl types::ReadMediaFileInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self { path: path.into() }
+        }
+    }
+    impl types::ReadMultipleFilesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(paths: ::std::vec::Vec<::std::string::String>) -> Self {
+            Self { paths }
+        }
+    }
+    impl types::ReadTextFileInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self {
+                path: path.into(),
+                head: ::std::option::Option::None,
+                tail: ::std::option::Option::None,
             }
         }
-        impl MoveFileInput {
-            /// `MoveFileInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                destination: impl ::std::convert::Into<::std::string::String>,
-                source: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
-                Self {
-                    destination: destination.into(),
-                    source: source.into(),
-                }
+        /// Sets `head`.
+        pub fn with_head(mut self, head: f64) -> Self {
+            self.head = ::std::option::Option::Some(head);
+            self
+        }
+        /// Sets `tail`.
+        pub fn with_tail(mut self, tail: f64) -> Self {
+            self.tail = ::std::option::Option::Some(tail);
+            self
+        }
+    }
+    impl types::SearchFilesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            path: impl ::std::convert::Into<::std::string::String>,
+            pattern: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            Self {
+                path: path.into(),
+                pattern: pattern.into(),
+                exclude_patterns: ::std::default::Default::default(),
             }
         }
-        impl ReadFileInput {
-            /// `ReadFileInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self {
-                    head: ::std::option::Option::None,
-                    path: path.into(),
-                    tail: ::std::option::Option::None,
-                }
-            }
+        /// Sets `exclude_patterns`.
+        pub fn with_exclude_patterns(
+            mut self,
+            exclude_patterns: ::std::vec::Vec<::std::string::String>,
+        ) -> Self {
+            self.exclude_patterns = exclude_patterns;
+            self
         }
-        impl ReadMediaFileInput {
-            /// `ReadMediaFileInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self { path: path.into() }
-            }
-        }
-        impl ReadMultipleFilesInput {
-            /// `ReadMultipleFilesInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(paths: ::std::vec::Vec<::std::string::String>) -> Self {
-                Self { paths }
-            }
-        }
-        impl ReadTextFileInput {
-            /// `ReadTextFileInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self {
-                    head: ::std::option::Option::None,
-                    path: path.into(),
-                    tail: ::std::option::Option::None,
-                }
-            }
-        }
-        impl SearchFilesInput {
-            /// `SearchFilesInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                path: impl ::std::convert::Into<::std::string::String>,
-                pattern: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
-                Self {
-                    exclude_patterns: ::std::default::Default::default(),
-                    path: path.into(),
-                    pattern: pattern.into(),
-                }
-            }
-        }
-        impl WriteFileInput {
-            /// `WriteFileInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                content: impl ::std::convert::Into<::std::string::String>,
-                path: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
-                Self {
-                    content: content.into(),
-                    path: path.into(),
-                }
-            }
-        }
-        impl ListAllowedDirectoriesInput {
-            /// `ListAllowedDirectoriesInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {}
+    }
+    impl types::WriteFileInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            path: impl ::std::convert::Into<::std::string::String>,
+            content: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            Self {
+                path: path.into(),
+                content: content.into(),
             }
         }
     }
@@ -3888,13 +3523,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"create_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Create Directory\"}",
+                ::std::option::Option::Some((487usize, 616usize)),
+                ::std::option::Option::Some((658usize, 822usize)),
                 [false, false, true, false],
                 "720d1604002b3c1a768bc811e8354aac162e946a53a998afc20a6d2e91e583d4",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"create_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Create Directory\"}",
             );
         }
         /// **Directory Tree**
@@ -3914,13 +3547,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"directory_tree\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Directory Tree\"}",
+                ::std::option::Option::Some((490usize, 693usize)),
+                ::std::option::Option::Some((733usize, 897usize)),
                 [true, true, false, false],
                 "7645bc3877aa38908a5fc772d29ae7a3d3f05587a2e8826979c739cf40c57363",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"directory_tree\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Directory Tree\"}",
             );
         }
         /// **Edit File**
@@ -3940,13 +3571,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"dryRun\":{\"default\":false,\"description\":\"Preview changes using git-style diff format\",\"type\":\"boolean\"},\"edits\":{\"items\":{\"properties\":{\"newText\":{\"description\":\"Text to replace with\",\"type\":\"string\"},\"oldText\":{\"description\":\"Text to search for - must match exactly\",\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"],\"type\":\"object\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"edits\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"dryRun\":{\"default\":false,\"description\":\"Preview changes using git-style diff format\",\"type\":\"boolean\"},\"edits\":{\"items\":{\"properties\":{\"newText\":{\"description\":\"Text to replace with\",\"type\":\"string\"},\"oldText\":{\"description\":\"Text to search for - must match exactly\",\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"],\"type\":\"object\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"edits\"],\"type\":\"object\"},\"name\":\"edit_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Edit File\"}",
+                ::std::option::Option::Some((362usize, 851usize)),
+                ::std::option::Option::Some((886usize, 1050usize)),
                 [false, true, false, false],
                 "afd5a5de1972206d0e9762ff8ad7797ee8dd3e1b83f0428426c98d2d2520308e",
-                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"dryRun\":{\"default\":false,\"description\":\"Preview changes using git-style diff format\",\"type\":\"boolean\"},\"edits\":{\"items\":{\"properties\":{\"newText\":{\"description\":\"Text to replace with\",\"type\":\"string\"},\"oldText\":{\"description\":\"Text to search for - must match exactly\",\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"],\"type\":\"object\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"edits\"],\"type\":\"object\"},\"name\":\"edit_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Edit File\"}",
             );
         }
         /// **Get File Info**
@@ -3966,13 +3595,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"get_file_info\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Get File Info\"}",
+                ::std::option::Option::Some((426usize, 555usize)),
+                ::std::option::Option::Some((594usize, 758usize)),
                 [true, true, false, false],
                 "7f44dc48bac24a1e6b18b92d58d1669c80102fae3843e73579217972b67c80f6",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"get_file_info\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Get File Info\"}",
             );
         }
         /// **List Allowed Directories**
@@ -3992,13 +3619,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"list_allowed_directories\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Allowed Directories\"}",
+                ::std::option::Option::Some((378usize, 463usize)),
+                ::std::option::Option::Some((513usize, 677usize)),
                 [true, true, false, false],
                 "2b43c9bb5cde269e30b4e22b1dc38386f4fecf44dfa8a773a7fce9e38e2c0aa2",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"list_allowed_directories\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Allowed Directories\"}",
             );
         }
         /// **List Directory**
@@ -4018,13 +3643,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Directory\"}",
+                ::std::option::Option::Some((439usize, 568usize)),
+                ::std::option::Option::Some((608usize, 772usize)),
                 [true, true, false, false],
                 "0d2a2b301c6ec3cbea78b3546aede23781a81bd82000b34f4cbfb3d94bfc8db7",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Directory\"}",
             );
         }
         /// **List Directory with Sizes**
@@ -4044,13 +3667,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"},\"sortBy\":{\"default\":\"name\",\"description\":\"Sort entries by name or size\",\"enum\":[\"name\",\"size\"],\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"},\"sortBy\":{\"default\":\"name\",\"description\":\"Sort entries by name or size\",\"enum\":[\"name\",\"size\"],\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory_with_sizes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Directory with Sizes\"}",
+                ::std::option::Option::Some((453usize, 694usize)),
+                ::std::option::Option::Some((745usize, 909usize)),
                 [true, true, false, false],
                 "8642b99b56eb227fd3ac37d3c43fc984be9b872d85e91874d0600fddbb53c4c3",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"},\"sortBy\":{\"default\":\"name\",\"description\":\"Sort entries by name or size\",\"enum\":[\"name\",\"size\"],\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory_with_sizes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Directory with Sizes\"}",
             );
         }
         /// **Move File**
@@ -4070,13 +3691,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"destination\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"source\",\"destination\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"destination\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"source\",\"destination\"],\"type\":\"object\"},\"name\":\"move_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Move File\"}",
+                ::std::option::Option::Some((502usize, 681usize)),
+                ::std::option::Option::Some((716usize, 880usize)),
                 [false, true, false, false],
                 "46d4d5c7da0e8553c69eb9b970927adc0b54bfdcc9876a01983cd9ab3f8d9430",
-                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"destination\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"source\",\"destination\"],\"type\":\"object\"},\"name\":\"move_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Move File\"}",
             );
         }
         /// **Read File (Deprecated)**
@@ -4096,13 +3715,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read File (Deprecated)\"}",
+                ::std::option::Option::Some((215usize, 537usize)),
+                ::std::option::Option::Some((572usize, 736usize)),
                 [true, true, false, false],
                 "762744c16831e2becafdbaf9a15da2660e5670dfa1984a368403145b6e9ac3a9",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read File (Deprecated)\"}",
             );
         }
         /// **Read Media File**
@@ -4122,13 +3739,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"],\"type\":\"string\"}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"resource\":{\"additionalProperties\":false,\"properties\":{\"blob\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\",\"blob\"],\"type\":\"object\"},\"type\":{\"const\":\"resource\",\"type\":\"string\"}},\"required\":[\"type\",\"resource\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_media_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"],\"type\":\"string\"}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"resource\":{\"additionalProperties\":false,\"properties\":{\"blob\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\",\"blob\"],\"type\":\"object\"},\"type\":{\"const\":\"resource\",\"type\":\"string\"}},\"required\":[\"type\",\"resource\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Media File\"}",
+                ::std::option::Option::Some((364usize, 493usize)),
+                ::std::option::Option::Some((534usize, 1235usize)),
                 [true, true, false, false],
                 "efe5a84687d7780182276a3ae46d325c1c269116ad490fa9149e39bbe50c6777",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_media_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"],\"type\":\"string\"}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"resource\":{\"additionalProperties\":false,\"properties\":{\"blob\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\",\"blob\"],\"type\":\"object\"},\"type\":{\"const\":\"resource\",\"type\":\"string\"}},\"required\":[\"type\",\"resource\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Media File\"}",
             );
         }
         /// **Read Multiple Files**
@@ -4148,13 +3763,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"paths\":{\"description\":\"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"paths\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"paths\":{\"description\":\"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"paths\"],\"type\":\"object\"},\"name\":\"read_multiple_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Multiple Files\"}",
+                ::std::option::Option::Some((454usize, 748usize)),
+                ::std::option::Option::Some((793usize, 957usize)),
                 [true, true, false, false],
                 "484710b0d97999f0c16d950c850c285a187ac4fbd4fdef5b0f13d0f3b483e164",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"paths\":{\"description\":\"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"paths\"],\"type\":\"object\"},\"name\":\"read_multiple_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Multiple Files\"}",
             );
         }
         /// **Read Text File**
@@ -4174,13 +3787,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_text_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Text File\"}",
+                ::std::option::Option::Some((587usize, 909usize)),
+                ::std::option::Option::Some((949usize, 1113usize)),
                 [true, true, false, false],
                 "658bc8c7fed2aefe6102d5e87589689b4a286b83340ac1a3a456b37e6cf4f77a",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_text_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Text File\"}",
             );
         }
         /// **Search Files**
@@ -4200,13 +3811,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"],\"type\":\"object\"},\"name\":\"search_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Search Files\"}",
+                ::std::option::Option::Some((554usize, 795usize)),
+                ::std::option::Option::Some((833usize, 997usize)),
                 [true, true, false, false],
                 "6c46ed09491987b06c8c1511d8f6d42031eabaf852eb4d6e80185e317142120b",
-                "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"],\"type\":\"object\"},\"name\":\"search_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Search Files\"}",
             );
         }
         /// **Write File**
@@ -4226,13 +3835,11 @@ pub mod filesystem {
                 ::std::option::Option::Some(
                     "Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"name\":\"write_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Write File\"}",
+                ::std::option::Option::Some((404usize, 571usize)),
+                ::std::option::Option::Some((607usize, 771usize)),
                 [false, true, true, false],
                 "0074a16be22f98393479625ae28b74688c56985d581aa37e1ff61f7fbd37d11d",
-                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"name\":\"write_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Write File\"}",
             );
         }
     }
@@ -4253,11 +3860,13 @@ pub mod filesystem {
         <tools::SearchFiles as ::mcpbind::Tool>::META,
         <tools::WriteFile as ::mcpbind::Tool>::META,
     ];
-    /// A typed client: one async method per tool.
-    #[derive(Debug)]
+    /// A typed client: one async method per tool. Clones share the
+    /// connection.
+    #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "filesystem";
@@ -4277,6 +3886,13 @@ pub mod filesystem {
         /// The untyped client underneath.
         pub fn inner(&self) -> &::mcpbind::Client {
             &self.inner
+        }
+        /// A view of this client whose calls time out after `timeout`
+        /// instead of the server's `timeout`; it shares the connection.
+        pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+            Self {
+                inner: self.inner.with_timeout(timeout),
+            }
         }
         /// **Create Directory**
         ///
@@ -4462,6 +4078,7 @@ pub mod filesystem {
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// **Create Directory**
         ///
@@ -4724,23 +4341,8 @@ pub mod filesystem {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"secure-filesystem-server\",\"version\":\"0.2.0\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::CreateDirectory as ::mcpbind::Tool > ::META.definition, <
-                tools::DirectoryTree as ::mcpbind::Tool > ::META.definition, <
-                tools::EditFile as ::mcpbind::Tool > ::META.definition, <
-                tools::GetFileInfo as ::mcpbind::Tool > ::META.definition, <
-                tools::ListAllowedDirectories as ::mcpbind::Tool > ::META.definition, <
-                tools::ListDirectory as ::mcpbind::Tool > ::META.definition, <
-                tools::ListDirectoryWithSizes as ::mcpbind::Tool > ::META.definition, <
-                tools::MoveFile as ::mcpbind::Tool > ::META.definition, < tools::ReadFile
-                as ::mcpbind::Tool > ::META.definition, < tools::ReadMediaFile as
-                ::mcpbind::Tool > ::META.definition, < tools::ReadMultipleFiles as
-                ::mcpbind::Tool > ::META.definition, < tools::ReadTextFile as
-                ::mcpbind::Tool > ::META.definition, < tools::SearchFiles as
-                ::mcpbind::Tool > ::META.definition, < tools::WriteFile as
-                ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,
@@ -4924,26 +4526,16 @@ pub mod memory {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
-        /// `AddObservationsInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        /// Arguments of the `add_observations` tool: Add new observations to existing entities in the knowledge graph
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsInput {
             pub observations: ::std::vec::Vec<AddObservationsInputObservationsItem>,
         }
         /// `AddObservationsInputObservationsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsInputObservationsItem {
             /// An array of observation contents to add
@@ -4952,28 +4544,14 @@ pub mod memory {
             #[serde(rename = "entityName")]
             pub entity_name: ::std::string::String,
         }
-        /// `AddObservationsOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `add_observations` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsOutput {
             pub results: ::std::vec::Vec<AddObservationsOutputResultsItem>,
         }
         /// `AddObservationsOutputResultsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsOutputResultsItem {
             #[serde(rename = "addedObservations")]
@@ -4981,178 +4559,53 @@ pub mod memory {
             #[serde(rename = "entityName")]
             pub entity_name: ::std::string::String,
         }
-        /// `CreateEntitiesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `create_entities` tool: Create multiple new entities in the knowledge graph
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateEntitiesInput {
-            pub entities: ::std::vec::Vec<CreateEntitiesInputEntitiesItem>,
+            pub entities: ::std::vec::Vec<Entity>,
         }
-        /// `CreateEntitiesInputEntitiesItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct CreateEntitiesInputEntitiesItem {
-            /// The type of the entity
-            #[serde(rename = "entityType")]
-            pub entity_type: ::std::string::String,
-            /// The name of the entity
-            pub name: ::std::string::String,
-            /// An array of observation contents associated with the entity
-            pub observations: ::std::vec::Vec<::std::string::String>,
-        }
-        /// `CreateEntitiesOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `create_entities` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateEntitiesOutput {
-            pub entities: ::std::vec::Vec<CreateEntitiesOutputEntitiesItem>,
+            pub entities: ::std::vec::Vec<Entity>,
         }
-        /// `CreateEntitiesOutputEntitiesItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct CreateEntitiesOutputEntitiesItem {
-            /// The type of the entity
-            #[serde(rename = "entityType")]
-            pub entity_type: ::std::string::String,
-            /// The name of the entity
-            pub name: ::std::string::String,
-            /// An array of observation contents associated with the entity
-            pub observations: ::std::vec::Vec<::std::string::String>,
-        }
-        /// `CreateRelationsInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `create_relations` tool: Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateRelationsInput {
-            pub relations: ::std::vec::Vec<CreateRelationsInputRelationsItem>,
+            pub relations: ::std::vec::Vec<Relation>,
         }
-        /// `CreateRelationsInputRelationsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct CreateRelationsInputRelationsItem {
-            /// The name of the entity where the relation starts
-            pub from: ::std::string::String,
-            /// The type of the relation
-            #[serde(rename = "relationType")]
-            pub relation_type: ::std::string::String,
-            /// The name of the entity where the relation ends
-            pub to: ::std::string::String,
-        }
-        /// `CreateRelationsOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `create_relations` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateRelationsOutput {
-            pub relations: ::std::vec::Vec<CreateRelationsOutputRelationsItem>,
+            pub relations: ::std::vec::Vec<Relation>,
         }
-        /// `CreateRelationsOutputRelationsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct CreateRelationsOutputRelationsItem {
-            /// The name of the entity where the relation starts
-            pub from: ::std::string::String,
-            /// The type of the relation
-            #[serde(rename = "relationType")]
-            pub relation_type: ::std::string::String,
-            /// The name of the entity where the relation ends
-            pub to: ::std::string::String,
-        }
-        /// `DeleteEntitiesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `delete_entities` tool: Delete multiple entities and their associated relations from the knowledge graph
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteEntitiesInput {
             /// An array of entity names to delete
             #[serde(rename = "entityNames")]
             pub entity_names: ::std::vec::Vec<::std::string::String>,
         }
-        /// `DeleteEntitiesOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `delete_entities` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteEntitiesOutput {
             pub message: ::std::string::String,
             pub success: bool,
         }
-        /// `DeleteObservationsInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `delete_observations` tool: Delete specific observations from entities in the knowledge graph
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteObservationsInput {
             pub deletions: ::std::vec::Vec<DeleteObservationsInputDeletionsItem>,
         }
         /// `DeleteObservationsInputDeletionsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteObservationsInputDeletionsItem {
             /// The name of the entity containing the observations
@@ -5161,174 +4614,64 @@ pub mod memory {
             /// An array of observations to delete
             pub observations: ::std::vec::Vec<::std::string::String>,
         }
-        /// `DeleteObservationsOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `delete_observations` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteObservationsOutput {
             pub message: ::std::string::String,
             pub success: bool,
         }
-        /// `DeleteRelationsInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `delete_relations` tool: Delete multiple relations from the knowledge graph
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteRelationsInput {
             /// An array of relations to delete
-            pub relations: ::std::vec::Vec<DeleteRelationsInputRelationsItem>,
+            pub relations: ::std::vec::Vec<Relation>,
         }
-        /// `DeleteRelationsInputRelationsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct DeleteRelationsInputRelationsItem {
-            /// The name of the entity where the relation starts
-            pub from: ::std::string::String,
-            /// The type of the relation
-            #[serde(rename = "relationType")]
-            pub relation_type: ::std::string::String,
-            /// The name of the entity where the relation ends
-            pub to: ::std::string::String,
-        }
-        /// `DeleteRelationsOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `delete_relations` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteRelationsOutput {
             pub message: ::std::string::String,
             pub success: bool,
         }
-        /// `OpenNodesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// `Entity`
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct Entity {
+            /// The type of the entity
+            #[serde(rename = "entityType")]
+            pub entity_type: ::std::string::String,
+            /// The name of the entity
+            pub name: ::std::string::String,
+            /// An array of observation contents associated with the entity
+            pub observations: ::std::vec::Vec<::std::string::String>,
+        }
+        /// Arguments of the `open_nodes` tool: Open specific nodes in the knowledge graph by their names
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct OpenNodesInput {
             /// An array of entity names to retrieve
             pub names: ::std::vec::Vec<::std::string::String>,
         }
-        /// `OpenNodesOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `open_nodes` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct OpenNodesOutput {
-            pub entities: ::std::vec::Vec<OpenNodesOutputEntitiesItem>,
-            pub relations: ::std::vec::Vec<OpenNodesOutputRelationsItem>,
+            pub entities: ::std::vec::Vec<Entity>,
+            pub relations: ::std::vec::Vec<Relation>,
         }
-        /// `OpenNodesOutputEntitiesItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct OpenNodesOutputEntitiesItem {
-            /// The type of the entity
-            #[serde(rename = "entityType")]
-            pub entity_type: ::std::string::String,
-            /// The name of the entity
-            pub name: ::std::string::String,
-            /// An array of observation contents associated with the entity
-            pub observations: ::std::vec::Vec<::std::string::String>,
-        }
-        /// `OpenNodesOutputRelationsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct OpenNodesOutputRelationsItem {
-            /// The name of the entity where the relation starts
-            pub from: ::std::string::String,
-            /// The type of the relation
-            #[serde(rename = "relationType")]
-            pub relation_type: ::std::string::String,
-            /// The name of the entity where the relation ends
-            pub to: ::std::string::String,
-        }
-        /// `ReadGraphOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `read_graph` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadGraphOutput {
-            pub entities: ::std::vec::Vec<ReadGraphOutputEntitiesItem>,
-            pub relations: ::std::vec::Vec<ReadGraphOutputRelationsItem>,
+            pub entities: ::std::vec::Vec<Entity>,
+            pub relations: ::std::vec::Vec<Relation>,
         }
-        /// `ReadGraphOutputEntitiesItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// `Relation`
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct ReadGraphOutputEntitiesItem {
-            /// The type of the entity
-            #[serde(rename = "entityType")]
-            pub entity_type: ::std::string::String,
-            /// The name of the entity
-            pub name: ::std::string::String,
-            /// An array of observation contents associated with the entity
-            pub observations: ::std::vec::Vec<::std::string::String>,
-        }
-        /// `ReadGraphOutputRelationsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct ReadGraphOutputRelationsItem {
+        pub struct Relation {
             /// The name of the entity where the relation starts
             pub from: ::std::string::String,
             /// The type of the relation
@@ -5337,70 +4680,19 @@ pub mod memory {
             /// The name of the entity where the relation ends
             pub to: ::std::string::String,
         }
-        /// `SearchNodesInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `search_nodes` tool: Search for nodes in the knowledge graph based on a query
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchNodesInput {
             /// The search query to match against entity names, types, and observation content
             pub query: ::std::string::String,
         }
-        /// `SearchNodesOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
+        /// Structured output of the `search_nodes` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchNodesOutput {
-            pub entities: ::std::vec::Vec<SearchNodesOutputEntitiesItem>,
-            pub relations: ::std::vec::Vec<SearchNodesOutputRelationsItem>,
-        }
-        /// `SearchNodesOutputEntitiesItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct SearchNodesOutputEntitiesItem {
-            /// The type of the entity
-            #[serde(rename = "entityType")]
-            pub entity_type: ::std::string::String,
-            /// The name of the entity
-            pub name: ::std::string::String,
-            /// An array of observation contents associated with the entity
-            pub observations: ::std::vec::Vec<::std::string::String>,
-        }
-        /// `SearchNodesOutputRelationsItem`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(deny_unknown_fields)]
-        #[serde(crate = "::mcpbind::__private::serde")]
-        pub struct SearchNodesOutputRelationsItem {
-            /// The name of the entity where the relation starts
-            pub from: ::std::string::String,
-            /// The type of the relation
-            #[serde(rename = "relationType")]
-            pub relation_type: ::std::string::String,
-            /// The name of the entity where the relation ends
-            pub to: ::std::string::String,
+            pub entities: ::std::vec::Vec<Entity>,
+            pub relations: ::std::vec::Vec<Relation>,
         }
         /// Error types.
         pub mod error {
@@ -5435,88 +4727,68 @@ pub mod memory {
             }
         }
         /// The tool takes no arguments.
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadGraphInput {}
-        impl AddObservationsInput {
-            /// `AddObservationsInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                observations: ::std::vec::Vec<AddObservationsInputObservationsItem>,
-            ) -> Self {
-                Self { observations }
-            }
+    }
+    impl types::AddObservationsInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            observations: ::std::vec::Vec<types::AddObservationsInputObservationsItem>,
+        ) -> Self {
+            Self { observations }
         }
-        impl CreateEntitiesInput {
-            /// `CreateEntitiesInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                entities: ::std::vec::Vec<CreateEntitiesInputEntitiesItem>,
-            ) -> Self {
-                Self { entities }
-            }
+    }
+    impl types::CreateEntitiesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(entities: ::std::vec::Vec<types::Entity>) -> Self {
+            Self { entities }
         }
-        impl CreateRelationsInput {
-            /// `CreateRelationsInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                relations: ::std::vec::Vec<CreateRelationsInputRelationsItem>,
-            ) -> Self {
-                Self { relations }
-            }
+    }
+    impl types::CreateRelationsInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(relations: ::std::vec::Vec<types::Relation>) -> Self {
+            Self { relations }
         }
-        impl DeleteEntitiesInput {
-            /// `DeleteEntitiesInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(entity_names: ::std::vec::Vec<::std::string::String>) -> Self {
-                Self { entity_names }
-            }
+    }
+    impl types::DeleteEntitiesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(entity_names: ::std::vec::Vec<::std::string::String>) -> Self {
+            Self { entity_names }
         }
-        impl DeleteObservationsInput {
-            /// `DeleteObservationsInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                deletions: ::std::vec::Vec<DeleteObservationsInputDeletionsItem>,
-            ) -> Self {
-                Self { deletions }
-            }
+    }
+    impl types::DeleteObservationsInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            deletions: ::std::vec::Vec<types::DeleteObservationsInputDeletionsItem>,
+        ) -> Self {
+            Self { deletions }
         }
-        impl DeleteRelationsInput {
-            /// `DeleteRelationsInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                relations: ::std::vec::Vec<DeleteRelationsInputRelationsItem>,
-            ) -> Self {
-                Self { relations }
-            }
+    }
+    impl types::DeleteRelationsInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(relations: ::std::vec::Vec<types::Relation>) -> Self {
+            Self { relations }
         }
-        impl OpenNodesInput {
-            /// `OpenNodesInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(names: ::std::vec::Vec<::std::string::String>) -> Self {
-                Self { names }
-            }
+    }
+    impl types::OpenNodesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(names: ::std::vec::Vec<::std::string::String>) -> Self {
+            Self { names }
         }
-        impl SearchNodesInput {
-            /// `SearchNodesInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self { query: query.into() }
-            }
-        }
-        impl ReadGraphInput {
-            /// `ReadGraphInput` from its required fields (it has none); the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new() -> Self {
-                Self {}
-            }
+    }
+    impl types::SearchNodesInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self { query: query.into() }
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -5539,13 +4811,11 @@ pub mod memory {
                 ::std::option::Option::Some(
                     "Add new observations to existing entities in the knowledge graph",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"results\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"addedObservations\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"type\":\"string\"}},\"required\":[\"entityName\",\"addedObservations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"results\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Add new observations to existing entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"},\"name\":\"add_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"results\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"addedObservations\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"type\":\"string\"}},\"required\":[\"entityName\",\"addedObservations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"results\"],\"type\":\"object\"},\"title\":\"Add Observations\"}",
+                ::std::option::Option::Some((242usize, 671usize)),
+                ::std::option::Option::Some((713usize, 1086usize)),
                 [false, false, false, false],
                 "feac7d8089a1ebc8a23d7dfb2938f24b3a3c8f105d791cb52f622f3819323ee7",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Add new observations to existing entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"},\"name\":\"add_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"results\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"addedObservations\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"type\":\"string\"}},\"required\":[\"entityName\",\"addedObservations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"results\"],\"type\":\"object\"},\"title\":\"Add Observations\"}",
             );
         }
         /// **Create Entities**
@@ -5565,13 +4835,11 @@ pub mod memory {
                 ::std::option::Option::Some(
                     "Create multiple new entities in the knowledge graph",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"name\":\"create_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"title\":\"Create Entities\"}",
+                ::std::option::Option::Some((229usize, 722usize)),
+                ::std::option::Option::Some((763usize, 1314usize)),
                 [false, false, false, false],
                 "8f67f2b3ceae725137d28992771cf1483f02be6bb9f9c54c4e57270e3da21afb",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"name\":\"create_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"title\":\"Create Entities\"}",
             );
         }
         /// **Create Relations**
@@ -5591,13 +4859,11 @@ pub mod memory {
                 ::std::option::Option::Some(
                     "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new relations between entities in the knowledge graph. Relations should be in active voice\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"create_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"title\":\"Create Relations\"}",
+                ::std::option::Option::Some((284usize, 753usize)),
+                ::std::option::Option::Some((795usize, 1322usize)),
                 [false, false, false, false],
                 "65123f62aa4a7c0721aea42a0b0e5bbf449744c9a74e0dd6f4b9927233668102",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new relations between entities in the knowledge graph. Relations should be in active voice\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"create_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"title\":\"Create Relations\"}",
             );
         }
         /// **Delete Entities**
@@ -5617,13 +4883,11 @@ pub mod memory {
                 ::std::option::Option::Some(
                     "Delete multiple entities and their associated relations from the knowledge graph",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple entities and their associated relations from the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"},\"name\":\"delete_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Entities\"}",
+                ::std::option::Option::Some((256usize, 475usize)),
+                ::std::option::Option::Some((516usize, 719usize)),
                 [false, true, true, false],
                 "9e6b66f291d08f0884590fb213f5022ebc753a4bddd5bb5abbaf4180c9d1b2f5",
-                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple entities and their associated relations from the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"},\"name\":\"delete_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Entities\"}",
             );
         }
         /// **Delete Observations**
@@ -5643,13 +4907,11 @@ pub mod memory {
                 ::std::option::Option::Some(
                     "Delete specific observations from entities in the knowledge graph",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete specific observations from entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"},\"name\":\"delete_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Observations\"}",
+                ::std::option::Option::Some((241usize, 668usize)),
+                ::std::option::Option::Some((713usize, 916usize)),
                 [false, true, true, false],
                 "28ea265b802faf8a6ee03a1badc3a162f430cf29b6fc229234344f72588432bb",
-                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete specific observations from entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"},\"name\":\"delete_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Observations\"}",
             );
         }
         /// **Delete Relations**
@@ -5669,13 +4931,11 @@ pub mod memory {
                 ::std::option::Option::Some(
                     "Delete multiple relations from the knowledge graph",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple relations from the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"delete_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Relations\"}",
+                ::std::option::Option::Some((226usize, 743usize)),
+                ::std::option::Option::Some((785usize, 988usize)),
                 [false, true, true, false],
                 "69686b10b9484d6f2bfc65a9c199593c2a4b454dc1cd9987f4ade7ac863a72dc",
-                "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple relations from the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"delete_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Relations\"}",
             );
         }
         /// **Open Nodes**
@@ -5695,13 +4955,11 @@ pub mod memory {
                 ::std::option::Option::Some(
                     "Open specific nodes in the knowledge graph by their names",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Open specific nodes in the knowledge graph by their names\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"},\"name\":\"open_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Open Nodes\"}",
+                ::std::option::Option::Some((233usize, 442usize)),
+                ::std::option::Option::Some((478usize, 1430usize)),
                 [true, false, true, false],
                 "dcfcf782aa784a7085bc37a719362f88b0270764a15c381a303aa64c2b64ff56",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Open specific nodes in the knowledge graph by their names\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"},\"name\":\"open_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Open Nodes\"}",
             );
         }
         /// **Read Graph**
@@ -5719,13 +4977,11 @@ pub mod memory {
                 "read_graph",
                 ::std::option::Option::Some("Read Graph"),
                 ::std::option::Option::Some("Read the entire knowledge graph"),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the entire knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"read_graph\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Read Graph\"}",
+                ::std::option::Option::Some((207usize, 292usize)),
+                ::std::option::Option::Some((328usize, 1280usize)),
                 [true, false, true, false],
                 "5a96ef6ebd66fc2e42a03b638f940e31f785619032e9baf8d00d87ca4abe5c4d",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the entire knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"read_graph\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Read Graph\"}",
             );
         }
         /// **Search Nodes**
@@ -5745,13 +5001,11 @@ pub mod memory {
                 ::std::option::Option::Some(
                     "Search for nodes in the knowledge graph based on a query",
                 ),
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Search for nodes in the knowledge graph based on a query\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Search Nodes\"}",
+                ::std::option::Option::Some((232usize, 458usize)),
+                ::std::option::Option::Some((496usize, 1448usize)),
                 [true, false, true, false],
                 "3fea90d6d502f4b29fa98352b8582d1c04661a5c85b01f83965954d94a759c59",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Search for nodes in the knowledge graph based on a query\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Search Nodes\"}",
             );
         }
     }
@@ -5767,11 +5021,13 @@ pub mod memory {
         <tools::ReadGraph as ::mcpbind::Tool>::META,
         <tools::SearchNodes as ::mcpbind::Tool>::META,
     ];
-    /// A typed client: one async method per tool.
-    #[derive(Debug)]
+    /// A typed client: one async method per tool. Clones share the
+    /// connection.
+    #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "memory";
@@ -5791,6 +5047,13 @@ pub mod memory {
         /// The untyped client underneath.
         pub fn inner(&self) -> &::mcpbind::Client {
             &self.inner
+        }
+        /// A view of this client whose calls time out after `timeout`
+        /// instead of the server's `timeout`; it shares the connection.
+        pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+            Self {
+                inner: self.inner.with_timeout(timeout),
+            }
         }
         /// **Add Observations**
         ///
@@ -5912,6 +5175,7 @@ pub mod memory {
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// **Add Observations**
         ///
@@ -6084,18 +5348,8 @@ pub mod memory {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"memory-server\",\"version\":\"0.6.3\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::AddObservations as ::mcpbind::Tool > ::META.definition, <
-                tools::CreateEntities as ::mcpbind::Tool > ::META.definition, <
-                tools::CreateRelations as ::mcpbind::Tool > ::META.definition, <
-                tools::DeleteEntities as ::mcpbind::Tool > ::META.definition, <
-                tools::DeleteObservations as ::mcpbind::Tool > ::META.definition, <
-                tools::DeleteRelations as ::mcpbind::Tool > ::META.definition, <
-                tools::OpenNodes as ::mcpbind::Tool > ::META.definition, <
-                tools::ReadGraph as ::mcpbind::Tool > ::META.definition, <
-                tools::SearchNodes as ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,
@@ -6229,14 +5483,10 @@ pub mod time {
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
-        /// `ConvertTimeInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        /// Arguments of the `convert_time` tool: Convert time between timezones
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ConvertTimeInput {
             /// Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.
@@ -6246,41 +5496,23 @@ pub mod time {
             /// Time to convert in 24-hour format (HH:MM)
             pub time: ::std::string::String,
         }
-        /// `ConvertTimeOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `convert_time` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ConvertTimeOutput {
             pub source: TimeResult,
             pub target: TimeResult,
             pub time_difference: ::std::string::String,
         }
-        /// `GetCurrentTimeInput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Arguments of the `get_current_time` tool: Get current time in a specific timezone
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetCurrentTimeInput {
             /// IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
             pub timezone: ::std::string::String,
         }
-        /// `GetCurrentTimeOutput`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        /// Structured output of the `get_current_time` tool.
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetCurrentTimeOutput {
             pub datetime: ::std::string::String,
@@ -6289,13 +5521,7 @@ pub mod time {
             pub timezone: ::std::string::String,
         }
         /// `TimeResult`
-        #[derive(
-            ::mcpbind::__private::serde::Deserialize,
-            ::mcpbind::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TimeResult {
             pub datetime: ::std::string::String,
@@ -6335,29 +5561,27 @@ pub mod time {
                 }
             }
         }
-        impl ConvertTimeInput {
-            /// `ConvertTimeInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                source_timezone: impl ::std::convert::Into<::std::string::String>,
-                target_timezone: impl ::std::convert::Into<::std::string::String>,
-                time: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
-                Self {
-                    source_timezone: source_timezone.into(),
-                    target_timezone: target_timezone.into(),
-                    time: time.into(),
-                }
+    }
+    impl types::ConvertTimeInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            source_timezone: impl ::std::convert::Into<::std::string::String>,
+            time: impl ::std::convert::Into<::std::string::String>,
+            target_timezone: impl ::std::convert::Into<::std::string::String>,
+        ) -> Self {
+            Self {
+                source_timezone: source_timezone.into(),
+                time: time.into(),
+                target_timezone: target_timezone.into(),
             }
         }
-        impl GetCurrentTimeInput {
-            /// `GetCurrentTimeInput` from its required fields; the optional ones take their defaults.
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-            pub fn new(
-                timezone: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
-                Self { timezone: timezone.into() }
-            }
+    }
+    impl types::GetCurrentTimeInput {
+        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(timezone: impl ::std::convert::Into<::std::string::String>) -> Self {
+            Self { timezone: timezone.into() }
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -6376,13 +5600,11 @@ pub mod time {
                 "convert_time",
                 ::std::option::Option::None,
                 ::std::option::Option::Some("Convert time between timezones"),
-                "{\"properties\":{\"source_timezone\":{\"description\":\"Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.\",\"title\":\"Source Timezone\",\"type\":\"string\"},\"target_timezone\":{\"description\":\"Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.\",\"title\":\"Target Timezone\",\"type\":\"string\"},\"time\":{\"description\":\"Time to convert in 24-hour format (HH:MM)\",\"title\":\"Time\",\"type\":\"string\"}},\"required\":[\"source_timezone\",\"time\",\"target_timezone\"],\"title\":\"convert_timeArguments\",\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"$defs\":{\"TimeResult\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}},\"properties\":{\"source\":{\"$ref\":\"#/$defs/TimeResult\"},\"target\":{\"$ref\":\"#/$defs/TimeResult\"},\"time_difference\":{\"title\":\"Time Difference\",\"type\":\"string\"}},\"required\":[\"source\",\"target\",\"time_difference\"],\"title\":\"TimeConversionResult\",\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Convert time between timezones\",\"inputSchema\":{\"properties\":{\"source_timezone\":{\"description\":\"Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.\",\"title\":\"Source Timezone\",\"type\":\"string\"},\"target_timezone\":{\"description\":\"Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.\",\"title\":\"Target Timezone\",\"type\":\"string\"},\"time\":{\"description\":\"Time to convert in 24-hour format (HH:MM)\",\"title\":\"Time\",\"type\":\"string\"}},\"required\":[\"source_timezone\",\"time\",\"target_timezone\"],\"title\":\"convert_timeArguments\",\"type\":\"object\"},\"name\":\"convert_time\",\"outputSchema\":{\"$defs\":{\"TimeResult\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}},\"properties\":{\"source\":{\"$ref\":\"#/$defs/TimeResult\"},\"target\":{\"$ref\":\"#/$defs/TimeResult\"},\"time_difference\":{\"title\":\"Time Difference\",\"type\":\"string\"}},\"required\":[\"source\",\"target\",\"time_difference\"],\"title\":\"TimeConversionResult\",\"type\":\"object\"}}",
+                ::std::option::Option::Some((166usize, 828usize)),
+                ::std::option::Option::Some((866usize, 1448usize)),
                 [true, false, true, false],
                 "c4d74ef7e559510696468f02f2ac8c99fced4550845899a3db1b2104fef92458",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Convert time between timezones\",\"inputSchema\":{\"properties\":{\"source_timezone\":{\"description\":\"Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.\",\"title\":\"Source Timezone\",\"type\":\"string\"},\"target_timezone\":{\"description\":\"Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.\",\"title\":\"Target Timezone\",\"type\":\"string\"},\"time\":{\"description\":\"Time to convert in 24-hour format (HH:MM)\",\"title\":\"Time\",\"type\":\"string\"}},\"required\":[\"source_timezone\",\"time\",\"target_timezone\"],\"title\":\"convert_timeArguments\",\"type\":\"object\"},\"name\":\"convert_time\",\"outputSchema\":{\"$defs\":{\"TimeResult\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}},\"properties\":{\"source\":{\"$ref\":\"#/$defs/TimeResult\"},\"target\":{\"$ref\":\"#/$defs/TimeResult\"},\"time_difference\":{\"title\":\"Time Difference\",\"type\":\"string\"}},\"required\":[\"source\",\"target\",\"time_difference\"],\"title\":\"TimeConversionResult\",\"type\":\"object\"}}",
             );
         }
         /// Get current time in a specific timezone
@@ -6398,13 +5620,11 @@ pub mod time {
                 "get_current_time",
                 ::std::option::Option::None,
                 ::std::option::Option::Some("Get current time in a specific timezone"),
-                "{\"properties\":{\"timezone\":{\"description\":\"IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.\",\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\"],\"title\":\"get_current_timeArguments\",\"type\":\"object\"}",
-                ::std::option::Option::Some(
-                    "{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}",
-                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get current time in a specific timezone\",\"inputSchema\":{\"properties\":{\"timezone\":{\"description\":\"IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.\",\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\"],\"title\":\"get_current_timeArguments\",\"type\":\"object\"},\"name\":\"get_current_time\",\"outputSchema\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}}",
+                ::std::option::Option::Some((175usize, 460usize)),
+                ::std::option::Option::Some((502usize, 808usize)),
                 [true, false, true, false],
                 "5b98860a84ca3152d9b0881b98c7e7b13e0bd7ac92bded6bc614e35f06455948",
-                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get current time in a specific timezone\",\"inputSchema\":{\"properties\":{\"timezone\":{\"description\":\"IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.\",\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\"],\"title\":\"get_current_timeArguments\",\"type\":\"object\"},\"name\":\"get_current_time\",\"outputSchema\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}}",
             );
         }
     }
@@ -6413,11 +5633,13 @@ pub mod time {
         <tools::ConvertTime as ::mcpbind::Tool>::META,
         <tools::GetCurrentTime as ::mcpbind::Tool>::META,
     ];
-    /// A typed client: one async method per tool.
-    #[derive(Debug)]
+    /// A typed client: one async method per tool. Clones share the
+    /// connection.
+    #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "time";
@@ -6437,6 +5659,13 @@ pub mod time {
         /// The untyped client underneath.
         pub fn inner(&self) -> &::mcpbind::Client {
             &self.inner
+        }
+        /// A view of this client whose calls time out after `timeout`
+        /// instead of the server's `timeout`; it shares the connection.
+        pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+            Self {
+                inner: self.inner.with_timeout(timeout),
+            }
         }
         /// Convert time between timezones
         ///
@@ -6470,6 +5699,7 @@ pub mod time {
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Convert time between timezones
         ///
@@ -6512,11 +5742,8 @@ pub mod time {
         fn server_info(&self) -> &'static str {
             "{\"name\":\"mcp-time\",\"version\":\"2026.10.19\"}"
         }
-        fn definitions(&self) -> ::std::vec::Vec<&'static str> {
-            ::std::vec![
-                < tools::ConvertTime as ::mcpbind::Tool > ::META.definition, <
-                tools::GetCurrentTime as ::mcpbind::Tool > ::META.definition
-            ]
+        fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
+            TOOLS
         }
         fn call_tool<'a>(
             &'a self,

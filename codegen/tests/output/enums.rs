@@ -693,6 +693,7 @@ pub mod enums {
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "enums";
@@ -752,6 +753,7 @@ pub mod enums {
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Calls the `enum_output` tool.
         ///

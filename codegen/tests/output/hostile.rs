@@ -205,8 +205,10 @@ unclosed
         pub struct InnerInput {
             /** Indented code:
 
+```text
     fn main() { panic!() }
 
+```
 after*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
@@ -272,8 +274,10 @@ nested
         pub struct T123Input {
             /** Indented code:
 
+```text
     fn main() { panic!() }
 
+```
 after*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
@@ -284,8 +288,10 @@ after*/
         pub struct ToolsInput {
             /** Indented code:
 
+```text
     fn main() { panic!() }
 
+```
 after*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
@@ -1124,8 +1130,10 @@ assert!(false);
         }
         /// Indented code:
         ///
+        /// ```text
         ///     fn main() { panic!() }
         ///
+        /// ```
         /// after
         ///
         /// Tool `from_client`.
@@ -1441,8 +1449,10 @@ assert!(false);
         ///
         /// Indented code:
         ///
+        /// ```text
         ///     fn main() { panic!() }
         ///
+        /// ```
         /// after
         ///
         /// Tool `types`.
@@ -1469,8 +1479,10 @@ assert!(false);
         }
         /// Indented code:
         ///
+        /// ```text
         ///     fn main() { panic!() }
         ///
+        /// ```
         /// after
         ///
         /// Tool `\u{1f680}`.
@@ -1529,6 +1541,7 @@ assert!(false);
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "hostile";
@@ -1691,8 +1704,10 @@ assert!(false);
         }
         /// Indented code:
         ///
+        /// ```text
         ///     fn main() { panic!() }
         ///
+        /// ```
         /// after
         ///
         /// Tool `from_client`.
@@ -1848,8 +1863,10 @@ assert!(false);
         ///
         /// Indented code:
         ///
+        /// ```text
         ///     fn main() { panic!() }
         ///
+        /// ```
         /// after
         ///
         /// Tool `types`.
@@ -1861,8 +1878,10 @@ assert!(false);
         }
         /// Indented code:
         ///
+        /// ```text
         ///     fn main() { panic!() }
         ///
+        /// ```
         /// after
         ///
         /// Tool `\u{1f680}`.
@@ -1876,32 +1895,32 @@ assert!(false);
     /// Hands this server's tools to an `mcpbind::Toolbox`.
     impl ::mcpbind::BoundServer for Client {
         const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
-            ::mcpbind::ToolEntry::of::<tools::Unnamed>(),
-            ::mcpbind::ToolEntry::of::<tools::Unnamed2>(),
-            ::mcpbind::ToolEntry::of::<tools::Unnamed3>(),
-            ::mcpbind::ToolEntry::of::<tools::Unnamed4>(),
+            ::mcpbind::ToolEntry::of::<tools::UnnamedE3B0C4>(),
+            ::mcpbind::ToolEntry::of::<tools::Unnamed36A9E7>(),
+            ::mcpbind::ToolEntry::of::<tools::Unnamed589D42>(),
+            ::mcpbind::ToolEntry::of::<tools::UnnamedED9623>(),
             ::mcpbind::ToolEntry::of::<tools::T123>(),
             ::mcpbind::ToolEntry::of::<tools::Client>(),
-            ::mcpbind::ToolEntry::of::<tools::GetItem>(),
-            ::mcpbind::ToolEntry::of::<tools::SelfTool>(),
-            ::mcpbind::ToolEntry::of::<tools::Unnamed5>(),
+            ::mcpbind::ToolEntry::of::<tools::GetItemEC1AE4>(),
+            ::mcpbind::ToolEntry::of::<tools::SelfTool85BC0F>(),
+            ::mcpbind::ToolEntry::of::<tools::Unnamed9911F4>(),
             ::mcpbind::ToolEntry::of::<tools::AB>(),
             ::mcpbind::ToolEntry::of::<tools::Connect>(),
             ::mcpbind::ToolEntry::of::<tools::Crate>(),
             ::mcpbind::ToolEntry::of::<tools::FromClient>(),
-            ::mcpbind::ToolEntry::of::<tools::GetItem2>(),
-            ::mcpbind::ToolEntry::of::<tools::GetItem3>(),
-            ::mcpbind::ToolEntry::of::<tools::GetItem4>(),
+            ::mcpbind::ToolEntry::of::<tools::GetItemE189D4>(),
+            ::mcpbind::ToolEntry::of::<tools::GetItem48F24A>(),
+            ::mcpbind::ToolEntry::of::<tools::GetItem296490>(),
             ::mcpbind::ToolEntry::of::<tools::HostileSchema>(),
             ::mcpbind::ToolEntry::of::<tools::Inner>(),
             ::mcpbind::ToolEntry::of::<tools::New>(),
             ::mcpbind::ToolEntry::of::<tools::RType>(),
-            ::mcpbind::ToolEntry::of::<tools::SelfTool2>(),
+            ::mcpbind::ToolEntry::of::<tools::SelfTool06C604>(),
             ::mcpbind::ToolEntry::of::<tools::Super>(),
             ::mcpbind::ToolEntry::of::<tools::Tools>(),
             ::mcpbind::ToolEntry::of::<tools::Type>(),
             ::mcpbind::ToolEntry::of::<tools::Types>(),
-            ::mcpbind::ToolEntry::of::<tools::Unnamed6>(),
+            ::mcpbind::ToolEntry::of::<tools::UnnamedEBBC0B>(),
         ];
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
@@ -1910,6 +1929,7 @@ assert!(false);
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
@@ -2114,8 +2134,10 @@ assert!(false);
         }
         /// Indented code:
         ///
+        /// ```text
         ///     fn main() { panic!() }
         ///
+        /// ```
         /// after
         ///
         /// Tool `from_client`.
@@ -2349,8 +2371,10 @@ assert!(false);
         ///
         /// Indented code:
         ///
+        /// ```text
         ///     fn main() { panic!() }
         ///
+        /// ```
         /// after
         ///
         /// Tool `types`.
@@ -2369,8 +2393,10 @@ assert!(false);
         }
         /// Indented code:
         ///
+        /// ```text
         ///     fn main() { panic!() }
         ///
+        /// ```
         /// after
         ///
         /// Tool `\u{1f680}`.

@@ -508,11 +508,13 @@ Default: `10`.*/
         <tools::Trojan as ::mcpbind::Tool>::META,
         <tools::Unions as ::mcpbind::Tool>::META,
     ];
-    /// A typed client: one async method per tool.
-    #[derive(Debug)]
+    /// A typed client: one async method per tool. Clones share the
+    /// connection.
+    #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "issue8";
@@ -532,6 +534,13 @@ Default: `10`.*/
         /// The untyped client underneath.
         pub fn inner(&self) -> &::mcpbind::Client {
             &self.inner
+        }
+        /// A view of this client whose calls time out after `timeout`
+        /// instead of the server's `timeout`; it shares the connection.
+        pub fn with_timeout(&self, timeout: ::std::time::Duration) -> Self {
+            Self {
+                inner: self.inner.with_timeout(timeout),
+            }
         }
         /// Colliding names: each gets a suffix from its own wire name.
         ///
@@ -588,9 +597,24 @@ Default: `10`.*/
             self.inner.call::<tools::Unions>(&input).await
         }
     }
+    /// Hands this server's tools to an `mcpbind::Toolbox`.
+    impl ::mcpbind::BoundServer for Client {
+        const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
+            ::mcpbind::ToolEntry::of::<tools::GetUser5D95C2>(),
+            ::mcpbind::ToolEntry::of::<tools::GetUserBF1E2A>(),
+            ::mcpbind::ToolEntry::of::<tools::RecursiveRoot>(),
+            ::mcpbind::ToolEntry::of::<tools::SelfRefs>(),
+            ::mcpbind::ToolEntry::of::<tools::Trojan>(),
+            ::mcpbind::ToolEntry::of::<tools::Unions>(),
+        ];
+        fn into_client(self) -> ::mcpbind::Client {
+            self.inner
+        }
+    }
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Colliding names: each gets a suffix from its own wire name.
         ///

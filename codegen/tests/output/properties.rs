@@ -915,6 +915,7 @@ pub mod properties {
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "properties";
@@ -1004,6 +1005,7 @@ pub mod properties {
     /// The server's tools as Rust methods: implement the ones a test
     /// double or proxy needs (the others answer "not implemented"),
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
+    #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// additionalProperties as schema, false, true; patternProperties.
         ///

@@ -27,10 +27,11 @@ where
     T::Input: Sync,
 {
     Box::pin(async move {
-        let input: T::Input =
-            crate::json::from_value(Value::Object(arguments)).map_err(|e| CallError::Arguments {
+        let input: T::Input = crate::json::from_value(Value::Object(arguments)).map_err(|e| {
+            CallError::Arguments {
                 problems: vec![format!("/: {}", strip_position(&e.to_string()))],
-            })?;
+            }
+        })?;
         let result = client.call::<T>(&input).await.map_err(CallError::Call)?;
         Ok(ToolResult {
             output: serde_json::to_value(&result.output).unwrap_or(Value::Null),
