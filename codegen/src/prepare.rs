@@ -1109,10 +1109,11 @@ pub(crate) fn rewrite_refs(schema: &mut Value, rename: &BTreeMap<String, String>
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn prep(schema: Value) -> (PreparedSchema, Definitions, Vec<Warning>) {
+    /// Prepares one schema as tool `t`'s input (shared with `types` tests).
+    pub(crate) fn prep(schema: Value) -> (PreparedSchema, Definitions, Vec<Warning>) {
         let mut defs = Definitions::default();
         let mut warnings = Vec::new();
         let p = prepare(

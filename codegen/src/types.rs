@@ -449,22 +449,7 @@ fn quiet<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> Result<T, String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prepare::prepare;
-
-    fn prep(schema: Value) -> (PreparedSchema, Definitions, Vec<Warning>) {
-        let mut defs = Definitions::default();
-        let mut warnings = Vec::new();
-        let p = prepare(
-            "t",
-            "T",
-            "/inputSchema",
-            "TInput".into(),
-            &schema,
-            &mut defs,
-            &mut warnings,
-        );
-        (p, defs, warnings)
-    }
+    use crate::prepare::tests::prep;
 
     #[test]
     fn repairs_per_subschema() {

@@ -15,7 +15,7 @@
 //! agree, that no server lists a tool twice, and that nothing nests deeper
 //! than [`MAX_DEPTH`]; whatever the writer writes, the reader reads.
 
-mod depth;
+pub(crate) mod depth;
 mod error;
 mod find;
 
@@ -293,7 +293,7 @@ impl Lockfile {
             line,
             message,
         };
-        let (depth, too_deep) = depth::text_depth(text, MAX_DEPTH);
+        let (depth, too_deep) = depth::text_depth(text.as_bytes(), MAX_DEPTH);
         if let Some(line) = too_deep {
             return Err(invalid(
                 line,
@@ -368,7 +368,7 @@ impl Lockfile {
 /// of any depth the lockfile allows; `null` if it isn't JSON.
 #[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub(crate) fn parse_definition(text: &str) -> Value {
-    match depth::text_depth(text, MAX_DEPTH) {
+    match depth::text_depth(text.as_bytes(), MAX_DEPTH) {
         (depth, None) => from_str_deep(text, depth).unwrap_or(Value::Null),
         (_, Some(_)) => Value::Null,
     }

@@ -127,29 +127,7 @@ impl RawTap {
 /// The deepest nesting of arrays and objects in a JSON text (strings
 /// skipped), counted without parsing.
 pub(crate) fn nesting_depth(json: &[u8]) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
-    for &byte in json {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match byte {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
+    crate::lock::depth::text_depth(json, usize::MAX).0
 }
 
 /// The key under which a request id's response is captured.

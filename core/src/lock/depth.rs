@@ -70,12 +70,13 @@ pub(crate) fn drop_deep(value: Value) {
 
 /// The nesting depth of JSON text, and the 1-based line where it first
 /// goes past `limit` (if it does). A byte scan, so any depth is safe; the
-/// text need not be valid JSON (the parser reports that).
-pub(crate) fn text_depth(text: &str, limit: usize) -> (usize, Option<usize>) {
+/// text need not be valid JSON (the parser reports that). The lockfile
+/// reader and the transports' message check share it.
+pub(crate) fn text_depth(text: &[u8], limit: usize) -> (usize, Option<usize>) {
     let (mut depth, mut max, mut line) = (0usize, 0usize, 1usize);
     let (mut in_string, mut escaped) = (false, false);
     let mut too_deep_at = None;
-    for byte in text.bytes() {
+    for &byte in text {
         if byte == b'\n' {
             line += 1;
         }
@@ -145,8 +146,8 @@ mod tests {
         assert_eq!(value_depth(&Value::Null), 0);
         assert_eq!(value_depth(&serde_json::json!({"a": [1, {}]})), 3);
         assert_eq!(value_depth(&nested(3)), 7);
-        assert_eq!(text_depth(r#"{"a": "[[[{", "b": [[]]}"#, 2), (3, Some(1)));
-        assert_eq!(text_depth("{\n\"a\\\"[\": [\n[]]}", 5), (3, None));
+        assert_eq!(text_depth(br#"{"a": "[[[{", "b": [[]]}"#, 2), (3, Some(1)));
+        assert_eq!(text_depth(b"{\n\"a\\\"[\": [\n[]]}", 5), (3, None));
     }
 
     #[test]
@@ -155,7 +156,7 @@ mod tests {
         assert_eq!(value_depth(&deep), 100_001);
         drop_deep(deep);
         let text = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
-        let (depth, _) = text_depth(&text, MAX_DEPTH);
+        let (depth, _) = text_depth(text.as_bytes(), MAX_DEPTH);
         let value: Value = from_str_deep(&text, depth).unwrap();
         assert_eq!(value_depth(&value), 2000);
         drop_deep(value);
