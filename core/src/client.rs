@@ -195,6 +195,12 @@ impl Client {
         slot.as_ref()?.session.process.as_ref()?.id()
     }
 
+    /// How many calls are in flight on this client and its clones now
+    /// (sent, or retrying, and not yet answered).
+    pub fn calls_in_flight(&self) -> usize {
+        self.shared.activity.in_flight()
+    }
+
     /// Whether a connection is open now (none before the first call of a
     /// lazy client, after `idle_timeout`, or after the connection was lost).
     pub async fn is_connected(&self) -> bool {
@@ -234,21 +240,38 @@ impl Client {
         Ok(started.elapsed())
     }
 
-    /// The live connection, (re)connecting when there is none or it closed.
-    /// A new connection is refused while the circuit is open.
-    pub(crate) async fn live(&self) -> Result<Arc<Live>> {
-        let mut slot = self.shared.slot.lock().await;
+    /// Fails with [`Error::Shutdown`] once [`Client::shutdown`] has begun:
+    /// new work is refused from then on.
+    fn open(&self) -> Result<()> {
         if self.shared.shut.load(Ordering::SeqCst) {
             return Err(Error::Shutdown {
                 server: self.name.clone(),
             });
         }
+        Ok(())
+    }
+
+    /// The live connection for new work (refused after a shutdown began).
+    pub(crate) async fn live(&self) -> Result<Arc<Live>> {
+        self.open()?;
+        self.connection().await
+    }
+
+    /// The live connection, (re)connecting when there is none or it closed.
+    /// A call already in flight when a shutdown begins still gets the open
+    /// connection; nothing connects anew after a shutdown began, and a new
+    /// connection is refused while the circuit is open.
+    async fn connection(&self) -> Result<Arc<Live>> {
+        let mut slot = self.shared.slot.lock().await;
         match slot.as_ref() {
             Some(live) if !live.session.service.peer().is_transport_closed() => {
                 return Ok(Arc::clone(live))
             }
-            Some(_) => tracing::info!(server = %self.name, "the connection was lost; reconnecting"),
-            None => {}
+            Some(_) => {
+                self.open()?;
+                tracing::info!(server = %self.name, "the connection was lost; reconnecting");
+            }
+            None => self.open()?,
         }
         let _admission = self.shared.breaker.admit()?;
         let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
@@ -285,7 +308,7 @@ impl Client {
     /// The connection for a call: [`Client::live`], with the pins checked
     /// again when it is a new connection.
     async fn session(&self) -> Result<Arc<Session>> {
-        let live = self.live().await?;
+        let live = self.connection().await?;
         if self.pins_due(live.generation).is_some() {
             self.recheck_pins(&live).await?;
         }
@@ -545,6 +568,7 @@ impl Client {
             })?),
             None => None,
         };
+        self.open()?;
         let _busy = self.shared.activity.enter();
         let lifecycle = &self.config.lifecycle;
         let mut attempt: u32 = 0;

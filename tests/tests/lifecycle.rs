@@ -70,6 +70,28 @@ async fn gone(pid: u32) -> bool {
     false
 }
 
+/// Kills `pid` once the recorder has received one more `tools/call` than it
+/// had now: the call is on the wire, whatever the machine's load.
+fn kill_once_received(record: &Path, pid: u32) -> tokio::task::JoinHandle<()> {
+    let record = record.to_path_buf();
+    let calls = move || {
+        recorded(&record)
+            .iter()
+            .filter(|m| m["method"] == "tools/call")
+            .count()
+    };
+    let before = calls();
+    tokio::spawn(async move {
+        for _ in 0..1000 {
+            if calls() > before {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        kill(pid);
+    })
+}
+
 fn kill(pid: u32) {
     let status = std::process::Command::new("kill")
         .args(["-9", &pid.to_string()])
@@ -327,10 +349,7 @@ async fn a_lost_connection_is_retried_only_for_retry_safe_calls() {
     let config = recorder(&record, "retry_backoff = 0.01");
     let client = Client::connect(&config, "rec").await.unwrap();
     let pid = client.process_id().await.unwrap();
-    let killer = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        kill(pid);
-    });
+    let killer = kill_once_received(&record, pid);
     let result = client
         .call_raw("slow", slow("safe", 800), &retry_safe())
         .await
@@ -344,10 +363,7 @@ async fn a_lost_connection_is_retried_only_for_retry_safe_calls() {
     assert_eq!(sent, 2, "sent once per connection");
 
     let pid = client.process_id().await.unwrap();
-    let killer = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        kill(pid);
-    });
+    let killer = kill_once_received(&record, pid);
     let err = client
         .call_raw("hang", Default::default(), &Default::default())
         .await
@@ -510,6 +526,19 @@ async fn servers_connect_concurrently_and_one_down_does_not_stop_the_others() {
     ));
 }
 
+/// Waits until a call spawned on `client` is in flight (a fixed sleep is
+/// not enough on a loaded machine), then a little longer for it to be sent.
+async fn in_flight(client: &Client) {
+    for _ in 0..1000 {
+        if client.calls_in_flight() > 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("the call never started");
+}
+
 /// Shutdown lets calls in flight finish within the deadline, and cuts them
 /// off after it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -520,7 +549,7 @@ async fn shutdown_waits_for_calls_in_flight_until_the_deadline() {
         let client = client.clone();
         tokio::spawn(async move { client.sleep(demo::types::SleepInput::new(300)).await })
     };
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    in_flight(client.inner()).await;
     assert_eq!(
         client.inner().shutdown(Duration::from_secs(5)).await,
         Closed::Graceful
@@ -533,7 +562,7 @@ async fn shutdown_waits_for_calls_in_flight_until_the_deadline() {
         let client = client.clone();
         tokio::spawn(async move { client.sleep(demo::types::SleepInput::new(20_000)).await })
     };
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    in_flight(client.inner()).await;
     let started = Instant::now();
     assert_eq!(
         client.inner().shutdown(Duration::from_millis(300)).await,

@@ -72,6 +72,10 @@ impl Activity {
         Busy(self)
     }
 
+    pub(super) fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::SeqCst)
+    }
+
     /// How long no call has been in flight (`None` while one is).
     fn idle_for(&self) -> Option<Duration> {
         if self.in_flight.load(Ordering::SeqCst) > 0 {

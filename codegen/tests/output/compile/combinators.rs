@@ -1,6 +1,0 @@
-// Compiles the golden `combinators.rs` warning-free.
-#![deny(warnings)]
-
-include!("../combinators.rs");
-
-fn main() {}

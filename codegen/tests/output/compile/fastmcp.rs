@@ -1,6 +1,0 @@
-// Compiles the golden `fastmcp.rs` warning-free.
-#![deny(warnings)]
-
-include!("../fastmcp.rs");
-
-fn main() {}

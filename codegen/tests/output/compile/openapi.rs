@@ -1,6 +1,0 @@
-// Compiles the golden `openapi.rs` warning-free.
-#![deny(warnings)]
-
-include!("../openapi.rs");
-
-fn main() {}

@@ -1,6 +1,0 @@
-// Compiles the golden `properties.rs` warning-free.
-#![deny(warnings)]
-
-include!("../properties.rs");
-
-fn main() {}
