@@ -39,6 +39,7 @@ pub mod hash;
 pub mod json;
 pub mod lock;
 mod tool;
+pub mod uri_template;
 pub mod write;
 
 pub use config::{Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig};
@@ -46,6 +47,7 @@ pub use diff::ServerDiff;
 pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
 pub use lock::{find_lockfile, LockError, LockedTool, Lockfile, ServerLock};
 pub use tool::{Tool, ToolMeta};
+pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
 
 #[cfg(feature = "server")]
 mod serve;
