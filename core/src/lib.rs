@@ -45,7 +45,10 @@ pub mod write;
 pub use config::{Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig};
 pub use diff::ServerDiff;
 pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
-pub use lock::{find_lockfile, LockError, LockedTool, Lockfile, ServerLock};
+pub use lock::{
+    find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
+    LockedTool, Lockfile, ServerLock,
+};
 pub use tool::{Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
 
