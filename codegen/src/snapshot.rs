@@ -8,34 +8,57 @@ use serde_json::Value;
 
 use crate::{Lockfile, Result, ServerLock};
 
-/// Connects to one server, lists all its tools (raw, every page), keeps those
-/// that pass `enabled_tools`/`disabled_tools`, and returns the locked entry.
+/// Connects to one server, lists all its tools (raw, every page), and its
+/// prompts and resource templates when it declares them, keeps those that
+/// pass the config's filters, and returns the locked entry.
 pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<ServerLock> {
     let client = mcpbind_core::Client::connect_server(name, config.clone()).await?;
     let info = client.server_info().await?;
-    let (tools, skipped) = client.list_tools_checked().await?;
-    // A malformed tool is left out of the lock; the others are locked.
-    for line in skipped {
-        eprintln!("warning: server `{name}`: skipped {line}");
-    }
-    let tools: Vec<Value> = tools
-        .into_iter()
-        .filter(|tool| {
-            tool.get("name")
-                .and_then(Value::as_str)
-                .is_none_or(|n| config.allows_tool(n))
-        })
-        .collect();
+    let tools = kept(name, client.list_tools_checked().await?, |n| {
+        config.allows_tool(n)
+    });
+    let prompts = kept(name, client.list_prompts_checked().await?, |n| {
+        config.allows_prompt(n)
+    });
+    let templates = kept(name, client.list_resource_templates_checked().await?, |n| {
+        config.allows_resource_template(n)
+    });
     let server_info = info
         .server_info
         .as_ref()
         .and_then(|i| serde_json::to_value(i).ok())
         .unwrap_or_else(|| serde_json::json!({}));
-    let mut lock = ServerLock::new(name, info.protocol_version.to_string(), server_info, tools)?;
-    lock.enabled_tools = config.enabled_tools.clone();
-    lock.disabled_tools = config.disabled_tools.clone();
+    let mut lock = ServerLock::new(name, info.protocol_version.to_string(), server_info, tools)?
+        .with_prompts(name, prompts)?
+        .with_resource_templates(name, templates)?
+        .with_filters(config);
+    // Completion is of prompt and template arguments: a server without
+    // either keeps its entry as it was.
+    lock.completions = info.capabilities.completions.is_some()
+        && !(lock.prompts.is_empty() && lock.resource_templates.is_empty());
     client.close().await;
     Ok(lock)
+}
+
+/// The entries of a checked list that pass a filter. A malformed entry is
+/// left out of the lock with a warning; the others are locked.
+fn kept(
+    name: &str,
+    (entries, skipped): (Vec<Value>, Vec<String>),
+    allows: impl Fn(&str) -> bool,
+) -> Vec<Value> {
+    for line in skipped {
+        eprintln!("warning: server `{name}`: skipped {line}");
+    }
+    entries
+        .into_iter()
+        .filter(|entry| {
+            entry
+                .get("name")
+                .and_then(Value::as_str)
+                .is_none_or(&allows)
+        })
+        .collect()
 }
 
 /// Snapshots the named servers of `config` concurrently, returning each

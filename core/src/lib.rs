@@ -38,6 +38,7 @@ pub mod handler;
 pub mod hash;
 pub mod json;
 pub mod lock;
+mod prompt;
 mod tool;
 pub mod uri_template;
 pub mod write;
@@ -49,6 +50,7 @@ pub use lock::{
     find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
     LockedTool, Lockfile, ServerLock,
 };
+pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
 pub use tool::{Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
 
@@ -96,8 +98,9 @@ pub use toolbox::{
 #[cfg(feature = "client")]
 pub mod model {
     pub use rmcp::model::{
-        CallToolResult, ContentBlock, Implementation, ProtocolVersion, ServerPeerInfo,
-        Tool as ToolDefinition,
+        CallToolResult, CompletionInfo, ContentBlock, GetPromptResult, Implementation,
+        PromptMessage, ProtocolVersion, ReadResourceResult, Reference, Resource,
+        ResourceContents, ResourceTemplate, Role, ServerPeerInfo, Tool as ToolDefinition,
     };
 }
 
