@@ -45,7 +45,7 @@ pub mod write;
 
 pub use config::{Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig};
 pub use diff::ServerDiff;
-pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
+pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer, UriVariables};
 pub use lock::{
     find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
     LockedTool, Lockfile, ServerLock,
@@ -126,7 +126,10 @@ macro_rules! include_bindings {
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::handler::{dispatch, BoxFuture};
+    pub use crate::handler::{
+        dispatch, dispatch_prompt, dispatch_template, prompt_unimplemented,
+        template_unimplemented, BoxFuture,
+    };
     pub use crate::json::from_value;
     pub use serde;
     pub use serde_json;

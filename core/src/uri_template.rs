@@ -279,6 +279,47 @@ impl UriTemplate {
         out
     }
 
+    /// The variables of a URI this template expands to, for a server that
+    /// reads the resource: `None` when it doesn't match.
+    ///
+    /// Matching inverts levels 1 and 2 only (`{var}` and `{+var}`, one
+    /// variable per expression, no modifier), which is what resource
+    /// templates use; a template with other expressions matches nothing.
+    /// A `{var}` value is one that `{var}` could have given (unreserved
+    /// characters and `%XX`), a `{+var}` value anything; values are
+    /// percent-decoded.
+    pub fn match_uri(&self, uri: &str) -> Option<BTreeMap<String, String>> {
+        let mut pieces = Vec::new();
+        for part in &self.parts {
+            match part {
+                Part::Literal(text) => {
+                    let mut encoded = String::new();
+                    encode(&mut encoded, text, true);
+                    pieces.push(Piece::Literal(encoded));
+                }
+                Part::Expression { operator, vars } => {
+                    let [var] = vars.as_slice() else { return None };
+                    let reserved = match operator {
+                        Operator::Simple => false,
+                        Operator::Reserved => true,
+                        _ => return None,
+                    };
+                    if var.explode || var.prefix.is_some() {
+                        return None;
+                    }
+                    pieces.push(Piece::Var(&var.name, reserved));
+                }
+            }
+        }
+        // Backtracking is bounded by the URI's length: a URI no server
+        // would mint is not matched.
+        if uri.len() > MAX_MATCHED_URI {
+            return None;
+        }
+        let mut found = BTreeMap::new();
+        match_pieces(&pieces, uri, &mut found).then_some(found)
+    }
+
     /// [`UriTemplate::expand`] with values by name.
     pub fn expand_with(&self, values: &[(&str, UriValue)]) -> String {
         self.expand(&|name| {
@@ -288,6 +329,84 @@ impl UriTemplate {
                 .map(|(_, v)| v.clone())
         })
     }
+}
+
+/// The longest URI [`UriTemplate::match_uri`] matches.
+const MAX_MATCHED_URI: usize = 8 * 1024;
+
+/// A template part, for matching.
+enum Piece<'a> {
+    Literal(String),
+    /// A variable, and whether it may hold reserved characters.
+    Var(&'a str, bool),
+}
+
+/// Matches `uri` against `pieces`, trying each place a variable may end
+/// (backtracking is bounded by the template's few parts).
+fn match_pieces(pieces: &[Piece<'_>], uri: &str, found: &mut BTreeMap<String, String>) -> bool {
+    match pieces.split_first() {
+        None => uri.is_empty(),
+        Some((Piece::Literal(text), rest)) => {
+            uri.strip_prefix(text.as_str())
+                .is_some_and(|tail| match_pieces(rest, tail, found))
+        }
+        Some((Piece::Var(name, reserved), rest)) => {
+            // Where the variable may end: where the next literal starts (or
+            // the end of the URI when it is last).
+            let ends: Vec<usize> = match rest.first() {
+                None => vec![uri.len()],
+                Some(Piece::Literal(next)) => {
+                    let mut ends: Vec<usize> =
+                        uri.match_indices(next.as_str()).map(|(i, _)| i).collect();
+                    ends.reverse();
+                    ends
+                }
+                // Two variables in a row: any split (rare; the URI is short).
+                Some(Piece::Var(..)) => (0..=uri.len())
+                    .rev()
+                    .filter(|&i| uri.is_char_boundary(i))
+                    .collect(),
+            };
+            for end in ends {
+                let value = &uri[..end];
+                if !value_fits(value, *reserved) {
+                    continue;
+                }
+                if match_pieces(rest, &uri[end..], found) {
+                    if let Some(decoded) = percent_decode(value) {
+                        found.insert((*name).to_owned(), decoded);
+                        return true;
+                    }
+                }
+            }
+            false
+        }
+    }
+}
+
+/// Whether `{var}` (or `{+var}` when `reserved`) could have given `value`.
+fn value_fits(value: &str, reserved: bool) -> bool {
+    reserved
+        || value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~%".contains(&b))
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 fn parse_expression(

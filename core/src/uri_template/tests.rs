@@ -268,3 +268,20 @@ fn malformed_templates_are_errors_with_the_offset() {
         "invalid URI template `{a..b}` at byte 1: `a..b` is not a variable name"
     );
 }
+
+#[test]
+fn uris_match_the_simple_templates_they_come_from() {
+    let t = UriTemplate::parse("demo://resource/dynamic/text/{resourceId}").unwrap();
+    let vars = t.match_uri("demo://resource/dynamic/text/42").unwrap();
+    assert_eq!(vars["resourceId"], "42");
+    assert!(t.match_uri("demo://resource/dynamic/blob/42").is_none());
+    assert!(t.match_uri("demo://resource/dynamic/text/a/b").is_none());
+
+    let t = UriTemplate::parse("file:///{+path}/{name}.txt").unwrap();
+    let uri = t.expand_with(&[("path", "a/b c".into()), ("name", "x y".into())]);
+    assert_eq!(uri, "file:///a/b%20c/x%20y.txt");
+    let vars = t.match_uri(&uri).unwrap();
+    assert_eq!((vars["path"].as_str(), vars["name"].as_str()), ("a/b c", "x y"));
+
+    assert!(UriTemplate::parse("x{?a,b}").unwrap().match_uri("x?a=1").is_none());
+}
