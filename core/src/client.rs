@@ -10,14 +10,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ListToolsRequest,
-    PaginatedRequestParams, ServerPeerInfo, ServerResult,
-};
-use rmcp::model::{
     ArgumentInfo, CompleteRequest, CompleteRequestParams, CompletionContext, CompletionInfo,
     GetPromptRequest, GetPromptRequestParams, GetPromptResult, ListPromptsRequest,
     ListResourceTemplatesRequest, ListResourcesRequest, ReadResourceRequest,
     ReadResourceRequestParams, ReadResourceResult, Reference, Resource,
+};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ListToolsRequest,
+    PaginatedRequestParams, ServerPeerInfo, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RequestHandle};
 use rmcp::{Peer, RoleClient, ServiceError};

@@ -145,7 +145,9 @@ pub trait ToolServer: Send + Sync + 'static {
 
 /// The failure of a handler's prompt method that isn't implemented.
 pub fn prompt_unimplemented(prompt: &str) -> ToolFailure {
-    ToolFailure(format!("prompt `{prompt}` is not implemented by this handler"))
+    ToolFailure(format!(
+        "prompt `{prompt}` is not implemented by this handler"
+    ))
 }
 
 /// The failure of a handler's resource template method that isn't

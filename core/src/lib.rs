@@ -99,8 +99,8 @@ pub use toolbox::{
 pub mod model {
     pub use rmcp::model::{
         CallToolResult, CompletionInfo, ContentBlock, GetPromptResult, Implementation,
-        PromptMessage, ProtocolVersion, ReadResourceResult, Reference, Resource,
-        ResourceContents, ResourceTemplate, Role, ServerPeerInfo, Tool as ToolDefinition,
+        PromptMessage, ProtocolVersion, ReadResourceResult, Reference, Resource, ResourceContents,
+        ResourceTemplate, Role, ServerPeerInfo, Tool as ToolDefinition,
     };
 }
 
@@ -127,8 +127,8 @@ macro_rules! include_bindings {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::handler::{
-        dispatch, dispatch_prompt, dispatch_template, prompt_unimplemented,
-        template_unimplemented, BoxFuture,
+        dispatch, dispatch_prompt, dispatch_template, prompt_unimplemented, template_unimplemented,
+        BoxFuture,
     };
     pub use crate::json::from_value;
     pub use serde;

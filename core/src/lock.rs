@@ -472,7 +472,11 @@ impl Lockfile {
                 return Err(too_deep("server_info".into()));
             }
             depth = depth.max(info);
-            for kind in [EntryKind::Tool, EntryKind::Prompt, EntryKind::ResourceTemplate] {
+            for kind in [
+                EntryKind::Tool,
+                EntryKind::Prompt,
+                EntryKind::ResourceTemplate,
+            ] {
                 for entry in server.entries(kind) {
                     let entry_depth = value_depth(&entry.definition) + depth::TOOL_ENVELOPE;
                     if entry_depth > MAX_DEPTH {
@@ -533,10 +537,7 @@ fn lock_entries(server: &str, kind: EntryKind, values: Vec<Value>) -> Result<Vec
         let error = match name {
             None => Some(LockError::Server {
                 server: server.to_owned(),
-                message: format!(
-                    "{noun} #{index} of {} has no string `name`",
-                    kind.method()
-                ),
+                message: format!("{noun} #{index} of {} has no string `name`", kind.method()),
             }),
             Some(name) if value_depth(&value) + depth::TOOL_ENVELOPE > MAX_DEPTH => {
                 Some(LockError::TooDeep {
@@ -593,7 +594,11 @@ fn check_server(server: &str, entry: &ServerLock, text: &str, path: &Path) -> Re
             message: format!("invalid server name `{server}`"),
         });
     }
-    for kind in [EntryKind::Tool, EntryKind::Prompt, EntryKind::ResourceTemplate] {
+    for kind in [
+        EntryKind::Tool,
+        EntryKind::Prompt,
+        EntryKind::ResourceTemplate,
+    ] {
         check_entries(server, kind, entry.entries(kind), text, path)?;
     }
     Ok(())

@@ -147,4 +147,13 @@ impl ResourceTemplateMeta {
     ) -> Result<String, crate::uri_template::UriTemplateError> {
         Ok(UriTemplate::parse(self.uri_template)?.expand_with(values))
     }
+
+    /// [`ResourceTemplateMeta::expand`] for generated code, whose templates
+    /// the generator parsed already (it refuses one that doesn't parse);
+    /// were it to fail all the same, the template text is returned, and the
+    /// server answers that no such resource exists.
+    pub fn uri(&self, values: &[(&str, UriValue)]) -> String {
+        self.expand(values)
+            .unwrap_or_else(|_| self.uri_template.to_owned())
+    }
 }

@@ -12,12 +12,11 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams,
-    Prompt, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResourceTemplate, ResourcesCapability, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams, Prompt,
+    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourceTemplate, ResourcesCapability, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};

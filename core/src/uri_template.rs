@@ -346,10 +346,9 @@ enum Piece<'a> {
 fn match_pieces(pieces: &[Piece<'_>], uri: &str, found: &mut BTreeMap<String, String>) -> bool {
     match pieces.split_first() {
         None => uri.is_empty(),
-        Some((Piece::Literal(text), rest)) => {
-            uri.strip_prefix(text.as_str())
-                .is_some_and(|tail| match_pieces(rest, tail, found))
-        }
+        Some((Piece::Literal(text), rest)) => uri
+            .strip_prefix(text.as_str())
+            .is_some_and(|tail| match_pieces(rest, tail, found)),
         Some((Piece::Var(name, reserved), rest)) => {
             // Where the variable may end: where the next literal starts (or
             // the end of the URI when it is last).

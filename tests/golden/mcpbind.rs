@@ -2290,6 +2290,518 @@ Default: `5`.*/
         <tools::ToggleSubscriberUpdates as ::mcpbind::Tool>::META,
         <tools::TriggerLongRunningOperation as ::mcpbind::Tool>::META,
     ];
+    /// The server's prompts: an arguments struct per prompt (it
+    /// implements [`::mcpbind::Prompt`] with the locked metadata),
+    /// and [`Prompts`], one typed method per prompt.
+    pub mod prompts {
+        /// The arguments of prompt `args-prompt` (strings, as in MCP).
+        ///
+        /// **Arguments Prompt**
+        ///
+        /// A prompt with two arguments, one required and one optional
+        ///
+        /// Prompt `args-prompt`.
+        #[derive(
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
+            Hash,
+            ::mcpbind::__private::serde::Serialize,
+            ::mcpbind::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ArgsPromptArguments {
+            /// Name of the city
+            pub city: ::std::string::String,
+            /// Argument `state`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub state: ::std::option::Option<::std::string::String>,
+        }
+        impl ArgsPromptArguments {
+            /// The required arguments; the optional ones start unset.
+            pub fn new(city: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    city: city.into(),
+                    state: ::std::option::Option::None,
+                }
+            }
+            /// Sets the optional argument `state`.
+            pub fn with_state(
+                mut self,
+                value: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                self.state = ::std::option::Option::Some(value.into());
+                self
+            }
+        }
+        impl ::mcpbind::Prompt for ArgsPromptArguments {
+            type Arguments = Self;
+            const META: ::mcpbind::PromptMeta = ::mcpbind::PromptMeta::new(
+                "everything",
+                "args-prompt",
+                ::std::option::Option::Some("Arguments Prompt"),
+                ::std::option::Option::Some(
+                    "A prompt with two arguments, one required and one optional",
+                ),
+                &[
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "city",
+                        ::std::option::Option::Some("Name of the city"),
+                        true,
+                    ),
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "state",
+                        ::std::option::Option::None,
+                        false,
+                    ),
+                ],
+                "638524ef67a379b9aba115aea78eda4a07268468c6f59254f549fdd9588a9196",
+                "{\"arguments\":[{\"description\":\"Name of the city\",\"name\":\"city\",\"required\":true},{\"name\":\"state\",\"required\":false}],\"description\":\"A prompt with two arguments, one required and one optional\",\"name\":\"args-prompt\",\"title\":\"Arguments Prompt\"}",
+            );
+        }
+        /// An argument of prompt `args-prompt`, to complete.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ArgsPromptArgument {
+            /// Argument `city`.
+            City,
+            /// Argument `state`.
+            State,
+        }
+        impl ArgsPromptArgument {
+            /// The argument's name on the wire.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    Self::City => "city",
+                    Self::State => "state",
+                }
+            }
+        }
+        /// The arguments of prompt `completable-prompt` (strings, as in MCP).
+        ///
+        /// **Team Management**
+        ///
+        /// First argument choice narrows values for second argument.
+        ///
+        /// Prompt `completable-prompt`.
+        #[derive(
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
+            Hash,
+            ::mcpbind::__private::serde::Serialize,
+            ::mcpbind::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CompletablePromptArguments {
+            /// Choose the department.
+            pub department: ::std::string::String,
+            /// Choose a team member to lead the selected department.
+            pub name: ::std::string::String,
+        }
+        impl CompletablePromptArguments {
+            /// The required arguments; the optional ones start unset.
+            pub fn new(
+                department: impl ::std::convert::Into<::std::string::String>,
+                name: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    department: department.into(),
+                    name: name.into(),
+                }
+            }
+        }
+        impl ::mcpbind::Prompt for CompletablePromptArguments {
+            type Arguments = Self;
+            const META: ::mcpbind::PromptMeta = ::mcpbind::PromptMeta::new(
+                "everything",
+                "completable-prompt",
+                ::std::option::Option::Some("Team Management"),
+                ::std::option::Option::Some(
+                    "First argument choice narrows values for second argument.",
+                ),
+                &[
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "department",
+                        ::std::option::Option::Some("Choose the department."),
+                        true,
+                    ),
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "name",
+                        ::std::option::Option::Some(
+                            "Choose a team member to lead the selected department.",
+                        ),
+                        true,
+                    ),
+                ],
+                "8f36d55ebed9e7d9fc04bab982ce13560f7430243708fd943d907e3ec87ce37a",
+                "{\"arguments\":[{\"description\":\"Choose the department.\",\"name\":\"department\",\"required\":true},{\"description\":\"Choose a team member to lead the selected department.\",\"name\":\"name\",\"required\":true}],\"description\":\"First argument choice narrows values for second argument.\",\"name\":\"completable-prompt\",\"title\":\"Team Management\"}",
+            );
+        }
+        /// An argument of prompt `completable-prompt`, to complete.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum CompletablePromptArgument {
+            /// Argument `department`.
+            Department,
+            /// Argument `name`.
+            Name,
+        }
+        impl CompletablePromptArgument {
+            /// The argument's name on the wire.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    Self::Department => "department",
+                    Self::Name => "name",
+                }
+            }
+        }
+        /// The arguments of prompt `resource-prompt` (strings, as in MCP).
+        ///
+        /// **Resource Prompt**
+        ///
+        /// A prompt that includes an embedded resource reference
+        ///
+        /// Prompt `resource-prompt`.
+        #[derive(
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
+            Hash,
+            ::mcpbind::__private::serde::Serialize,
+            ::mcpbind::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ResourcePromptArguments {
+            /// Type of resource to fetch
+            #[serde(rename = "resourceType")]
+            pub resource_type: ::std::string::String,
+            /// ID of the text resource to fetch
+            #[serde(rename = "resourceId")]
+            pub resource_id: ::std::string::String,
+        }
+        impl ResourcePromptArguments {
+            /// The required arguments; the optional ones start unset.
+            pub fn new(
+                resource_type: impl ::std::convert::Into<::std::string::String>,
+                resource_id: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    resource_type: resource_type.into(),
+                    resource_id: resource_id.into(),
+                }
+            }
+        }
+        impl ::mcpbind::Prompt for ResourcePromptArguments {
+            type Arguments = Self;
+            const META: ::mcpbind::PromptMeta = ::mcpbind::PromptMeta::new(
+                "everything",
+                "resource-prompt",
+                ::std::option::Option::Some("Resource Prompt"),
+                ::std::option::Option::Some(
+                    "A prompt that includes an embedded resource reference",
+                ),
+                &[
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "resourceType",
+                        ::std::option::Option::Some("Type of resource to fetch"),
+                        true,
+                    ),
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "resourceId",
+                        ::std::option::Option::Some("ID of the text resource to fetch"),
+                        true,
+                    ),
+                ],
+                "b333314fc25962f7bb98f208e563d985217ed7ec79d357bc53663b25108eb5e9",
+                "{\"arguments\":[{\"description\":\"Type of resource to fetch\",\"name\":\"resourceType\",\"required\":true},{\"description\":\"ID of the text resource to fetch\",\"name\":\"resourceId\",\"required\":true}],\"description\":\"A prompt that includes an embedded resource reference\",\"name\":\"resource-prompt\",\"title\":\"Resource Prompt\"}",
+            );
+        }
+        /// An argument of prompt `resource-prompt`, to complete.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ResourcePromptArgument {
+            /// Argument `resourceType`.
+            ResourceType,
+            /// Argument `resourceId`.
+            ResourceId,
+        }
+        impl ResourcePromptArgument {
+            /// The argument's name on the wire.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    Self::ResourceType => "resourceType",
+                    Self::ResourceId => "resourceId",
+                }
+            }
+        }
+        /// The arguments of prompt `simple-prompt` (strings, as in MCP).
+        ///
+        /// **Simple Prompt**
+        ///
+        /// A prompt with no arguments
+        ///
+        /// Prompt `simple-prompt`.
+        #[derive(
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
+            Hash,
+            ::mcpbind::__private::serde::Serialize,
+            ::mcpbind::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct SimplePromptArguments {}
+        impl SimplePromptArguments {
+            /// The required arguments; the optional ones start unset.
+            pub fn new() -> Self {
+                Self {}
+            }
+        }
+        impl ::mcpbind::Prompt for SimplePromptArguments {
+            type Arguments = Self;
+            const META: ::mcpbind::PromptMeta = ::mcpbind::PromptMeta::new(
+                "everything",
+                "simple-prompt",
+                ::std::option::Option::Some("Simple Prompt"),
+                ::std::option::Option::Some("A prompt with no arguments"),
+                &[],
+                "02d48b536b74fb9293492473f996aa478c224cbce39824f5c63e3486a4de3180",
+                "{\"description\":\"A prompt with no arguments\",\"name\":\"simple-prompt\",\"title\":\"Simple Prompt\"}",
+            );
+        }
+        /// One method per prompt, returning its messages; from
+        /// [`super::Client::prompts`].
+        #[derive(Debug, Clone, Copy)]
+        pub struct Prompts<'a>(pub(super) &'a ::mcpbind::Client);
+        impl Prompts<'_> {
+            /// **Arguments Prompt**
+            ///
+            /// A prompt with two arguments, one required and one optional
+            ///
+            /// Prompt `args-prompt`.
+            pub async fn args_prompt(
+                &self,
+                arguments: ArgsPromptArguments,
+            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+                self.0.get_prompt::<ArgsPromptArguments>(&arguments).await
+            }
+            /// Asks the server to complete an argument of prompt `args-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            pub async fn complete_args_prompt(
+                &self,
+                argument: ArgsPromptArgument,
+                value: &str,
+                context: &[(&str, &str)],
+            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+                self.0
+                    .complete(
+                        ::mcpbind::model::Reference::for_prompt("args-prompt"),
+                        argument.name(),
+                        value,
+                        context,
+                    )
+                    .await
+            }
+            /// **Team Management**
+            ///
+            /// First argument choice narrows values for second argument.
+            ///
+            /// Prompt `completable-prompt`.
+            pub async fn completable_prompt(
+                &self,
+                arguments: CompletablePromptArguments,
+            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+                self.0.get_prompt::<CompletablePromptArguments>(&arguments).await
+            }
+            /// Asks the server to complete an argument of prompt `completable-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            pub async fn complete_completable_prompt(
+                &self,
+                argument: CompletablePromptArgument,
+                value: &str,
+                context: &[(&str, &str)],
+            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+                self.0
+                    .complete(
+                        ::mcpbind::model::Reference::for_prompt("completable-prompt"),
+                        argument.name(),
+                        value,
+                        context,
+                    )
+                    .await
+            }
+            /// **Resource Prompt**
+            ///
+            /// A prompt that includes an embedded resource reference
+            ///
+            /// Prompt `resource-prompt`.
+            pub async fn resource_prompt(
+                &self,
+                arguments: ResourcePromptArguments,
+            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+                self.0.get_prompt::<ResourcePromptArguments>(&arguments).await
+            }
+            /// Asks the server to complete an argument of prompt `resource-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            pub async fn complete_resource_prompt(
+                &self,
+                argument: ResourcePromptArgument,
+                value: &str,
+                context: &[(&str, &str)],
+            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+                self.0
+                    .complete(
+                        ::mcpbind::model::Reference::for_prompt("resource-prompt"),
+                        argument.name(),
+                        value,
+                        context,
+                    )
+                    .await
+            }
+            /// **Simple Prompt**
+            ///
+            /// A prompt with no arguments
+            ///
+            /// Prompt `simple-prompt`.
+            pub async fn simple_prompt(
+                &self,
+                arguments: SimplePromptArguments,
+            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+                self.0.get_prompt::<SimplePromptArguments>(&arguments).await
+            }
+        }
+    }
+    /// The locked metadata of every prompt, in lockfile order.
+    pub const PROMPTS: &[::mcpbind::PromptMeta] = &[
+        <prompts::ArgsPromptArguments as ::mcpbind::Prompt>::META,
+        <prompts::CompletablePromptArguments as ::mcpbind::Prompt>::META,
+        <prompts::ResourcePromptArguments as ::mcpbind::Prompt>::META,
+        <prompts::SimplePromptArguments as ::mcpbind::Prompt>::META,
+    ];
+    /// The server's resource templates: a function per template that
+    /// gives its URI (RFC 6570 expansion of the template's variables),
+    /// and [`Resources`], a method per template that reads it.
+    pub mod resources {
+        /// The URI of resource template `Dynamic Blob Resource` for these values, expanded as RFC 6570 says.
+        ///
+        /// Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+        ///
+        /// Resource template `Dynamic Blob Resource`: `demo://resource/dynamic/blob/{resourceId}` (application/octet-stream).
+        ///
+        /// Variables (an `Option` that is `None` leaves one out):
+        ///
+        /// - `resource_id`: `{resourceId}`, a string, a list or an associative array
+        pub fn dynamic_blob_resource_uri(
+            resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
+        ) -> ::std::string::String {
+            super::RESOURCE_TEMPLATES[0usize]
+                .uri(
+                    &[
+                        (
+                            "resourceId",
+                            ::std::convert::Into::<
+                                ::mcpbind::UriValue,
+                            >::into(resource_id),
+                        ),
+                    ],
+                )
+        }
+        /// The URI of resource template `Dynamic Text Resource` for these values, expanded as RFC 6570 says.
+        ///
+        /// Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+        ///
+        /// Resource template `Dynamic Text Resource`: `demo://resource/dynamic/text/{resourceId}` (text/plain).
+        ///
+        /// Variables (an `Option` that is `None` leaves one out):
+        ///
+        /// - `resource_id`: `{resourceId}`, a string, a list or an associative array
+        pub fn dynamic_text_resource_uri(
+            resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
+        ) -> ::std::string::String {
+            super::RESOURCE_TEMPLATES[1usize]
+                .uri(
+                    &[
+                        (
+                            "resourceId",
+                            ::std::convert::Into::<
+                                ::mcpbind::UriValue,
+                            >::into(resource_id),
+                        ),
+                    ],
+                )
+        }
+        /// One method per resource template, reading the resource
+        /// (`resources/read`: text and blob contents); from
+        /// [`super::Client::resources`].
+        #[derive(Debug, Clone, Copy)]
+        pub struct Resources<'a>(pub(super) &'a ::mcpbind::Client);
+        impl Resources<'_> {
+            /// Reads the resource of template `Dynamic Blob Resource` at the URI these values give (see [`dynamic_blob_resource_uri`]).
+            ///
+            /// Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+            ///
+            /// Resource template `Dynamic Blob Resource`: `demo://resource/dynamic/blob/{resourceId}` (application/octet-stream).
+            ///
+            /// Variables (an `Option` that is `None` leaves one out):
+            ///
+            /// - `resource_id`: `{resourceId}`, a string, a list or an associative array
+            pub async fn dynamic_blob_resource(
+                &self,
+                resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
+            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+                self.0.read_resource(&dynamic_blob_resource_uri(resource_id)).await
+            }
+            /// Reads the resource of template `Dynamic Text Resource` at the URI these values give (see [`dynamic_text_resource_uri`]).
+            ///
+            /// Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+            ///
+            /// Resource template `Dynamic Text Resource`: `demo://resource/dynamic/text/{resourceId}` (text/plain).
+            ///
+            /// Variables (an `Option` that is `None` leaves one out):
+            ///
+            /// - `resource_id`: `{resourceId}`, a string, a list or an associative array
+            pub async fn dynamic_text_resource(
+                &self,
+                resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
+            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+                self.0.read_resource(&dynamic_text_resource_uri(resource_id)).await
+            }
+            /// Lists the server's concrete resources (`resources/list`,
+            /// every page); they are data, not locked.
+            pub async fn list(
+                &self,
+            ) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::model::Resource>> {
+                self.0.list_resources().await
+            }
+        }
+    }
+    /// The locked metadata of every resource template, in lockfile order.
+    pub const RESOURCE_TEMPLATES: &[::mcpbind::ResourceTemplateMeta] = &[
+        ::mcpbind::ResourceTemplateMeta::new(
+            "everything",
+            "Dynamic Blob Resource",
+            "demo://resource/dynamic/blob/{resourceId}",
+            ::std::option::Option::None,
+            ::std::option::Option::Some(
+                "Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.",
+            ),
+            ::std::option::Option::Some("application/octet-stream"),
+            "bcac8a91cb257448e42c325ba3d8081af72aa6f851566f382a98b187d0170887",
+            "{\"description\":\"Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.\",\"mimeType\":\"application/octet-stream\",\"name\":\"Dynamic Blob Resource\",\"uriTemplate\":\"demo://resource/dynamic/blob/{resourceId}\"}",
+        ),
+        ::mcpbind::ResourceTemplateMeta::new(
+            "everything",
+            "Dynamic Text Resource",
+            "demo://resource/dynamic/text/{resourceId}",
+            ::std::option::Option::None,
+            ::std::option::Option::Some(
+                "Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.",
+            ),
+            ::std::option::Option::Some("text/plain"),
+            "50bc8798701a8bcc34bc7195fe015d0d4ad2e3b4df9f207edc5a2093a69e5cf5",
+            "{\"description\":\"Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.\",\"mimeType\":\"text/plain\",\"name\":\"Dynamic Text Resource\",\"uriTemplate\":\"demo://resource/dynamic/text/{resourceId}\"}",
+        ),
+    ];
     /// A typed client: one async method per tool. Clones share the
     /// connection.
     #[derive(Debug, Clone)]
@@ -2323,6 +2835,14 @@ Default: `5`.*/
             Self {
                 inner: self.inner.with_timeout(timeout),
             }
+        }
+        /// The server's prompts, as typed methods.
+        pub fn prompts(&self) -> prompts::Prompts<'_> {
+            prompts::Prompts(&self.inner)
+        }
+        /// The server's resource templates, as typed reads.
+        pub fn resources(&self) -> resources::Resources<'_> {
+            resources::Resources(&self.inner)
         }
         /// **Echo Tool**
         ///
@@ -2730,6 +3250,134 @@ Default: `5`.*/
                 )
             }
         }
+        /// **Arguments Prompt**
+        ///
+        /// A prompt with two arguments, one required and one optional
+        ///
+        /// Prompt `args-prompt`.
+        fn prompt_args_prompt(
+            &self,
+            arguments: prompts::ArgsPromptArguments,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = arguments;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::prompt_unimplemented("args-prompt"),
+                )
+            }
+        }
+        /// **Team Management**
+        ///
+        /// First argument choice narrows values for second argument.
+        ///
+        /// Prompt `completable-prompt`.
+        fn prompt_completable_prompt(
+            &self,
+            arguments: prompts::CompletablePromptArguments,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = arguments;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::prompt_unimplemented("completable-prompt"),
+                )
+            }
+        }
+        /// **Resource Prompt**
+        ///
+        /// A prompt that includes an embedded resource reference
+        ///
+        /// Prompt `resource-prompt`.
+        fn prompt_resource_prompt(
+            &self,
+            arguments: prompts::ResourcePromptArguments,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = arguments;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::prompt_unimplemented("resource-prompt"),
+                )
+            }
+        }
+        /// **Simple Prompt**
+        ///
+        /// A prompt with no arguments
+        ///
+        /// Prompt `simple-prompt`.
+        fn prompt_simple_prompt(
+            &self,
+            arguments: prompts::SimplePromptArguments,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = arguments;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::prompt_unimplemented("simple-prompt"),
+                )
+            }
+        }
+        /// Reads a resource of template `Dynamic Blob Resource`: `variables` are the values the URI gave.
+        ///
+        /// Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+        ///
+        /// Resource template `Dynamic Blob Resource`: `demo://resource/dynamic/blob/{resourceId}` (application/octet-stream).
+        fn read_dynamic_blob_resource(
+            &self,
+            uri: ::std::string::String,
+            variables: ::mcpbind::UriVariables,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::ReadResourceResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = (uri, variables);
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::template_unimplemented("Dynamic Blob Resource"),
+                )
+            }
+        }
+        /// Reads a resource of template `Dynamic Text Resource`: `variables` are the values the URI gave.
+        ///
+        /// Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+        ///
+        /// Resource template `Dynamic Text Resource`: `demo://resource/dynamic/text/{resourceId}` (text/plain).
+        fn read_dynamic_text_resource(
+            &self,
+            uri: ::std::string::String,
+            variables: ::mcpbind::UriVariables,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::ReadResourceResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = (uri, variables);
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::template_unimplemented("Dynamic Text Resource"),
+                )
+            }
+        }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it
     /// lists exactly the tools of the real server.
@@ -2741,6 +3389,134 @@ Default: `5`.*/
         }
         fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
             TOOLS
+        }
+        fn prompts(&self) -> &'static [::mcpbind::PromptMeta] {
+            PROMPTS
+        }
+        fn completions(&self) -> bool {
+            true
+        }
+        fn get_prompt<'a>(
+            &'a self,
+            name: &'a str,
+            arguments: ::mcpbind::__private::serde_json::Map<
+                ::std::string::String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match name {
+                    "args-prompt" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch_prompt::<
+                                prompts::ArgsPromptArguments,
+                                _,
+                                _,
+                                _,
+                            >(
+                                    arguments,
+                                    |arguments| self.0.prompt_args_prompt(arguments),
+                                )
+                                .await,
+                        )
+                    }
+                    "completable-prompt" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch_prompt::<
+                                prompts::CompletablePromptArguments,
+                                _,
+                                _,
+                                _,
+                            >(
+                                    arguments,
+                                    |arguments| self.0.prompt_completable_prompt(arguments),
+                                )
+                                .await,
+                        )
+                    }
+                    "resource-prompt" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch_prompt::<
+                                prompts::ResourcePromptArguments,
+                                _,
+                                _,
+                                _,
+                            >(
+                                    arguments,
+                                    |arguments| self.0.prompt_resource_prompt(arguments),
+                                )
+                                .await,
+                        )
+                    }
+                    "simple-prompt" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch_prompt::<
+                                prompts::SimplePromptArguments,
+                                _,
+                                _,
+                                _,
+                            >(
+                                    arguments,
+                                    |arguments| self.0.prompt_simple_prompt(arguments),
+                                )
+                                .await,
+                        )
+                    }
+                    _ => {
+                        let _ = arguments;
+                        ::std::option::Option::None
+                    }
+                }
+            })
+        }
+        fn resource_templates(&self) -> &'static [::mcpbind::ResourceTemplateMeta] {
+            RESOURCE_TEMPLATES
+        }
+        fn read_resource<'a>(
+            &'a self,
+            uri: &'a str,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
+                        &RESOURCE_TEMPLATES[0usize],
+                        uri,
+                        |uri, variables| {
+                            self.0.read_dynamic_blob_resource(uri, variables)
+                        },
+                    )
+                    .await
+                {
+                    return ::std::option::Option::Some(result);
+                }
+                if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
+                        &RESOURCE_TEMPLATES[1usize],
+                        uri,
+                        |uri, variables| {
+                            self.0.read_dynamic_text_resource(uri, variables)
+                        },
+                    )
+                    .await
+                {
+                    return ::std::option::Option::Some(result);
+                }
+                ::std::option::Option::None
+            })
         }
         fn call_tool<'a>(
             &'a self,

@@ -257,8 +257,14 @@ fn prompts_and_templates_are_optional_keys_that_round_trip() {
     let names: Vec<&str> = demo.prompts.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["greet", "review"]);
     assert_eq!(demo.prompts[0].definition["x-vendor"], 1);
-    assert_eq!(demo.prompts[1].sha256, sha256_hex(&demo.prompts[1].definition));
-    assert_eq!(demo.resource_templates[0].uri_template(), Some("file:///{+path}"));
+    assert_eq!(
+        demo.prompts[1].sha256,
+        sha256_hex(&demo.prompts[1].definition)
+    );
+    assert_eq!(
+        demo.resource_templates[0].uri_template(),
+        Some("file:///{+path}")
+    );
     assert_eq!(demo.prompts[1].prompt_arguments().len(), 1);
     assert_eq!(demo.entries(EntryKind::Prompt).len(), 2);
 }
@@ -280,7 +286,8 @@ fn edited_or_duplicate_prompts_are_rejected_with_their_line() {
 
     let mut lock = with_prompts();
     let demo = lock.servers.get_mut("demo").unwrap();
-    demo.resource_templates.push(demo.resource_templates[0].clone());
+    demo.resource_templates
+        .push(demo.resource_templates[0].clone());
     let sha = demo.resource_templates[0].sha256.clone();
     let text = lock.to_json().unwrap();
     let err = Lockfile::parse(&text, Path::new("mcpbind.lock")).unwrap_err();
@@ -294,7 +301,10 @@ fn edited_or_duplicate_prompts_are_rejected_with_their_line() {
 
     let err = ServerLock::new("demo", "2025-11-25".into(), json!({}), Vec::new())
         .unwrap()
-        .with_prompts("demo", vec![json!({"name": "a"}), json!({"title": "no name"})])
+        .with_prompts(
+            "demo",
+            vec![json!({"name": "a"}), json!({"title": "no name"})],
+        )
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -318,10 +328,9 @@ fn a_changed_prompt_filter_makes_the_lock_stale() {
     );
     let mut relocked = lock.clone();
     let demo = relocked.servers.remove("demo").unwrap();
-    relocked.servers.insert(
-        "demo".into(),
-        demo.with_filters(&config.servers["demo"]),
-    );
+    relocked
+        .servers
+        .insert("demo".into(), demo.with_filters(&config.servers["demo"]));
     let err = relocked
         .check_config(&config, None, Path::new("mcpbind.lock"))
         .unwrap_err();

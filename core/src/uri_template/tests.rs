@@ -281,7 +281,13 @@ fn uris_match_the_simple_templates_they_come_from() {
     let uri = t.expand_with(&[("path", "a/b c".into()), ("name", "x y".into())]);
     assert_eq!(uri, "file:///a/b%20c/x%20y.txt");
     let vars = t.match_uri(&uri).unwrap();
-    assert_eq!((vars["path"].as_str(), vars["name"].as_str()), ("a/b c", "x y"));
+    assert_eq!(
+        (vars["path"].as_str(), vars["name"].as_str()),
+        ("a/b c", "x y")
+    );
 
-    assert!(UriTemplate::parse("x{?a,b}").unwrap().match_uri("x?a=1").is_none());
+    assert!(UriTemplate::parse("x{?a,b}")
+        .unwrap()
+        .match_uri("x?a=1")
+        .is_none());
 }
