@@ -7,13 +7,15 @@
 //! field, so leaving it out is a compile error; an optional one is an
 //! `Option<String>` left off the wire when unset.
 
+use std::collections::BTreeSet;
+
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 use serde_json::Value;
 
 use crate::docs::doc_attrs;
 use crate::lock::LockedPrompt;
-use crate::naming::ToolNames;
+use crate::naming::{ToolName, ToolNames};
 use crate::tool::ident;
 
 /// One prompt argument.
@@ -61,7 +63,7 @@ impl<'a> ServerPrompts<'a> {
         if completions {
             wire.extend(prompts.iter().map(|p| format!("complete-{}", p.name)));
         }
-        let methods = ToolNames::new(wire.iter().map(String::as_str), &[]).names;
+        let methods = unique(ToolNames::new(wire.iter().map(String::as_str), &[]).names);
         let count = prompts.len();
         let prompts = prompts
             .iter()
@@ -101,6 +103,8 @@ impl<'a> ServerPrompts<'a> {
             /// The server's prompts: an arguments struct per prompt (it
             /// implements [`::mcpbind::Prompt`] with the locked metadata),
             /// and [`Prompts`], one typed method per prompt.
+            // A server may be named `prompts` too.
+            #[allow(clippy::module_inception)]
             pub mod prompts {
                 #(#items)*
 
@@ -452,6 +456,26 @@ impl PromptMethod<'_> {
             }
         }
     }
+}
+
+/// Names that are still equal after [`ToolNames`] (its hash suffix comes
+/// from the wire name, and a made-up name like `complete-{prompt}` can equal
+/// another prompt's real name) get `_2`, `_3`… in order, so that no two
+/// items share a name.
+pub(crate) fn unique(mut names: Vec<ToolName>) -> Vec<ToolName> {
+    let (mut methods, mut markers) = (BTreeSet::new(), BTreeSet::new());
+    for name in &mut names {
+        let (method, marker) = (name.method.clone(), name.marker.clone());
+        let mut n = 1;
+        while methods.contains(&name.method) || markers.contains(&name.marker) {
+            n += 1;
+            name.method = format!("{method}_{n}");
+            name.marker = format!("{marker}{n}");
+        }
+        methods.insert(name.method.clone());
+        markers.insert(name.marker.clone());
+    }
+    names
 }
 
 pub(crate) fn opt_str(s: Option<&str>) -> TokenStream {

@@ -9,7 +9,7 @@ use quote::quote;
 use crate::docs::doc_attrs;
 use crate::lock::LockedResourceTemplate;
 use crate::naming::ToolNames;
-use crate::prompts::opt_str;
+use crate::prompts::{opt_str, unique};
 use crate::tool::ident;
 
 /// Everything the generator needs to emit one template.
@@ -48,7 +48,7 @@ impl<'a> ServerTemplates<'a> {
         let mut wire: Vec<String> = templates.iter().map(|t| t.name.clone()).collect();
         wire.extend(templates.iter().map(|t| format!("{}-uri", t.name)));
         // `list` is the method listing concrete resources.
-        let names = ToolNames::new(wire.iter().map(String::as_str), &["list"]).names;
+        let names = unique(ToolNames::new(wire.iter().map(String::as_str), &["list"]).names);
         let count = templates.len();
         let mut out = Vec::with_capacity(count);
         for (i, (template, handler)) in templates.iter().zip(handler_names).enumerate() {
@@ -102,6 +102,8 @@ impl<'a> ServerTemplates<'a> {
             /// The server's resource templates: a function per template that
             /// gives its URI (RFC 6570 expansion of the template's variables),
             /// and [`Resources`], a method per template that reads it.
+            // A server may be named `resources` too.
+            #[allow(clippy::module_inception)]
             pub mod resources {
                 #(#fns)*
 
