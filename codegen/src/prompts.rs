@@ -439,7 +439,11 @@ impl PromptMethod<'_> {
 
     /// The `Handler` method, whose default answers "not implemented".
     fn handler_tokens(&self) -> TokenStream {
-        let docs = doc_attrs(&self.docs());
+        let docs = doc_attrs(&format!(
+            "Answers `prompts/get` for prompt `{}` (see [`prompts::{}`]).",
+            self.prompt.name.escape_default(),
+            self.args
+        ));
         let handler = &self.handler;
         let args = &self.args;
         let name = self.prompt.name.as_str();

@@ -148,6 +148,7 @@ impl<'a> ServerTemplates<'a> {
     /// template the URI matches is read.
     pub(crate) fn server_tokens(&self) -> TokenStream {
         let tries = self.templates.iter().enumerate().map(|(i, t)| {
+            let i = proc_macro2::Literal::usize_unsuffixed(i);
             let handler = &t.handler;
             quote! {
                 if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
@@ -236,7 +237,7 @@ impl TemplateMethod<'_> {
             return String::new();
         }
         format!(
-            "\n\nVariables (an `Option` that is `None` leaves one out):\n\n{}",
+            "\n\nVariables (`mcpbind::UriValue::Undefined`, or an `Option` that is `None`, leaves one out):\n\n{}",
             vars.join("\n")
         )
     }
@@ -278,10 +279,12 @@ impl TemplateMethod<'_> {
             self.params_doc()
         ));
         let uri_fn = &self.uri_fn;
+        let index = proc_macro2::Literal::usize_unsuffixed(index);
         let params = self.params();
-        let values = self.variables.iter().map(|(wire, param, _)| {
-            quote!((#wire, ::std::convert::Into::<::mcpbind::UriValue>::into(#param)))
-        });
+        let values = self
+            .variables
+            .iter()
+            .map(|(wire, param, _)| quote!((#wire, #param.into())));
         quote! {
             #docs
             pub fn #uri_fn(#(#params),*) -> ::std::string::String {
@@ -293,11 +296,9 @@ impl TemplateMethod<'_> {
     /// The method on `Resources` that reads the resource.
     fn method_tokens(&self) -> TokenStream {
         let docs = doc_attrs(&format!(
-            "Reads the resource of template `{}` at the URI these values give (see [`{}`]).\n\n{}{}",
-            self.template.name.escape_default(),
+            "Reads the resource at the URI [`{}`] gives for these values.\n\n{}",
             self.uri_fn,
             self.docs(),
-            self.params_doc()
         ));
         let method = &self.method;
         let uri_fn = &self.uri_fn;
@@ -317,9 +318,9 @@ impl TemplateMethod<'_> {
     /// The `Handler` method, whose default answers "not implemented".
     fn handler_tokens(&self) -> TokenStream {
         let docs = doc_attrs(&format!(
-            "Reads a resource of template `{}`: `variables` are the values the URI gave.\n\n{}",
+            "Reads a resource of template `{}` (`{}`): `variables` are the values the URI gave.",
             self.template.name.escape_default(),
-            self.docs()
+            self.uri_template.escape_default()
         ));
         let handler = &self.handler;
         let name = self.template.name.as_str();

@@ -138,7 +138,7 @@ fn rejects_a_tool_listed_twice() {
         err.to_string(),
         format!(
             "mcpbind.lock:{}: server `demo` lists tool `alpha` twice",
-            line_of_nth(&text, &sha, 1)
+            line_of_nth(&text, sha, 1)
         )
     );
     assert!(matches!(err, LockError::DuplicateTool { .. }));
