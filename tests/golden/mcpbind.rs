@@ -2293,6 +2293,7 @@ Default: `5`.*/
     /// The server's prompts: an arguments struct per prompt (it
     /// implements [`::mcpbind::Prompt`] with the locked metadata),
     /// and [`Prompts`], one typed method per prompt.
+    #[allow(clippy::module_inception)]
     pub mod prompts {
         /// The arguments of prompt `args-prompt` (strings, as in MCP).
         ///
@@ -2681,6 +2682,7 @@ Default: `5`.*/
     /// The server's resource templates: a function per template that
     /// gives its URI (RFC 6570 expansion of the template's variables),
     /// and [`Resources`], a method per template that reads it.
+    #[allow(clippy::module_inception)]
     pub mod resources {
         /// The URI of resource template `Dynamic Blob Resource` for these values, expanded as RFC 6570 says.
         ///
@@ -2688,23 +2690,13 @@ Default: `5`.*/
         ///
         /// Resource template `Dynamic Blob Resource`: `demo://resource/dynamic/blob/{resourceId}` (application/octet-stream).
         ///
-        /// Variables (an `Option` that is `None` leaves one out):
+        /// Variables (`mcpbind::UriValue::Undefined`, or an `Option` that is `None`, leaves one out):
         ///
         /// - `resource_id`: `{resourceId}`, a string, a list or an associative array
         pub fn dynamic_blob_resource_uri(
             resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
         ) -> ::std::string::String {
-            super::RESOURCE_TEMPLATES[0usize]
-                .uri(
-                    &[
-                        (
-                            "resourceId",
-                            ::std::convert::Into::<
-                                ::mcpbind::UriValue,
-                            >::into(resource_id),
-                        ),
-                    ],
-                )
+            super::RESOURCE_TEMPLATES[0].uri(&[("resourceId", resource_id.into())])
         }
         /// The URI of resource template `Dynamic Text Resource` for these values, expanded as RFC 6570 says.
         ///
@@ -2712,23 +2704,13 @@ Default: `5`.*/
         ///
         /// Resource template `Dynamic Text Resource`: `demo://resource/dynamic/text/{resourceId}` (text/plain).
         ///
-        /// Variables (an `Option` that is `None` leaves one out):
+        /// Variables (`mcpbind::UriValue::Undefined`, or an `Option` that is `None`, leaves one out):
         ///
         /// - `resource_id`: `{resourceId}`, a string, a list or an associative array
         pub fn dynamic_text_resource_uri(
             resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
         ) -> ::std::string::String {
-            super::RESOURCE_TEMPLATES[1usize]
-                .uri(
-                    &[
-                        (
-                            "resourceId",
-                            ::std::convert::Into::<
-                                ::mcpbind::UriValue,
-                            >::into(resource_id),
-                        ),
-                    ],
-                )
+            super::RESOURCE_TEMPLATES[1].uri(&[("resourceId", resource_id.into())])
         }
         /// One method per resource template, reading the resource
         /// (`resources/read`: text and blob contents); from
@@ -2736,30 +2718,22 @@ Default: `5`.*/
         #[derive(Debug, Clone, Copy)]
         pub struct Resources<'a>(pub(super) &'a ::mcpbind::Client);
         impl Resources<'_> {
-            /// Reads the resource of template `Dynamic Blob Resource` at the URI these values give (see [`dynamic_blob_resource_uri`]).
+            /// Reads the resource at the URI [`dynamic_blob_resource_uri`] gives for these values.
             ///
             /// Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
             ///
             /// Resource template `Dynamic Blob Resource`: `demo://resource/dynamic/blob/{resourceId}` (application/octet-stream).
-            ///
-            /// Variables (an `Option` that is `None` leaves one out):
-            ///
-            /// - `resource_id`: `{resourceId}`, a string, a list or an associative array
             pub async fn dynamic_blob_resource(
                 &self,
                 resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
             ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
                 self.0.read_resource(&dynamic_blob_resource_uri(resource_id)).await
             }
-            /// Reads the resource of template `Dynamic Text Resource` at the URI these values give (see [`dynamic_text_resource_uri`]).
+            /// Reads the resource at the URI [`dynamic_text_resource_uri`] gives for these values.
             ///
             /// Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
             ///
             /// Resource template `Dynamic Text Resource`: `demo://resource/dynamic/text/{resourceId}` (text/plain).
-            ///
-            /// Variables (an `Option` that is `None` leaves one out):
-            ///
-            /// - `resource_id`: `{resourceId}`, a string, a list or an associative array
             pub async fn dynamic_text_resource(
                 &self,
                 resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
@@ -3250,11 +3224,7 @@ Default: `5`.*/
                 )
             }
         }
-        /// **Arguments Prompt**
-        ///
-        /// A prompt with two arguments, one required and one optional
-        ///
-        /// Prompt `args-prompt`.
+        /// Answers `prompts/get` for prompt `args-prompt` (see [`prompts::ArgsPromptArguments`]).
         fn prompt_args_prompt(
             &self,
             arguments: prompts::ArgsPromptArguments,
@@ -3271,11 +3241,7 @@ Default: `5`.*/
                 )
             }
         }
-        /// **Team Management**
-        ///
-        /// First argument choice narrows values for second argument.
-        ///
-        /// Prompt `completable-prompt`.
+        /// Answers `prompts/get` for prompt `completable-prompt` (see [`prompts::CompletablePromptArguments`]).
         fn prompt_completable_prompt(
             &self,
             arguments: prompts::CompletablePromptArguments,
@@ -3292,11 +3258,7 @@ Default: `5`.*/
                 )
             }
         }
-        /// **Resource Prompt**
-        ///
-        /// A prompt that includes an embedded resource reference
-        ///
-        /// Prompt `resource-prompt`.
+        /// Answers `prompts/get` for prompt `resource-prompt` (see [`prompts::ResourcePromptArguments`]).
         fn prompt_resource_prompt(
             &self,
             arguments: prompts::ResourcePromptArguments,
@@ -3313,11 +3275,7 @@ Default: `5`.*/
                 )
             }
         }
-        /// **Simple Prompt**
-        ///
-        /// A prompt with no arguments
-        ///
-        /// Prompt `simple-prompt`.
+        /// Answers `prompts/get` for prompt `simple-prompt` (see [`prompts::SimplePromptArguments`]).
         fn prompt_simple_prompt(
             &self,
             arguments: prompts::SimplePromptArguments,
@@ -3334,11 +3292,7 @@ Default: `5`.*/
                 )
             }
         }
-        /// Reads a resource of template `Dynamic Blob Resource`: `variables` are the values the URI gave.
-        ///
-        /// Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
-        ///
-        /// Resource template `Dynamic Blob Resource`: `demo://resource/dynamic/blob/{resourceId}` (application/octet-stream).
+        /// Reads a resource of template `Dynamic Blob Resource` (`demo://resource/dynamic/blob/{resourceId}`): `variables` are the values the URI gave.
         fn read_dynamic_blob_resource(
             &self,
             uri: ::std::string::String,
@@ -3356,11 +3310,7 @@ Default: `5`.*/
                 )
             }
         }
-        /// Reads a resource of template `Dynamic Text Resource`: `variables` are the values the URI gave.
-        ///
-        /// Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
-        ///
-        /// Resource template `Dynamic Text Resource`: `demo://resource/dynamic/text/{resourceId}` (text/plain).
+        /// Reads a resource of template `Dynamic Text Resource` (`demo://resource/dynamic/text/{resourceId}`): `variables` are the values the URI gave.
         fn read_dynamic_text_resource(
             &self,
             uri: ::std::string::String,
@@ -3494,7 +3444,7 @@ Default: `5`.*/
         > {
             ::std::boxed::Box::pin(async move {
                 if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
-                        &RESOURCE_TEMPLATES[0usize],
+                        &RESOURCE_TEMPLATES[0],
                         uri,
                         |uri, variables| {
                             self.0.read_dynamic_blob_resource(uri, variables)
@@ -3505,7 +3455,7 @@ Default: `5`.*/
                     return ::std::option::Option::Some(result);
                 }
                 if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
-                        &RESOURCE_TEMPLATES[1usize],
+                        &RESOURCE_TEMPLATES[1],
                         uri,
                         |uri, variables| {
                             self.0.read_dynamic_text_resource(uri, variables)
