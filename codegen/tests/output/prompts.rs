@@ -503,7 +503,7 @@ pub mod prompts {
         ///
         /// Resource template `file`: `file:///{+path}{/segments*}{?q,limit}{#section}` (text/plain).
         ///
-        /// Variables (an `Option` that is `None` leaves one out):
+        /// Variables (`mcpbind::UriValue::Undefined`, or an `Option` that is `None`, leaves one out):
         ///
         /// - `path`: `{path}`, a string, a list or an associative array
         /// - `segments`: `{segments}`, a list or an associative array (exploded)
@@ -517,26 +517,14 @@ pub mod prompts {
             limit: impl ::std::convert::Into<::mcpbind::UriValue>,
             section: impl ::std::convert::Into<::mcpbind::UriValue>,
         ) -> ::std::string::String {
-            super::RESOURCE_TEMPLATES[0usize]
+            super::RESOURCE_TEMPLATES[0]
                 .uri(
                     &[
-                        (
-                            "path",
-                            ::std::convert::Into::<::mcpbind::UriValue>::into(path),
-                        ),
-                        (
-                            "segments",
-                            ::std::convert::Into::<::mcpbind::UriValue>::into(segments),
-                        ),
-                        ("q", ::std::convert::Into::<::mcpbind::UriValue>::into(q)),
-                        (
-                            "limit",
-                            ::std::convert::Into::<::mcpbind::UriValue>::into(limit),
-                        ),
-                        (
-                            "section",
-                            ::std::convert::Into::<::mcpbind::UriValue>::into(section),
-                        ),
+                        ("path", path.into()),
+                        ("segments", segments.into()),
+                        ("q", q.into()),
+                        ("limit", limit.into()),
+                        ("section", section.into()),
                     ],
                 )
         }
@@ -546,13 +534,13 @@ pub mod prompts {
         ///
         /// Resource template `file-uri`: `mem://static`.
         pub fn file_uri_uri() -> ::std::string::String {
-            super::RESOURCE_TEMPLATES[1usize].uri(&[])
+            super::RESOURCE_TEMPLATES[1].uri(&[])
         }
         /// The URI of resource template `keys` for these values, expanded as RFC 6570 says.
         ///
         /// Resource template `keys`: `x://{;keys*}{.ext}{&self}`.
         ///
-        /// Variables (an `Option` that is `None` leaves one out):
+        /// Variables (`mcpbind::UriValue::Undefined`, or an `Option` that is `None`, leaves one out):
         ///
         /// - `keys`: `{keys}`, a list or an associative array (exploded)
         /// - `ext`: `{ext}`, a string, a list or an associative array
@@ -562,19 +550,9 @@ pub mod prompts {
             ext: impl ::std::convert::Into<::mcpbind::UriValue>,
             self_: impl ::std::convert::Into<::mcpbind::UriValue>,
         ) -> ::std::string::String {
-            super::RESOURCE_TEMPLATES[2usize]
+            super::RESOURCE_TEMPLATES[2]
                 .uri(
-                    &[
-                        (
-                            "keys",
-                            ::std::convert::Into::<::mcpbind::UriValue>::into(keys),
-                        ),
-                        ("ext", ::std::convert::Into::<::mcpbind::UriValue>::into(ext)),
-                        (
-                            "self",
-                            ::std::convert::Into::<::mcpbind::UriValue>::into(self_),
-                        ),
-                    ],
+                    &[("keys", keys.into()), ("ext", ext.into()), ("self", self_.into())],
                 )
         }
         /// The URI of resource template `list` for these values, expanded as RFC 6570 says.
@@ -583,14 +561,13 @@ pub mod prompts {
         ///
         /// Resource template `list`: `mem://{id}`.
         ///
-        /// Variables (an `Option` that is `None` leaves one out):
+        /// Variables (`mcpbind::UriValue::Undefined`, or an `Option` that is `None`, leaves one out):
         ///
         /// - `id`: `{id}`, a string, a list or an associative array
         pub fn list_uri(
             id: impl ::std::convert::Into<::mcpbind::UriValue>,
         ) -> ::std::string::String {
-            super::RESOURCE_TEMPLATES[3usize]
-                .uri(&[("id", ::std::convert::Into::<::mcpbind::UriValue>::into(id))])
+            super::RESOURCE_TEMPLATES[3].uri(&[("id", id.into())])
         }
         /// One method per resource template, reading the resource
         /// (`resources/read`: text and blob contents); from
@@ -598,19 +575,11 @@ pub mod prompts {
         #[derive(Debug, Clone, Copy)]
         pub struct Resources<'a>(pub(super) &'a ::mcpbind::Client);
         impl Resources<'_> {
-            /// Reads the resource of template `file` at the URI these values give (see [`file_uri_fbfe92a728634157_2`]).
+            /// Reads the resource at the URI [`file_uri_fbfe92a728634157_2`] gives for these values.
             ///
             /// A file by path, with a query and path segments.
             ///
             /// Resource template `file`: `file:///{+path}{/segments*}{?q,limit}{#section}` (text/plain).
-            ///
-            /// Variables (an `Option` that is `None` leaves one out):
-            ///
-            /// - `path`: `{path}`, a string, a list or an associative array
-            /// - `segments`: `{segments}`, a list or an associative array (exploded)
-            /// - `q`: `{q}`, a string, a list or an associative array
-            /// - `limit`: `{limit}`, a string, a list or an associative array
-            /// - `section`: `{section}`, a string, a list or an associative array
             pub async fn file(
                 &self,
                 path: impl ::std::convert::Into<::mcpbind::UriValue>,
@@ -625,7 +594,7 @@ pub mod prompts {
                     )
                     .await
             }
-            /// Reads the resource of template `file-uri` at the URI these values give (see [`file_uri_uri`]).
+            /// Reads the resource at the URI [`file_uri_uri`] gives for these values.
             ///
             /// Named like file's URI function.
             ///
@@ -635,15 +604,9 @@ pub mod prompts {
             ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
                 self.0.read_resource(&file_uri_uri()).await
             }
-            /// Reads the resource of template `keys` at the URI these values give (see [`keys_uri`]).
+            /// Reads the resource at the URI [`keys_uri`] gives for these values.
             ///
             /// Resource template `keys`: `x://{;keys*}{.ext}{&self}`.
-            ///
-            /// Variables (an `Option` that is `None` leaves one out):
-            ///
-            /// - `keys`: `{keys}`, a list or an associative array (exploded)
-            /// - `ext`: `{ext}`, a string, a list or an associative array
-            /// - `self_`: `{self}`, a string, a list or an associative array
             pub async fn keys(
                 &self,
                 keys: impl ::std::convert::Into<::mcpbind::UriValue>,
@@ -652,15 +615,11 @@ pub mod prompts {
             ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
                 self.0.read_resource(&keys_uri(keys, ext, self_)).await
             }
-            /// Reads the resource of template `list` at the URI these values give (see [`list_uri`]).
+            /// Reads the resource at the URI [`list_uri`] gives for these values.
             ///
             /// Named like the method that lists resources.
             ///
             /// Resource template `list`: `mem://{id}`.
-            ///
-            /// Variables (an `Option` that is `None` leaves one out):
-            ///
-            /// - `id`: `{id}`, a string, a list or an associative array
             pub async fn list_a33039(
                 &self,
                 id: impl ::std::convert::Into<::mcpbind::UriValue>,
@@ -829,9 +788,7 @@ pub mod prompts {
                 )
             }
         }
-        /// Only the case differs from `review`.
-        ///
-        /// Prompt `Review`.
+        /// Answers `prompts/get` for prompt `Review` (see [`prompts::ReviewAFF076Arguments`]).
         fn prompt_review_18d9ca(
             &self,
             arguments: prompts::ReviewAFF076Arguments,
@@ -848,9 +805,7 @@ pub mod prompts {
                 )
             }
         }
-        /// Named like review's completion method.
-        ///
-        /// Prompt `complete-review`.
+        /// Answers `prompts/get` for prompt `complete-review` (see [`prompts::CompleteReviewD82F872C75C256B0Arguments`]).
         fn prompt_complete_review(
             &self,
             arguments: prompts::CompleteReviewD82F872C75C256B0Arguments,
@@ -867,9 +822,7 @@ pub mod prompts {
                 )
             }
         }
-        /// Gets the `no-args` prompt.
-        ///
-        /// Prompt `no-args`.
+        /// Answers `prompts/get` for prompt `no-args` (see [`prompts::NoArgsArguments`]).
         fn prompt_no_args(
             &self,
             arguments: prompts::NoArgsArguments,
@@ -886,15 +839,7 @@ pub mod prompts {
                 )
             }
         }
-        /// **Code review**
-        ///
-        /// Reviews code.
-        ///
-        /// ```text
-        /// fn main() { panic!() }
-        /// ```
-        ///
-        /// Prompt `review`.
+        /// Answers `prompts/get` for prompt `review` (see [`prompts::ReviewC97ACEArguments`]).
         fn prompt_review_e650ca(
             &self,
             arguments: prompts::ReviewC97ACEArguments,
@@ -911,11 +856,7 @@ pub mod prompts {
                 )
             }
         }
-        /// Reads a resource of template `file`: `variables` are the values the URI gave.
-        ///
-        /// A file by path, with a query and path segments.
-        ///
-        /// Resource template `file`: `file:///{+path}{/segments*}{?q,limit}{#section}` (text/plain).
+        /// Reads a resource of template `file` (`file:///{+path}{/segments*}{?q,limit}{#section}`): `variables` are the values the URI gave.
         fn read_file(
             &self,
             uri: ::std::string::String,
@@ -933,11 +874,7 @@ pub mod prompts {
                 )
             }
         }
-        /// Reads a resource of template `file-uri`: `variables` are the values the URI gave.
-        ///
-        /// Named like file's URI function.
-        ///
-        /// Resource template `file-uri`: `mem://static`.
+        /// Reads a resource of template `file-uri` (`mem://static`): `variables` are the values the URI gave.
         fn read_file_uri(
             &self,
             uri: ::std::string::String,
@@ -955,9 +892,7 @@ pub mod prompts {
                 )
             }
         }
-        /// Reads a resource of template `keys`: `variables` are the values the URI gave.
-        ///
-        /// Resource template `keys`: `x://{;keys*}{.ext}{&self}`.
+        /// Reads a resource of template `keys` (`x://{;keys*}{.ext}{&self}`): `variables` are the values the URI gave.
         fn read_keys(
             &self,
             uri: ::std::string::String,
@@ -975,11 +910,7 @@ pub mod prompts {
                 )
             }
         }
-        /// Reads a resource of template `list`: `variables` are the values the URI gave.
-        ///
-        /// Named like the method that lists resources.
-        ///
-        /// Resource template `list`: `mem://{id}`.
+        /// Reads a resource of template `list` (`mem://{id}`): `variables` are the values the URI gave.
         fn read_list(
             &self,
             uri: ::std::string::String,
@@ -1110,7 +1041,7 @@ pub mod prompts {
         > {
             ::std::boxed::Box::pin(async move {
                 if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
-                        &RESOURCE_TEMPLATES[0usize],
+                        &RESOURCE_TEMPLATES[0],
                         uri,
                         |uri, variables| self.0.read_file(uri, variables),
                     )
@@ -1119,7 +1050,7 @@ pub mod prompts {
                     return ::std::option::Option::Some(result);
                 }
                 if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
-                        &RESOURCE_TEMPLATES[1usize],
+                        &RESOURCE_TEMPLATES[1],
                         uri,
                         |uri, variables| self.0.read_file_uri(uri, variables),
                     )
@@ -1128,7 +1059,7 @@ pub mod prompts {
                     return ::std::option::Option::Some(result);
                 }
                 if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
-                        &RESOURCE_TEMPLATES[2usize],
+                        &RESOURCE_TEMPLATES[2],
                         uri,
                         |uri, variables| self.0.read_keys(uri, variables),
                     )
@@ -1137,7 +1068,7 @@ pub mod prompts {
                     return ::std::option::Option::Some(result);
                 }
                 if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
-                        &RESOURCE_TEMPLATES[3usize],
+                        &RESOURCE_TEMPLATES[3],
                         uri,
                         |uri, variables| self.0.read_list(uri, variables),
                     )
