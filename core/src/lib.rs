@@ -118,7 +118,7 @@ macro_rules! include_bindings {
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::handler::{dispatch, BoxFuture};
+    pub use crate::handler::{dispatch, no_such_tool, serve, BoxFuture};
     pub use crate::json::from_value;
     pub use serde;
     pub use serde_json;
