@@ -304,15 +304,16 @@ impl Generator {
         }));
 
         let (prompts, templates) = Self::prompts_and_templates(name, server, &names)?;
-        let prelude = postprocess::types_prelude();
         let (types, aliases) = (typed.tokens, roots.aliases);
+        let json_short = !postprocess::defines_json_names(&types);
+        let prelude = postprocess::types_prelude(json_short);
         let module = ServerModule {
             name,
             module: ident(&sanitize(name, Case::Snake)),
             docs: docs::doc_attrs(&server_doc(name, server)),
             server_info: mcpbind_core::hash::canonical_json(&server.server_info),
-            types: postprocess::rewrite(quote!(#prelude #types #aliases), placeholders),
-            impls: postprocess::rewrite(impls, placeholders),
+            types: postprocess::rewrite(quote!(#prelude #types #aliases), placeholders, json_short),
+            impls: postprocess::rewrite(impls, placeholders, false),
             tools,
             prompts,
             templates,

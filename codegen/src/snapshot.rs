@@ -10,19 +10,33 @@ use crate::{Lockfile, Result, ServerLock};
 
 /// Connects to one server, lists all its tools (raw, every page), and its
 /// prompts and resource templates when it declares them, keeps those that
-/// pass the config's filters, and returns the locked entry.
+/// pass the config's filters, and returns the locked entry. A malformed entry
+/// is left out (the others are locked) and reported as a `tracing` warning;
+/// [`refresh`] returns those lines instead.
 pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<ServerLock> {
+    let (lock, skipped) = snapshot(name, config).await?;
+    for line in skipped {
+        tracing::warn!(server = name, "skipped {line}");
+    }
+    Ok(lock)
+}
+
+/// [`snapshot_server`], with one line per malformed tool it skipped.
+async fn snapshot(name: &str, config: &ServerConfig) -> Result<(ServerLock, Vec<String>)> {
     let client = mcpbind_core::Client::connect_server(name, config.clone()).await?;
     let info = client.server_info().await?;
-    let tools = kept(name, client.list_tools_checked().await?, |n| {
+    let mut skipped = Vec::new();
+    let tools = kept(&mut skipped, client.list_tools_checked().await?, |n| {
         config.allows_tool(n)
     });
-    let prompts = kept(name, client.list_prompts_checked().await?, |n| {
+    let prompts = kept(&mut skipped, client.list_prompts_checked().await?, |n| {
         config.allows_prompt(n)
     });
-    let templates = kept(name, client.list_resource_templates_checked().await?, |n| {
-        config.allows_resource_template(n)
-    });
+    let templates = kept(
+        &mut skipped,
+        client.list_resource_templates_checked().await?,
+        |n| config.allows_resource_template(n),
+    );
     let server_info = info
         .server_info
         .as_ref()
@@ -37,19 +51,17 @@ pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<Server
     lock.completions = info.capabilities.completions.is_some()
         && !(lock.prompts.is_empty() && lock.resource_templates.is_empty());
     client.close().await;
-    Ok(lock)
+    Ok((lock, skipped))
 }
 
 /// The entries of a checked list that pass a filter. A malformed entry is
-/// left out of the lock with a warning; the others are locked.
+/// left out of the lock (its line added to `skipped`); the others are locked.
 fn kept(
-    name: &str,
-    (entries, skipped): (Vec<Value>, Vec<String>),
+    skipped: &mut Vec<String>,
+    (entries, malformed): (Vec<Value>, Vec<String>),
     allows: impl Fn(&str) -> bool,
 ) -> Vec<Value> {
-    for line in skipped {
-        eprintln!("warning: server `{name}`: skipped {line}");
-    }
+    skipped.extend(malformed);
     entries
         .into_iter()
         .filter(|entry| {
@@ -88,14 +100,19 @@ pub async fn snapshot_servers(
     results
 }
 
+/// What [`refresh`] did not lock.
+#[derive(Debug, Default)]
+pub struct Refreshed {
+    /// The servers that failed, with their errors (their entries are kept).
+    pub failures: Vec<(String, crate::Error)>,
+    /// One line per malformed tool, prompt or template left out of a locked server:
+    /// "server `s`: skipped tool #3 (`x`): ...".
+    pub skipped: Vec<String>,
+}
+
 /// Re-snapshots `names` (all configured servers when empty) into `lock`,
 /// dropping servers that are no longer configured when all are locked.
-/// Returns the servers that failed, with their errors.
-pub async fn refresh(
-    config: &Config,
-    lock: &mut Lockfile,
-    names: &[String],
-) -> Vec<(String, crate::Error)> {
+pub async fn refresh(config: &Config, lock: &mut Lockfile, names: &[String]) -> Refreshed {
     let all = names.is_empty();
     let names: Vec<String> = if all {
         config.servers.keys().cloned().collect()
@@ -106,14 +123,36 @@ pub async fn refresh(
         lock.servers
             .retain(|name, _| config.servers.contains_key(name));
     }
-    let mut failures = Vec::new();
-    for (name, result) in snapshot_servers(config, &names).await {
-        match result {
-            Ok(server) => {
-                lock.servers.insert(name, server);
-            }
-            Err(e) => failures.push((name, e)),
+    let mut tasks = tokio::task::JoinSet::new();
+    for name in names {
+        let Some(server) = config.servers.get(&name).cloned() else {
+            continue;
+        };
+        tasks.spawn(async move {
+            let result = snapshot(&name, &server).await;
+            (name, result)
+        });
+    }
+    let mut results = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        if let Ok(result) = joined {
+            results.push(result);
         }
     }
-    failures
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut refreshed = Refreshed::default();
+    for (name, result) in results {
+        match result {
+            Ok((server, skipped)) => {
+                refreshed.skipped.extend(
+                    skipped
+                        .into_iter()
+                        .map(|line| format!("server `{name}`: skipped {line}")),
+                );
+                lock.servers.insert(name, server);
+            }
+            Err(e) => refreshed.failures.push((name, e)),
+        }
+    }
+    refreshed
 }

@@ -206,25 +206,13 @@ impl ServerModule<'_> {
                 fn call_tool<'a>(
                     &'a self,
                     name: &'a str,
-                    arguments: ::mcpbind::__private::serde_json::Map<
-                        ::std::string::String,
-                        ::mcpbind::__private::serde_json::Value,
-                    >,
-                ) -> ::mcpbind::__private::BoxFuture<
-                    'a,
-                    ::std::option::Option<
-                        ::std::result::Result<::mcpbind::__private::serde_json::Value, ::std::string::String>,
-                    >,
-                > {
-                    ::std::boxed::Box::pin(async move {
-                        match name {
-                            #(#dispatch_arms)*
-                            _ => {
-                                let _ = arguments;
-                                ::std::option::Option::None
-                            }
-                        }
-                    })
+                    args: ::mcpbind::__private::serde_json::Map<String, ::mcpbind::__private::serde_json::Value>,
+                ) -> ::mcpbind::__private::BoxFuture<'a, Option<Result<::mcpbind::__private::serde_json::Value, String>>> {
+                    use ::mcpbind::__private::serve;
+                    match name {
+                        #(#dispatch_arms)*
+                        _ => ::mcpbind::__private::no_such_tool(),
+                    }
                 }
             }
         }

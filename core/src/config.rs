@@ -83,6 +83,12 @@ pub struct ServerConfig {
     pub max_response_bytes: usize,
     /// Retries, circuit breaker and connection lifecycle.
     pub lifecycle: Lifecycle,
+    /// The executables a stdio server may run (the config's top-level
+    /// `allow_commands`); any other `command` is refused before spawning.
+    /// An entry with a `/` allows exactly that path, one without allows that
+    /// bare name looked up on `PATH` (not `./npx` or `/tmp/x/npx`). `None`:
+    /// any command.
+    pub allow_commands: Option<Vec<String>>,
 }
 
 /// How a long-running client treats a server: retries, the circuit breaker,
@@ -304,10 +310,19 @@ impl Config {
     pub fn from_toml_str(text: &str) -> Result<Config, String> {
         let file: TomlFile =
             toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())?;
+        if let Some(list) = &file.allow_commands {
+            if let Some(bad) = list.iter().find(|c| c.trim().is_empty()) {
+                return Err(format!("`allow_commands` holds an empty command: {bad:?}"));
+            }
+        }
         let servers = file
             .servers
             .into_iter()
-            .map(|(name, raw)| (name.0, raw.0))
+            .map(|(name, raw)| {
+                let mut server = raw.0;
+                server.allow_commands.clone_from(&file.allow_commands);
+                (name.0, server)
+            })
             .collect();
         Ok(Config { servers })
     }
@@ -339,6 +354,8 @@ impl Config {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TomlFile {
+    /// See [`ServerConfig::allow_commands`].
+    allow_commands: Option<Vec<String>>,
     #[serde(default)]
     servers: BTreeMap<ServerName, TomlServer>,
 }
@@ -492,6 +509,7 @@ impl RawServer {
             }
         };
         Ok(ServerConfig {
+            allow_commands: None,
             max_response_bytes,
             transport,
             tool_prefix: self.tool_prefix,

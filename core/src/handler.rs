@@ -201,6 +201,28 @@ where
     })
 }
 
+/// One dispatch arm of a generated `Server<H>`: [`dispatch`] for the tool
+/// whose marker is `_tool`, boxed, as `ToolServer::call_tool` answers.
+#[doc(hidden)]
+pub fn serve<'a, T, F, Fut>(
+    _tool: T,
+    arguments: Map<String, Value>,
+    method: F,
+) -> BoxFuture<'a, Option<Result<Value, String>>>
+where
+    T: Tool,
+    F: FnOnce(T::Input) -> Fut + Send + 'a,
+    Fut: Future<Output = HandlerResult<T::Output>> + Send + 'a,
+{
+    Box::pin(async move { Some(dispatch::<T, F, Fut>(arguments, method).await) })
+}
+
+/// `ToolServer::call_tool`'s answer for a name that is no tool.
+#[doc(hidden)]
+pub fn no_such_tool<'a>() -> BoxFuture<'a, Option<Result<Value, String>>> {
+    Box::pin(std::future::ready(None))
+}
+
 /// Runs one handler method for generated code: parses the arguments into
 /// the tool's params type and turns the reply into a `CallToolResult`.
 #[doc(hidden)]

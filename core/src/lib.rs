@@ -127,8 +127,8 @@ macro_rules! include_bindings {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::handler::{
-        dispatch, dispatch_prompt, dispatch_template, prompt_unimplemented, template_unimplemented,
-        BoxFuture,
+        dispatch, dispatch_prompt, dispatch_template, no_such_tool, prompt_unimplemented, serve,
+        template_unimplemented, BoxFuture,
     };
     pub use crate::json::from_value;
     pub use serde;

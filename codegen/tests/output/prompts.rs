@@ -17,6 +17,7 @@ pub mod prompts {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -50,22 +51,16 @@ pub mod prompts {
             }
         }
         /// Alias of the type generated for this schema.
-        pub type PromptReviewInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
+        pub type PromptReviewInput = Map<String, Value>;
         /// Alias of the type generated for this schema.
-        pub type PromptsInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
+        pub type PromptsInput = Map<String, Value>;
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
         /// A tool whose handler method would be the prompt's.
         ///
-        /// Tool `prompt-review`.
+        /// Tool `prompt-review`, described in full on `Client::prompt_review`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct PromptReview;
         impl ::mcpbind::Tool for PromptReview {
@@ -87,7 +82,7 @@ pub mod prompts {
         }
         /// A tool named like the client's `prompts` accessor.
         ///
-        /// Tool `prompts`.
+        /// Tool `prompts`, described in full on `Client::prompts_eb7526`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Prompts;
         impl ::mcpbind::Tool for Prompts {
@@ -758,7 +753,7 @@ pub mod prompts {
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// A tool whose handler method would be the prompt's.
         ///
-        /// Tool `prompt-review`.
+        /// Tool `prompt-review`, described in full on `Client::prompt_review`.
         fn prompt_review(
             &self,
             input: types::PromptReviewInput,
@@ -774,7 +769,7 @@ pub mod prompts {
         }
         /// A tool named like the client's `prompts` accessor.
         ///
-        /// Tool `prompts`.
+        /// Tool `prompts`, described in full on `Client::prompts_eb7526`.
         fn prompts_eb7526(
             &self,
             input: types::PromptsInput,
@@ -1082,47 +1077,22 @@ pub mod prompts {
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "prompt-review" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::PromptReview,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.prompt_review(input))
-                                .await,
-                        )
-                    }
-                    "prompts" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Prompts,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.prompts_eb7526(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "prompt-review" => {
+                    serve(tools::PromptReview, args, |i| self.0.prompt_review(i))
                 }
-            })
+                "prompts" => serve(tools::Prompts, args, |i| self.0.prompts_eb7526(i)),
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }
