@@ -101,6 +101,10 @@ pub struct CallOptions {
     /// it was in flight. Generated code sets it for read-only and idempotent
     /// tools.
     pub retry_safe: bool,
+    /// The arguments were validated against the locked input schema already
+    /// (the toolbox does, on the model's JSON): the typed call does not
+    /// validate them again.
+    pub(crate) validated: bool,
 }
 
 impl CallOptions {
@@ -830,8 +834,21 @@ impl Client {
     /// its structured output.
     pub async fn call<T: Tool>(&self, input: &T::Input) -> Result<ToolResult<T::Output>> {
         let options = CallOptions {
-            timeout: None,
             retry_safe: T::META.is_retry_safe(),
+            ..CallOptions::default()
+        };
+        self.call_with::<T>(input, &options).await
+    }
+
+    /// [`Client::call`] for arguments the toolbox validated already.
+    pub(crate) async fn call_validated<T: Tool>(
+        &self,
+        input: &T::Input,
+    ) -> Result<ToolResult<T::Output>> {
+        let options = CallOptions {
+            retry_safe: T::META.is_retry_safe(),
+            validated: true,
+            ..CallOptions::default()
         };
         self.call_with::<T>(input, &options).await
     }
@@ -878,7 +895,7 @@ impl Client {
                 })
             }
         };
-        if self.config.validate_input {
+        if self.config.validate_input && !options.validated {
             let violations =
                 crate::validate::violations(meta.input_schema, &Value::Object(arguments.clone()));
             if !violations.is_empty() {
@@ -895,6 +912,7 @@ impl Client {
         let options = CallOptions {
             timeout: options.timeout,
             retry_safe: options.retry_safe || meta.is_retry_safe(),
+            validated: options.validated,
         };
         let result = self.call_raw(meta.name, arguments, &options).await?;
         if let (true, Some(schema), Some(structured), false) = (

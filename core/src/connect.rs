@@ -298,6 +298,7 @@ fn http_client(tap: &Arc<RawTap>, secrets: &Arc<[String]>) -> reqwest::Client {
     });
     reqwest::Client::builder()
         .redirect(policy)
+        .tcp_nodelay(true)
         .build()
         .unwrap_or_default()
 }

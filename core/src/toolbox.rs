@@ -497,6 +497,9 @@ impl Toolbox {
                 attempts: 0,
             };
         };
+        if self.hooks.is_empty() {
+            return self.run(server, tool, arguments, start).await;
+        }
         let shown = arguments.clone().unwrap_or(Value::Null);
         let hook_call = HookCall {
             name,

@@ -32,7 +32,11 @@ where
                 problems: vec![format!("/: {}", strip_position(&e.to_string()))],
             }
         })?;
-        let result = client.call::<T>(&input).await.map_err(CallError::Call)?;
+        // `Toolbox::run` validated the arguments against the locked schema.
+        let result = client
+            .call_validated::<T>(&input)
+            .await
+            .map_err(CallError::Call)?;
         Ok(ToolResult {
             output: serde_json::to_value(&result.output).unwrap_or(Value::Null),
             content: result.content,
