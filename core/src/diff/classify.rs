@@ -303,7 +303,7 @@ fn classify_tools(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
                 Class::Compatible,
                 "tool-added",
                 "",
-                Message::text("tool added"),
+                Message::text("added"),
                 None,
                 None,
             )
@@ -316,7 +316,7 @@ fn classify_tools(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
                 Class::Breaking,
                 "tool-removed",
                 "",
-                Message::text("tool removed"),
+                Message::text("removed"),
                 None,
                 None,
             )

@@ -297,7 +297,7 @@ fn md_text(text: &str) -> String {
             c if c.is_ascii_punctuation()
                 && !matches!(
                     c,
-                    ',' | '.' | ';' | ':' | '?' | '\'' | '"' | '/' | '%' | '='
+                    ',' | '.' | ';' | ':' | '?' | '\'' | '"' | '/' | '%' | '=' | '(' | ')' | '!'
                 ) =>
             {
                 out.push('\\');
@@ -309,9 +309,18 @@ fn md_text(text: &str) -> String {
     out
 }
 
-/// A code span that holds any text: HTML-escaped inside `<code>` (a
-/// backtick span can't hold every string, and `|` would end a table cell).
+/// A code span that holds any text: a backtick span when the text is
+/// plain, else HTML-escaped inside `<code>` (a backtick span can't hold
+/// every string, and `|` would end a table cell).
 fn md_code(text: &str) -> String {
+    let safe = terminal_safe(text);
+    let plain = !safe.is_empty()
+        && !safe.starts_with(' ')
+        && !safe.ends_with(' ')
+        && !safe.contains(['`', '|', '\n', '\r', '\t']);
+    if plain {
+        return format!("`{safe}`");
+    }
     let mut out = String::from("<code>");
     for c in terminal_safe(text).chars() {
         match c {
