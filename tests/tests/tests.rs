@@ -11,5 +11,6 @@ mod double;
 mod lifecycle;
 mod lock;
 mod misbehave;
+mod review;
 mod roundtrip;
 mod toolbox;
