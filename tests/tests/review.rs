@@ -365,3 +365,53 @@ async fn old_bindings_call_the_new_server_for_compatible_changes() {
         .unwrap_err();
     assert!(err.to_string().contains("reason"), "{err}");
 }
+
+/// Config import, finished: VS Code's `.vscode/mcp.json` (`servers`,
+/// `inputs`, `${workspaceFolder}`) and `${VAR:-default}` in an imported
+/// file. An input mcpbind can't prompt for is an error naming the variable
+/// to set; set, the server is locked, and its value is written nowhere.
+#[test]
+fn imports_a_vscode_mcp_json_with_inputs() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join(".vscode")).unwrap();
+    std::fs::write(
+        ws.path().join(".vscode/mcp.json"),
+        format!(
+            r#"{{
+  "inputs": [{{"type": "promptString", "id": "demo-token", "description": "Demo token", "password": true}}],
+  "servers": {{
+    "demo": {{
+      "type": "stdio",
+      "command": "${{MCPBIND_TEST_DEMO_BIN:-{}}}",
+      "args": [],
+      "env": {{"DEMO_TOKEN": "${{input:demo-token}}", "DATA": "${{workspaceFolder}}/data"}}
+    }}
+  }}
+}}"#,
+            bin("mcpbind-demo-server").display()
+        ),
+    )
+    .unwrap();
+    let args = ["lock", "--config", ".vscode/mcp.json"];
+    let out = mcpbind(ws.path(), &args);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "VS Code input `demo-token` has no value here: set the environment variable `MCPBIND_INPUT_DEMO_TOKEN` to it"
+        ),
+        "{out:?}"
+    );
+
+    let secret = "s3cret-demo-token";
+    let out = mcpbind_env(ws.path(), &args, &[("MCPBIND_INPUT_DEMO_TOKEN", secret)]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let lock = std::fs::read_to_string(ws.path().join(".vscode/mcpbind.lock")).unwrap();
+    assert!(lock.contains("\"mcpbind-demo\""));
+    assert!(!lock.contains(secret) && !out.stderr.contains(secret));
+    let out = mcpbind_env(
+        ws.path(),
+        &["check", "--config", ".vscode/mcp.json"],
+        &[("MCPBIND_INPUT_DEMO_TOKEN", secret)],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+}

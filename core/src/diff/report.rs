@@ -341,3 +341,70 @@ fn md_code(text: &str) -> String {
     out.push_str("</code>");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lock::ServerLock;
+
+    fn review(old_description: &str, new_description: &str, name: &str) -> Review {
+        let tool =
+            |d: &str| json!({"name": name, "description": d, "inputSchema": {"type": "object"}});
+        let lock = |d: &str| {
+            ServerLock::new(
+                "s",
+                "2025-11-25".into(),
+                json!({"name": "s"}),
+                vec![tool(d)],
+            )
+            .unwrap()
+        };
+        Review {
+            servers: vec![ServerReview::new(
+                "s",
+                Some(&lock(old_description)),
+                Some(&lock(new_description)),
+            )],
+        }
+    }
+
+    /// A hostile description can't inject Markdown, HTML or mentions into a
+    /// pull-request comment, nor escape sequences into a terminal.
+    #[test]
+    fn server_text_is_quoted_safely() {
+        let r = review(
+            "Reads files.",
+            "Reads files. <img src=x onerror=alert(1)> [click](https://evil.example) @admin | ![x](y) \x1b[2J",
+            "read|`file`",
+        );
+        let md = r.to_markdown();
+        for bad in ["<img", "[click](", "@admin", "![x]", "\x1b"] {
+            assert!(!md.contains(bad), "{bad} in {md}");
+        }
+        assert!(
+            md.contains("| tool <code>read&#124;&#96;file&#96;</code> | description changed |"),
+            "{md}"
+        );
+        assert!(md.contains("<ins> &lt;img src=x onerror=alert(1)&gt; \\[click\\](https://evil.example) &#64;admin \\| !\\[x\\](y) \\\\u\\{1b\\}\\[2J</ins>"), "{md}");
+        let text = r.to_text(false);
+        assert!(!text.contains('\x1b'), "{text}");
+        assert!(text.contains("\\u{1b}[2J+}"), "{text}");
+    }
+
+    #[test]
+    fn summaries_count_by_class() {
+        let r = review("a", "b", "t");
+        assert_eq!(r.summary(), "1 review");
+        assert_eq!(r.worst(), Some(Class::Review));
+        let same = review("a", "a", "t");
+        assert_eq!(same.summary(), "no changes");
+        assert_eq!(same.to_text(false), "s: no changes\ntotal: no changes\n");
+        assert_eq!(
+            same.to_markdown(),
+            "### mcpbind: no changes\n\n#### `s`: no changes\n"
+        );
+        assert_eq!(same.to_json()["servers"][0]["changes"], json!([]));
+    }
+}
