@@ -191,6 +191,36 @@ fn type_arrays_compare_as_sets() {
     );
 }
 
+/// `anyOf` of bare types and a `type` array are two spellings of one
+/// schema; a real change between them is still found.
+#[test]
+fn any_of_bare_types_is_a_type_array() {
+    let any_of = input(
+        json!({"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}),
+        &[],
+    );
+    let array = input(json!({"a": {"type": ["string", "null"]}}), &[]);
+    only(
+        classify(any_of.clone(), array.clone()),
+        Class::Compatible,
+        "same-meaning",
+        "",
+    );
+    only(
+        classify(array, any_of.clone()),
+        Class::Compatible,
+        "same-meaning",
+        "",
+    );
+    let narrowed = input(json!({"a": {"type": "string"}}), &[]);
+    only(
+        classify(any_of, narrowed),
+        Class::Breaking,
+        "type-changed",
+        "/inputSchema/properties/a/type",
+    );
+}
+
 #[test]
 fn enum_value_removed_is_breaking_added_compatible() {
     let e = |v: Value| input(json!({"mode": {"type": "string", "enum": v}}), &["mode"]);
@@ -299,30 +329,23 @@ fn constraints_tightened_are_breaking_loosened_compatible() {
 #[test]
 fn one_of_branch_removed_is_breaking_added_compatible() {
     let u = |branches: Value| input(json!({"v": {"oneOf": branches}}), &["v"]);
+    let s = json!({"type": "string", "minLength": 1});
+    let i = json!({"type": "integer", "minimum": 0});
     only(
-        classify(
-            u(json!([{"type": "string"}, {"type": "integer"}])),
-            u(json!([{"type": "string"}])),
-        ),
+        classify(u(json!([s, i])), u(json!([s]))),
         Class::Breaking,
         "branch-removed",
         "/inputSchema/properties/v/oneOf/1",
     );
     only(
-        classify(
-            u(json!([{"type": "string"}])),
-            u(json!([{"type": "string"}, {"type": "integer"}])),
-        ),
+        classify(u(json!([s])), u(json!([s, i]))),
         Class::Compatible,
         "branch-added",
         "/inputSchema/properties/v/oneOf/1",
     );
     // Reordered branches are the same branches.
     only(
-        classify(
-            u(json!([{"type": "string"}, {"type": "integer"}])),
-            u(json!([{"type": "integer"}, {"type": "string"}])),
-        ),
+        classify(u(json!([s, i])), u(json!([i, s]))),
         Class::Compatible,
         "same-meaning",
         "",
@@ -330,12 +353,22 @@ fn one_of_branch_removed_is_breaking_added_compatible() {
     // A changed branch is compared with its old version.
     only(
         classify(
-            u(json!([{"type": "string", "maxLength": 3}, {"type": "integer"}])),
-            u(json!([{"type": "integer"}, {"type": "string", "maxLength": 2}])),
+            u(json!([{"type": "string", "maxLength": 3}, i])),
+            u(json!([i, {"type": "string", "maxLength": 2}])),
         ),
         Class::Breaking,
         "constraint-changed",
         "/inputSchema/properties/v/oneOf/1/maxLength",
+    );
+    // Bare types: a union of types, narrowed.
+    only(
+        classify(
+            u(json!([{"type": "string"}, {"type": "integer"}])),
+            u(json!([{"type": "string"}])),
+        ),
+        Class::Breaking,
+        "type-changed",
+        "/inputSchema/properties/v/oneOf",
     );
 }
 
@@ -587,4 +620,30 @@ fn recursive_refs_terminate() {
         "type-changed",
         "/inputSchema/$defs/Node/properties/label/type",
     );
+}
+
+/// Every tool of the corpus (66 real servers) against the next one, under
+/// its name: arbitrary real schema pairs classify without a panic, each
+/// pair that differs gets findings, and a tool against itself none.
+#[test]
+fn corpus_schemas_classify() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../codegen/tests/corpus/servers.lock"
+    );
+    let lock = crate::lock::Lockfile::read(path).unwrap();
+    let tools: Vec<&crate::lock::LockedTool> =
+        lock.servers.values().flat_map(|s| &s.tools).collect();
+    assert!(tools.len() > 1000, "{}", tools.len());
+    let mut counts = [0usize; 3];
+    for (i, tool) in tools.iter().enumerate() {
+        let next = &tools[(i + 1) % tools.len()].definition;
+        let findings = super::classify_tool(&tool.definition, next);
+        assert!(!findings.is_empty(), "{}", tool.name);
+        for f in &findings {
+            counts[f.class as usize] += 1;
+        }
+        assert!(super::classify_tool(&tool.definition, &tool.definition).is_empty());
+    }
+    assert!(counts.iter().all(|c| *c > 0), "{counts:?}");
 }

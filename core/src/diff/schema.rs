@@ -293,8 +293,10 @@ impl<'a> SchemaCmp<'a> {
         self.depth += 1;
         match (old.value.as_object(), new.value.as_object()) {
             (Some(o), Some(n)) => {
-                let (o, n) = (o.clone(), n.clone());
-                self.compare_objects(&o, &old.ptr, &n, &new.ptr, path)
+                let (o, _) = type_union(o);
+                let (n, union) = type_union(n);
+                let type_key = union.unwrap_or("type");
+                self.compare_objects(&o, &old.ptr, &n, &new.ptr, path, type_key)
             }
             _ => self.compare_booleans(&old, &new, path),
         }
@@ -336,6 +338,7 @@ impl<'a> SchemaCmp<'a> {
         n: &Map<String, Value>,
         nptr: &str,
         path: &str,
+        type_key: &str,
     ) {
         let keys: BTreeSet<&String> = o.keys().chain(n.keys()).collect();
         for key in keys {
@@ -402,7 +405,7 @@ impl<'a> SchemaCmp<'a> {
                 self.push(Class::Review, "other-changed", &kptr, message, ov, nv);
             }
         }
-        self.compare_types(o, n, nptr, path);
+        self.compare_types(o, n, nptr, path, type_key);
         self.compare_enums(o, n, nptr, path);
         self.compare_properties(o, optr, n, nptr, path);
         self.compare_additional(o, optr, n, nptr, path);
@@ -455,8 +458,12 @@ impl<'a> SchemaCmp<'a> {
         n: &Map<String, Value>,
         nptr: &str,
         path: &str,
+        type_key: &str,
     ) {
-        let kptr = format!("{nptr}/type");
+        // Where the new types are written: `type`, or the `anyOf` of bare
+        // types that stands for it.
+        self.examined.push(format!("{nptr}/type"));
+        let kptr = format!("{nptr}/{type_key}");
         self.examined.push(kptr.clone());
         let (ot, nt) = (type_set(o.get("type")), type_set(n.get("type")));
         if ot == nt {
@@ -1064,6 +1071,40 @@ impl<'a> SchemaCmp<'a> {
             }
         }
     }
+}
+
+/// A union of bare types (`anyOf: [{type: string}, {type: null}]`, as
+/// pydantic writes `str | None`) as the `type` array it means
+/// (`type: [string, null]`), so that switching between the two spellings
+/// is no change.
+fn type_union(map: &Map<String, Value>) -> (Map<String, Value>, Option<&'static str>) {
+    let mut map = map.clone();
+    if map.contains_key("type") {
+        return (map, None);
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = map.get(key) else {
+            continue;
+        };
+        let mut types = BTreeSet::new();
+        for branch in branches {
+            let bare = branch.as_object().filter(|b| b.len() == 1);
+            match bare.and_then(|b| type_set(b.get("type"))) {
+                Some(set) => types.extend(set),
+                None => return (map, None),
+            }
+        }
+        // `oneOf` [integer, number] rejects 1 (it matches both): not a union.
+        let overlap = key == "oneOf" && types.contains("integer") && types.contains("number");
+        if types.is_empty() || overlap {
+            return (map, None);
+        }
+        map.remove(key);
+        let types = types.into_iter().map(Value::String).collect();
+        map.insert("type".into(), Value::Array(types));
+        return (map, Some(key));
+    }
+    (map, None)
 }
 
 /// Whether a schema holds a `$ref` anywhere (iterative: any depth is safe).
