@@ -263,6 +263,16 @@ fn diff_compares_lockfiles_offline() {
     assert_eq!(out.code, Some(0), "{out:?}");
     assert_eq!(out.stdout, "demo: no changes\ntotal: no changes\n");
 
+    let out = mcpbind(
+        path,
+        &["diff", "--from", "old.lock", "--to", "old.lock", "nope"],
+    );
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("error: server `nope` is in neither lockfile\nhelp: locked servers: demo"),
+        "{out:?}"
+    );
     let out = mcpbind(path, &["diff", "--git", "no-such-rev"]);
     assert_eq!(out.code, Some(2), "{out:?}");
     assert!(
@@ -271,6 +281,14 @@ fn diff_compares_lockfiles_offline() {
         "{out:?}"
     );
     assert!(out.stderr.contains("help: "), "{out:?}");
+    // Outside a repository, git's own reason.
+    std::fs::remove_dir_all(path.join(".git")).unwrap();
+    let out = mcpbind(path, &["diff", "--git", "HEAD"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains("fatal: not a git repository"),
+        "{out:?}"
+    );
 }
 
 /// Colour only where it is wanted: never into a pipe, on with

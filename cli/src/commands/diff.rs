@@ -92,6 +92,22 @@ fn offline_review(args: &Args) -> anyhow::Result<Review> {
         }
         _ => anyhow::bail!("`--from` needs `--to`"),
     };
+    let known = |n: &String| old.servers.contains_key(n) || new.servers.contains_key(n);
+    if let Some(name) = args.selection.servers.iter().find(|n| !known(n)) {
+        let mut names: Vec<&str> = old
+            .servers
+            .keys()
+            .chain(new.servers.keys())
+            .map(String::as_str)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        return Err(Hinted::new(
+            format!("server `{name}` is in neither lockfile"),
+            format!("locked servers: {}", names.join(", ")),
+        )
+        .into());
+    }
     Ok(Review::lockfiles(&old, &new, &args.selection.servers))
 }
 
@@ -125,6 +141,10 @@ fn lockfile_at(rev: &str, path: &Path) -> anyhow::Result<Lockfile> {
         &format!("{rev}^{{commit}}"),
     ])?;
     if !commit.status.success() {
+        let stderr = String::from_utf8_lossy(&commit.stderr);
+        if let Some(fatal) = stderr.lines().find(|l| l.starts_with("fatal:")) {
+            anyhow::bail!("cannot read `{rev}` with git in {}: {fatal}", dir.display());
+        }
         return Err(Hinted::new(
             format!("`{rev}` is not a commit of the git repository at {}", dir.display()),
             "name a branch, tag or commit; in CI, fetch it first (e.g. `git fetch origin main`, or `fetch-depth: 0`)",
