@@ -94,7 +94,9 @@ const UPPER_BOUNDS: [&str; 6] = [
 ];
 /// Keywords that, when present, can only reject values; their changes are
 /// judged as added (tightened), removed (loosened) or changed.
-const ASSERTIONS: [&str; 15] = [
+const ASSERTIONS: [&str; 17] = [
+    "then",
+    "else",
     "pattern",
     "format",
     "uniqueItems",
@@ -112,7 +114,7 @@ const ASSERTIONS: [&str; 15] = [
     "unevaluatedItems",
 ];
 /// Keywords handled by their own rule below.
-const STRUCTURAL: [&str; 17] = [
+const STRUCTURAL: [&str; 15] = [
     "$ref",
     "$defs",
     "definitions",
@@ -128,8 +130,6 @@ const STRUCTURAL: [&str; 17] = [
     "anyOf",
     "oneOf",
     "allOf",
-    "then",
-    "else",
 ];
 
 /// Compares two versions of one schema (the `inputSchema` or `outputSchema`
@@ -343,66 +343,9 @@ impl<'a> SchemaCmp<'a> {
         let keys: BTreeSet<&String> = o.keys().chain(n.keys()).collect();
         for key in keys {
             let (ov, nv) = (o.get(key.as_str()), n.get(key.as_str()));
-            if ov == nv {
-                continue;
-            }
-            let kptr = format!("{nptr}/{}", escape(key));
-            let key = key.as_str();
-            if TEXT_KEYWORDS.contains(&key) {
-                let rule = if key == "title" {
-                    "title-changed"
-                } else {
-                    "description-changed"
-                };
-                let message = if path.is_empty() {
-                    Message::text(format!("{key} of the {}", self.subject(path)))
-                } else {
-                    Message::text(format!("{key} of ")).join(self.subject(path))
-                }
-                .then(changed_word(ov, nv));
-                self.push(Class::Review, rule, &kptr, message, ov, nv);
-            } else if HARMLESS_KEYWORDS.contains(&key) {
-                let message = self
-                    .subject(path)
-                    .then(": ")
-                    .code(key)
-                    .then(changed_word(ov, nv));
-                self.push(
-                    Class::Compatible,
-                    "annotation-changed",
-                    &kptr,
-                    message,
-                    ov,
-                    nv,
-                );
-            } else if key == "default" {
-                let message = Message::text("default of ")
-                    .join(self.subject(path))
-                    .then(changed_word(ov, nv));
-                self.push(Class::Review, "default-changed", &kptr, message, ov, nv);
-            } else if key == "deprecated" || key == "readOnly" || key == "writeOnly" {
-                let message = self
-                    .subject(path)
-                    .then(": ")
-                    .code(key)
-                    .then(changed_word(ov, nv));
-                self.push(Class::Review, "annotation-changed", &kptr, message, ov, nv);
-            } else if LOWER_BOUNDS.contains(&key) || UPPER_BOUNDS.contains(&key) {
-                let effect = bound_effect(key, ov, nv);
-                self.constraint(path, key, &kptr, effect, ov, nv);
-            } else if key == "multipleOf" {
-                self.constraint(path, key, &kptr, multiple_effect(ov, nv), ov, nv);
-            } else if ASSERTIONS.contains(&key) {
-                let effect = presence_effect(ov, nv, key == "uniqueItems");
-                self.constraint(path, key, &kptr, effect, ov, nv);
-            } else if !STRUCTURAL.contains(&key) {
-                // A keyword no rule knows: a human decides.
-                let message = self
-                    .subject(path)
-                    .then(": ")
-                    .code(key)
-                    .then(changed_word(ov, nv));
-                self.push(Class::Review, "other-changed", &kptr, message, ov, nv);
+            if ov != nv {
+                let kptr = format!("{nptr}/{}", escape(key));
+                self.compare_keyword(key, ov, nv, &kptr, path);
             }
         }
         self.compare_types(o, n, nptr, path, type_key);
@@ -412,14 +355,72 @@ impl<'a> SchemaCmp<'a> {
         self.compare_items(o, optr, n, nptr, path);
         self.compare_branches(o, optr, n, nptr, path);
         self.compare_all_of(o, optr, n, nptr, path);
-        for key in ["then", "else"] {
-            self.examined.push(format!("{nptr}/{key}"));
-            self.examined.push(format!("{optr}/{key}"));
-            if o.get(key) != n.get(key) {
-                let effect = presence_effect(o.get(key), n.get(key), false);
-                let kptr = format!("{nptr}/{key}");
-                self.constraint(path, key, &kptr, effect, o.get(key), n.get(key));
+    }
+
+    /// A keyword whose rule needs only its own old and new values.
+    fn compare_keyword(
+        &mut self,
+        key: &str,
+        ov: Option<&Value>,
+        nv: Option<&Value>,
+        kptr: &str,
+        path: &str,
+    ) {
+        if TEXT_KEYWORDS.contains(&key) {
+            let rule = if key == "title" {
+                "title-changed"
+            } else {
+                "description-changed"
+            };
+            let message = if path.is_empty() {
+                Message::text(format!("{key} of the {}", self.subject(path)))
+            } else {
+                Message::text(format!("{key} of ")).join(self.subject(path))
             }
+            .then(changed_word(ov, nv));
+            self.push(Class::Review, rule, kptr, message, ov, nv);
+        } else if HARMLESS_KEYWORDS.contains(&key) {
+            let message = self
+                .subject(path)
+                .then(": ")
+                .code(key)
+                .then(changed_word(ov, nv));
+            self.push(
+                Class::Compatible,
+                "annotation-changed",
+                kptr,
+                message,
+                ov,
+                nv,
+            );
+        } else if key == "default" {
+            let message = Message::text("default of ")
+                .join(self.subject(path))
+                .then(changed_word(ov, nv));
+            self.push(Class::Review, "default-changed", kptr, message, ov, nv);
+        } else if key == "deprecated" || key == "readOnly" || key == "writeOnly" {
+            let message = self
+                .subject(path)
+                .then(": ")
+                .code(key)
+                .then(changed_word(ov, nv));
+            self.push(Class::Review, "annotation-changed", kptr, message, ov, nv);
+        } else if LOWER_BOUNDS.contains(&key) || UPPER_BOUNDS.contains(&key) {
+            let effect = bound_effect(key, ov, nv);
+            self.constraint(path, key, kptr, effect, ov, nv);
+        } else if key == "multipleOf" {
+            self.constraint(path, key, kptr, multiple_effect(ov, nv), ov, nv);
+        } else if ASSERTIONS.contains(&key) {
+            let effect = presence_effect(ov, nv, key == "uniqueItems");
+            self.constraint(path, key, kptr, effect, ov, nv);
+        } else if !STRUCTURAL.contains(&key) {
+            // A keyword no rule knows: a human decides.
+            let message = self
+                .subject(path)
+                .then(": ")
+                .code(key)
+                .then(changed_word(ov, nv));
+            self.push(Class::Review, "other-changed", kptr, message, ov, nv);
         }
     }
 
@@ -593,14 +594,13 @@ impl<'a> SchemaCmp<'a> {
     ) {
         self.examined.push(format!("{nptr}/required"));
         self.examined.push(format!("{optr}/required"));
-        let empty = Map::new();
-        let props =
-            |m: &Map<String, Value>| m.get("properties").and_then(Value::as_object).cloned();
+        let props = |m: &Map<String, Value>| {
+            m.get("properties")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default()
+        };
         let (op, np) = (props(o), props(n));
-        if op.is_none() && np.is_none() && o.get("required") == n.get("required") {
-            return;
-        }
-        let (op, np) = (op.unwrap_or_else(|| empty.clone()), np.unwrap_or(empty));
         let (or, nr) = (required_set(o), required_set(n));
         let names: BTreeSet<&String> = op
             .keys()
@@ -612,87 +612,87 @@ impl<'a> SchemaCmp<'a> {
             let child = join_path(path, name);
             let optr_p = format!("{optr}/properties/{}", escape(name));
             let nptr_p = format!("{nptr}/properties/{}", escape(name));
-            let (was_req, is_req) = (or.contains(name), nr.contains(name));
+            let is_req = nr.contains(name);
             match (op.get(name), np.get(name)) {
-                (Some(_), None) => {
-                    self.examined.push(optr_p.clone());
-                    let (rule, what) = match self.dir {
-                        Direction::Input => ("param-removed", "param "),
-                        Direction::Output => ("output-field-removed", "output field "),
-                    };
-                    let message = Message::text(what).code(&child).then(" removed");
-                    self.push(Class::Breaking, rule, &optr_p, message, op.get(name), None);
-                    continue;
-                }
-                (None, Some(_)) => {
-                    let (class, rule, message) = match (self.dir, is_req) {
-                        (Direction::Input, true) => (
-                            Class::Breaking,
-                            "required-param-added",
-                            Message::text("required param ").code(&child).then(" added"),
-                        ),
-                        (Direction::Input, false) => (
-                            Class::Compatible,
-                            "optional-param-added",
-                            Message::text("optional param ").code(&child).then(" added"),
-                        ),
-                        (Direction::Output, _) => (
-                            Class::Compatible,
-                            "output-field-added",
-                            Message::text("output field ").code(&child).then(" added"),
-                        ),
-                    };
-                    self.push(class, rule, &nptr_p, message, None, np.get(name));
-                    continue;
-                }
-                (Some(ov), Some(nv)) => {
-                    let (ov, nv) = (ov.clone(), nv.clone());
-                    self.compare(
-                        Node {
-                            value: ov,
+                (Some(old), None) => self.property_removed(&child, &optr_p, old),
+                (None, Some(new)) => self.property_added(&child, &nptr_p, new, is_req),
+                (old, new) => {
+                    if let (Some(old), Some(new)) = (old, new) {
+                        let old = Node {
+                            value: old.clone(),
                             ptr: optr_p,
-                        },
-                        Node {
-                            value: nv,
+                        };
+                        let new = Node {
+                            value: new.clone(),
                             ptr: nptr_p,
-                        },
-                        &child,
-                    );
+                        };
+                        self.compare(old, new, &child);
+                    }
+                    if or.contains(name) != is_req {
+                        let required = (o.get("required"), n.get("required"));
+                        self.required_changed(
+                            &child,
+                            &format!("{nptr}/required"),
+                            is_req,
+                            required,
+                        );
+                    }
                 }
-                (None, None) => {}
             }
-            if was_req == is_req {
-                continue;
-            }
-            let rptr = format!("{nptr}/required");
-            let (class, rule, what) = match (self.dir, is_req) {
-                (Direction::Input, true) => (Class::Breaking, "param-made-required", "param "),
-                (Direction::Input, false) => (Class::Compatible, "param-made-optional", "param "),
-                (Direction::Output, false) => (
-                    Class::Breaking,
-                    "output-field-made-optional",
-                    "output field ",
-                ),
-                (Direction::Output, true) => (
-                    Class::Compatible,
-                    "output-field-made-required",
-                    "output field ",
-                ),
-            };
-            let message = Message::text(what).code(&child).then(if is_req {
-                " made required"
-            } else {
-                " made optional"
-            });
-            self.push(
-                class,
-                rule,
-                &rptr,
-                message,
-                o.get("required"),
-                n.get("required"),
-            );
         }
+    }
+
+    fn property_removed(&mut self, child: &str, ptr: &str, old: &Value) {
+        let (rule, what) = match self.dir {
+            Direction::Input => ("param-removed", "param "),
+            Direction::Output => ("output-field-removed", "output field "),
+        };
+        let message = Message::text(what).code(child).then(" removed");
+        self.push(Class::Breaking, rule, ptr, message, Some(old), None);
+    }
+
+    fn property_added(&mut self, child: &str, ptr: &str, new: &Value, required: bool) {
+        let (class, rule, what) = match (self.dir, required) {
+            (Direction::Input, true) => {
+                (Class::Breaking, "required-param-added", "required param ")
+            }
+            (Direction::Input, false) => {
+                (Class::Compatible, "optional-param-added", "optional param ")
+            }
+            (Direction::Output, _) => (Class::Compatible, "output-field-added", "output field "),
+        };
+        let message = Message::text(what).code(child).then(" added");
+        self.push(class, rule, ptr, message, None, Some(new));
+    }
+
+    fn required_changed(
+        &mut self,
+        child: &str,
+        ptr: &str,
+        now_required: bool,
+        (old, new): (Option<&Value>, Option<&Value>),
+    ) {
+        let (class, rule, what) = match (self.dir, now_required) {
+            (Direction::Input, true) => (Class::Breaking, "param-made-required", "param "),
+            (Direction::Input, false) => (Class::Compatible, "param-made-optional", "param "),
+            (Direction::Output, false) => (
+                Class::Breaking,
+                "output-field-made-optional",
+                "output field ",
+            ),
+            (Direction::Output, true) => (
+                Class::Compatible,
+                "output-field-made-required",
+                "output field ",
+            ),
+        };
+        let word = if now_required {
+            " made required"
+        } else {
+            " made optional"
+        };
+        let message = Message::text(what).code(child).then(word);
+        self.push(class, rule, ptr, message, old, new);
     }
 
     fn compare_additional(
