@@ -94,7 +94,8 @@ const UPPER_BOUNDS: [&str; 6] = [
 ];
 /// Keywords that, when present, can only reject values; their changes are
 /// judged as added (tightened), removed (loosened) or changed.
-const ASSERTIONS: [&str; 17] = [
+const ASSERTIONS: [&str; 18] = [
+    "additionalItems",
     "then",
     "else",
     "pattern",
@@ -114,7 +115,7 @@ const ASSERTIONS: [&str; 17] = [
     "unevaluatedItems",
 ];
 /// Keywords handled by their own rule below.
-const STRUCTURAL: [&str; 15] = [
+const STRUCTURAL: [&str; 14] = [
     "$ref",
     "$defs",
     "definitions",
@@ -126,7 +127,6 @@ const STRUCTURAL: [&str; 15] = [
     "additionalProperties",
     "items",
     "prefixItems",
-    "additionalItems",
     "anyOf",
     "oneOf",
     "allOf",
@@ -760,6 +760,8 @@ impl<'a> SchemaCmp<'a> {
         );
     }
 
+    /// `items` as one schema for every item; `prefixItems` (or a draft-4
+    /// `items` array) by position.
     fn compare_items(
         &mut self,
         o: &Map<String, Value>,
@@ -768,85 +770,31 @@ impl<'a> SchemaCmp<'a> {
         nptr: &str,
         path: &str,
     ) {
-        // `items` as a schema; `prefixItems` (or draft-4 `items` arrays) by position.
-        let tuple = |m: &Map<String, Value>, ptr: &str| -> Option<(Vec<Value>, String)> {
-            match (m.get("prefixItems"), m.get("items")) {
-                (Some(Value::Array(a)), _) => Some((a.clone(), format!("{ptr}/prefixItems"))),
-                (_, Some(Value::Array(a))) => Some((a.clone(), format!("{ptr}/items"))),
-                _ => None,
-            }
-        };
-        for key in ["items", "prefixItems", "additionalItems"] {
+        for key in ["items", "prefixItems"] {
             self.examined.push(format!("{nptr}/{key}"));
             self.examined.push(format!("{optr}/{key}"));
         }
+        let (ot, nt) = (tuple_items(o, optr), tuple_items(n, nptr));
         let single = |m: &Map<String, Value>| m.get("items").filter(|v| !v.is_array()).cloned();
-        let child = format!("{path}[]");
+        let (optr_i, nptr_i) = (format!("{optr}/items"), format!("{nptr}/items"));
         match (single(o), single(n)) {
-            (Some(ov), Some(nv)) => self.compare(
-                Node {
-                    value: ov,
-                    ptr: format!("{optr}/items"),
-                },
-                Node {
-                    value: nv,
-                    ptr: format!("{nptr}/items"),
-                },
-                &child,
-            ),
-            (None, Some(nv)) if tuple(o, optr).is_none() => self.constraint(
-                path,
-                "items",
-                &format!("{nptr}/items"),
-                Effect::Tightened,
-                None,
-                Some(&nv),
-            ),
-            (Some(ov), None) if tuple(n, nptr).is_none() => self.constraint(
-                path,
-                "items",
-                &format!("{nptr}/items"),
-                Effect::Loosened,
-                Some(&ov),
-                None,
-            ),
+            (Some(ov), Some(nv)) => {
+                let (old, new) = (node(ov, optr_i), node(nv, nptr_i));
+                self.compare(old, new, &format!("{path}[]"));
+            }
+            (None, Some(nv)) if ot.is_none() => {
+                self.constraint(path, "items", &nptr_i, Effect::Tightened, None, Some(&nv))
+            }
+            (Some(ov), None) if nt.is_none() => {
+                self.constraint(path, "items", &nptr_i, Effect::Loosened, Some(&ov), None)
+            }
             _ => {}
         }
-        match (tuple(o, optr), tuple(n, nptr)) {
-            (Some((a, ap)), Some((b, bp))) => {
-                for i in 0..a.len().max(b.len()) {
-                    let child = format!("{path}[{i}]");
-                    match (a.get(i), b.get(i)) {
-                        (Some(x), Some(y)) => self.compare(
-                            Node {
-                                value: x.clone(),
-                                ptr: format!("{ap}/{i}"),
-                            },
-                            Node {
-                                value: y.clone(),
-                                ptr: format!("{bp}/{i}"),
-                            },
-                            &child,
-                        ),
-                        (x, y) => {
-                            let effect = if x.is_some() {
-                                Effect::Loosened
-                            } else {
-                                Effect::Tightened
-                            };
-                            self.constraint(
-                                path,
-                                "prefixItems",
-                                &format!("{bp}/{i}"),
-                                effect,
-                                x,
-                                y,
-                            );
-                        }
-                    }
-                }
-            }
+        match (ot, nt) {
             (None, None) => {}
+            (Some((a, ap)), Some((b, bp))) => {
+                self.compare_positions("prefixItems", (&a, &ap), (&b, &bp), path, true)
+            }
             (a, b) => {
                 let effect = if a.is_some() {
                     Effect::Loosened
@@ -857,27 +805,46 @@ impl<'a> SchemaCmp<'a> {
                     a.map(|(v, _)| Value::Array(v)),
                     b.map(|(v, _)| Value::Array(v)),
                 );
-                self.constraint(
-                    path,
-                    "prefixItems",
-                    &format!("{nptr}/prefixItems"),
-                    effect,
-                    av.as_ref(),
-                    bv.as_ref(),
-                );
+                let kptr = format!("{nptr}/prefixItems");
+                self.constraint(path, "prefixItems", &kptr, effect, av.as_ref(), bv.as_ref());
             }
         }
-        let (oa, na) = (o.get("additionalItems"), n.get("additionalItems"));
-        if oa != na {
-            let effect = presence_effect(oa, na, false);
-            self.constraint(
-                path,
-                "additionalItems",
-                &format!("{nptr}/additionalItems"),
-                effect,
-                oa,
-                na,
-            );
+    }
+
+    /// Two lists of schemas compared by position (`prefixItems`, `allOf`):
+    /// one more in the new list tightens, one fewer loosens. `items` says
+    /// whether entry `i` is the schema of item `i` (else of the value).
+    fn compare_positions(
+        &mut self,
+        key: &str,
+        (a, ap): (&[Value], &str),
+        (b, bp): (&[Value], &str),
+        path: &str,
+        items: bool,
+    ) {
+        for i in 0..a.len().max(b.len()) {
+            match (a.get(i), b.get(i)) {
+                (Some(x), Some(y)) => {
+                    let child = if items {
+                        format!("{path}[{i}]")
+                    } else {
+                        path.to_owned()
+                    };
+                    let (x, y) = (
+                        node(x.clone(), format!("{ap}/{i}")),
+                        node(y.clone(), format!("{bp}/{i}")),
+                    );
+                    self.compare(x, y, &child);
+                }
+                (x, y) => {
+                    let effect = if x.is_some() {
+                        Effect::Loosened
+                    } else {
+                        Effect::Tightened
+                    };
+                    self.constraint(path, key, &format!("{bp}/{i}"), effect, x, y);
+                }
+            }
         }
     }
 
@@ -1038,8 +1005,9 @@ impl<'a> SchemaCmp<'a> {
         nptr: &str,
         path: &str,
     ) {
-        self.examined.push(format!("{nptr}/allOf"));
-        self.examined.push(format!("{optr}/allOf"));
+        let (oa, na) = (format!("{optr}/allOf"), format!("{nptr}/allOf"));
+        self.examined.push(oa.clone());
+        self.examined.push(na.clone());
         let list = |m: &Map<String, Value>| {
             m.get("allOf")
                 .and_then(Value::as_array)
@@ -1047,29 +1015,20 @@ impl<'a> SchemaCmp<'a> {
                 .unwrap_or_default()
         };
         let (a, b) = (list(o), list(n));
-        for i in 0..a.len().max(b.len()) {
-            match (a.get(i), b.get(i)) {
-                (Some(x), Some(y)) => self.compare(
-                    Node {
-                        value: x.clone(),
-                        ptr: format!("{optr}/allOf/{i}"),
-                    },
-                    Node {
-                        value: y.clone(),
-                        ptr: format!("{nptr}/allOf/{i}"),
-                    },
-                    path,
-                ),
-                (x, y) => {
-                    let effect = if x.is_some() {
-                        Effect::Loosened
-                    } else {
-                        Effect::Tightened
-                    };
-                    self.constraint(path, "allOf", &format!("{nptr}/allOf/{i}"), effect, x, y);
-                }
-            }
-        }
+        self.compare_positions("allOf", (&a, &oa), (&b, &na), path, false);
+    }
+}
+
+fn node(value: Value, ptr: String) -> Node {
+    Node { value, ptr }
+}
+
+/// `prefixItems`, or a draft-4 `items` array, and where it is.
+fn tuple_items(m: &Map<String, Value>, ptr: &str) -> Option<(Vec<Value>, String)> {
+    match (m.get("prefixItems"), m.get("items")) {
+        (Some(Value::Array(a)), _) => Some((a.clone(), format!("{ptr}/prefixItems"))),
+        (_, Some(Value::Array(a))) => Some((a.clone(), format!("{ptr}/items"))),
+        _ => None,
     }
 }
 
