@@ -865,10 +865,7 @@ impl<'a> SchemaCmp<'a> {
                     let nodes = items
                         .iter()
                         .enumerate()
-                        .map(|(i, v)| Node {
-                            value: v.clone(),
-                            ptr: format!("{ptr}/{key}/{i}"),
-                        })
+                        .map(|(i, v)| node(v.clone(), format!("{ptr}/{key}/{i}")))
                         .collect();
                     return Some((key, nodes));
                 }
@@ -917,41 +914,76 @@ impl<'a> SchemaCmp<'a> {
                 None,
             );
         }
-        let resolved_old: Vec<Node> = old_branches
+        let (pairs, old_left, new_left) = self.match_branches(&old_branches, &new_branches);
+        for (i, j) in pairs {
+            self.compare(old_branches[i].clone(), new_branches[j].clone(), path);
+        }
+        let subject = self.subject(path);
+        for i in old_left {
+            let branch = self.resolve(self.old_root, old_branches[i].clone());
+            let message = Message::text("")
+                .code(ok)
+                .then(" branch ")
+                .code(short(&branch.value))
+                .then(" removed from ")
+                .join(subject.clone());
+            let class = self.dir.class(Effect::Tightened);
+            let (ptr, old) = (&old_branches[i].ptr, &old_branches[i].value);
+            self.push(class, "branch-removed", ptr, message, Some(old), None);
+        }
+        for j in new_left {
+            let branch = self.resolve(self.new_root, new_branches[j].clone());
+            let message = Message::text("")
+                .code(nk)
+                .then(" branch ")
+                .code(short(&branch.value))
+                .then(" added to ")
+                .join(subject.clone());
+            let class = self.dir.class(Effect::Loosened);
+            let (ptr, new) = (&new_branches[j].ptr, &new_branches[j].value);
+            self.push(class, "branch-added", ptr, message, None, Some(new));
+        }
+    }
+
+    /// Pairs old branches with new ones: equal branches wherever they moved
+    /// (one that refers elsewhere is still compared: its definitions may
+    /// differ), then the rest by their type. Returns the pairs to compare,
+    /// and the old and new branches left unpaired.
+    fn match_branches(
+        &mut self,
+        old: &[Node],
+        new: &[Node],
+    ) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
+        let old: Vec<Node> = old
             .iter()
             .map(|b| self.resolve(self.old_root, b.clone()))
             .collect();
-        let resolved_new: Vec<Node> = new_branches
+        let new: Vec<Node> = new
             .iter()
             .map(|b| self.resolve(self.new_root, b.clone()))
             .collect();
-        let mut new_left: Vec<usize> = (0..new_branches.len()).collect();
+        let mut new_left: Vec<usize> = (0..new.len()).collect();
         let mut old_left = Vec::new();
         let mut pairs = Vec::new();
-        for (i, ob) in resolved_old.iter().enumerate() {
-            match new_left
-                .iter()
-                .position(|&j| resolved_new[j].value == ob.value)
-            {
-                // Equal branches match wherever they moved; one that refers
-                // elsewhere is still compared (its definitions may differ).
+        for (i, ob) in old.iter().enumerate() {
+            match new_left.iter().position(|&j| new[j].value == ob.value) {
                 Some(at) => {
                     let j = new_left.remove(at);
                     if has_ref(&ob.value) {
                         pairs.push((i, j));
                     } else {
                         self.examined.push(ob.ptr.clone());
-                        self.examined.push(resolved_new[j].ptr.clone());
+                        self.examined.push(new[j].ptr.clone());
                     }
                 }
                 None => old_left.push(i),
             }
         }
         old_left.retain(|&i| {
-            let key = branch_key(&resolved_old[i].value);
+            let key = branch_key(&old[i].value);
             match new_left
                 .iter()
-                .position(|&j| branch_key(&resolved_new[j].value) == key)
+                .position(|&j| branch_key(&new[j].value) == key)
             {
                 Some(at) => {
                     pairs.push((i, new_left.remove(at)));
@@ -960,41 +992,7 @@ impl<'a> SchemaCmp<'a> {
                 None => true,
             }
         });
-        for (i, j) in pairs {
-            self.compare(old_branches[i].clone(), new_branches[j].clone(), path);
-        }
-        for i in old_left {
-            let message = Message::text(format!("`{ok}` branch "))
-                .code(short(&resolved_old[i].value))
-                .then(" removed from ")
-                .join(self.subject(path));
-            let class = self.dir.class(Effect::Tightened);
-            let ptr = old_branches[i].ptr.clone();
-            self.push(
-                class,
-                "branch-removed",
-                &ptr,
-                message,
-                Some(&old_branches[i].value),
-                None,
-            );
-        }
-        for j in new_left {
-            let message = Message::text(format!("`{nk}` branch "))
-                .code(short(&resolved_new[j].value))
-                .then(" added to ")
-                .join(self.subject(path));
-            let class = self.dir.class(Effect::Loosened);
-            let ptr = new_branches[j].ptr.clone();
-            self.push(
-                class,
-                "branch-added",
-                &ptr,
-                message,
-                None,
-                Some(&new_branches[j].value),
-            );
-        }
+        (pairs, old_left, new_left)
     }
 
     fn compare_all_of(
