@@ -402,6 +402,77 @@ fn refs_are_resolved() {
 }
 
 #[test]
+fn tuples_all_of_and_defaults() {
+    let t = |items: Value| input(json!({"p": {"type": "array", "prefixItems": items}}), &[]);
+    only(
+        classify(
+            t(json!([{"type": "number"}])),
+            t(json!([{"type": "number"}, {"type": "number"}])),
+        ),
+        Class::Breaking,
+        "constraint-changed",
+        "/inputSchema/properties/p/prefixItems/1",
+    );
+    let i = |ty: &str| {
+        input(
+            json!({"tags": {"type": "array", "items": {"type": ty}}}),
+            &[],
+        )
+    };
+    let findings = classify(i("string"), i("integer"));
+    only(
+        findings,
+        Class::Breaking,
+        "type-changed",
+        "/inputSchema/properties/tags/items/type",
+    );
+    let a = |min: u32| {
+        input(
+            json!({"n": {"allOf": [{"type": "integer"}, {"minimum": min}]}}),
+            &[],
+        )
+    };
+    only(
+        classify(a(1), a(0)),
+        Class::Compatible,
+        "constraint-changed",
+        "/inputSchema/properties/n/allOf/1/minimum",
+    );
+    let d = |v: u32| input(json!({"limit": {"type": "integer", "default": v}}), &[]);
+    only(
+        classify(d(10), d(50)),
+        Class::Review,
+        "default-changed",
+        "/inputSchema/properties/limit/default",
+    );
+    // An output opened to extra fields: the generated types ignore them.
+    let o = |closed: bool| {
+        let mut t = output(json!({"a": {"type": "string"}}), &["a"]);
+        if closed {
+            t["outputSchema"]["additionalProperties"] = json!(false);
+        }
+        t
+    };
+    only(
+        classify(o(true), o(false)),
+        Class::Compatible,
+        "additional-properties-changed",
+        "/outputSchema/additionalProperties",
+    );
+    // A reference outside the schema can't be followed: a human looks.
+    let r = |url: &str| input(json!({"x": {"$ref": url}}), &[]);
+    only(
+        classify(
+            r("https://example.com/a.json"),
+            r("https://example.com/b.json"),
+        ),
+        Class::Review,
+        "other-changed",
+        "/inputSchema/properties/x/$ref",
+    );
+}
+
+#[test]
 fn output_field_rules() {
     let base = json!({"a": {"type": "string"}, "b": {"type": "integer"}});
     only(

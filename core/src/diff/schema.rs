@@ -348,6 +348,23 @@ impl<'a> SchemaCmp<'a> {
                 self.compare_keyword(key, ov, nv, &kptr, path);
             }
         }
+        // A `$ref` left after resolving points outside the schema: a
+        // different one may mean anything.
+        if o.get("$ref") != n.get("$ref") {
+            let (ov, nv) = (o.get("$ref"), n.get("$ref"));
+            let message = self
+                .subject(path)
+                .then(": reference")
+                .then(changed_word(ov, nv));
+            self.push(
+                Class::Review,
+                "other-changed",
+                &format!("{nptr}/$ref"),
+                message,
+                ov,
+                nv,
+            );
+        }
         self.compare_types(o, n, nptr, path, type_key);
         self.compare_enums(o, n, nptr, path);
         self.compare_properties(o, optr, n, nptr, path);
