@@ -6,7 +6,12 @@
 //! and new JSON, and its schemas go through the shared schema rules
 //! (`schema.rs`) with a [`Direction`](super::schema::Direction): what the
 //! client sends is an input, what it receives an output. Another kind of
-//! entry reuses those rules: a prompt's arguments are an input schema.
+//! entry reuses those rules: a prompt's arguments (`[{name, description,
+//! required}]`) read as an input object schema (`properties` by name,
+//! `required` from the flags) go through the same comparator with
+//! `Direction::Input`; its `description`/`title` through the same text
+//! rules; and [`ServerReview::new`] gets one more loop like the tools',
+//! with `Entry { kind: "prompt", .. }`.
 //!
 //! Whatever no rule explains is never dropped: each raw difference (by JSON
 //! pointer) that no rule looked at becomes an `other-changed` finding for a
@@ -138,7 +143,9 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn server(
+    /// A finding about the server itself (`entry` is `None`; callers set it
+    /// for an entry).
+    fn new(
         class: Class,
         rule: &'static str,
         pointer: &str,
@@ -185,7 +192,7 @@ impl ServerReview {
         let mut findings = Vec::new();
         match (old, new) {
             (None, None) => {}
-            (None, Some(new)) => findings.push(Finding::server(
+            (None, Some(new)) => findings.push(Finding::new(
                 Class::Compatible,
                 "server-added",
                 "",
@@ -193,7 +200,7 @@ impl ServerReview {
                 None,
                 None,
             )),
-            (Some(old), None) => findings.push(Finding::server(
+            (Some(old), None) => findings.push(Finding::new(
                 Class::Breaking,
                 "server-removed",
                 "",
@@ -227,7 +234,7 @@ impl ServerReview {
 
 fn classify_identity(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
     if old.protocol_version != new.protocol_version {
-        out.push(Finding::server(
+        out.push(Finding::new(
             Class::Review,
             "protocol-version-changed",
             "/protocol_version",
@@ -267,7 +274,7 @@ fn classify_identity(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>)
         } else {
             "server-info-changed"
         };
-        out.push(Finding::server(
+        out.push(Finding::new(
             Class::Review,
             rule,
             &c.pointer,
@@ -277,7 +284,7 @@ fn classify_identity(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>)
         ));
     }
     if old.enabled_tools != new.enabled_tools || old.disabled_tools != new.disabled_tools {
-        out.push(Finding::server(
+        out.push(Finding::new(
             Class::Review,
             "filter-changed",
             "/enabled_tools",
@@ -299,7 +306,7 @@ fn classify_tools(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
     for name in &diff.added {
         out.push(Finding {
             entry: entry(name),
-            ..Finding::server(
+            ..Finding::new(
                 Class::Compatible,
                 "tool-added",
                 "",
@@ -312,7 +319,7 @@ fn classify_tools(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
     for name in &diff.removed {
         out.push(Finding {
             entry: entry(name),
-            ..Finding::server(
+            ..Finding::new(
                 Class::Breaking,
                 "tool-removed",
                 "",
@@ -374,7 +381,7 @@ fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding
                 (_, None) => " removed",
                 _ => " changed",
             };
-            out.push(Finding::server(
+            out.push(Finding::new(
                 Class::Review,
                 rule,
                 &format!("/{key}"),
@@ -406,7 +413,7 @@ fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding
     examined.push("/outputSchema".into());
     match (get(old, "outputSchema"), get(new, "outputSchema")) {
         (None, None) => {}
-        (None, Some(n)) => out.push(Finding::server(
+        (None, Some(n)) => out.push(Finding::new(
             Class::Compatible,
             "output-schema-added",
             "/outputSchema",
@@ -414,7 +421,7 @@ fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding
             None,
             Some(&n),
         )),
-        (Some(o), None) => out.push(Finding::server(
+        (Some(o), None) => out.push(Finding::new(
             Class::Breaking,
             "output-schema-removed",
             "/outputSchema",
@@ -450,7 +457,7 @@ fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding
                 (_, None) => " removed",
                 _ => " changed",
             });
-        out.push(Finding::server(
+        out.push(Finding::new(
             Class::Review,
             "other-changed",
             &c.pointer,
@@ -460,7 +467,7 @@ fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding
         ));
     }
     if out.is_empty() && old != new {
-        out.push(Finding::server(
+        out.push(Finding::new(
             Class::Compatible,
             "same-meaning",
             "",
@@ -497,7 +504,7 @@ fn classify_annotations(
         }
         let ptr = format!("/annotations/{}", escape(key));
         if key == "title" {
-            out.push(Finding::server(
+            out.push(Finding::new(
                 Class::Review,
                 "title-changed",
                 &ptr,
@@ -511,7 +518,7 @@ fn classify_annotations(
             let message = Message::text("annotation ")
                 .code(key.as_str())
                 .then(" changed");
-            out.push(Finding::server(
+            out.push(Finding::new(
                 Class::Review,
                 "annotation-changed",
                 &ptr,
@@ -529,7 +536,7 @@ fn classify_annotations(
                 " now {} (same meaning: the default is {default})",
                 if nv.is_some() { "explicit" } else { "left out" }
             ));
-            out.push(Finding::server(
+            out.push(Finding::new(
                 Class::Compatible,
                 "annotation-changed",
                 &ptr,
@@ -539,7 +546,7 @@ fn classify_annotations(
             ));
         } else {
             let message = message.then(format!(" {}", if is { on } else { off }));
-            out.push(Finding::server(
+            out.push(Finding::new(
                 Class::Review,
                 "annotation-changed",
                 &ptr,
