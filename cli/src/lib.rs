@@ -11,6 +11,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 pub mod commands;
+pub mod log;
 
 /// Typed bindings to the tools of MCP servers.
 #[derive(Debug, Parser)]
@@ -136,8 +137,11 @@ impl Paths {
 
     /// Loads the config.
     pub fn load_config(&self) -> anyhow::Result<mcpbind::Config> {
-        mcpbind::Config::load(&self.config)
-            .with_context(|| format!("failed to load the server config {}", self.config.display()))
+        let config = mcpbind::Config::load(&self.config).with_context(|| {
+            format!("failed to load the server config {}", self.config.display())
+        })?;
+        log::hide_secrets_of(&config);
+        Ok(config)
     }
 }
 

@@ -33,7 +33,8 @@ fn quiet_typify_panics() {
 
 /// With `-v`, prints the runtime's `tracing` spans and events to stderr
 /// (mcpbind's at debug level; with `-vv` at trace level, and rmcp's too).
-/// Config values never reach them: the runtime logs names, not values.
+/// The runtime logs names, not values; what rmcp or reqwest print is
+/// redacted too ([`mcpbind_cli::log`]).
 fn logging(verbose: u8, format: LogFormat) {
     use tracing_subscriber::filter::{LevelFilter, Targets};
     use tracing_subscriber::prelude::*;
@@ -47,7 +48,7 @@ fn logging(verbose: u8, format: LogFormat) {
         .with_target("mcpbind_core", ours)
         .with_target("rmcp", rmcp)
         .with_default(LevelFilter::WARN);
-    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let layer = tracing_subscriber::fmt::layer().with_writer(mcpbind_cli::log::RedactedStderr);
     let layer = match format {
         LogFormat::Text => layer.boxed(),
         LogFormat::Json => layer.json().with_current_span(true).boxed(),

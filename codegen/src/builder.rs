@@ -218,8 +218,11 @@ impl Builder {
                 message: format!("failed to start a runtime to refresh the lockfile: {e}"),
                 help: None,
             })?;
-        let failures = runtime.block_on(crate::snapshot::refresh(&parsed, &mut lock, &names));
-        if let Some((server, err)) = failures.into_iter().next() {
+        let refreshed = runtime.block_on(crate::snapshot::refresh(&parsed, &mut lock, &names));
+        for line in &refreshed.skipped {
+            println!("cargo:warning={}", line.replace(['\n', '\r'], " "));
+        }
+        if let Some((server, err)) = refreshed.failures.into_iter().next() {
             return Err(Error::Refresh {
                 server,
                 source: Box::new(err),

@@ -19,6 +19,8 @@ pub mod lock;
 mod naming;
 mod postprocess;
 mod prepare;
+mod prompts;
+mod resources;
 mod shapes;
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
@@ -34,7 +36,9 @@ use quote::quote;
 
 pub use builder::Builder;
 pub use diff::ServerDiff;
-pub use lock::{LockError, LockedTool, Lockfile, ServerLock};
+pub use lock::{
+    LockError, LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, ServerLock,
+};
 
 use crate::naming::{sanitize, Case, ToolNames};
 use crate::template::{ServerModule, CLIENT_RESERVED};
@@ -299,18 +303,65 @@ impl Generator {
             w
         }));
 
-        let prelude = postprocess::types_prelude();
+        let (prompts, templates) = Self::prompts_and_templates(name, server, &names)?;
         let (types, aliases) = (typed.tokens, roots.aliases);
+        let json_short = !postprocess::defines_json_names(&types);
+        let prelude = postprocess::types_prelude(json_short);
         let module = ServerModule {
             name,
             module: ident(&sanitize(name, Case::Snake)),
             docs: docs::doc_attrs(&server_doc(name, server)),
             server_info: mcpbind_core::hash::canonical_json(&server.server_info),
-            types: postprocess::rewrite(quote!(#prelude #types #aliases), placeholders),
-            impls: postprocess::rewrite(impls, placeholders),
+            types: postprocess::rewrite(quote!(#prelude #types #aliases), placeholders, json_short),
+            impls: postprocess::rewrite(impls, placeholders, false),
             tools,
+            prompts,
+            templates,
+            completions: server.completions,
         };
         Ok(module.tokens())
+    }
+
+    /// The server's prompts and resource templates, named: their
+    /// `Handler` methods are settled against the tools' methods.
+    fn prompts_and_templates<'a>(
+        name: &'a str,
+        server: &'a ServerLock,
+        tools: &ToolNames,
+    ) -> Result<(
+        Option<prompts::ServerPrompts<'a>>,
+        Option<resources::ServerTemplates<'a>>,
+    )> {
+        let taken: Vec<&str> = tools.names.iter().map(|n| n.method.as_str()).collect();
+        let wire: Vec<String> = server
+            .prompts
+            .iter()
+            .map(|p| format!("prompt-{}", p.name))
+            .chain(
+                server
+                    .resource_templates
+                    .iter()
+                    .map(|t| format!("read-{}", t.name)),
+            )
+            .collect();
+        let mut handlers = ToolNames::new(wire.iter().map(String::as_str), &taken)
+            .names
+            .into_iter()
+            .map(|n| n.method);
+        let prompt_handlers: Vec<String> = handlers.by_ref().take(server.prompts.len()).collect();
+        let template_handlers: Vec<String> = handlers.collect();
+        let prompts = (!server.prompts.is_empty()).then(|| {
+            prompts::ServerPrompts::new(name, &server.prompts, prompt_handlers, server.completions)
+        });
+        let templates = match server.resource_templates.is_empty() {
+            true => None,
+            false => Some(resources::ServerTemplates::new(
+                name,
+                &server.resource_templates,
+                template_handlers,
+            )?),
+        };
+        Ok((prompts, templates))
     }
 }
 

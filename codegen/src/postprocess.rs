@@ -22,21 +22,75 @@ use crate::prepare::{strip_placeholders, PLACEHOLDER};
 /// The prefix that replaces a leading `::` before `serde`/`serde_json`.
 const PRIVATE: &str = "::mcpbind::__private";
 
-/// Rewrites typify's tokens (see the module docs).
-pub(crate) fn rewrite(tokens: TokenStream, placeholders: bool) -> TokenStream {
-    Rewriter { placeholders }.stream(tokens)
+/// Rewrites typify's tokens (see the module docs). With `json_short`,
+/// `serde_json`'s `Map` and `Value` are named bare (the scope imports them:
+/// [`types_prelude`]).
+pub(crate) fn rewrite(tokens: TokenStream, placeholders: bool, json_short: bool) -> TokenStream {
+    Rewriter {
+        placeholders,
+        json_short,
+    }
+    .stream(tokens)
 }
 
-/// The `use` line the `types` module needs for the bare derives.
-pub(crate) fn types_prelude() -> TokenStream {
+/// The `use` lines the `types` module needs: the bare derives, and
+/// `serde_json`'s `Map` and `Value` unless a definition takes one of those
+/// names ([`defines_json_names`]).
+pub(crate) fn types_prelude(json_short: bool) -> TokenStream {
+    let json = json_short.then(|| {
+        quote!(
+            use ::mcpbind::__private::serde_json::{Map, Value};
+        )
+    });
     quote! {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        #json
     }
 }
 
+/// Whether `tokens` define a type named `Map` or `Value` (then those keep
+/// their full paths).
+pub(crate) fn defines_json_names(tokens: &TokenStream) -> bool {
+    let mut after_keyword = false;
+    for tree in tokens.clone() {
+        match &tree {
+            TokenTree::Ident(id) if after_keyword && (id == "Map" || id == "Value") => {
+                return true;
+            }
+            TokenTree::Ident(id) => {
+                after_keyword = matches!(
+                    id.to_string().as_str(),
+                    "struct" | "enum" | "type" | "union" | "trait" | "mod"
+                );
+            }
+            TokenTree::Group(g) if defines_json_names(&g.stream()) => return true,
+            _ => after_keyword = false,
+        }
+    }
+    false
+}
+
+/// `::std::<module>::<Name>` paths to prelude items, named bare. The
+/// generated modules define none of these names: definitions never take them
+/// (`naming::SHADOWING`) and the template's items are named otherwise.
+const PRELUDE: &[(&str, &str)] = &[
+    ("option", "Option"),
+    ("string", "String"),
+    ("vec", "Vec"),
+    ("boxed", "Box"),
+    ("result", "Result"),
+    ("convert", "From"),
+    ("convert", "Into"),
+    ("convert", "TryFrom"),
+    ("default", "Default"),
+    ("marker", "Send"),
+    ("marker", "Sync"),
+];
+
 struct Rewriter {
     placeholders: bool,
+    json_short: bool,
 }
 
 impl Rewriter {
@@ -45,6 +99,13 @@ impl Rewriter {
         let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len() + 8);
         let mut i = 0;
         while i < trees.len() {
+            // `impl TryFrom<&str> for X { … value.parse() … }` (and `String`):
+            // typify's conveniences over `FromStr`, left out (`"x".parse()`
+            // does the same).
+            if let Some(len) = parse_delegate(&trees[i..]) {
+                i += len;
+                continue;
+            }
             // `#` `[…]`: an attribute.
             if let (TokenTree::Punct(p), Some(TokenTree::Group(g))) = (&trees[i], trees.get(i + 1))
             {
@@ -53,6 +114,12 @@ impl Rewriter {
                     i += 2;
                     continue;
                 }
+            }
+            // `::std::option::Option` and the like: `Option`.
+            if let Some((name, len)) = self.short_path(&trees, i) {
+                out.push(TokenTree::Ident(name));
+                i += len;
+                continue;
             }
             // `::serde…` / `::serde_json…`.
             if is_serde(trees.get(i + 2)) && is_leading_colons(&trees, i) {
@@ -68,6 +135,43 @@ impl Rewriter {
             i += 1;
         }
         out.into_iter().collect()
+    }
+
+    /// A path at `trees[i]` named bare: the name and how many tokens it
+    /// took (`::std::option::Option` or, with `json_short`,
+    /// `::serde_json::Map`).
+    fn short_path(&self, trees: &[TokenTree], i: usize) -> Option<(Ident, usize)> {
+        let ident = |k: usize| match trees.get(i + k) {
+            Some(TokenTree::Ident(id)) => Some(id.to_string()),
+            _ => None,
+        };
+        let colons = |k: usize| {
+            matches!(trees.get(i + k), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
+                && matches!(trees.get(i + k + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Alone)
+        };
+        let first = ident(2)?;
+        if !is_leading_colons(trees, i) {
+            return None;
+        }
+        // `::std::option::Option::Some` becomes `Option::Some`.
+        let bare = |name: &str, len: usize| Some((Ident::new(name, Span::call_site()), len));
+        match first.as_str() {
+            "std" if colons(3) && colons(6) => {
+                let (module, name) = (ident(5)?, ident(8)?);
+                if PRELUDE.iter().any(|(m, n)| *m == module && *n == name) {
+                    return bare(&name, 9);
+                }
+                None
+            }
+            "serde_json" if self.json_short && colons(3) => {
+                let name = ident(5)?;
+                if name == "Map" || name == "Value" {
+                    return bare(&name, 6);
+                }
+                None
+            }
+            _ => None,
+        }
     }
 
     fn group(&self, g: &Group) -> TokenTree {
@@ -156,6 +260,18 @@ impl Rewriter {
             return TokenTree::Literal(lit.clone());
         };
         let mut new = value.clone();
+        if let Some(rest) = new.strip_prefix("::std::") {
+            if let Some((_, name)) = PRELUDE
+                .iter()
+                .find(|(m, n)| rest.starts_with(&format!("{m}::{n}::")))
+            {
+                new = rest[rest.find(name).unwrap_or(0)..].to_owned();
+            }
+        } else if self.json_short
+            && (new.starts_with("::serde_json::Map::") || new.starts_with("::serde_json::Value::"))
+        {
+            new = new["::serde_json::".len()..].to_owned();
+        }
         if new.starts_with("::serde::") || new.starts_with("::serde_json::") {
             new = format!("{PRIVATE}{new}");
         }
@@ -170,8 +286,42 @@ impl Rewriter {
     }
 }
 
+/// How many tokens an `impl TryFrom<&str | String | &String> for X { … }`
+/// at the start of `trees` takes, when its body only calls `value.parse()`.
+fn parse_delegate(trees: &[TokenTree]) -> Option<usize> {
+    if !matches!(trees.first(), Some(TokenTree::Ident(id)) if id == "impl") {
+        return None;
+    }
+    let body = trees
+        .iter()
+        .position(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace))?;
+    let header: String = trees[1..body]
+        .iter()
+        .map(|t| t.to_string())
+        .collect::<String>()
+        .replace(' ', "");
+    let header = header.strip_prefix("::std::convert::").unwrap_or(&header);
+    let source = [
+        "<&str>",
+        "<String>",
+        "<::std::string::String>",
+        "<&::std::string::String>",
+    ];
+    let delegates = header
+        .strip_prefix("TryFrom")
+        .is_some_and(|rest| source.iter().any(|s| rest.starts_with(s)));
+    let TokenTree::Group(g) = &trees[body] else {
+        return None;
+    };
+    let text = g.stream().to_string().replace(' ', "");
+    (delegates && text.ends_with("{value.parse()}")).then_some(body + 1)
+}
+
 /// `derive(…)` with `::serde::Deserialize`/`::serde::Serialize` named bare
 /// (the `types` module imports them); whether it derives a serde trait.
+/// `Ord` and `PartialOrd` are left out: nothing in the generated code
+/// compares or sorts its types (maps are keyed by `String`), and without
+/// them a plain enum's derive fits on one line.
 fn derive(inner: &[TokenTree]) -> (TokenStream, bool) {
     let Some(TokenTree::Group(list)) = inner.get(1) else {
         return (inner.iter().cloned().collect(), false);
@@ -181,6 +331,18 @@ fn derive(inner: &[TokenTree]) -> (TokenStream, bool) {
     let mut serde = false;
     let mut i = 0;
     while i < trees.len() {
+        if let TokenTree::Ident(id) = &trees[i] {
+            if id == "Ord" || id == "PartialOrd" {
+                // With its `,`.
+                i += if matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ',')
+                {
+                    2
+                } else {
+                    1
+                };
+                continue;
+            }
+        }
         if is_leading_colons(&trees, i) && is_serde(trees.get(i + 2)) {
             // `:: serde :: Name`: keep `Name`.
             if let Some(TokenTree::Ident(name)) = trees.get(i + 5) {
@@ -261,7 +423,7 @@ mod tests {
     use super::*;
 
     fn rewritten(tokens: TokenStream) -> String {
-        rewrite(tokens, true).to_string()
+        rewrite(tokens, true, false).to_string()
     }
 
     #[test]

@@ -8,34 +8,69 @@ use serde_json::Value;
 
 use crate::{Lockfile, Result, ServerLock};
 
-/// Connects to one server, lists all its tools (raw, every page), keeps those
-/// that pass `enabled_tools`/`disabled_tools`, and returns the locked entry.
+/// Connects to one server, lists all its tools (raw, every page), and its
+/// prompts and resource templates when it declares them, keeps those that
+/// pass the config's filters, and returns the locked entry. A malformed entry
+/// is left out (the others are locked) and reported as a `tracing` warning;
+/// [`refresh`] returns those lines instead.
 pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<ServerLock> {
+    let (lock, skipped) = snapshot(name, config).await?;
+    for line in skipped {
+        tracing::warn!(server = name, "skipped {line}");
+    }
+    Ok(lock)
+}
+
+/// [`snapshot_server`], with one line per malformed tool it skipped.
+async fn snapshot(name: &str, config: &ServerConfig) -> Result<(ServerLock, Vec<String>)> {
     let client = mcpbind_core::Client::connect_server(name, config.clone()).await?;
     let info = client.server_info().await?;
-    let (tools, skipped) = client.list_tools_checked().await?;
-    // A malformed tool is left out of the lock; the others are locked.
-    for line in skipped {
-        eprintln!("warning: server `{name}`: skipped {line}");
-    }
-    let tools: Vec<Value> = tools
-        .into_iter()
-        .filter(|tool| {
-            tool.get("name")
-                .and_then(Value::as_str)
-                .is_none_or(|n| config.allows_tool(n))
-        })
-        .collect();
+    let mut skipped = Vec::new();
+    let tools = kept(&mut skipped, client.list_tools_checked().await?, |n| {
+        config.allows_tool(n)
+    });
+    let prompts = kept(&mut skipped, client.list_prompts_checked().await?, |n| {
+        config.allows_prompt(n)
+    });
+    let templates = kept(
+        &mut skipped,
+        client.list_resource_templates_checked().await?,
+        |n| config.allows_resource_template(n),
+    );
     let server_info = info
         .server_info
         .as_ref()
         .and_then(|i| serde_json::to_value(i).ok())
         .unwrap_or_else(|| serde_json::json!({}));
-    let mut lock = ServerLock::new(name, info.protocol_version.to_string(), server_info, tools)?;
-    lock.enabled_tools = config.enabled_tools.clone();
-    lock.disabled_tools = config.disabled_tools.clone();
+    let mut lock = ServerLock::new(name, info.protocol_version.to_string(), server_info, tools)?
+        .with_prompts(name, prompts)?
+        .with_resource_templates(name, templates)?
+        .with_filters(config);
+    // Completion is of prompt and template arguments: a server without
+    // either keeps its entry as it was.
+    lock.completions = info.capabilities.completions.is_some()
+        && !(lock.prompts.is_empty() && lock.resource_templates.is_empty());
     client.close().await;
-    Ok(lock)
+    Ok((lock, skipped))
+}
+
+/// The entries of a checked list that pass a filter. A malformed entry is
+/// left out of the lock (its line added to `skipped`); the others are locked.
+fn kept(
+    skipped: &mut Vec<String>,
+    (entries, malformed): (Vec<Value>, Vec<String>),
+    allows: impl Fn(&str) -> bool,
+) -> Vec<Value> {
+    skipped.extend(malformed);
+    entries
+        .into_iter()
+        .filter(|entry| {
+            entry
+                .get("name")
+                .and_then(Value::as_str)
+                .is_none_or(&allows)
+        })
+        .collect()
 }
 
 /// Snapshots the named servers of `config` concurrently, returning each
@@ -65,14 +100,19 @@ pub async fn snapshot_servers(
     results
 }
 
+/// What [`refresh`] did not lock.
+#[derive(Debug, Default)]
+pub struct Refreshed {
+    /// The servers that failed, with their errors (their entries are kept).
+    pub failures: Vec<(String, crate::Error)>,
+    /// One line per malformed tool, prompt or template left out of a locked server:
+    /// "server `s`: skipped tool #3 (`x`): ...".
+    pub skipped: Vec<String>,
+}
+
 /// Re-snapshots `names` (all configured servers when empty) into `lock`,
 /// dropping servers that are no longer configured when all are locked.
-/// Returns the servers that failed, with their errors.
-pub async fn refresh(
-    config: &Config,
-    lock: &mut Lockfile,
-    names: &[String],
-) -> Vec<(String, crate::Error)> {
+pub async fn refresh(config: &Config, lock: &mut Lockfile, names: &[String]) -> Refreshed {
     let all = names.is_empty();
     let names: Vec<String> = if all {
         config.servers.keys().cloned().collect()
@@ -83,14 +123,36 @@ pub async fn refresh(
         lock.servers
             .retain(|name, _| config.servers.contains_key(name));
     }
-    let mut failures = Vec::new();
-    for (name, result) in snapshot_servers(config, &names).await {
-        match result {
-            Ok(server) => {
-                lock.servers.insert(name, server);
-            }
-            Err(e) => failures.push((name, e)),
+    let mut tasks = tokio::task::JoinSet::new();
+    for name in names {
+        let Some(server) = config.servers.get(&name).cloned() else {
+            continue;
+        };
+        tasks.spawn(async move {
+            let result = snapshot(&name, &server).await;
+            (name, result)
+        });
+    }
+    let mut results = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        if let Ok(result) = joined {
+            results.push(result);
         }
     }
-    failures
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut refreshed = Refreshed::default();
+    for (name, result) in results {
+        match result {
+            Ok((server, skipped)) => {
+                refreshed.skipped.extend(
+                    skipped
+                        .into_iter()
+                        .map(|line| format!("server `{name}`: skipped {line}")),
+                );
+                lock.servers.insert(name, server);
+            }
+            Err(e) => refreshed.failures.push((name, e)),
+        }
+    }
+    refreshed
 }

@@ -1,9 +1,13 @@
 //! The template of one server's module: `types`, `tools`, `TOOLS`, the
-//! typed `Client`, the `Handler` trait and its `Server<H>` adapter.
+//! typed `Client`, the `Handler` trait and its `Server<H>` adapter; and,
+//! for a server with them, `prompts`/`PROMPTS` and
+//! `resources`/`RESOURCE_TEMPLATES` (see `prompts.rs`, `resources.rs`).
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+use crate::prompts::ServerPrompts;
+use crate::resources::ServerTemplates;
 use crate::tool::ToolMethod;
 
 /// What goes into one server's module.
@@ -21,6 +25,12 @@ pub(crate) struct ServerModule<'a> {
     /// Items that go beside the types (constructors: `impl types::X`).
     pub(crate) impls: TokenStream,
     pub(crate) tools: Vec<ToolMethod<'a>>,
+    /// Its prompts, if it has any.
+    pub(crate) prompts: Option<ServerPrompts<'a>>,
+    /// Its resource templates, if it has any.
+    pub(crate) templates: Option<ServerTemplates<'a>>,
+    /// Whether it answers `completion/complete`.
+    pub(crate) completions: bool,
 }
 
 /// Method names every generated client has; tools get other names.
@@ -30,6 +40,8 @@ pub(crate) const CLIENT_RESERVED: &[&str] = &[
     "from_client",
     "inner",
     "new",
+    "prompts",
+    "resources",
     "with_timeout",
 ];
 
@@ -51,6 +63,8 @@ impl ServerModule<'_> {
         let bound_server =
             crate::toolbox::bound_server_tokens(self.tools.iter().map(|t| &t.marker));
         let handler = self.handler();
+        let prompts = self.prompts.as_ref().map(ServerPrompts::module_tokens);
+        let templates = self.templates.as_ref().map(ServerTemplates::module_tokens);
         quote! {
             #docs
             // Descriptions are the server's Markdown, not rustdoc: `[FILE]` is
@@ -83,6 +97,9 @@ impl ServerModule<'_> {
                 /// The locked metadata of every tool, in lockfile order.
                 pub const TOOLS: &[::mcpbind::ToolMeta] = &[#(#metas),*];
 
+                #prompts
+                #templates
+
                 #client
                 #bound_server
                 #handler
@@ -93,6 +110,8 @@ impl ServerModule<'_> {
     fn client(&self) -> TokenStream {
         let name = self.name;
         let methods = self.tools.iter().map(ToolMethod::method_tokens);
+        let prompts = self.prompts.as_ref().map(ServerPrompts::client_tokens);
+        let templates = self.templates.as_ref().map(ServerTemplates::client_tokens);
         quote! {
             /// A typed client: one async method per tool. Clones share the
             /// connection.
@@ -135,6 +154,8 @@ impl ServerModule<'_> {
                     }
                 }
 
+                #prompts
+                #templates
                 #(#methods)*
             }
         }
@@ -144,6 +165,16 @@ impl ServerModule<'_> {
         let server_info = &self.server_info;
         let handler_methods = self.tools.iter().map(ToolMethod::handler_tokens);
         let dispatch_arms = self.tools.iter().map(ToolMethod::dispatch_tokens);
+        let prompt_methods = self.prompts.iter().flat_map(ServerPrompts::handler_tokens);
+        let template_methods = self
+            .templates
+            .iter()
+            .flat_map(ServerTemplates::handler_tokens);
+        let prompt_server = self
+            .prompts
+            .as_ref()
+            .map(|p| p.server_tokens(self.completions));
+        let template_server = self.templates.as_ref().map(ServerTemplates::server_tokens);
         quote! {
             /// The server's tools as Rust methods: implement the ones a test
             /// double or proxy needs (the others answer "not implemented"),
@@ -151,6 +182,8 @@ impl ServerModule<'_> {
             #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
             pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
                 #(#handler_methods)*
+                #(#prompt_methods)*
+                #(#template_methods)*
             }
 
             /// Serves a [`Handler`] with the locked tool definitions, so that it
@@ -167,28 +200,19 @@ impl ServerModule<'_> {
                     TOOLS
                 }
 
+                #prompt_server
+                #template_server
+
                 fn call_tool<'a>(
                     &'a self,
                     name: &'a str,
-                    arguments: ::mcpbind::__private::serde_json::Map<
-                        ::std::string::String,
-                        ::mcpbind::__private::serde_json::Value,
-                    >,
-                ) -> ::mcpbind::__private::BoxFuture<
-                    'a,
-                    ::std::option::Option<
-                        ::std::result::Result<::mcpbind::__private::serde_json::Value, ::std::string::String>,
-                    >,
-                > {
-                    ::std::boxed::Box::pin(async move {
-                        match name {
-                            #(#dispatch_arms)*
-                            _ => {
-                                let _ = arguments;
-                                ::std::option::Option::None
-                            }
-                        }
-                    })
+                    args: ::mcpbind::__private::serde_json::Map<String, ::mcpbind::__private::serde_json::Value>,
+                ) -> ::mcpbind::__private::BoxFuture<'a, Option<Result<::mcpbind::__private::serde_json::Value, String>>> {
+                    use ::mcpbind::__private::serve;
+                    match name {
+                        #(#dispatch_arms)*
+                        _ => ::mcpbind::__private::no_such_tool(),
+                    }
                 }
             }
         }

@@ -27,6 +27,40 @@ pub(crate) fn ident(name: &str) -> Ident {
 
 impl ToolMethod<'_> {
     /// The tool's documentation: title, description, annotations.
+    /// The docs of the marker type and the `Handler` method: the title or
+    /// the description's first line, and where the whole description is (it
+    /// is written once, on the `Client` method, rather than three times).
+    fn summary_docs(&self) -> String {
+        let tool = self.tool;
+        let first_line = tool
+            .description()
+            .and_then(|d| d.lines().map(str::trim_end).find(|l| !l.trim().is_empty()))
+            // A code fence or block must not be cut in half.
+            .filter(|l| {
+                !l.starts_with("    ")
+                    && !l.trim_start().starts_with("```")
+                    && !l.trim_start().starts_with("~~~")
+            });
+        let mut doc = match (tool.title(), first_line) {
+            (Some(title), _) => format!(
+                "**{}**",
+                title
+                    .split(['\r', '\n'])
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            (None, Some(line)) => line.trim().to_owned(),
+            (None, None) => format!("Calls the `{}` tool.", tool.name.escape_default()),
+        };
+        doc.push_str(&format!(
+            "\n\nTool `{}`, described in full on `Client::{}`.",
+            tool.name.escape_default(),
+            self.method
+        ));
+        doc
+    }
+
     fn docs(&self) -> String {
         let tool = self.tool;
         let mut doc = String::new();
@@ -71,7 +105,7 @@ impl ToolMethod<'_> {
     pub(crate) fn marker_tokens(&self, server: &str) -> TokenStream {
         let tool = self.tool;
         let marker = &self.marker;
-        let docs = doc_attrs(&self.docs());
+        let docs = doc_attrs(&self.summary_docs());
         let input = &self.input;
         let output = match &self.output {
             Some(o) => quote!(super::#o),
@@ -143,7 +177,7 @@ impl ToolMethod<'_> {
 
     /// The `Handler` trait method, whose default answers "not implemented".
     pub(crate) fn handler_tokens(&self) -> TokenStream {
-        let docs = doc_attrs(&self.docs());
+        let docs = doc_attrs(&self.summary_docs());
         let method = &self.method;
         let input = &self.input;
         let output = self.output_type();
@@ -166,9 +200,7 @@ impl ToolMethod<'_> {
         let marker = &self.marker;
         let name = self.tool.name.as_str();
         quote! {
-            #name => ::std::option::Option::Some(
-                ::mcpbind::__private::dispatch::<tools::#marker, _, _>(arguments, |input| self.0.#method(input)).await,
-            ),
+            #name => serve(tools::#marker, args, |i| self.0.#method(i)),
         }
     }
 }

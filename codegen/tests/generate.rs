@@ -2,7 +2,7 @@
 //! hostile) servers send.
 //!
 //! Each `tests/fixtures/<stem>.json` is `{"server", "server_info"?, "tools":
-//! [raw tool objects]}`; the test locks it with [`ServerLock::new`] (so the
+//! [raw tool objects], "prompts"?, "resource_templates"?, "completions"?}`; the test locks it with [`ServerLock::new`] (so the
 //! hashes are right by construction), generates, and checks that generation
 //! succeeds, parses, is deterministic, names every loosened spot by JSON
 //! pointer, and matches `tests/output/<stem>.rs`. That the same code compiles,
@@ -30,8 +30,14 @@ fn lockfile_from_fixture(fixture: &Value) -> Lockfile {
         .cloned()
         .unwrap_or_else(|| serde_json::json!({"name": server, "version": "0.0.0"}));
     let tools = fixture["tools"].as_array().expect("fixture has `tools`");
-    let lock = ServerLock::new(server, "2025-06-18".to_owned(), info, tools.clone())
-        .expect("fixture tools lock");
+    let list = |key: &str| fixture.get(key).and_then(Value::as_array).cloned();
+    let mut lock = ServerLock::new(server, "2025-06-18".to_owned(), info, tools.clone())
+        .expect("fixture tools lock")
+        .with_prompts(server, list("prompts").unwrap_or_default())
+        .expect("fixture prompts lock")
+        .with_resource_templates(server, list("resource_templates").unwrap_or_default())
+        .expect("fixture templates lock");
+    lock.completions = fixture.get("completions") == Some(&Value::Bool(true));
     let mut lockfile = Lockfile::new();
     lockfile.servers.insert(server.to_owned(), lock);
     lockfile

@@ -10,6 +10,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
+    ArgumentInfo, CompleteRequest, CompleteRequestParams, CompletionContext, CompletionInfo,
+    GetPromptRequest, GetPromptRequestParams, GetPromptResult, ListPromptsRequest,
+    ListResourceTemplatesRequest, ListResourcesRequest, ReadResourceRequest,
+    ReadResourceRequestParams, ReadResourceResult, Reference, Resource,
+};
+use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ListToolsRequest,
     PaginatedRequestParams, ServerPeerInfo, ServerResult,
 };
@@ -24,7 +30,10 @@ use crate::config::PinPolicy;
 use crate::config::{Config, ServerConfig};
 use crate::connect::{connect, id_key, Session};
 use crate::error::{Error, Result};
+use crate::lock::EntryKind;
+use crate::prompt::{Prompt, ResourceTemplateMeta};
 use crate::tool::{Tool, ToolMeta};
+use crate::uri_template::UriValue;
 
 mod lifecycle;
 
@@ -464,12 +473,49 @@ impl Client {
     /// [`Client::list_tools_raw`], and one line per malformed tool it
     /// skipped (which tool, what is wrong).
     pub async fn list_tools_checked(&self) -> Result<(Vec<Value>, Vec<String>)> {
+        self.list_checked(EntryKind::Tool).await
+    }
+
+    /// Lists the server's prompts (`prompts/list`) exactly as it sent them,
+    /// every page, and one line per malformed prompt it skipped. Empty when
+    /// the server declares no `prompts` capability.
+    pub async fn list_prompts_checked(&self) -> Result<(Vec<Value>, Vec<String>)> {
+        if !self.has_capability(|c| c.prompts.is_some()).await? {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        self.list_checked(EntryKind::Prompt).await
+    }
+
+    /// Lists the server's resource templates (`resources/templates/list`)
+    /// exactly as it sent them, every page, and one line per malformed one
+    /// it skipped. Empty when the server declares no `resources` capability.
+    pub async fn list_resource_templates_checked(&self) -> Result<(Vec<Value>, Vec<String>)> {
+        if !self.has_capability(|c| c.resources.is_some()).await? {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        self.list_checked(EntryKind::ResourceTemplate).await
+    }
+
+    /// Whether the server declared `completions` (answers
+    /// `completion/complete`).
+    pub async fn supports_completions(&self) -> Result<bool> {
+        self.has_capability(|c| c.completions.is_some()).await
+    }
+
+    async fn has_capability(
+        &self,
+        has: impl Fn(&rmcp::model::ServerCapabilities) -> bool,
+    ) -> Result<bool> {
+        Ok(has(&self.server_info().await?.capabilities))
+    }
+
+    async fn list_checked(&self, kind: EntryKind) -> Result<(Vec<Value>, Vec<String>)> {
         let session = Arc::clone(&self.live().await?.session);
         let peer = session.service.peer().clone();
         if let Some(tap) = &session.tap {
             tap.arm(true);
         }
-        let result = self.list_pages(&session, &peer).await;
+        let result = self.list_pages(&session, &peer, kind).await;
         if let Some(tap) = &session.tap {
             tap.arm(false);
         }
@@ -480,26 +526,25 @@ impl Client {
         &self,
         session: &Arc<Session>,
         peer: &Peer<RoleClient>,
+        kind: EntryKind,
     ) -> Result<(Vec<Value>, Vec<String>)> {
         let (mut tools, mut skipped) = (Vec::new(), Vec::new());
         let mut cursor = None;
         let mut seen_cursors = std::collections::BTreeSet::new();
+        let method = kind.method();
         loop {
-            let request = ClientRequest::ListToolsRequest(ListToolsRequest {
-                method: Default::default(),
-                params: cursor
-                    .clone()
-                    .map(|c| PaginatedRequestParams::default().with_cursor(Some(c))),
-                extensions: Default::default(),
-            });
+            let params = cursor
+                .clone()
+                .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+            let request = list_request(kind, params);
             let handle = self
-                .send(session, peer, request, self.config.timeout, "tools/list")
+                .send(session, peer, request, self.config.timeout, method)
                 .await?;
             let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
-            let response = self.await_handle(session, handle, "tools/list").await?;
+            let response = self.await_handle(session, handle, method).await?;
             let raw = session.tap.as_ref().and_then(|tap| tap.take(&id_key(&id)));
             let first = tools.len() + skipped.len();
-            let page = crate::connect::tools::read_page(&self.name, response, raw, first)?;
+            let page = crate::connect::tools::read_page(&self.name, kind, response, raw, first)?;
             tools.extend(page.tools);
             skipped.extend(page.skipped);
             match page.next_cursor {
@@ -509,6 +554,142 @@ impl Client {
             }
         }
         Ok((tools, skipped))
+    }
+
+    /// Sends one request (not retried) with the client's timeout and
+    /// returns the server's result.
+    async fn request(&self, request: ClientRequest, method: &str) -> Result<ServerResult> {
+        self.open()?;
+        let _busy = self.shared.activity.enter();
+        let session = self.session().await?;
+        let peer = session.service.peer().clone();
+        let handle = self
+            .send(&session, &peer, request, self.timeout(), method)
+            .await?;
+        let response = self.await_handle(&session, handle, method).await?;
+        self.shared.breaker.success();
+        Ok(response)
+    }
+
+    /// Gets a prompt (`prompts/get`) with string arguments by name.
+    pub async fn get_prompt_raw(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<GetPromptResult> {
+        let method = format!("prompts/get {name}");
+        let params = GetPromptRequestParams::new(name).with_arguments(arguments);
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
+        match self.request(request, &method).await? {
+            ServerResult::GetPromptResult(result) => Ok(result),
+            _ => Err(self.service_error(&method, ServiceError::UnexpectedResponse)),
+        }
+    }
+
+    /// Gets a typed prompt: its arguments struct becomes the string
+    /// arguments of `prompts/get`, and the result is the prompt's messages.
+    pub async fn get_prompt<P: Prompt>(&self, arguments: &P::Arguments) -> Result<GetPromptResult> {
+        let name = P::META.name;
+        let arguments = match serde_json::to_value(arguments) {
+            Ok(Value::Object(map)) => map,
+            Ok(Value::Null) => Map::new(),
+            Ok(other) => {
+                return Err(Error::Arguments {
+                    server: self.name.clone(),
+                    tool: name.to_owned(),
+                    reason: format!("prompt arguments must be a JSON object, got {other}"),
+                })
+            }
+            Err(e) => {
+                return Err(Error::Arguments {
+                    server: self.name.clone(),
+                    tool: name.to_owned(),
+                    reason: e.to_string(),
+                })
+            }
+        };
+        self.get_prompt_raw(name, arguments).await
+    }
+
+    /// Reads a resource (`resources/read`): its text and blob contents.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        let method = "resources/read";
+        let params = ReadResourceRequestParams::new(uri);
+        let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params));
+        match self.request(request, method).await? {
+            ServerResult::ReadResourceResult(result) => Ok(result),
+            _ => Err(self.service_error(method, ServiceError::UnexpectedResponse)),
+        }
+    }
+
+    /// Expands a locked resource template with these variable values (RFC
+    /// 6570) and reads the resource at the URI it gives.
+    pub async fn read_template(
+        &self,
+        template: &ResourceTemplateMeta,
+        values: &[(&str, UriValue)],
+    ) -> Result<ReadResourceResult> {
+        let uri = template.expand(values).map_err(|e| Error::Invalid {
+            server: self.name.clone(),
+            method: "resources/read".to_owned(),
+            reason: e.to_string(),
+        })?;
+        self.read_resource(&uri).await
+    }
+
+    /// Lists the server's concrete resources (`resources/list`, every
+    /// page). They are data, not schema: the lockfile does not keep them.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>> {
+        let method = "resources/list";
+        let mut resources = Vec::new();
+        let mut cursor = None;
+        let mut seen_cursors = std::collections::BTreeSet::new();
+        loop {
+            let params = cursor
+                .take()
+                .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+            let request = ClientRequest::ListResourcesRequest(ListResourcesRequest {
+                method: Default::default(),
+                params,
+                extensions: Default::default(),
+            });
+            let ServerResult::ListResourcesResult(page) = self.request(request, method).await?
+            else {
+                return Err(self.service_error(method, ServiceError::UnexpectedResponse));
+            };
+            resources.extend(page.resources);
+            match page.next_cursor {
+                Some(next) if seen_cursors.insert(next.clone()) => cursor = Some(next),
+                _ => return Ok(resources),
+            }
+        }
+    }
+
+    /// Asks the server to complete an argument (`completion/complete`) of a
+    /// prompt ([`Reference::for_prompt`]) or resource template
+    /// ([`Reference::for_resource`]), given what was typed so far and the
+    /// arguments already chosen.
+    pub async fn complete(
+        &self,
+        reference: Reference,
+        argument: &str,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<CompletionInfo> {
+        let method = "completion/complete";
+        let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
+        if !context.is_empty() {
+            let arguments = context
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect();
+            params = params.with_context(CompletionContext::with_arguments(arguments));
+        }
+        let request = ClientRequest::CompleteRequest(CompleteRequest::new(params));
+        match self.request(request, method).await? {
+            ServerResult::CompleteResult(result) => Ok(result.completion),
+            _ => Err(self.service_error(method, ServiceError::UnexpectedResponse)),
+        }
     }
 
     /// Calls a tool with JSON arguments and returns rmcp's result as is
@@ -792,6 +973,29 @@ impl Client {
     /// clone: their calls fail with [`Error::Shutdown`].
     pub async fn close(self) {
         self.shutdown(lifecycle::CLOSE_GRACE).await;
+    }
+}
+
+/// The request for one page of a list.
+fn list_request(kind: EntryKind, params: Option<PaginatedRequestParams>) -> ClientRequest {
+    match kind {
+        EntryKind::Tool => ClientRequest::ListToolsRequest(ListToolsRequest {
+            method: Default::default(),
+            params,
+            extensions: Default::default(),
+        }),
+        EntryKind::Prompt => ClientRequest::ListPromptsRequest(ListPromptsRequest {
+            method: Default::default(),
+            params,
+            extensions: Default::default(),
+        }),
+        EntryKind::ResourceTemplate => {
+            ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest {
+                method: Default::default(),
+                params,
+                extensions: Default::default(),
+            })
+        }
     }
 }
 

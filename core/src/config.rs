@@ -55,6 +55,16 @@ pub struct ServerConfig {
     pub enabled_tools: Option<Vec<String>>,
     /// Tools never locked nor bound (applied after `enabled_tools`).
     pub disabled_tools: Vec<String>,
+    /// When set, only these prompts are locked and bound.
+    pub enabled_prompts: Option<Vec<String>>,
+    /// Prompts never locked nor bound (applied after `enabled_prompts`).
+    pub disabled_prompts: Vec<String>,
+    /// When set, only these resource templates (by `name`) are locked and
+    /// bound.
+    pub enabled_resource_templates: Option<Vec<String>>,
+    /// Resource templates never locked nor bound (applied after
+    /// `enabled_resource_templates`).
+    pub disabled_resource_templates: Vec<String>,
     /// The per-call timeout.
     pub timeout: Duration,
     /// How long starting the server and the MCP handshake may take (a first
@@ -73,6 +83,12 @@ pub struct ServerConfig {
     pub max_response_bytes: usize,
     /// Retries, circuit breaker and connection lifecycle.
     pub lifecycle: Lifecycle,
+    /// The executables a stdio server may run (the config's top-level
+    /// `allow_commands`); any other `command` is refused before spawning.
+    /// An entry with a `/` allows exactly that path, one without allows that
+    /// bare name looked up on `PATH` (not `./npx` or `/tmp/x/npx`). `None`:
+    /// any command.
+    pub allow_commands: Option<Vec<String>>,
 }
 
 /// How a long-running client treats a server: retries, the circuit breaker,
@@ -132,14 +148,34 @@ pub enum PinPolicy {
     Refuse,
 }
 
+/// An allowlist (when set) then a blocklist.
+fn allows(enabled: &Option<Vec<String>>, disabled: &[String], name: &str) -> bool {
+    let on = match enabled {
+        Some(list) => list.iter().any(|t| t == name),
+        None => true,
+    };
+    on && !disabled.iter().any(|t| t == name)
+}
+
 impl ServerConfig {
     /// Whether a tool passes `enabled_tools` and `disabled_tools`.
     pub fn allows_tool(&self, name: &str) -> bool {
-        let enabled = match &self.enabled_tools {
-            Some(list) => list.iter().any(|t| t == name),
-            None => true,
-        };
-        enabled && !self.disabled_tools.iter().any(|t| t == name)
+        allows(&self.enabled_tools, &self.disabled_tools, name)
+    }
+
+    /// Whether a prompt passes `enabled_prompts` and `disabled_prompts`.
+    pub fn allows_prompt(&self, name: &str) -> bool {
+        allows(&self.enabled_prompts, &self.disabled_prompts, name)
+    }
+
+    /// Whether a resource template (by `name`) passes
+    /// `enabled_resource_templates` and `disabled_resource_templates`.
+    pub fn allows_resource_template(&self, name: &str) -> bool {
+        allows(
+            &self.enabled_resource_templates,
+            &self.disabled_resource_templates,
+            name,
+        )
     }
 }
 
@@ -299,10 +335,19 @@ impl Config {
     pub fn from_toml_str(text: &str) -> Result<Config, String> {
         let file: TomlFile =
             toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())?;
+        if let Some(list) = &file.allow_commands {
+            if let Some(bad) = list.iter().find(|c| c.trim().is_empty()) {
+                return Err(format!("`allow_commands` holds an empty command: {bad:?}"));
+            }
+        }
         let servers = file
             .servers
             .into_iter()
-            .map(|(name, raw)| (name.0, raw.0))
+            .map(|(name, raw)| {
+                let mut server = raw.0;
+                server.allow_commands.clone_from(&file.allow_commands);
+                (name.0, server)
+            })
             .collect();
         Ok(Config { servers })
     }
@@ -356,6 +401,8 @@ impl Config {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TomlFile {
+    /// See [`ServerConfig::allow_commands`].
+    allow_commands: Option<Vec<String>>,
     #[serde(default)]
     servers: BTreeMap<ServerName, TomlServer>,
 }
@@ -397,6 +444,12 @@ struct RawServer {
     enabled_tools: Option<Vec<String>>,
     #[serde(default)]
     disabled_tools: Vec<String>,
+    enabled_prompts: Option<Vec<String>>,
+    #[serde(default)]
+    disabled_prompts: Vec<String>,
+    enabled_resource_templates: Option<Vec<String>>,
+    #[serde(default)]
+    disabled_resource_templates: Vec<String>,
     timeout: Option<f64>,
     connect_timeout: Option<f64>,
     validate_input: Option<bool>,
@@ -503,11 +556,16 @@ impl RawServer {
             }
         };
         Ok(ServerConfig {
+            allow_commands: None,
             max_response_bytes,
             transport,
             tool_prefix: self.tool_prefix,
             enabled_tools: self.enabled_tools,
             disabled_tools: self.disabled_tools,
+            enabled_prompts: self.enabled_prompts,
+            disabled_prompts: self.disabled_prompts,
+            enabled_resource_templates: self.enabled_resource_templates,
+            disabled_resource_templates: self.disabled_resource_templates,
             timeout,
             connect_timeout,
             validate_input: self.validate_input.unwrap_or(true),
@@ -630,6 +688,10 @@ impl JsonServer {
             tool_prefix: None,
             enabled_tools: None,
             disabled_tools: Vec::new(),
+            enabled_prompts: None,
+            disabled_prompts: Vec::new(),
+            enabled_resource_templates: None,
+            disabled_resource_templates: Vec::new(),
             // Hosts write milliseconds (Claude Code's `timeout`); ours are seconds.
             timeout: self.timeout.map(|ms| ms / 1000.0),
             connect_timeout: None,
@@ -817,6 +879,9 @@ url = "http://127.0.0.1:3001/mcp"
 headers = { Authorization = "Bearer ${REMOTE_TOKEN}" }
 enabled_tools = ["a", "b"]
 disabled_tools = ["b"]
+enabled_prompts = ["p", "q"]
+disabled_prompts = ["q"]
+disabled_resource_templates = ["Logs"]
 "#,
         )
         .unwrap();
@@ -830,6 +895,12 @@ disabled_tools = ["b"]
         assert!(remote.allows_tool("a"));
         assert!(!remote.allows_tool("b"));
         assert!(!remote.allows_tool("c"));
+        assert!(remote.allows_prompt("p"));
+        assert!(!remote.allows_prompt("q"));
+        assert!(!remote.allows_prompt("a"));
+        assert!(remote.allows_resource_template("Files"));
+        assert!(!remote.allows_resource_template("Logs"));
+        assert!(everything.allows_prompt("anything"));
     }
 
     #[test]

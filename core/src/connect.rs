@@ -198,6 +198,7 @@ async fn connect_transport(
                 cwd: cwd.as_deref(),
                 env,
                 max_response_bytes: config.max_response_bytes,
+                allow_commands: config.allow_commands.as_deref(),
             };
             stdio::connect_stdio(name, &spawn, lifecycle).await
         }

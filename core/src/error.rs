@@ -38,6 +38,18 @@ pub enum Error {
         /// The directory.
         cwd: std::path::PathBuf,
     },
+    /// The server's `command` is not in the config's `allow_commands`.
+    #[error(
+        "server `{server}`: command `{command}` is not allowed (allow_commands = {allowed:?})"
+    )]
+    CommandNotAllowed {
+        /// The server.
+        server: String,
+        /// The command, as it would have been run (secrets redacted).
+        command: String,
+        /// The allowed commands.
+        allowed: Vec<String>,
+    },
     /// The MCP handshake with the server failed.
     #[error("failed to connect to server `{server}`: {reason}{}", tail(stderr))]
     Connect {
@@ -239,6 +251,9 @@ impl Error {
             )),
             Error::ConnectTimeout { server, .. } => Some(format!(
                 "raise `connect_timeout` for server `{server}` in mcpbind.toml if it is just slow to start"
+            )),
+            Error::CommandNotAllowed { command, .. } => Some(format!(
+                "add `{command}` to `allow_commands` in mcpbind.toml if this server is trusted"
             )),
             Error::Cwd { server, .. } => Some(format!(
                 "create the directory, or fix `cwd` of server `{server}` (a relative `cwd` is relative to the config file)"

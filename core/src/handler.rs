@@ -2,15 +2,21 @@
 //! returns, and [`ToolServer`], which the generated `Server<H>` adapter
 //! implements so that `mcpbind::serve_stdio` can put it on the wire with rmcp.
 //!
-//! The adapter lists the **locked** definitions, so a test double lists
-//! exactly the tools of the real server it stands in for.
+//! The adapter lists the **locked** definitions (tools, prompts, resource
+//! templates), so a test double lists exactly what the real server it
+//! stands in for listed.
 
 use std::future::Future;
 use std::pin::Pin;
 
 use serde_json::{json, Map, Value};
 
+use crate::prompt::{Prompt, PromptMeta, ResourceTemplateMeta};
 use crate::tool::{Tool, ToolMeta};
+
+/// The variables a `resources/read` URI gave a resource template, by name
+/// (see [`crate::UriTemplate::match_uri`]).
+pub type UriVariables = std::collections::BTreeMap<String, String>;
 
 /// What a handler method returns.
 pub type HandlerResult<O> = Result<Reply<O>, ToolFailure>;
@@ -101,6 +107,120 @@ pub trait ToolServer: Send + Sync + 'static {
         name: &'a str,
         arguments: Map<String, Value>,
     ) -> BoxFuture<'a, Option<Result<Value, String>>>;
+
+    /// Each prompt's locked metadata (served verbatim), in lockfile order.
+    fn prompts(&self) -> &'static [PromptMeta] {
+        &[]
+    }
+
+    /// Each resource template's locked metadata (served verbatim).
+    fn resource_templates(&self) -> &'static [ResourceTemplateMeta] {
+        &[]
+    }
+
+    /// Whether the server was locked answering `completion/complete`.
+    fn completions(&self) -> bool {
+        false
+    }
+
+    /// Gets a prompt: `None` if there is no such prompt, `Some(Err)` for
+    /// arguments that don't fit it or a failure, else the `GetPromptResult`
+    /// as JSON.
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<'a, Option<Result<Value, String>>> {
+        let _ = (name, arguments);
+        Box::pin(async { None })
+    }
+
+    /// Reads a resource: `None` if no locked template matches the URI,
+    /// `Some(Err)` for a failure, else the `ReadResourceResult` as JSON.
+    fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Option<Result<Value, String>>> {
+        let _ = uri;
+        Box::pin(async { None })
+    }
+}
+
+/// The failure of a handler's prompt method that isn't implemented.
+pub fn prompt_unimplemented(prompt: &str) -> ToolFailure {
+    ToolFailure(format!(
+        "prompt `{prompt}` is not implemented by this handler"
+    ))
+}
+
+/// The failure of a handler's resource template method that isn't
+/// implemented.
+pub fn template_unimplemented(template: &str) -> ToolFailure {
+    ToolFailure(format!(
+        "resource template `{template}` is not implemented by this handler"
+    ))
+}
+
+/// Runs one prompt method of a handler for generated code: parses the
+/// arguments into the prompt's arguments struct and the result into JSON.
+#[doc(hidden)]
+pub async fn dispatch_prompt<P, R, F, Fut>(
+    arguments: Map<String, Value>,
+    method: F,
+) -> Result<Value, String>
+where
+    P: Prompt,
+    P::Arguments: serde::de::DeserializeOwned,
+    R: serde::Serialize,
+    F: FnOnce(P::Arguments) -> Fut,
+    Fut: Future<Output = Result<R, ToolFailure>>,
+{
+    let input: P::Arguments = crate::json::from_value(Value::Object(arguments))
+        .map_err(|e| format!("invalid arguments for prompt `{}`: {e}", P::META.name))?;
+    let result = method(input).await.map_err(|f| f.0)?;
+    serde_json::to_value(result)
+        .map_err(|e| format!("cannot serialize prompt `{}`: {e}", P::META.name))
+}
+
+/// Runs one resource template method of a handler for generated code, when
+/// the URI matches the template: `None` when it doesn't.
+#[doc(hidden)]
+pub async fn dispatch_template<R, F, Fut>(
+    template: &ResourceTemplateMeta,
+    uri: &str,
+    method: F,
+) -> Option<Result<Value, String>>
+where
+    R: serde::Serialize,
+    F: FnOnce(String, UriVariables) -> Fut,
+    Fut: Future<Output = Result<R, ToolFailure>>,
+{
+    let variables = crate::UriTemplate::parse(template.uri_template)
+        .ok()?
+        .match_uri(uri)?;
+    Some(match method(uri.to_owned(), variables).await {
+        Ok(result) => serde_json::to_value(result).map_err(|e| e.to_string()),
+        Err(failure) => Err(failure.0),
+    })
+}
+
+/// One dispatch arm of a generated `Server<H>`: [`dispatch`] for the tool
+/// whose marker is `_tool`, boxed, as `ToolServer::call_tool` answers.
+#[doc(hidden)]
+pub fn serve<'a, T, F, Fut>(
+    _tool: T,
+    arguments: Map<String, Value>,
+    method: F,
+) -> BoxFuture<'a, Option<Result<Value, String>>>
+where
+    T: Tool,
+    F: FnOnce(T::Input) -> Fut + Send + 'a,
+    Fut: Future<Output = HandlerResult<T::Output>> + Send + 'a,
+{
+    Box::pin(async move { Some(dispatch::<T, F, Fut>(arguments, method).await) })
+}
+
+/// `ToolServer::call_tool`'s answer for a name that is no tool.
+#[doc(hidden)]
+pub fn no_such_tool<'a>() -> BoxFuture<'a, Option<Result<Value, String>>> {
+    Box::pin(std::future::ready(None))
 }
 
 /// Runs one handler method for generated code: parses the arguments into

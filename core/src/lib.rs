@@ -38,14 +38,21 @@ pub mod handler;
 pub mod hash;
 pub mod json;
 pub mod lock;
+mod prompt;
 mod tool;
+pub mod uri_template;
 pub mod write;
 
 pub use config::{Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig};
 pub use diff::ServerDiff;
-pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer};
-pub use lock::{find_lockfile, LockError, LockedTool, Lockfile, ServerLock};
+pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer, UriVariables};
+pub use lock::{
+    find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
+    LockedTool, Lockfile, ServerLock,
+};
+pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
 pub use tool::{Tool, ToolMeta};
+pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
 
 #[cfg(feature = "server")]
 mod serve;
@@ -91,8 +98,9 @@ pub use toolbox::{
 #[cfg(feature = "client")]
 pub mod model {
     pub use rmcp::model::{
-        CallToolResult, ContentBlock, Implementation, ProtocolVersion, ServerPeerInfo,
-        Tool as ToolDefinition,
+        CallToolResult, CompletionInfo, ContentBlock, GetPromptResult, Implementation,
+        PromptMessage, ProtocolVersion, ReadResourceResult, Reference, Resource, ResourceContents,
+        ResourceTemplate, Role, ServerPeerInfo, Tool as ToolDefinition,
     };
 }
 
@@ -118,7 +126,10 @@ macro_rules! include_bindings {
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::handler::{dispatch, BoxFuture};
+    pub use crate::handler::{
+        dispatch, dispatch_prompt, dispatch_template, no_such_tool, prompt_unimplemented, serve,
+        template_unimplemented, BoxFuture,
+    };
     pub use crate::json::from_value;
     pub use serde;
     pub use serde_json;

@@ -1,5 +1,6 @@
 //! The lockfile: `mcpbind.lock`, a committed snapshot of each server's
-//! `tools/list`.
+//! `tools/list`, and of its `prompts/list` and `resources/templates/list`
+//! when it has prompts or resources.
 //!
 //! The format is JSON with sorted keys, two-space indentation, no timestamps
 //! and a trailing newline, so that locking an unchanged server gives the same
@@ -14,6 +15,16 @@
 //! `sha256` the hex digest of its RFC 8785 canonical JSON. Reading checks both
 //! agree, that no server lists a tool twice, and that nothing nests deeper
 //! than [`MAX_DEPTH`]; whatever the writer writes, the reader reads.
+//!
+//! A server with prompts or resource templates also has `prompts` and
+//! `resource_templates`, entries of the same shape (`name`, `sha256`,
+//! `definition`), and `completions: true` when it answers
+//! `completion/complete`. These keys, and the filters
+//! `enabled_prompts`/`disabled_prompts`/`enabled_resource_templates`/
+//! `disabled_resource_templates`, are left out when empty, so a lockfile
+//! without them is still version 1, written byte for byte as before, and an
+//! older reader (which ignores keys it doesn't know in a server) still reads
+//! a newer file.
 
 pub(crate) mod depth;
 mod error;
@@ -66,27 +77,92 @@ pub struct ServerLock {
     /// The config's `disabled_tools` when locked, if any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub disabled_tools: Vec<String>,
+    /// Its prompts (`prompts/list`, every page), sorted by name; empty when
+    /// the server declares no `prompts` capability.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<LockedPrompt>,
+    /// Its resource templates (`resources/templates/list`, every page),
+    /// sorted by name; empty when the server declares no `resources`
+    /// capability.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_templates: Vec<LockedResourceTemplate>,
+    /// Whether the server declared the `completions` capability (answers
+    /// `completion/complete`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub completions: bool,
+    /// The config's `enabled_prompts` when locked, if it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled_prompts: Option<Vec<String>>,
+    /// The config's `disabled_prompts` when locked, if any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disabled_prompts: Vec<String>,
+    /// The config's `enabled_resource_templates` when locked, if it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled_resource_templates: Option<Vec<String>>,
+    /// The config's `disabled_resource_templates` when locked, if any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disabled_resource_templates: Vec<String>,
 }
 
-/// One locked tool.
+/// One locked entry of a list: a tool, a prompt or a resource template,
+/// with its digest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LockedTool {
-    /// The tool's name on the wire.
+pub struct LockedEntry {
+    /// The entry's `name` on the wire.
     pub name: String,
     /// The hex sha256 of `definition`'s RFC 8785 canonical JSON.
     pub sha256: String,
-    /// The tool object exactly as the server listed it.
+    /// The object exactly as the server listed it.
     pub definition: Value,
 }
 
-impl LockedTool {
-    /// Locks a tool definition as the server sent it; `None` when it has no
-    /// string `name`. It doesn't check the depth: [`ServerLock::new`] does,
-    /// and refuses a definition deeper than [`MAX_DEPTH`].
-    pub fn new(definition: Value) -> Option<LockedTool> {
+/// One locked tool (a `tools/list` entry).
+pub type LockedTool = LockedEntry;
+/// One locked prompt (a `prompts/list` entry).
+pub type LockedPrompt = LockedEntry;
+/// One locked resource template (a `resources/templates/list` entry).
+pub type LockedResourceTemplate = LockedEntry;
+
+/// What a list holds, for messages: `("tool", "tools/list")`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// `tools/list`.
+    Tool,
+    /// `prompts/list`.
+    Prompt,
+    /// `resources/templates/list`.
+    ResourceTemplate,
+}
+
+impl EntryKind {
+    /// The kind in words: `tool`, `prompt`, `resource template`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            EntryKind::Tool => "tool",
+            EntryKind::Prompt => "prompt",
+            EntryKind::ResourceTemplate => "resource template",
+        }
+    }
+
+    /// The MCP method that lists it.
+    pub fn method(self) -> &'static str {
+        match self {
+            EntryKind::Tool => "tools/list",
+            EntryKind::Prompt => "prompts/list",
+            EntryKind::ResourceTemplate => "resources/templates/list",
+        }
+    }
+}
+
+impl LockedEntry {
+    /// Locks a definition (a tool, prompt or resource template) as the
+    /// server sent it; `None` when it has no string `name`. It doesn't
+    /// check the depth: [`ServerLock::new`] does, and refuses a definition
+    /// deeper than [`MAX_DEPTH`].
+    pub fn new(definition: Value) -> Option<LockedEntry> {
         let name = definition.get("name")?.as_str()?.to_owned();
         let depth = value_depth(&definition);
-        Some(LockedTool {
+        Some(LockedEntry {
             name,
             sha256: on_deep_stack(depth, || sha256_hex(&definition)),
             definition,
@@ -123,6 +199,24 @@ impl LockedTool {
             .and_then(|a| a.get(name))
             .and_then(Value::as_bool)
     }
+
+    /// A prompt's `arguments` that have a string `name`, in order.
+    pub fn prompt_arguments(&self) -> Vec<&Value> {
+        self.definition
+            .get("arguments")
+            .and_then(Value::as_array)
+            .map(|args| {
+                args.iter()
+                    .filter(|a| a.get("name").and_then(Value::as_str).is_some())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A resource template's `uriTemplate`.
+    pub fn uri_template(&self) -> Option<&str> {
+        self.definition.get("uriTemplate").and_then(Value::as_str)
+    }
 }
 
 impl ServerLock {
@@ -147,41 +241,67 @@ impl ServerLock {
             tools.into_iter().for_each(depth::drop_deep);
             return Err(too_deep("server_info".into()));
         }
-        let mut locked = Vec::with_capacity(tools.len());
-        let mut tools = tools.into_iter().enumerate();
-        while let Some((index, tool)) = tools.next() {
-            let name = tool.get("name").and_then(Value::as_str).map(str::to_owned);
-            let error = match name {
-                None => Some(LockError::Server {
-                    server: server.to_owned(),
-                    message: format!("tool #{index} of tools/list has no string `name`"),
-                }),
-                Some(name) if value_depth(&tool) + depth::TOOL_ENVELOPE > MAX_DEPTH => {
-                    Some(too_deep(format!("tool `{name}`")))
-                }
-                Some(_) => None,
-            };
-            if let Some(error) = error {
-                depth::drop_deep(tool);
-                tools.for_each(|(_, tool)| depth::drop_deep(tool));
-                return Err(error);
-            }
-            locked.extend(LockedTool::new(tool));
-        }
-        locked.sort_by(|a, b| a.name.cmp(&b.name));
-        if let Some(dup) = locked.windows(2).find(|w| w[0].name == w[1].name) {
-            return Err(LockError::Server {
-                server: server.to_owned(),
-                message: format!("tools/list lists tool `{}` twice", dup[0].name),
-            });
-        }
         Ok(ServerLock {
             protocol_version,
             server_info,
-            tools: locked,
+            tools: lock_entries(server, EntryKind::Tool, tools)?,
             enabled_tools: None,
             disabled_tools: Vec::new(),
+            prompts: Vec::new(),
+            resource_templates: Vec::new(),
+            completions: false,
+            enabled_prompts: None,
+            disabled_prompts: Vec::new(),
+            enabled_resource_templates: None,
+            disabled_resource_templates: Vec::new(),
         })
+    }
+
+    /// Adds the server's raw `prompts/list` (all pages), sorted by name.
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerLock::new`] for tools: a prompt without a string `name`,
+    /// a name listed twice, or a value nested too deep.
+    pub fn with_prompts(mut self, server: &str, prompts: Vec<Value>) -> Result<ServerLock> {
+        self.prompts = lock_entries(server, EntryKind::Prompt, prompts)?;
+        Ok(self)
+    }
+
+    /// Adds the server's raw `resources/templates/list` (all pages), sorted
+    /// by name.
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerLock::with_prompts`].
+    pub fn with_resource_templates(
+        mut self,
+        server: &str,
+        templates: Vec<Value>,
+    ) -> Result<ServerLock> {
+        self.resource_templates = lock_entries(server, EntryKind::ResourceTemplate, templates)?;
+        Ok(self)
+    }
+
+    /// Records the config's filters, so that a changed filter is caught as a
+    /// stale lockfile.
+    pub fn with_filters(mut self, config: &ServerConfig) -> ServerLock {
+        self.enabled_tools = config.enabled_tools.clone();
+        self.disabled_tools = config.disabled_tools.clone();
+        self.enabled_prompts = config.enabled_prompts.clone();
+        self.disabled_prompts = config.disabled_prompts.clone();
+        self.enabled_resource_templates = config.enabled_resource_templates.clone();
+        self.disabled_resource_templates = config.disabled_resource_templates.clone();
+        self
+    }
+
+    /// The entries of one kind.
+    pub fn entries(&self, kind: EntryKind) -> &[LockedEntry] {
+        match kind {
+            EntryKind::Tool => &self.tools,
+            EntryKind::Prompt => &self.prompts,
+            EntryKind::ResourceTemplate => &self.resource_templates,
+        }
     }
 
     /// Why this entry no longer matches the server's config, if it doesn't.
@@ -191,10 +311,31 @@ impl ServerLock {
         {
             return Some("its enabled_tools/disabled_tools changed".to_owned());
         }
-        self.tools
-            .iter()
-            .find(|t| !config.allows_tool(&t.name))
-            .map(|t| format!("tool `{}` is filtered out by the config", t.name))
+        if self.enabled_prompts != config.enabled_prompts
+            || self.disabled_prompts != config.disabled_prompts
+        {
+            return Some("its enabled_prompts/disabled_prompts changed".to_owned());
+        }
+        if self.enabled_resource_templates != config.enabled_resource_templates
+            || self.disabled_resource_templates != config.disabled_resource_templates
+        {
+            return Some(
+                "its enabled_resource_templates/disabled_resource_templates changed".to_owned(),
+            );
+        }
+        let filtered = |kind: EntryKind, allows: &dyn Fn(&str) -> bool| {
+            self.entries(kind)
+                .iter()
+                .find(|e| !allows(&e.name))
+                .map(|e| format!("{} `{}` is filtered out by the config", kind.noun(), e.name))
+        };
+        filtered(EntryKind::Tool, &|n| config.allows_tool(n))
+            .or_else(|| filtered(EntryKind::Prompt, &|n| config.allows_prompt(n)))
+            .or_else(|| {
+                filtered(EntryKind::ResourceTemplate, &|n| {
+                    config.allows_resource_template(n)
+                })
+            })
     }
 }
 
@@ -331,12 +472,18 @@ impl Lockfile {
                 return Err(too_deep("server_info".into()));
             }
             depth = depth.max(info);
-            for tool in &server.tools {
-                let tool_depth = value_depth(&tool.definition) + depth::TOOL_ENVELOPE;
-                if tool_depth > MAX_DEPTH {
-                    return Err(too_deep(format!("tool `{}`", tool.name)));
+            for kind in [
+                EntryKind::Tool,
+                EntryKind::Prompt,
+                EntryKind::ResourceTemplate,
+            ] {
+                for entry in server.entries(kind) {
+                    let entry_depth = value_depth(&entry.definition) + depth::TOOL_ENVELOPE;
+                    if entry_depth > MAX_DEPTH {
+                        return Err(too_deep(format!("{} `{}`", kind.noun(), entry.name)));
+                    }
+                    depth = depth.max(entry_depth);
                 }
-                depth = depth.max(tool_depth);
             }
         }
         let mut text = on_deep_stack(depth, || serde_json::to_string_pretty(&Sorted(self)))
@@ -374,6 +521,49 @@ pub(crate) fn parse_definition(text: &str) -> Value {
     }
 }
 
+/// Locks one raw list (a tool, prompt or template per value), sorted by
+/// name.
+///
+/// # Errors
+///
+/// An entry without a string `name`, one nested deeper than a lockfile may
+/// be, or a name listed twice.
+fn lock_entries(server: &str, kind: EntryKind, values: Vec<Value>) -> Result<Vec<LockedEntry>> {
+    let noun = kind.noun();
+    let mut locked = Vec::with_capacity(values.len());
+    let mut values = values.into_iter().enumerate();
+    while let Some((index, value)) = values.next() {
+        let name = value.get("name").and_then(Value::as_str).map(str::to_owned);
+        let error = match name {
+            None => Some(LockError::Server {
+                server: server.to_owned(),
+                message: format!("{noun} #{index} of {} has no string `name`", kind.method()),
+            }),
+            Some(name) if value_depth(&value) + depth::TOOL_ENVELOPE > MAX_DEPTH => {
+                Some(LockError::TooDeep {
+                    server: server.to_owned(),
+                    what: format!("{noun} `{name}`"),
+                })
+            }
+            Some(_) => None,
+        };
+        if let Some(error) = error {
+            depth::drop_deep(value);
+            values.for_each(|(_, value)| depth::drop_deep(value));
+            return Err(error);
+        }
+        locked.extend(LockedEntry::new(value));
+    }
+    locked.sort_by(|a, b| a.name.cmp(&b.name));
+    if let Some(dup) = locked.windows(2).find(|w| w[0].name == w[1].name) {
+        return Err(LockError::Server {
+            server: server.to_owned(),
+            message: format!("{} lists {noun} `{}` twice", kind.method(), dup[0].name),
+        });
+    }
+    Ok(locked)
+}
+
 fn check_version(value: &Value, text: &str, path: &Path) -> Result<()> {
     match value.get("lockfile_version") {
         Some(Value::Number(n)) if n.as_u64() == Some(LOCKFILE_VERSION) => Ok(()),
@@ -404,13 +594,33 @@ fn check_server(server: &str, entry: &ServerLock, text: &str, path: &Path) -> Re
             message: format!("invalid server name `{server}`"),
         });
     }
+    for kind in [
+        EntryKind::Tool,
+        EntryKind::Prompt,
+        EntryKind::ResourceTemplate,
+    ] {
+        check_entries(server, kind, entry.entries(kind), text, path)?;
+    }
+    Ok(())
+}
+
+/// Checks one list of a server's entry: each entry's name, digest and
+/// uniqueness. Lines are found by searching the text from the server's key.
+fn check_entries(
+    server: &str,
+    kind: EntryKind,
+    entries: &[LockedEntry],
+    text: &str,
+    path: &Path,
+) -> Result<()> {
+    let noun = kind.noun();
     let mut seen = std::collections::HashSet::new();
-    for (index, tool) in entry.tools.iter().enumerate() {
-        // The line of this tool's digest: which occurrence of it in the
-        // server's entry is this tool's. Only searched for on an error.
+    for (index, tool) in entries.iter().enumerate() {
+        // The line of this entry's digest: which occurrence of it in the
+        // server's entry is this one's. Only searched for on an error.
         let line = || {
             let start = text.find(&format!("\"{server}\":")).unwrap_or(0);
-            let nth = entry.tools[..index]
+            let nth = entries[..index]
                 .iter()
                 .filter(|t| t.sha256 == tool.sha256)
                 .count();
@@ -421,26 +631,48 @@ fn check_server(server: &str, entry: &ServerLock, text: &str, path: &Path) -> Re
                 path: path.to_owned(),
                 line: line(),
                 message: format!(
-                    "server `{server}`: tool `{}` does not match the name in its definition",
+                    "server `{server}`: {noun} `{}` does not match the name in its definition",
                     tool.name
                 ),
             });
         }
-        if sha256_hex(&tool.definition) != tool.sha256 {
-            return Err(LockError::Hash {
-                path: path.to_owned(),
-                line: line(),
-                server: server.to_owned(),
-                tool: tool.name.clone(),
-            });
-        }
-        if !seen.insert(tool.name.as_str()) {
-            return Err(LockError::DuplicateTool {
-                path: path.to_owned(),
-                line: line(),
-                server: server.to_owned(),
-                tool: tool.name.clone(),
-            });
+        let hash_ok = sha256_hex(&tool.definition) == tool.sha256;
+        let first = seen.insert(tool.name.as_str());
+        match (kind, hash_ok, first) {
+            (_, true, true) => {}
+            (EntryKind::Tool, false, _) => {
+                return Err(LockError::Hash {
+                    path: path.to_owned(),
+                    line: line(),
+                    server: server.to_owned(),
+                    tool: tool.name.clone(),
+                })
+            }
+            (EntryKind::Tool, true, false) => {
+                return Err(LockError::DuplicateTool {
+                    path: path.to_owned(),
+                    line: line(),
+                    server: server.to_owned(),
+                    tool: tool.name.clone(),
+                })
+            }
+            (_, false, _) => {
+                return Err(LockError::Invalid {
+                    path: path.to_owned(),
+                    line: line(),
+                    message: format!(
+                        "server `{server}`, {noun} `{}`: sha256 does not match the definition",
+                        tool.name
+                    ),
+                })
+            }
+            (_, true, false) => {
+                return Err(LockError::Invalid {
+                    path: path.to_owned(),
+                    line: line(),
+                    message: format!("server `{server}` lists {noun} `{}` twice", tool.name),
+                })
+            }
         }
     }
     Ok(())

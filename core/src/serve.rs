@@ -2,8 +2,9 @@
 //!
 //! rmcp's `Tool` model drops fields it doesn't know (`execution`, vendor
 //! extensions), so the writer below puts each locked definition back,
-//! verbatim, into outgoing `tools/list` responses: a double lists byte for
-//! byte what the real server listed.
+//! verbatim, into outgoing `tools/list` responses (and `prompts/list`,
+//! `resources/templates/list`): a double lists byte for byte what the real
+//! server listed.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -11,8 +12,11 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams, Prompt,
+    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourceTemplate, ResourcesCapability, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -24,13 +28,86 @@ use crate::handler::ToolServer;
 struct Adapter<S> {
     server: Arc<S>,
     tools: Vec<Tool>,
+    prompts: Vec<Prompt>,
+    templates: Vec<ResourceTemplate>,
     info: Implementation,
 }
 
 impl<S: ToolServer> ServerHandler for Adapter<S> {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(self.info.clone())
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        if !self.prompts.is_empty() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if !self.templates.is_empty() {
+            capabilities.resources = Some(ResourcesCapability::default());
+        }
+        if self.server.completions() {
+            capabilities.completions = Some(Default::default());
+        }
+        ServerConfig::new(capabilities).with_server_info(self.info.clone())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(self.prompts.clone()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let arguments = request.arguments.unwrap_or_default();
+        match self.server.get_prompt(&request.name, arguments).await {
+            None => Err(ErrorData::invalid_params(
+                format!("prompt `{}` not found", request.name),
+                None,
+            )),
+            Some(Err(message)) => Err(ErrorData::invalid_params(message, None)),
+            Some(Ok(result)) => serde_json::from_value::<GetPromptResult>(result)
+                .map(GetPromptResponse::Complete)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
+        }
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            self.templates.clone(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        match self.server.read_resource(&request.uri).await {
+            None => Err(ErrorData::resource_not_found(
+                format!("no resource template matches `{}`", request.uri),
+                None,
+            )),
+            Some(Err(message)) => Err(ErrorData::internal_error(message, None)),
+            Some(Ok(result)) => serde_json::from_value::<ReadResourceResult>(result)
+                .map(ReadResourceResponse::Complete)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
+        }
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        // A double offers no completions of its own.
+        Ok(CompleteResult::default())
     }
 
     async fn list_tools(
@@ -72,24 +149,51 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    let parse = |definition: &str| serde_json::from_str::<Value>(definition).ok();
     let raw: Vec<Value> = server
         .tools()
         .iter()
-        .filter_map(|meta| serde_json::from_str(meta.definition).ok())
+        .filter_map(|meta| parse(meta.definition))
         .collect();
     let tools = raw
         .iter()
         .filter_map(|d| serde_json::from_value::<Tool>(d.clone()).ok())
         .collect();
+    let raw_prompts: Vec<Value> = server
+        .prompts()
+        .iter()
+        .filter_map(|meta| parse(meta.definition))
+        .collect();
+    let prompts = raw_prompts
+        .iter()
+        .filter_map(|d| serde_json::from_value::<Prompt>(d.clone()).ok())
+        .collect();
+    let raw_templates: Vec<Value> = server
+        .resource_templates()
+        .iter()
+        .filter_map(|meta| parse(meta.definition))
+        .collect();
+    let templates = raw_templates
+        .iter()
+        .filter_map(|d| serde_json::from_value::<ResourceTemplate>(d.clone()).ok())
+        .collect();
     let info = serde_json::from_str(server.server_info())
         .unwrap_or_else(|_| Implementation::new("mcpbind-double", env!("CARGO_PKG_VERSION")));
-    let by_name = raw
-        .into_iter()
-        .filter_map(|d| Some((d.get("name")?.as_str()?.to_owned(), d)))
-        .collect();
+    let by_name = |list: Vec<Value>| {
+        list.into_iter()
+            .filter_map(|d| Some((d.get("name")?.as_str()?.to_owned(), d)))
+            .collect::<HashMap<_, _>>()
+    };
+    let by_name = HashMap::from([
+        ("tools", by_name(raw)),
+        ("prompts", by_name(raw_prompts)),
+        ("resourceTemplates", by_name(raw_templates)),
+    ]);
     let adapter = Adapter {
         server: Arc::new(server),
         tools,
+        prompts,
+        templates,
         info,
     };
     let writer = VerbatimTools {
@@ -111,11 +215,12 @@ pub async fn serve_stdio<S: ToolServer>(server: S) -> std::io::Result<()> {
     serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
-/// A line writer that swaps rmcp's model of each listed tool for its locked
-/// definition.
+/// A line writer that swaps rmcp's model of each listed tool, prompt and
+/// resource template for its locked definition.
 struct VerbatimTools<W> {
     inner: W,
-    by_name: Arc<HashMap<String, Value>>,
+    /// The locked definitions by list key (`tools`…), then by name.
+    by_name: Arc<HashMap<&'static str, HashMap<String, Value>>>,
     /// The line being written.
     line: Vec<u8>,
     /// Bytes ready for `inner`.
@@ -134,17 +239,21 @@ impl<W> VerbatimTools<W> {
         let Ok(Value::Object(mut msg)) = serde_json::from_slice::<Value>(line) else {
             return None;
         };
-        let Some(Value::Array(tools)) = msg.get_mut("result").and_then(|r| r.get_mut("tools"))
-        else {
+        let result = msg.get_mut("result")?;
+        let (key, locked) = self
+            .by_name
+            .iter()
+            .find(|(key, _)| result.get(**key).is_some())?;
+        let Some(Value::Array(entries)) = result.get_mut(*key) else {
             return None;
         };
-        for tool in tools.iter_mut() {
-            if let Some(raw) = tool
+        for entry in entries.iter_mut() {
+            if let Some(raw) = entry
                 .get("name")
                 .and_then(Value::as_str)
-                .and_then(|n| self.by_name.get(n))
+                .and_then(|n| locked.get(n))
             {
-                *tool = raw.clone();
+                *entry = raw.clone();
             }
         }
         serde_json::to_vec(&msg).ok()

@@ -17,6 +17,7 @@ pub mod demo {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add` tool: Add two integers and return their sum as structured output.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
@@ -47,17 +48,17 @@ pub mod demo {
             /// Who the order is for.
             pub customer: Customer,
             /// The products to order.
-            pub items: ::std::vec::Vec<LineItem>,
+            pub items: Vec<LineItem>,
             /// A free-text note for the warehouse.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub note: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub note: Option<String>,
         }
         /// Structured output of the `create_order` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateOrderOutput {
             /// The identifier of the created order.
-            pub order_id: ::std::string::String,
+            pub order_id: String,
             /// The total number of units over all line items.
             pub total_units: u64,
         }
@@ -66,17 +67,17 @@ pub mod demo {
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Customer {
             /// The customer's e-mail address, if known.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub email: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub email: Option<String>,
             /// The customer's full name.
-            pub name: ::std::string::String,
+            pub name: String,
         }
         /// Arguments of the `delete_item` tool: Delete an item by id. Destructive, but deleting the same item twice is harmless.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteItemInput {
             /// The identifier of the item to delete.
-            pub id: ::std::string::String,
+            pub id: String,
         }
         /// Arguments of the `draw_shape` tool: Draw a circle or a rectangle and return its area as structured output.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -97,40 +98,40 @@ pub mod demo {
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EchoInput {
             /// The text to echo back.
-            pub message: ::std::string::String,
+            pub message: String,
             /** How many times to repeat the message (joined by single spaces).
 
 Default: `1`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repeat: ::std::option::Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repeat: Option<i64>,
         }
         /// Arguments of the `fail` tool: Always fail: return a tool-level error result (`isError: true`) carrying the given message.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct FailInput {
             /// The error message to return.
-            pub message: ::std::string::String,
+            pub message: String,
         }
         /// Arguments of the `get_weather` tool: Get the current weather for a city. The data is fake but deterministic (derived from the city name).
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetWeatherInput {
             /// The city to report on.
-            pub city: ::std::string::String,
+            pub city: String,
             /** The unit for the temperature.
 
 Default: `"celsius"`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub units: ::std::option::Option<Units>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub units: Option<Units>,
         }
         /// Structured output of the `get_weather` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetWeatherOutput {
             /// The city the report is for.
-            pub city: ::std::string::String,
+            pub city: String,
             /// A one-word summary of the conditions.
-            pub conditions: ::std::string::String,
+            pub conditions: String,
             /// The current temperature, in `units`.
             pub temperature: f64,
             /// The unit of `temperature`.
@@ -143,21 +144,10 @@ Default: `"celsius"`.*/
             /// How many units of the product to order.
             pub quantity: u64,
             /// The stock-keeping unit of the product.
-            pub sku: ::std::string::String,
+            pub sku: String,
         }
         /// An operating mode. The wire values are deliberately not valid Rust identifiers.
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum Mode {
             #[serde(rename = "fast-mode")]
@@ -181,9 +171,7 @@ Default: `"celsius"`.*/
         }
         impl ::std::str::FromStr for Mode {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "fast-mode" => Ok(Self::FastMode),
                     "slow mode" => Ok(Self::SlowMode),
@@ -193,22 +181,6 @@ Default: `"celsius"`.*/
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for Mode {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for Mode {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Arguments of the `search` tool: Search the (imaginary) catalogue and describe the query that would be run.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
@@ -216,15 +188,15 @@ Default: `"celsius"`.*/
             /** An opaque pagination cursor from a previous search; null or absent for the first page.
 
 Default: `null`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub after: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub after: Option<String>,
             /** The maximum number of results to return.
 
 Default: `10`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub limit: ::std::option::Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub limit: Option<i64>,
             /// The text to search for.
-            pub query: ::std::string::String,
+            pub query: String,
         }
         /// Arguments of the `set_mode` tool: Switch the server to another operating mode.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -265,38 +237,22 @@ Default: `10`.*/
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TagCountsInput {
             /// How often each tag occurs, keyed by tag name.
-            pub counts: ::std::collections::BTreeMap<::std::string::String, u64>,
+            pub counts: ::std::collections::BTreeMap<String, u64>,
             /// Free-form labels attached to the request (accepted, not interpreted).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub labels: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Map<
-                    ::std::string::String,
-                    ::mcpbind::__private::serde_json::Value,
-                >,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub labels: Option<Map<String, Value>>,
         }
         /// Structured output of the `tag_counts` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TagCountsOutput {
             /// The tag names, sorted.
-            pub keys: ::std::vec::Vec<::std::string::String>,
+            pub keys: Vec<String>,
             /// The sum of all counts (saturating).
             pub total: u64,
         }
         /// A temperature unit.
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum Units {
             #[serde(rename = "celsius")]
@@ -314,30 +270,12 @@ Default: `10`.*/
         }
         impl ::std::str::FromStr for Units {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "celsius" => Ok(Self::Celsius),
                     "fahrenheit" => Ok(Self::Fahrenheit),
                     _ => Err("invalid value".into()),
                 }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for Units {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for Units {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
             }
         }
         /// Error types.
@@ -390,29 +328,23 @@ Default: `10`.*/
     impl types::CreateOrderInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(
-            customer: types::Customer,
-            items: ::std::vec::Vec<types::LineItem>,
-        ) -> Self {
+        pub fn new(customer: types::Customer, items: Vec<types::LineItem>) -> Self {
             Self {
                 customer,
                 items,
-                note: ::std::option::Option::None,
+                note: Option::None,
             }
         }
         /// Sets `note`.
-        pub fn with_note(
-            mut self,
-            note: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.note = ::std::option::Option::Some(note.into());
+        pub fn with_note(mut self, note: impl Into<String>) -> Self {
+            self.note = Option::Some(note.into());
             self
         }
     }
     impl types::DeleteItemInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(id: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(id: impl Into<String>) -> Self {
             Self { id: id.into() }
         }
     }
@@ -426,61 +358,58 @@ Default: `10`.*/
     impl types::EchoInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(message: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(message: impl Into<String>) -> Self {
             Self {
                 message: message.into(),
-                repeat: ::std::option::Option::None,
+                repeat: Option::None,
             }
         }
         /// Sets `repeat`.
         pub fn with_repeat(mut self, repeat: i64) -> Self {
-            self.repeat = ::std::option::Option::Some(repeat);
+            self.repeat = Option::Some(repeat);
             self
         }
     }
     impl types::FailInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(message: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(message: impl Into<String>) -> Self {
             Self { message: message.into() }
         }
     }
     impl types::GetWeatherInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(city: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(city: impl Into<String>) -> Self {
             Self {
                 city: city.into(),
-                units: ::std::option::Option::None,
+                units: Option::None,
             }
         }
         /// Sets `units`.
         pub fn with_units(mut self, units: types::Units) -> Self {
-            self.units = ::std::option::Option::Some(units);
+            self.units = Option::Some(units);
             self
         }
     }
     impl types::SearchInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(query: impl Into<String>) -> Self {
             Self {
                 query: query.into(),
-                after: ::std::option::Option::None,
-                limit: ::std::option::Option::None,
+                after: Option::None,
+                limit: Option::None,
             }
         }
         /// Sets `after`.
-        pub fn with_after(
-            mut self,
-            after: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.after = ::std::option::Option::Some(after.into());
+        pub fn with_after(mut self, after: impl Into<String>) -> Self {
+            self.after = Option::Some(after.into());
             self
         }
         /// Sets `limit`.
         pub fn with_limit(mut self, limit: i64) -> Self {
-            self.limit = ::std::option::Option::Some(limit);
+            self.limit = Option::Some(limit);
             self
         }
     }
@@ -501,23 +430,21 @@ Default: `10`.*/
     impl types::TagCountsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(
-            counts: ::std::collections::BTreeMap<::std::string::String, u64>,
-        ) -> Self {
+        pub fn new(counts: ::std::collections::BTreeMap<String, u64>) -> Self {
             Self {
                 counts,
-                labels: ::std::option::Option::None,
+                labels: Option::None,
             }
         }
         /// Sets `labels`.
         pub fn with_labels(
             mut self,
             labels: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> Self {
-            self.labels = ::std::option::Option::Some(labels);
+            self.labels = Option::Some(labels);
             self
         }
     }
@@ -526,9 +453,7 @@ Default: `10`.*/
     pub mod tools {
         /// **Add**
         ///
-        /// Add two integers and return their sum as structured output.
-        ///
-        /// Tool `add` (read-only, idempotent).
+        /// Tool `add`, described in full on `Client::add`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Add;
         impl ::mcpbind::Tool for Add {
@@ -550,9 +475,7 @@ Default: `10`.*/
         }
         /// **Crash**
         ///
-        /// Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.
-        ///
-        /// Tool `crash`.
+        /// Tool `crash`, described in full on `Client::crash`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Crash;
         impl ::mcpbind::Tool for Crash {
@@ -574,9 +497,7 @@ Default: `10`.*/
         }
         /// **Create order**
         ///
-        /// Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.
-        ///
-        /// Tool `create_order`.
+        /// Tool `create_order`, described in full on `Client::create_order`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CreateOrder;
         impl ::mcpbind::Tool for CreateOrder {
@@ -598,9 +519,7 @@ Default: `10`.*/
         }
         /// **Delete item**
         ///
-        /// Delete an item by id. Destructive, but deleting the same item twice is harmless.
-        ///
-        /// Tool `delete_item` (destructive, idempotent).
+        /// Tool `delete_item`, described in full on `Client::delete_item`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DeleteItem;
         impl ::mcpbind::Tool for DeleteItem {
@@ -622,9 +541,7 @@ Default: `10`.*/
         }
         /// **Draw shape**
         ///
-        /// Draw a circle or a rectangle and return its area as structured output.
-        ///
-        /// Tool `draw_shape` (read-only).
+        /// Tool `draw_shape`, described in full on `Client::draw_shape`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DrawShape;
         impl ::mcpbind::Tool for DrawShape {
@@ -646,9 +563,7 @@ Default: `10`.*/
         }
         /// **Echo**
         ///
-        /// Echo a message back, optionally repeated several times (joined by spaces).
-        ///
-        /// Tool `echo` (read-only).
+        /// Tool `echo`, described in full on `Client::echo`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Echo;
         impl ::mcpbind::Tool for Echo {
@@ -670,9 +585,7 @@ Default: `10`.*/
         }
         /// **Fail**
         ///
-        /// Always fail: return a tool-level error result (`isError: true`) carrying the given message.
-        ///
-        /// Tool `fail` (read-only).
+        /// Tool `fail`, described in full on `Client::fail`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Fail;
         impl ::mcpbind::Tool for Fail {
@@ -694,9 +607,7 @@ Default: `10`.*/
         }
         /// **Get weather**
         ///
-        /// Get the current weather for a city. The data is fake but deterministic (derived from the city name).
-        ///
-        /// Tool `get_weather` (read-only, closed-world).
+        /// Tool `get_weather`, described in full on `Client::get_weather`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetWeather;
         impl ::mcpbind::Tool for GetWeather {
@@ -718,9 +629,7 @@ Default: `10`.*/
         }
         /// **Search**
         ///
-        /// Search the (imaginary) catalogue and describe the query that would be run.
-        ///
-        /// Tool `search` (read-only).
+        /// Tool `search`, described in full on `Client::search`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Search;
         impl ::mcpbind::Tool for Search {
@@ -742,9 +651,7 @@ Default: `10`.*/
         }
         /// **Set mode**
         ///
-        /// Switch the server to another operating mode.
-        ///
-        /// Tool `set_mode` (idempotent).
+        /// Tool `set_mode`, described in full on `Client::set_mode`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SetMode;
         impl ::mcpbind::Tool for SetMode {
@@ -766,9 +673,7 @@ Default: `10`.*/
         }
         /// **Sleep**
         ///
-        /// Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.
-        ///
-        /// Tool `sleep` (read-only).
+        /// Tool `sleep`, described in full on `Client::sleep`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Sleep;
         impl ::mcpbind::Tool for Sleep {
@@ -790,9 +695,7 @@ Default: `10`.*/
         }
         /// **Tag counts**
         ///
-        /// Sum a map of tag counts and list its keys; free-form labels may be attached.
-        ///
-        /// Tool `tag_counts` (read-only).
+        /// Tool `tag_counts`, described in full on `Client::tag_counts`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct TagCounts;
         impl ::mcpbind::Tool for TagCounts {
@@ -1022,9 +925,7 @@ Default: `10`.*/
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// **Add**
         ///
-        /// Add two integers and return their sum as structured output.
-        ///
-        /// Tool `add` (read-only, idempotent).
+        /// Tool `add`, described in full on `Client::add`.
         fn add(
             &self,
             input: types::AddInput,
@@ -1038,9 +939,7 @@ Default: `10`.*/
         }
         /// **Crash**
         ///
-        /// Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.
-        ///
-        /// Tool `crash`.
+        /// Tool `crash`, described in full on `Client::crash`.
         fn crash(
             &self,
             input: types::CrashInput,
@@ -1056,9 +955,7 @@ Default: `10`.*/
         }
         /// **Create order**
         ///
-        /// Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.
-        ///
-        /// Tool `create_order`.
+        /// Tool `create_order`, described in full on `Client::create_order`.
         fn create_order(
             &self,
             input: types::CreateOrderInput,
@@ -1074,9 +971,7 @@ Default: `10`.*/
         }
         /// **Delete item**
         ///
-        /// Delete an item by id. Destructive, but deleting the same item twice is harmless.
-        ///
-        /// Tool `delete_item` (destructive, idempotent).
+        /// Tool `delete_item`, described in full on `Client::delete_item`.
         fn delete_item(
             &self,
             input: types::DeleteItemInput,
@@ -1092,9 +987,7 @@ Default: `10`.*/
         }
         /// **Draw shape**
         ///
-        /// Draw a circle or a rectangle and return its area as structured output.
-        ///
-        /// Tool `draw_shape` (read-only).
+        /// Tool `draw_shape`, described in full on `Client::draw_shape`.
         fn draw_shape(
             &self,
             input: types::DrawShapeInput,
@@ -1110,9 +1003,7 @@ Default: `10`.*/
         }
         /// **Echo**
         ///
-        /// Echo a message back, optionally repeated several times (joined by spaces).
-        ///
-        /// Tool `echo` (read-only).
+        /// Tool `echo`, described in full on `Client::echo`.
         fn echo(
             &self,
             input: types::EchoInput,
@@ -1126,9 +1017,7 @@ Default: `10`.*/
         }
         /// **Fail**
         ///
-        /// Always fail: return a tool-level error result (`isError: true`) carrying the given message.
-        ///
-        /// Tool `fail` (read-only).
+        /// Tool `fail`, described in full on `Client::fail`.
         fn fail(
             &self,
             input: types::FailInput,
@@ -1142,9 +1031,7 @@ Default: `10`.*/
         }
         /// **Get weather**
         ///
-        /// Get the current weather for a city. The data is fake but deterministic (derived from the city name).
-        ///
-        /// Tool `get_weather` (read-only, closed-world).
+        /// Tool `get_weather`, described in full on `Client::get_weather`.
         fn get_weather(
             &self,
             input: types::GetWeatherInput,
@@ -1160,9 +1047,7 @@ Default: `10`.*/
         }
         /// **Search**
         ///
-        /// Search the (imaginary) catalogue and describe the query that would be run.
-        ///
-        /// Tool `search` (read-only).
+        /// Tool `search`, described in full on `Client::search`.
         fn search(
             &self,
             input: types::SearchInput,
@@ -1178,9 +1063,7 @@ Default: `10`.*/
         }
         /// **Set mode**
         ///
-        /// Switch the server to another operating mode.
-        ///
-        /// Tool `set_mode` (idempotent).
+        /// Tool `set_mode`, described in full on `Client::set_mode`.
         fn set_mode(
             &self,
             input: types::SetModeInput,
@@ -1196,9 +1079,7 @@ Default: `10`.*/
         }
         /// **Sleep**
         ///
-        /// Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.
-        ///
-        /// Tool `sleep` (read-only).
+        /// Tool `sleep`, described in full on `Client::sleep`.
         fn sleep(
             &self,
             input: types::SleepInput,
@@ -1214,9 +1095,7 @@ Default: `10`.*/
         }
         /// **Tag counts**
         ///
-        /// Sum a map of tag counts and list its keys; free-form labels may be attached.
-        ///
-        /// Tool `tag_counts` (read-only).
+        /// Tool `tag_counts`, described in full on `Client::tag_counts`.
         fn tag_counts(
             &self,
             input: types::TagCountsInput,
@@ -1245,147 +1124,36 @@ Default: `10`.*/
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "add" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Add,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.add(input))
-                                .await,
-                        )
-                    }
-                    "crash" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Crash,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.crash(input))
-                                .await,
-                        )
-                    }
-                    "create_order" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::CreateOrder,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.create_order(input))
-                                .await,
-                        )
-                    }
-                    "delete_item" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::DeleteItem,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.delete_item(input))
-                                .await,
-                        )
-                    }
-                    "draw_shape" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::DrawShape,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.draw_shape(input))
-                                .await,
-                        )
-                    }
-                    "echo" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Echo,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.echo(input))
-                                .await,
-                        )
-                    }
-                    "fail" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Fail,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.fail(input))
-                                .await,
-                        )
-                    }
-                    "get_weather" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetWeather,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_weather(input))
-                                .await,
-                        )
-                    }
-                    "search" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Search,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.search(input))
-                                .await,
-                        )
-                    }
-                    "set_mode" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::SetMode,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.set_mode(input))
-                                .await,
-                        )
-                    }
-                    "sleep" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Sleep,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.sleep(input))
-                                .await,
-                        )
-                    }
-                    "tag_counts" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::TagCounts,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.tag_counts(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "add" => serve(tools::Add, args, |i| self.0.add(i)),
+                "crash" => serve(tools::Crash, args, |i| self.0.crash(i)),
+                "create_order" => {
+                    serve(tools::CreateOrder, args, |i| self.0.create_order(i))
                 }
-            })
+                "delete_item" => {
+                    serve(tools::DeleteItem, args, |i| self.0.delete_item(i))
+                }
+                "draw_shape" => serve(tools::DrawShape, args, |i| self.0.draw_shape(i)),
+                "echo" => serve(tools::Echo, args, |i| self.0.echo(i)),
+                "fail" => serve(tools::Fail, args, |i| self.0.fail(i)),
+                "get_weather" => {
+                    serve(tools::GetWeather, args, |i| self.0.get_weather(i))
+                }
+                "search" => serve(tools::Search, args, |i| self.0.search(i)),
+                "set_mode" => serve(tools::SetMode, args, |i| self.0.set_mode(i)),
+                "sleep" => serve(tools::Sleep, args, |i| self.0.sleep(i)),
+                "tag_counts" => serve(tools::TagCounts, args, |i| self.0.tag_counts(i)),
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }
@@ -1406,12 +1174,13 @@ pub mod everything {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `echo` tool: Echoes back the input string
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EchoInput {
             /// Message to echo
-            pub message: ::std::string::String,
+            pub message: String,
         }
         /// Arguments of the `get-annotated-message` tool: Demonstrates how annotations can be used to provide metadata about content.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -1420,28 +1189,14 @@ pub mod everything {
             /** Whether to include an example image
 
 Default: `false`.*/
-            #[serde(
-                rename = "includeImage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub include_image: ::std::option::Option<bool>,
+            #[serde(rename = "includeImage", skip_serializing_if = "Option::is_none")]
+            pub include_image: Option<bool>,
             /// Type of message to demonstrate different annotation patterns
             #[serde(rename = "messageType")]
             pub message_type: GetAnnotatedMessageInputMessageType,
         }
         /// Type of message to demonstrate different annotation patterns
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum GetAnnotatedMessageInputMessageType {
             #[serde(rename = "error")]
@@ -1462,32 +1217,13 @@ Default: `false`.*/
         }
         impl ::std::str::FromStr for GetAnnotatedMessageInputMessageType {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "error" => Ok(Self::Error),
                     "success" => Ok(Self::Success),
                     "debug" => Ok(Self::Debug),
                     _ => Err("invalid value".into()),
                 }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for GetAnnotatedMessageInputMessageType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for GetAnnotatedMessageInputMessageType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
             }
         }
         /// Arguments of the `get-resource-links` tool: Returns up to ten resource links that reference different types of resources
@@ -1497,8 +1233,8 @@ Default: `false`.*/
             /** Number of resource links to return (1-10)
 
 Default: `3`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub count: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub count: Option<f64>,
         }
         /// Arguments of the `get-resource-reference` tool: Returns a resource reference that can be used by MCP clients
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -1507,33 +1243,14 @@ Default: `3`.*/
             /** ID of the text resource to fetch
 
 Default: `1`.*/
-            #[serde(
-                rename = "resourceId",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub resource_id: ::std::option::Option<f64>,
+            #[serde(rename = "resourceId", skip_serializing_if = "Option::is_none")]
+            pub resource_id: Option<f64>,
             /// Default: `"Text"`.
-            #[serde(
-                rename = "resourceType",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub resource_type: ::std::option::Option<
-                GetResourceReferenceInputResourceType,
-            >,
+            #[serde(rename = "resourceType", skip_serializing_if = "Option::is_none")]
+            pub resource_type: Option<GetResourceReferenceInputResourceType>,
         }
         /// Default: `"Text"`.
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum GetResourceReferenceInputResourceType {
             Text,
@@ -1549,31 +1266,12 @@ Default: `1`.*/
         }
         impl ::std::str::FromStr for GetResourceReferenceInputResourceType {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "Text" => Ok(Self::Text),
                     "Blob" => Ok(Self::Blob),
                     _ => Err("invalid value".into()),
                 }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for GetResourceReferenceInputResourceType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for GetResourceReferenceInputResourceType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
             }
         }
         /// Arguments of the `get-structured-content` tool: Returns structured content along with an output schema for client data validation
@@ -1584,18 +1282,7 @@ Default: `1`.*/
             pub location: GetStructuredContentInputLocation,
         }
         /// Choose city
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum GetStructuredContentInputLocation {
             #[serde(rename = "New York")]
@@ -1615,9 +1302,7 @@ Default: `1`.*/
         }
         impl ::std::str::FromStr for GetStructuredContentInputLocation {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "New York" => Ok(Self::NewYork),
                     "Chicago" => Ok(Self::Chicago),
@@ -1626,29 +1311,12 @@ Default: `1`.*/
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for GetStructuredContentInputLocation {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for GetStructuredContentInputLocation {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Structured output of the `get-structured-content` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetStructuredContentOutput {
             /// Weather conditions description
-            pub conditions: ::std::string::String,
+            pub conditions: String,
             /// Humidity percentage
             pub humidity: f64,
             /// Temperature in celsius
@@ -1670,37 +1338,23 @@ Default: `1`.*/
             /** URL or data URI of the file content to compress
 
 Default: `"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub data: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub data: Option<String>,
             /** Name of the output file
 
 Default: `"README.md.gz"`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub name: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub name: Option<String>,
             /** How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 
 Default: `"resourceLink"`.*/
-            #[serde(
-                rename = "outputType",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub output_type: ::std::option::Option<GzipFileAsResourceInputOutputType>,
+            #[serde(rename = "outputType", skip_serializing_if = "Option::is_none")]
+            pub output_type: Option<GzipFileAsResourceInputOutputType>,
         }
         /** How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 
 Default: `"resourceLink"`.*/
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum GzipFileAsResourceInputOutputType {
             #[serde(rename = "resourceLink")]
@@ -1718,31 +1372,12 @@ Default: `"resourceLink"`.*/
         }
         impl ::std::str::FromStr for GzipFileAsResourceInputOutputType {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "resourceLink" => Ok(Self::ResourceLink),
                     "resource" => Ok(Self::Resource),
                     _ => Err("invalid value".into()),
                 }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for GzipFileAsResourceInputOutputType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for GzipFileAsResourceInputOutputType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
             }
         }
         /// Arguments of the `simulate-research-query` tool: Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
@@ -1752,10 +1387,10 @@ Default: `"resourceLink"`.*/
             /** Simulate an ambiguous query that requires clarification (triggers input_required status)
 
 Default: `false`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub ambiguous: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub ambiguous: Option<bool>,
             /// The research topic to investigate
-            pub topic: ::std::string::String,
+            pub topic: String,
         }
         /// Arguments of the `trigger-long-running-operation` tool: Demonstrates a long running operation with progress updates.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -1764,13 +1399,13 @@ Default: `false`.*/
             /** Duration of the operation in seconds
 
 Default: `10`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub duration: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub duration: Option<f64>,
             /** Number of steps in the operation
 
 Default: `5`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub steps: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub steps: Option<f64>,
         }
         /// Error types.
         pub mod error {
@@ -1824,7 +1459,7 @@ Default: `5`.*/
     impl types::EchoInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(message: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(message: impl Into<String>) -> Self {
             Self { message: message.into() }
         }
     }
@@ -1834,12 +1469,12 @@ Default: `5`.*/
         pub fn new(message_type: types::GetAnnotatedMessageInputMessageType) -> Self {
             Self {
                 message_type,
-                include_image: ::std::option::Option::None,
+                include_image: Option::None,
             }
         }
         /// Sets `include_image`.
         pub fn with_include_image(mut self, include_image: bool) -> Self {
-            self.include_image = ::std::option::Option::Some(include_image);
+            self.include_image = Option::Some(include_image);
             self
         }
     }
@@ -1847,13 +1482,11 @@ Default: `5`.*/
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                count: ::std::option::Option::None,
-            }
+            Self { count: Option::None }
         }
         /// Sets `count`.
         pub fn with_count(mut self, count: f64) -> Self {
-            self.count = ::std::option::Option::Some(count);
+            self.count = Option::Some(count);
             self
         }
     }
@@ -1862,13 +1495,13 @@ Default: `5`.*/
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
-                resource_id: ::std::option::Option::None,
-                resource_type: ::std::option::Option::None,
+                resource_id: Option::None,
+                resource_type: Option::None,
             }
         }
         /// Sets `resource_id`.
         pub fn with_resource_id(mut self, resource_id: f64) -> Self {
-            self.resource_id = ::std::option::Option::Some(resource_id);
+            self.resource_id = Option::Some(resource_id);
             self
         }
         /// Sets `resource_type`.
@@ -1876,7 +1509,7 @@ Default: `5`.*/
             mut self,
             resource_type: types::GetResourceReferenceInputResourceType,
         ) -> Self {
-            self.resource_type = ::std::option::Option::Some(resource_type);
+            self.resource_type = Option::Some(resource_type);
             self
         }
     }
@@ -1899,25 +1532,19 @@ Default: `5`.*/
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
-                data: ::std::option::Option::None,
-                name: ::std::option::Option::None,
-                output_type: ::std::option::Option::None,
+                data: Option::None,
+                name: Option::None,
+                output_type: Option::None,
             }
         }
         /// Sets `data`.
-        pub fn with_data(
-            mut self,
-            data: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.data = ::std::option::Option::Some(data.into());
+        pub fn with_data(mut self, data: impl Into<String>) -> Self {
+            self.data = Option::Some(data.into());
             self
         }
         /// Sets `name`.
-        pub fn with_name(
-            mut self,
-            name: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.name = ::std::option::Option::Some(name.into());
+        pub fn with_name(mut self, name: impl Into<String>) -> Self {
+            self.name = Option::Some(name.into());
             self
         }
         /// Sets `output_type`.
@@ -1925,22 +1552,22 @@ Default: `5`.*/
             mut self,
             output_type: types::GzipFileAsResourceInputOutputType,
         ) -> Self {
-            self.output_type = ::std::option::Option::Some(output_type);
+            self.output_type = Option::Some(output_type);
             self
         }
     }
     impl types::SimulateResearchQueryInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(topic: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(topic: impl Into<String>) -> Self {
             Self {
                 topic: topic.into(),
-                ambiguous: ::std::option::Option::None,
+                ambiguous: Option::None,
             }
         }
         /// Sets `ambiguous`.
         pub fn with_ambiguous(mut self, ambiguous: bool) -> Self {
-            self.ambiguous = ::std::option::Option::Some(ambiguous);
+            self.ambiguous = Option::Some(ambiguous);
             self
         }
     }
@@ -1949,18 +1576,18 @@ Default: `5`.*/
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
-                duration: ::std::option::Option::None,
-                steps: ::std::option::Option::None,
+                duration: Option::None,
+                steps: Option::None,
             }
         }
         /// Sets `duration`.
         pub fn with_duration(mut self, duration: f64) -> Self {
-            self.duration = ::std::option::Option::Some(duration);
+            self.duration = Option::Some(duration);
             self
         }
         /// Sets `steps`.
         pub fn with_steps(mut self, steps: f64) -> Self {
-            self.steps = ::std::option::Option::Some(steps);
+            self.steps = Option::Some(steps);
             self
         }
     }
@@ -1969,9 +1596,7 @@ Default: `5`.*/
     pub mod tools {
         /// **Echo Tool**
         ///
-        /// Echoes back the input string
-        ///
-        /// Tool `echo` (read-only, idempotent, closed-world).
+        /// Tool `echo`, described in full on `Client::echo`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Echo;
         impl ::mcpbind::Tool for Echo {
@@ -1991,9 +1616,7 @@ Default: `5`.*/
         }
         /// **Get Annotated Message Tool**
         ///
-        /// Demonstrates how annotations can be used to provide metadata about content.
-        ///
-        /// Tool `get-annotated-message` (read-only, idempotent, closed-world).
+        /// Tool `get-annotated-message`, described in full on `Client::get_annotated_message`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetAnnotatedMessage;
         impl ::mcpbind::Tool for GetAnnotatedMessage {
@@ -2015,9 +1638,7 @@ Default: `5`.*/
         }
         /// **Print Environment Tool**
         ///
-        /// Returns all environment variables, helpful for debugging MCP server configuration
-        ///
-        /// Tool `get-env` (read-only, idempotent, closed-world).
+        /// Tool `get-env`, described in full on `Client::get_env`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetEnv;
         impl ::mcpbind::Tool for GetEnv {
@@ -2039,9 +1660,7 @@ Default: `5`.*/
         }
         /// **Get Resource Links Tool**
         ///
-        /// Returns up to ten resource links that reference different types of resources
-        ///
-        /// Tool `get-resource-links` (read-only, idempotent, closed-world).
+        /// Tool `get-resource-links`, described in full on `Client::get_resource_links`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetResourceLinks;
         impl ::mcpbind::Tool for GetResourceLinks {
@@ -2063,9 +1682,7 @@ Default: `5`.*/
         }
         /// **Get Resource Reference Tool**
         ///
-        /// Returns a resource reference that can be used by MCP clients
-        ///
-        /// Tool `get-resource-reference` (read-only, idempotent, closed-world).
+        /// Tool `get-resource-reference`, described in full on `Client::get_resource_reference`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetResourceReference;
         impl ::mcpbind::Tool for GetResourceReference {
@@ -2087,9 +1704,7 @@ Default: `5`.*/
         }
         /// **Get Structured Content Tool**
         ///
-        /// Returns structured content along with an output schema for client data validation
-        ///
-        /// Tool `get-structured-content` (read-only, idempotent, closed-world).
+        /// Tool `get-structured-content`, described in full on `Client::get_structured_content`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetStructuredContent;
         impl ::mcpbind::Tool for GetStructuredContent {
@@ -2111,9 +1726,7 @@ Default: `5`.*/
         }
         /// **Get Sum Tool**
         ///
-        /// Returns the sum of two numbers
-        ///
-        /// Tool `get-sum` (read-only, idempotent, closed-world).
+        /// Tool `get-sum`, described in full on `Client::get_sum`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetSum;
         impl ::mcpbind::Tool for GetSum {
@@ -2133,9 +1746,7 @@ Default: `5`.*/
         }
         /// **Get Tiny Image Tool**
         ///
-        /// Returns a tiny MCP logo image.
-        ///
-        /// Tool `get-tiny-image` (read-only, idempotent, closed-world).
+        /// Tool `get-tiny-image`, described in full on `Client::get_tiny_image`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetTinyImage;
         impl ::mcpbind::Tool for GetTinyImage {
@@ -2155,9 +1766,7 @@ Default: `5`.*/
         }
         /// **GZip File as Resource Tool**
         ///
-        /// Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
-        ///
-        /// Tool `gzip-file-as-resource` (idempotent).
+        /// Tool `gzip-file-as-resource`, described in full on `Client::gzip_file_as_resource`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GzipFileAsResource;
         impl ::mcpbind::Tool for GzipFileAsResource {
@@ -2179,9 +1788,7 @@ Default: `5`.*/
         }
         /// **Simulate Research Query**
         ///
-        /// Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
-        ///
-        /// Tool `simulate-research-query` (closed-world).
+        /// Tool `simulate-research-query`, described in full on `Client::simulate_research_query`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SimulateResearchQuery;
         impl ::mcpbind::Tool for SimulateResearchQuery {
@@ -2203,9 +1810,7 @@ Default: `5`.*/
         }
         /// **Toggle Simulated Logging**
         ///
-        /// Toggles simulated, random-leveled logging on or off.
-        ///
-        /// Tool `toggle-simulated-logging` (closed-world).
+        /// Tool `toggle-simulated-logging`, described in full on `Client::toggle_simulated_logging`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ToggleSimulatedLogging;
         impl ::mcpbind::Tool for ToggleSimulatedLogging {
@@ -2227,9 +1832,7 @@ Default: `5`.*/
         }
         /// **Toggle Subscriber Updates**
         ///
-        /// Toggles simulated resource subscription updates on or off.
-        ///
-        /// Tool `toggle-subscriber-updates` (closed-world).
+        /// Tool `toggle-subscriber-updates`, described in full on `Client::toggle_subscriber_updates`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ToggleSubscriberUpdates;
         impl ::mcpbind::Tool for ToggleSubscriberUpdates {
@@ -2251,9 +1854,7 @@ Default: `5`.*/
         }
         /// **Trigger Long Running Operation Tool**
         ///
-        /// Demonstrates a long running operation with progress updates.
-        ///
-        /// Tool `trigger-long-running-operation` (read-only, idempotent, closed-world).
+        /// Tool `trigger-long-running-operation`, described in full on `Client::trigger_long_running_operation`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct TriggerLongRunningOperation;
         impl ::mcpbind::Tool for TriggerLongRunningOperation {
@@ -2290,6 +1891,492 @@ Default: `5`.*/
         <tools::ToggleSubscriberUpdates as ::mcpbind::Tool>::META,
         <tools::TriggerLongRunningOperation as ::mcpbind::Tool>::META,
     ];
+    /// The server's prompts: an arguments struct per prompt (it
+    /// implements [`::mcpbind::Prompt`] with the locked metadata),
+    /// and [`Prompts`], one typed method per prompt.
+    #[allow(clippy::module_inception)]
+    pub mod prompts {
+        /// The arguments of prompt `args-prompt` (strings, as in MCP).
+        ///
+        /// **Arguments Prompt**
+        ///
+        /// A prompt with two arguments, one required and one optional
+        ///
+        /// Prompt `args-prompt`.
+        #[derive(
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
+            Hash,
+            ::mcpbind::__private::serde::Serialize,
+            ::mcpbind::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ArgsPromptArguments {
+            /// Name of the city
+            pub city: ::std::string::String,
+            /// Argument `state`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub state: ::std::option::Option<::std::string::String>,
+        }
+        impl ArgsPromptArguments {
+            /// The required arguments; the optional ones start unset.
+            pub fn new(city: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    city: city.into(),
+                    state: ::std::option::Option::None,
+                }
+            }
+            /// Sets the optional argument `state`.
+            pub fn with_state(
+                mut self,
+                value: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                self.state = ::std::option::Option::Some(value.into());
+                self
+            }
+        }
+        impl ::mcpbind::Prompt for ArgsPromptArguments {
+            type Arguments = Self;
+            const META: ::mcpbind::PromptMeta = ::mcpbind::PromptMeta::new(
+                "everything",
+                "args-prompt",
+                ::std::option::Option::Some("Arguments Prompt"),
+                ::std::option::Option::Some(
+                    "A prompt with two arguments, one required and one optional",
+                ),
+                &[
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "city",
+                        ::std::option::Option::Some("Name of the city"),
+                        true,
+                    ),
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "state",
+                        ::std::option::Option::None,
+                        false,
+                    ),
+                ],
+                "638524ef67a379b9aba115aea78eda4a07268468c6f59254f549fdd9588a9196",
+                "{\"arguments\":[{\"description\":\"Name of the city\",\"name\":\"city\",\"required\":true},{\"name\":\"state\",\"required\":false}],\"description\":\"A prompt with two arguments, one required and one optional\",\"name\":\"args-prompt\",\"title\":\"Arguments Prompt\"}",
+            );
+        }
+        /// An argument of prompt `args-prompt`, to complete.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ArgsPromptArgument {
+            /// Argument `city`.
+            City,
+            /// Argument `state`.
+            State,
+        }
+        impl ArgsPromptArgument {
+            /// The argument's name on the wire.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    Self::City => "city",
+                    Self::State => "state",
+                }
+            }
+        }
+        /// The arguments of prompt `completable-prompt` (strings, as in MCP).
+        ///
+        /// **Team Management**
+        ///
+        /// First argument choice narrows values for second argument.
+        ///
+        /// Prompt `completable-prompt`.
+        #[derive(
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
+            Hash,
+            ::mcpbind::__private::serde::Serialize,
+            ::mcpbind::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct CompletablePromptArguments {
+            /// Choose the department.
+            pub department: ::std::string::String,
+            /// Choose a team member to lead the selected department.
+            pub name: ::std::string::String,
+        }
+        impl CompletablePromptArguments {
+            /// The required arguments; the optional ones start unset.
+            pub fn new(
+                department: impl ::std::convert::Into<::std::string::String>,
+                name: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    department: department.into(),
+                    name: name.into(),
+                }
+            }
+        }
+        impl ::mcpbind::Prompt for CompletablePromptArguments {
+            type Arguments = Self;
+            const META: ::mcpbind::PromptMeta = ::mcpbind::PromptMeta::new(
+                "everything",
+                "completable-prompt",
+                ::std::option::Option::Some("Team Management"),
+                ::std::option::Option::Some(
+                    "First argument choice narrows values for second argument.",
+                ),
+                &[
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "department",
+                        ::std::option::Option::Some("Choose the department."),
+                        true,
+                    ),
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "name",
+                        ::std::option::Option::Some(
+                            "Choose a team member to lead the selected department.",
+                        ),
+                        true,
+                    ),
+                ],
+                "8f36d55ebed9e7d9fc04bab982ce13560f7430243708fd943d907e3ec87ce37a",
+                "{\"arguments\":[{\"description\":\"Choose the department.\",\"name\":\"department\",\"required\":true},{\"description\":\"Choose a team member to lead the selected department.\",\"name\":\"name\",\"required\":true}],\"description\":\"First argument choice narrows values for second argument.\",\"name\":\"completable-prompt\",\"title\":\"Team Management\"}",
+            );
+        }
+        /// An argument of prompt `completable-prompt`, to complete.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum CompletablePromptArgument {
+            /// Argument `department`.
+            Department,
+            /// Argument `name`.
+            Name,
+        }
+        impl CompletablePromptArgument {
+            /// The argument's name on the wire.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    Self::Department => "department",
+                    Self::Name => "name",
+                }
+            }
+        }
+        /// The arguments of prompt `resource-prompt` (strings, as in MCP).
+        ///
+        /// **Resource Prompt**
+        ///
+        /// A prompt that includes an embedded resource reference
+        ///
+        /// Prompt `resource-prompt`.
+        #[derive(
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
+            Hash,
+            ::mcpbind::__private::serde::Serialize,
+            ::mcpbind::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct ResourcePromptArguments {
+            /// Type of resource to fetch
+            #[serde(rename = "resourceType")]
+            pub resource_type: ::std::string::String,
+            /// ID of the text resource to fetch
+            #[serde(rename = "resourceId")]
+            pub resource_id: ::std::string::String,
+        }
+        impl ResourcePromptArguments {
+            /// The required arguments; the optional ones start unset.
+            pub fn new(
+                resource_type: impl ::std::convert::Into<::std::string::String>,
+                resource_id: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    resource_type: resource_type.into(),
+                    resource_id: resource_id.into(),
+                }
+            }
+        }
+        impl ::mcpbind::Prompt for ResourcePromptArguments {
+            type Arguments = Self;
+            const META: ::mcpbind::PromptMeta = ::mcpbind::PromptMeta::new(
+                "everything",
+                "resource-prompt",
+                ::std::option::Option::Some("Resource Prompt"),
+                ::std::option::Option::Some(
+                    "A prompt that includes an embedded resource reference",
+                ),
+                &[
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "resourceType",
+                        ::std::option::Option::Some("Type of resource to fetch"),
+                        true,
+                    ),
+                    ::mcpbind::PromptArgumentMeta::new(
+                        "resourceId",
+                        ::std::option::Option::Some("ID of the text resource to fetch"),
+                        true,
+                    ),
+                ],
+                "b333314fc25962f7bb98f208e563d985217ed7ec79d357bc53663b25108eb5e9",
+                "{\"arguments\":[{\"description\":\"Type of resource to fetch\",\"name\":\"resourceType\",\"required\":true},{\"description\":\"ID of the text resource to fetch\",\"name\":\"resourceId\",\"required\":true}],\"description\":\"A prompt that includes an embedded resource reference\",\"name\":\"resource-prompt\",\"title\":\"Resource Prompt\"}",
+            );
+        }
+        /// An argument of prompt `resource-prompt`, to complete.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ResourcePromptArgument {
+            /// Argument `resourceType`.
+            ResourceType,
+            /// Argument `resourceId`.
+            ResourceId,
+        }
+        impl ResourcePromptArgument {
+            /// The argument's name on the wire.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    Self::ResourceType => "resourceType",
+                    Self::ResourceId => "resourceId",
+                }
+            }
+        }
+        /// The arguments of prompt `simple-prompt` (strings, as in MCP).
+        ///
+        /// **Simple Prompt**
+        ///
+        /// A prompt with no arguments
+        ///
+        /// Prompt `simple-prompt`.
+        #[derive(
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
+            Hash,
+            ::mcpbind::__private::serde::Serialize,
+            ::mcpbind::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct SimplePromptArguments {}
+        impl SimplePromptArguments {
+            /// The required arguments; the optional ones start unset.
+            pub fn new() -> Self {
+                Self {}
+            }
+        }
+        impl ::mcpbind::Prompt for SimplePromptArguments {
+            type Arguments = Self;
+            const META: ::mcpbind::PromptMeta = ::mcpbind::PromptMeta::new(
+                "everything",
+                "simple-prompt",
+                ::std::option::Option::Some("Simple Prompt"),
+                ::std::option::Option::Some("A prompt with no arguments"),
+                &[],
+                "02d48b536b74fb9293492473f996aa478c224cbce39824f5c63e3486a4de3180",
+                "{\"description\":\"A prompt with no arguments\",\"name\":\"simple-prompt\",\"title\":\"Simple Prompt\"}",
+            );
+        }
+        /// One method per prompt, returning its messages; from
+        /// [`super::Client::prompts`].
+        #[derive(Debug, Clone, Copy)]
+        pub struct Prompts<'a>(pub(super) &'a ::mcpbind::Client);
+        impl Prompts<'_> {
+            /// **Arguments Prompt**
+            ///
+            /// A prompt with two arguments, one required and one optional
+            ///
+            /// Prompt `args-prompt`.
+            pub async fn args_prompt(
+                &self,
+                arguments: ArgsPromptArguments,
+            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+                self.0.get_prompt::<ArgsPromptArguments>(&arguments).await
+            }
+            /// Asks the server to complete an argument of prompt `args-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            pub async fn complete_args_prompt(
+                &self,
+                argument: ArgsPromptArgument,
+                value: &str,
+                context: &[(&str, &str)],
+            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+                self.0
+                    .complete(
+                        ::mcpbind::model::Reference::for_prompt("args-prompt"),
+                        argument.name(),
+                        value,
+                        context,
+                    )
+                    .await
+            }
+            /// **Team Management**
+            ///
+            /// First argument choice narrows values for second argument.
+            ///
+            /// Prompt `completable-prompt`.
+            pub async fn completable_prompt(
+                &self,
+                arguments: CompletablePromptArguments,
+            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+                self.0.get_prompt::<CompletablePromptArguments>(&arguments).await
+            }
+            /// Asks the server to complete an argument of prompt `completable-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            pub async fn complete_completable_prompt(
+                &self,
+                argument: CompletablePromptArgument,
+                value: &str,
+                context: &[(&str, &str)],
+            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+                self.0
+                    .complete(
+                        ::mcpbind::model::Reference::for_prompt("completable-prompt"),
+                        argument.name(),
+                        value,
+                        context,
+                    )
+                    .await
+            }
+            /// **Resource Prompt**
+            ///
+            /// A prompt that includes an embedded resource reference
+            ///
+            /// Prompt `resource-prompt`.
+            pub async fn resource_prompt(
+                &self,
+                arguments: ResourcePromptArguments,
+            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+                self.0.get_prompt::<ResourcePromptArguments>(&arguments).await
+            }
+            /// Asks the server to complete an argument of prompt `resource-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            pub async fn complete_resource_prompt(
+                &self,
+                argument: ResourcePromptArgument,
+                value: &str,
+                context: &[(&str, &str)],
+            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+                self.0
+                    .complete(
+                        ::mcpbind::model::Reference::for_prompt("resource-prompt"),
+                        argument.name(),
+                        value,
+                        context,
+                    )
+                    .await
+            }
+            /// **Simple Prompt**
+            ///
+            /// A prompt with no arguments
+            ///
+            /// Prompt `simple-prompt`.
+            pub async fn simple_prompt(
+                &self,
+                arguments: SimplePromptArguments,
+            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+                self.0.get_prompt::<SimplePromptArguments>(&arguments).await
+            }
+        }
+    }
+    /// The locked metadata of every prompt, in lockfile order.
+    pub const PROMPTS: &[::mcpbind::PromptMeta] = &[
+        <prompts::ArgsPromptArguments as ::mcpbind::Prompt>::META,
+        <prompts::CompletablePromptArguments as ::mcpbind::Prompt>::META,
+        <prompts::ResourcePromptArguments as ::mcpbind::Prompt>::META,
+        <prompts::SimplePromptArguments as ::mcpbind::Prompt>::META,
+    ];
+    /// The server's resource templates: a function per template that
+    /// gives its URI (RFC 6570 expansion of the template's variables),
+    /// and [`Resources`], a method per template that reads it.
+    #[allow(clippy::module_inception)]
+    pub mod resources {
+        /// The URI of resource template `Dynamic Blob Resource` for these values, expanded as RFC 6570 says.
+        ///
+        /// Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+        ///
+        /// Resource template `Dynamic Blob Resource`: `demo://resource/dynamic/blob/{resourceId}` (application/octet-stream).
+        ///
+        /// Variables (`mcpbind::UriValue::Undefined`, or an `Option` that is `None`, leaves one out):
+        ///
+        /// - `resource_id`: `{resourceId}`, a string, a list or an associative array
+        pub fn dynamic_blob_resource_uri(
+            resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
+        ) -> ::std::string::String {
+            super::RESOURCE_TEMPLATES[0].uri(&[("resourceId", resource_id.into())])
+        }
+        /// The URI of resource template `Dynamic Text Resource` for these values, expanded as RFC 6570 says.
+        ///
+        /// Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+        ///
+        /// Resource template `Dynamic Text Resource`: `demo://resource/dynamic/text/{resourceId}` (text/plain).
+        ///
+        /// Variables (`mcpbind::UriValue::Undefined`, or an `Option` that is `None`, leaves one out):
+        ///
+        /// - `resource_id`: `{resourceId}`, a string, a list or an associative array
+        pub fn dynamic_text_resource_uri(
+            resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
+        ) -> ::std::string::String {
+            super::RESOURCE_TEMPLATES[1].uri(&[("resourceId", resource_id.into())])
+        }
+        /// One method per resource template, reading the resource
+        /// (`resources/read`: text and blob contents); from
+        /// [`super::Client::resources`].
+        #[derive(Debug, Clone, Copy)]
+        pub struct Resources<'a>(pub(super) &'a ::mcpbind::Client);
+        impl Resources<'_> {
+            /// Reads the resource at the URI [`dynamic_blob_resource_uri`] gives for these values.
+            ///
+            /// Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+            ///
+            /// Resource template `Dynamic Blob Resource`: `demo://resource/dynamic/blob/{resourceId}` (application/octet-stream).
+            pub async fn dynamic_blob_resource(
+                &self,
+                resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
+            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+                self.0.read_resource(&dynamic_blob_resource_uri(resource_id)).await
+            }
+            /// Reads the resource at the URI [`dynamic_text_resource_uri`] gives for these values.
+            ///
+            /// Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
+            ///
+            /// Resource template `Dynamic Text Resource`: `demo://resource/dynamic/text/{resourceId}` (text/plain).
+            pub async fn dynamic_text_resource(
+                &self,
+                resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
+            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+                self.0.read_resource(&dynamic_text_resource_uri(resource_id)).await
+            }
+            /// Lists the server's concrete resources (`resources/list`,
+            /// every page); they are data, not locked.
+            pub async fn list(
+                &self,
+            ) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::model::Resource>> {
+                self.0.list_resources().await
+            }
+        }
+    }
+    /// The locked metadata of every resource template, in lockfile order.
+    pub const RESOURCE_TEMPLATES: &[::mcpbind::ResourceTemplateMeta] = &[
+        ::mcpbind::ResourceTemplateMeta::new(
+            "everything",
+            "Dynamic Blob Resource",
+            "demo://resource/dynamic/blob/{resourceId}",
+            ::std::option::Option::None,
+            ::std::option::Option::Some(
+                "Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.",
+            ),
+            ::std::option::Option::Some("application/octet-stream"),
+            "bcac8a91cb257448e42c325ba3d8081af72aa6f851566f382a98b187d0170887",
+            "{\"description\":\"Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.\",\"mimeType\":\"application/octet-stream\",\"name\":\"Dynamic Blob Resource\",\"uriTemplate\":\"demo://resource/dynamic/blob/{resourceId}\"}",
+        ),
+        ::mcpbind::ResourceTemplateMeta::new(
+            "everything",
+            "Dynamic Text Resource",
+            "demo://resource/dynamic/text/{resourceId}",
+            ::std::option::Option::None,
+            ::std::option::Option::Some(
+                "Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.",
+            ),
+            ::std::option::Option::Some("text/plain"),
+            "50bc8798701a8bcc34bc7195fe015d0d4ad2e3b4df9f207edc5a2093a69e5cf5",
+            "{\"description\":\"Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.\",\"mimeType\":\"text/plain\",\"name\":\"Dynamic Text Resource\",\"uriTemplate\":\"demo://resource/dynamic/text/{resourceId}\"}",
+        ),
+    ];
     /// A typed client: one async method per tool. Clones share the
     /// connection.
     #[derive(Debug, Clone)]
@@ -2323,6 +2410,14 @@ Default: `5`.*/
             Self {
                 inner: self.inner.with_timeout(timeout),
             }
+        }
+        /// The server's prompts, as typed methods.
+        pub fn prompts(&self) -> prompts::Prompts<'_> {
+            prompts::Prompts(&self.inner)
+        }
+        /// The server's resource templates, as typed reads.
+        pub fn resources(&self) -> resources::Resources<'_> {
+            resources::Resources(&self.inner)
         }
         /// **Echo Tool**
         ///
@@ -2498,9 +2593,7 @@ Default: `5`.*/
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// **Echo Tool**
         ///
-        /// Echoes back the input string
-        ///
-        /// Tool `echo` (read-only, idempotent, closed-world).
+        /// Tool `echo`, described in full on `Client::echo`.
         fn echo(
             &self,
             input: types::EchoInput,
@@ -2514,9 +2607,7 @@ Default: `5`.*/
         }
         /// **Get Annotated Message Tool**
         ///
-        /// Demonstrates how annotations can be used to provide metadata about content.
-        ///
-        /// Tool `get-annotated-message` (read-only, idempotent, closed-world).
+        /// Tool `get-annotated-message`, described in full on `Client::get_annotated_message`.
         fn get_annotated_message(
             &self,
             input: types::GetAnnotatedMessageInput,
@@ -2532,9 +2623,7 @@ Default: `5`.*/
         }
         /// **Print Environment Tool**
         ///
-        /// Returns all environment variables, helpful for debugging MCP server configuration
-        ///
-        /// Tool `get-env` (read-only, idempotent, closed-world).
+        /// Tool `get-env`, described in full on `Client::get_env`.
         fn get_env(
             &self,
             input: types::GetEnvInput,
@@ -2550,9 +2639,7 @@ Default: `5`.*/
         }
         /// **Get Resource Links Tool**
         ///
-        /// Returns up to ten resource links that reference different types of resources
-        ///
-        /// Tool `get-resource-links` (read-only, idempotent, closed-world).
+        /// Tool `get-resource-links`, described in full on `Client::get_resource_links`.
         fn get_resource_links(
             &self,
             input: types::GetResourceLinksInput,
@@ -2568,9 +2655,7 @@ Default: `5`.*/
         }
         /// **Get Resource Reference Tool**
         ///
-        /// Returns a resource reference that can be used by MCP clients
-        ///
-        /// Tool `get-resource-reference` (read-only, idempotent, closed-world).
+        /// Tool `get-resource-reference`, described in full on `Client::get_resource_reference`.
         fn get_resource_reference(
             &self,
             input: types::GetResourceReferenceInput,
@@ -2586,9 +2671,7 @@ Default: `5`.*/
         }
         /// **Get Structured Content Tool**
         ///
-        /// Returns structured content along with an output schema for client data validation
-        ///
-        /// Tool `get-structured-content` (read-only, idempotent, closed-world).
+        /// Tool `get-structured-content`, described in full on `Client::get_structured_content`.
         fn get_structured_content(
             &self,
             input: types::GetStructuredContentInput,
@@ -2604,9 +2687,7 @@ Default: `5`.*/
         }
         /// **Get Sum Tool**
         ///
-        /// Returns the sum of two numbers
-        ///
-        /// Tool `get-sum` (read-only, idempotent, closed-world).
+        /// Tool `get-sum`, described in full on `Client::get_sum`.
         fn get_sum(
             &self,
             input: types::GetSumInput,
@@ -2622,9 +2703,7 @@ Default: `5`.*/
         }
         /// **Get Tiny Image Tool**
         ///
-        /// Returns a tiny MCP logo image.
-        ///
-        /// Tool `get-tiny-image` (read-only, idempotent, closed-world).
+        /// Tool `get-tiny-image`, described in full on `Client::get_tiny_image`.
         fn get_tiny_image(
             &self,
             input: types::GetTinyImageInput,
@@ -2640,9 +2719,7 @@ Default: `5`.*/
         }
         /// **GZip File as Resource Tool**
         ///
-        /// Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
-        ///
-        /// Tool `gzip-file-as-resource` (idempotent).
+        /// Tool `gzip-file-as-resource`, described in full on `Client::gzip_file_as_resource`.
         fn gzip_file_as_resource(
             &self,
             input: types::GzipFileAsResourceInput,
@@ -2658,9 +2735,7 @@ Default: `5`.*/
         }
         /// **Simulate Research Query**
         ///
-        /// Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
-        ///
-        /// Tool `simulate-research-query` (closed-world).
+        /// Tool `simulate-research-query`, described in full on `Client::simulate_research_query`.
         fn simulate_research_query(
             &self,
             input: types::SimulateResearchQueryInput,
@@ -2676,9 +2751,7 @@ Default: `5`.*/
         }
         /// **Toggle Simulated Logging**
         ///
-        /// Toggles simulated, random-leveled logging on or off.
-        ///
-        /// Tool `toggle-simulated-logging` (closed-world).
+        /// Tool `toggle-simulated-logging`, described in full on `Client::toggle_simulated_logging`.
         fn toggle_simulated_logging(
             &self,
             input: types::ToggleSimulatedLoggingInput,
@@ -2694,9 +2767,7 @@ Default: `5`.*/
         }
         /// **Toggle Subscriber Updates**
         ///
-        /// Toggles simulated resource subscription updates on or off.
-        ///
-        /// Tool `toggle-subscriber-updates` (closed-world).
+        /// Tool `toggle-subscriber-updates`, described in full on `Client::toggle_subscriber_updates`.
         fn toggle_subscriber_updates(
             &self,
             input: types::ToggleSubscriberUpdatesInput,
@@ -2712,9 +2783,7 @@ Default: `5`.*/
         }
         /// **Trigger Long Running Operation Tool**
         ///
-        /// Demonstrates a long running operation with progress updates.
-        ///
-        /// Tool `trigger-long-running-operation` (read-only, idempotent, closed-world).
+        /// Tool `trigger-long-running-operation`, described in full on `Client::trigger_long_running_operation`.
         fn trigger_long_running_operation(
             &self,
             input: types::TriggerLongRunningOperationInput,
@@ -2730,6 +2799,110 @@ Default: `5`.*/
                 )
             }
         }
+        /// Answers `prompts/get` for prompt `args-prompt` (see [`prompts::ArgsPromptArguments`]).
+        fn prompt_args_prompt(
+            &self,
+            arguments: prompts::ArgsPromptArguments,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = arguments;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::prompt_unimplemented("args-prompt"),
+                )
+            }
+        }
+        /// Answers `prompts/get` for prompt `completable-prompt` (see [`prompts::CompletablePromptArguments`]).
+        fn prompt_completable_prompt(
+            &self,
+            arguments: prompts::CompletablePromptArguments,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = arguments;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::prompt_unimplemented("completable-prompt"),
+                )
+            }
+        }
+        /// Answers `prompts/get` for prompt `resource-prompt` (see [`prompts::ResourcePromptArguments`]).
+        fn prompt_resource_prompt(
+            &self,
+            arguments: prompts::ResourcePromptArguments,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = arguments;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::prompt_unimplemented("resource-prompt"),
+                )
+            }
+        }
+        /// Answers `prompts/get` for prompt `simple-prompt` (see [`prompts::SimplePromptArguments`]).
+        fn prompt_simple_prompt(
+            &self,
+            arguments: prompts::SimplePromptArguments,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = arguments;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::prompt_unimplemented("simple-prompt"),
+                )
+            }
+        }
+        /// Reads a resource of template `Dynamic Blob Resource` (`demo://resource/dynamic/blob/{resourceId}`): `variables` are the values the URI gave.
+        fn read_dynamic_blob_resource(
+            &self,
+            uri: ::std::string::String,
+            variables: ::mcpbind::UriVariables,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::ReadResourceResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = (uri, variables);
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::template_unimplemented("Dynamic Blob Resource"),
+                )
+            }
+        }
+        /// Reads a resource of template `Dynamic Text Resource` (`demo://resource/dynamic/text/{resourceId}`): `variables` are the values the URI gave.
+        fn read_dynamic_text_resource(
+            &self,
+            uri: ::std::string::String,
+            variables: ::mcpbind::UriVariables,
+        ) -> impl ::std::future::Future<
+            Output = ::std::result::Result<
+                ::mcpbind::model::ReadResourceResult,
+                ::mcpbind::ToolFailure,
+            >,
+        > + ::std::marker::Send {
+            let _ = (uri, variables);
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::__private::template_unimplemented("Dynamic Text Resource"),
+                )
+            }
+        }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it
     /// lists exactly the tools of the real server.
@@ -2742,7 +2915,13 @@ Default: `5`.*/
         fn tools(&self) -> &'static [::mcpbind::ToolMeta] {
             TOOLS
         }
-        fn call_tool<'a>(
+        fn prompts(&self) -> &'static [::mcpbind::PromptMeta] {
+            PROMPTS
+        }
+        fn completions(&self) -> bool {
+            true
+        }
+        fn get_prompt<'a>(
             &'a self,
             name: &'a str,
             arguments: ::mcpbind::__private::serde_json::Map<
@@ -2760,135 +2939,58 @@ Default: `5`.*/
         > {
             ::std::boxed::Box::pin(async move {
                 match name {
-                    "echo" => {
+                    "args-prompt" => {
                         ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Echo,
+                            ::mcpbind::__private::dispatch_prompt::<
+                                prompts::ArgsPromptArguments,
                                 _,
-                                _,
-                            >(arguments, |input| self.0.echo(input))
-                                .await,
-                        )
-                    }
-                    "get-annotated-message" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetAnnotatedMessage,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_annotated_message(input))
-                                .await,
-                        )
-                    }
-                    "get-env" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetEnv,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_env(input))
-                                .await,
-                        )
-                    }
-                    "get-resource-links" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetResourceLinks,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_resource_links(input))
-                                .await,
-                        )
-                    }
-                    "get-resource-reference" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetResourceReference,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_resource_reference(input))
-                                .await,
-                        )
-                    }
-                    "get-structured-content" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetStructuredContent,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_structured_content(input))
-                                .await,
-                        )
-                    }
-                    "get-sum" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetSum,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_sum(input))
-                                .await,
-                        )
-                    }
-                    "get-tiny-image" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetTinyImage,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_tiny_image(input))
-                                .await,
-                        )
-                    }
-                    "gzip-file-as-resource" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GzipFileAsResource,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.gzip_file_as_resource(input))
-                                .await,
-                        )
-                    }
-                    "simulate-research-query" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::SimulateResearchQuery,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.simulate_research_query(input))
-                                .await,
-                        )
-                    }
-                    "toggle-simulated-logging" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ToggleSimulatedLogging,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.toggle_simulated_logging(input))
-                                .await,
-                        )
-                    }
-                    "toggle-subscriber-updates" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ToggleSubscriberUpdates,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.toggle_subscriber_updates(input))
-                                .await,
-                        )
-                    }
-                    "trigger-long-running-operation" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::TriggerLongRunningOperation,
                                 _,
                                 _,
                             >(
                                     arguments,
-                                    |input| self.0.trigger_long_running_operation(input),
+                                    |arguments| self.0.prompt_args_prompt(arguments),
+                                )
+                                .await,
+                        )
+                    }
+                    "completable-prompt" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch_prompt::<
+                                prompts::CompletablePromptArguments,
+                                _,
+                                _,
+                                _,
+                            >(
+                                    arguments,
+                                    |arguments| self.0.prompt_completable_prompt(arguments),
+                                )
+                                .await,
+                        )
+                    }
+                    "resource-prompt" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch_prompt::<
+                                prompts::ResourcePromptArguments,
+                                _,
+                                _,
+                                _,
+                            >(
+                                    arguments,
+                                    |arguments| self.0.prompt_resource_prompt(arguments),
+                                )
+                                .await,
+                        )
+                    }
+                    "simple-prompt" => {
+                        ::std::option::Option::Some(
+                            ::mcpbind::__private::dispatch_prompt::<
+                                prompts::SimplePromptArguments,
+                                _,
+                                _,
+                                _,
+                            >(
+                                    arguments,
+                                    |arguments| self.0.prompt_simple_prompt(arguments),
                                 )
                                 .await,
                         )
@@ -2899,6 +3001,132 @@ Default: `5`.*/
                     }
                 }
             })
+        }
+        fn resource_templates(&self) -> &'static [::mcpbind::ResourceTemplateMeta] {
+            RESOURCE_TEMPLATES
+        }
+        fn read_resource<'a>(
+            &'a self,
+            uri: &'a str,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            ::std::option::Option<
+                ::std::result::Result<
+                    ::mcpbind::__private::serde_json::Value,
+                    ::std::string::String,
+                >,
+            >,
+        > {
+            ::std::boxed::Box::pin(async move {
+                if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
+                        &RESOURCE_TEMPLATES[0],
+                        uri,
+                        |uri, variables| {
+                            self.0.read_dynamic_blob_resource(uri, variables)
+                        },
+                    )
+                    .await
+                {
+                    return ::std::option::Option::Some(result);
+                }
+                if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
+                        &RESOURCE_TEMPLATES[1],
+                        uri,
+                        |uri, variables| {
+                            self.0.read_dynamic_text_resource(uri, variables)
+                        },
+                    )
+                    .await
+                {
+                    return ::std::option::Option::Some(result);
+                }
+                ::std::option::Option::None
+            })
+        }
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
+                ::mcpbind::__private::serde_json::Value,
+            >,
+        ) -> ::mcpbind::__private::BoxFuture<
+            'a,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
+        > {
+            use ::mcpbind::__private::serve;
+            match name {
+                "echo" => serve(tools::Echo, args, |i| self.0.echo(i)),
+                "get-annotated-message" => {
+                    serve(
+                        tools::GetAnnotatedMessage,
+                        args,
+                        |i| self.0.get_annotated_message(i),
+                    )
+                }
+                "get-env" => serve(tools::GetEnv, args, |i| self.0.get_env(i)),
+                "get-resource-links" => {
+                    serve(
+                        tools::GetResourceLinks,
+                        args,
+                        |i| self.0.get_resource_links(i),
+                    )
+                }
+                "get-resource-reference" => {
+                    serve(
+                        tools::GetResourceReference,
+                        args,
+                        |i| self.0.get_resource_reference(i),
+                    )
+                }
+                "get-structured-content" => {
+                    serve(
+                        tools::GetStructuredContent,
+                        args,
+                        |i| self.0.get_structured_content(i),
+                    )
+                }
+                "get-sum" => serve(tools::GetSum, args, |i| self.0.get_sum(i)),
+                "get-tiny-image" => {
+                    serve(tools::GetTinyImage, args, |i| self.0.get_tiny_image(i))
+                }
+                "gzip-file-as-resource" => {
+                    serve(
+                        tools::GzipFileAsResource,
+                        args,
+                        |i| self.0.gzip_file_as_resource(i),
+                    )
+                }
+                "simulate-research-query" => {
+                    serve(
+                        tools::SimulateResearchQuery,
+                        args,
+                        |i| self.0.simulate_research_query(i),
+                    )
+                }
+                "toggle-simulated-logging" => {
+                    serve(
+                        tools::ToggleSimulatedLogging,
+                        args,
+                        |i| self.0.toggle_simulated_logging(i),
+                    )
+                }
+                "toggle-subscriber-updates" => {
+                    serve(
+                        tools::ToggleSubscriberUpdates,
+                        args,
+                        |i| self.0.toggle_subscriber_updates(i),
+                    )
+                }
+                "trigger-long-running-operation" => {
+                    serve(
+                        tools::TriggerLongRunningOperation,
+                        args,
+                        |i| self.0.trigger_long_running_operation(i),
+                    )
+                }
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }
@@ -2919,17 +3147,18 @@ pub mod filesystem {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `create_directory` tool: Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateDirectoryInput {
-            pub path: ::std::string::String,
+            pub path: String,
         }
         /// Structured output of the `create_directory` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateDirectoryOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `directory_tree` tool: Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -2939,16 +3168,16 @@ pub mod filesystem {
             #[serde(
                 rename = "excludePatterns",
                 default,
-                skip_serializing_if = "::std::vec::Vec::is_empty"
+                skip_serializing_if = "Vec::is_empty"
             )]
-            pub exclude_patterns: ::std::vec::Vec<::std::string::String>,
-            pub path: ::std::string::String,
+            pub exclude_patterns: Vec<String>,
+            pub path: String,
         }
         /// Structured output of the `directory_tree` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DirectoryTreeOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `edit_file` tool: Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -2957,13 +3186,10 @@ pub mod filesystem {
             /** Preview changes using git-style diff format
 
 Default: `false`.*/
-            #[serde(
-                rename = "dryRun",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub dry_run: ::std::option::Option<bool>,
-            pub edits: ::std::vec::Vec<EditFileInputEditsItem>,
-            pub path: ::std::string::String,
+            #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
+            pub dry_run: Option<bool>,
+            pub edits: Vec<EditFileInputEditsItem>,
+            pub path: String,
         }
         /// `EditFileInputEditsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -2971,76 +3197,62 @@ Default: `false`.*/
         pub struct EditFileInputEditsItem {
             /// Text to replace with
             #[serde(rename = "newText")]
-            pub new_text: ::std::string::String,
+            pub new_text: String,
             /// Text to search for - must match exactly
             #[serde(rename = "oldText")]
-            pub old_text: ::std::string::String,
+            pub old_text: String,
         }
         /// Structured output of the `edit_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EditFileOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `get_file_info` tool: Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetFileInfoInput {
-            pub path: ::std::string::String,
+            pub path: String,
         }
         /// Structured output of the `get_file_info` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetFileInfoOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Structured output of the `list_allowed_directories` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListAllowedDirectoriesOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `list_directory` tool: Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryInput {
-            pub path: ::std::string::String,
+            pub path: String,
         }
         /// Structured output of the `list_directory` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `list_directory_with_sizes` tool: Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryWithSizesInput {
-            pub path: ::std::string::String,
+            pub path: String,
             /** Sort entries by name or size
 
 Default: `"name"`.*/
-            #[serde(
-                rename = "sortBy",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub sort_by: ::std::option::Option<ListDirectoryWithSizesInputSortBy>,
+            #[serde(rename = "sortBy", skip_serializing_if = "Option::is_none")]
+            pub sort_by: Option<ListDirectoryWithSizesInputSortBy>,
         }
         /** Sort entries by name or size
 
 Default: `"name"`.*/
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum ListDirectoryWithSizesInputSortBy {
             #[serde(rename = "name")]
@@ -3058,9 +3270,7 @@ Default: `"name"`.*/
         }
         impl ::std::str::FromStr for ListDirectoryWithSizesInputSortBy {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "name" => Ok(Self::Name),
                     "size" => Ok(Self::Size),
@@ -3068,71 +3278,54 @@ Default: `"name"`.*/
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for ListDirectoryWithSizesInputSortBy {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for ListDirectoryWithSizesInputSortBy {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Structured output of the `list_directory_with_sizes` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryWithSizesOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `move_file` tool: Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct MoveFileInput {
-            pub destination: ::std::string::String,
-            pub source: ::std::string::String,
+            pub destination: String,
+            pub source: String,
         }
         /// Structured output of the `move_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct MoveFileOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `read_file` tool: Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadFileInput {
             /// If provided, returns only the first N lines of the file
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub head: ::std::option::Option<f64>,
-            pub path: ::std::string::String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub head: Option<f64>,
+            pub path: String,
             /// If provided, returns only the last N lines of the file
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub tail: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub tail: Option<f64>,
         }
         /// Structured output of the `read_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadFileOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `read_media_file` tool: Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMediaFileInput {
-            pub path: ::std::string::String,
+            pub path: String,
         }
         /// Structured output of the `read_media_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMediaFileOutput {
-            pub content: ::std::vec::Vec<ReadMediaFileOutputContentItem>,
+            pub content: Vec<ReadMediaFileOutputContentItem>,
         }
         /// `ReadMediaFileOutputContentItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -3140,31 +3333,20 @@ Default: `"name"`.*/
         #[serde(untagged)]
         pub enum ReadMediaFileOutputContentItem {
             Variant0 {
-                data: ::std::string::String,
+                data: String,
                 #[serde(rename = "mimeType")]
-                mime_type: ::std::string::String,
+                mime_type: String,
                 #[serde(rename = "type")]
                 type_: ReadMediaFileOutputContentItemVariant0Type,
             },
             Variant1 {
                 resource: ReadMediaFileOutputContentItemVariant1Resource,
                 #[serde(rename = "type")]
-                type_: ::std::string::String,
+                type_: String,
             },
         }
         /// `ReadMediaFileOutputContentItemVariant0Type`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum ReadMediaFileOutputContentItemVariant0Type {
             #[serde(rename = "image")]
@@ -3182,9 +3364,7 @@ Default: `"name"`.*/
         }
         impl ::std::str::FromStr for ReadMediaFileOutputContentItemVariant0Type {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "image" => Ok(Self::Image),
                     "audio" => Ok(Self::Audio),
@@ -3192,66 +3372,45 @@ Default: `"name"`.*/
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str>
-        for ReadMediaFileOutputContentItemVariant0Type {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for ReadMediaFileOutputContentItemVariant0Type {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// `ReadMediaFileOutputContentItemVariant1Resource`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMediaFileOutputContentItemVariant1Resource {
-            pub blob: ::std::string::String,
-            #[serde(
-                rename = "mimeType",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub mime_type: ::std::option::Option<::std::string::String>,
-            pub uri: ::std::string::String,
+            pub blob: String,
+            #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+            pub mime_type: Option<String>,
+            pub uri: String,
         }
         /// Arguments of the `read_multiple_files` tool: Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMultipleFilesInput {
             /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
-            pub paths: ::std::vec::Vec<::std::string::String>,
+            pub paths: Vec<String>,
         }
         /// Structured output of the `read_multiple_files` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMultipleFilesOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `read_text_file` tool: Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadTextFileInput {
             /// If provided, returns only the first N lines of the file
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub head: ::std::option::Option<f64>,
-            pub path: ::std::string::String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub head: Option<f64>,
+            pub path: String,
             /// If provided, returns only the last N lines of the file
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub tail: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub tail: Option<f64>,
         }
         /// Structured output of the `read_text_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadTextFileOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `search_files` tool: Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -3261,30 +3420,30 @@ Default: `"name"`.*/
             #[serde(
                 rename = "excludePatterns",
                 default,
-                skip_serializing_if = "::std::vec::Vec::is_empty"
+                skip_serializing_if = "Vec::is_empty"
             )]
-            pub exclude_patterns: ::std::vec::Vec<::std::string::String>,
-            pub path: ::std::string::String,
-            pub pattern: ::std::string::String,
+            pub exclude_patterns: Vec<String>,
+            pub path: String,
+            pub pattern: String,
         }
         /// Structured output of the `search_files` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchFilesOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Arguments of the `write_file` tool: Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WriteFileInput {
-            pub content: ::std::string::String,
-            pub path: ::std::string::String,
+            pub content: String,
+            pub path: String,
         }
         /// Structured output of the `write_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WriteFileOutput {
-            pub content: ::std::string::String,
+            pub content: String,
         }
         /// Error types.
         pub mod error {
@@ -3326,24 +3485,21 @@ Default: `"name"`.*/
     impl types::CreateDirectoryInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(path: impl Into<String>) -> Self {
             Self { path: path.into() }
         }
     }
     impl types::DirectoryTreeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(path: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
-                exclude_patterns: ::std::default::Default::default(),
+                exclude_patterns: Default::default(),
             }
         }
         /// Sets `exclude_patterns`.
-        pub fn with_exclude_patterns(
-            mut self,
-            exclude_patterns: ::std::vec::Vec<::std::string::String>,
-        ) -> Self {
+        pub fn with_exclude_patterns(mut self, exclude_patterns: Vec<String>) -> Self {
             self.exclude_patterns = exclude_patterns;
             self
         }
@@ -3352,42 +3508,42 @@ Default: `"name"`.*/
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
-            path: impl ::std::convert::Into<::std::string::String>,
-            edits: ::std::vec::Vec<types::EditFileInputEditsItem>,
+            path: impl Into<String>,
+            edits: Vec<types::EditFileInputEditsItem>,
         ) -> Self {
             Self {
                 path: path.into(),
                 edits,
-                dry_run: ::std::option::Option::None,
+                dry_run: Option::None,
             }
         }
         /// Sets `dry_run`.
         pub fn with_dry_run(mut self, dry_run: bool) -> Self {
-            self.dry_run = ::std::option::Option::Some(dry_run);
+            self.dry_run = Option::Some(dry_run);
             self
         }
     }
     impl types::GetFileInfoInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(path: impl Into<String>) -> Self {
             Self { path: path.into() }
         }
     }
     impl types::ListDirectoryInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(path: impl Into<String>) -> Self {
             Self { path: path.into() }
         }
     }
     impl types::ListDirectoryWithSizesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(path: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
-                sort_by: ::std::option::Option::None,
+                sort_by: Option::None,
             }
         }
         /// Sets `sort_by`.
@@ -3395,17 +3551,14 @@ Default: `"name"`.*/
             mut self,
             sort_by: types::ListDirectoryWithSizesInputSortBy,
         ) -> Self {
-            self.sort_by = ::std::option::Option::Some(sort_by);
+            self.sort_by = Option::Some(sort_by);
             self
         }
     }
     impl types::MoveFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(
-            source: impl ::std::convert::Into<::std::string::String>,
-            destination: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
+        pub fn new(source: impl Into<String>, destination: impl Into<String>) -> Self {
             Self {
                 source: source.into(),
                 destination: destination.into(),
@@ -3415,77 +3568,71 @@ Default: `"name"`.*/
     impl types::ReadFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(path: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
-                head: ::std::option::Option::None,
-                tail: ::std::option::Option::None,
+                head: Option::None,
+                tail: Option::None,
             }
         }
         /// Sets `head`.
         pub fn with_head(mut self, head: f64) -> Self {
-            self.head = ::std::option::Option::Some(head);
+            self.head = Option::Some(head);
             self
         }
         /// Sets `tail`.
         pub fn with_tail(mut self, tail: f64) -> Self {
-            self.tail = ::std::option::Option::Some(tail);
+            self.tail = Option::Some(tail);
             self
         }
     }
     impl types::ReadMediaFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(path: impl Into<String>) -> Self {
             Self { path: path.into() }
         }
     }
     impl types::ReadMultipleFilesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(paths: ::std::vec::Vec<::std::string::String>) -> Self {
+        pub fn new(paths: Vec<String>) -> Self {
             Self { paths }
         }
     }
     impl types::ReadTextFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(path: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(path: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
-                head: ::std::option::Option::None,
-                tail: ::std::option::Option::None,
+                head: Option::None,
+                tail: Option::None,
             }
         }
         /// Sets `head`.
         pub fn with_head(mut self, head: f64) -> Self {
-            self.head = ::std::option::Option::Some(head);
+            self.head = Option::Some(head);
             self
         }
         /// Sets `tail`.
         pub fn with_tail(mut self, tail: f64) -> Self {
-            self.tail = ::std::option::Option::Some(tail);
+            self.tail = Option::Some(tail);
             self
         }
     }
     impl types::SearchFilesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(
-            path: impl ::std::convert::Into<::std::string::String>,
-            pattern: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
+        pub fn new(path: impl Into<String>, pattern: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
                 pattern: pattern.into(),
-                exclude_patterns: ::std::default::Default::default(),
+                exclude_patterns: Default::default(),
             }
         }
         /// Sets `exclude_patterns`.
-        pub fn with_exclude_patterns(
-            mut self,
-            exclude_patterns: ::std::vec::Vec<::std::string::String>,
-        ) -> Self {
+        pub fn with_exclude_patterns(mut self, exclude_patterns: Vec<String>) -> Self {
             self.exclude_patterns = exclude_patterns;
             self
         }
@@ -3493,10 +3640,7 @@ Default: `"name"`.*/
     impl types::WriteFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(
-            path: impl ::std::convert::Into<::std::string::String>,
-            content: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
+        pub fn new(path: impl Into<String>, content: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
                 content: content.into(),
@@ -3508,9 +3652,7 @@ Default: `"name"`.*/
     pub mod tools {
         /// **Create Directory**
         ///
-        /// Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
-        ///
-        /// Tool `create_directory` (idempotent, closed-world).
+        /// Tool `create_directory`, described in full on `Client::create_directory`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CreateDirectory;
         impl ::mcpbind::Tool for CreateDirectory {
@@ -3532,9 +3674,7 @@ Default: `"name"`.*/
         }
         /// **Directory Tree**
         ///
-        /// Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
-        ///
-        /// Tool `directory_tree` (read-only, closed-world).
+        /// Tool `directory_tree`, described in full on `Client::directory_tree`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DirectoryTree;
         impl ::mcpbind::Tool for DirectoryTree {
@@ -3556,9 +3696,7 @@ Default: `"name"`.*/
         }
         /// **Edit File**
         ///
-        /// Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
-        ///
-        /// Tool `edit_file` (destructive, closed-world).
+        /// Tool `edit_file`, described in full on `Client::edit_file`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct EditFile;
         impl ::mcpbind::Tool for EditFile {
@@ -3580,9 +3718,7 @@ Default: `"name"`.*/
         }
         /// **Get File Info**
         ///
-        /// Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
-        ///
-        /// Tool `get_file_info` (read-only, closed-world).
+        /// Tool `get_file_info`, described in full on `Client::get_file_info`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetFileInfo;
         impl ::mcpbind::Tool for GetFileInfo {
@@ -3604,9 +3740,7 @@ Default: `"name"`.*/
         }
         /// **List Allowed Directories**
         ///
-        /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
-        ///
-        /// Tool `list_allowed_directories` (read-only, closed-world).
+        /// Tool `list_allowed_directories`, described in full on `Client::list_allowed_directories`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ListAllowedDirectories;
         impl ::mcpbind::Tool for ListAllowedDirectories {
@@ -3628,9 +3762,7 @@ Default: `"name"`.*/
         }
         /// **List Directory**
         ///
-        /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-        ///
-        /// Tool `list_directory` (read-only, closed-world).
+        /// Tool `list_directory`, described in full on `Client::list_directory`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ListDirectory;
         impl ::mcpbind::Tool for ListDirectory {
@@ -3652,9 +3784,7 @@ Default: `"name"`.*/
         }
         /// **List Directory with Sizes**
         ///
-        /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-        ///
-        /// Tool `list_directory_with_sizes` (read-only, closed-world).
+        /// Tool `list_directory_with_sizes`, described in full on `Client::list_directory_with_sizes`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ListDirectoryWithSizes;
         impl ::mcpbind::Tool for ListDirectoryWithSizes {
@@ -3676,9 +3806,7 @@ Default: `"name"`.*/
         }
         /// **Move File**
         ///
-        /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
-        ///
-        /// Tool `move_file` (destructive, closed-world).
+        /// Tool `move_file`, described in full on `Client::move_file`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct MoveFile;
         impl ::mcpbind::Tool for MoveFile {
@@ -3700,9 +3828,7 @@ Default: `"name"`.*/
         }
         /// **Read File (Deprecated)**
         ///
-        /// Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
-        ///
-        /// Tool `read_file` (read-only, closed-world).
+        /// Tool `read_file`, described in full on `Client::read_file`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ReadFile;
         impl ::mcpbind::Tool for ReadFile {
@@ -3724,9 +3850,7 @@ Default: `"name"`.*/
         }
         /// **Read Media File**
         ///
-        /// Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
-        ///
-        /// Tool `read_media_file` (read-only, closed-world).
+        /// Tool `read_media_file`, described in full on `Client::read_media_file`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ReadMediaFile;
         impl ::mcpbind::Tool for ReadMediaFile {
@@ -3748,9 +3872,7 @@ Default: `"name"`.*/
         }
         /// **Read Multiple Files**
         ///
-        /// Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
-        ///
-        /// Tool `read_multiple_files` (read-only, closed-world).
+        /// Tool `read_multiple_files`, described in full on `Client::read_multiple_files`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ReadMultipleFiles;
         impl ::mcpbind::Tool for ReadMultipleFiles {
@@ -3772,9 +3894,7 @@ Default: `"name"`.*/
         }
         /// **Read Text File**
         ///
-        /// Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
-        ///
-        /// Tool `read_text_file` (read-only, closed-world).
+        /// Tool `read_text_file`, described in full on `Client::read_text_file`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ReadTextFile;
         impl ::mcpbind::Tool for ReadTextFile {
@@ -3796,9 +3916,7 @@ Default: `"name"`.*/
         }
         /// **Search Files**
         ///
-        /// Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
-        ///
-        /// Tool `search_files` (read-only, closed-world).
+        /// Tool `search_files`, described in full on `Client::search_files`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SearchFiles;
         impl ::mcpbind::Tool for SearchFiles {
@@ -3820,9 +3938,7 @@ Default: `"name"`.*/
         }
         /// **Write File**
         ///
-        /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
-        ///
-        /// Tool `write_file` (destructive, idempotent, closed-world).
+        /// Tool `write_file`, described in full on `Client::write_file`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct WriteFile;
         impl ::mcpbind::Tool for WriteFile {
@@ -4082,9 +4198,7 @@ Default: `"name"`.*/
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// **Create Directory**
         ///
-        /// Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
-        ///
-        /// Tool `create_directory` (idempotent, closed-world).
+        /// Tool `create_directory`, described in full on `Client::create_directory`.
         fn create_directory(
             &self,
             input: types::CreateDirectoryInput,
@@ -4100,9 +4214,7 @@ Default: `"name"`.*/
         }
         /// **Directory Tree**
         ///
-        /// Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
-        ///
-        /// Tool `directory_tree` (read-only, closed-world).
+        /// Tool `directory_tree`, described in full on `Client::directory_tree`.
         fn directory_tree(
             &self,
             input: types::DirectoryTreeInput,
@@ -4118,9 +4230,7 @@ Default: `"name"`.*/
         }
         /// **Edit File**
         ///
-        /// Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
-        ///
-        /// Tool `edit_file` (destructive, closed-world).
+        /// Tool `edit_file`, described in full on `Client::edit_file`.
         fn edit_file(
             &self,
             input: types::EditFileInput,
@@ -4136,9 +4246,7 @@ Default: `"name"`.*/
         }
         /// **Get File Info**
         ///
-        /// Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
-        ///
-        /// Tool `get_file_info` (read-only, closed-world).
+        /// Tool `get_file_info`, described in full on `Client::get_file_info`.
         fn get_file_info(
             &self,
             input: types::GetFileInfoInput,
@@ -4154,9 +4262,7 @@ Default: `"name"`.*/
         }
         /// **List Allowed Directories**
         ///
-        /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
-        ///
-        /// Tool `list_allowed_directories` (read-only, closed-world).
+        /// Tool `list_allowed_directories`, described in full on `Client::list_allowed_directories`.
         fn list_allowed_directories(
             &self,
             input: types::ListAllowedDirectoriesInput,
@@ -4172,9 +4278,7 @@ Default: `"name"`.*/
         }
         /// **List Directory**
         ///
-        /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-        ///
-        /// Tool `list_directory` (read-only, closed-world).
+        /// Tool `list_directory`, described in full on `Client::list_directory`.
         fn list_directory(
             &self,
             input: types::ListDirectoryInput,
@@ -4190,9 +4294,7 @@ Default: `"name"`.*/
         }
         /// **List Directory with Sizes**
         ///
-        /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-        ///
-        /// Tool `list_directory_with_sizes` (read-only, closed-world).
+        /// Tool `list_directory_with_sizes`, described in full on `Client::list_directory_with_sizes`.
         fn list_directory_with_sizes(
             &self,
             input: types::ListDirectoryWithSizesInput,
@@ -4208,9 +4310,7 @@ Default: `"name"`.*/
         }
         /// **Move File**
         ///
-        /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
-        ///
-        /// Tool `move_file` (destructive, closed-world).
+        /// Tool `move_file`, described in full on `Client::move_file`.
         fn move_file(
             &self,
             input: types::MoveFileInput,
@@ -4226,9 +4326,7 @@ Default: `"name"`.*/
         }
         /// **Read File (Deprecated)**
         ///
-        /// Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
-        ///
-        /// Tool `read_file` (read-only, closed-world).
+        /// Tool `read_file`, described in full on `Client::read_file`.
         fn read_file(
             &self,
             input: types::ReadFileInput,
@@ -4244,9 +4342,7 @@ Default: `"name"`.*/
         }
         /// **Read Media File**
         ///
-        /// Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
-        ///
-        /// Tool `read_media_file` (read-only, closed-world).
+        /// Tool `read_media_file`, described in full on `Client::read_media_file`.
         fn read_media_file(
             &self,
             input: types::ReadMediaFileInput,
@@ -4262,9 +4358,7 @@ Default: `"name"`.*/
         }
         /// **Read Multiple Files**
         ///
-        /// Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
-        ///
-        /// Tool `read_multiple_files` (read-only, closed-world).
+        /// Tool `read_multiple_files`, described in full on `Client::read_multiple_files`.
         fn read_multiple_files(
             &self,
             input: types::ReadMultipleFilesInput,
@@ -4280,9 +4374,7 @@ Default: `"name"`.*/
         }
         /// **Read Text File**
         ///
-        /// Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
-        ///
-        /// Tool `read_text_file` (read-only, closed-world).
+        /// Tool `read_text_file`, described in full on `Client::read_text_file`.
         fn read_text_file(
             &self,
             input: types::ReadTextFileInput,
@@ -4298,9 +4390,7 @@ Default: `"name"`.*/
         }
         /// **Search Files**
         ///
-        /// Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
-        ///
-        /// Tool `search_files` (read-only, closed-world).
+        /// Tool `search_files`, described in full on `Client::search_files`.
         fn search_files(
             &self,
             input: types::SearchFilesInput,
@@ -4316,9 +4406,7 @@ Default: `"name"`.*/
         }
         /// **Write File**
         ///
-        /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
-        ///
-        /// Tool `write_file` (destructive, idempotent, closed-world).
+        /// Tool `write_file`, described in full on `Client::write_file`.
         fn write_file(
             &self,
             input: types::WriteFileInput,
@@ -4347,167 +4435,64 @@ Default: `"name"`.*/
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "create_directory" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::CreateDirectory,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.create_directory(input))
-                                .await,
-                        )
-                    }
-                    "directory_tree" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::DirectoryTree,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.directory_tree(input))
-                                .await,
-                        )
-                    }
-                    "edit_file" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::EditFile,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.edit_file(input))
-                                .await,
-                        )
-                    }
-                    "get_file_info" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetFileInfo,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_file_info(input))
-                                .await,
-                        )
-                    }
-                    "list_allowed_directories" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ListAllowedDirectories,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.list_allowed_directories(input))
-                                .await,
-                        )
-                    }
-                    "list_directory" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ListDirectory,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.list_directory(input))
-                                .await,
-                        )
-                    }
-                    "list_directory_with_sizes" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ListDirectoryWithSizes,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.list_directory_with_sizes(input))
-                                .await,
-                        )
-                    }
-                    "move_file" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::MoveFile,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.move_file(input))
-                                .await,
-                        )
-                    }
-                    "read_file" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ReadFile,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.read_file(input))
-                                .await,
-                        )
-                    }
-                    "read_media_file" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ReadMediaFile,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.read_media_file(input))
-                                .await,
-                        )
-                    }
-                    "read_multiple_files" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ReadMultipleFiles,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.read_multiple_files(input))
-                                .await,
-                        )
-                    }
-                    "read_text_file" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ReadTextFile,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.read_text_file(input))
-                                .await,
-                        )
-                    }
-                    "search_files" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::SearchFiles,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.search_files(input))
-                                .await,
-                        )
-                    }
-                    "write_file" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::WriteFile,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.write_file(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "create_directory" => {
+                    serve(tools::CreateDirectory, args, |i| self.0.create_directory(i))
                 }
-            })
+                "directory_tree" => {
+                    serve(tools::DirectoryTree, args, |i| self.0.directory_tree(i))
+                }
+                "edit_file" => serve(tools::EditFile, args, |i| self.0.edit_file(i)),
+                "get_file_info" => {
+                    serve(tools::GetFileInfo, args, |i| self.0.get_file_info(i))
+                }
+                "list_allowed_directories" => {
+                    serve(
+                        tools::ListAllowedDirectories,
+                        args,
+                        |i| self.0.list_allowed_directories(i),
+                    )
+                }
+                "list_directory" => {
+                    serve(tools::ListDirectory, args, |i| self.0.list_directory(i))
+                }
+                "list_directory_with_sizes" => {
+                    serve(
+                        tools::ListDirectoryWithSizes,
+                        args,
+                        |i| self.0.list_directory_with_sizes(i),
+                    )
+                }
+                "move_file" => serve(tools::MoveFile, args, |i| self.0.move_file(i)),
+                "read_file" => serve(tools::ReadFile, args, |i| self.0.read_file(i)),
+                "read_media_file" => {
+                    serve(tools::ReadMediaFile, args, |i| self.0.read_media_file(i))
+                }
+                "read_multiple_files" => {
+                    serve(
+                        tools::ReadMultipleFiles,
+                        args,
+                        |i| self.0.read_multiple_files(i),
+                    )
+                }
+                "read_text_file" => {
+                    serve(tools::ReadTextFile, args, |i| self.0.read_text_file(i))
+                }
+                "search_files" => {
+                    serve(tools::SearchFiles, args, |i| self.0.search_files(i))
+                }
+                "write_file" => serve(tools::WriteFile, args, |i| self.0.write_file(i)),
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }
@@ -4528,60 +4513,61 @@ pub mod memory {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add_observations` tool: Add new observations to existing entities in the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsInput {
-            pub observations: ::std::vec::Vec<AddObservationsInputObservationsItem>,
+            pub observations: Vec<AddObservationsInputObservationsItem>,
         }
         /// `AddObservationsInputObservationsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsInputObservationsItem {
             /// An array of observation contents to add
-            pub contents: ::std::vec::Vec<::std::string::String>,
+            pub contents: Vec<String>,
             /// The name of the entity to add the observations to
             #[serde(rename = "entityName")]
-            pub entity_name: ::std::string::String,
+            pub entity_name: String,
         }
         /// Structured output of the `add_observations` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsOutput {
-            pub results: ::std::vec::Vec<AddObservationsOutputResultsItem>,
+            pub results: Vec<AddObservationsOutputResultsItem>,
         }
         /// `AddObservationsOutputResultsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsOutputResultsItem {
             #[serde(rename = "addedObservations")]
-            pub added_observations: ::std::vec::Vec<::std::string::String>,
+            pub added_observations: Vec<String>,
             #[serde(rename = "entityName")]
-            pub entity_name: ::std::string::String,
+            pub entity_name: String,
         }
         /// Arguments of the `create_entities` tool: Create multiple new entities in the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateEntitiesInput {
-            pub entities: ::std::vec::Vec<Entity>,
+            pub entities: Vec<Entity>,
         }
         /// Structured output of the `create_entities` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateEntitiesOutput {
-            pub entities: ::std::vec::Vec<Entity>,
+            pub entities: Vec<Entity>,
         }
         /// Arguments of the `create_relations` tool: Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateRelationsInput {
-            pub relations: ::std::vec::Vec<Relation>,
+            pub relations: Vec<Relation>,
         }
         /// Structured output of the `create_relations` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateRelationsOutput {
-            pub relations: ::std::vec::Vec<Relation>,
+            pub relations: Vec<Relation>,
         }
         /// Arguments of the `delete_entities` tool: Delete multiple entities and their associated relations from the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4589,20 +4575,20 @@ pub mod memory {
         pub struct DeleteEntitiesInput {
             /// An array of entity names to delete
             #[serde(rename = "entityNames")]
-            pub entity_names: ::std::vec::Vec<::std::string::String>,
+            pub entity_names: Vec<String>,
         }
         /// Structured output of the `delete_entities` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteEntitiesOutput {
-            pub message: ::std::string::String,
+            pub message: String,
             pub success: bool,
         }
         /// Arguments of the `delete_observations` tool: Delete specific observations from entities in the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteObservationsInput {
-            pub deletions: ::std::vec::Vec<DeleteObservationsInputDeletionsItem>,
+            pub deletions: Vec<DeleteObservationsInputDeletionsItem>,
         }
         /// `DeleteObservationsInputDeletionsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4610,15 +4596,15 @@ pub mod memory {
         pub struct DeleteObservationsInputDeletionsItem {
             /// The name of the entity containing the observations
             #[serde(rename = "entityName")]
-            pub entity_name: ::std::string::String,
+            pub entity_name: String,
             /// An array of observations to delete
-            pub observations: ::std::vec::Vec<::std::string::String>,
+            pub observations: Vec<String>,
         }
         /// Structured output of the `delete_observations` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteObservationsOutput {
-            pub message: ::std::string::String,
+            pub message: String,
             pub success: bool,
         }
         /// Arguments of the `delete_relations` tool: Delete multiple relations from the knowledge graph
@@ -4626,13 +4612,13 @@ pub mod memory {
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteRelationsInput {
             /// An array of relations to delete
-            pub relations: ::std::vec::Vec<Relation>,
+            pub relations: Vec<Relation>,
         }
         /// Structured output of the `delete_relations` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteRelationsOutput {
-            pub message: ::std::string::String,
+            pub message: String,
             pub success: bool,
         }
         /// `Entity`
@@ -4641,58 +4627,58 @@ pub mod memory {
         pub struct Entity {
             /// The type of the entity
             #[serde(rename = "entityType")]
-            pub entity_type: ::std::string::String,
+            pub entity_type: String,
             /// The name of the entity
-            pub name: ::std::string::String,
+            pub name: String,
             /// An array of observation contents associated with the entity
-            pub observations: ::std::vec::Vec<::std::string::String>,
+            pub observations: Vec<String>,
         }
         /// Arguments of the `open_nodes` tool: Open specific nodes in the knowledge graph by their names
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct OpenNodesInput {
             /// An array of entity names to retrieve
-            pub names: ::std::vec::Vec<::std::string::String>,
+            pub names: Vec<String>,
         }
         /// Structured output of the `open_nodes` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct OpenNodesOutput {
-            pub entities: ::std::vec::Vec<Entity>,
-            pub relations: ::std::vec::Vec<Relation>,
+            pub entities: Vec<Entity>,
+            pub relations: Vec<Relation>,
         }
         /// Structured output of the `read_graph` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadGraphOutput {
-            pub entities: ::std::vec::Vec<Entity>,
-            pub relations: ::std::vec::Vec<Relation>,
+            pub entities: Vec<Entity>,
+            pub relations: Vec<Relation>,
         }
         /// `Relation`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Relation {
             /// The name of the entity where the relation starts
-            pub from: ::std::string::String,
+            pub from: String,
             /// The type of the relation
             #[serde(rename = "relationType")]
-            pub relation_type: ::std::string::String,
+            pub relation_type: String,
             /// The name of the entity where the relation ends
-            pub to: ::std::string::String,
+            pub to: String,
         }
         /// Arguments of the `search_nodes` tool: Search for nodes in the knowledge graph based on a query
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchNodesInput {
             /// The search query to match against entity names, types, and observation content
-            pub query: ::std::string::String,
+            pub query: String,
         }
         /// Structured output of the `search_nodes` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchNodesOutput {
-            pub entities: ::std::vec::Vec<Entity>,
-            pub relations: ::std::vec::Vec<Relation>,
+            pub entities: Vec<Entity>,
+            pub relations: Vec<Relation>,
         }
         /// Error types.
         pub mod error {
@@ -4735,7 +4721,7 @@ pub mod memory {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
-            observations: ::std::vec::Vec<types::AddObservationsInputObservationsItem>,
+            observations: Vec<types::AddObservationsInputObservationsItem>,
         ) -> Self {
             Self { observations }
         }
@@ -4743,51 +4729,49 @@ pub mod memory {
     impl types::CreateEntitiesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(entities: ::std::vec::Vec<types::Entity>) -> Self {
+        pub fn new(entities: Vec<types::Entity>) -> Self {
             Self { entities }
         }
     }
     impl types::CreateRelationsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(relations: ::std::vec::Vec<types::Relation>) -> Self {
+        pub fn new(relations: Vec<types::Relation>) -> Self {
             Self { relations }
         }
     }
     impl types::DeleteEntitiesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(entity_names: ::std::vec::Vec<::std::string::String>) -> Self {
+        pub fn new(entity_names: Vec<String>) -> Self {
             Self { entity_names }
         }
     }
     impl types::DeleteObservationsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(
-            deletions: ::std::vec::Vec<types::DeleteObservationsInputDeletionsItem>,
-        ) -> Self {
+        pub fn new(deletions: Vec<types::DeleteObservationsInputDeletionsItem>) -> Self {
             Self { deletions }
         }
     }
     impl types::DeleteRelationsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(relations: ::std::vec::Vec<types::Relation>) -> Self {
+        pub fn new(relations: Vec<types::Relation>) -> Self {
             Self { relations }
         }
     }
     impl types::OpenNodesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(names: ::std::vec::Vec<::std::string::String>) -> Self {
+        pub fn new(names: Vec<String>) -> Self {
             Self { names }
         }
     }
     impl types::SearchNodesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(query: impl Into<String>) -> Self {
             Self { query: query.into() }
         }
     }
@@ -4796,9 +4780,7 @@ pub mod memory {
     pub mod tools {
         /// **Add Observations**
         ///
-        /// Add new observations to existing entities in the knowledge graph
-        ///
-        /// Tool `add_observations` (closed-world).
+        /// Tool `add_observations`, described in full on `Client::add_observations`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct AddObservations;
         impl ::mcpbind::Tool for AddObservations {
@@ -4820,9 +4802,7 @@ pub mod memory {
         }
         /// **Create Entities**
         ///
-        /// Create multiple new entities in the knowledge graph
-        ///
-        /// Tool `create_entities` (closed-world).
+        /// Tool `create_entities`, described in full on `Client::create_entities`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CreateEntities;
         impl ::mcpbind::Tool for CreateEntities {
@@ -4844,9 +4824,7 @@ pub mod memory {
         }
         /// **Create Relations**
         ///
-        /// Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
-        ///
-        /// Tool `create_relations` (closed-world).
+        /// Tool `create_relations`, described in full on `Client::create_relations`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CreateRelations;
         impl ::mcpbind::Tool for CreateRelations {
@@ -4868,9 +4846,7 @@ pub mod memory {
         }
         /// **Delete Entities**
         ///
-        /// Delete multiple entities and their associated relations from the knowledge graph
-        ///
-        /// Tool `delete_entities` (destructive, idempotent, closed-world).
+        /// Tool `delete_entities`, described in full on `Client::delete_entities`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DeleteEntities;
         impl ::mcpbind::Tool for DeleteEntities {
@@ -4892,9 +4868,7 @@ pub mod memory {
         }
         /// **Delete Observations**
         ///
-        /// Delete specific observations from entities in the knowledge graph
-        ///
-        /// Tool `delete_observations` (destructive, idempotent, closed-world).
+        /// Tool `delete_observations`, described in full on `Client::delete_observations`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DeleteObservations;
         impl ::mcpbind::Tool for DeleteObservations {
@@ -4916,9 +4890,7 @@ pub mod memory {
         }
         /// **Delete Relations**
         ///
-        /// Delete multiple relations from the knowledge graph
-        ///
-        /// Tool `delete_relations` (destructive, idempotent, closed-world).
+        /// Tool `delete_relations`, described in full on `Client::delete_relations`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DeleteRelations;
         impl ::mcpbind::Tool for DeleteRelations {
@@ -4940,9 +4912,7 @@ pub mod memory {
         }
         /// **Open Nodes**
         ///
-        /// Open specific nodes in the knowledge graph by their names
-        ///
-        /// Tool `open_nodes` (read-only, idempotent, closed-world).
+        /// Tool `open_nodes`, described in full on `Client::open_nodes`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct OpenNodes;
         impl ::mcpbind::Tool for OpenNodes {
@@ -4964,9 +4934,7 @@ pub mod memory {
         }
         /// **Read Graph**
         ///
-        /// Read the entire knowledge graph
-        ///
-        /// Tool `read_graph` (read-only, idempotent, closed-world).
+        /// Tool `read_graph`, described in full on `Client::read_graph`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ReadGraph;
         impl ::mcpbind::Tool for ReadGraph {
@@ -4986,9 +4954,7 @@ pub mod memory {
         }
         /// **Search Nodes**
         ///
-        /// Search for nodes in the knowledge graph based on a query
-        ///
-        /// Tool `search_nodes` (read-only, idempotent, closed-world).
+        /// Tool `search_nodes`, described in full on `Client::search_nodes`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SearchNodes;
         impl ::mcpbind::Tool for SearchNodes {
@@ -5179,9 +5145,7 @@ pub mod memory {
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// **Add Observations**
         ///
-        /// Add new observations to existing entities in the knowledge graph
-        ///
-        /// Tool `add_observations` (closed-world).
+        /// Tool `add_observations`, described in full on `Client::add_observations`.
         fn add_observations(
             &self,
             input: types::AddObservationsInput,
@@ -5197,9 +5161,7 @@ pub mod memory {
         }
         /// **Create Entities**
         ///
-        /// Create multiple new entities in the knowledge graph
-        ///
-        /// Tool `create_entities` (closed-world).
+        /// Tool `create_entities`, described in full on `Client::create_entities`.
         fn create_entities(
             &self,
             input: types::CreateEntitiesInput,
@@ -5215,9 +5177,7 @@ pub mod memory {
         }
         /// **Create Relations**
         ///
-        /// Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
-        ///
-        /// Tool `create_relations` (closed-world).
+        /// Tool `create_relations`, described in full on `Client::create_relations`.
         fn create_relations(
             &self,
             input: types::CreateRelationsInput,
@@ -5233,9 +5193,7 @@ pub mod memory {
         }
         /// **Delete Entities**
         ///
-        /// Delete multiple entities and their associated relations from the knowledge graph
-        ///
-        /// Tool `delete_entities` (destructive, idempotent, closed-world).
+        /// Tool `delete_entities`, described in full on `Client::delete_entities`.
         fn delete_entities(
             &self,
             input: types::DeleteEntitiesInput,
@@ -5251,9 +5209,7 @@ pub mod memory {
         }
         /// **Delete Observations**
         ///
-        /// Delete specific observations from entities in the knowledge graph
-        ///
-        /// Tool `delete_observations` (destructive, idempotent, closed-world).
+        /// Tool `delete_observations`, described in full on `Client::delete_observations`.
         fn delete_observations(
             &self,
             input: types::DeleteObservationsInput,
@@ -5269,9 +5225,7 @@ pub mod memory {
         }
         /// **Delete Relations**
         ///
-        /// Delete multiple relations from the knowledge graph
-        ///
-        /// Tool `delete_relations` (destructive, idempotent, closed-world).
+        /// Tool `delete_relations`, described in full on `Client::delete_relations`.
         fn delete_relations(
             &self,
             input: types::DeleteRelationsInput,
@@ -5287,9 +5241,7 @@ pub mod memory {
         }
         /// **Open Nodes**
         ///
-        /// Open specific nodes in the knowledge graph by their names
-        ///
-        /// Tool `open_nodes` (read-only, idempotent, closed-world).
+        /// Tool `open_nodes`, described in full on `Client::open_nodes`.
         fn open_nodes(
             &self,
             input: types::OpenNodesInput,
@@ -5305,9 +5257,7 @@ pub mod memory {
         }
         /// **Read Graph**
         ///
-        /// Read the entire knowledge graph
-        ///
-        /// Tool `read_graph` (read-only, idempotent, closed-world).
+        /// Tool `read_graph`, described in full on `Client::read_graph`.
         fn read_graph(
             &self,
             input: types::ReadGraphInput,
@@ -5323,9 +5273,7 @@ pub mod memory {
         }
         /// **Search Nodes**
         ///
-        /// Search for nodes in the knowledge graph based on a query
-        ///
-        /// Tool `search_nodes` (read-only, idempotent, closed-world).
+        /// Tool `search_nodes`, described in full on `Client::search_nodes`.
         fn search_nodes(
             &self,
             input: types::SearchNodesInput,
@@ -5354,117 +5302,45 @@ pub mod memory {
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "add_observations" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::AddObservations,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.add_observations(input))
-                                .await,
-                        )
-                    }
-                    "create_entities" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::CreateEntities,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.create_entities(input))
-                                .await,
-                        )
-                    }
-                    "create_relations" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::CreateRelations,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.create_relations(input))
-                                .await,
-                        )
-                    }
-                    "delete_entities" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::DeleteEntities,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.delete_entities(input))
-                                .await,
-                        )
-                    }
-                    "delete_observations" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::DeleteObservations,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.delete_observations(input))
-                                .await,
-                        )
-                    }
-                    "delete_relations" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::DeleteRelations,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.delete_relations(input))
-                                .await,
-                        )
-                    }
-                    "open_nodes" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::OpenNodes,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.open_nodes(input))
-                                .await,
-                        )
-                    }
-                    "read_graph" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ReadGraph,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.read_graph(input))
-                                .await,
-                        )
-                    }
-                    "search_nodes" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::SearchNodes,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.search_nodes(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "add_observations" => {
+                    serve(tools::AddObservations, args, |i| self.0.add_observations(i))
                 }
-            })
+                "create_entities" => {
+                    serve(tools::CreateEntities, args, |i| self.0.create_entities(i))
+                }
+                "create_relations" => {
+                    serve(tools::CreateRelations, args, |i| self.0.create_relations(i))
+                }
+                "delete_entities" => {
+                    serve(tools::DeleteEntities, args, |i| self.0.delete_entities(i))
+                }
+                "delete_observations" => {
+                    serve(
+                        tools::DeleteObservations,
+                        args,
+                        |i| self.0.delete_observations(i),
+                    )
+                }
+                "delete_relations" => {
+                    serve(tools::DeleteRelations, args, |i| self.0.delete_relations(i))
+                }
+                "open_nodes" => serve(tools::OpenNodes, args, |i| self.0.open_nodes(i)),
+                "read_graph" => serve(tools::ReadGraph, args, |i| self.0.read_graph(i)),
+                "search_nodes" => {
+                    serve(tools::SearchNodes, args, |i| self.0.search_nodes(i))
+                }
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }
@@ -5485,16 +5361,17 @@ pub mod time {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `convert_time` tool: Convert time between timezones
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ConvertTimeInput {
             /// Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.
-            pub source_timezone: ::std::string::String,
+            pub source_timezone: String,
             /// Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.
-            pub target_timezone: ::std::string::String,
+            pub target_timezone: String,
             /// Time to convert in 24-hour format (HH:MM)
-            pub time: ::std::string::String,
+            pub time: String,
         }
         /// Structured output of the `convert_time` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5502,32 +5379,32 @@ pub mod time {
         pub struct ConvertTimeOutput {
             pub source: TimeResult,
             pub target: TimeResult,
-            pub time_difference: ::std::string::String,
+            pub time_difference: String,
         }
         /// Arguments of the `get_current_time` tool: Get current time in a specific timezone
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetCurrentTimeInput {
             /// IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
-            pub timezone: ::std::string::String,
+            pub timezone: String,
         }
         /// Structured output of the `get_current_time` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetCurrentTimeOutput {
-            pub datetime: ::std::string::String,
-            pub day_of_week: ::std::string::String,
+            pub datetime: String,
+            pub day_of_week: String,
             pub is_dst: bool,
-            pub timezone: ::std::string::String,
+            pub timezone: String,
         }
         /// `TimeResult`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TimeResult {
-            pub datetime: ::std::string::String,
-            pub day_of_week: ::std::string::String,
+            pub datetime: String,
+            pub day_of_week: String,
             pub is_dst: bool,
-            pub timezone: ::std::string::String,
+            pub timezone: String,
         }
         /// Error types.
         pub mod error {
@@ -5566,9 +5443,9 @@ pub mod time {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
-            source_timezone: impl ::std::convert::Into<::std::string::String>,
-            time: impl ::std::convert::Into<::std::string::String>,
-            target_timezone: impl ::std::convert::Into<::std::string::String>,
+            source_timezone: impl Into<String>,
+            time: impl Into<String>,
+            target_timezone: impl Into<String>,
         ) -> Self {
             Self {
                 source_timezone: source_timezone.into(),
@@ -5580,7 +5457,7 @@ pub mod time {
     impl types::GetCurrentTimeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(timezone: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(timezone: impl Into<String>) -> Self {
             Self { timezone: timezone.into() }
         }
     }
@@ -5589,7 +5466,7 @@ pub mod time {
     pub mod tools {
         /// Convert time between timezones
         ///
-        /// Tool `convert_time` (read-only, idempotent, closed-world).
+        /// Tool `convert_time`, described in full on `Client::convert_time`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ConvertTime;
         impl ::mcpbind::Tool for ConvertTime {
@@ -5609,7 +5486,7 @@ pub mod time {
         }
         /// Get current time in a specific timezone
         ///
-        /// Tool `get_current_time` (read-only, idempotent, closed-world).
+        /// Tool `get_current_time`, described in full on `Client::get_current_time`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetCurrentTime;
         impl ::mcpbind::Tool for GetCurrentTime {
@@ -5703,7 +5580,7 @@ pub mod time {
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Convert time between timezones
         ///
-        /// Tool `convert_time` (read-only, idempotent, closed-world).
+        /// Tool `convert_time`, described in full on `Client::convert_time`.
         fn convert_time(
             &self,
             input: types::ConvertTimeInput,
@@ -5719,7 +5596,7 @@ pub mod time {
         }
         /// Get current time in a specific timezone
         ///
-        /// Tool `get_current_time` (read-only, idempotent, closed-world).
+        /// Tool `get_current_time`, described in full on `Client::get_current_time`.
         fn get_current_time(
             &self,
             input: types::GetCurrentTimeInput,
@@ -5748,47 +5625,24 @@ pub mod time {
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "convert_time" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ConvertTime,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.convert_time(input))
-                                .await,
-                        )
-                    }
-                    "get_current_time" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetCurrentTime,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_current_time(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "convert_time" => {
+                    serve(tools::ConvertTime, args, |i| self.0.convert_time(i))
                 }
-            })
+                "get_current_time" => {
+                    serve(tools::GetCurrentTime, args, |i| self.0.get_current_time(i))
+                }
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ fn repo_path(relative: &str) -> PathBuf {
     dir.join("../..").join(relative)
 }
 
-/// A fixture `{server, server_info?, tools}` as a one-server lockfile entry
+/// A fixture `{server, server_info?, tools, prompts?, resource_templates?}` as a one-server lockfile entry
 /// (as `codegen/tests/generate.rs` does).
 fn fixture_lock(path: &Path) -> (String, ServerLock) {
     let text = std::fs::read_to_string(path)
@@ -28,8 +28,18 @@ fn fixture_lock(path: &Path) -> (String, ServerLock) {
         .as_array()
         .expect("fixture has `tools`")
         .clone();
-    let lock = ServerLock::new(server, "2025-06-18".to_owned(), info, tools)
+    let list = |key: &str| {
+        fixture
+            .get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut lock = ServerLock::new(server, "2025-06-18".to_owned(), info, tools)
+        .and_then(|l| l.with_prompts(server, list("prompts")))
+        .and_then(|l| l.with_resource_templates(server, list("resource_templates")))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    lock.completions = fixture.get("completions") == Some(&Value::Bool(true));
     (server.to_owned(), lock)
 }
 

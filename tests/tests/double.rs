@@ -1,5 +1,6 @@
 //! Test doubles from the generated `Handler` traits list exactly the tools
-//! of the real servers, and answer typed calls.
+//! (prompts, resource templates) of the real servers, and answer typed
+//! calls.
 
 use crate::util;
 use mcpbind_tests::demo;
@@ -20,8 +21,16 @@ fn double_lists_the_real_servers_tools_byte_for_byte() {
     let relocked = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
     let real = mcpbind_codegen::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
     for server in ["demo", "everything"] {
+        // Tools, prompts and resource templates, as locked.
         let text = |lock: &mcpbind_codegen::Lockfile| {
-            serde_json::to_string_pretty(&lock.servers[server].tools).unwrap()
+            let s = &lock.servers[server];
+            serde_json::to_string_pretty(&(
+                &s.tools,
+                &s.prompts,
+                &s.resource_templates,
+                s.completions,
+            ))
+            .unwrap()
         };
         assert!(
             text(&real) == text(&relocked),

@@ -573,6 +573,31 @@ async fn shutdown_waits_for_calls_in_flight_until_the_deadline() {
     assert!(gone(pid).await);
 }
 
+/// `-vv` adds rmcp's own messages; a secret in the URL's query (which a
+/// lower layer may print as it got it) never shows.
+#[test]
+fn very_verbose_cli_hides_secrets_from_rmcp_too() {
+    let server = util::demo_http();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.demo]\nurl = \"{}?token=${{LIFECYCLE_URL_SECRET}}\"\n",
+            server.url
+        ),
+    )
+    .unwrap();
+    let secret = ("LIFECYCLE_URL_SECRET", "hunter3-url-canary");
+    let out = util::mcpbind_env(
+        dir.path(),
+        &["-vv", "call", "demo", "echo", r#"{"message": "hi"}"#],
+        &[secret],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stderr.contains("rmcp"), "{}", out.stderr);
+    assert!(!out.stderr.contains(secret.1), "{}", out.stderr);
+}
+
 /// `mcpbind -v` prints the call's span and the connect event; `--log-format
 /// json` prints JSON lines. Neither shows a `${VAR}` value.
 #[test]

@@ -120,6 +120,12 @@ fn streamable_http_lists_the_same_tools_as_stdio() {
             tools(&stdio),
             "server `{server}` lists different tools over HTTP"
         );
+        for list in ["prompts", "resource_templates"] {
+            assert_eq!(
+                http["servers"][server][list], stdio["servers"][server][list],
+                "server `{server}` lists different {list} over HTTP"
+            );
+        }
     }
     assert!(!out.stderr.contains(CANARY));
 }
@@ -140,9 +146,12 @@ fn legacy_sse_lists_the_same_tools_as_stdio() {
     assert_eq!(out.code, Some(0), "{out:?}");
     let sse = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
     let stdio = mcpbind_codegen::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
+    let (sse, stdio) = (&sse.servers["everything"], &stdio.servers["everything"]);
     assert!(
-        sse.servers["everything"].tools == stdio.servers["everything"].tools,
-        "server-everything lists different tools over SSE"
+        sse.tools == stdio.tools
+            && sse.prompts == stdio.prompts
+            && sse.resource_templates == stdio.resource_templates,
+        "server-everything lists different tools, prompts or templates over SSE"
     );
 }
 

@@ -385,6 +385,49 @@ async fn missing_cwd_is_named() {
     );
 }
 
+/// `allow_commands`: a command not on the list is refused before anything
+/// runs (the script would leave a file behind), with the list in the error;
+/// one on it runs. A `${VAR}` in a refused command is not shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_outside_allow_commands_never_run() {
+    set_canary();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let toml = |allow: &str| {
+        format!(
+            r#"allow_commands = {allow}
+[servers.bad]
+command = "sh"
+args = ["-c", "touch {}; exec python3 {} tools"]
+[servers.secret]
+command = "/tmp/${{{CANARY_VAR}}}/npx"
+"#,
+            marker.display(),
+            script()
+        )
+    };
+    let config = Config::from_toml_str(&toml(r#"["python3", "/usr/bin/env"]"#)).unwrap();
+    let err = connect_err(config.servers["bad"].clone()).await;
+    assert!(matches!(err, Error::CommandNotAllowed { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        r#"server `bad`: command `sh` is not allowed (allow_commands = ["python3", "/usr/bin/env"])"#
+    );
+    assert!(!marker.exists(), "the refused command ran");
+    let err = connect_err(config.servers["secret"].clone()).await;
+    assert!(matches!(err, Error::CommandNotAllowed { .. }), "{err:?}");
+    assert!(!all_text(&err).contains(CANARY), "{err:?}");
+
+    let config = Config::from_toml_str(&toml(r#"["sh"]"#)).unwrap();
+    Client::connect_server("bad", config.servers["bad"].clone())
+        .await
+        .unwrap();
+    assert!(marker.exists());
+    assert!(Config::from_toml_str("allow_commands = [\"\"]")
+        .unwrap_err()
+        .contains("empty command"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeout_names_the_method() {
     let client = Client::connect_server("bad", stdio_server("slow-list", "timeout = 0.3\n"))

@@ -25,10 +25,20 @@ fn bin_dir() -> PathBuf {
     exe.parent().unwrap().parent().unwrap().to_owned()
 }
 
-/// Builds (once per process) and returns the path of a workspace binary.
+/// The path of a workspace binary (`mcpbind` or the demo server), built
+/// first if it is older than its sources.
+///
+/// `cargo nextest run --workspace` builds both in its build phase (their
+/// packages have integration tests), so this runs no cargo at all then: a
+/// `cargo build` per test process would wait on cargo's package-cache lock
+/// behind every other cargo the tests run (trybuild, the build tests).
 pub fn bin(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
+        let bins = ["mcpbind", "mcpbind-demo-server"].map(|b| bin_dir().join(b));
+        if bins.iter().all(|b| newer_than_sources(b)) {
+            return;
+        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
             .current_dir(root())
@@ -48,6 +58,45 @@ pub fn bin(name: &str) -> PathBuf {
         );
     });
     bin_dir().join(name)
+}
+
+/// Whether `bin` exists and is newer than every file the two binaries are
+/// built from (the manifests, the lockfile, and the crates' sources).
+fn newer_than_sources(bin: &Path) -> bool {
+    let Ok(built) = std::fs::metadata(bin).and_then(|m| m.modified()) else {
+        return false;
+    };
+    let root = root();
+    let mut stack: Vec<PathBuf> = [
+        "Cargo.toml",
+        "Cargo.lock",
+        "cli/Cargo.toml",
+        "cli/src",
+        "core/Cargo.toml",
+        "core/src",
+        "codegen/Cargo.toml",
+        "codegen/src",
+        "runtime/Cargo.toml",
+        "runtime/src",
+        "examples/demo-server/Cargo.toml",
+        "examples/demo-server/src",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect();
+    while let Some(path) = stack.pop() {
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                stack.extend(entries.flatten().map(|e| e.path()));
+            }
+        } else if meta.modified().is_ok_and(|m| m > built) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Installs the pinned npm (and PyPI) servers, once per process (the script

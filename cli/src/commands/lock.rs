@@ -40,11 +40,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             eprintln!("     Locking {name}");
         }
     }
-    let failures = crate::runtime()?.block_on(mcpbind_codegen::snapshot::refresh(
+    let refreshed = crate::runtime()?.block_on(mcpbind_codegen::snapshot::refresh(
         &config,
         &mut lock,
         &args.servers,
     ));
+    for line in &refreshed.skipped {
+        eprintln!("warning: {line}");
+    }
+    let failures = refreshed.failures;
     for name in &names {
         if failures.iter().any(|(n, _)| n == name) {
             continue;

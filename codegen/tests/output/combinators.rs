@@ -17,28 +17,18 @@ pub mod combinators {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `all_of` tool: allOf merging objects, and allOf with a lone ref-like object.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AllOfInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub conflicting: ::std::option::Option<AllOfInputConflicting>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub merged: ::std::option::Option<AllOfInputMerged>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub conflicting: Option<AllOfInputConflicting>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub merged: Option<AllOfInputMerged>,
         }
         /// `AllOfInputConflicting`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(deny_unknown_fields)]
         pub enum AllOfInputConflicting {}
@@ -46,46 +36,44 @@ pub mod combinators {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AllOfInputMerged {
-            pub a: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub b: ::std::option::Option<i64>,
+            pub a: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub b: Option<i64>,
         }
         /// Arguments of the `not_if_then_else` tool: Keywords no Rust type says: not, if/then/else, contains.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NotIfThenElseInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub anything_but_null: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            pub code: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub country: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub postal_code: ::std::option::Option<::std::string::String>,
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub tags: ::std::vec::Vec<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub anything_but_null: Option<Value>,
+            pub code: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub country: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub postal_code: Option<String>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub tags: Vec<String>,
         }
         /// Arguments of the `nullables` tool: type arrays with null, anyOf with null, oneOf with null.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NullablesInput {
-            #[serde(deserialize_with = "::std::option::Option::deserialize")]
-            pub a: ::std::option::Option<::std::string::String>,
-            #[serde(deserialize_with = "::std::option::Option::deserialize")]
-            pub b: ::std::option::Option<i64>,
-            #[serde(deserialize_with = "::std::option::Option::deserialize")]
-            pub c: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub d: ::std::option::Option<NullablesInputD>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub e: ::std::option::Option<NullablesInputE>,
+            #[serde(deserialize_with = "Option::deserialize")]
+            pub a: Option<String>,
+            #[serde(deserialize_with = "Option::deserialize")]
+            pub b: Option<i64>,
+            #[serde(deserialize_with = "Option::deserialize")]
+            pub c: Option<Vec<String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub d: Option<NullablesInputD>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub e: Option<NullablesInputE>,
             #[serde(default)]
             pub f: (),
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub g: ::std::option::Option<NullablesInputG>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub h: ::std::option::Option<NullablesInputH>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub g: Option<NullablesInputG>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub h: Option<NullablesInputH>,
         }
         /// `NullablesInputD`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -93,7 +81,7 @@ pub mod combinators {
         #[serde(untagged)]
         pub enum NullablesInputD {
             Integer(i64),
-            String(::std::string::String),
+            String(String),
         }
         impl ::std::fmt::Display for NullablesInputD {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -103,7 +91,7 @@ pub mod combinators {
                 }
             }
         }
-        impl ::std::convert::From<i64> for NullablesInputD {
+        impl From<i64> for NullablesInputD {
             fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
@@ -115,9 +103,9 @@ pub mod combinators {
         pub enum NullablesInputE {
             Null,
             Integer(i64),
-            String(::std::string::String),
+            String(String),
         }
-        impl ::std::convert::From<i64> for NullablesInputE {
+        impl From<i64> for NullablesInputE {
             fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
@@ -127,7 +115,7 @@ pub mod combinators {
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum NullablesInputG {
-            String(::std::string::String),
+            String(String),
             Integer(i64),
             Boolean(bool),
         }
@@ -140,12 +128,12 @@ pub mod combinators {
                 }
             }
         }
-        impl ::std::convert::From<i64> for NullablesInputG {
+        impl From<i64> for NullablesInputG {
             fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
         }
-        impl ::std::convert::From<bool> for NullablesInputG {
+        impl From<bool> for NullablesInputG {
             fn from(value: bool) -> Self {
                 Self::Boolean(value)
             }
@@ -154,27 +142,27 @@ pub mod combinators {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NullablesInputH {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<i64>,
         }
         /// Structured output of the `nullables` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NullablesOutput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub result: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub result: Option<f64>,
         }
         /// Arguments of the `tagged_union` tool: oneOf tagged by a const property and by a single-value enum.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TaggedUnionInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub event: ::std::option::Option<TaggedUnionInputEvent>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub event: Option<TaggedUnionInputEvent>,
             pub shape: TaggedUnionInputShape,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub tag_not_required: ::std::option::Option<TaggedUnionInputTagNotRequired>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub untagged: ::std::option::Option<TaggedUnionInputUntagged>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub tag_not_required: Option<TaggedUnionInputTagNotRequired>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub untagged: Option<TaggedUnionInputUntagged>,
         }
         /// `TaggedUnionInputEvent`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -184,7 +172,7 @@ pub mod combinators {
             #[serde(rename = "click")]
             Click { x: i64, y: i64 },
             #[serde(rename = "key")]
-            Key { key: ::std::string::String },
+            Key { key: String },
         }
         /// `TaggedUnionInputShape`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -204,14 +192,14 @@ pub mod combinators {
         #[serde(untagged)]
         pub enum TaggedUnionInputTagNotRequired {
             Variant0 {
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                mode: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                mode: Option<Value>,
             },
             Variant1 {
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                delay: ::std::option::Option<i64>,
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                mode: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                delay: Option<i64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                mode: Option<Value>,
             },
         }
         /// `TaggedUnionInputUntagged`
@@ -219,21 +207,21 @@ pub mod combinators {
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum TaggedUnionInputUntagged {
             #[serde(rename = "url")]
-            Url(::std::string::String),
+            Url(String),
             #[serde(rename = "path")]
-            Path(::std::string::String),
+            Path(String),
         }
         /// Arguments of the `tuples` tool: 2020-12 prefixItems and draft-07 array items.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TuplesInput {
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub legacy_open: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub legacy_pair: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
-            pub point: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub point_open: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub legacy_open: Vec<Value>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub legacy_pair: Vec<Value>,
+            pub point: Vec<Value>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub point_open: Vec<Value>,
         }
         /// Error types.
         pub mod error {
@@ -268,32 +256,32 @@ pub mod combinators {
             }
         }
     }
-    impl ::std::convert::From<::std::string::String> for types::NullablesInputD {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for types::NullablesInputD {
+        fn from(value: String) -> Self {
             Self::String(value)
         }
     }
-    impl ::std::convert::From<&str> for types::NullablesInputD {
+    impl From<&str> for types::NullablesInputD {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
         }
     }
-    impl ::std::convert::From<::std::string::String> for types::NullablesInputE {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for types::NullablesInputE {
+        fn from(value: String) -> Self {
             Self::String(value)
         }
     }
-    impl ::std::convert::From<&str> for types::NullablesInputE {
+    impl From<&str> for types::NullablesInputE {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
         }
     }
-    impl ::std::convert::From<::std::string::String> for types::NullablesInputG {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for types::NullablesInputG {
+        fn from(value: String) -> Self {
             Self::String(value)
         }
     }
-    impl ::std::convert::From<&str> for types::NullablesInputG {
+    impl From<&str> for types::NullablesInputG {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
         }
@@ -303,8 +291,8 @@ pub mod combinators {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
-                conflicting: ::std::option::Option::None,
-                merged: ::std::option::Option::None,
+                conflicting: Option::None,
+                merged: Option::None,
             }
         }
         /// Sets `conflicting`.
@@ -312,25 +300,25 @@ pub mod combinators {
             mut self,
             conflicting: types::AllOfInputConflicting,
         ) -> Self {
-            self.conflicting = ::std::option::Option::Some(conflicting);
+            self.conflicting = Option::Some(conflicting);
             self
         }
         /// Sets `merged`.
         pub fn with_merged(mut self, merged: types::AllOfInputMerged) -> Self {
-            self.merged = ::std::option::Option::Some(merged);
+            self.merged = Option::Some(merged);
             self
         }
     }
     impl types::NotIfThenElseInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(code: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(code: impl Into<String>) -> Self {
             Self {
                 code: code.into(),
-                anything_but_null: ::std::option::Option::None,
-                country: ::std::option::Option::None,
-                postal_code: ::std::option::Option::None,
-                tags: ::std::default::Default::default(),
+                anything_but_null: Option::None,
+                country: Option::None,
+                postal_code: Option::None,
+                tags: Default::default(),
             }
         }
         /// Sets `anything_but_null`.
@@ -338,30 +326,21 @@ pub mod combinators {
             mut self,
             anything_but_null: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.anything_but_null = ::std::option::Option::Some(anything_but_null);
+            self.anything_but_null = Option::Some(anything_but_null);
             self
         }
         /// Sets `country`.
-        pub fn with_country(
-            mut self,
-            country: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.country = ::std::option::Option::Some(country.into());
+        pub fn with_country(mut self, country: impl Into<String>) -> Self {
+            self.country = Option::Some(country.into());
             self
         }
         /// Sets `postal_code`.
-        pub fn with_postal_code(
-            mut self,
-            postal_code: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.postal_code = ::std::option::Option::Some(postal_code.into());
+        pub fn with_postal_code(mut self, postal_code: impl Into<String>) -> Self {
+            self.postal_code = Option::Some(postal_code.into());
             self
         }
         /// Sets `tags`.
-        pub fn with_tags(
-            mut self,
-            tags: ::std::vec::Vec<::std::string::String>,
-        ) -> Self {
+        pub fn with_tags(mut self, tags: Vec<String>) -> Self {
             self.tags = tags;
             self
         }
@@ -370,29 +349,29 @@ pub mod combinators {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
-            a: impl ::std::convert::Into<::std::option::Option<::std::string::String>>,
-            b: ::std::option::Option<i64>,
-            c: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            a: impl Into<Option<String>>,
+            b: Option<i64>,
+            c: Option<Vec<String>>,
         ) -> Self {
             Self {
                 a: a.into(),
                 b,
                 c,
-                d: ::std::option::Option::None,
-                e: ::std::option::Option::None,
-                f: ::std::default::Default::default(),
-                g: ::std::option::Option::None,
-                h: ::std::option::Option::None,
+                d: Option::None,
+                e: Option::None,
+                f: Default::default(),
+                g: Option::None,
+                h: Option::None,
             }
         }
         /// Sets `d`.
         pub fn with_d(mut self, d: types::NullablesInputD) -> Self {
-            self.d = ::std::option::Option::Some(d);
+            self.d = Option::Some(d);
             self
         }
         /// Sets `e`.
         pub fn with_e(mut self, e: types::NullablesInputE) -> Self {
-            self.e = ::std::option::Option::Some(e);
+            self.e = Option::Some(e);
             self
         }
         /// Sets `f`.
@@ -402,12 +381,12 @@ pub mod combinators {
         }
         /// Sets `g`.
         pub fn with_g(mut self, g: types::NullablesInputG) -> Self {
-            self.g = ::std::option::Option::Some(g);
+            self.g = Option::Some(g);
             self
         }
         /// Sets `h`.
         pub fn with_h(mut self, h: types::NullablesInputH) -> Self {
-            self.h = ::std::option::Option::Some(h);
+            self.h = Option::Some(h);
             self
         }
     }
@@ -417,14 +396,14 @@ pub mod combinators {
         pub fn new(shape: types::TaggedUnionInputShape) -> Self {
             Self {
                 shape,
-                event: ::std::option::Option::None,
-                tag_not_required: ::std::option::Option::None,
-                untagged: ::std::option::Option::None,
+                event: Option::None,
+                tag_not_required: Option::None,
+                untagged: Option::None,
             }
         }
         /// Sets `event`.
         pub fn with_event(mut self, event: types::TaggedUnionInputEvent) -> Self {
-            self.event = ::std::option::Option::Some(event);
+            self.event = Option::Some(event);
             self
         }
         /// Sets `tag_not_required`.
@@ -432,7 +411,7 @@ pub mod combinators {
             mut self,
             tag_not_required: types::TaggedUnionInputTagNotRequired,
         ) -> Self {
-            self.tag_not_required = ::std::option::Option::Some(tag_not_required);
+            self.tag_not_required = Option::Some(tag_not_required);
             self
         }
         /// Sets `untagged`.
@@ -440,27 +419,25 @@ pub mod combinators {
             mut self,
             untagged: types::TaggedUnionInputUntagged,
         ) -> Self {
-            self.untagged = ::std::option::Option::Some(untagged);
+            self.untagged = Option::Some(untagged);
             self
         }
     }
     impl types::TuplesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(
-            point: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
-        ) -> Self {
+        pub fn new(point: Vec<::mcpbind::__private::serde_json::Value>) -> Self {
             Self {
                 point,
-                legacy_open: ::std::default::Default::default(),
-                legacy_pair: ::std::default::Default::default(),
-                point_open: ::std::default::Default::default(),
+                legacy_open: Default::default(),
+                legacy_pair: Default::default(),
+                point_open: Default::default(),
             }
         }
         /// Sets `legacy_open`.
         pub fn with_legacy_open(
             mut self,
-            legacy_open: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
+            legacy_open: Vec<::mcpbind::__private::serde_json::Value>,
         ) -> Self {
             self.legacy_open = legacy_open;
             self
@@ -468,7 +445,7 @@ pub mod combinators {
         /// Sets `legacy_pair`.
         pub fn with_legacy_pair(
             mut self,
-            legacy_pair: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
+            legacy_pair: Vec<::mcpbind::__private::serde_json::Value>,
         ) -> Self {
             self.legacy_pair = legacy_pair;
             self
@@ -476,7 +453,7 @@ pub mod combinators {
         /// Sets `point_open`.
         pub fn with_point_open(
             mut self,
-            point_open: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
+            point_open: Vec<::mcpbind::__private::serde_json::Value>,
         ) -> Self {
             self.point_open = point_open;
             self
@@ -487,7 +464,7 @@ pub mod combinators {
     pub mod tools {
         /// allOf merging objects, and allOf with a lone ref-like object.
         ///
-        /// Tool `all_of`.
+        /// Tool `all_of`, described in full on `Client::all_of`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct AllOf;
         impl ::mcpbind::Tool for AllOf {
@@ -509,7 +486,7 @@ pub mod combinators {
         }
         /// Keywords no Rust type says: not, if/then/else, contains.
         ///
-        /// Tool `not_if_then_else`.
+        /// Tool `not_if_then_else`, described in full on `Client::not_if_then_else`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct NotIfThenElse;
         impl ::mcpbind::Tool for NotIfThenElse {
@@ -531,7 +508,7 @@ pub mod combinators {
         }
         /// type arrays with null, anyOf with null, oneOf with null.
         ///
-        /// Tool `nullables`.
+        /// Tool `nullables`, described in full on `Client::nullables`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Nullables;
         impl ::mcpbind::Tool for Nullables {
@@ -553,7 +530,7 @@ pub mod combinators {
         }
         /// oneOf tagged by a const property and by a single-value enum.
         ///
-        /// Tool `tagged_union`.
+        /// Tool `tagged_union`, described in full on `Client::tagged_union`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct TaggedUnion;
         impl ::mcpbind::Tool for TaggedUnion {
@@ -575,7 +552,7 @@ pub mod combinators {
         }
         /// 2020-12 prefixItems and draft-07 array items.
         ///
-        /// Tool `tuples`.
+        /// Tool `tuples`, described in full on `Client::tuples`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Tuples;
         impl ::mcpbind::Tool for Tuples {
@@ -704,7 +681,7 @@ pub mod combinators {
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// allOf merging objects, and allOf with a lone ref-like object.
         ///
-        /// Tool `all_of`.
+        /// Tool `all_of`, described in full on `Client::all_of`.
         fn all_of(
             &self,
             input: types::AllOfInput,
@@ -720,7 +697,7 @@ pub mod combinators {
         }
         /// Keywords no Rust type says: not, if/then/else, contains.
         ///
-        /// Tool `not_if_then_else`.
+        /// Tool `not_if_then_else`, described in full on `Client::not_if_then_else`.
         fn not_if_then_else(
             &self,
             input: types::NotIfThenElseInput,
@@ -736,7 +713,7 @@ pub mod combinators {
         }
         /// type arrays with null, anyOf with null, oneOf with null.
         ///
-        /// Tool `nullables`.
+        /// Tool `nullables`, described in full on `Client::nullables`.
         fn nullables(
             &self,
             input: types::NullablesInput,
@@ -752,7 +729,7 @@ pub mod combinators {
         }
         /// oneOf tagged by a const property and by a single-value enum.
         ///
-        /// Tool `tagged_union`.
+        /// Tool `tagged_union`, described in full on `Client::tagged_union`.
         fn tagged_union(
             &self,
             input: types::TaggedUnionInput,
@@ -768,7 +745,7 @@ pub mod combinators {
         }
         /// 2020-12 prefixItems and draft-07 array items.
         ///
-        /// Tool `tuples`.
+        /// Tool `tuples`, described in full on `Client::tuples`.
         fn tuples(
             &self,
             input: types::TuplesInput,
@@ -797,77 +774,27 @@ pub mod combinators {
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "all_of" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::AllOf,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.all_of(input))
-                                .await,
-                        )
-                    }
-                    "not_if_then_else" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::NotIfThenElse,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.not_if_then_else(input))
-                                .await,
-                        )
-                    }
-                    "nullables" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Nullables,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.nullables(input))
-                                .await,
-                        )
-                    }
-                    "tagged_union" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::TaggedUnion,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.tagged_union(input))
-                                .await,
-                        )
-                    }
-                    "tuples" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Tuples,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.tuples(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "all_of" => serve(tools::AllOf, args, |i| self.0.all_of(i)),
+                "not_if_then_else" => {
+                    serve(tools::NotIfThenElse, args, |i| self.0.not_if_then_else(i))
                 }
-            })
+                "nullables" => serve(tools::Nullables, args, |i| self.0.nullables(i)),
+                "tagged_union" => {
+                    serve(tools::TaggedUnion, args, |i| self.0.tagged_union(i))
+                }
+                "tuples" => serve(tools::Tuples, args, |i| self.0.tuples(i)),
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

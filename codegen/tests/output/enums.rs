@@ -22,6 +22,7 @@ pub mod enums {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Structured output of the `enum_output` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
@@ -29,18 +30,7 @@ pub mod enums {
             pub status: EnumOutputOutputStatus,
         }
         /// `EnumOutputOutputStatus`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum EnumOutputOutputStatus {
             #[serde(rename = "ok")]
@@ -64,9 +54,7 @@ pub mod enums {
         }
         impl ::std::str::FromStr for EnumOutputOutputStatus {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "ok" => Ok(Self::Ok),
                     "OK" => Ok(Self::Ok2),
@@ -76,53 +64,26 @@ pub mod enums {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for EnumOutputOutputStatus {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for EnumOutputOutputStatus {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Arguments of the `string_enums` tool: String enums whose values collide after PascalCasing, and odd values.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct StringEnumsInput {
             pub case: StringEnumsInputCase,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub constant: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub constant: Option<Value>,
             pub dash_under: StringEnumsInputDashUnder,
             pub odd: StringEnumsInputOdd,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub plain: ::std::option::Option<StringEnumsInputPlain>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub single: ::std::option::Option<StringEnumsInputSingle>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub untyped_strings: ::std::option::Option<StringEnumsInputUntypedStrings>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub with_null: ::std::option::Option<StringEnumsInputWithNull>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub plain: Option<StringEnumsInputPlain>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub single: Option<StringEnumsInputSingle>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub untyped_strings: Option<StringEnumsInputUntypedStrings>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub with_null: Option<StringEnumsInputWithNull>,
         }
         /// `StringEnumsInputCase`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputCase {
             A,
@@ -139,9 +100,7 @@ pub mod enums {
         }
         impl ::std::str::FromStr for StringEnumsInputCase {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "A" => Ok(Self::A),
                     "a" => Ok(Self::A2),
@@ -149,35 +108,8 @@ pub mod enums {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for StringEnumsInputCase {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for StringEnumsInputCase {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// `StringEnumsInputDashUnder`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputDashUnder {
             #[serde(rename = "a-b")]
@@ -201,9 +133,7 @@ pub mod enums {
         }
         impl ::std::str::FromStr for StringEnumsInputDashUnder {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "a-b" => Ok(Self::AB),
                     "a_b" => Ok(Self::AB2),
@@ -213,36 +143,8 @@ pub mod enums {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for StringEnumsInputDashUnder {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for StringEnumsInputDashUnder {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// `StringEnumsInputOdd`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputOdd {
             #[serde(rename = "")]
@@ -284,9 +186,7 @@ pub mod enums {
         }
         impl ::std::str::FromStr for StringEnumsInputOdd {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "" => Ok(Self::X),
                     "123" => Ok(Self::X123),
@@ -302,35 +202,8 @@ pub mod enums {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for StringEnumsInputOdd {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for StringEnumsInputOdd {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// `StringEnumsInputPlain`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputPlain {
             #[serde(rename = "red")]
@@ -351,9 +224,7 @@ pub mod enums {
         }
         impl ::std::str::FromStr for StringEnumsInputPlain {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "red" => Ok(Self::Red),
                     "green" => Ok(Self::Green),
@@ -362,35 +233,8 @@ pub mod enums {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for StringEnumsInputPlain {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for StringEnumsInputPlain {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// `StringEnumsInputSingle`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputSingle {
             #[serde(rename = "only")]
@@ -405,44 +249,15 @@ pub mod enums {
         }
         impl ::std::str::FromStr for StringEnumsInputSingle {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "only" => Ok(Self::Only),
                     _ => Err("invalid value".into()),
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for StringEnumsInputSingle {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for StringEnumsInputSingle {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// `StringEnumsInputUntypedStrings`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputUntypedStrings {
             #[serde(rename = "x")]
@@ -460,9 +275,7 @@ pub mod enums {
         }
         impl ::std::str::FromStr for StringEnumsInputUntypedStrings {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "x" => Ok(Self::X),
                     "y" => Ok(Self::Y),
@@ -470,36 +283,8 @@ pub mod enums {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for StringEnumsInputUntypedStrings {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for StringEnumsInputUntypedStrings {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// `StringEnumsInputWithNull`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputWithNull {
             #[serde(rename = "on")]
@@ -517,31 +302,12 @@ pub mod enums {
         }
         impl ::std::str::FromStr for StringEnumsInputWithNull {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "on" => Ok(Self::On),
                     "off" => Ok(Self::Off),
                     _ => Err("invalid value".into()),
                 }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for StringEnumsInputWithNull {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for StringEnumsInputWithNull {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
             }
         }
         /// Error types.
@@ -577,10 +343,7 @@ pub mod enums {
             }
         }
         /// Alias of the type generated for this schema.
-        pub type EnumOutputInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
+        pub type EnumOutputInput = Map<String, Value>;
     }
     impl types::StringEnumsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
@@ -594,11 +357,11 @@ pub mod enums {
                 dash_under,
                 case,
                 odd,
-                constant: ::std::option::Option::None,
-                plain: ::std::option::Option::None,
-                single: ::std::option::Option::None,
-                untyped_strings: ::std::option::Option::None,
-                with_null: ::std::option::Option::None,
+                constant: Option::None,
+                plain: Option::None,
+                single: Option::None,
+                untyped_strings: Option::None,
+                with_null: Option::None,
             }
         }
         /// Sets `constant`.
@@ -606,17 +369,17 @@ pub mod enums {
             mut self,
             constant: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.constant = ::std::option::Option::Some(constant);
+            self.constant = Option::Some(constant);
             self
         }
         /// Sets `plain`.
         pub fn with_plain(mut self, plain: types::StringEnumsInputPlain) -> Self {
-            self.plain = ::std::option::Option::Some(plain);
+            self.plain = Option::Some(plain);
             self
         }
         /// Sets `single`.
         pub fn with_single(mut self, single: types::StringEnumsInputSingle) -> Self {
-            self.single = ::std::option::Option::Some(single);
+            self.single = Option::Some(single);
             self
         }
         /// Sets `untyped_strings`.
@@ -624,7 +387,7 @@ pub mod enums {
             mut self,
             untyped_strings: types::StringEnumsInputUntypedStrings,
         ) -> Self {
-            self.untyped_strings = ::std::option::Option::Some(untyped_strings);
+            self.untyped_strings = Option::Some(untyped_strings);
             self
         }
         /// Sets `with_null`.
@@ -632,7 +395,7 @@ pub mod enums {
             mut self,
             with_null: types::StringEnumsInputWithNull,
         ) -> Self {
-            self.with_null = ::std::option::Option::Some(with_null);
+            self.with_null = Option::Some(with_null);
             self
         }
     }
@@ -641,7 +404,7 @@ pub mod enums {
     pub mod tools {
         /// Calls the `enum_output` tool.
         ///
-        /// Tool `enum_output`.
+        /// Tool `enum_output`, described in full on `Client::enum_output`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct EnumOutput;
         impl ::mcpbind::Tool for EnumOutput {
@@ -661,7 +424,7 @@ pub mod enums {
         }
         /// String enums whose values collide after PascalCasing, and odd values.
         ///
-        /// Tool `string_enums`.
+        /// Tool `string_enums`, described in full on `Client::string_enums`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct StringEnums;
         impl ::mcpbind::Tool for StringEnums {
@@ -757,7 +520,7 @@ pub mod enums {
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Calls the `enum_output` tool.
         ///
-        /// Tool `enum_output`.
+        /// Tool `enum_output`, described in full on `Client::enum_output`.
         fn enum_output(
             &self,
             input: types::EnumOutputInput,
@@ -773,7 +536,7 @@ pub mod enums {
         }
         /// String enums whose values collide after PascalCasing, and odd values.
         ///
-        /// Tool `string_enums`.
+        /// Tool `string_enums`, described in full on `Client::string_enums`.
         fn string_enums(
             &self,
             input: types::StringEnumsInput,
@@ -802,47 +565,24 @@ pub mod enums {
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "enum_output" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::EnumOutput,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.enum_output(input))
-                                .await,
-                        )
-                    }
-                    "string_enums" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::StringEnums,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.string_enums(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "enum_output" => {
+                    serve(tools::EnumOutput, args, |i| self.0.enum_output(i))
                 }
-            })
+                "string_enums" => {
+                    serve(tools::StringEnums, args, |i| self.0.string_enums(i))
+                }
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

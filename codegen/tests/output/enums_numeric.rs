@@ -17,28 +17,25 @@ pub mod enums_numeric {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `other_enums` tool: Integer, number, boolean and mixed enums.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct OtherEnumsInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub bools: ::std::option::Option<bool>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub enum_outside_type: ::std::option::Option<OtherEnumsInputEnumOutsideType>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub floats: ::std::option::Option<OtherEnumsInputFloats>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub int_const: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub ints: ::std::option::Option<OtherEnumsInputInts>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub mixed: ::std::option::Option<OtherEnumsInputMixed>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub obj_const: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub bools: Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub enum_outside_type: Option<OtherEnumsInputEnumOutsideType>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub floats: Option<OtherEnumsInputFloats>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub int_const: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub ints: Option<OtherEnumsInputInts>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub mixed: Option<OtherEnumsInputMixed>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub obj_const: Option<Value>,
         }
         /// `OtherEnumsInputEnumOutsideType`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -46,7 +43,7 @@ pub mod enums_numeric {
         #[serde(untagged)]
         pub enum OtherEnumsInputEnumOutsideType {
             Integer(i64),
-            String(::std::string::String),
+            String(String),
         }
         impl ::std::fmt::Display for OtherEnumsInputEnumOutsideType {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -56,7 +53,7 @@ pub mod enums_numeric {
                 }
             }
         }
-        impl ::std::convert::From<i64> for OtherEnumsInputEnumOutsideType {
+        impl From<i64> for OtherEnumsInputEnumOutsideType {
             fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
@@ -72,16 +69,14 @@ pub mod enums_numeric {
                 &self.0
             }
         }
-        impl ::std::convert::From<OtherEnumsInputFloats> for f64 {
+        impl From<OtherEnumsInputFloats> for f64 {
             fn from(value: OtherEnumsInputFloats) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::TryFrom<f64> for OtherEnumsInputFloats {
+        impl TryFrom<f64> for OtherEnumsInputFloats {
             type Error = self::error::ConversionError;
-            fn try_from(
-                value: f64,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn try_from(value: f64) -> Result<Self, self::error::ConversionError> {
                 if ![0.5_f64, 1.5_f64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -91,7 +86,7 @@ pub mod enums_numeric {
         }
         impl<'de> ::mcpbind::__private::serde::Deserialize<'de>
         for OtherEnumsInputFloats {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
             where
                 D: ::mcpbind::__private::serde::Deserializer<'de>,
             {
@@ -114,16 +109,14 @@ pub mod enums_numeric {
                 &self.0
             }
         }
-        impl ::std::convert::From<OtherEnumsInputInts> for i64 {
+        impl From<OtherEnumsInputInts> for i64 {
             fn from(value: OtherEnumsInputInts) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::TryFrom<i64> for OtherEnumsInputInts {
+        impl TryFrom<i64> for OtherEnumsInputInts {
             type Error = self::error::ConversionError;
-            fn try_from(
-                value: i64,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn try_from(value: i64) -> Result<Self, self::error::ConversionError> {
                 if ![1_i64, 2_i64, 3_i64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -132,7 +125,7 @@ pub mod enums_numeric {
             }
         }
         impl<'de> ::mcpbind::__private::serde::Deserialize<'de> for OtherEnumsInputInts {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
             where
                 D: ::mcpbind::__private::serde::Deserializer<'de>,
             {
@@ -152,46 +145,27 @@ pub mod enums_numeric {
             Null,
             Boolean(bool),
             Integer(i64),
-            String(::std::string::String),
-            Array(::std::vec::Vec<::mcpbind::__private::serde_json::Value>),
-            Object(
-                ::mcpbind::__private::serde_json::Map<
-                    ::std::string::String,
-                    ::mcpbind::__private::serde_json::Value,
-                >,
-            ),
+            String(String),
+            Array(Vec<Value>),
+            Object(Map<String, Value>),
         }
-        impl ::std::convert::From<bool> for OtherEnumsInputMixed {
+        impl From<bool> for OtherEnumsInputMixed {
             fn from(value: bool) -> Self {
                 Self::Boolean(value)
             }
         }
-        impl ::std::convert::From<i64> for OtherEnumsInputMixed {
+        impl From<i64> for OtherEnumsInputMixed {
             fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
         }
-        impl ::std::convert::From<
-            ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
-        > for OtherEnumsInputMixed {
-            fn from(
-                value: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
-            ) -> Self {
+        impl From<Vec<Value>> for OtherEnumsInputMixed {
+            fn from(value: Vec<Value>) -> Self {
                 Self::Array(value)
             }
         }
-        impl ::std::convert::From<
-            ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
-        > for OtherEnumsInputMixed {
-            fn from(
-                value: ::mcpbind::__private::serde_json::Map<
-                    ::std::string::String,
-                    ::mcpbind::__private::serde_json::Value,
-                >,
-            ) -> Self {
+        impl From<Map<String, Value>> for OtherEnumsInputMixed {
+            fn from(value: Map<String, Value>) -> Self {
                 Self::Object(value)
             }
         }
@@ -228,23 +202,22 @@ pub mod enums_numeric {
             }
         }
     }
-    impl ::std::convert::From<::std::string::String>
-    for types::OtherEnumsInputEnumOutsideType {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for types::OtherEnumsInputEnumOutsideType {
+        fn from(value: String) -> Self {
             Self::String(value)
         }
     }
-    impl ::std::convert::From<&str> for types::OtherEnumsInputEnumOutsideType {
+    impl From<&str> for types::OtherEnumsInputEnumOutsideType {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
         }
     }
-    impl ::std::convert::From<::std::string::String> for types::OtherEnumsInputMixed {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for types::OtherEnumsInputMixed {
+        fn from(value: String) -> Self {
             Self::String(value)
         }
     }
-    impl ::std::convert::From<&str> for types::OtherEnumsInputMixed {
+    impl From<&str> for types::OtherEnumsInputMixed {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
         }
@@ -254,18 +227,18 @@ pub mod enums_numeric {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
-                bools: ::std::option::Option::None,
-                enum_outside_type: ::std::option::Option::None,
-                floats: ::std::option::Option::None,
-                int_const: ::std::option::Option::None,
-                ints: ::std::option::Option::None,
-                mixed: ::std::option::Option::None,
-                obj_const: ::std::option::Option::None,
+                bools: Option::None,
+                enum_outside_type: Option::None,
+                floats: Option::None,
+                int_const: Option::None,
+                ints: Option::None,
+                mixed: Option::None,
+                obj_const: Option::None,
             }
         }
         /// Sets `bools`.
         pub fn with_bools(mut self, bools: bool) -> Self {
-            self.bools = ::std::option::Option::Some(bools);
+            self.bools = Option::Some(bools);
             self
         }
         /// Sets `enum_outside_type`.
@@ -273,12 +246,12 @@ pub mod enums_numeric {
             mut self,
             enum_outside_type: types::OtherEnumsInputEnumOutsideType,
         ) -> Self {
-            self.enum_outside_type = ::std::option::Option::Some(enum_outside_type);
+            self.enum_outside_type = Option::Some(enum_outside_type);
             self
         }
         /// Sets `floats`.
         pub fn with_floats(mut self, floats: types::OtherEnumsInputFloats) -> Self {
-            self.floats = ::std::option::Option::Some(floats);
+            self.floats = Option::Some(floats);
             self
         }
         /// Sets `int_const`.
@@ -286,17 +259,17 @@ pub mod enums_numeric {
             mut self,
             int_const: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.int_const = ::std::option::Option::Some(int_const);
+            self.int_const = Option::Some(int_const);
             self
         }
         /// Sets `ints`.
         pub fn with_ints(mut self, ints: types::OtherEnumsInputInts) -> Self {
-            self.ints = ::std::option::Option::Some(ints);
+            self.ints = Option::Some(ints);
             self
         }
         /// Sets `mixed`.
         pub fn with_mixed(mut self, mixed: types::OtherEnumsInputMixed) -> Self {
-            self.mixed = ::std::option::Option::Some(mixed);
+            self.mixed = Option::Some(mixed);
             self
         }
         /// Sets `obj_const`.
@@ -304,7 +277,7 @@ pub mod enums_numeric {
             mut self,
             obj_const: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.obj_const = ::std::option::Option::Some(obj_const);
+            self.obj_const = Option::Some(obj_const);
             self
         }
     }
@@ -313,7 +286,7 @@ pub mod enums_numeric {
     pub mod tools {
         /// Integer, number, boolean and mixed enums.
         ///
-        /// Tool `other_enums`.
+        /// Tool `other_enums`, described in full on `Client::other_enums`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct OtherEnums;
         impl ::mcpbind::Tool for OtherEnums {
@@ -396,7 +369,7 @@ pub mod enums_numeric {
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Integer, number, boolean and mixed enums.
         ///
-        /// Tool `other_enums`.
+        /// Tool `other_enums`, described in full on `Client::other_enums`.
         fn other_enums(
             &self,
             input: types::OtherEnumsInput,
@@ -425,37 +398,21 @@ pub mod enums_numeric {
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "other_enums" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::OtherEnums,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.other_enums(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "other_enums" => {
+                    serve(tools::OtherEnums, args, |i| self.0.other_enums(i))
                 }
-            })
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod fastmcp {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// `Coordinates`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
@@ -28,36 +29,25 @@ pub mod fastmcp {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DayForecast {
-            pub date: ::std::string::String,
+            pub date: String,
             pub high: f64,
             pub low: f64,
             /// Default: `null`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub summary: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub summary: Option<String>,
         }
         /// `Filter`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Filter {
-            pub field: ::std::string::String,
+            pub field: String,
             /// Default: `"eq"`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub op: ::std::option::Option<FilterOp>,
-            pub value: ::mcpbind::__private::serde_json::Value,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub op: Option<FilterOp>,
+            pub value: Value,
         }
         /// Default: `"eq"`.
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum FilterOp {
             #[serde(rename = "eq")]
@@ -84,9 +74,7 @@ pub mod fastmcp {
         }
         impl ::std::str::FromStr for FilterOp {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "eq" => Ok(Self::Eq),
                     "ne" => Ok(Self::Ne),
@@ -97,55 +85,39 @@ pub mod fastmcp {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for FilterOp {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for FilterOp {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Arguments of the `get_forecast` tool: Get the weather forecast for a location.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetForecastInput {
             /// Default: `null`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub coords: ::std::option::Option<Coordinates>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub coords: Option<Coordinates>,
             /// Default: `3`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub days: ::std::option::Option<::std::num::NonZeroU64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub days: Option<::std::num::NonZeroU64>,
             /// Default: `null`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<String>>,
             /// Default: `false`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub include_hourly: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub include_hourly: Option<bool>,
             /// Default: `null`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub language: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub language: Option<String>,
             pub location: GetForecastInputLocation,
             /// Default: `"metric"`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub units: ::std::option::Option<Units>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub units: Option<Units>,
         }
         /// `GetForecastInputLocation`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum GetForecastInputLocation {
-            String(::std::string::String),
+            String(String),
             Coordinates(Coordinates),
         }
-        impl ::std::convert::From<Coordinates> for GetForecastInputLocation {
+        impl From<Coordinates> for GetForecastInputLocation {
             fn from(value: Coordinates) -> Self {
                 Self::Coordinates(value)
             }
@@ -154,42 +126,26 @@ pub mod fastmcp {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetForecastOutput {
-            pub days: ::std::vec::Vec<DayForecast>,
-            pub location: ::std::string::String,
+            pub days: Vec<DayForecast>,
+            pub location: String,
         }
         /// Arguments of the `search_documents` tool: Full-text search.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchDocumentsInput {
             /// Default: `[]`.
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub filters: ::std::vec::Vec<Filter>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub filters: Vec<Filter>,
             /// Default: `10`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub limit: ::std::option::Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub limit: Option<u64>,
             /// Default: `null`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub metadata: ::std::option::Option<
-                ::std::collections::BTreeMap<
-                    ::std::string::String,
-                    ::std::string::String,
-                >,
-            >,
-            pub query: ::std::string::String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub metadata: Option<::std::collections::BTreeMap<String, String>>,
+            pub query: String,
         }
         /// `Units`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum Units {
             #[serde(rename = "metric")]
@@ -207,9 +163,7 @@ pub mod fastmcp {
         }
         impl ::std::str::FromStr for Units {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "metric" => Ok(Self::Metric),
                     "imperial" => Ok(Self::Imperial),
@@ -217,27 +171,11 @@ pub mod fastmcp {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for Units {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for Units {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Structured output of the `wrapped_result` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WrappedResultOutput {
-            pub result: ::std::vec::Vec<i64>,
+            pub result: Vec<i64>,
         }
         /// Error types.
         pub mod error {
@@ -276,13 +214,12 @@ pub mod fastmcp {
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WrappedResultInput {}
     }
-    impl ::std::convert::From<::std::string::String>
-    for types::GetForecastInputLocation {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for types::GetForecastInputLocation {
+        fn from(value: String) -> Self {
             Self::String(value)
         }
     }
-    impl ::std::convert::From<&str> for types::GetForecastInputLocation {
+    impl From<&str> for types::GetForecastInputLocation {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
         }
@@ -293,81 +230,72 @@ pub mod fastmcp {
         pub fn new(location: types::GetForecastInputLocation) -> Self {
             Self {
                 location,
-                coords: ::std::option::Option::None,
-                days: ::std::option::Option::None,
-                fields: ::std::option::Option::None,
-                include_hourly: ::std::option::Option::None,
-                language: ::std::option::Option::None,
-                units: ::std::option::Option::None,
+                coords: Option::None,
+                days: Option::None,
+                fields: Option::None,
+                include_hourly: Option::None,
+                language: Option::None,
+                units: Option::None,
             }
         }
         /// Sets `coords`.
         pub fn with_coords(mut self, coords: types::Coordinates) -> Self {
-            self.coords = ::std::option::Option::Some(coords);
+            self.coords = Option::Some(coords);
             self
         }
         /// Sets `days`.
         pub fn with_days(mut self, days: ::std::num::NonZeroU64) -> Self {
-            self.days = ::std::option::Option::Some(days);
+            self.days = Option::Some(days);
             self
         }
         /// Sets `fields`.
-        pub fn with_fields(
-            mut self,
-            fields: ::std::vec::Vec<::std::string::String>,
-        ) -> Self {
-            self.fields = ::std::option::Option::Some(fields);
+        pub fn with_fields(mut self, fields: Vec<String>) -> Self {
+            self.fields = Option::Some(fields);
             self
         }
         /// Sets `include_hourly`.
         pub fn with_include_hourly(mut self, include_hourly: bool) -> Self {
-            self.include_hourly = ::std::option::Option::Some(include_hourly);
+            self.include_hourly = Option::Some(include_hourly);
             self
         }
         /// Sets `language`.
-        pub fn with_language(
-            mut self,
-            language: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.language = ::std::option::Option::Some(language.into());
+        pub fn with_language(mut self, language: impl Into<String>) -> Self {
+            self.language = Option::Some(language.into());
             self
         }
         /// Sets `units`.
         pub fn with_units(mut self, units: types::Units) -> Self {
-            self.units = ::std::option::Option::Some(units);
+            self.units = Option::Some(units);
             self
         }
     }
     impl types::SearchDocumentsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(query: impl Into<String>) -> Self {
             Self {
                 query: query.into(),
-                filters: ::std::default::Default::default(),
-                limit: ::std::option::Option::None,
-                metadata: ::std::option::Option::None,
+                filters: Default::default(),
+                limit: Option::None,
+                metadata: Option::None,
             }
         }
         /// Sets `filters`.
-        pub fn with_filters(mut self, filters: ::std::vec::Vec<types::Filter>) -> Self {
+        pub fn with_filters(mut self, filters: Vec<types::Filter>) -> Self {
             self.filters = filters;
             self
         }
         /// Sets `limit`.
         pub fn with_limit(mut self, limit: u64) -> Self {
-            self.limit = ::std::option::Option::Some(limit);
+            self.limit = Option::Some(limit);
             self
         }
         /// Sets `metadata`.
         pub fn with_metadata(
             mut self,
-            metadata: ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::string::String,
-            >,
+            metadata: ::std::collections::BTreeMap<String, String>,
         ) -> Self {
-            self.metadata = ::std::option::Option::Some(metadata);
+            self.metadata = Option::Some(metadata);
             self
         }
     }
@@ -376,13 +304,7 @@ pub mod fastmcp {
     pub mod tools {
         /// **Get Forecast**
         ///
-        /// Get the weather forecast for a location.
-        ///
-        /// Args:
-        ///     location: City name or coordinates.
-        ///     days: Number of days.
-        ///
-        /// Tool `get_forecast` (read-only).
+        /// Tool `get_forecast`, described in full on `Client::get_forecast`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetForecast;
         impl ::mcpbind::Tool for GetForecast {
@@ -404,9 +326,7 @@ pub mod fastmcp {
         }
         /// **Search Documents**
         ///
-        /// Full-text search.
-        ///
-        /// Tool `search_documents`.
+        /// Tool `search_documents`, described in full on `Client::search_documents`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SearchDocuments;
         impl ::mcpbind::Tool for SearchDocuments {
@@ -426,7 +346,7 @@ pub mod fastmcp {
         }
         /// FastMCP wraps non-object returns in {"result": ...}.
         ///
-        /// Tool `wrapped_result`.
+        /// Tool `wrapped_result`, described in full on `Client::wrapped_result`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct WrappedResult;
         impl ::mcpbind::Tool for WrappedResult {
@@ -541,13 +461,7 @@ pub mod fastmcp {
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// **Get Forecast**
         ///
-        /// Get the weather forecast for a location.
-        ///
-        /// Args:
-        ///     location: City name or coordinates.
-        ///     days: Number of days.
-        ///
-        /// Tool `get_forecast` (read-only).
+        /// Tool `get_forecast`, described in full on `Client::get_forecast`.
         fn get_forecast(
             &self,
             input: types::GetForecastInput,
@@ -563,9 +477,7 @@ pub mod fastmcp {
         }
         /// **Search Documents**
         ///
-        /// Full-text search.
-        ///
-        /// Tool `search_documents`.
+        /// Tool `search_documents`, described in full on `Client::search_documents`.
         fn search_documents(
             &self,
             input: types::SearchDocumentsInput,
@@ -581,7 +493,7 @@ pub mod fastmcp {
         }
         /// FastMCP wraps non-object returns in {"result": ...}.
         ///
-        /// Tool `wrapped_result`.
+        /// Tool `wrapped_result`, described in full on `Client::wrapped_result`.
         fn wrapped_result(
             &self,
             input: types::WrappedResultInput,
@@ -610,57 +522,27 @@ pub mod fastmcp {
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "get_forecast" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetForecast,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_forecast(input))
-                                .await,
-                        )
-                    }
-                    "search_documents" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::SearchDocuments,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.search_documents(input))
-                                .await,
-                        )
-                    }
-                    "wrapped_result" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::WrappedResult,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.wrapped_result(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "get_forecast" => {
+                    serve(tools::GetForecast, args, |i| self.0.get_forecast(i))
                 }
-            })
+                "search_documents" => {
+                    serve(tools::SearchDocuments, args, |i| self.0.search_documents(i))
+                }
+                "wrapped_result" => {
+                    serve(tools::WrappedResult, args, |i| self.0.wrapped_result(i))
+                }
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

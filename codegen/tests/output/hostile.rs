@@ -28,6 +28,7 @@ pub mod hostile {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `a/b` tool: NUL here:: and CRLF
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
@@ -40,8 +41,8 @@ and unclosed:
 ```text
 assert!(false);
 ```*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `Client` tool: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -56,8 +57,8 @@ panic!()
 nested
 ```
 ````*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `connect` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -66,8 +67,8 @@ nested
             /** NUL here:: and CRLF
 second line
 lone CR*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `crate` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -76,39 +77,39 @@ lone CR*/
             /** NUL here:: and CRLF
 second line
 lone CR*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// } fn evil() {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Evil {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub v: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub v: Option<String>,
         }
         /// Arguments of the `from_client` tool: Indented code:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct FromClientInput {
             /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `get_item` tool: Tilde fence:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetItem296490Input {
             /// Ends a comment */ and starts one /* never closed
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `getItem` tool: Ends a comment */ and starts one /* never closed
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetItem48F24aInput {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `get-item` tool: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -123,16 +124,16 @@ panic!()
 nested
 ```
 ````*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `GetItem` tool: Raw string end "# and "## and ]] and `backticks` and ``double``
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetItemEc1ae4Input {
             /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /** Arguments of the `hostile_schema` tool.
 
@@ -143,46 +144,25 @@ let x = 1;
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct HostileSchemaInput {
-            #[serde(
-                rename = "<b>",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub b: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "<b>", skip_serializing_if = "Option::is_none")]
+            pub b: Option<String>,
             /// Default: `"'''rust\nfn main(){}\n'''"`.
-            #[serde(
-                rename = "```rust",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub rust: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "```rust", skip_serializing_if = "Option::is_none")]
+            pub rust: Option<String>,
             /// */
             #[serde(rename = "*/")]
-            pub x: ::std::string::String,
+            pub x: String,
             /// "#
-            #[serde(
-                rename = "\"#",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x2: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "#[",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x3: ::std::option::Option<Evil>,
-            #[serde(
-                rename = "}{",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x4: ::std::option::Option<Unnamed>,
-            #[serde(
-                rename = "\0",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x5: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "\r\n",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x6: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "\"#", skip_serializing_if = "Option::is_none")]
+            pub x2: Option<String>,
+            #[serde(rename = "#[", skip_serializing_if = "Option::is_none")]
+            pub x3: Option<Evil>,
+            #[serde(rename = "}{", skip_serializing_if = "Option::is_none")]
+            pub x4: Option<Unnamed>,
+            #[serde(rename = "\0", skip_serializing_if = "Option::is_none")]
+            pub x5: Option<String>,
+            #[serde(rename = "\r\n", skip_serializing_if = "Option::is_none")]
+            pub x6: Option<String>,
         }
         /** Structured output of the `hostile_schema` tool.
 
@@ -196,8 +176,8 @@ panic!()
             /** ```text
 unclosed
 ```*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub out: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub out: Option<String>,
         }
         /// Arguments of the `inner` tool: Fenced:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -210,8 +190,8 @@ unclosed
 
 ```
 after*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `new` tool: NUL here:: and CRLF
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -225,24 +205,24 @@ and unclosed:
 ```text
 assert!(false);
 ```*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `r#type` tool: Raw string end "# and "## and ]] and `backticks` and ``double``
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RTypeInput {
             /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `self` tool: Ends a comment */ and starts one /* never closed
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SelfTool06C604Input {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `Self` tool: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -257,16 +237,16 @@ panic!()
 nested
 ```
 ````*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `super` tool: Tilde fence:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SuperInput {
             /// Ends a comment */ and starts one /* never closed
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `123` tool: Fenced:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -279,8 +259,8 @@ nested
 
 ```
 after*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `tools` tool: Fenced:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -293,38 +273,27 @@ after*/
 
 ```
 after*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `type` tool: Ends a comment */ and starts one /* never closed
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypeInput {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `types` tool: Indented code:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypesInput {
             /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// `Unnamed`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum Unnamed {
             #[serde(rename = "*/")]
@@ -357,9 +326,7 @@ after*/
         }
         impl ::std::str::FromStr for Unnamed {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "*/" => Ok(Self::X),
                     "\"#" => Ok(Self::X2),
@@ -372,22 +339,6 @@ after*/
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for Unnamed {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for Unnamed {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Arguments of the ` ` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
@@ -395,16 +346,16 @@ after*/
             /** NUL here:: and CRLF
 second line
 lone CR*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `\"#` tool: Ends a comment */ and starts one /* never closed
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Unnamed589D42Input {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `__` tool: NUL here:: and CRLF
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -418,32 +369,32 @@ and unclosed:
 ```text
 assert!(false);
 ```*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `` tool: Raw string end "# and "## and ]] and `backticks` and ``double``
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnnamedE3b0c4Input {
             /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `\u{1f680}` tool: Indented code:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnnamedEbbc0bInput {
             /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `*/` tool: Tilde fence:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnnamedEd9623Input {
             /// Ends a comment */ and starts one /* never closed
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Error types.
         pub mod error {
@@ -500,16 +451,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -517,16 +463,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -534,16 +475,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -551,16 +487,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -568,16 +499,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -585,16 +511,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -602,16 +523,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -619,82 +535,62 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
     impl types::HostileSchemaInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(x: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(x: impl Into<String>) -> Self {
             Self {
                 x: x.into(),
-                b: ::std::option::Option::None,
-                rust: ::std::option::Option::None,
-                x2: ::std::option::Option::None,
-                x3: ::std::option::Option::None,
-                x4: ::std::option::Option::None,
-                x5: ::std::option::Option::None,
-                x6: ::std::option::Option::None,
+                b: Option::None,
+                rust: Option::None,
+                x2: Option::None,
+                x3: Option::None,
+                x4: Option::None,
+                x5: Option::None,
+                x6: Option::None,
             }
         }
         /// Sets `b`.
-        pub fn with_b(
-            mut self,
-            b: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.b = ::std::option::Option::Some(b.into());
+        pub fn with_b(mut self, b: impl Into<String>) -> Self {
+            self.b = Option::Some(b.into());
             self
         }
         /// Sets `rust`.
-        pub fn with_rust(
-            mut self,
-            rust: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.rust = ::std::option::Option::Some(rust.into());
+        pub fn with_rust(mut self, rust: impl Into<String>) -> Self {
+            self.rust = Option::Some(rust.into());
             self
         }
         /// Sets `x2`.
-        pub fn with_x2(
-            mut self,
-            x2: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x2 = ::std::option::Option::Some(x2.into());
+        pub fn with_x2(mut self, x2: impl Into<String>) -> Self {
+            self.x2 = Option::Some(x2.into());
             self
         }
         /// Sets `x3`.
         pub fn with_x3(mut self, x3: types::Evil) -> Self {
-            self.x3 = ::std::option::Option::Some(x3);
+            self.x3 = Option::Some(x3);
             self
         }
         /// Sets `x4`.
         pub fn with_x4(mut self, x4: types::Unnamed) -> Self {
-            self.x4 = ::std::option::Option::Some(x4);
+            self.x4 = Option::Some(x4);
             self
         }
         /// Sets `x5`.
-        pub fn with_x5(
-            mut self,
-            x5: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x5 = ::std::option::Option::Some(x5.into());
+        pub fn with_x5(mut self, x5: impl Into<String>) -> Self {
+            self.x5 = Option::Some(x5.into());
             self
         }
         /// Sets `x6`.
-        pub fn with_x6(
-            mut self,
-            x6: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x6 = ::std::option::Option::Some(x6.into());
+        pub fn with_x6(mut self, x6: impl Into<String>) -> Self {
+            self.x6 = Option::Some(x6.into());
             self
         }
     }
@@ -702,16 +598,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -719,16 +610,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -736,16 +622,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -753,16 +634,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -770,16 +646,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -787,16 +658,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -804,16 +670,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -821,16 +682,11 @@ assert!(false);
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -839,7 +695,7 @@ assert!(false);
     pub mod tools {
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
-        /// Tool ``.
+        /// Tool ``, described in full on `Client::unnamed_e3b0c4`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct UnnamedE3B0C4;
         impl ::mcpbind::Tool for UnnamedE3B0C4 {
@@ -861,9 +717,7 @@ assert!(false);
         }
         /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);**
         ///
-        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        ///
-        /// Tool ` `.
+        /// Tool ` `, described in full on `Client::unnamed_36a9e7`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Unnamed36A9E7;
         impl ::mcpbind::Tool for Unnamed36A9E7 {
@@ -887,9 +741,7 @@ assert!(false);
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
         ///
-        /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `\"#`.
+        /// Tool `\"#`, described in full on `Client::unnamed_589d42`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Unnamed589D42;
         impl ::mcpbind::Tool for Unnamed589D42 {
@@ -912,16 +764,8 @@ assert!(false);
             );
         }
         /// Tilde fence:
-        /// ~~~text
-        /// panic!()
-        /// ~~~
-        /// ````text
-        /// ```
-        /// nested
-        /// ```
-        /// ````
         ///
-        /// Tool `*/`.
+        /// Tool `*/`, described in full on `Client::unnamed_ed9623`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct UnnamedED9623;
         impl ::mcpbind::Tool for UnnamedED9623 {
@@ -942,15 +786,8 @@ assert!(false);
             );
         }
         /// Fenced:
-        /// ```text
-        /// fn main() { panic!("doctest ran") }
-        /// ```
-        /// and unclosed:
-        /// ```text
-        /// assert!(false);
         ///
-        /// Tool `123`.
-        /// ```
+        /// Tool `123`, described in full on `Client::t_123`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct T123;
         impl ::mcpbind::Tool for T123 {
@@ -972,7 +809,7 @@ assert!(false);
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
-        /// Tool `Client`.
+        /// Tool `Client`, described in full on `Client::client`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Client;
         impl ::mcpbind::Tool for Client {
@@ -994,9 +831,7 @@ assert!(false);
         }
         /// **NUL here:: and CRLF second line**
         ///
-        /// Raw string end "# and "## and ]] and `backticks` and ``double``
-        ///
-        /// Tool `GetItem`.
+        /// Tool `GetItem`, described in full on `Client::get_item_ec1ae4`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetItemEC1AE4;
         impl ::mcpbind::Tool for GetItemEC1AE4 {
@@ -1018,7 +853,7 @@ assert!(false);
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
-        /// Tool `Self`.
+        /// Tool `Self`, described in full on `Client::self_85bc0f`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SelfTool85BC0F;
         impl ::mcpbind::Tool for SelfTool85BC0F {
@@ -1040,10 +875,7 @@ assert!(false);
         }
         /// **Indented code:     fn main() { panic!() } after**
         ///
-        /// NUL here:: and CRLF
-        /// second line
-        ///
-        /// Tool `__`.
+        /// Tool `__`, described in full on `Client::unnamed_9911f4`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Unnamed9911F4;
         impl ::mcpbind::Tool for Unnamed9911F4 {
@@ -1064,9 +896,8 @@ assert!(false);
             );
         }
         /// NUL here:: and CRLF
-        /// second line
         ///
-        /// Tool `a/b`.
+        /// Tool `a/b`, described in full on `Client::a_b`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct AB;
         impl ::mcpbind::Tool for AB {
@@ -1086,7 +917,7 @@ assert!(false);
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         ///
-        /// Tool `connect`.
+        /// Tool `connect`, described in full on `Client::connect_5a638a`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Connect;
         impl ::mcpbind::Tool for Connect {
@@ -1108,7 +939,7 @@ assert!(false);
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         ///
-        /// Tool `crate`.
+        /// Tool `crate`, described in full on `Client::crate_`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Crate;
         impl ::mcpbind::Tool for Crate {
@@ -1130,13 +961,7 @@ assert!(false);
         }
         /// Indented code:
         ///
-        /// ```text
-        ///     fn main() { panic!() }
-        ///
-        /// ```
-        /// after
-        ///
-        /// Tool `from_client`.
+        /// Tool `from_client`, described in full on `Client::from_client_d25781`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct FromClient;
         impl ::mcpbind::Tool for FromClient {
@@ -1158,9 +983,7 @@ assert!(false);
         }
         /// **Ends a comment */ and starts one /* never closed**
         ///
-        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        ///
-        /// Tool `get-item`.
+        /// Tool `get-item`, described in full on `Client::get_item_e189d4`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetItemE189D4;
         impl ::mcpbind::Tool for GetItemE189D4 {
@@ -1184,7 +1007,7 @@ assert!(false);
         }
         /// Ends a comment */ and starts one /* never closed
         ///
-        /// Tool `getItem`.
+        /// Tool `getItem`, described in full on `Client::get_item_48f24a`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetItem48F24A;
         impl ::mcpbind::Tool for GetItem48F24A {
@@ -1205,16 +1028,8 @@ assert!(false);
             );
         }
         /// Tilde fence:
-        /// ~~~text
-        /// panic!()
-        /// ~~~
-        /// ````text
-        /// ```
-        /// nested
-        /// ```
-        /// ````
         ///
-        /// Tool `get_item`.
+        /// Tool `get_item`, described in full on `Client::get_item_296490`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetItem296490;
         impl ::mcpbind::Tool for GetItem296490 {
@@ -1236,11 +1051,7 @@ assert!(false);
         }
         /// **Title with */ and   newline and ```rust**
         ///
-        /// ```text
-        /// fn main(){}
-        /// ```
-        ///
-        /// Tool `hostile_schema`.
+        /// Tool `hostile_schema`, described in full on `Client::hostile_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct HostileSchema;
         impl ::mcpbind::Tool for HostileSchema {
@@ -1260,16 +1071,7 @@ assert!(false);
         }
         /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>**
         ///
-        /// Fenced:
-        /// ```text
-        /// fn main() { panic!("doctest ran") }
-        /// ```
-        /// and unclosed:
-        /// ```text
-        /// assert!(false);
-        ///
-        /// Tool `inner`.
-        /// ```
+        /// Tool `inner`, described in full on `Client::inner_33bf6f`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Inner;
         impl ::mcpbind::Tool for Inner {
@@ -1292,9 +1094,8 @@ assert!(false);
             );
         }
         /// NUL here:: and CRLF
-        /// second line
         ///
-        /// Tool `new`.
+        /// Tool `new`, described in full on `Client::new_11507a`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct New;
         impl ::mcpbind::Tool for New {
@@ -1314,7 +1115,7 @@ assert!(false);
         }
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
-        /// Tool `r#type`.
+        /// Tool `r#type`, described in full on `Client::r_type`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct RType;
         impl ::mcpbind::Tool for RType {
@@ -1336,9 +1137,7 @@ assert!(false);
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
         ///
-        /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `self`.
+        /// Tool `self`, described in full on `Client::self_06c604`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SelfTool06C604;
         impl ::mcpbind::Tool for SelfTool06C604 {
@@ -1362,17 +1161,7 @@ assert!(false);
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``**
         ///
-        /// Tilde fence:
-        /// ~~~text
-        /// panic!()
-        /// ~~~
-        /// ````text
-        /// ```
-        /// nested
-        /// ```
-        /// ````
-        ///
-        /// Tool `super`.
+        /// Tool `super`, described in full on `Client::super_`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Super;
         impl ::mcpbind::Tool for Super {
@@ -1395,15 +1184,8 @@ assert!(false);
             );
         }
         /// Fenced:
-        /// ```text
-        /// fn main() { panic!("doctest ran") }
-        /// ```
-        /// and unclosed:
-        /// ```text
-        /// assert!(false);
         ///
-        /// Tool `tools`.
-        /// ```
+        /// Tool `tools`, described in full on `Client::tools`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Tools;
         impl ::mcpbind::Tool for Tools {
@@ -1425,7 +1207,7 @@ assert!(false);
         }
         /// Ends a comment */ and starts one /* never closed
         ///
-        /// Tool `type`.
+        /// Tool `type`, described in full on `Client::type_`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Type;
         impl ::mcpbind::Tool for Type {
@@ -1447,15 +1229,7 @@ assert!(false);
         }
         /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````**
         ///
-        /// Indented code:
-        ///
-        /// ```text
-        ///     fn main() { panic!() }
-        ///
-        /// ```
-        /// after
-        ///
-        /// Tool `types`.
+        /// Tool `types`, described in full on `Client::types`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Types;
         impl ::mcpbind::Tool for Types {
@@ -1479,13 +1253,7 @@ assert!(false);
         }
         /// Indented code:
         ///
-        /// ```text
-        ///     fn main() { panic!() }
-        ///
-        /// ```
-        /// after
-        ///
-        /// Tool `\u{1f680}`.
+        /// Tool `\u{1f680}`, described in full on `Client::unnamed_ebbc0b`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct UnnamedEBBC0B;
         impl ::mcpbind::Tool for UnnamedEBBC0B {
@@ -1933,7 +1701,7 @@ assert!(false);
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
-        /// Tool ``.
+        /// Tool ``, described in full on `Client::unnamed_e3b0c4`.
         fn unnamed_e3b0c4(
             &self,
             input: types::UnnamedE3B0C4Input,
@@ -1947,9 +1715,7 @@ assert!(false);
         }
         /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);**
         ///
-        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        ///
-        /// Tool ` `.
+        /// Tool ` `, described in full on `Client::unnamed_36a9e7`.
         fn unnamed_36a9e7(
             &self,
             input: types::Unnamed36A9E7Input,
@@ -1963,9 +1729,7 @@ assert!(false);
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
         ///
-        /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `\"#`.
+        /// Tool `\"#`, described in full on `Client::unnamed_589d42`.
         fn unnamed_589d42(
             &self,
             input: types::Unnamed589D42Input,
@@ -1978,16 +1742,8 @@ assert!(false);
             }
         }
         /// Tilde fence:
-        /// ~~~text
-        /// panic!()
-        /// ~~~
-        /// ````text
-        /// ```
-        /// nested
-        /// ```
-        /// ````
         ///
-        /// Tool `*/`.
+        /// Tool `*/`, described in full on `Client::unnamed_ed9623`.
         fn unnamed_ed9623(
             &self,
             input: types::UnnamedED9623Input,
@@ -2000,15 +1756,8 @@ assert!(false);
             }
         }
         /// Fenced:
-        /// ```text
-        /// fn main() { panic!("doctest ran") }
-        /// ```
-        /// and unclosed:
-        /// ```text
-        /// assert!(false);
         ///
-        /// Tool `123`.
-        /// ```
+        /// Tool `123`, described in full on `Client::t_123`.
         fn t_123(
             &self,
             input: types::T123Input,
@@ -2022,7 +1771,7 @@ assert!(false);
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
-        /// Tool `Client`.
+        /// Tool `Client`, described in full on `Client::client`.
         fn client(
             &self,
             input: types::ClientInput,
@@ -2038,9 +1787,7 @@ assert!(false);
         }
         /// **NUL here:: and CRLF second line**
         ///
-        /// Raw string end "# and "## and ]] and `backticks` and ``double``
-        ///
-        /// Tool `GetItem`.
+        /// Tool `GetItem`, described in full on `Client::get_item_ec1ae4`.
         fn get_item_ec1ae4(
             &self,
             input: types::GetItemEC1AE4Input,
@@ -2056,7 +1803,7 @@ assert!(false);
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
-        /// Tool `Self`.
+        /// Tool `Self`, described in full on `Client::self_85bc0f`.
         fn self_85bc0f(
             &self,
             input: types::SelfTool85BC0FInput,
@@ -2070,10 +1817,7 @@ assert!(false);
         }
         /// **Indented code:     fn main() { panic!() } after**
         ///
-        /// NUL here:: and CRLF
-        /// second line
-        ///
-        /// Tool `__`.
+        /// Tool `__`, described in full on `Client::unnamed_9911f4`.
         fn unnamed_9911f4(
             &self,
             input: types::Unnamed9911F4Input,
@@ -2086,9 +1830,8 @@ assert!(false);
             }
         }
         /// NUL here:: and CRLF
-        /// second line
         ///
-        /// Tool `a/b`.
+        /// Tool `a/b`, described in full on `Client::a_b`.
         fn a_b(
             &self,
             input: types::ABInput,
@@ -2102,7 +1845,7 @@ assert!(false);
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         ///
-        /// Tool `connect`.
+        /// Tool `connect`, described in full on `Client::connect_5a638a`.
         fn connect_5a638a(
             &self,
             input: types::ConnectInput,
@@ -2118,7 +1861,7 @@ assert!(false);
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         ///
-        /// Tool `crate`.
+        /// Tool `crate`, described in full on `Client::crate_`.
         fn crate_(
             &self,
             input: types::CrateInput,
@@ -2134,13 +1877,7 @@ assert!(false);
         }
         /// Indented code:
         ///
-        /// ```text
-        ///     fn main() { panic!() }
-        ///
-        /// ```
-        /// after
-        ///
-        /// Tool `from_client`.
+        /// Tool `from_client`, described in full on `Client::from_client_d25781`.
         fn from_client_d25781(
             &self,
             input: types::FromClientInput,
@@ -2156,9 +1893,7 @@ assert!(false);
         }
         /// **Ends a comment */ and starts one /* never closed**
         ///
-        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        ///
-        /// Tool `get-item`.
+        /// Tool `get-item`, described in full on `Client::get_item_e189d4`.
         fn get_item_e189d4(
             &self,
             input: types::GetItemE189D4Input,
@@ -2174,7 +1909,7 @@ assert!(false);
         }
         /// Ends a comment */ and starts one /* never closed
         ///
-        /// Tool `getItem`.
+        /// Tool `getItem`, described in full on `Client::get_item_48f24a`.
         fn get_item_48f24a(
             &self,
             input: types::GetItem48F24AInput,
@@ -2189,16 +1924,8 @@ assert!(false);
             }
         }
         /// Tilde fence:
-        /// ~~~text
-        /// panic!()
-        /// ~~~
-        /// ````text
-        /// ```
-        /// nested
-        /// ```
-        /// ````
         ///
-        /// Tool `get_item`.
+        /// Tool `get_item`, described in full on `Client::get_item_296490`.
         fn get_item_296490(
             &self,
             input: types::GetItem296490Input,
@@ -2214,11 +1941,7 @@ assert!(false);
         }
         /// **Title with */ and   newline and ```rust**
         ///
-        /// ```text
-        /// fn main(){}
-        /// ```
-        ///
-        /// Tool `hostile_schema`.
+        /// Tool `hostile_schema`, described in full on `Client::hostile_schema`.
         fn hostile_schema(
             &self,
             input: types::HostileSchemaInput,
@@ -2234,16 +1957,7 @@ assert!(false);
         }
         /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>**
         ///
-        /// Fenced:
-        /// ```text
-        /// fn main() { panic!("doctest ran") }
-        /// ```
-        /// and unclosed:
-        /// ```text
-        /// assert!(false);
-        ///
-        /// Tool `inner`.
-        /// ```
+        /// Tool `inner`, described in full on `Client::inner_33bf6f`.
         fn inner_33bf6f(
             &self,
             input: types::InnerInput,
@@ -2258,9 +1972,8 @@ assert!(false);
             }
         }
         /// NUL here:: and CRLF
-        /// second line
         ///
-        /// Tool `new`.
+        /// Tool `new`, described in full on `Client::new_11507a`.
         fn new_11507a(
             &self,
             input: types::NewInput,
@@ -2274,7 +1987,7 @@ assert!(false);
         }
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
-        /// Tool `r#type`.
+        /// Tool `r#type`, described in full on `Client::r_type`.
         fn r_type(
             &self,
             input: types::RTypeInput,
@@ -2290,9 +2003,7 @@ assert!(false);
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
         ///
-        /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `self`.
+        /// Tool `self`, described in full on `Client::self_06c604`.
         fn self_06c604(
             &self,
             input: types::SelfTool06C604Input,
@@ -2306,17 +2017,7 @@ assert!(false);
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``**
         ///
-        /// Tilde fence:
-        /// ~~~text
-        /// panic!()
-        /// ~~~
-        /// ````text
-        /// ```
-        /// nested
-        /// ```
-        /// ````
-        ///
-        /// Tool `super`.
+        /// Tool `super`, described in full on `Client::super_`.
         fn super_(
             &self,
             input: types::SuperInput,
@@ -2331,15 +2032,8 @@ assert!(false);
             }
         }
         /// Fenced:
-        /// ```text
-        /// fn main() { panic!("doctest ran") }
-        /// ```
-        /// and unclosed:
-        /// ```text
-        /// assert!(false);
         ///
-        /// Tool `tools`.
-        /// ```
+        /// Tool `tools`, described in full on `Client::tools`.
         fn tools(
             &self,
             input: types::ToolsInput,
@@ -2355,7 +2049,7 @@ assert!(false);
         }
         /// Ends a comment */ and starts one /* never closed
         ///
-        /// Tool `type`.
+        /// Tool `type`, described in full on `Client::type_`.
         fn type_(
             &self,
             input: types::TypeInput,
@@ -2369,15 +2063,7 @@ assert!(false);
         }
         /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````**
         ///
-        /// Indented code:
-        ///
-        /// ```text
-        ///     fn main() { panic!() }
-        ///
-        /// ```
-        /// after
-        ///
-        /// Tool `types`.
+        /// Tool `types`, described in full on `Client::types`.
         fn types(
             &self,
             input: types::TypesInput,
@@ -2393,13 +2079,7 @@ assert!(false);
         }
         /// Indented code:
         ///
-        /// ```text
-        ///     fn main() { panic!() }
-        ///
-        /// ```
-        /// after
-        ///
-        /// Tool `\u{1f680}`.
+        /// Tool `\u{1f680}`, described in full on `Client::unnamed_ebbc0b`.
         fn unnamed_ebbc0b(
             &self,
             input: types::UnnamedEBBC0BInput,
@@ -2426,287 +2106,56 @@ assert!(false);
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::UnnamedE3B0C4,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.unnamed_e3b0c4(input))
-                                .await,
-                        )
-                    }
-                    " " => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Unnamed36A9E7,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.unnamed_36a9e7(input))
-                                .await,
-                        )
-                    }
-                    "\"#" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Unnamed589D42,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.unnamed_589d42(input))
-                                .await,
-                        )
-                    }
-                    "*/" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::UnnamedED9623,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.unnamed_ed9623(input))
-                                .await,
-                        )
-                    }
-                    "123" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::T123,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.t_123(input))
-                                .await,
-                        )
-                    }
-                    "Client" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Client,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.client(input))
-                                .await,
-                        )
-                    }
-                    "GetItem" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetItemEC1AE4,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_item_ec1ae4(input))
-                                .await,
-                        )
-                    }
-                    "Self" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::SelfTool85BC0F,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.self_85bc0f(input))
-                                .await,
-                        )
-                    }
-                    "__" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Unnamed9911F4,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.unnamed_9911f4(input))
-                                .await,
-                        )
-                    }
-                    "a/b" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::AB,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.a_b(input))
-                                .await,
-                        )
-                    }
-                    "connect" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Connect,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.connect_5a638a(input))
-                                .await,
-                        )
-                    }
-                    "crate" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Crate,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.crate_(input))
-                                .await,
-                        )
-                    }
-                    "from_client" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::FromClient,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.from_client_d25781(input))
-                                .await,
-                        )
-                    }
-                    "get-item" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetItemE189D4,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_item_e189d4(input))
-                                .await,
-                        )
-                    }
-                    "getItem" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetItem48F24A,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_item_48f24a(input))
-                                .await,
-                        )
-                    }
-                    "get_item" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetItem296490,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_item_296490(input))
-                                .await,
-                        )
-                    }
-                    "hostile_schema" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::HostileSchema,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.hostile_schema(input))
-                                .await,
-                        )
-                    }
-                    "inner" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Inner,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.inner_33bf6f(input))
-                                .await,
-                        )
-                    }
-                    "new" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::New,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.new_11507a(input))
-                                .await,
-                        )
-                    }
-                    "r#type" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::RType,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.r_type(input))
-                                .await,
-                        )
-                    }
-                    "self" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::SelfTool06C604,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.self_06c604(input))
-                                .await,
-                        )
-                    }
-                    "super" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Super,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.super_(input))
-                                .await,
-                        )
-                    }
-                    "tools" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Tools,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.tools(input))
-                                .await,
-                        )
-                    }
-                    "type" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Type,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.type_(input))
-                                .await,
-                        )
-                    }
-                    "types" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Types,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.types(input))
-                                .await,
-                        )
-                    }
-                    "🚀" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::UnnamedEBBC0B,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.unnamed_ebbc0b(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "" => serve(tools::UnnamedE3B0C4, args, |i| self.0.unnamed_e3b0c4(i)),
+                " " => serve(tools::Unnamed36A9E7, args, |i| self.0.unnamed_36a9e7(i)),
+                "\"#" => serve(tools::Unnamed589D42, args, |i| self.0.unnamed_589d42(i)),
+                "*/" => serve(tools::UnnamedED9623, args, |i| self.0.unnamed_ed9623(i)),
+                "123" => serve(tools::T123, args, |i| self.0.t_123(i)),
+                "Client" => serve(tools::Client, args, |i| self.0.client(i)),
+                "GetItem" => {
+                    serve(tools::GetItemEC1AE4, args, |i| self.0.get_item_ec1ae4(i))
                 }
-            })
+                "Self" => serve(tools::SelfTool85BC0F, args, |i| self.0.self_85bc0f(i)),
+                "__" => serve(tools::Unnamed9911F4, args, |i| self.0.unnamed_9911f4(i)),
+                "a/b" => serve(tools::AB, args, |i| self.0.a_b(i)),
+                "connect" => serve(tools::Connect, args, |i| self.0.connect_5a638a(i)),
+                "crate" => serve(tools::Crate, args, |i| self.0.crate_(i)),
+                "from_client" => {
+                    serve(tools::FromClient, args, |i| self.0.from_client_d25781(i))
+                }
+                "get-item" => {
+                    serve(tools::GetItemE189D4, args, |i| self.0.get_item_e189d4(i))
+                }
+                "getItem" => {
+                    serve(tools::GetItem48F24A, args, |i| self.0.get_item_48f24a(i))
+                }
+                "get_item" => {
+                    serve(tools::GetItem296490, args, |i| self.0.get_item_296490(i))
+                }
+                "hostile_schema" => {
+                    serve(tools::HostileSchema, args, |i| self.0.hostile_schema(i))
+                }
+                "inner" => serve(tools::Inner, args, |i| self.0.inner_33bf6f(i)),
+                "new" => serve(tools::New, args, |i| self.0.new_11507a(i)),
+                "r#type" => serve(tools::RType, args, |i| self.0.r_type(i)),
+                "self" => serve(tools::SelfTool06C604, args, |i| self.0.self_06c604(i)),
+                "super" => serve(tools::Super, args, |i| self.0.super_(i)),
+                "tools" => serve(tools::Tools, args, |i| self.0.tools(i)),
+                "type" => serve(tools::Type, args, |i| self.0.type_(i)),
+                "types" => serve(tools::Types, args, |i| self.0.types(i)),
+                "🚀" => serve(tools::UnnamedEBBC0B, args, |i| self.0.unnamed_ebbc0b(i)),
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

@@ -22,24 +22,25 @@ pub mod issue8 {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// `A`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
-        pub struct A(pub ::mcpbind::__private::serde_json::Value);
+        pub struct A(pub Value);
         impl ::std::ops::Deref for A {
-            type Target = ::mcpbind::__private::serde_json::Value;
-            fn deref(&self) -> &::mcpbind::__private::serde_json::Value {
+            type Target = Value;
+            fn deref(&self) -> &Value {
                 &self.0
             }
         }
-        impl ::std::convert::From<A> for ::mcpbind::__private::serde_json::Value {
+        impl From<A> for Value {
             fn from(value: A) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::From<::mcpbind::__private::serde_json::Value> for A {
-            fn from(value: ::mcpbind::__private::serde_json::Value) -> Self {
+        impl From<Value> for A {
+            fn from(value: Value) -> Self {
                 Self(value)
             }
         }
@@ -47,20 +48,20 @@ pub mod issue8 {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
-        pub struct O(pub ::mcpbind::__private::serde_json::Value);
+        pub struct O(pub Value);
         impl ::std::ops::Deref for O {
-            type Target = ::mcpbind::__private::serde_json::Value;
-            fn deref(&self) -> &::mcpbind::__private::serde_json::Value {
+            type Target = Value;
+            fn deref(&self) -> &Value {
                 &self.0
             }
         }
-        impl ::std::convert::From<O> for ::mcpbind::__private::serde_json::Value {
+        impl From<O> for Value {
             fn from(value: O) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::From<::mcpbind::__private::serde_json::Value> for O {
-            fn from(value: ::mcpbind::__private::serde_json::Value) -> Self {
+        impl From<Value> for O {
+            fn from(value: Value) -> Self {
                 Self(value)
             }
         }
@@ -68,36 +69,36 @@ pub mod issue8 {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RecursiveRootInput {
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub children: ::std::vec::Vec<Root>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub children: Vec<Root>,
             pub value: i64,
         }
         /// `Root`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Root {
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub children: ::std::vec::Vec<Root>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub children: Vec<Root>,
             pub value: i64,
         }
         /// `S`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
-        pub struct S(pub ::mcpbind::__private::serde_json::Value);
+        pub struct S(pub Value);
         impl ::std::ops::Deref for S {
-            type Target = ::mcpbind::__private::serde_json::Value;
-            fn deref(&self) -> &::mcpbind::__private::serde_json::Value {
+            type Target = Value;
+            fn deref(&self) -> &Value {
                 &self.0
             }
         }
-        impl ::std::convert::From<S> for ::mcpbind::__private::serde_json::Value {
+        impl From<S> for Value {
             fn from(value: S) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::From<::mcpbind::__private::serde_json::Value> for S {
-            fn from(value: ::mcpbind::__private::serde_json::Value) -> Self {
+        impl From<Value> for S {
+            fn from(value: Value) -> Self {
                 Self(value)
             }
         }
@@ -105,53 +106,49 @@ pub mod issue8 {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SelfRefsInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<A>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub o: ::std::option::Option<O>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub s: ::std::option::Option<S>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<A>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub o: Option<O>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub s: Option<S>,
         }
         /// Arguments of the `trojan` tool: Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TrojanInput {
             /// evil \u{2067}rtl\u{2069} text
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Arguments of the `unions` tool: Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnionsInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub any_branch: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub based: ::std::option::Option<UnionsInputBased>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub any_branch: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub based: Option<UnionsInputBased>,
             pub count: u64,
             pub flag_or_text: UnionsInputFlagOrText,
             /** How many.
 
 Default: `10`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub limit: ::std::option::Option<i64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub mixed: ::std::option::Option<UnionsInputMixed>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub true_branch: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub limit: Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub mixed: Option<UnionsInputMixed>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub true_branch: Option<Value>,
         }
         /// `UnionsInputBased`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnionsInputBased {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub b: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub b: Option<String>,
         }
         /// `UnionsInputFlagOrText`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -159,7 +156,7 @@ Default: `10`.*/
         #[serde(untagged)]
         pub enum UnionsInputFlagOrText {
             Boolean(bool),
-            String(::std::string::String),
+            String(String),
         }
         impl ::std::fmt::Display for UnionsInputFlagOrText {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -169,7 +166,7 @@ Default: `10`.*/
                 }
             }
         }
-        impl ::std::convert::From<bool> for UnionsInputFlagOrText {
+        impl From<bool> for UnionsInputFlagOrText {
             fn from(value: bool) -> Self {
                 Self::Boolean(value)
             }
@@ -182,14 +179,14 @@ Default: `10`.*/
             Null,
             Boolean(bool),
             Integer(i64),
-            String(::std::string::String),
+            String(String),
         }
-        impl ::std::convert::From<bool> for UnionsInputMixed {
+        impl From<bool> for UnionsInputMixed {
             fn from(value: bool) -> Self {
                 Self::Boolean(value)
             }
         }
-        impl ::std::convert::From<i64> for UnionsInputMixed {
+        impl From<i64> for UnionsInputMixed {
             fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
@@ -241,22 +238,22 @@ Default: `10`.*/
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetUserBF1E2AInput {}
     }
-    impl ::std::convert::From<::std::string::String> for types::UnionsInputFlagOrText {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for types::UnionsInputFlagOrText {
+        fn from(value: String) -> Self {
             Self::String(value)
         }
     }
-    impl ::std::convert::From<&str> for types::UnionsInputFlagOrText {
+    impl From<&str> for types::UnionsInputFlagOrText {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
         }
     }
-    impl ::std::convert::From<::std::string::String> for types::UnionsInputMixed {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for types::UnionsInputMixed {
+        fn from(value: String) -> Self {
             Self::String(value)
         }
     }
-    impl ::std::convert::From<&str> for types::UnionsInputMixed {
+    impl From<&str> for types::UnionsInputMixed {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
         }
@@ -267,11 +264,11 @@ Default: `10`.*/
         pub fn new(value: i64) -> Self {
             Self {
                 value,
-                children: ::std::default::Default::default(),
+                children: Default::default(),
             }
         }
         /// Sets `children`.
-        pub fn with_children(mut self, children: ::std::vec::Vec<types::Root>) -> Self {
+        pub fn with_children(mut self, children: Vec<types::Root>) -> Self {
             self.children = children;
             self
         }
@@ -281,24 +278,24 @@ Default: `10`.*/
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
-                a: ::std::option::Option::None,
-                o: ::std::option::Option::None,
-                s: ::std::option::Option::None,
+                a: Option::None,
+                o: Option::None,
+                s: Option::None,
             }
         }
         /// Sets `a`.
         pub fn with_a(mut self, a: types::A) -> Self {
-            self.a = ::std::option::Option::Some(a);
+            self.a = Option::Some(a);
             self
         }
         /// Sets `o`.
         pub fn with_o(mut self, o: types::O) -> Self {
-            self.o = ::std::option::Option::Some(o);
+            self.o = Option::Some(o);
             self
         }
         /// Sets `s`.
         pub fn with_s(mut self, s: types::S) -> Self {
-            self.s = ::std::option::Option::Some(s);
+            self.s = Option::Some(s);
             self
         }
     }
@@ -306,16 +303,11 @@ Default: `10`.*/
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                x: ::std::option::Option::None,
-            }
+            Self { x: Option::None }
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
     }
@@ -326,11 +318,11 @@ Default: `10`.*/
             Self {
                 count,
                 flag_or_text,
-                any_branch: ::std::option::Option::None,
-                based: ::std::option::Option::None,
-                limit: ::std::option::Option::None,
-                mixed: ::std::option::Option::None,
-                true_branch: ::std::option::Option::None,
+                any_branch: Option::None,
+                based: Option::None,
+                limit: Option::None,
+                mixed: Option::None,
+                true_branch: Option::None,
             }
         }
         /// Sets `any_branch`.
@@ -338,22 +330,22 @@ Default: `10`.*/
             mut self,
             any_branch: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.any_branch = ::std::option::Option::Some(any_branch);
+            self.any_branch = Option::Some(any_branch);
             self
         }
         /// Sets `based`.
         pub fn with_based(mut self, based: types::UnionsInputBased) -> Self {
-            self.based = ::std::option::Option::Some(based);
+            self.based = Option::Some(based);
             self
         }
         /// Sets `limit`.
         pub fn with_limit(mut self, limit: i64) -> Self {
-            self.limit = ::std::option::Option::Some(limit);
+            self.limit = Option::Some(limit);
             self
         }
         /// Sets `mixed`.
         pub fn with_mixed(mut self, mixed: types::UnionsInputMixed) -> Self {
-            self.mixed = ::std::option::Option::Some(mixed);
+            self.mixed = Option::Some(mixed);
             self
         }
         /// Sets `true_branch`.
@@ -361,7 +353,7 @@ Default: `10`.*/
             mut self,
             true_branch: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.true_branch = ::std::option::Option::Some(true_branch);
+            self.true_branch = Option::Some(true_branch);
             self
         }
     }
@@ -370,7 +362,7 @@ Default: `10`.*/
     pub mod tools {
         /// Colliding names: each gets a suffix from its own wire name.
         ///
-        /// Tool `get-user`.
+        /// Tool `get-user`, described in full on `Client::get_user_5d95c2`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetUser5D95C2;
         impl ::mcpbind::Tool for GetUser5D95C2 {
@@ -392,7 +384,7 @@ Default: `10`.*/
         }
         /// Calls the `get_user` tool.
         ///
-        /// Tool `get_user`.
+        /// Tool `get_user`, described in full on `Client::get_user_bf1e2a`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetUserBF1E2A;
         impl ::mcpbind::Tool for GetUserBF1E2A {
@@ -412,7 +404,7 @@ Default: `10`.*/
         }
         /// A tree whose children refer to the root schema with `$ref: #`.
         ///
-        /// Tool `recursive_root`.
+        /// Tool `recursive_root`, described in full on `Client::recursive_root`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct RecursiveRoot;
         impl ::mcpbind::Tool for RecursiveRoot {
@@ -434,7 +426,7 @@ Default: `10`.*/
         }
         /// Definitions that only point at themselves.
         ///
-        /// Tool `self_refs`.
+        /// Tool `self_refs`, described in full on `Client::self_refs`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SelfRefs;
         impl ::mcpbind::Tool for SelfRefs {
@@ -456,7 +448,7 @@ Default: `10`.*/
         }
         /// Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
         ///
-        /// Tool `trojan`.
+        /// Tool `trojan`, described in full on `Client::trojan`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Trojan;
         impl ::mcpbind::Tool for Trojan {
@@ -478,7 +470,7 @@ Default: `10`.*/
         }
         /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
         ///
-        /// Tool `unions`.
+        /// Tool `unions`, described in full on `Client::unions`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Unions;
         impl ::mcpbind::Tool for Unions {
@@ -618,7 +610,7 @@ Default: `10`.*/
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Colliding names: each gets a suffix from its own wire name.
         ///
-        /// Tool `get-user`.
+        /// Tool `get-user`, described in full on `Client::get_user_5d95c2`.
         fn get_user_5d95c2(
             &self,
             input: types::GetUser5D95C2Input,
@@ -634,7 +626,7 @@ Default: `10`.*/
         }
         /// Calls the `get_user` tool.
         ///
-        /// Tool `get_user`.
+        /// Tool `get_user`, described in full on `Client::get_user_bf1e2a`.
         fn get_user_bf1e2a(
             &self,
             input: types::GetUserBF1E2AInput,
@@ -650,7 +642,7 @@ Default: `10`.*/
         }
         /// A tree whose children refer to the root schema with `$ref: #`.
         ///
-        /// Tool `recursive_root`.
+        /// Tool `recursive_root`, described in full on `Client::recursive_root`.
         fn recursive_root(
             &self,
             input: types::RecursiveRootInput,
@@ -666,7 +658,7 @@ Default: `10`.*/
         }
         /// Definitions that only point at themselves.
         ///
-        /// Tool `self_refs`.
+        /// Tool `self_refs`, described in full on `Client::self_refs`.
         fn self_refs(
             &self,
             input: types::SelfRefsInput,
@@ -682,7 +674,7 @@ Default: `10`.*/
         }
         /// Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
         ///
-        /// Tool `trojan`.
+        /// Tool `trojan`, described in full on `Client::trojan`.
         fn trojan(
             &self,
             input: types::TrojanInput,
@@ -698,7 +690,7 @@ Default: `10`.*/
         }
         /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
         ///
-        /// Tool `unions`.
+        /// Tool `unions`, described in full on `Client::unions`.
         fn unions(
             &self,
             input: types::UnionsInput,
@@ -727,87 +719,30 @@ Default: `10`.*/
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "get-user" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetUser5D95C2,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_user_5d95c2(input))
-                                .await,
-                        )
-                    }
-                    "get_user" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::GetUserBF1E2A,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.get_user_bf1e2a(input))
-                                .await,
-                        )
-                    }
-                    "recursive_root" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::RecursiveRoot,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.recursive_root(input))
-                                .await,
-                        )
-                    }
-                    "self_refs" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::SelfRefs,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.self_refs(input))
-                                .await,
-                        )
-                    }
-                    "trojan" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Trojan,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.trojan(input))
-                                .await,
-                        )
-                    }
-                    "unions" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Unions,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.unions(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "get-user" => {
+                    serve(tools::GetUser5D95C2, args, |i| self.0.get_user_5d95c2(i))
                 }
-            })
+                "get_user" => {
+                    serve(tools::GetUserBF1E2A, args, |i| self.0.get_user_bf1e2a(i))
+                }
+                "recursive_root" => {
+                    serve(tools::RecursiveRoot, args, |i| self.0.recursive_root(i))
+                }
+                "self_refs" => serve(tools::SelfRefs, args, |i| self.0.self_refs(i)),
+                "trojan" => serve(tools::Trojan, args, |i| self.0.trojan(i)),
+                "unions" => serve(tools::Unions, args, |i| self.0.unions(i)),
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

@@ -17,31 +17,18 @@ pub mod openapi {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// `Cat`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Cat {
-            #[serde(
-                rename = "livesLeft",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub lives_left: ::std::option::Option<i64>,
+            #[serde(rename = "livesLeft", skip_serializing_if = "Option::is_none")]
+            pub lives_left: Option<i64>,
             #[serde(rename = "petType")]
             pub pet_type: CatPetType,
         }
         /// `CatPetType`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum CatPetType {
             #[serde(rename = "cat")]
@@ -56,29 +43,11 @@ pub mod openapi {
         }
         impl ::std::str::FromStr for CatPetType {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "cat" => Ok(Self::Cat),
                     _ => Err("invalid value".into()),
                 }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for CatPetType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for CatPetType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
             }
         }
         /// Arguments of the `createPet` tool: POST /pets
@@ -87,40 +56,34 @@ pub mod openapi {
         pub struct CreatePetInput {
             pub body: CreatePetInputBody,
             /// query
-            #[serde(
-                rename = "dryRun",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub dry_run: ::std::option::Option<bool>,
+            #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
+            pub dry_run: Option<bool>,
             /// header
-            #[serde(
-                rename = "X-Request-Id",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x_request_id: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "X-Request-Id", skip_serializing_if = "Option::is_none")]
+            pub x_request_id: Option<String>,
         }
         /// `CreatePetInputBody`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetInputBody {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub age: ::std::option::Option<i64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub born_at: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub chip: ::std::option::Option<u64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub home: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub id: ::std::option::Option<::std::string::String>,
-            pub name: ::std::string::String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub age: Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub born_at: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub chip: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub home: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub id: Option<String>,
+            pub name: String,
             pub pet: CreatePetInputBodyPet,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub photo: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub tag: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub weight: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub photo: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub tag: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub weight: Option<f64>,
         }
         /// `CreatePetInputBodyPet`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -130,12 +93,12 @@ pub mod openapi {
             Cat(Cat),
             Dog(Dog),
         }
-        impl ::std::convert::From<Cat> for CreatePetInputBodyPet {
+        impl From<Cat> for CreatePetInputBodyPet {
             fn from(value: Cat) -> Self {
                 Self::Cat(value)
             }
         }
-        impl ::std::convert::From<Dog> for CreatePetInputBodyPet {
+        impl From<Dog> for CreatePetInputBodyPet {
             fn from(value: Dog) -> Self {
                 Self::Dog(value)
             }
@@ -144,44 +107,30 @@ pub mod openapi {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetOutput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub created: ::std::option::Option<::std::string::String>,
-            pub id: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner: ::std::option::Option<CreatePetOutputOwner>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub created: Option<String>,
+            pub id: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner: Option<CreatePetOutputOwner>,
         }
         /// `CreatePetOutputOwner`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetOutputOwner {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub name: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub name: Option<String>,
         }
         /// `Dog`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Dog {
-            #[serde(
-                rename = "goodBoy",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub good_boy: ::std::option::Option<bool>,
+            #[serde(rename = "goodBoy", skip_serializing_if = "Option::is_none")]
+            pub good_boy: Option<bool>,
             #[serde(rename = "petType")]
             pub pet_type: DogPetType,
         }
         /// `DogPetType`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum DogPetType {
             #[serde(rename = "dog")]
@@ -196,57 +145,28 @@ pub mod openapi {
         }
         impl ::std::str::FromStr for DogPetType {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "dog" => Ok(Self::Dog),
                     _ => Err("invalid value".into()),
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for DogPetType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for DogPetType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Arguments of the `listPets` tool: GET /pets
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListPetsInput {
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub ids: ::std::vec::Vec<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub limit: ::std::option::Option<i64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub since: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ListPetsInputSort>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub ids: Vec<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub limit: Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub since: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ListPetsInputSort>,
         }
         /// `ListPetsInputSort`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum ListPetsInputSort {
             #[serde(rename = "name")]
@@ -270,9 +190,7 @@ pub mod openapi {
         }
         impl ::std::str::FromStr for ListPetsInputSort {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "name" => Ok(Self::Name),
                     "-name" => Ok(Self::Xname),
@@ -282,37 +200,21 @@ pub mod openapi {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for ListPetsInputSort {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for ListPetsInputSort {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Structured output of the `listPets` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListPetsOutput {
-            pub items: ::std::vec::Vec<ListPetsOutputItemsItem>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub next: ::std::option::Option<::std::string::String>,
+            pub items: Vec<ListPetsOutputItemsItem>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub next: Option<String>,
         }
         /// `ListPetsOutputItemsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListPetsOutputItemsItem {
-            pub id: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub name: ::std::option::Option<::std::string::String>,
+            pub id: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub name: Option<String>,
         }
         /// Error types.
         pub mod error {
@@ -353,21 +255,18 @@ pub mod openapi {
         pub fn new(body: types::CreatePetInputBody) -> Self {
             Self {
                 body,
-                dry_run: ::std::option::Option::None,
-                x_request_id: ::std::option::Option::None,
+                dry_run: Option::None,
+                x_request_id: Option::None,
             }
         }
         /// Sets `dry_run`.
         pub fn with_dry_run(mut self, dry_run: bool) -> Self {
-            self.dry_run = ::std::option::Option::Some(dry_run);
+            self.dry_run = Option::Some(dry_run);
             self
         }
         /// Sets `x_request_id`.
-        pub fn with_x_request_id(
-            mut self,
-            x_request_id: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x_request_id = ::std::option::Option::Some(x_request_id.into());
+        pub fn with_x_request_id(mut self, x_request_id: impl Into<String>) -> Self {
+            self.x_request_id = Option::Some(x_request_id.into());
             self
         }
     }
@@ -376,33 +275,30 @@ pub mod openapi {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
-                ids: ::std::default::Default::default(),
-                limit: ::std::option::Option::None,
-                since: ::std::option::Option::None,
-                sort: ::std::option::Option::None,
+                ids: Default::default(),
+                limit: Option::None,
+                since: Option::None,
+                sort: Option::None,
             }
         }
         /// Sets `ids`.
-        pub fn with_ids(mut self, ids: ::std::vec::Vec<::std::string::String>) -> Self {
+        pub fn with_ids(mut self, ids: Vec<String>) -> Self {
             self.ids = ids;
             self
         }
         /// Sets `limit`.
         pub fn with_limit(mut self, limit: i64) -> Self {
-            self.limit = ::std::option::Option::Some(limit);
+            self.limit = Option::Some(limit);
             self
         }
         /// Sets `since`.
-        pub fn with_since(
-            mut self,
-            since: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.since = ::std::option::Option::Some(since.into());
+        pub fn with_since(mut self, since: impl Into<String>) -> Self {
+            self.since = Option::Some(since.into());
             self
         }
         /// Sets `sort`.
         pub fn with_sort(mut self, sort: types::ListPetsInputSort) -> Self {
-            self.sort = ::std::option::Option::Some(sort);
+            self.sort = Option::Some(sort);
             self
         }
     }
@@ -411,7 +307,7 @@ pub mod openapi {
     pub mod tools {
         /// POST /pets
         ///
-        /// Tool `createPet`.
+        /// Tool `createPet`, described in full on `Client::create_pet`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CreatePet;
         impl ::mcpbind::Tool for CreatePet {
@@ -431,7 +327,7 @@ pub mod openapi {
         }
         /// GET /pets
         ///
-        /// Tool `listPets`.
+        /// Tool `listPets`, described in full on `Client::list_pets`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ListPets;
         impl ::mcpbind::Tool for ListPets {
@@ -525,7 +421,7 @@ pub mod openapi {
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// POST /pets
         ///
-        /// Tool `createPet`.
+        /// Tool `createPet`, described in full on `Client::create_pet`.
         fn create_pet(
             &self,
             input: types::CreatePetInput,
@@ -541,7 +437,7 @@ pub mod openapi {
         }
         /// GET /pets
         ///
-        /// Tool `listPets`.
+        /// Tool `listPets`, described in full on `Client::list_pets`.
         fn list_pets(
             &self,
             input: types::ListPetsInput,
@@ -570,47 +466,20 @@ pub mod openapi {
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "createPet" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::CreatePet,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.create_pet(input))
-                                .await,
-                        )
-                    }
-                    "listPets" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ListPets,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.list_pets(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
-                }
-            })
+            use ::mcpbind::__private::serve;
+            match name {
+                "createPet" => serve(tools::CreatePet, args, |i| self.0.create_pet(i)),
+                "listPets" => serve(tools::ListPets, args, |i| self.0.list_pets(i)),
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

@@ -28,70 +28,47 @@ pub mod properties {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `additional` tool: additionalProperties as schema, false, true; patternProperties.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub closed: ::std::option::Option<AdditionalInputClosed>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub closed: Option<AdditionalInputClosed>,
             #[serde(
                 default,
                 skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
             )]
-            pub counts: ::std::collections::BTreeMap<::std::string::String, u64>,
-            #[serde(
-                default,
-                skip_serializing_if = "::mcpbind::__private::serde_json::Map::is_empty"
-            )]
-            pub empty: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub empty_closed: ::std::option::Option<AdditionalInputEmptyClosed>,
+            pub counts: ::std::collections::BTreeMap<String, u64>,
+            #[serde(default, skip_serializing_if = "Map::is_empty")]
+            pub empty: Map<String, Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub empty_closed: Option<AdditionalInputEmptyClosed>,
             #[serde(
                 default,
                 skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
             )]
-            pub labels: ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::string::String,
-            >,
+            pub labels: ::std::collections::BTreeMap<String, String>,
             #[serde(
                 default,
                 skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
             )]
-            pub nested: ::std::collections::BTreeMap<
-                ::std::string::String,
-                AdditionalInputNestedValue,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub open: ::std::option::Option<AdditionalInputOpen>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub open_typed: ::std::option::Option<AdditionalInputOpenTyped>,
-            #[serde(
-                default,
-                skip_serializing_if = "::mcpbind::__private::serde_json::Map::is_empty"
-            )]
-            pub patterned: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(
-                default,
-                skip_serializing_if = "::mcpbind::__private::serde_json::Map::is_empty"
-            )]
-            pub patterned_closed: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
+            pub nested: ::std::collections::BTreeMap<String, AdditionalInputNestedValue>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub open: Option<AdditionalInputOpen>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub open_typed: Option<AdditionalInputOpenTyped>,
+            #[serde(default, skip_serializing_if = "Map::is_empty")]
+            pub patterned: Map<String, Value>,
+            #[serde(default, skip_serializing_if = "Map::is_empty")]
+            pub patterned_closed: Map<String, Value>,
         }
         /// `AdditionalInputClosed`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputClosed {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<String>,
         }
         /// `AdditionalInputEmptyClosed`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -102,171 +79,97 @@ pub mod properties {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputNestedValue {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub v: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub v: Option<f64>,
         }
         /// `AdditionalInputOpen`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputOpen {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<String>,
         }
         /// `AdditionalInputOpenTyped`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputOpenTyped {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<String>,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<::std::string::String, i64>,
+            pub extra: ::std::collections::BTreeMap<String, i64>,
         }
         /// Arguments of the `closed_root` tool: A root that says additionalProperties: false.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ClosedRootInput {
-            pub q: ::std::string::String,
+            pub q: String,
         }
         /// Arguments of the `colliding_names` tool: Property names that collide after snake_casing, and odd names.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CollidingNamesInput {
-            #[serde(
-                rename = "a.b",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub a_b: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "a b",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub a_b_2: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "async",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub async_: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "crate",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub crate_: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "dyn",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub dyn_: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "a.b", skip_serializing_if = "Option::is_none")]
+            pub a_b: Option<String>,
+            #[serde(rename = "a b", skip_serializing_if = "Option::is_none")]
+            pub a_b_2: Option<String>,
+            #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+            pub async_: Option<String>,
+            #[serde(rename = "crate", skip_serializing_if = "Option::is_none")]
+            pub crate_: Option<String>,
+            #[serde(rename = "dyn", skip_serializing_if = "Option::is_none")]
+            pub dyn_: Option<String>,
             #[serde(rename = "fooBar")]
-            pub foo_bar: ::std::string::String,
+            pub foo_bar: String,
             #[serde(rename = "foo_bar")]
             pub foo_bar_2: i64,
-            #[serde(
-                rename = "foo-bar",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub foo_bar_3: ::std::option::Option<bool>,
-            #[serde(
-                rename = "FooBar",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub foo_bar_4: ::std::option::Option<f64>,
-            #[serde(
-                rename = "match",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub match_: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "Option",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub option: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "r#type",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub r_type: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "self",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub self_: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "Self",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub self_2: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub serde: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub std: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "super",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub super_: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "try",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub try_: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "foo-bar", skip_serializing_if = "Option::is_none")]
+            pub foo_bar_3: Option<bool>,
+            #[serde(rename = "FooBar", skip_serializing_if = "Option::is_none")]
+            pub foo_bar_4: Option<f64>,
+            #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+            pub match_: Option<String>,
+            #[serde(rename = "Option", skip_serializing_if = "Option::is_none")]
+            pub option: Option<String>,
+            #[serde(rename = "r#type", skip_serializing_if = "Option::is_none")]
+            pub r_type: Option<String>,
+            #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
+            pub self_: Option<String>,
+            #[serde(rename = "Self", skip_serializing_if = "Option::is_none")]
+            pub self_2: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub serde: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub std: Option<String>,
+            #[serde(rename = "super", skip_serializing_if = "Option::is_none")]
+            pub super_: Option<String>,
+            #[serde(rename = "try", skip_serializing_if = "Option::is_none")]
+            pub try_: Option<String>,
             #[serde(rename = "type")]
-            pub type_: ::std::string::String,
-            #[serde(
-                rename = "__",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "123",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x123: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "_",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x2: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "🚀",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x3: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "🛸",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub x4: ::std::option::Option<::std::string::String>,
+            pub type_: String,
+            #[serde(rename = "__", skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
+            #[serde(rename = "123", skip_serializing_if = "Option::is_none")]
+            pub x123: Option<String>,
+            #[serde(rename = "_", skip_serializing_if = "Option::is_none")]
+            pub x2: Option<String>,
+            #[serde(rename = "🚀", skip_serializing_if = "Option::is_none")]
+            pub x3: Option<String>,
+            #[serde(rename = "🛸", skip_serializing_if = "Option::is_none")]
+            pub x4: Option<String>,
             #[serde(rename = "")]
-            pub x5: ::std::string::String,
+            pub x5: String,
         }
         /// Structured output of the `colliding_names` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CollidingNamesOutput {
-            #[serde(
-                rename = "type",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub type_: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "Type",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub type_2: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+            pub type_: Option<String>,
+            #[serde(rename = "Type", skip_serializing_if = "Option::is_none")]
+            pub type_2: Option<String>,
         }
         /// `OptionDef`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum OptionDef {
             #[serde(rename = "a")]
@@ -284,9 +187,7 @@ pub mod properties {
         }
         impl ::std::str::FromStr for OptionDef {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "a" => Ok(Self::A),
                     "b" => Ok(Self::B),
@@ -294,57 +195,41 @@ pub mod properties {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for OptionDef {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for OptionDef {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Arguments of the `required_undeclared` tool: required names properties that are not declared.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RequiredUndeclaredInput {
-            pub ghost: ::mcpbind::__private::serde_json::Value,
-            pub known: ::std::string::String,
+            pub ghost: Value,
+            pub known: String,
             #[serde(rename = "phantom-field")]
-            pub phantom_field: ::mcpbind::__private::serde_json::Value,
+            pub phantom_field: Value,
         }
         /// `StringDef`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct StringDef {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub s: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub s: Option<String>,
         }
         /// Arguments of the `type_names_collide` tool: Nested types whose generated names collide with tool types.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypeNamesCollideInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub inner: ::std::option::Option<TypeNamesCollideTypeNamesCollideInput>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub opt: ::std::option::Option<OptionDef>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub string: ::std::option::Option<StringDef>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub vec: ::std::option::Option<VecDef>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub inner: Option<TypeNamesCollideTypeNamesCollideInput>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub opt: Option<OptionDef>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub string: Option<StringDef>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub vec: Option<VecDef>,
         }
         /// `TypeNamesCollideTypeNamesCollideInput`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypeNamesCollideTypeNamesCollideInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub z: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub z: Option<String>,
         }
         /// `VecDef`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -357,12 +242,12 @@ pub mod properties {
                 &self.0
             }
         }
-        impl ::std::convert::From<VecDef> for i64 {
+        impl From<VecDef> for i64 {
             fn from(value: VecDef) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::From<i64> for VecDef {
+        impl From<i64> for VecDef {
             fn from(value: i64) -> Self {
                 Self(value)
             }
@@ -374,20 +259,8 @@ pub mod properties {
         }
         impl ::std::str::FromStr for VecDef {
             type Err = <i64 as ::std::str::FromStr>::Err;
-            fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+            fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(Self(value.parse()?))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for VecDef {
-            type Error = <i64 as ::std::str::FromStr>::Err;
-            fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<String> for VecDef {
-            type Error = <i64 as ::std::str::FromStr>::Err;
-            fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-                value.parse()
             }
         }
         /// Error types.
@@ -428,27 +301,27 @@ pub mod properties {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
-                closed: ::std::option::Option::None,
-                counts: ::std::default::Default::default(),
-                empty: ::std::default::Default::default(),
-                empty_closed: ::std::option::Option::None,
-                labels: ::std::default::Default::default(),
-                nested: ::std::default::Default::default(),
-                open: ::std::option::Option::None,
-                open_typed: ::std::option::Option::None,
-                patterned: ::std::default::Default::default(),
-                patterned_closed: ::std::default::Default::default(),
+                closed: Option::None,
+                counts: Default::default(),
+                empty: Default::default(),
+                empty_closed: Option::None,
+                labels: Default::default(),
+                nested: Default::default(),
+                open: Option::None,
+                open_typed: Option::None,
+                patterned: Default::default(),
+                patterned_closed: Default::default(),
             }
         }
         /// Sets `closed`.
         pub fn with_closed(mut self, closed: types::AdditionalInputClosed) -> Self {
-            self.closed = ::std::option::Option::Some(closed);
+            self.closed = Option::Some(closed);
             self
         }
         /// Sets `counts`.
         pub fn with_counts(
             mut self,
-            counts: ::std::collections::BTreeMap<::std::string::String, u64>,
+            counts: ::std::collections::BTreeMap<String, u64>,
         ) -> Self {
             self.counts = counts;
             self
@@ -457,7 +330,7 @@ pub mod properties {
         pub fn with_empty(
             mut self,
             empty: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> Self {
@@ -469,16 +342,13 @@ pub mod properties {
             mut self,
             empty_closed: types::AdditionalInputEmptyClosed,
         ) -> Self {
-            self.empty_closed = ::std::option::Option::Some(empty_closed);
+            self.empty_closed = Option::Some(empty_closed);
             self
         }
         /// Sets `labels`.
         pub fn with_labels(
             mut self,
-            labels: ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::string::String,
-            >,
+            labels: ::std::collections::BTreeMap<String, String>,
         ) -> Self {
             self.labels = labels;
             self
@@ -487,7 +357,7 @@ pub mod properties {
         pub fn with_nested(
             mut self,
             nested: ::std::collections::BTreeMap<
-                ::std::string::String,
+                String,
                 types::AdditionalInputNestedValue,
             >,
         ) -> Self {
@@ -496,7 +366,7 @@ pub mod properties {
         }
         /// Sets `open`.
         pub fn with_open(mut self, open: types::AdditionalInputOpen) -> Self {
-            self.open = ::std::option::Option::Some(open);
+            self.open = Option::Some(open);
             self
         }
         /// Sets `open_typed`.
@@ -504,14 +374,14 @@ pub mod properties {
             mut self,
             open_typed: types::AdditionalInputOpenTyped,
         ) -> Self {
-            self.open_typed = ::std::option::Option::Some(open_typed);
+            self.open_typed = Option::Some(open_typed);
             self
         }
         /// Sets `patterned`.
         pub fn with_patterned(
             mut self,
             patterned: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> Self {
@@ -522,7 +392,7 @@ pub mod properties {
         pub fn with_patterned_closed(
             mut self,
             patterned_closed: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> Self {
@@ -533,7 +403,7 @@ pub mod properties {
     impl types::ClosedRootInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-        pub fn new(q: impl ::std::convert::Into<::std::string::String>) -> Self {
+        pub fn new(q: impl Into<String>) -> Self {
             Self { q: q.into() }
         }
     }
@@ -541,199 +411,142 @@ pub mod properties {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
-            foo_bar: impl ::std::convert::Into<::std::string::String>,
+            foo_bar: impl Into<String>,
             foo_bar_2: i64,
-            type_: impl ::std::convert::Into<::std::string::String>,
-            x5: impl ::std::convert::Into<::std::string::String>,
+            type_: impl Into<String>,
+            x5: impl Into<String>,
         ) -> Self {
             Self {
                 foo_bar: foo_bar.into(),
                 foo_bar_2,
                 type_: type_.into(),
                 x5: x5.into(),
-                a_b: ::std::option::Option::None,
-                a_b_2: ::std::option::Option::None,
-                async_: ::std::option::Option::None,
-                crate_: ::std::option::Option::None,
-                dyn_: ::std::option::Option::None,
-                foo_bar_3: ::std::option::Option::None,
-                foo_bar_4: ::std::option::Option::None,
-                match_: ::std::option::Option::None,
-                option: ::std::option::Option::None,
-                r_type: ::std::option::Option::None,
-                self_: ::std::option::Option::None,
-                self_2: ::std::option::Option::None,
-                serde: ::std::option::Option::None,
-                std: ::std::option::Option::None,
-                super_: ::std::option::Option::None,
-                try_: ::std::option::Option::None,
-                x: ::std::option::Option::None,
-                x123: ::std::option::Option::None,
-                x2: ::std::option::Option::None,
-                x3: ::std::option::Option::None,
-                x4: ::std::option::Option::None,
+                a_b: Option::None,
+                a_b_2: Option::None,
+                async_: Option::None,
+                crate_: Option::None,
+                dyn_: Option::None,
+                foo_bar_3: Option::None,
+                foo_bar_4: Option::None,
+                match_: Option::None,
+                option: Option::None,
+                r_type: Option::None,
+                self_: Option::None,
+                self_2: Option::None,
+                serde: Option::None,
+                std: Option::None,
+                super_: Option::None,
+                try_: Option::None,
+                x: Option::None,
+                x123: Option::None,
+                x2: Option::None,
+                x3: Option::None,
+                x4: Option::None,
             }
         }
         /// Sets `a_b`.
-        pub fn with_a_b(
-            mut self,
-            a_b: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.a_b = ::std::option::Option::Some(a_b.into());
+        pub fn with_a_b(mut self, a_b: impl Into<String>) -> Self {
+            self.a_b = Option::Some(a_b.into());
             self
         }
         /// Sets `a_b_2`.
-        pub fn with_a_b_2(
-            mut self,
-            a_b_2: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.a_b_2 = ::std::option::Option::Some(a_b_2.into());
+        pub fn with_a_b_2(mut self, a_b_2: impl Into<String>) -> Self {
+            self.a_b_2 = Option::Some(a_b_2.into());
             self
         }
         /// Sets `async_`.
-        pub fn with_async_(
-            mut self,
-            async_: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.async_ = ::std::option::Option::Some(async_.into());
+        pub fn with_async_(mut self, async_: impl Into<String>) -> Self {
+            self.async_ = Option::Some(async_.into());
             self
         }
         /// Sets `crate_`.
-        pub fn with_crate_(
-            mut self,
-            crate_: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.crate_ = ::std::option::Option::Some(crate_.into());
+        pub fn with_crate_(mut self, crate_: impl Into<String>) -> Self {
+            self.crate_ = Option::Some(crate_.into());
             self
         }
         /// Sets `dyn_`.
-        pub fn with_dyn_(
-            mut self,
-            dyn_: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.dyn_ = ::std::option::Option::Some(dyn_.into());
+        pub fn with_dyn_(mut self, dyn_: impl Into<String>) -> Self {
+            self.dyn_ = Option::Some(dyn_.into());
             self
         }
         /// Sets `foo_bar_3`.
         pub fn with_foo_bar_3(mut self, foo_bar_3: bool) -> Self {
-            self.foo_bar_3 = ::std::option::Option::Some(foo_bar_3);
+            self.foo_bar_3 = Option::Some(foo_bar_3);
             self
         }
         /// Sets `foo_bar_4`.
         pub fn with_foo_bar_4(mut self, foo_bar_4: f64) -> Self {
-            self.foo_bar_4 = ::std::option::Option::Some(foo_bar_4);
+            self.foo_bar_4 = Option::Some(foo_bar_4);
             self
         }
         /// Sets `match_`.
-        pub fn with_match_(
-            mut self,
-            match_: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.match_ = ::std::option::Option::Some(match_.into());
+        pub fn with_match_(mut self, match_: impl Into<String>) -> Self {
+            self.match_ = Option::Some(match_.into());
             self
         }
         /// Sets `option`.
-        pub fn with_option(
-            mut self,
-            option: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.option = ::std::option::Option::Some(option.into());
+        pub fn with_option(mut self, option: impl Into<String>) -> Self {
+            self.option = Option::Some(option.into());
             self
         }
         /// Sets `r_type`.
-        pub fn with_r_type(
-            mut self,
-            r_type: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.r_type = ::std::option::Option::Some(r_type.into());
+        pub fn with_r_type(mut self, r_type: impl Into<String>) -> Self {
+            self.r_type = Option::Some(r_type.into());
             self
         }
         /// Sets `self_`.
-        pub fn with_self_(
-            mut self,
-            self_: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.self_ = ::std::option::Option::Some(self_.into());
+        pub fn with_self_(mut self, self_: impl Into<String>) -> Self {
+            self.self_ = Option::Some(self_.into());
             self
         }
         /// Sets `self_2`.
-        pub fn with_self_2(
-            mut self,
-            self_2: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.self_2 = ::std::option::Option::Some(self_2.into());
+        pub fn with_self_2(mut self, self_2: impl Into<String>) -> Self {
+            self.self_2 = Option::Some(self_2.into());
             self
         }
         /// Sets `serde`.
-        pub fn with_serde(
-            mut self,
-            serde: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.serde = ::std::option::Option::Some(serde.into());
+        pub fn with_serde(mut self, serde: impl Into<String>) -> Self {
+            self.serde = Option::Some(serde.into());
             self
         }
         /// Sets `std`.
-        pub fn with_std(
-            mut self,
-            std: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.std = ::std::option::Option::Some(std.into());
+        pub fn with_std(mut self, std: impl Into<String>) -> Self {
+            self.std = Option::Some(std.into());
             self
         }
         /// Sets `super_`.
-        pub fn with_super_(
-            mut self,
-            super_: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.super_ = ::std::option::Option::Some(super_.into());
+        pub fn with_super_(mut self, super_: impl Into<String>) -> Self {
+            self.super_ = Option::Some(super_.into());
             self
         }
         /// Sets `try_`.
-        pub fn with_try_(
-            mut self,
-            try_: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.try_ = ::std::option::Option::Some(try_.into());
+        pub fn with_try_(mut self, try_: impl Into<String>) -> Self {
+            self.try_ = Option::Some(try_.into());
             self
         }
         /// Sets `x`.
-        pub fn with_x(
-            mut self,
-            x: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x = ::std::option::Option::Some(x.into());
+        pub fn with_x(mut self, x: impl Into<String>) -> Self {
+            self.x = Option::Some(x.into());
             self
         }
         /// Sets `x123`.
-        pub fn with_x123(
-            mut self,
-            x123: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x123 = ::std::option::Option::Some(x123.into());
+        pub fn with_x123(mut self, x123: impl Into<String>) -> Self {
+            self.x123 = Option::Some(x123.into());
             self
         }
         /// Sets `x2`.
-        pub fn with_x2(
-            mut self,
-            x2: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x2 = ::std::option::Option::Some(x2.into());
+        pub fn with_x2(mut self, x2: impl Into<String>) -> Self {
+            self.x2 = Option::Some(x2.into());
             self
         }
         /// Sets `x3`.
-        pub fn with_x3(
-            mut self,
-            x3: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x3 = ::std::option::Option::Some(x3.into());
+        pub fn with_x3(mut self, x3: impl Into<String>) -> Self {
+            self.x3 = Option::Some(x3.into());
             self
         }
         /// Sets `x4`.
-        pub fn with_x4(
-            mut self,
-            x4: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x4 = ::std::option::Option::Some(x4.into());
+        pub fn with_x4(mut self, x4: impl Into<String>) -> Self {
+            self.x4 = Option::Some(x4.into());
             self
         }
     }
@@ -741,7 +554,7 @@ pub mod properties {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
-            known: impl ::std::convert::Into<::std::string::String>,
+            known: impl Into<String>,
             ghost: ::mcpbind::__private::serde_json::Value,
             phantom_field: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
@@ -757,10 +570,10 @@ pub mod properties {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
-                inner: ::std::option::Option::None,
-                opt: ::std::option::Option::None,
-                string: ::std::option::Option::None,
-                vec: ::std::option::Option::None,
+                inner: Option::None,
+                opt: Option::None,
+                string: Option::None,
+                vec: Option::None,
             }
         }
         /// Sets `inner`.
@@ -768,22 +581,22 @@ pub mod properties {
             mut self,
             inner: types::TypeNamesCollideTypeNamesCollideInput,
         ) -> Self {
-            self.inner = ::std::option::Option::Some(inner);
+            self.inner = Option::Some(inner);
             self
         }
         /// Sets `opt`.
         pub fn with_opt(mut self, opt: types::OptionDef) -> Self {
-            self.opt = ::std::option::Option::Some(opt);
+            self.opt = Option::Some(opt);
             self
         }
         /// Sets `string`.
         pub fn with_string(mut self, string: types::StringDef) -> Self {
-            self.string = ::std::option::Option::Some(string);
+            self.string = Option::Some(string);
             self
         }
         /// Sets `vec`.
         pub fn with_vec(mut self, vec: types::VecDef) -> Self {
-            self.vec = ::std::option::Option::Some(vec);
+            self.vec = Option::Some(vec);
             self
         }
     }
@@ -792,7 +605,7 @@ pub mod properties {
     pub mod tools {
         /// additionalProperties as schema, false, true; patternProperties.
         ///
-        /// Tool `additional`.
+        /// Tool `additional`, described in full on `Client::additional`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Additional;
         impl ::mcpbind::Tool for Additional {
@@ -814,7 +627,7 @@ pub mod properties {
         }
         /// A root that says additionalProperties: false.
         ///
-        /// Tool `closed_root`.
+        /// Tool `closed_root`, described in full on `Client::closed_root`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ClosedRoot;
         impl ::mcpbind::Tool for ClosedRoot {
@@ -836,7 +649,7 @@ pub mod properties {
         }
         /// Property names that collide after snake_casing, and odd names.
         ///
-        /// Tool `colliding_names`.
+        /// Tool `colliding_names`, described in full on `Client::colliding_names`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CollidingNames;
         impl ::mcpbind::Tool for CollidingNames {
@@ -858,7 +671,7 @@ pub mod properties {
         }
         /// required names properties that are not declared.
         ///
-        /// Tool `required_undeclared`.
+        /// Tool `required_undeclared`, described in full on `Client::required_undeclared`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct RequiredUndeclared;
         impl ::mcpbind::Tool for RequiredUndeclared {
@@ -880,7 +693,7 @@ pub mod properties {
         }
         /// Nested types whose generated names collide with tool types.
         ///
-        /// Tool `type_names_collide`.
+        /// Tool `type_names_collide`, described in full on `Client::type_names_collide`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct TypeNamesCollide;
         impl ::mcpbind::Tool for TypeNamesCollide {
@@ -1009,7 +822,7 @@ pub mod properties {
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// additionalProperties as schema, false, true; patternProperties.
         ///
-        /// Tool `additional`.
+        /// Tool `additional`, described in full on `Client::additional`.
         fn additional(
             &self,
             input: types::AdditionalInput,
@@ -1025,7 +838,7 @@ pub mod properties {
         }
         /// A root that says additionalProperties: false.
         ///
-        /// Tool `closed_root`.
+        /// Tool `closed_root`, described in full on `Client::closed_root`.
         fn closed_root(
             &self,
             input: types::ClosedRootInput,
@@ -1041,7 +854,7 @@ pub mod properties {
         }
         /// Property names that collide after snake_casing, and odd names.
         ///
-        /// Tool `colliding_names`.
+        /// Tool `colliding_names`, described in full on `Client::colliding_names`.
         fn colliding_names(
             &self,
             input: types::CollidingNamesInput,
@@ -1057,7 +870,7 @@ pub mod properties {
         }
         /// required names properties that are not declared.
         ///
-        /// Tool `required_undeclared`.
+        /// Tool `required_undeclared`, described in full on `Client::required_undeclared`.
         fn required_undeclared(
             &self,
             input: types::RequiredUndeclaredInput,
@@ -1073,7 +886,7 @@ pub mod properties {
         }
         /// Nested types whose generated names collide with tool types.
         ///
-        /// Tool `type_names_collide`.
+        /// Tool `type_names_collide`, described in full on `Client::type_names_collide`.
         fn type_names_collide(
             &self,
             input: types::TypeNamesCollideInput,
@@ -1102,77 +915,39 @@ pub mod properties {
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "additional" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Additional,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.additional(input))
-                                .await,
-                        )
-                    }
-                    "closed_root" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ClosedRoot,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.closed_root(input))
-                                .await,
-                        )
-                    }
-                    "colliding_names" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::CollidingNames,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.colliding_names(input))
-                                .await,
-                        )
-                    }
-                    "required_undeclared" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::RequiredUndeclared,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.required_undeclared(input))
-                                .await,
-                        )
-                    }
-                    "type_names_collide" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::TypeNamesCollide,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.type_names_collide(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "additional" => serve(tools::Additional, args, |i| self.0.additional(i)),
+                "closed_root" => {
+                    serve(tools::ClosedRoot, args, |i| self.0.closed_root(i))
                 }
-            })
+                "colliding_names" => {
+                    serve(tools::CollidingNames, args, |i| self.0.colliding_names(i))
+                }
+                "required_undeclared" => {
+                    serve(
+                        tools::RequiredUndeclared,
+                        args,
+                        |i| self.0.required_undeclared(i),
+                    )
+                }
+                "type_names_collide" => {
+                    serve(
+                        tools::TypeNamesCollide,
+                        args,
+                        |i| self.0.type_names_collide(i),
+                    )
+                }
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

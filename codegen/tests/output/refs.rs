@@ -24,6 +24,7 @@ pub mod refs {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// `A`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
@@ -34,7 +35,7 @@ pub mod refs {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddressJson {
-            pub street: ::std::string::String,
+            pub street: String,
         }
         /// `Args`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -46,8 +47,8 @@ pub mod refs {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct B {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<RecursiveTreeA>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<RecursiveTreeA>,
         }
         /// Arguments of the `by_id_and_anchor` tool: Refs by $id and by $anchor.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -55,44 +56,34 @@ pub mod refs {
         pub struct ByIdAndAnchorInput {
             pub home: AddressJson,
             pub name: PersonName,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub work: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub work: Option<Value>,
         }
         /// `Inner`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Inner {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub deep: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub deep: Option<bool>,
         }
         /// `Label`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
-        pub struct Label(pub ::std::string::String);
+        pub struct Label(pub String);
         impl ::std::ops::Deref for Label {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
+            type Target = String;
+            fn deref(&self) -> &String {
                 &self.0
             }
         }
-        impl ::std::convert::From<Label> for ::std::string::String {
+        impl From<Label> for String {
             fn from(value: Label) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::From<::std::string::String> for Label {
-            fn from(value: ::std::string::String) -> Self {
+        impl From<String> for Label {
+            fn from(value: String) -> Self {
                 Self(value)
             }
         }
@@ -103,7 +94,7 @@ pub mod refs {
         }
         impl ::std::str::FromStr for Label {
             type Err = ::std::convert::Infallible;
-            fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+            fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(Self(value.to_string()))
             }
         }
@@ -111,81 +102,67 @@ pub mod refs {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Legacy {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub v: ::std::option::Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub v: Option<i64>,
         }
         /// Arguments of the `network_refs` tool: Refs that would need the network, or that resolve to nothing.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NetworkRefsInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub dynamic: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub label: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub missing: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub not_a_string: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub dynamic: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub label: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub missing: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub not_a_string: Option<Value>,
             /** Sibling description.
 
 Default: `"x"`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub ref_with_siblings: ::std::option::Option<Label>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub relative: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
-            pub remote: ::mcpbind::__private::serde_json::Value,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub remote_fragment: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub ref_with_siblings: Option<Label>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub relative: Option<Value>,
+            pub remote: Value,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub remote_fragment: Option<Value>,
         }
         /// `Node`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Node {
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub children: ::std::vec::Vec<Node>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub parent: ::std::option::Option<::std::boxed::Box<Node>>,
-            pub value: ::std::string::String,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub children: Vec<Node>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub parent: Option<Box<Node>>,
+            pub value: String,
         }
         /// `Outer`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Outer {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub inner: ::std::option::Option<Inner>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub inner: Option<Inner>,
         }
         /// `PersonName`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
-        pub struct PersonName(pub ::std::string::String);
+        pub struct PersonName(pub String);
         impl ::std::ops::Deref for PersonName {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
+            type Target = String;
+            fn deref(&self) -> &String {
                 &self.0
             }
         }
-        impl ::std::convert::From<PersonName> for ::std::string::String {
+        impl From<PersonName> for String {
             fn from(value: PersonName) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::From<::std::string::String> for PersonName {
-            fn from(value: ::std::string::String) -> Self {
+        impl From<String> for PersonName {
+            fn from(value: String) -> Self {
                 Self(value)
             }
         }
@@ -196,7 +173,7 @@ Default: `"x"`.*/
         }
         impl ::std::str::FromStr for PersonName {
             type Err = ::std::convert::Infallible;
-            fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+            fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(Self(value.to_string()))
             }
         }
@@ -211,112 +188,102 @@ Default: `"x"`.*/
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct PointersInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<A>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub b: ::std::option::Option<A>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub c: ::std::option::Option<X>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub inner: ::std::option::Option<Inner>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub legacy: ::std::option::Option<Legacy>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub outer: ::std::option::Option<Outer>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub slash: ::std::option::Option<WithSlash>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub space: ::std::option::Option<WithSpace>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub tilde: ::std::option::Option<WithTilde>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<A>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub b: Option<A>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub c: Option<X>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub inner: Option<Inner>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub legacy: Option<Legacy>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub outer: Option<Outer>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub slash: Option<WithSlash>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub space: Option<WithSpace>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub tilde: Option<WithTilde>,
         }
         /// `RecursiveTreeA`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RecursiveTreeA {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub b: ::std::option::Option<::std::boxed::Box<B>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub b: Option<Box<B>>,
         }
         /// Arguments of the `recursive_tree` tool: A recursive tree node and a ref to the root.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RecursiveTreeInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub label: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub mutual: ::std::option::Option<RecursiveTreeA>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub label: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub mutual: Option<RecursiveTreeA>,
             pub root: Node,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub self_ref: ::std::option::Option<::std::boxed::Box<Root>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub self_ref: Option<Box<Root>>,
         }
         /// `Root`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Root {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub label: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub mutual: ::std::option::Option<RecursiveTreeA>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub label: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub mutual: Option<RecursiveTreeA>,
             pub root: Node,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub self_ref: ::std::option::Option<::std::boxed::Box<Root>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub self_ref: Option<Box<Root>>,
         }
         /// Arguments of the `shared_defs_one` tool: Shares a definition with shared_defs_two.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsOneInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub p: ::std::option::Option<Point>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub p: Option<Point>,
         }
         /// Structured output of the `shared_defs_one` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsOneOutput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub p: ::std::option::Option<SharedDefsOnePoint>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub p: Option<SharedDefsOnePoint>,
         }
         /// `SharedDefsOnePoint`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsOnePoint {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<i64>,
         }
         /// Arguments of the `shared_defs_two` tool: Same Point as shared_defs_one.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsTwoInput {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub q: ::std::option::Option<Point>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub q: Option<Point>,
         }
         /// `WithSlash`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
-        pub struct WithSlash(pub ::std::string::String);
+        pub struct WithSlash(pub String);
         impl ::std::ops::Deref for WithSlash {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
+            type Target = String;
+            fn deref(&self) -> &String {
                 &self.0
             }
         }
-        impl ::std::convert::From<WithSlash> for ::std::string::String {
+        impl From<WithSlash> for String {
             fn from(value: WithSlash) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::From<::std::string::String> for WithSlash {
-            fn from(value: ::std::string::String) -> Self {
+        impl From<String> for WithSlash {
+            fn from(value: String) -> Self {
                 Self(value)
             }
         }
@@ -327,7 +294,7 @@ Default: `"x"`.*/
         }
         impl ::std::str::FromStr for WithSlash {
             type Err = ::std::convert::Infallible;
-            fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+            fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(Self(value.to_string()))
             }
         }
@@ -342,12 +309,12 @@ Default: `"x"`.*/
                 &self.0
             }
         }
-        impl ::std::convert::From<WithSpace> for bool {
+        impl From<WithSpace> for bool {
             fn from(value: WithSpace) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::From<bool> for WithSpace {
+        impl From<bool> for WithSpace {
             fn from(value: bool) -> Self {
                 Self(value)
             }
@@ -359,20 +326,8 @@ Default: `"x"`.*/
         }
         impl ::std::str::FromStr for WithSpace {
             type Err = <bool as ::std::str::FromStr>::Err;
-            fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+            fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(Self(value.parse()?))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for WithSpace {
-            type Error = <bool as ::std::str::FromStr>::Err;
-            fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<String> for WithSpace {
-            type Error = <bool as ::std::str::FromStr>::Err;
-            fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-                value.parse()
             }
         }
         /// `WithTilde`
@@ -386,12 +341,12 @@ Default: `"x"`.*/
                 &self.0
             }
         }
-        impl ::std::convert::From<WithTilde> for i64 {
+        impl From<WithTilde> for i64 {
             fn from(value: WithTilde) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::From<i64> for WithTilde {
+        impl From<i64> for WithTilde {
             fn from(value: i64) -> Self {
                 Self(value)
             }
@@ -403,20 +358,8 @@ Default: `"x"`.*/
         }
         impl ::std::str::FromStr for WithTilde {
             type Err = <i64 as ::std::str::FromStr>::Err;
-            fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+            fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(Self(value.parse()?))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for WithTilde {
-            type Error = <i64 as ::std::str::FromStr>::Err;
-            fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<String> for WithTilde {
-            type Error = <i64 as ::std::str::FromStr>::Err;
-            fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-                value.parse()
             }
         }
         /// `X`
@@ -430,12 +373,12 @@ Default: `"x"`.*/
                 &self.0
             }
         }
-        impl ::std::convert::From<X> for f64 {
+        impl From<X> for f64 {
             fn from(value: X) -> Self {
                 value.0
             }
         }
-        impl ::std::convert::From<f64> for X {
+        impl From<f64> for X {
             fn from(value: f64) -> Self {
                 Self(value)
             }
@@ -447,20 +390,8 @@ Default: `"x"`.*/
         }
         impl ::std::str::FromStr for X {
             type Err = <f64 as ::std::str::FromStr>::Err;
-            fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+            fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(Self(value.parse()?))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for X {
-            type Error = <f64 as ::std::str::FromStr>::Err;
-            fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<String> for X {
-            type Error = <f64 as ::std::str::FromStr>::Err;
-            fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
-                value.parse()
             }
         }
         /// Error types.
@@ -505,7 +436,7 @@ Default: `"x"`.*/
             Self {
                 home,
                 name,
-                work: ::std::option::Option::None,
+                work: Option::None,
             }
         }
         /// Sets `work`.
@@ -513,7 +444,7 @@ Default: `"x"`.*/
             mut self,
             work: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.work = ::std::option::Option::Some(work);
+            self.work = Option::Some(work);
             self
         }
     }
@@ -523,13 +454,13 @@ Default: `"x"`.*/
         pub fn new(remote: ::mcpbind::__private::serde_json::Value) -> Self {
             Self {
                 remote,
-                dynamic: ::std::option::Option::None,
-                label: ::std::option::Option::None,
-                missing: ::std::option::Option::None,
-                not_a_string: ::std::option::Option::None,
-                ref_with_siblings: ::std::option::Option::None,
-                relative: ::std::option::Option::None,
-                remote_fragment: ::std::option::Option::None,
+                dynamic: Option::None,
+                label: Option::None,
+                missing: Option::None,
+                not_a_string: Option::None,
+                ref_with_siblings: Option::None,
+                relative: Option::None,
+                remote_fragment: Option::None,
             }
         }
         /// Sets `dynamic`.
@@ -537,15 +468,12 @@ Default: `"x"`.*/
             mut self,
             dynamic: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.dynamic = ::std::option::Option::Some(dynamic);
+            self.dynamic = Option::Some(dynamic);
             self
         }
         /// Sets `label`.
-        pub fn with_label(
-            mut self,
-            label: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.label = ::std::option::Option::Some(label.into());
+        pub fn with_label(mut self, label: impl Into<String>) -> Self {
+            self.label = Option::Some(label.into());
             self
         }
         /// Sets `missing`.
@@ -553,7 +481,7 @@ Default: `"x"`.*/
             mut self,
             missing: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.missing = ::std::option::Option::Some(missing);
+            self.missing = Option::Some(missing);
             self
         }
         /// Sets `not_a_string`.
@@ -561,7 +489,7 @@ Default: `"x"`.*/
             mut self,
             not_a_string: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.not_a_string = ::std::option::Option::Some(not_a_string);
+            self.not_a_string = Option::Some(not_a_string);
             self
         }
         /// Sets `ref_with_siblings`.
@@ -569,7 +497,7 @@ Default: `"x"`.*/
             mut self,
             ref_with_siblings: types::Label,
         ) -> Self {
-            self.ref_with_siblings = ::std::option::Option::Some(ref_with_siblings);
+            self.ref_with_siblings = Option::Some(ref_with_siblings);
             self
         }
         /// Sets `relative`.
@@ -577,7 +505,7 @@ Default: `"x"`.*/
             mut self,
             relative: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.relative = ::std::option::Option::Some(relative);
+            self.relative = Option::Some(relative);
             self
         }
         /// Sets `remote_fragment`.
@@ -585,7 +513,7 @@ Default: `"x"`.*/
             mut self,
             remote_fragment: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.remote_fragment = ::std::option::Option::Some(remote_fragment);
+            self.remote_fragment = Option::Some(remote_fragment);
             self
         }
     }
@@ -594,60 +522,60 @@ Default: `"x"`.*/
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
-                a: ::std::option::Option::None,
-                b: ::std::option::Option::None,
-                c: ::std::option::Option::None,
-                inner: ::std::option::Option::None,
-                legacy: ::std::option::Option::None,
-                outer: ::std::option::Option::None,
-                slash: ::std::option::Option::None,
-                space: ::std::option::Option::None,
-                tilde: ::std::option::Option::None,
+                a: Option::None,
+                b: Option::None,
+                c: Option::None,
+                inner: Option::None,
+                legacy: Option::None,
+                outer: Option::None,
+                slash: Option::None,
+                space: Option::None,
+                tilde: Option::None,
             }
         }
         /// Sets `a`.
         pub fn with_a(mut self, a: types::A) -> Self {
-            self.a = ::std::option::Option::Some(a);
+            self.a = Option::Some(a);
             self
         }
         /// Sets `b`.
         pub fn with_b(mut self, b: types::A) -> Self {
-            self.b = ::std::option::Option::Some(b);
+            self.b = Option::Some(b);
             self
         }
         /// Sets `c`.
         pub fn with_c(mut self, c: types::X) -> Self {
-            self.c = ::std::option::Option::Some(c);
+            self.c = Option::Some(c);
             self
         }
         /// Sets `inner`.
         pub fn with_inner(mut self, inner: types::Inner) -> Self {
-            self.inner = ::std::option::Option::Some(inner);
+            self.inner = Option::Some(inner);
             self
         }
         /// Sets `legacy`.
         pub fn with_legacy(mut self, legacy: types::Legacy) -> Self {
-            self.legacy = ::std::option::Option::Some(legacy);
+            self.legacy = Option::Some(legacy);
             self
         }
         /// Sets `outer`.
         pub fn with_outer(mut self, outer: types::Outer) -> Self {
-            self.outer = ::std::option::Option::Some(outer);
+            self.outer = Option::Some(outer);
             self
         }
         /// Sets `slash`.
         pub fn with_slash(mut self, slash: types::WithSlash) -> Self {
-            self.slash = ::std::option::Option::Some(slash);
+            self.slash = Option::Some(slash);
             self
         }
         /// Sets `space`.
         pub fn with_space(mut self, space: types::WithSpace) -> Self {
-            self.space = ::std::option::Option::Some(space);
+            self.space = Option::Some(space);
             self
         }
         /// Sets `tilde`.
         pub fn with_tilde(mut self, tilde: types::WithTilde) -> Self {
-            self.tilde = ::std::option::Option::Some(tilde);
+            self.tilde = Option::Some(tilde);
             self
         }
     }
@@ -657,30 +585,24 @@ Default: `"x"`.*/
         pub fn new(root: types::Node) -> Self {
             Self {
                 root,
-                label: ::std::option::Option::None,
-                mutual: ::std::option::Option::None,
-                self_ref: ::std::option::Option::None,
+                label: Option::None,
+                mutual: Option::None,
+                self_ref: Option::None,
             }
         }
         /// Sets `label`.
-        pub fn with_label(
-            mut self,
-            label: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.label = ::std::option::Option::Some(label.into());
+        pub fn with_label(mut self, label: impl Into<String>) -> Self {
+            self.label = Option::Some(label.into());
             self
         }
         /// Sets `mutual`.
         pub fn with_mutual(mut self, mutual: types::RecursiveTreeA) -> Self {
-            self.mutual = ::std::option::Option::Some(mutual);
+            self.mutual = Option::Some(mutual);
             self
         }
         /// Sets `self_ref`.
-        pub fn with_self_ref(
-            mut self,
-            self_ref: ::std::boxed::Box<types::Root>,
-        ) -> Self {
-            self.self_ref = ::std::option::Option::Some(self_ref);
+        pub fn with_self_ref(mut self, self_ref: Box<types::Root>) -> Self {
+            self.self_ref = Option::Some(self_ref);
             self
         }
     }
@@ -688,13 +610,11 @@ Default: `"x"`.*/
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                p: ::std::option::Option::None,
-            }
+            Self { p: Option::None }
         }
         /// Sets `p`.
         pub fn with_p(mut self, p: types::Point) -> Self {
-            self.p = ::std::option::Option::Some(p);
+            self.p = Option::Some(p);
             self
         }
     }
@@ -702,13 +622,11 @@ Default: `"x"`.*/
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
-            Self {
-                q: ::std::option::Option::None,
-            }
+            Self { q: Option::None }
         }
         /// Sets `q`.
         pub fn with_q(mut self, q: types::Point) -> Self {
-            self.q = ::std::option::Option::Some(q);
+            self.q = Option::Some(q);
             self
         }
     }
@@ -717,7 +635,7 @@ Default: `"x"`.*/
     pub mod tools {
         /// Refs by $id and by $anchor.
         ///
-        /// Tool `by_id_and_anchor`.
+        /// Tool `by_id_and_anchor`, described in full on `Client::by_id_and_anchor`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ByIdAndAnchor;
         impl ::mcpbind::Tool for ByIdAndAnchor {
@@ -737,7 +655,7 @@ Default: `"x"`.*/
         }
         /// Refs that would need the network, or that resolve to nothing.
         ///
-        /// Tool `network_refs`.
+        /// Tool `network_refs`, described in full on `Client::network_refs`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct NetworkRefs;
         impl ::mcpbind::Tool for NetworkRefs {
@@ -759,7 +677,7 @@ Default: `"x"`.*/
         }
         /// Refs to non-$defs pointers, nested $defs and draft-07 definitions.
         ///
-        /// Tool `pointers`.
+        /// Tool `pointers`, described in full on `Client::pointers`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Pointers;
         impl ::mcpbind::Tool for Pointers {
@@ -781,7 +699,7 @@ Default: `"x"`.*/
         }
         /// A recursive tree node and a ref to the root.
         ///
-        /// Tool `recursive_tree`.
+        /// Tool `recursive_tree`, described in full on `Client::recursive_tree`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct RecursiveTree;
         impl ::mcpbind::Tool for RecursiveTree {
@@ -803,7 +721,7 @@ Default: `"x"`.*/
         }
         /// The whole inputSchema is a $ref.
         ///
-        /// Tool `root_is_ref`.
+        /// Tool `root_is_ref`, described in full on `Client::root_is_ref`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct RootIsRef;
         impl ::mcpbind::Tool for RootIsRef {
@@ -823,7 +741,7 @@ Default: `"x"`.*/
         }
         /// Shares a definition with shared_defs_two.
         ///
-        /// Tool `shared_defs_one`.
+        /// Tool `shared_defs_one`, described in full on `Client::shared_defs_one`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SharedDefsOne;
         impl ::mcpbind::Tool for SharedDefsOne {
@@ -843,7 +761,7 @@ Default: `"x"`.*/
         }
         /// Same Point as shared_defs_one.
         ///
-        /// Tool `shared_defs_two`.
+        /// Tool `shared_defs_two`, described in full on `Client::shared_defs_two`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SharedDefsTwo;
         impl ::mcpbind::Tool for SharedDefsTwo {
@@ -992,7 +910,7 @@ Default: `"x"`.*/
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Refs by $id and by $anchor.
         ///
-        /// Tool `by_id_and_anchor`.
+        /// Tool `by_id_and_anchor`, described in full on `Client::by_id_and_anchor`.
         fn by_id_and_anchor(
             &self,
             input: types::ByIdAndAnchorInput,
@@ -1008,7 +926,7 @@ Default: `"x"`.*/
         }
         /// Refs that would need the network, or that resolve to nothing.
         ///
-        /// Tool `network_refs`.
+        /// Tool `network_refs`, described in full on `Client::network_refs`.
         fn network_refs(
             &self,
             input: types::NetworkRefsInput,
@@ -1024,7 +942,7 @@ Default: `"x"`.*/
         }
         /// Refs to non-$defs pointers, nested $defs and draft-07 definitions.
         ///
-        /// Tool `pointers`.
+        /// Tool `pointers`, described in full on `Client::pointers`.
         fn pointers(
             &self,
             input: types::PointersInput,
@@ -1040,7 +958,7 @@ Default: `"x"`.*/
         }
         /// A recursive tree node and a ref to the root.
         ///
-        /// Tool `recursive_tree`.
+        /// Tool `recursive_tree`, described in full on `Client::recursive_tree`.
         fn recursive_tree(
             &self,
             input: types::RecursiveTreeInput,
@@ -1056,7 +974,7 @@ Default: `"x"`.*/
         }
         /// The whole inputSchema is a $ref.
         ///
-        /// Tool `root_is_ref`.
+        /// Tool `root_is_ref`, described in full on `Client::root_is_ref`.
         fn root_is_ref(
             &self,
             input: types::RootIsRefInput,
@@ -1072,7 +990,7 @@ Default: `"x"`.*/
         }
         /// Shares a definition with shared_defs_two.
         ///
-        /// Tool `shared_defs_one`.
+        /// Tool `shared_defs_one`, described in full on `Client::shared_defs_one`.
         fn shared_defs_one(
             &self,
             input: types::SharedDefsOneInput,
@@ -1088,7 +1006,7 @@ Default: `"x"`.*/
         }
         /// Same Point as shared_defs_one.
         ///
-        /// Tool `shared_defs_two`.
+        /// Tool `shared_defs_two`, described in full on `Client::shared_defs_two`.
         fn shared_defs_two(
             &self,
             input: types::SharedDefsTwoInput,
@@ -1117,97 +1035,35 @@ Default: `"x"`.*/
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "by_id_and_anchor" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::ByIdAndAnchor,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.by_id_and_anchor(input))
-                                .await,
-                        )
-                    }
-                    "network_refs" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::NetworkRefs,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.network_refs(input))
-                                .await,
-                        )
-                    }
-                    "pointers" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Pointers,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.pointers(input))
-                                .await,
-                        )
-                    }
-                    "recursive_tree" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::RecursiveTree,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.recursive_tree(input))
-                                .await,
-                        )
-                    }
-                    "root_is_ref" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::RootIsRef,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.root_is_ref(input))
-                                .await,
-                        )
-                    }
-                    "shared_defs_one" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::SharedDefsOne,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.shared_defs_one(input))
-                                .await,
-                        )
-                    }
-                    "shared_defs_two" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::SharedDefsTwo,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.shared_defs_two(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "by_id_and_anchor" => {
+                    serve(tools::ByIdAndAnchor, args, |i| self.0.by_id_and_anchor(i))
                 }
-            })
+                "network_refs" => {
+                    serve(tools::NetworkRefs, args, |i| self.0.network_refs(i))
+                }
+                "pointers" => serve(tools::Pointers, args, |i| self.0.pointers(i)),
+                "recursive_tree" => {
+                    serve(tools::RecursiveTree, args, |i| self.0.recursive_tree(i))
+                }
+                "root_is_ref" => serve(tools::RootIsRef, args, |i| self.0.root_is_ref(i)),
+                "shared_defs_one" => {
+                    serve(tools::SharedDefsOne, args, |i| self.0.shared_defs_one(i))
+                }
+                "shared_defs_two" => {
+                    serve(tools::SharedDefsTwo, args, |i| self.0.shared_defs_two(i))
+                }
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

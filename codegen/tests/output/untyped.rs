@@ -24,69 +24,59 @@ pub mod untyped {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `defaults` tool: Defaults that match their type and defaults that do not.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DefaultsInput {
             /// Default: `["a"]`.
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub bad_arr: ::std::vec::Vec<i64>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub bad_arr: Vec<i64>,
             /// Default: `"yes"`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub bad_bool: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub bad_bool: Option<bool>,
             /// Default: `"z"`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub bad_enum: ::std::option::Option<DefaultsInputBadEnum>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub bad_enum: Option<DefaultsInputBadEnum>,
             /// Default: `"three"`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub bad_int: ::std::option::Option<i64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub bad_obj: ::std::option::Option<DefaultsInputBadObj>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub bad_int: Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub bad_obj: Option<DefaultsInputBadObj>,
             /// Default: `3`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub bad_str: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub bad_str: Option<String>,
             /// Default: `1.5`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub float_for_int: ::std::option::Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub float_for_int: Option<i64>,
             /// Default: `[1,2]`.
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub good_arr: ::std::vec::Vec<i64>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub good_arr: Vec<i64>,
             /// Default: `true`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub good_bool: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub good_bool: Option<bool>,
             /// Default: `"y"`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub good_enum: ::std::option::Option<DefaultsInputGoodEnum>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub good_enum: Option<DefaultsInputGoodEnum>,
             /// Default: `3`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub good_int: ::std::option::Option<i64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub good_obj: ::std::option::Option<DefaultsInputGoodObj>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub good_int: Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub good_obj: Option<DefaultsInputGoodObj>,
             /// Default: `"x"`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub good_str: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub good_str: Option<String>,
             /// Default: `-1`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub neg_for_uint: ::std::option::Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub neg_for_uint: Option<u64>,
             /// Default: `null`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub null_default: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub null_default: Option<String>,
             /// Default: `7`.
             pub required_with_default: i64,
         }
         /// Default: `"z"`.
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum DefaultsInputBadEnum {
             #[serde(rename = "x")]
@@ -104,9 +94,7 @@ pub mod untyped {
         }
         impl ::std::str::FromStr for DefaultsInputBadEnum {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "x" => Ok(Self::X),
                     "y" => Ok(Self::Y),
@@ -114,42 +102,15 @@ pub mod untyped {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for DefaultsInputBadEnum {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for DefaultsInputBadEnum {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Default: `{"a":"one"}`.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DefaultsInputBadObj {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<i64>,
         }
         /// Default: `"y"`.
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum DefaultsInputGoodEnum {
             #[serde(rename = "x")]
@@ -167,9 +128,7 @@ pub mod untyped {
         }
         impl ::std::str::FromStr for DefaultsInputGoodEnum {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "x" => Ok(Self::X),
                     "y" => Ok(Self::Y),
@@ -177,88 +136,60 @@ pub mod untyped {
                 }
             }
         }
-        impl ::std::convert::TryFrom<&str> for DefaultsInputGoodEnum {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for DefaultsInputGoodEnum {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         /// Default: `{"a":1}`.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DefaultsInputGoodObj {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<i64>,
         }
         /// Arguments of the `float_bounds` tool: Float bounds on integers and counts.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct FloatBoundsInput {
             pub count: i64,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub excl: ::std::option::Option<::std::num::NonZeroU64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub huge: ::std::option::Option<i64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub name: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub neg: ::std::option::Option<i8>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub old_excl: ::std::option::Option<f64>,
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub pair: ::std::vec::Vec<::std::string::String>,
-            #[serde(
-                default,
-                skip_serializing_if = "::mcpbind::__private::serde_json::Map::is_empty"
-            )]
-            pub props: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub ratio: ::std::option::Option<f64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub small: ::std::option::Option<u8>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub excl: Option<::std::num::NonZeroU64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub huge: Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub name: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub neg: Option<i8>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub old_excl: Option<f64>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub pair: Vec<String>,
+            #[serde(default, skip_serializing_if = "Map::is_empty")]
+            pub props: Map<String, Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub ratio: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub small: Option<u8>,
         }
         /// Arguments of the `no_type` tool: Subschemas without a type.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NoTypeInput {
-            pub anything: ::mcpbind::__private::serde_json::Value,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub const_only: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
+            pub anything: Value,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub const_only: Option<Value>,
             /// Just words.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub description_only: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub email: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub enum_only: ::std::option::Option<NoTypeInputEnumOnly>,
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub items_only: ::std::vec::Vec<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub description_only: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub email: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub enum_only: Option<NoTypeInputEnumOnly>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub items_only: Vec<String>,
             pub min_only: f64,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub pattern_only: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub props_only: ::std::option::Option<NoTypeInputPropsOnly>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub truthy: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub pattern_only: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub props_only: Option<NoTypeInputPropsOnly>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub truthy: Option<Value>,
         }
         /// `NoTypeInputEnumOnly`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -268,14 +199,14 @@ pub mod untyped {
             Null,
             Boolean(bool),
             Integer(i64),
-            String(::std::string::String),
+            String(String),
         }
-        impl ::std::convert::From<bool> for NoTypeInputEnumOnly {
+        impl From<bool> for NoTypeInputEnumOnly {
             fn from(value: bool) -> Self {
                 Self::Boolean(value)
             }
         }
-        impl ::std::convert::From<i64> for NoTypeInputEnumOnly {
+        impl From<i64> for NoTypeInputEnumOnly {
             fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
@@ -284,88 +215,51 @@ pub mod untyped {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NoTypeInputPropsOnly {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub k: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub k: Option<String>,
         }
         /// Arguments of the `odd_keywords` tool: Keywords with the wrong JSON type.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct OddKeywordsInput {
-            pub a: ::mcpbind::__private::serde_json::Value,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub bad_anyof: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub bad_enum: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub bad_items: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub bad_min: ::std::option::Option<i64>,
-            #[serde(
-                default,
-                skip_serializing_if = "::mcpbind::__private::serde_json::Map::is_empty"
-            )]
-            pub bad_props: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(
-                default,
-                skip_serializing_if = "::mcpbind::__private::serde_json::Map::is_empty"
-            )]
-            pub bad_required_holder: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub bad_type: ::std::option::Option<::mcpbind::__private::serde_json::Value>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub description_obj: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub dup_enum: ::std::option::Option<OddKeywordsInputDupEnum>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub empty_enum: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub empty_oneof: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub empty_types: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub null_schema: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub number_schema: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub title_num: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub type_number: ::std::option::Option<
-                ::mcpbind::__private::serde_json::Value,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x_ext: ::std::option::Option<::std::string::String>,
+            pub a: Value,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub bad_anyof: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub bad_enum: Option<Value>,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub bad_items: Vec<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub bad_min: Option<i64>,
+            #[serde(default, skip_serializing_if = "Map::is_empty")]
+            pub bad_props: Map<String, Value>,
+            #[serde(default, skip_serializing_if = "Map::is_empty")]
+            pub bad_required_holder: Map<String, Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub bad_type: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub description_obj: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub dup_enum: Option<OddKeywordsInputDupEnum>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub empty_enum: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub empty_oneof: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub empty_types: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub null_schema: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub number_schema: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub title_num: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub type_number: Option<Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x_ext: Option<String>,
         }
         /// `OddKeywordsInputDupEnum`
-        #[derive(
-            Deserialize,
-            Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
+        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum OddKeywordsInputDupEnum {
             #[serde(rename = "a")]
@@ -383,30 +277,12 @@ pub mod untyped {
         }
         impl ::std::str::FromStr for OddKeywordsInputDupEnum {
             type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
                 match value {
                     "a" => Ok(Self::A),
                     "b" => Ok(Self::B),
                     _ => Err("invalid value".into()),
                 }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for OddKeywordsInputDupEnum {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for OddKeywordsInputDupEnum {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
             }
         }
         /// Error types.
@@ -442,39 +318,24 @@ pub mod untyped {
             }
         }
         /// Alias of the type generated for this schema.
-        pub type BooleanInputSchemaInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
+        pub type BooleanInputSchemaInput = Map<String, Value>;
         /// Alias of the type generated for this schema.
-        pub type EmptyInputSchemaInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
+        pub type EmptyInputSchemaInput = Map<String, Value>;
         /// Alias of the type generated for this schema.
-        pub type NoInputSchemaInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
+        pub type NoInputSchemaInput = Map<String, Value>;
         /// Alias of the type generated for this schema.
-        pub type NullInputSchemaInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
+        pub type NullInputSchemaInput = Map<String, Value>;
         /// Alias of the type generated for this schema.
-        pub type StringInputSchemaInput = ::mcpbind::__private::serde_json::Map<
-            ::std::string::String,
-            ::mcpbind::__private::serde_json::Value,
-        >;
+        pub type StringInputSchemaInput = Map<String, Value>;
         /// Alias of the type generated for this schema.
-        pub type StringInputSchemaOutput = ::std::string::String;
+        pub type StringInputSchemaOutput = String;
     }
-    impl ::std::convert::From<::std::string::String> for types::NoTypeInputEnumOnly {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for types::NoTypeInputEnumOnly {
+        fn from(value: String) -> Self {
             Self::String(value)
         }
     }
-    impl ::std::convert::From<&str> for types::NoTypeInputEnumOnly {
+    impl From<&str> for types::NoTypeInputEnumOnly {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
         }
@@ -485,69 +346,66 @@ pub mod untyped {
         pub fn new(required_with_default: i64) -> Self {
             Self {
                 required_with_default,
-                bad_arr: ::std::default::Default::default(),
-                bad_bool: ::std::option::Option::None,
-                bad_enum: ::std::option::Option::None,
-                bad_int: ::std::option::Option::None,
-                bad_obj: ::std::option::Option::None,
-                bad_str: ::std::option::Option::None,
-                float_for_int: ::std::option::Option::None,
-                good_arr: ::std::default::Default::default(),
-                good_bool: ::std::option::Option::None,
-                good_enum: ::std::option::Option::None,
-                good_int: ::std::option::Option::None,
-                good_obj: ::std::option::Option::None,
-                good_str: ::std::option::Option::None,
-                neg_for_uint: ::std::option::Option::None,
-                null_default: ::std::option::Option::None,
+                bad_arr: Default::default(),
+                bad_bool: Option::None,
+                bad_enum: Option::None,
+                bad_int: Option::None,
+                bad_obj: Option::None,
+                bad_str: Option::None,
+                float_for_int: Option::None,
+                good_arr: Default::default(),
+                good_bool: Option::None,
+                good_enum: Option::None,
+                good_int: Option::None,
+                good_obj: Option::None,
+                good_str: Option::None,
+                neg_for_uint: Option::None,
+                null_default: Option::None,
             }
         }
         /// Sets `bad_arr`.
-        pub fn with_bad_arr(mut self, bad_arr: ::std::vec::Vec<i64>) -> Self {
+        pub fn with_bad_arr(mut self, bad_arr: Vec<i64>) -> Self {
             self.bad_arr = bad_arr;
             self
         }
         /// Sets `bad_bool`.
         pub fn with_bad_bool(mut self, bad_bool: bool) -> Self {
-            self.bad_bool = ::std::option::Option::Some(bad_bool);
+            self.bad_bool = Option::Some(bad_bool);
             self
         }
         /// Sets `bad_enum`.
         pub fn with_bad_enum(mut self, bad_enum: types::DefaultsInputBadEnum) -> Self {
-            self.bad_enum = ::std::option::Option::Some(bad_enum);
+            self.bad_enum = Option::Some(bad_enum);
             self
         }
         /// Sets `bad_int`.
         pub fn with_bad_int(mut self, bad_int: i64) -> Self {
-            self.bad_int = ::std::option::Option::Some(bad_int);
+            self.bad_int = Option::Some(bad_int);
             self
         }
         /// Sets `bad_obj`.
         pub fn with_bad_obj(mut self, bad_obj: types::DefaultsInputBadObj) -> Self {
-            self.bad_obj = ::std::option::Option::Some(bad_obj);
+            self.bad_obj = Option::Some(bad_obj);
             self
         }
         /// Sets `bad_str`.
-        pub fn with_bad_str(
-            mut self,
-            bad_str: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.bad_str = ::std::option::Option::Some(bad_str.into());
+        pub fn with_bad_str(mut self, bad_str: impl Into<String>) -> Self {
+            self.bad_str = Option::Some(bad_str.into());
             self
         }
         /// Sets `float_for_int`.
         pub fn with_float_for_int(mut self, float_for_int: i64) -> Self {
-            self.float_for_int = ::std::option::Option::Some(float_for_int);
+            self.float_for_int = Option::Some(float_for_int);
             self
         }
         /// Sets `good_arr`.
-        pub fn with_good_arr(mut self, good_arr: ::std::vec::Vec<i64>) -> Self {
+        pub fn with_good_arr(mut self, good_arr: Vec<i64>) -> Self {
             self.good_arr = good_arr;
             self
         }
         /// Sets `good_bool`.
         pub fn with_good_bool(mut self, good_bool: bool) -> Self {
-            self.good_bool = ::std::option::Option::Some(good_bool);
+            self.good_bool = Option::Some(good_bool);
             self
         }
         /// Sets `good_enum`.
@@ -555,38 +413,32 @@ pub mod untyped {
             mut self,
             good_enum: types::DefaultsInputGoodEnum,
         ) -> Self {
-            self.good_enum = ::std::option::Option::Some(good_enum);
+            self.good_enum = Option::Some(good_enum);
             self
         }
         /// Sets `good_int`.
         pub fn with_good_int(mut self, good_int: i64) -> Self {
-            self.good_int = ::std::option::Option::Some(good_int);
+            self.good_int = Option::Some(good_int);
             self
         }
         /// Sets `good_obj`.
         pub fn with_good_obj(mut self, good_obj: types::DefaultsInputGoodObj) -> Self {
-            self.good_obj = ::std::option::Option::Some(good_obj);
+            self.good_obj = Option::Some(good_obj);
             self
         }
         /// Sets `good_str`.
-        pub fn with_good_str(
-            mut self,
-            good_str: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.good_str = ::std::option::Option::Some(good_str.into());
+        pub fn with_good_str(mut self, good_str: impl Into<String>) -> Self {
+            self.good_str = Option::Some(good_str.into());
             self
         }
         /// Sets `neg_for_uint`.
         pub fn with_neg_for_uint(mut self, neg_for_uint: u64) -> Self {
-            self.neg_for_uint = ::std::option::Option::Some(neg_for_uint);
+            self.neg_for_uint = Option::Some(neg_for_uint);
             self
         }
         /// Sets `null_default`.
-        pub fn with_null_default(
-            mut self,
-            null_default: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.null_default = ::std::option::Option::Some(null_default.into());
+        pub fn with_null_default(mut self, null_default: impl Into<String>) -> Self {
+            self.null_default = Option::Some(null_default.into());
             self
         }
     }
@@ -596,50 +448,44 @@ pub mod untyped {
         pub fn new(count: i64) -> Self {
             Self {
                 count,
-                excl: ::std::option::Option::None,
-                huge: ::std::option::Option::None,
-                name: ::std::option::Option::None,
-                neg: ::std::option::Option::None,
-                old_excl: ::std::option::Option::None,
-                pair: ::std::default::Default::default(),
-                props: ::std::default::Default::default(),
-                ratio: ::std::option::Option::None,
-                small: ::std::option::Option::None,
+                excl: Option::None,
+                huge: Option::None,
+                name: Option::None,
+                neg: Option::None,
+                old_excl: Option::None,
+                pair: Default::default(),
+                props: Default::default(),
+                ratio: Option::None,
+                small: Option::None,
             }
         }
         /// Sets `excl`.
         pub fn with_excl(mut self, excl: ::std::num::NonZeroU64) -> Self {
-            self.excl = ::std::option::Option::Some(excl);
+            self.excl = Option::Some(excl);
             self
         }
         /// Sets `huge`.
         pub fn with_huge(mut self, huge: i64) -> Self {
-            self.huge = ::std::option::Option::Some(huge);
+            self.huge = Option::Some(huge);
             self
         }
         /// Sets `name`.
-        pub fn with_name(
-            mut self,
-            name: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.name = ::std::option::Option::Some(name.into());
+        pub fn with_name(mut self, name: impl Into<String>) -> Self {
+            self.name = Option::Some(name.into());
             self
         }
         /// Sets `neg`.
         pub fn with_neg(mut self, neg: i8) -> Self {
-            self.neg = ::std::option::Option::Some(neg);
+            self.neg = Option::Some(neg);
             self
         }
         /// Sets `old_excl`.
         pub fn with_old_excl(mut self, old_excl: f64) -> Self {
-            self.old_excl = ::std::option::Option::Some(old_excl);
+            self.old_excl = Option::Some(old_excl);
             self
         }
         /// Sets `pair`.
-        pub fn with_pair(
-            mut self,
-            pair: ::std::vec::Vec<::std::string::String>,
-        ) -> Self {
+        pub fn with_pair(mut self, pair: Vec<String>) -> Self {
             self.pair = pair;
             self
         }
@@ -647,7 +493,7 @@ pub mod untyped {
         pub fn with_props(
             mut self,
             props: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> Self {
@@ -656,12 +502,12 @@ pub mod untyped {
         }
         /// Sets `ratio`.
         pub fn with_ratio(mut self, ratio: f64) -> Self {
-            self.ratio = ::std::option::Option::Some(ratio);
+            self.ratio = Option::Some(ratio);
             self
         }
         /// Sets `small`.
         pub fn with_small(mut self, small: u8) -> Self {
-            self.small = ::std::option::Option::Some(small);
+            self.small = Option::Some(small);
             self
         }
     }
@@ -675,14 +521,14 @@ pub mod untyped {
             Self {
                 min_only,
                 anything,
-                const_only: ::std::option::Option::None,
-                description_only: ::std::option::Option::None,
-                email: ::std::option::Option::None,
-                enum_only: ::std::option::Option::None,
-                items_only: ::std::default::Default::default(),
-                pattern_only: ::std::option::Option::None,
-                props_only: ::std::option::Option::None,
-                truthy: ::std::option::Option::None,
+                const_only: Option::None,
+                description_only: Option::None,
+                email: Option::None,
+                enum_only: Option::None,
+                items_only: Default::default(),
+                pattern_only: Option::None,
+                props_only: Option::None,
+                truthy: Option::None,
             }
         }
         /// Sets `const_only`.
@@ -690,7 +536,7 @@ pub mod untyped {
             mut self,
             const_only: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.const_only = ::std::option::Option::Some(const_only);
+            self.const_only = Option::Some(const_only);
             self
         }
         /// Sets `description_only`.
@@ -698,7 +544,7 @@ pub mod untyped {
             mut self,
             description_only: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.description_only = ::std::option::Option::Some(description_only);
+            self.description_only = Option::Some(description_only);
             self
         }
         /// Sets `email`.
@@ -706,19 +552,16 @@ pub mod untyped {
             mut self,
             email: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.email = ::std::option::Option::Some(email);
+            self.email = Option::Some(email);
             self
         }
         /// Sets `enum_only`.
         pub fn with_enum_only(mut self, enum_only: types::NoTypeInputEnumOnly) -> Self {
-            self.enum_only = ::std::option::Option::Some(enum_only);
+            self.enum_only = Option::Some(enum_only);
             self
         }
         /// Sets `items_only`.
-        pub fn with_items_only(
-            mut self,
-            items_only: ::std::vec::Vec<::std::string::String>,
-        ) -> Self {
+        pub fn with_items_only(mut self, items_only: Vec<String>) -> Self {
             self.items_only = items_only;
             self
         }
@@ -727,7 +570,7 @@ pub mod untyped {
             mut self,
             pattern_only: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.pattern_only = ::std::option::Option::Some(pattern_only);
+            self.pattern_only = Option::Some(pattern_only);
             self
         }
         /// Sets `props_only`.
@@ -735,7 +578,7 @@ pub mod untyped {
             mut self,
             props_only: types::NoTypeInputPropsOnly,
         ) -> Self {
-            self.props_only = ::std::option::Option::Some(props_only);
+            self.props_only = Option::Some(props_only);
             self
         }
         /// Sets `truthy`.
@@ -743,7 +586,7 @@ pub mod untyped {
             mut self,
             truthy: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.truthy = ::std::option::Option::Some(truthy);
+            self.truthy = Option::Some(truthy);
             self
         }
     }
@@ -753,23 +596,23 @@ pub mod untyped {
         pub fn new(a: ::mcpbind::__private::serde_json::Value) -> Self {
             Self {
                 a,
-                bad_anyof: ::std::option::Option::None,
-                bad_enum: ::std::option::Option::None,
-                bad_items: ::std::default::Default::default(),
-                bad_min: ::std::option::Option::None,
-                bad_props: ::std::default::Default::default(),
-                bad_required_holder: ::std::default::Default::default(),
-                bad_type: ::std::option::Option::None,
-                description_obj: ::std::option::Option::None,
-                dup_enum: ::std::option::Option::None,
-                empty_enum: ::std::option::Option::None,
-                empty_oneof: ::std::option::Option::None,
-                empty_types: ::std::option::Option::None,
-                null_schema: ::std::option::Option::None,
-                number_schema: ::std::option::Option::None,
-                title_num: ::std::option::Option::None,
-                type_number: ::std::option::Option::None,
-                x_ext: ::std::option::Option::None,
+                bad_anyof: Option::None,
+                bad_enum: Option::None,
+                bad_items: Default::default(),
+                bad_min: Option::None,
+                bad_props: Default::default(),
+                bad_required_holder: Default::default(),
+                bad_type: Option::None,
+                description_obj: Option::None,
+                dup_enum: Option::None,
+                empty_enum: Option::None,
+                empty_oneof: Option::None,
+                empty_types: Option::None,
+                null_schema: Option::None,
+                number_schema: Option::None,
+                title_num: Option::None,
+                type_number: Option::None,
+                x_ext: Option::None,
             }
         }
         /// Sets `bad_anyof`.
@@ -777,7 +620,7 @@ pub mod untyped {
             mut self,
             bad_anyof: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.bad_anyof = ::std::option::Option::Some(bad_anyof);
+            self.bad_anyof = Option::Some(bad_anyof);
             self
         }
         /// Sets `bad_enum`.
@@ -785,27 +628,27 @@ pub mod untyped {
             mut self,
             bad_enum: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.bad_enum = ::std::option::Option::Some(bad_enum);
+            self.bad_enum = Option::Some(bad_enum);
             self
         }
         /// Sets `bad_items`.
         pub fn with_bad_items(
             mut self,
-            bad_items: ::std::vec::Vec<::mcpbind::__private::serde_json::Value>,
+            bad_items: Vec<::mcpbind::__private::serde_json::Value>,
         ) -> Self {
             self.bad_items = bad_items;
             self
         }
         /// Sets `bad_min`.
         pub fn with_bad_min(mut self, bad_min: i64) -> Self {
-            self.bad_min = ::std::option::Option::Some(bad_min);
+            self.bad_min = Option::Some(bad_min);
             self
         }
         /// Sets `bad_props`.
         pub fn with_bad_props(
             mut self,
             bad_props: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> Self {
@@ -816,7 +659,7 @@ pub mod untyped {
         pub fn with_bad_required_holder(
             mut self,
             bad_required_holder: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> Self {
@@ -828,15 +671,15 @@ pub mod untyped {
             mut self,
             bad_type: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.bad_type = ::std::option::Option::Some(bad_type);
+            self.bad_type = Option::Some(bad_type);
             self
         }
         /// Sets `description_obj`.
         pub fn with_description_obj(
             mut self,
-            description_obj: impl ::std::convert::Into<::std::string::String>,
+            description_obj: impl Into<String>,
         ) -> Self {
-            self.description_obj = ::std::option::Option::Some(description_obj.into());
+            self.description_obj = Option::Some(description_obj.into());
             self
         }
         /// Sets `dup_enum`.
@@ -844,7 +687,7 @@ pub mod untyped {
             mut self,
             dup_enum: types::OddKeywordsInputDupEnum,
         ) -> Self {
-            self.dup_enum = ::std::option::Option::Some(dup_enum);
+            self.dup_enum = Option::Some(dup_enum);
             self
         }
         /// Sets `empty_enum`.
@@ -852,7 +695,7 @@ pub mod untyped {
             mut self,
             empty_enum: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.empty_enum = ::std::option::Option::Some(empty_enum);
+            self.empty_enum = Option::Some(empty_enum);
             self
         }
         /// Sets `empty_oneof`.
@@ -860,7 +703,7 @@ pub mod untyped {
             mut self,
             empty_oneof: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.empty_oneof = ::std::option::Option::Some(empty_oneof);
+            self.empty_oneof = Option::Some(empty_oneof);
             self
         }
         /// Sets `empty_types`.
@@ -868,7 +711,7 @@ pub mod untyped {
             mut self,
             empty_types: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.empty_types = ::std::option::Option::Some(empty_types);
+            self.empty_types = Option::Some(empty_types);
             self
         }
         /// Sets `null_schema`.
@@ -876,7 +719,7 @@ pub mod untyped {
             mut self,
             null_schema: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.null_schema = ::std::option::Option::Some(null_schema);
+            self.null_schema = Option::Some(null_schema);
             self
         }
         /// Sets `number_schema`.
@@ -884,15 +727,12 @@ pub mod untyped {
             mut self,
             number_schema: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.number_schema = ::std::option::Option::Some(number_schema);
+            self.number_schema = Option::Some(number_schema);
             self
         }
         /// Sets `title_num`.
-        pub fn with_title_num(
-            mut self,
-            title_num: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.title_num = ::std::option::Option::Some(title_num.into());
+        pub fn with_title_num(mut self, title_num: impl Into<String>) -> Self {
+            self.title_num = Option::Some(title_num.into());
             self
         }
         /// Sets `type_number`.
@@ -900,15 +740,12 @@ pub mod untyped {
             mut self,
             type_number: ::mcpbind::__private::serde_json::Value,
         ) -> Self {
-            self.type_number = ::std::option::Option::Some(type_number);
+            self.type_number = Option::Some(type_number);
             self
         }
         /// Sets `x_ext`.
-        pub fn with_x_ext(
-            mut self,
-            x_ext: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x_ext = ::std::option::Option::Some(x_ext.into());
+        pub fn with_x_ext(mut self, x_ext: impl Into<String>) -> Self {
+            self.x_ext = Option::Some(x_ext.into());
             self
         }
     }
@@ -917,7 +754,7 @@ pub mod untyped {
     pub mod tools {
         /// Calls the `boolean_input_schema` tool.
         ///
-        /// Tool `boolean_input_schema`.
+        /// Tool `boolean_input_schema`, described in full on `Client::boolean_input_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct BooleanInputSchema;
         impl ::mcpbind::Tool for BooleanInputSchema {
@@ -937,7 +774,7 @@ pub mod untyped {
         }
         /// Defaults that match their type and defaults that do not.
         ///
-        /// Tool `defaults`.
+        /// Tool `defaults`, described in full on `Client::defaults`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Defaults;
         impl ::mcpbind::Tool for Defaults {
@@ -959,7 +796,7 @@ pub mod untyped {
         }
         /// Calls the `empty_input_schema` tool.
         ///
-        /// Tool `empty_input_schema`.
+        /// Tool `empty_input_schema`, described in full on `Client::empty_input_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct EmptyInputSchema;
         impl ::mcpbind::Tool for EmptyInputSchema {
@@ -979,7 +816,7 @@ pub mod untyped {
         }
         /// Float bounds on integers and counts.
         ///
-        /// Tool `float_bounds`.
+        /// Tool `float_bounds`, described in full on `Client::float_bounds`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct FloatBounds;
         impl ::mcpbind::Tool for FloatBounds {
@@ -999,7 +836,7 @@ pub mod untyped {
         }
         /// No inputSchema at all.
         ///
-        /// Tool `no_input_schema`.
+        /// Tool `no_input_schema`, described in full on `Client::no_input_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct NoInputSchema;
         impl ::mcpbind::Tool for NoInputSchema {
@@ -1019,7 +856,7 @@ pub mod untyped {
         }
         /// Subschemas without a type.
         ///
-        /// Tool `no_type`.
+        /// Tool `no_type`, described in full on `Client::no_type`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct NoType;
         impl ::mcpbind::Tool for NoType {
@@ -1039,7 +876,7 @@ pub mod untyped {
         }
         /// Calls the `null_input_schema` tool.
         ///
-        /// Tool `null_input_schema`.
+        /// Tool `null_input_schema`, described in full on `Client::null_input_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct NullInputSchema;
         impl ::mcpbind::Tool for NullInputSchema {
@@ -1059,7 +896,7 @@ pub mod untyped {
         }
         /// Keywords with the wrong JSON type.
         ///
-        /// Tool `odd_keywords`.
+        /// Tool `odd_keywords`, described in full on `Client::odd_keywords`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct OddKeywords;
         impl ::mcpbind::Tool for OddKeywords {
@@ -1079,7 +916,7 @@ pub mod untyped {
         }
         /// Calls the `string_input_schema` tool.
         ///
-        /// Tool `string_input_schema`.
+        /// Tool `string_input_schema`, described in full on `Client::string_input_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct StringInputSchema;
         impl ::mcpbind::Tool for StringInputSchema {
@@ -1250,7 +1087,7 @@ pub mod untyped {
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
         /// Calls the `boolean_input_schema` tool.
         ///
-        /// Tool `boolean_input_schema`.
+        /// Tool `boolean_input_schema`, described in full on `Client::boolean_input_schema`.
         fn boolean_input_schema(
             &self,
             input: types::BooleanInputSchemaInput,
@@ -1266,7 +1103,7 @@ pub mod untyped {
         }
         /// Defaults that match their type and defaults that do not.
         ///
-        /// Tool `defaults`.
+        /// Tool `defaults`, described in full on `Client::defaults`.
         fn defaults(
             &self,
             input: types::DefaultsInput,
@@ -1282,7 +1119,7 @@ pub mod untyped {
         }
         /// Calls the `empty_input_schema` tool.
         ///
-        /// Tool `empty_input_schema`.
+        /// Tool `empty_input_schema`, described in full on `Client::empty_input_schema`.
         fn empty_input_schema(
             &self,
             input: types::EmptyInputSchemaInput,
@@ -1298,7 +1135,7 @@ pub mod untyped {
         }
         /// Float bounds on integers and counts.
         ///
-        /// Tool `float_bounds`.
+        /// Tool `float_bounds`, described in full on `Client::float_bounds`.
         fn float_bounds(
             &self,
             input: types::FloatBoundsInput,
@@ -1314,7 +1151,7 @@ pub mod untyped {
         }
         /// No inputSchema at all.
         ///
-        /// Tool `no_input_schema`.
+        /// Tool `no_input_schema`, described in full on `Client::no_input_schema`.
         fn no_input_schema(
             &self,
             input: types::NoInputSchemaInput,
@@ -1330,7 +1167,7 @@ pub mod untyped {
         }
         /// Subschemas without a type.
         ///
-        /// Tool `no_type`.
+        /// Tool `no_type`, described in full on `Client::no_type`.
         fn no_type(
             &self,
             input: types::NoTypeInput,
@@ -1346,7 +1183,7 @@ pub mod untyped {
         }
         /// Calls the `null_input_schema` tool.
         ///
-        /// Tool `null_input_schema`.
+        /// Tool `null_input_schema`, described in full on `Client::null_input_schema`.
         fn null_input_schema(
             &self,
             input: types::NullInputSchemaInput,
@@ -1362,7 +1199,7 @@ pub mod untyped {
         }
         /// Keywords with the wrong JSON type.
         ///
-        /// Tool `odd_keywords`.
+        /// Tool `odd_keywords`, described in full on `Client::odd_keywords`.
         fn odd_keywords(
             &self,
             input: types::OddKeywordsInput,
@@ -1378,7 +1215,7 @@ pub mod untyped {
         }
         /// Calls the `string_input_schema` tool.
         ///
-        /// Tool `string_input_schema`.
+        /// Tool `string_input_schema`, described in full on `Client::string_input_schema`.
         fn string_input_schema(
             &self,
             input: types::StringInputSchemaInput,
@@ -1407,117 +1244,53 @@ pub mod untyped {
         fn call_tool<'a>(
             &'a self,
             name: &'a str,
-            arguments: ::mcpbind::__private::serde_json::Map<
-                ::std::string::String,
+            args: ::mcpbind::__private::serde_json::Map<
+                String,
                 ::mcpbind::__private::serde_json::Value,
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
-            ::std::boxed::Box::pin(async move {
-                match name {
-                    "boolean_input_schema" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::BooleanInputSchema,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.boolean_input_schema(input))
-                                .await,
-                        )
-                    }
-                    "defaults" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::Defaults,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.defaults(input))
-                                .await,
-                        )
-                    }
-                    "empty_input_schema" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::EmptyInputSchema,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.empty_input_schema(input))
-                                .await,
-                        )
-                    }
-                    "float_bounds" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::FloatBounds,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.float_bounds(input))
-                                .await,
-                        )
-                    }
-                    "no_input_schema" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::NoInputSchema,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.no_input_schema(input))
-                                .await,
-                        )
-                    }
-                    "no_type" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::NoType,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.no_type(input))
-                                .await,
-                        )
-                    }
-                    "null_input_schema" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::NullInputSchema,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.null_input_schema(input))
-                                .await,
-                        )
-                    }
-                    "odd_keywords" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::OddKeywords,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.odd_keywords(input))
-                                .await,
-                        )
-                    }
-                    "string_input_schema" => {
-                        ::std::option::Option::Some(
-                            ::mcpbind::__private::dispatch::<
-                                tools::StringInputSchema,
-                                _,
-                                _,
-                            >(arguments, |input| self.0.string_input_schema(input))
-                                .await,
-                        )
-                    }
-                    _ => {
-                        let _ = arguments;
-                        ::std::option::Option::None
-                    }
+            use ::mcpbind::__private::serve;
+            match name {
+                "boolean_input_schema" => {
+                    serve(
+                        tools::BooleanInputSchema,
+                        args,
+                        |i| self.0.boolean_input_schema(i),
+                    )
                 }
-            })
+                "defaults" => serve(tools::Defaults, args, |i| self.0.defaults(i)),
+                "empty_input_schema" => {
+                    serve(
+                        tools::EmptyInputSchema,
+                        args,
+                        |i| self.0.empty_input_schema(i),
+                    )
+                }
+                "float_bounds" => {
+                    serve(tools::FloatBounds, args, |i| self.0.float_bounds(i))
+                }
+                "no_input_schema" => {
+                    serve(tools::NoInputSchema, args, |i| self.0.no_input_schema(i))
+                }
+                "no_type" => serve(tools::NoType, args, |i| self.0.no_type(i)),
+                "null_input_schema" => {
+                    serve(tools::NullInputSchema, args, |i| self.0.null_input_schema(i))
+                }
+                "odd_keywords" => {
+                    serve(tools::OddKeywords, args, |i| self.0.odd_keywords(i))
+                }
+                "string_input_schema" => {
+                    serve(
+                        tools::StringInputSchema,
+                        args,
+                        |i| self.0.string_input_schema(i),
+                    )
+                }
+                _ => ::mcpbind::__private::no_such_tool(),
+            }
         }
     }
 }

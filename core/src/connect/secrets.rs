@@ -74,6 +74,35 @@ impl<'a> Expander<'a> {
     }
 }
 
+impl crate::config::ServerConfig {
+    /// The secrets this server's config resolves to now: the value of every
+    /// `${VAR}` it refers to (in `command`, `args`, `env`, `url`, `headers`)
+    /// and a URL password, each also percent-encoded, longest first. What
+    /// prints a log line that a lower layer (rmcp, reqwest) may have filled
+    /// with them replaces them with `***` (the CLI's `-v` output does).
+    pub fn secrets(&self) -> Vec<String> {
+        use crate::config::TransportConfig;
+        let mut expander = Expander::new("");
+        match &self.transport {
+            TransportConfig::Stdio {
+                command, args, env, ..
+            } => {
+                for text in std::iter::once(command).chain(args).chain(env.values()) {
+                    let _ = expander.expand(text);
+                }
+            }
+            TransportConfig::StreamableHttp { url, headers }
+            | TransportConfig::Sse { url, headers } => {
+                let _ = expander.expand_url(url);
+                for value in headers.values() {
+                    let _ = expander.expand(value);
+                }
+            }
+        }
+        expander.finish().to_vec()
+    }
+}
+
 /// Percent-encodes everything but RFC 3986's unreserved characters.
 fn percent_encode(value: &str) -> String {
     let mut out = String::with_capacity(value.len());

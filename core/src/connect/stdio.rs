@@ -163,6 +163,13 @@ pub(crate) struct Spawn<'a> {
     pub(crate) cwd: Option<&'a Path>,
     pub(crate) env: &'a BTreeMap<String, String>,
     pub(crate) max_response_bytes: usize,
+    pub(crate) allow_commands: Option<&'a [String]>,
+}
+
+/// Whether `program` is in `allowed`: an entry with a `/` is an exact path,
+/// one without matches only that bare name (looked up on `PATH`).
+fn command_allowed(program: &str, allowed: &[String]) -> bool {
+    allowed.iter().any(|entry| entry == program)
 }
 
 /// The command to run, with `${VAR}`s expanded, and the secrets they held.
@@ -172,6 +179,17 @@ fn command(
 ) -> Result<(Command, String, Arc<[String]>), ConnectFailure> {
     let mut expander = Expander::new(name);
     let program = expander.expand(spawn.command)?;
+    if let Some(allowed) = spawn.allow_commands {
+        if !command_allowed(&program, allowed) {
+            let secrets = expander.finish();
+            return Err(Error::CommandNotAllowed {
+                server: name.to_owned(),
+                command: redact(&program, &secrets),
+                allowed: allowed.to_vec(),
+            }
+            .into());
+        }
+    }
     let mut cmd = Command::new(&program);
     for arg in spawn.args {
         cmd.arg(expander.expand(arg)?);

@@ -116,7 +116,11 @@ impl RawTap {
         let (Some(id), Some(result)) = (msg.remove("id"), msg.remove("result")) else {
             return;
         };
-        if result.get("tools").is_some() {
+        // The lists the lockfile keeps raw: tools, prompts, resource templates.
+        if ["tools", "prompts", "resourceTemplates"]
+            .iter()
+            .any(|key| result.get(key).is_some())
+        {
             if let Ok(mut results) = self.results.lock() {
                 results.insert(id_key(&id), result);
             }

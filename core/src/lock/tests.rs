@@ -219,3 +219,123 @@ fn stale_config_is_named() {
         "run `mcpbind lock weather` and commit mcpbind.lock"
     );
 }
+
+fn with_prompts() -> Lockfile {
+    let mut lock = sample();
+    let server = lock.servers.remove("demo").unwrap();
+    let server = server
+        .with_prompts(
+            "demo",
+            vec![
+                json!({"name": "review", "arguments": [{"name": "code", "required": true}]}),
+                json!({"name": "greet", "x-vendor": 1}),
+            ],
+        )
+        .unwrap()
+        .with_resource_templates(
+            "demo",
+            vec![json!({"name": "File", "uriTemplate": "file:///{+path}"})],
+        )
+        .unwrap();
+    lock.servers.insert("demo".into(), server);
+    lock
+}
+
+/// A lockfile without prompts keeps its exact bytes (the new keys are left
+/// out when empty), and one with them round-trips byte for byte, sorted.
+#[test]
+fn prompts_and_templates_are_optional_keys_that_round_trip() {
+    let text = sample().to_json().unwrap();
+    assert!(!text.contains("prompts"));
+    assert!(!text.contains("resource_templates"));
+    assert!(!text.contains("completions"));
+
+    let text = with_prompts().to_json().unwrap();
+    let back = Lockfile::parse(&text, Path::new("mcpbind.lock")).unwrap();
+    assert_eq!(back.to_json().unwrap(), text);
+    let demo = &back.servers["demo"];
+    let names: Vec<&str> = demo.prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["greet", "review"]);
+    assert_eq!(demo.prompts[0].definition["x-vendor"], 1);
+    assert_eq!(
+        demo.prompts[1].sha256,
+        sha256_hex(&demo.prompts[1].definition)
+    );
+    assert_eq!(
+        demo.resource_templates[0].uri_template(),
+        Some("file:///{+path}")
+    );
+    assert_eq!(demo.prompts[1].prompt_arguments().len(), 1);
+    assert_eq!(demo.entries(EntryKind::Prompt).len(), 2);
+}
+
+#[test]
+fn edited_or_duplicate_prompts_are_rejected_with_their_line() {
+    let text = with_prompts().to_json().unwrap();
+    let edited = text.replace("\"greet\",\n", "\"greet\",\n        \"title\": \"Hi\",\n");
+    assert_ne!(edited, text);
+    let err = Lockfile::parse(&edited, Path::new("mcpbind.lock")).unwrap_err();
+    let sha = &with_prompts().servers["demo"].prompts[0].sha256;
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "mcpbind.lock:{}: invalid lockfile: server `demo`, prompt `greet`: sha256 does not match the definition",
+            line_of_nth(&edited, sha, 0)
+        )
+    );
+
+    let mut lock = with_prompts();
+    let demo = lock.servers.get_mut("demo").unwrap();
+    demo.resource_templates
+        .push(demo.resource_templates[0].clone());
+    let sha = demo.resource_templates[0].sha256.clone();
+    let text = lock.to_json().unwrap();
+    let err = Lockfile::parse(&text, Path::new("mcpbind.lock")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "mcpbind.lock:{}: invalid lockfile: server `demo` lists resource template `File` twice",
+            line_of_nth(&text, &sha, 1)
+        )
+    );
+
+    let err = ServerLock::new("demo", "2025-11-25".into(), json!({}), Vec::new())
+        .unwrap()
+        .with_prompts(
+            "demo",
+            vec![json!({"name": "a"}), json!({"title": "no name"})],
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server `demo`: prompt #1 of prompts/list has no string `name`"
+    );
+}
+
+#[test]
+fn a_changed_prompt_filter_makes_the_lock_stale() {
+    let lock = with_prompts();
+    let config = crate::Config::from_toml_str(
+        "[servers.demo]\ncommand = \"x\"\ndisabled_prompts = [\"greet\"]\n",
+    )
+    .unwrap();
+    let err = lock
+        .check_config(&config, None, Path::new("mcpbind.lock"))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server `demo` in mcpbind.lock is out of date (its enabled_prompts/disabled_prompts changed)"
+    );
+    let mut relocked = lock.clone();
+    let demo = relocked.servers.remove("demo").unwrap();
+    relocked
+        .servers
+        .insert("demo".into(), demo.with_filters(&config.servers["demo"]));
+    let err = relocked
+        .check_config(&config, None, Path::new("mcpbind.lock"))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server `demo` in mcpbind.lock is out of date (prompt `greet` is filtered out by the config)"
+    );
+}

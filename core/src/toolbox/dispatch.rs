@@ -180,14 +180,10 @@ fn prepare_at(
 ) {
     let schema = resolve(root, schema);
     match value {
-        Value::Number(n) if n.is_f64() && only_integer(schema) => {
-            let f = n.as_f64().unwrap_or(f64::NAN);
-            if f.fract() == 0.0 && f.abs() < 9.0e15 {
-                *value = Value::from(f as i64);
-            } else {
-                problems.push(format!("{}: expected an integer, got {n}", at(pointer)));
-            }
-        }
+        Value::Number(n) if n.is_f64() && only_integer(schema) => match crate::json::whole(n) {
+            Some(int) => *n = int,
+            None => problems.push(format!("{}: expected an integer, got {n}", at(pointer))),
+        },
         Value::Object(map) => {
             let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
                 return;

@@ -1,10 +1,13 @@
 //! A test double built from the generated `Handler` traits: it serves the
 //! locked tools of the demo server or of server-everything over stdio, with
-//! `add` implemented and everything else answering "not implemented".
+//! `add` implemented and everything else answering "not implemented"; for
+//! server-everything also its locked prompts and resource templates, with
+//! `args-prompt` and the dynamic text template implemented.
 //!
 //! Usage: `double demo` or `double everything`.
 
-use mcpbind::{HandlerResult, Reply};
+use mcpbind::model::{GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents, Role};
+use mcpbind::{HandlerResult, Reply, ToolFailure, UriVariables};
 use mcpbind_tests::{demo, everything};
 
 struct Demo;
@@ -25,7 +28,33 @@ impl demo::Handler for Demo {
 
 struct Everything;
 
-impl everything::Handler for Everything {}
+impl everything::Handler for Everything {
+    async fn prompt_args_prompt(
+        &self,
+        arguments: everything::prompts::ArgsPromptArguments,
+    ) -> Result<GetPromptResult, ToolFailure> {
+        let place = match &arguments.state {
+            Some(state) => format!("{}, {state}", arguments.city),
+            None => arguments.city,
+        };
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            format!("What's weather in {place}?"),
+        )]))
+    }
+
+    async fn read_dynamic_text_resource(
+        &self,
+        uri: String,
+        variables: UriVariables,
+    ) -> Result<ReadResourceResult, ToolFailure> {
+        let id = variables.get("resourceId").cloned().unwrap_or_default();
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(
+            format!("Resource {id} from the double"),
+            uri,
+        )]))
+    }
+}
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {

@@ -1,0 +1,95 @@
+//! `-v` output: the runtime's `tracing` spans and events on stderr, with
+//! every secret of the loaded config replaced by `***`.
+//!
+//! mcpbind's own events name servers and tools, never config values; rmcp
+//! and reqwest (shown at `-vv`) may print a URL or a header as they got it.
+//! So each event is formatted in full, then redacted, then written.
+
+use std::io::Write;
+use std::sync::RwLock;
+
+use tracing_subscriber::fmt::MakeWriter;
+
+/// The secrets to hide, longest first.
+static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// Hides the secrets of every server of `config` from log output from now on
+/// (called whenever the CLI loads a config).
+pub fn hide_secrets_of(config: &mcpbind::Config) {
+    let Ok(mut all) = SECRETS.write() else {
+        return;
+    };
+    all.extend(config.servers.values().flat_map(|s| s.secrets()));
+    all.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    all.dedup();
+}
+
+/// `text` with every hidden secret replaced by `***`.
+pub fn redact(text: &str) -> String {
+    let mut text = text.to_owned();
+    if let Ok(secrets) = SECRETS.read() {
+        for secret in secrets.iter() {
+            if text.contains(secret.as_str()) {
+                text = text.replace(secret.as_str(), "***");
+            }
+        }
+    }
+    text
+}
+
+/// Stderr for `tracing_subscriber::fmt`, redacted one event at a time.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RedactedStderr;
+
+impl<'a> MakeWriter<'a> for RedactedStderr {
+    type Writer = EventBuffer;
+
+    fn make_writer(&'a self) -> EventBuffer {
+        EventBuffer(Vec::new())
+    }
+}
+
+/// One event's text; redacted and written to stderr when dropped (the fmt
+/// layer makes one writer per event).
+#[derive(Debug)]
+pub struct EventBuffer(Vec<u8>);
+
+impl Write for EventBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for EventBuffer {
+    fn drop(&mut self) {
+        if self.0.is_empty() {
+            return;
+        }
+        let text = redact(&String::from_utf8_lossy(&self.0));
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_redacted_before_they_are_written() {
+        std::env::set_var("MCPBIND_CLI_LOG_TEST", "s3cr3t/value");
+        let config = mcpbind::Config::from_toml_str(
+            "[servers.a]\nurl = \"http://h/mcp?key=${MCPBIND_CLI_LOG_TEST}\"\n",
+        )
+        .unwrap();
+        hide_secrets_of(&config);
+        assert_eq!(
+            redact("GET http://h/mcp?key=s3cr3t%2Fvalue (s3cr3t/value)"),
+            "GET http://h/mcp?key=*** (***)"
+        );
+    }
+}
