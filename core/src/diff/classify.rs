@@ -211,6 +211,7 @@ impl ServerReview {
             (Some(old), Some(new)) => {
                 classify_identity(old, new, &mut findings);
                 classify_tools(old, new, &mut findings);
+                classify_rest(old, new, &mut findings);
             }
         }
         findings
@@ -291,6 +292,59 @@ fn classify_identity(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>)
             Message::text("the config's enabled_tools/disabled_tools changed"),
             None,
             None,
+        ));
+    }
+}
+
+/// The parts of a server's entry no rule classifies yet (prompts, resource
+/// templates, their filters, `completions`): each change is for review, so
+/// that a check never passes a lockfile that would change.
+fn classify_rest(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
+    const CLASSIFIED: [&str; 5] = [
+        "tools",
+        "protocol_version",
+        "server_info",
+        "enabled_tools",
+        "disabled_tools",
+    ];
+    let rest = |lock: &ServerLock| {
+        let depth = lock
+            .tools
+            .iter()
+            .map(|t| value_depth(&t.definition))
+            .max()
+            .unwrap_or(0)
+            + 8;
+        let mut value = on_deep_stack(depth, || serde_json::to_value(lock)).unwrap_or_default();
+        if let Some(map) = value.as_object_mut() {
+            map.retain(|k, _| !CLASSIFIED.contains(&k.as_str()));
+        }
+        value
+    };
+    let (old, new) = (rest(old), rest(new));
+    if old == new {
+        return;
+    }
+    let mut changes = Vec::new();
+    let depth = value_depth(&old).max(value_depth(&new));
+    on_deep_stack(depth, || {
+        diff_values("", Some(&old), Some(&new), &mut changes)
+    });
+    for c in changes {
+        let message = Message::text("")
+            .code(&c.pointer)
+            .then(match (&c.old, &c.new) {
+                (None, _) => " added",
+                (_, None) => " removed",
+                _ => " changed",
+            });
+        out.push(Finding::new(
+            Class::Review,
+            "other-changed",
+            &c.pointer,
+            message,
+            c.old.as_ref(),
+            c.new.as_ref(),
         ));
     }
 }

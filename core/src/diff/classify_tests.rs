@@ -718,3 +718,23 @@ fn corpus_schemas_classify() {
     }
     assert!(counts.iter().all(|c| *c > 0), "{counts:?}");
 }
+
+/// Prompts and resource templates have no rules yet: a change to them is
+/// still reported, for review.
+#[test]
+fn unclassified_parts_of_the_server_are_review() {
+    let tools = || vec![json!({"name": "a", "inputSchema": {"type": "object"}})];
+    let old = server("1", tools());
+    let mut new = server("1", tools());
+    new.completions = true;
+    let review = ServerReview::new("s", Some(&old), Some(&new));
+    let got: Vec<_> = review
+        .findings
+        .iter()
+        .map(|f| (f.class, f.rule, f.pointer.as_str()))
+        .collect();
+    assert_eq!(got, [(Class::Review, "other-changed", "/completions")]);
+    assert!(ServerReview::new("s", Some(&old), Some(&old))
+        .findings
+        .is_empty());
+}
