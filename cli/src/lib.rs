@@ -46,9 +46,11 @@ pub enum Command {
     Lock(commands::lock::Args),
     /// Generate Rust bindings from mcpbind.lock.
     Generate(commands::generate::Args),
-    /// Check that mcpbind.lock matches the live servers (exit 1 on drift).
+    /// Check that mcpbind.lock matches the live servers (exit 1 on a change
+    /// `--deny` denies).
     Check(commands::check::Args),
-    /// Show how the live servers' tools differ from mcpbind.lock.
+    /// Classify what changed (breaking, review, compatible): live servers
+    /// against mcpbind.lock, two lockfiles, or the lockfile at a git revision.
     Diff(commands::diff::Args),
     /// List the locked tools (offline).
     List(commands::list::Args),

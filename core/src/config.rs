@@ -252,6 +252,17 @@ pub enum ConfigError {
         /// The variable.
         var: String,
     },
+    /// A `${input:ID}` reference (a VS Code input, which mcpbind cannot
+    /// prompt for) whose environment variable is not set.
+    #[error("server `{server}`: VS Code input `{input}` has no value here: set the environment variable `{var}` to it")]
+    MissingInput {
+        /// The server whose config refers to it.
+        server: String,
+        /// The input's `id`.
+        input: String,
+        /// The environment variable that stands for it.
+        var: String,
+    },
     /// A `${` without its closing `}`.
     #[error("server `{server}`: unterminated `${{` in config value")]
     BadReference {
@@ -281,7 +292,8 @@ impl Config {
             path: path.to_owned(),
             source,
         })?;
-        let mut config = if path.extension().is_some_and(|e| e == "json") {
+        let json = path.extension().is_some_and(|e| e == "json");
+        let mut config = if json {
             Config::from_json_str(&text)
         } else {
             Config::from_toml_str(&text)
@@ -292,7 +304,20 @@ impl Config {
         })?;
         // A server runs in the config file's directory unless it says
         // otherwise; relative working directories are relative to it too.
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // For VS Code's `.vscode/mcp.json` that is the workspace folder, as
+        // in VS Code, and `${workspaceFolder}` names it.
+        let mut base = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if json && base.is_some_and(|d| d.file_name().is_some_and(|n| n == ".vscode")) {
+            base = base.and_then(Path::parent);
+        }
+        if json {
+            let folder = match base {
+                Some(dir) => dir.to_owned(),
+                None => PathBuf::from("."),
+            };
+            config.replace_workspace_folder(&folder.display().to_string());
+        }
+        if let Some(dir) = base.filter(|d| !d.as_os_str().is_empty()) {
             for server in config.servers.values_mut() {
                 if let TransportConfig::Stdio { cwd, .. } = &mut server.transport {
                     *cwd = Some(match cwd.take() {
@@ -328,8 +353,16 @@ impl Config {
     }
 
     /// Parses the `mcpServers` (or VS Code `servers`) JSON that MCP hosts keep.
+    ///
+    /// Values may hold `${VAR}` and `${VAR:-default}` (read from the
+    /// environment when connecting), VS Code's `${env:VAR}`, and
+    /// `${input:ID}` for an input the file declares under `inputs`: mcpbind
+    /// can't prompt, so its value comes from the environment variable
+    /// [`input_var`] names (`MCPBIND_INPUT_` and the id in capitals), and a
+    /// missing one is an error that says which variable to set.
     pub fn from_json_str(text: &str) -> Result<Config, String> {
         let file: JsonFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let inputs: Vec<String> = file.inputs.iter().map(|i| i.id.clone()).collect();
         let entries = match (file.mcp_servers, file.servers) {
             (Some(s), None) | (None, Some(s)) => s,
             (Some(_), Some(_)) => return Err("both `mcpServers` and `servers` are present".into()),
@@ -342,9 +375,23 @@ impl Config {
                     "server name `{name}` must match ^[a-z][a-z0-9_-]{{0,31}}$ (rename it in the file, or write an mcpbind.toml)"
                 ));
             }
+            if entry.env_file.is_some() {
+                return Err(format!(
+                    "server `{name}`: `envFile` is not supported: list its variables under `env` as `\"NAME\": \"${{NAME}}\"`, and export them"
+                ));
+            }
             let server = entry
                 .into_server()
                 .map_err(|e| format!("server `{name}`: {e}"))?;
+            if let Some(id) = server
+                .values()
+                .into_iter()
+                .find_map(|v| undeclared_input(v, &inputs))
+            {
+                return Err(format!(
+                    "server `{name}`: `${{input:{id}}}` names an input that `inputs` does not declare"
+                ));
+            }
             servers.insert(name, server);
         }
         Ok(Config { servers })
@@ -596,6 +643,14 @@ struct JsonFile {
     #[serde(rename = "mcpServers")]
     mcp_servers: Option<BTreeMap<String, JsonServer>>,
     servers: Option<BTreeMap<String, JsonServer>>,
+    /// VS Code: values to prompt for, referred to as `${input:ID}`.
+    #[serde(default)]
+    inputs: Vec<JsonInput>,
+}
+
+#[derive(Deserialize)]
+struct JsonInput {
+    id: String,
 }
 
 #[derive(Deserialize)]
@@ -612,6 +667,8 @@ struct JsonServer {
     #[serde(default)]
     headers: BTreeMap<String, String>,
     timeout: Option<f64>,
+    #[serde(rename = "envFile")]
+    env_file: Option<String>,
 }
 
 impl JsonServer {
@@ -680,6 +737,23 @@ pub fn expand_vars_with(
             Some((var, default)) => (var, Some(default)),
             None => (reference, None),
         };
+        if let Some(input) = var.strip_prefix("input:") {
+            let var = input_var(input);
+            match lookup(&var) {
+                Some(v) => out.push_str(&v),
+                None => {
+                    return Err(ConfigError::MissingInput {
+                        server: server.to_owned(),
+                        input: input.to_owned(),
+                        var,
+                    })
+                }
+            }
+            rest = &after[end + 1..];
+            continue;
+        }
+        // VS Code's spelling of an environment variable.
+        let var = var.strip_prefix("env:").unwrap_or(var);
         match (lookup(var), default) {
             (Some(v), _) => out.push_str(&v),
             (None, Some(d)) => out.push_str(d),
@@ -694,6 +768,95 @@ pub fn expand_vars_with(
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// The environment variable that gives the value of VS Code input `id`:
+/// `MCPBIND_INPUT_` and the id in capitals, every other character `_`
+/// (`github-token` → `MCPBIND_INPUT_GITHUB_TOKEN`).
+pub fn input_var(id: &str) -> String {
+    let id: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("MCPBIND_INPUT_{id}")
+}
+
+/// The first `${input:ID}` in `value` whose ID is not in `declared`.
+fn undeclared_input(value: &str, declared: &[String]) -> Option<String> {
+    let mut rest = value;
+    while let Some(start) = rest.find("${input:") {
+        let after = &rest[start + 8..];
+        let end = after.find('}')?;
+        let id = &after[..end];
+        if !declared.iter().any(|d| d == id) {
+            return Some(id.to_owned());
+        }
+        rest = &after[end + 1..];
+    }
+    None
+}
+
+impl ServerConfig {
+    /// Every string value a connection expands (command, args, env, url,
+    /// headers).
+    fn values(&self) -> Vec<&str> {
+        match &self.transport {
+            TransportConfig::Stdio {
+                command, args, env, ..
+            } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .chain(env.values().map(String::as_str))
+                .collect(),
+            TransportConfig::StreamableHttp { url, headers }
+            | TransportConfig::Sse { url, headers } => std::iter::once(url.as_str())
+                .chain(headers.values().map(String::as_str))
+                .collect(),
+        }
+    }
+}
+
+impl Config {
+    /// Replaces VS Code's `${workspaceFolder}` in every value (and `cwd`).
+    fn replace_workspace_folder(&mut self, folder: &str) {
+        const NAME: &str = "${workspaceFolder}";
+        let fix = |v: &mut String| {
+            if v.contains(NAME) {
+                *v = v.replace(NAME, folder);
+            }
+        };
+        for server in self.servers.values_mut() {
+            match &mut server.transport {
+                TransportConfig::Stdio {
+                    command,
+                    args,
+                    cwd,
+                    env,
+                } => {
+                    fix(command);
+                    args.iter_mut().for_each(fix);
+                    env.values_mut().for_each(fix);
+                    if let Some(dir) = cwd {
+                        let mut text = dir.display().to_string();
+                        if text.contains(NAME) {
+                            fix(&mut text);
+                            *dir = PathBuf::from(text);
+                        }
+                    }
+                }
+                TransportConfig::StreamableHttp { url, headers }
+                | TransportConfig::Sse { url, headers } => {
+                    fix(url);
+                    headers.values_mut().for_each(fix);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -852,5 +1015,81 @@ disabled_resource_templates = ["Logs"]
         assert!(
             Config::from_json_str(r#"{"mcpServers": {"Bad Name": {"command": "x"}}}"#).is_err()
         );
+    }
+
+    #[test]
+    fn imports_vscode_mcp_json_with_inputs() {
+        let text = r#"{
+            "inputs": [{"type": "promptString", "id": "github-token", "description": "GitHub token", "password": true}],
+            "servers": {
+                "github": {"type": "stdio", "command": "npx", "args": ["-y", "server-github", "${workspaceFolder}/data"],
+                           "env": {"GITHUB_TOKEN": "${input:github-token}", "HOME_DIR": "${env:HOME}"}},
+                "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${input:github-token}"}}
+            }
+        }"#;
+        let config = Config::from_json_str(text).unwrap();
+        assert_eq!(config.servers["remote"].transport.kind(), "streamable-http");
+        let TransportConfig::Stdio { env, .. } = &config.servers["github"].transport else {
+            panic!("stdio expected");
+        };
+        // The input is set from its environment variable, or named in the error.
+        let lookup = |v: &str| (v == "MCPBIND_INPUT_GITHUB_TOKEN").then(|| "t0ken".to_owned());
+        assert_eq!(
+            expand_vars_with("github", &env["GITHUB_TOKEN"], lookup).unwrap(),
+            "t0ken"
+        );
+        let err = expand_vars_with("github", &env["GITHUB_TOKEN"], |_| None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "server `github`: VS Code input `github-token` has no value here: set the environment variable `MCPBIND_INPUT_GITHUB_TOKEN` to it"
+        );
+        // `${env:VAR}` is VS Code's `${VAR}`.
+        let home = |v: &str| (v == "HOME").then(|| "/home/me".to_owned());
+        assert_eq!(
+            expand_vars_with("github", &env["HOME_DIR"], home).unwrap(),
+            "/home/me"
+        );
+
+        let err = Config::from_json_str(
+            r#"{"servers": {"a": {"command": "x", "env": {"T": "${input:nope}"}}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "server `a`: `${input:nope}` names an input that `inputs` does not declare"
+        );
+        let err = Config::from_json_str(
+            r#"{"servers": {"a": {"command": "x", "envFile": "${workspaceFolder}/.env"}}}"#,
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("server `a`: `envFile` is not supported"),
+            "{err}"
+        );
+        assert_eq!(input_var("my.key-2"), "MCPBIND_INPUT_MY_KEY_2");
+    }
+
+    /// `.vscode/mcp.json`: servers run in the workspace folder, which
+    /// `${workspaceFolder}` names; other JSON files keep their own folder.
+    #[test]
+    fn vscode_file_runs_servers_in_the_workspace_folder() {
+        let ws = std::env::temp_dir().join(format!("mcpbind-vscode-{}", std::process::id()));
+        std::fs::create_dir_all(ws.join(".vscode")).unwrap();
+        let file = ws.join(".vscode/mcp.json");
+        std::fs::write(
+            &file,
+            r#"{"servers": {"a": {"command": "x", "args": ["${workspaceFolder}/db", "${DB:-dev}"]}}}"#,
+        )
+        .unwrap();
+        let config = Config::load(&file).unwrap();
+        let TransportConfig::Stdio { args, cwd, .. } = &config.servers["a"].transport else {
+            panic!("stdio expected");
+        };
+        assert_eq!(cwd.as_deref(), Some(ws.as_path()));
+        assert_eq!(args[0], format!("{}/db", ws.display()));
+        // `${VAR:-default}` stays for the connection to expand.
+        assert_eq!(args[1], "${DB:-dev}");
+        assert_eq!(expand_vars_with("a", &args[1], |_| None).unwrap(), "dev");
+        std::fs::remove_dir_all(&ws).unwrap();
     }
 }

@@ -1,8 +1,25 @@
 //! Differences between a locked server and a live (or another locked) one:
 //! the one drift detector behind `mcpbind check`, `mcpbind diff` and the
 //! runtime's pin check (`Client::check_pins`).
+//!
+//! [`ServerDiff`] lists what differs, by tool and JSON pointer. On top of
+//! it, [`ServerReview`] classifies each change as breaking, review or
+//! compatible by a named rule (`classify.rs` for entries, `schema.rs` for
+//! the JSON Schema rules), and [`Review`] renders the result as text, JSON
+//! or Markdown (`report.rs`, with word diffs from `words.rs`).
+
+mod classify;
+#[cfg(test)]
+mod classify_tests;
+mod report;
+mod schema;
+mod words;
 
 use std::fmt;
+
+pub use classify::{classify_tool, Class, Entry, Finding, Message, MessagePart, ServerReview};
+pub use report::{Review, REPORT_FORMAT_VERSION};
+pub use words::{word_diff, WordOp};
 
 use serde_json::Value;
 

@@ -12,5 +12,6 @@ mod lifecycle;
 mod lock;
 mod misbehave;
 mod prompts;
+mod review;
 mod roundtrip;
 mod toolbox;

@@ -1,22 +1,130 @@
-//! `mcpbind check`: does the lockfile still match the live servers?
+//! `mcpbind check`: does the lockfile still match the live servers? For CI:
+//! prints the classified report, and fails (exit 1) when a change of a
+//! denied class is found (`--deny`); a server that cannot be reached is
+//! exit 2.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use mcpbind::diff::{Class, Review, ServerReview};
 use mcpbind::{LockError, Lockfile, ServerDiff};
 
+use super::diff::{print_report, Format, COULD_NOT_COMPARE};
 use crate::ServerSelection;
 
-/// Which servers to check.
-pub use crate::ServerSelection as Args;
+/// Which servers to check, what fails the check, how to print the report.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub selection: ServerSelection,
+    /// Which changes fail the check (exit 1): `breaking` ones; `review`
+    /// (review or breaking); `any` change at all.
+    #[arg(long, value_enum, value_name = "CLASS", default_value_t = Deny::Any)]
+    pub deny: Deny,
+    /// How to print the report on stdout (text only when something changed).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// What `mcpbind check` fails on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Deny {
+    /// Breaking changes only.
+    Breaking,
+    /// Breaking changes and changes a human should review.
+    Review,
+    /// Any change, compatible ones too.
+    Any,
+}
+
+impl Deny {
+    /// Whether a change of `class` fails the check.
+    pub fn denies(self, class: Class) -> bool {
+        match self {
+            Deny::Breaking => class == Class::Breaking,
+            Deny::Review => class != Class::Compatible,
+            Deny::Any => true,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Deny::Breaking => "breaking",
+            Deny::Review => "review",
+            Deny::Any => "any",
+        }
+    }
+}
 
 /// Runs `mcpbind check`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    compare(&args, false)
+    let live = live_review(&args.selection)?;
+    if args.format != Format::Text || live.review.worst().is_some() {
+        print_report(&live.review, args.format)?;
+    }
+    let mut denied = false;
+    for server in &live.review.servers {
+        let name = &server.server;
+        let blocking: Vec<_> = server
+            .findings
+            .iter()
+            .filter(|f| args.deny.denies(f.class))
+            .collect();
+        if !blocking.is_empty() {
+            denied = true;
+            let reason = live.reasons.get(name).cloned().unwrap_or_else(|| {
+                blocking
+                    .iter()
+                    .take(3)
+                    .map(|f| f.message.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            });
+            crate::report(&anyhow::Error::new(LockError::Stale {
+                server: name.clone(),
+                path: live.lock_path.clone(),
+                reason,
+            }));
+        } else if server.findings.is_empty() {
+            let tools = live.lock.servers.get(name).map_or(0, |s| s.tools.len());
+            eprintln!("          Ok {name}: {tools} tools match");
+        } else {
+            let summary = Review {
+                servers: vec![server.clone()],
+            }
+            .summary();
+            eprintln!(
+                "          Ok {name}: {summary} (allowed by --deny {})",
+                args.deny.as_str()
+            );
+        }
+    }
+    Ok(if live.unreachable {
+        ExitCode::from(COULD_NOT_COMPARE)
+    } else if denied {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
-/// Snapshots `servers` and compares them with the lockfile; prints a summary
-/// (or, with `detail`, every change). Exit 1 on drift or failure.
-pub(crate) fn compare(selection: &ServerSelection, detail: bool) -> anyhow::Result<ExitCode> {
+/// The live servers compared with the lockfile.
+pub(crate) struct Live {
+    /// The classified changes of each server that could be reached.
+    pub review: Review,
+    /// Whether a server could not be reached (its error was printed).
+    pub unreachable: bool,
+    /// Per server with changed tools, a one-line summary of them.
+    pub reasons: std::collections::BTreeMap<String, String>,
+    pub lock: Lockfile,
+    pub lock_path: PathBuf,
+}
+
+/// Snapshots the selected servers and classifies how each differs from the
+/// lockfile. A server that can't be listed is reported on stderr and left
+/// out of the review.
+pub(crate) fn live_review(selection: &ServerSelection) -> anyhow::Result<Live> {
     let config = selection.load_config()?;
     let servers = selection.servers.as_slice();
     let lock_path = selection.paths.find_lockfile()?;
@@ -30,37 +138,34 @@ pub(crate) fn compare(selection: &ServerSelection, detail: bool) -> anyhow::Resu
     };
     let live =
         crate::runtime()?.block_on(mcpbind_codegen::snapshot::snapshot_servers(&config, &names));
-    let mut failed = false;
+    let mut review = Review::default();
+    let mut reasons = std::collections::BTreeMap::new();
+    let mut unreachable = false;
     for (name, result) in live {
         let locked = &lock.servers[&name];
         match result {
             Err(err) => {
-                failed = true;
+                unreachable = true;
                 crate::report(&anyhow::Error::new(err).context(format!(
                     "failed to check server `{name}`: could not list its tools (the lockfile was not compared)"
                 )));
             }
             Ok(current) => {
                 let diff = ServerDiff::new(locked, &current);
-                if detail && (diff.has_drift() || !diff.identity.is_empty()) {
-                    eprint!("{diff}");
-                }
                 if diff.has_drift() {
-                    failed = true;
-                    crate::report(&anyhow::Error::new(LockError::Stale {
-                        server: name.clone(),
-                        path: lock_path.clone(),
-                        reason: diff.summary(),
-                    }));
-                } else {
-                    eprintln!("          Ok {name}: {} tools match", locked.tools.len());
+                    reasons.insert(name.clone(), diff.summary());
                 }
+                review
+                    .servers
+                    .push(ServerReview::new(&name, Some(locked), Some(&current)));
             }
         }
     }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
+    Ok(Live {
+        review,
+        unreachable,
+        reasons,
+        lock,
+        lock_path,
     })
 }

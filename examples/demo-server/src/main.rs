@@ -6,8 +6,11 @@
 //! ```
 //!
 //! stdout carries the protocol in stdio mode; everything else goes to stderr.
+//! `MCPBIND_DEMO_VARIANT=v2` serves a later release of the same server, with
+//! a few tools changed (see `v2.rs`), to show `mcpbind check` and `mcpbind diff`.
 
 mod tools;
+mod v2;
 
 use std::{io::Write, process::ExitCode, sync::Arc};
 

@@ -156,7 +156,7 @@ fn default_limit() -> Option<u32> {
 
 /// The schema of `search.after`, written by hand so that it is literally
 /// `anyOf: [{type: string}, {type: null}]` (schemars would write `type: ["string", "null"]`).
-fn nullable_string(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+pub(crate) fn nullable_string(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "anyOf": [
             { "type": "string" },
@@ -279,6 +279,24 @@ pub struct WeatherReport {
     pub units: Units,
 }
 
+/// The (fake) weather of `city`, shared with the v2 variant.
+pub(crate) fn weather(city: String, units: Option<Units>) -> WeatherReport {
+    const CONDITIONS: [&str; 4] = ["sunny", "cloudy", "rainy", "windy"];
+    let len = city.chars().count();
+    let celsius = 10.0 + (len % 7) as f64 * 2.5;
+    let units = units.unwrap_or(Units::Celsius);
+    let temperature = match units {
+        Units::Celsius => celsius,
+        Units::Fahrenheit => celsius * 9.0 / 5.0 + 32.0,
+    };
+    WeatherReport {
+        conditions: CONDITIONS[len % CONDITIONS.len()].to_owned(),
+        city,
+        temperature,
+        units,
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // sleep, fail, delete_item, crash
 
@@ -332,7 +350,8 @@ impl Default for DemoServer {
 impl DemoServer {
     pub fn new() -> Self {
         Self {
-            tool_router: Self::tool_router(),
+            // The default tools, or a variant's (`MCPBIND_DEMO_VARIANT`).
+            tool_router: crate::v2::router(Self::tool_router()),
             page_size: std::env::var("MCPBIND_DEMO_PAGE_SIZE")
                 .ok()
                 .and_then(|n| n.parse().ok())
@@ -460,20 +479,7 @@ impl DemoServer {
         &self,
         Parameters(GetWeatherParams { city, units }): Parameters<GetWeatherParams>,
     ) -> Json<WeatherReport> {
-        const CONDITIONS: [&str; 4] = ["sunny", "cloudy", "rainy", "windy"];
-        let len = city.chars().count();
-        let celsius = 10.0 + (len % 7) as f64 * 2.5;
-        let units = units.unwrap_or(Units::Celsius);
-        let temperature = match units {
-            Units::Celsius => celsius,
-            Units::Fahrenheit => celsius * 9.0 / 5.0 + 32.0,
-        };
-        Json(WeatherReport {
-            conditions: CONDITIONS[len % CONDITIONS.len()].to_owned(),
-            city,
-            temperature,
-            units,
-        })
+        Json(weather(city, units))
     }
 
     /// Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.

@@ -1,0 +1,618 @@
+//! Classifying changes: every difference between two snapshots of a server
+//! is breaking, review or compatible, by a named rule.
+//!
+//! The unit is one *entry* of a server (today a tool; a prompt or a resource
+//! template can be another kind): [`classify_tool`] compares one entry's old
+//! and new JSON, and its schemas go through the shared schema rules
+//! (`schema.rs`) with a [`Direction`](super::schema::Direction): what the
+//! client sends is an input, what it receives an output. Another kind of
+//! entry reuses those rules: a prompt's arguments (`[{name, description,
+//! required}]`) read as an input object schema (`properties` by name,
+//! `required` from the flags) go through the same comparator with
+//! `Direction::Input`; its `description`/`title` through the same text
+//! rules; and [`ServerReview::new`] gets one more loop like the tools',
+//! with `Entry { kind: "prompt", .. }`.
+//!
+//! Whatever no rule explains is never dropped: each raw difference (by JSON
+//! pointer) that no rule looked at becomes an `other-changed` finding for a
+//! human to review.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::schema::{short, Direction, SchemaCmp};
+use super::{diff_values, escape, Change, ServerDiff};
+use crate::lock::{on_deep_stack, value_depth, LockedTool, ServerLock};
+
+/// How a change affects code written against the old snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Code that compiled against the old lock can fail to compile or fail
+    /// at run time.
+    Breaking,
+    /// The code still works, but a human should read the change (what the
+    /// model is told, retry safety, the server's identity).
+    Review,
+    /// Nothing that worked stops working.
+    Compatible,
+}
+
+impl Class {
+    /// The class's name in reports: `breaking`, `review`, `compatible`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Breaking => "breaking",
+            Class::Review => "review",
+            Class::Compatible => "compatible",
+        }
+    }
+
+    /// All classes, most severe first.
+    pub const ALL: [Class; 3] = [Class::Breaking, Class::Review, Class::Compatible];
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a finding is about: a server entry (a tool…), or the server itself
+/// when `None`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Entry {
+    /// The kind of entry: `tool`.
+    pub kind: &'static str,
+    /// Its name on the wire.
+    pub name: String,
+}
+
+/// A message of a finding: text with names and values set apart (as code),
+/// so that each output format can quote server text safely.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Message(pub Vec<MessagePart>);
+
+/// One part of a [`Message`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MessagePart {
+    /// Words of mcpbind's own.
+    Text(String),
+    /// A name or value that came from a server, shown as code.
+    Code(String),
+}
+
+impl Message {
+    /// A message starting with `text`.
+    pub fn text(text: impl Into<String>) -> Message {
+        Message(vec![MessagePart::Text(text.into())])
+    }
+
+    /// Appends words.
+    pub fn then(mut self, text: impl Into<String>) -> Message {
+        self.0.push(MessagePart::Text(text.into()));
+        self
+    }
+
+    /// Appends a name or value from the server.
+    pub fn code(mut self, code: impl Into<String>) -> Message {
+        self.0.push(MessagePart::Code(code.into()));
+        self
+    }
+
+    /// Appends another message.
+    pub fn join(mut self, other: Message) -> Message {
+        self.0.extend(other.0);
+        self
+    }
+}
+
+impl fmt::Display for Message {
+    /// Plain text, names in backticks.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for part in &self.0 {
+            match part {
+                MessagePart::Text(t) => f.write_str(t)?,
+                MessagePart::Code(c) => write!(f, "`{c}`")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One classified change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// Breaking, review or compatible.
+    pub class: Class,
+    /// The rule that classified it (a stable id, e.g. `required-param-added`;
+    /// the README lists them).
+    pub rule: &'static str,
+    /// The entry it is about; `None` for the server itself.
+    pub entry: Option<Entry>,
+    /// Where, as a JSON pointer into the entry's definition (into the new
+    /// one, or the old one for what was removed); into the server's lock
+    /// entry for server changes.
+    pub pointer: String,
+    /// What changed, in words.
+    pub message: Message,
+    /// The old value, if any.
+    pub old: Option<Value>,
+    /// The new value, if any.
+    pub new: Option<Value>,
+}
+
+impl Finding {
+    /// A finding about the server itself (`entry` is `None`; callers set it
+    /// for an entry).
+    fn new(
+        class: Class,
+        rule: &'static str,
+        pointer: &str,
+        message: Message,
+        old: Option<&Value>,
+        new: Option<&Value>,
+    ) -> Finding {
+        Finding {
+            class,
+            rule,
+            entry: None,
+            pointer: pointer.to_owned(),
+            message,
+            old: old.cloned(),
+            new: new.cloned(),
+        }
+    }
+
+    /// Whether the change is to text a model reads (a description or a
+    /// title): reports show it as a word diff.
+    pub fn text_change(&self) -> Option<(&str, &str)> {
+        if self.rule != "description-changed" && self.rule != "title-changed" {
+            return None;
+        }
+        let old = self.old.as_ref().and_then(Value::as_str).unwrap_or("");
+        let new = self.new.as_ref().and_then(Value::as_str).unwrap_or("");
+        Some((old, new))
+    }
+}
+
+/// The classified changes of one server between two snapshots.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerReview {
+    /// The server's name in the config.
+    pub server: String,
+    /// The findings: most severe first, then by entry and pointer.
+    pub findings: Vec<Finding>,
+}
+
+impl ServerReview {
+    /// Classifies the changes of server `name` from `old` to `new` (`None`:
+    /// the server is not in that snapshot).
+    pub fn new(name: &str, old: Option<&ServerLock>, new: Option<&ServerLock>) -> ServerReview {
+        let mut findings = Vec::new();
+        match (old, new) {
+            (None, None) => {}
+            (None, Some(new)) => findings.push(Finding::new(
+                Class::Compatible,
+                "server-added",
+                "",
+                Message::text(format!("server added ({} tools)", new.tools.len())),
+                None,
+                None,
+            )),
+            (Some(old), None) => findings.push(Finding::new(
+                Class::Breaking,
+                "server-removed",
+                "",
+                Message::text(format!("server removed ({} tools)", old.tools.len())),
+                None,
+                None,
+            )),
+            (Some(old), Some(new)) => {
+                classify_identity(old, new, &mut findings);
+                classify_tools(old, new, &mut findings);
+                classify_rest(old, new, &mut findings);
+            }
+        }
+        findings
+            .sort_by(|a, b| (a.class, &a.entry, &a.pointer).cmp(&(b.class, &b.entry, &b.pointer)));
+        ServerReview {
+            server: name.to_owned(),
+            findings,
+        }
+    }
+
+    /// How many findings of `class`.
+    pub fn count(&self, class: Class) -> usize {
+        self.findings.iter().filter(|f| f.class == class).count()
+    }
+
+    /// The most severe class found, if anything changed.
+    pub fn worst(&self) -> Option<Class> {
+        self.findings.iter().map(|f| f.class).min()
+    }
+}
+
+fn classify_identity(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
+    if old.protocol_version != new.protocol_version {
+        out.push(Finding::new(
+            Class::Review,
+            "protocol-version-changed",
+            "/protocol_version",
+            Message::text("protocol version changed: ")
+                .code(&old.protocol_version)
+                .then(" → ")
+                .code(&new.protocol_version),
+            Some(&Value::String(old.protocol_version.clone())),
+            Some(&Value::String(new.protocol_version.clone())),
+        ));
+    }
+    let mut changes = Vec::new();
+    let depth = value_depth(&old.server_info).max(value_depth(&new.server_info));
+    on_deep_stack(depth, || {
+        diff_values(
+            "/server_info",
+            Some(&old.server_info),
+            Some(&new.server_info),
+            &mut changes,
+        )
+    });
+    for c in changes {
+        let version = c.pointer == "/server_info/version";
+        let what = c
+            .pointer
+            .trim_start_matches("/server_info/")
+            .trim_start_matches('/');
+        let message = match version {
+            true => Message::text("server version changed: "),
+            false => Message::text("server info ").code(what).then(" changed: "),
+        }
+        .code(c.old.as_ref().map_or("(none)".into(), short))
+        .then(" → ")
+        .code(c.new.as_ref().map_or("(none)".into(), short));
+        let rule = if version {
+            "server-version-changed"
+        } else {
+            "server-info-changed"
+        };
+        out.push(Finding::new(
+            Class::Review,
+            rule,
+            &c.pointer,
+            message,
+            c.old.as_ref(),
+            c.new.as_ref(),
+        ));
+    }
+    if old.enabled_tools != new.enabled_tools || old.disabled_tools != new.disabled_tools {
+        out.push(Finding::new(
+            Class::Review,
+            "filter-changed",
+            "/enabled_tools",
+            Message::text("the config's enabled_tools/disabled_tools changed"),
+            None,
+            None,
+        ));
+    }
+}
+
+/// The parts of a server's entry no rule classifies yet (prompts, resource
+/// templates, their filters, `completions`): each change is for review, so
+/// that a check never passes a lockfile that would change.
+fn classify_rest(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
+    const CLASSIFIED: [&str; 5] = [
+        "tools",
+        "protocol_version",
+        "server_info",
+        "enabled_tools",
+        "disabled_tools",
+    ];
+    let rest = |lock: &ServerLock| {
+        let depth = lock
+            .tools
+            .iter()
+            .map(|t| value_depth(&t.definition))
+            .max()
+            .unwrap_or(0)
+            + 8;
+        let mut value = on_deep_stack(depth, || serde_json::to_value(lock)).unwrap_or_default();
+        if let Some(map) = value.as_object_mut() {
+            map.retain(|k, _| !CLASSIFIED.contains(&k.as_str()));
+        }
+        value
+    };
+    let (old, new) = (rest(old), rest(new));
+    if old == new {
+        return;
+    }
+    let mut changes = Vec::new();
+    let depth = value_depth(&old).max(value_depth(&new));
+    on_deep_stack(depth, || {
+        diff_values("", Some(&old), Some(&new), &mut changes)
+    });
+    for c in changes {
+        let message = Message::text("")
+            .code(&c.pointer)
+            .then(match (&c.old, &c.new) {
+                (None, _) => " added",
+                (_, None) => " removed",
+                _ => " changed",
+            });
+        out.push(Finding::new(
+            Class::Review,
+            "other-changed",
+            &c.pointer,
+            message,
+            c.old.as_ref(),
+            c.new.as_ref(),
+        ));
+    }
+}
+
+fn classify_tools(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
+    let diff = ServerDiff::tools(&old.tools, &new.tools);
+    let entry = |name: &str| {
+        Some(Entry {
+            kind: "tool",
+            name: name.to_owned(),
+        })
+    };
+    for name in &diff.added {
+        out.push(Finding {
+            entry: entry(name),
+            ..Finding::new(
+                Class::Compatible,
+                "tool-added",
+                "",
+                Message::text("added"),
+                None,
+                None,
+            )
+        });
+    }
+    for name in &diff.removed {
+        out.push(Finding {
+            entry: entry(name),
+            ..Finding::new(
+                Class::Breaking,
+                "tool-removed",
+                "",
+                Message::text("removed"),
+                None,
+                None,
+            )
+        });
+    }
+    for changed in &diff.changed {
+        let find = |tools: &[LockedTool]| {
+            tools
+                .iter()
+                .find(|t| t.name == changed.name)
+                .map(|t| t.definition.clone())
+        };
+        let (Some(before), Some(after)) = (find(&old.tools), find(&new.tools)) else {
+            continue;
+        };
+        for mut finding in classify_tool(&before, &after) {
+            finding.entry = entry(&changed.name);
+            out.push(finding);
+        }
+    }
+}
+
+/// An annotation hint, with the default the MCP spec gives it when absent.
+const HINTS: [(&str, bool, &str, &str); 4] = [
+    ("readOnlyHint", false, "turned on (the tool says it changes nothing)", "turned off (the tool may change things; calls are no longer retried after a lost connection unless idempotent)"),
+    ("destructiveHint", true, "turned on (the tool may destroy data)", "turned off"),
+    ("idempotentHint", false, "turned on (calls may be retried)", "turned off (calls are no longer retried after a lost connection)"),
+    ("openWorldHint", true, "turned on (the tool reaches outside systems)", "turned off"),
+];
+
+/// Classifies the changes between two versions of one tool definition (the
+/// tool object as listed). The findings' `entry` is left for the caller.
+pub fn classify_tool(old: &Value, new: &Value) -> Vec<Finding> {
+    let depth = value_depth(old).max(value_depth(new));
+    on_deep_stack(depth * 2 + 64, || {
+        classify_tool_impl(old, new, depth * 2 + 32)
+    })
+}
+
+fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut examined: Vec<String> = vec!["/name".into()];
+    let get = |v: &Value, k: &str| v.get(k).filter(|v| !v.is_null()).cloned();
+    for key in ["description", "title"] {
+        examined.push(format!("/{key}"));
+        let (o, n) = (get(old, key), get(new, key));
+        if o != n {
+            let rule = if key == "title" {
+                "title-changed"
+            } else {
+                "description-changed"
+            };
+            let word = match (&o, &n) {
+                (None, _) => " added",
+                (_, None) => " removed",
+                _ => " changed",
+            };
+            out.push(Finding::new(
+                Class::Review,
+                rule,
+                &format!("/{key}"),
+                Message::text(format!("{key}{word}")),
+                o.as_ref(),
+                n.as_ref(),
+            ));
+        }
+    }
+    classify_annotations(
+        old.get("annotations"),
+        new.get("annotations"),
+        &mut out,
+        &mut examined,
+    );
+
+    let empty = Value::Object(Default::default());
+    let mut input = SchemaCmp::new(
+        old.get("inputSchema").unwrap_or(&empty),
+        new.get("inputSchema").unwrap_or(&empty),
+        "/inputSchema",
+        Direction::Input,
+        max_depth,
+    );
+    input.run();
+    out.append(&mut input.findings);
+    examined.append(&mut input.examined);
+
+    examined.push("/outputSchema".into());
+    match (get(old, "outputSchema"), get(new, "outputSchema")) {
+        (None, None) => {}
+        (None, Some(n)) => out.push(Finding::new(
+            Class::Compatible,
+            "output-schema-added",
+            "/outputSchema",
+            Message::text("output schema added (calls now return typed output)"),
+            None,
+            Some(&n),
+        )),
+        (Some(o), None) => out.push(Finding::new(
+            Class::Breaking,
+            "output-schema-removed",
+            "/outputSchema",
+            Message::text("output schema removed (no typed output any more)"),
+            Some(&o),
+            None,
+        )),
+        (Some(o), Some(n)) => {
+            let mut output = SchemaCmp::new(&o, &n, "/outputSchema", Direction::Output, max_depth);
+            output.run();
+            out.append(&mut output.findings);
+            examined.append(&mut output.examined);
+        }
+    }
+    examined.sort();
+    examined.dedup();
+
+    // Whatever no rule looked at is for a human to read.
+    let mut raw = Vec::new();
+    diff_values("", Some(old), Some(new), &mut raw);
+    let explained = |c: &Change| {
+        examined
+            .iter()
+            .any(|e| covers(e, &c.pointer) || covers(&c.pointer, e))
+            || out.iter().any(|f| covers(&f.pointer, &c.pointer))
+    };
+    let unexplained: Vec<Change> = raw.into_iter().filter(|c| !explained(c)).collect();
+    for c in unexplained {
+        let message = Message::text("")
+            .code(&c.pointer)
+            .then(match (&c.old, &c.new) {
+                (None, _) => " added",
+                (_, None) => " removed",
+                _ => " changed",
+            });
+        out.push(Finding::new(
+            Class::Review,
+            "other-changed",
+            &c.pointer,
+            message,
+            c.old.as_ref(),
+            c.new.as_ref(),
+        ));
+    }
+    if out.is_empty() && old != new {
+        out.push(Finding::new(
+            Class::Compatible,
+            "same-meaning",
+            "",
+            Message::text(
+                "definition rewritten with the same meaning (keys reordered, references renamed)",
+            ),
+            None,
+            None,
+        ));
+    }
+    out
+}
+
+fn classify_annotations(
+    old: Option<&Value>,
+    new: Option<&Value>,
+    out: &mut Vec<Finding>,
+    examined: &mut Vec<String>,
+) {
+    let empty = serde_json::Map::new();
+    let o = old.and_then(Value::as_object).unwrap_or(&empty);
+    let n = new.and_then(Value::as_object).unwrap_or(&empty);
+    if old.is_some_and(|v| !v.is_object()) || new.is_some_and(|v| !v.is_object()) {
+        return; // not an object: left to the catch-all
+    }
+    examined.push("/annotations".into());
+    let mut keys: Vec<&String> = o.keys().chain(n.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        let (ov, nv) = (o.get(key), n.get(key));
+        if ov == nv {
+            continue;
+        }
+        let ptr = format!("/annotations/{}", escape(key));
+        if key == "title" {
+            out.push(Finding::new(
+                Class::Review,
+                "title-changed",
+                &ptr,
+                Message::text("annotations title changed"),
+                ov,
+                nv,
+            ));
+            continue;
+        }
+        let Some((_, default, on, off)) = HINTS.iter().find(|h| h.0 == key) else {
+            let message = Message::text("annotation ")
+                .code(key.as_str())
+                .then(" changed");
+            out.push(Finding::new(
+                Class::Review,
+                "annotation-changed",
+                &ptr,
+                message,
+                ov,
+                nv,
+            ));
+            continue;
+        };
+        let effective = |v: Option<&Value>| v.and_then(Value::as_bool).unwrap_or(*default);
+        let (was, is) = (effective(ov), effective(nv));
+        let message = Message::text("").code(key.as_str());
+        if was == is {
+            let message = message.then(format!(
+                " now {} (same meaning: the default is {default})",
+                if nv.is_some() { "explicit" } else { "left out" }
+            ));
+            out.push(Finding::new(
+                Class::Compatible,
+                "annotation-changed",
+                &ptr,
+                message,
+                ov,
+                nv,
+            ));
+        } else {
+            let message = message.then(format!(" {}", if is { on } else { off }));
+            out.push(Finding::new(
+                Class::Review,
+                "annotation-changed",
+                &ptr,
+                message,
+                ov,
+                nv,
+            ));
+        }
+    }
+}
+
+/// Whether pointer `outer` is `inner` or one of its ancestors.
+fn covers(outer: &str, inner: &str) -> bool {
+    inner == outer || (inner.starts_with(outer) && inner[outer.len()..].starts_with('/'))
+}

@@ -1,0 +1,435 @@
+//! Reviewing server changes against a real server that changes: the demo
+//! server locked as it is, then run as its v2 variant
+//! (`MCPBIND_DEMO_VARIANT=v2`): `check` and `diff` print the classified
+//! report in text, JSON and Markdown, exit codes follow `--deny`, and the
+//! bindings generated from the old lock still call the new server for the
+//! changes classified compatible.
+
+use std::path::Path;
+use std::process::Command;
+
+use mcpbind_tests::demo;
+
+use crate::util::{assert_file, bin, mcpbind, mcpbind_env, tests_dir, Output};
+
+/// A dir whose config runs the demo server in the variant named by
+/// `$DEMO_VARIANT` (default: the default server), with `extra` config
+/// lines, locked with the default server.
+fn locked_demo(extra: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.demo]\ncommand = {:?}\nenv = {{ MCPBIND_DEMO_VARIANT = \"${{DEMO_VARIANT:-v1}}\" }}\n{extra}",
+            bin("mcpbind-demo-server").display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    dir
+}
+
+fn v2(dir: &Path, args: &[&str]) -> Output {
+    let out = mcpbind_env(dir, args, &[("DEMO_VARIANT", "v2")]);
+    assert!(!out.stderr.contains("panicked"), "{out:?}");
+    out
+}
+
+const V2_TEXT: &str = "\
+demo: 2 breaking, 1 review, 3 compatible
+  breaking:
+    tool `delete_item`: required param `reason` added
+    tool `tag_counts`: removed
+  review:
+    tool `echo`: description changed
+        Echo a message back, [-optionally-]{+possibly+} repeated several times (joined by spaces).{+ Handy to test a connection.+}
+  compatible:
+    tool `get_weather`: output field `humidity` added
+    tool `multiply`: added
+    tool `search`: optional param `lang` added
+total: 2 breaking, 1 review, 3 compatible
+";
+
+#[test]
+fn check_and_diff_classify_the_changed_server() {
+    let dir = locked_demo("");
+    let out = mcpbind(dir.path(), &["check"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "", "{out:?}");
+    assert!(out.stderr.contains("Ok demo: 12 tools match"), "{out:?}");
+
+    // Text, the default; no colour into a pipe.
+    let out = v2(dir.path(), &["check"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(out.stdout, V2_TEXT);
+    assert!(
+        out.stderr.contains("error: server `demo` in mcpbind.lock is out of date (tool `delete_item`: input schema changed;"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains("help: run `mcpbind lock demo` and commit mcpbind.lock"),
+        "{out:?}"
+    );
+    let out = v2(dir.path(), &["diff"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(out.stdout, V2_TEXT);
+
+    // JSON: the documented shape.
+    let out = v2(dir.path(), &["diff", "--format", "json"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(json["format_version"], 1);
+    assert_eq!(
+        json["summary"],
+        serde_json::json!({"breaking": 2, "review": 1, "compatible": 3})
+    );
+    let changes: Vec<(&str, &str, &str, &str)> = json["servers"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["class"].as_str().unwrap(),
+                c["rule"].as_str().unwrap(),
+                c["name"].as_str().unwrap(),
+                c["pointer"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (
+                "breaking",
+                "required-param-added",
+                "delete_item",
+                "/inputSchema/properties/reason"
+            ),
+            ("breaking", "tool-removed", "tag_counts", ""),
+            ("review", "description-changed", "echo", "/description"),
+            (
+                "compatible",
+                "output-field-added",
+                "get_weather",
+                "/outputSchema/properties/humidity"
+            ),
+            ("compatible", "tool-added", "multiply", ""),
+            (
+                "compatible",
+                "optional-param-added",
+                "search",
+                "/inputSchema/properties/lang"
+            ),
+        ]
+    );
+    let out = v2(dir.path(), &["check", "--format", "json"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap(),
+        json
+    );
+
+    // Markdown, for a pull-request comment: a golden file.
+    let out = v2(dir.path(), &["check", "--format", "markdown"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_file(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
+    let out = v2(dir.path(), &["diff", "--format", "markdown"]);
+    assert_file(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
+}
+
+/// Exit codes follow `--deny`: with the tool filter, the same v2 server
+/// shows only compatible changes, or review and compatible ones.
+#[test]
+fn check_exit_codes_follow_deny() {
+    let expect = |dir: &Path, deny: &str, code: i32| {
+        let out = v2(dir, &["check", "--deny", deny]);
+        assert_eq!(out.code, Some(code), "--deny {deny}: {out:?}");
+        out
+    };
+    let all = locked_demo("");
+    for deny in ["breaking", "review", "any"] {
+        expect(all.path(), deny, 1);
+    }
+
+    let compatible = locked_demo("enabled_tools = [\"add\", \"get_weather\", \"search\"]\n");
+    let out = expect(compatible.path(), "breaking", 0);
+    assert_eq!(
+        out.stdout,
+        "demo: 2 compatible\n  compatible:\n    tool `get_weather`: output field `humidity` added\n    tool `search`: optional param `lang` added\ntotal: 2 compatible\n"
+    );
+    assert!(
+        out.stderr
+            .contains("Ok demo: 2 compatible (allowed by --deny breaking)"),
+        "{out:?}"
+    );
+    expect(compatible.path(), "review", 0);
+    expect(compatible.path(), "any", 1);
+    // The default is `any`.
+    assert_eq!(v2(compatible.path(), &["check"]).code, Some(1));
+
+    let reworded = locked_demo("enabled_tools = [\"echo\", \"get_weather\"]\n");
+    expect(reworded.path(), "breaking", 0);
+    expect(reworded.path(), "review", 1);
+    expect(reworded.path(), "any", 1);
+}
+
+/// A server that can't be reached is exit 2, not drift; so is a usage
+/// error.
+#[test]
+fn unreachable_server_and_usage_errors_exit_2() {
+    let dir = locked_demo("");
+    let toml = std::fs::read_to_string(dir.path().join("mcpbind.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        toml.replace("mcpbind-demo-server\"", "mcpbind-no-such-server\""),
+    )
+    .unwrap();
+    for command in ["check", "diff"] {
+        let out = mcpbind(dir.path(), &[command]);
+        assert_eq!(out.code, Some(2), "{out:?}");
+        assert!(
+            out.stderr
+                .contains("error: failed to check server `demo`: could not list its tools"),
+            "{out:?}"
+        );
+    }
+    let out = mcpbind(dir.path(), &["check", "--deny", "everything"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    let out = mcpbind(dir.path(), &["diff", "--from", "mcpbind.lock"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    let out = mcpbind(
+        dir.path(),
+        &["diff", "--from", "mcpbind.lock", "--to", "missing.lock"],
+    );
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(out.stderr.contains("missing.lock"), "{out:?}");
+}
+
+/// Offline: two lockfiles, or the lockfile at a git revision against the
+/// working tree, give the same report as the live comparison.
+#[test]
+fn diff_compares_lockfiles_offline() {
+    let dir = locked_demo("");
+    let path = dir.path();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .current_dir(path)
+            .args([
+                "-c",
+                "user.name=mcpbind",
+                "-c",
+                "user.email=mcpbind@example.com",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "mcpbind.lock", "mcpbind.toml"]);
+    git(&["commit", "-q", "-m", "lock v1"]);
+    std::fs::copy(path.join("mcpbind.lock"), path.join("old.lock")).unwrap();
+    let out = v2(path, &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+
+    // No server is started: the config may name one that doesn't exist.
+    std::fs::write(
+        path.join("mcpbind.toml"),
+        "[servers.demo]\ncommand = \"mcpbind-no-such-server\"\n",
+    )
+    .unwrap();
+    let out = mcpbind(
+        path,
+        &["diff", "--from", "old.lock", "--to", "mcpbind.lock"],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(out.stdout, V2_TEXT);
+    let out = mcpbind(path, &["diff", "--git", "HEAD", "--format", "markdown"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_file(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
+    // Reversed, the same changes point the other way.
+    let out = mcpbind(
+        path,
+        &["diff", "--from", "mcpbind.lock", "--to", "old.lock"],
+    );
+    assert!(
+        out.stdout.contains("    tool `get_weather`: output field `humidity` removed\n    tool `multiply`: removed\n    tool `search`: param `lang` removed\n"),
+        "{out:?}"
+    );
+    // Unchanged: exit 0.
+    let out = mcpbind(path, &["diff", "--from", "old.lock", "--to", "old.lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "demo: no changes\ntotal: no changes\n");
+
+    let out = mcpbind(
+        path,
+        &["diff", "--from", "old.lock", "--to", "old.lock", "nope"],
+    );
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("error: server `nope` is in neither lockfile\nhelp: locked servers: demo"),
+        "{out:?}"
+    );
+    let out = mcpbind(path, &["diff", "--git", "no-such-rev"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("error: `no-such-rev` is not a commit of the git repository"),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("help: "), "{out:?}");
+    // Outside a repository, git's own reason.
+    std::fs::remove_dir_all(path.join(".git")).unwrap();
+    let out = mcpbind(path, &["diff", "--git", "HEAD"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains("fatal: not a git repository"),
+        "{out:?}"
+    );
+}
+
+/// Colour only where it is wanted: never into a pipe, on with
+/// `CLICOLOR_FORCE`, and `NO_COLOR` wins.
+#[test]
+fn colour_follows_the_terminal_and_no_color() {
+    let dir = locked_demo("");
+    let forced = mcpbind_env(
+        dir.path(),
+        &["diff"],
+        &[("DEMO_VARIANT", "v2"), ("CLICOLOR_FORCE", "1")],
+    );
+    assert!(
+        forced.stdout.contains("\x1b[1;31mbreaking\x1b[0m"),
+        "{forced:?}"
+    );
+    assert!(
+        forced.stdout.contains("\x1b[31m[-optionally-]\x1b[0m"),
+        "{forced:?}"
+    );
+    let off = mcpbind_env(
+        dir.path(),
+        &["diff"],
+        &[
+            ("DEMO_VARIANT", "v2"),
+            ("CLICOLOR_FORCE", "1"),
+            ("NO_COLOR", "1"),
+        ],
+    );
+    assert_eq!(off.stdout, V2_TEXT);
+    // Machine formats never have colour.
+    let json = mcpbind_env(
+        dir.path(),
+        &["diff", "--format", "json"],
+        &[("DEMO_VARIANT", "v2"), ("CLICOLOR_FORCE", "1")],
+    );
+    assert!(!json.stdout.contains('\x1b'), "{json:?}");
+}
+
+/// The bindings generated from the old lock (`tests/mcpbind.lock`, the
+/// default demo server) call the v2 server: an added output field is
+/// ignored by the typed output, and an added optional param changes
+/// nothing for a call that doesn't set it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn old_bindings_call_the_new_server_for_compatible_changes() {
+    let config = |variant: &str| {
+        mcpbind::Config::from_toml_str(&format!(
+            "[servers.demo]\ncommand = {:?}\nenv = {{ MCPBIND_DEMO_VARIANT = {variant:?} }}\n",
+            bin("mcpbind-demo-server").display().to_string()
+        ))
+        .unwrap()
+    };
+    let old = demo::Client::connect(&config("v1")).await.unwrap();
+    let new = demo::Client::connect(&config("v2")).await.unwrap();
+
+    let input = || demo::types::GetWeatherInput {
+        city: "Oslo".into(),
+        units: Some(demo::types::Units::Fahrenheit),
+    };
+    let before = old.get_weather(input()).await.unwrap();
+    let after = new.get_weather(input()).await.unwrap();
+    // The server did send the new field; the old type parsed without it.
+    let structured = after.structured_content.as_ref().unwrap();
+    assert!(structured.get("humidity").is_some(), "{structured}");
+    assert!(before
+        .structured_content
+        .as_ref()
+        .unwrap()
+        .get("humidity")
+        .is_none());
+    assert_eq!(after.output.city, before.output.city);
+    assert_eq!(after.output.temperature, before.output.temperature);
+    assert_eq!(after.output.conditions, before.output.conditions);
+    assert_eq!(after.output.units, before.output.units);
+
+    let search = || demo::types::SearchInput::new("rust");
+    let before = old.search(search()).await.unwrap();
+    let after = new.search(search()).await.unwrap();
+    assert_eq!(before.text(), "query=rust, limit=10, after=null");
+    assert_eq!(after.text(), before.text());
+
+    // Unchanged tools still work, and the breaking change breaks as
+    // classified: the old call lacks the new required `reason`.
+    let sum = new
+        .add(demo::types::AddInput { a: 2, b: 40 })
+        .await
+        .unwrap();
+    assert_eq!(sum.output.sum, 42);
+    let err = new
+        .delete_item(demo::types::DeleteItemInput { id: "x".into() })
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("reason"), "{err}");
+}
+
+/// Config import, finished: VS Code's `.vscode/mcp.json` (`servers`,
+/// `inputs`, `${workspaceFolder}`) and `${VAR:-default}` in an imported
+/// file. An input mcpbind can't prompt for is an error naming the variable
+/// to set; set, the server is locked, and its value is written nowhere.
+#[test]
+fn imports_a_vscode_mcp_json_with_inputs() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join(".vscode")).unwrap();
+    std::fs::write(
+        ws.path().join(".vscode/mcp.json"),
+        format!(
+            r#"{{
+  "inputs": [{{"type": "promptString", "id": "demo-token", "description": "Demo token", "password": true}}],
+  "servers": {{
+    "demo": {{
+      "type": "stdio",
+      "command": "${{MCPBIND_TEST_DEMO_BIN:-{}}}",
+      "args": [],
+      "env": {{"DEMO_TOKEN": "${{input:demo-token}}", "DATA": "${{workspaceFolder}}/data"}}
+    }}
+  }}
+}}"#,
+            bin("mcpbind-demo-server").display()
+        ),
+    )
+    .unwrap();
+    let args = ["lock", "--config", ".vscode/mcp.json"];
+    let out = mcpbind(ws.path(), &args);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "VS Code input `demo-token` has no value here: set the environment variable `MCPBIND_INPUT_DEMO_TOKEN` to it"
+        ),
+        "{out:?}"
+    );
+
+    let secret = "s3cret-demo-token";
+    let out = mcpbind_env(ws.path(), &args, &[("MCPBIND_INPUT_DEMO_TOKEN", secret)]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let lock = std::fs::read_to_string(ws.path().join(".vscode/mcpbind.lock")).unwrap();
+    assert!(lock.contains("\"mcpbind-demo\""));
+    assert!(!lock.contains(secret) && !out.stderr.contains(secret));
+    let out = mcpbind_env(
+        ws.path(),
+        &["check", "--config", ".vscode/mcp.json"],
+        &[("MCPBIND_INPUT_DEMO_TOKEN", secret)],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+}
