@@ -560,37 +560,25 @@ impl<'a> SchemaCmp<'a> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 };
-                if !removed.is_empty() {
-                    let message = Message::text("enum value")
-                        .then(if removed.len() > 1 { "s " } else { " " })
-                        .code(list(&removed))
-                        .then(" removed from ")
-                        .join(self.subject(path));
-                    let class = self.dir.class(Effect::Tightened);
-                    self.push(
-                        class,
+                for (values, change, effect, rule) in [
+                    (
+                        &removed,
+                        " removed from ",
+                        Effect::Tightened,
                         "enum-value-removed",
-                        &kptr,
-                        message,
-                        old_json,
-                        new_json,
-                    );
-                }
-                if !added.is_empty() {
+                    ),
+                    (&added, " added to ", Effect::Loosened, "enum-value-added"),
+                ] {
+                    if values.is_empty() {
+                        continue;
+                    }
                     let message = Message::text("enum value")
-                        .then(if added.len() > 1 { "s " } else { " " })
-                        .code(list(&added))
-                        .then(" added to ")
+                        .then(if values.len() > 1 { "s " } else { " " })
+                        .code(list(values))
+                        .then(change)
                         .join(self.subject(path));
-                    let class = self.dir.class(Effect::Loosened);
-                    self.push(
-                        class,
-                        "enum-value-added",
-                        &kptr,
-                        message,
-                        old_json,
-                        new_json,
-                    );
+                    let class = self.dir.class(effect);
+                    self.push(class, rule, &kptr, message, old_json, new_json);
                 }
                 if removed.is_empty() && added.is_empty() {
                     // Same values, reordered or switched between `enum` and `const`.
