@@ -74,11 +74,33 @@ fn kept(
 }
 
 /// Snapshots the named servers of `config` concurrently, returning each
-/// server's outcome in name order.
+/// server's outcome in name order (skipped malformed entries are `tracing`
+/// warnings, as in [`snapshot_server`]).
 pub async fn snapshot_servers(
     config: &Config,
     names: &[String],
 ) -> Vec<(String, Result<ServerLock>)> {
+    snapshot_all(config, names)
+        .await
+        .into_iter()
+        .map(|(name, result)| {
+            let result = result.map(|(lock, skipped)| {
+                for line in skipped {
+                    tracing::warn!(server = name.as_str(), "skipped {line}");
+                }
+                lock
+            });
+            (name, result)
+        })
+        .collect()
+}
+
+/// [`snapshot`] of the named servers of `config`, concurrently, in name
+/// order; names not in the config are left out.
+async fn snapshot_all(
+    config: &Config,
+    names: &[String],
+) -> Vec<(String, Result<(ServerLock, Vec<String>)>)> {
     let mut tasks = tokio::task::JoinSet::new();
     for name in names {
         let Some(server) = config.servers.get(name).cloned() else {
@@ -86,7 +108,7 @@ pub async fn snapshot_servers(
         };
         let name = name.clone();
         tasks.spawn(async move {
-            let result = snapshot_server(&name, &server).await;
+            let result = snapshot(&name, &server).await;
             (name, result)
         });
     }
@@ -123,23 +145,7 @@ pub async fn refresh(config: &Config, lock: &mut Lockfile, names: &[String]) -> 
         lock.servers
             .retain(|name, _| config.servers.contains_key(name));
     }
-    let mut tasks = tokio::task::JoinSet::new();
-    for name in names {
-        let Some(server) = config.servers.get(&name).cloned() else {
-            continue;
-        };
-        tasks.spawn(async move {
-            let result = snapshot(&name, &server).await;
-            (name, result)
-        });
-    }
-    let mut results = Vec::new();
-    while let Some(joined) = tasks.join_next().await {
-        if let Ok(result) = joined {
-            results.push(result);
-        }
-    }
-    results.sort_by(|a, b| a.0.cmp(&b.0));
+    let results = snapshot_all(config, &names).await;
     let mut refreshed = Refreshed::default();
     for (name, result) in results {
         match result {
