@@ -877,7 +877,7 @@ impl Client {
         options: &CallOptions,
     ) -> Result<ToolResult<T::Output>> {
         let meta = &T::META;
-        let arguments = match serde_json::to_value(input) {
+        let mut arguments = match serde_json::to_value(input) {
             Ok(Value::Object(map)) => map,
             Ok(Value::Null) => Map::new(),
             Ok(other) => {
@@ -896,8 +896,12 @@ impl Client {
             }
         };
         if self.config.validate_input && !options.validated {
-            let violations =
-                crate::validate::violations(meta.input_schema, &Value::Object(arguments.clone()));
+            let object = Value::Object(arguments);
+            let violations = crate::validate::violations(meta.input_schema, &object);
+            let Value::Object(back) = object else {
+                unreachable!("built as an object above")
+            };
+            arguments = back;
             if !violations.is_empty() {
                 return Err(Error::Arguments {
                     server: self.name.clone(),

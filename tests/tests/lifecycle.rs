@@ -663,7 +663,10 @@ fn verbose_cli_traces_calls_without_secrets() {
 }
 
 /// Over Streamable HTTP the client reuses its TCP connections: 40 calls, a
-/// handful of connections (counted in /proc/net/tcp by client port).
+/// handful of connections (counted in /proc/net/tcp by client port). A
+/// client without a pool opens one per call; on a loaded machine rmcp's
+/// 50 ms drain of a finished response can expire and retire a connection,
+/// so a few more than the GET stream and one POST connection are allowed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_calls_reuse_tcp_connections() {
     let server = util::demo_http();
@@ -682,7 +685,7 @@ async fn http_calls_reuse_tcp_connections() {
         ports.extend(client_ports(port));
     }
     assert!(
-        (1..=3).contains(&ports.len()),
+        (1..=10).contains(&ports.len()),
         "40 calls used {} TCP connections: {ports:?}",
         ports.len()
     );

@@ -12,6 +12,7 @@
 mod tools;
 mod v2;
 
+use axum::serve::ListenerExt;
 use std::{io::Write, process::ExitCode, sync::Arc};
 
 use rmcp::{
@@ -91,6 +92,12 @@ async fn serve_http(addr: &str) -> Result<(), BoxError> {
         writeln!(stdout, "listening on http://{local}/mcp")?;
         stdout.flush()?;
     }
+    // Without TCP_NODELAY, Nagle's algorithm holds each SSE event until the
+    // client acknowledges the response headers, which a reused connection
+    // does only after its delayed-ACK timer (~40 ms on Linux).
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router).await?;
     Ok(())
 }
