@@ -28,7 +28,8 @@ use crate::breaker::{backoff, Breaker};
 use crate::call::ToolResult;
 use crate::config::PinPolicy;
 use crate::config::{Config, ServerConfig};
-use crate::connect::{connect, id_key, Session};
+use crate::connect::{connect, id_key, Handler, Session};
+use crate::elicit::ClientHooks;
 use crate::error::{Error, Result};
 use crate::lock::EntryKind;
 use crate::prompt::{Prompt, ResourceTemplateMeta};
@@ -71,6 +72,8 @@ struct Shared {
     /// How many connections were made (the current one's number).
     generation: AtomicU64,
     shut: AtomicBool,
+    /// Answers what the server asks (elicitation, sampling, roots).
+    handler: Handler,
 }
 
 /// The tools whose pins are checked again after each reconnect.
@@ -141,6 +144,20 @@ impl Client {
         Client::connect_server(name, server.clone()).await
     }
 
+    /// Connects to server `name` of `config`, answering what the server asks
+    /// (elicitation, sampling, roots) with `hooks`.
+    pub async fn connect_with(config: &Config, name: &str, hooks: ClientHooks) -> Result<Client> {
+        let server = config
+            .servers
+            .get(name)
+            .ok_or_else(|| Error::UnknownServer {
+                server: name.to_owned(),
+            })?;
+        let client = Client::lazy_with(name, server.clone(), hooks);
+        client.live().await?;
+        Ok(client)
+    }
+
     /// Connects to a server described by `config`, naming it `name` in errors.
     pub async fn connect_server(name: &str, config: ServerConfig) -> Result<Client> {
         let client = Client::lazy(name, config);
@@ -150,6 +167,12 @@ impl Client {
 
     /// A client that connects on its first call.
     pub fn lazy(name: &str, config: ServerConfig) -> Client {
+        Client::lazy_with(name, config, ClientHooks::default())
+    }
+
+    /// A client that connects on its first call and answers what the server
+    /// asks with `hooks`.
+    pub fn lazy_with(name: &str, config: ServerConfig, hooks: ClientHooks) -> Client {
         let lifecycle = &config.lifecycle;
         let shared = Shared {
             slot: tokio::sync::Mutex::new(None),
@@ -162,6 +185,7 @@ impl Client {
             pin_gate: tokio::sync::Mutex::new(()),
             generation: AtomicU64::new(0),
             shut: AtomicBool::new(false),
+            handler: Handler::new(name, hooks),
         };
         Client {
             name: name.to_owned(),
@@ -289,7 +313,7 @@ impl Client {
         let _admission = self.shared.breaker.admit()?;
         let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let started = Instant::now();
-        match connect(&self.name, &self.config).await {
+        match connect(&self.name, &self.config, &self.shared.handler).await {
             Ok(session) => {
                 self.shared.breaker.success();
                 tracing::info!(

@@ -12,6 +12,13 @@ use std::sync::Arc;
 
 use rmcp::model::ProtocolVersion;
 use rmcp::model::{ClientConfig, Implementation};
+#[allow(deprecated)] // sampling and roots: SEP-2577 (see elicit.rs)
+use rmcp::model::{
+    CreateMessageRequestMethod, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ListRootsResult,
+};
+use rmcp::service::RequestContext;
+use rmcp::ErrorData;
 use rmcp::service::RunningService;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -29,18 +36,78 @@ pub(crate) use stdio::Process;
 pub(crate) use tap::{id_key, RawTap};
 
 use crate::config::{ServerConfig, TransportConfig};
+use crate::elicit::ClientHooks;
 use crate::error::{redact, Error, Redacted, Result};
 use secrets::Expander;
 
-/// The client side of the handshake: who we are.
+/// The client side of the session: who we are, and how we answer what the
+/// server asks ([`ClientHooks`]). A capability is declared only when its
+/// hook is there.
 #[derive(Clone)]
-pub(crate) struct Handler;
+pub(crate) struct Handler {
+    /// The server's name, for the hooks.
+    server: Arc<str>,
+    hooks: ClientHooks,
+}
 
+impl Handler {
+    pub(crate) fn new(server: &str, hooks: ClientHooks) -> Handler {
+        Handler {
+            server: server.into(),
+            hooks,
+        }
+    }
+}
+
+#[allow(deprecated)] // sampling and roots: SEP-2577 (see elicit.rs)
 impl rmcp::ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::default();
         info.client_info = Implementation::new("mcpbind", env!("CARGO_PKG_VERSION"));
+        let capabilities = &mut info.capabilities;
+        if let Some(hook) = &self.hooks.elicitation {
+            let mut elicitation = ElicitationCapability::new().with_form(Default::default());
+            if hook.supports_url() {
+                elicitation = elicitation.with_url(Default::default());
+            }
+            capabilities.elicitation = Some(elicitation);
+        }
+        if self.hooks.sampling.is_some() {
+            capabilities.sampling = Some(Default::default());
+        }
+        if self.hooks.roots.is_some() {
+            capabilities.roots = Some(Default::default());
+        }
         info
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> std::result::Result<ElicitResult, ErrorData> {
+        Ok(match &self.hooks.elicitation {
+            Some(hook) => hook.elicit(&self.server, request).await,
+            None => ElicitResult::new(ElicitationAction::Decline),
+        })
+    }
+
+    async fn create_message(
+        &self,
+        request: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> std::result::Result<CreateMessageResult, ErrorData> {
+        match &self.hooks.sampling {
+            Some(hook) => hook.create_message(&self.server, request).await,
+            None => Err(ErrorData::method_not_found::<CreateMessageRequestMethod>()),
+        }
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> std::result::Result<ListRootsResult, ErrorData> {
+        Ok(self.hooks.list_roots(&self.server).await)
     }
 }
 
@@ -75,16 +142,20 @@ impl From<Error> for ConnectFailure {
 }
 
 /// Connects to a server and performs the MCP handshake.
-pub(crate) async fn connect(name: &str, config: &ServerConfig) -> Result<Session> {
+pub(crate) async fn connect(
+    name: &str,
+    config: &ServerConfig,
+    handler: &Handler,
+) -> Result<Session> {
     // A server that never answers `initialize` must not hang the caller;
     // dropping the attempt kills a child process.
     let attempt = async {
-        match connect_transport(name, config, Lifecycle::Initialize).await {
+        match connect_transport(name, config, handler, Lifecycle::Initialize).await {
             Ok(session) => Ok(session),
             Err(ConnectFailure::Error(e)) => Err(e),
             // A 2026-07-28 server may answer only `server/discover`.
             Err(ConnectFailure::Rejected(message)) => {
-                match connect_transport(name, config, Lifecycle::Discover).await {
+                match connect_transport(name, config, handler, Lifecycle::Discover).await {
                     Ok(session) => Ok(session),
                     // Only a rejected `initialize` is retried; discover's
                     // own rejection is an ordinary failure.
@@ -136,6 +207,7 @@ pub(crate) enum Lifecycle {
 /// unknown methods.
 pub(crate) async fn handshake<T, E, A>(
     transport: T,
+    handler: &Handler,
     lifecycle: Lifecycle,
 ) -> std::result::Result<RunningService<RoleClient, Handler>, ClientInitializeError>
 where
@@ -148,7 +220,7 @@ where
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         },
     };
-    Handler.serve_with_lifecycle(transport, mode).await
+    handler.clone().serve_with_lifecycle(transport, mode).await
 }
 
 /// Picks out, by its kind, the rejection of `initialize` that [`connect`]
@@ -183,6 +255,7 @@ pub(crate) fn describe(error: &ClientInitializeError) -> String {
 async fn connect_transport(
     name: &str,
     config: &ServerConfig,
+    handler: &Handler,
     lifecycle: Lifecycle,
 ) -> std::result::Result<Session, ConnectFailure> {
     match &config.transport {
@@ -200,13 +273,13 @@ async fn connect_transport(
                 max_response_bytes: config.max_response_bytes,
                 allow_commands: config.allow_commands.as_deref(),
             };
-            stdio::connect_stdio(name, &spawn, lifecycle).await
+            stdio::connect_stdio(name, &spawn, handler, lifecycle).await
         }
         TransportConfig::StreamableHttp { url, headers } => {
-            connect_http(name, url, headers, config.max_response_bytes, lifecycle).await
+            connect_http(name, url, headers, config.max_response_bytes, handler, lifecycle).await
         }
         TransportConfig::Sse { url, headers } => {
-            connect_sse(name, url, headers, config.max_response_bytes, lifecycle).await
+            connect_sse(name, url, headers, config.max_response_bytes, handler, lifecycle).await
         }
     }
 }
@@ -308,6 +381,7 @@ async fn connect_sse(
     url: &str,
     headers: &BTreeMap<String, String>,
     max_response_bytes: usize,
+    handler: &Handler,
     lifecycle: Lifecycle,
 ) -> std::result::Result<Session, ConnectFailure> {
     let target = HttpTarget::expand(name, url, headers)?;
@@ -329,7 +403,7 @@ async fn connect_sse(
                 source: None,
             },
         })?;
-    match handshake(transport, lifecycle).await {
+    match handshake(transport, handler, lifecycle).await {
         Ok(service) => Ok(Session {
             service,
             process: None,
@@ -347,6 +421,7 @@ async fn connect_http(
     url: &str,
     headers: &BTreeMap<String, String>,
     max_response_bytes: usize,
+    handler: &Handler,
     lifecycle: Lifecycle,
 ) -> std::result::Result<Session, ConnectFailure> {
     let target = HttpTarget::expand(name, url, headers)?;
@@ -373,7 +448,7 @@ async fn connect_http(
         max_response_bytes,
     };
     let transport = StreamableHttpClientTransport::with_client(client, config);
-    match handshake(transport, lifecycle).await {
+    match handshake(transport, handler, lifecycle).await {
         Ok(service) => Ok(Session {
             service,
             process: None,

@@ -68,6 +68,8 @@ mod client;
 #[cfg(feature = "client")]
 mod connect;
 #[cfg(feature = "client")]
+pub mod elicit;
+#[cfg(feature = "client")]
 mod error;
 #[cfg(feature = "client")]
 pub mod events;
@@ -83,6 +85,8 @@ pub use call::ToolResult;
 #[cfg(feature = "client")]
 pub use client::{CallOptions, Client, Closed};
 #[cfg(feature = "client")]
+pub use elicit::{AcceptDefaults, ClientHooks, Elicitation, Roots, Sampling};
+#[cfg(feature = "client")]
 pub use error::{Error, Result};
 #[cfg(feature = "client")]
 pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
@@ -97,10 +101,13 @@ pub use toolbox::{
 /// rmcp's protocol types, re-exported rather than copied.
 #[cfg(feature = "client")]
 pub mod model {
+    #[allow(deprecated)] // sampling and roots: SEP-2577 (see elicit.rs)
     pub use rmcp::model::{
-        CallToolResult, CompletionInfo, ContentBlock, GetPromptResult, Implementation,
-        PromptMessage, ProtocolVersion, ReadResourceResult, Reference, Resource, ResourceContents,
-        ResourceTemplate, Role, ServerPeerInfo, Tool as ToolDefinition,
+        CallToolResult, CompletionInfo, ContentBlock, CreateMessageRequestParams,
+        CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction,
+        ElicitationSchema, GetPromptResult, Implementation, PromptMessage, ProtocolVersion,
+        ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role, Root,
+        ServerPeerInfo, Tool as ToolDefinition,
     };
 }
 

@@ -19,7 +19,7 @@ use tokio::process::{Child, Command};
 
 use super::secrets::Expander;
 use super::tap::{Failure, RawTap};
-use super::{handshake, ConnectFailure, Lifecycle, Session};
+use super::{handshake, ConnectFailure, Handler, Lifecycle, Session};
 use crate::error::{redact, Error};
 
 /// How many bytes of a server's stderr are kept for error messages.
@@ -215,6 +215,7 @@ fn command(
 pub(crate) async fn connect_stdio(
     name: &str,
     spawn: &Spawn<'_>,
+    handler: &Handler,
     lifecycle: Lifecycle,
 ) -> Result<Session, ConnectFailure> {
     let (mut cmd, command, secrets) = command(name, spawn)?;
@@ -248,7 +249,7 @@ pub(crate) async fn connect_stdio(
     // silently.
     let transport =
         AsyncRwTransport::<RoleClient, _, _>::new(reader, stdin).with_max_line_length(usize::MAX);
-    match handshake(transport, lifecycle).await {
+    match handshake(transport, handler, lifecycle).await {
         Ok(service) => Ok(Session {
             service,
             process: Some(process),
