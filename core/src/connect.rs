@@ -64,6 +64,10 @@ impl rmcp::ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::default();
         info.client_info = Implementation::new("mcpbind", env!("CARGO_PKG_VERSION"));
+        // What `initialize` offers: the newest version that has an
+        // `initialize` handshake (rmcp's default, 2026-07-28, has none; the
+        // discover lifecycle names its versions itself).
+        info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
         let capabilities = &mut info.capabilities;
         if let Some(hook) = &self.hooks.elicitation {
             let mut elicitation = ElicitationCapability::new().with_form(Default::default());
