@@ -18,11 +18,11 @@ use rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ListRootsResult,
 };
 use rmcp::service::RequestContext;
-use rmcp::ErrorData;
 use rmcp::service::RunningService;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::ErrorData;
 use rmcp::RoleClient;
 
 mod http_tap;
@@ -280,10 +280,26 @@ async fn connect_transport(
             stdio::connect_stdio(name, &spawn, handler, lifecycle).await
         }
         TransportConfig::StreamableHttp { url, headers } => {
-            connect_http(name, url, headers, config.max_response_bytes, handler, lifecycle).await
+            connect_http(
+                name,
+                url,
+                headers,
+                config.max_response_bytes,
+                handler,
+                lifecycle,
+            )
+            .await
         }
         TransportConfig::Sse { url, headers } => {
-            connect_sse(name, url, headers, config.max_response_bytes, handler, lifecycle).await
+            connect_sse(
+                name,
+                url,
+                headers,
+                config.max_response_bytes,
+                handler,
+                lifecycle,
+            )
+            .await
         }
     }
 }

@@ -1455,6 +1455,10 @@ Default: `5`.*/
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ToggleSubscriberUpdatesInput {}
+        /// The tool takes no arguments.
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        pub struct TriggerElicitationRequestInput {}
     }
     impl types::EchoInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
@@ -1852,6 +1856,28 @@ Default: `5`.*/
                 "e742f7476ce7e72781c707c5fe5223385546f4604f5dc8a6df623754182eebbd",
             );
         }
+        /// **Trigger Elicitation Request Tool**
+        ///
+        /// Tool `trigger-elicitation-request`, described in full on `Client::trigger_elicitation_request`.
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct TriggerElicitationRequest;
+        impl ::mcpbind::Tool for TriggerElicitationRequest {
+            type Input = super::types::TriggerElicitationRequestInput;
+            type Output = ();
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+                "everything",
+                "trigger-elicitation-request",
+                ::std::option::Option::Some("Trigger Elicitation Request Tool"),
+                ::std::option::Option::Some(
+                    "Trigger a Request from the Server for User Elicitation",
+                ),
+                "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Trigger a Request from the Server for User Elicitation\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"trigger-elicitation-request\",\"title\":\"Trigger Elicitation Request Tool\"}",
+                ::std::option::Option::Some((232usize, 317usize)),
+                ::std::option::Option::None,
+                [false, false, false, false],
+                "a8ce17127c0a6f98176d2800f351e1365b60ba4fbaf5ebbfa7e8b6a934a6fcf7",
+            );
+        }
         /// **Trigger Long Running Operation Tool**
         ///
         /// Tool `trigger-long-running-operation`, described in full on `Client::trigger_long_running_operation`.
@@ -1889,6 +1915,7 @@ Default: `5`.*/
         <tools::SimulateResearchQuery as ::mcpbind::Tool>::META,
         <tools::ToggleSimulatedLogging as ::mcpbind::Tool>::META,
         <tools::ToggleSubscriberUpdates as ::mcpbind::Tool>::META,
+        <tools::TriggerElicitationRequest as ::mcpbind::Tool>::META,
         <tools::TriggerLongRunningOperation as ::mcpbind::Tool>::META,
     ];
     /// The server's prompts: an arguments struct per prompt (it
@@ -2553,6 +2580,17 @@ Default: `5`.*/
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::ToggleSubscriberUpdates>(&input).await
         }
+        /// **Trigger Elicitation Request Tool**
+        ///
+        /// Trigger a Request from the Server for User Elicitation
+        ///
+        /// Tool `trigger-elicitation-request` (closed-world).
+        pub async fn trigger_elicitation_request(
+            &self,
+            input: types::TriggerElicitationRequestInput,
+        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
+            self.inner.call::<tools::TriggerElicitationRequest>(&input).await
+        }
         /// **Trigger Long Running Operation Tool**
         ///
         /// Demonstrates a long running operation with progress updates.
@@ -2580,6 +2618,7 @@ Default: `5`.*/
             ::mcpbind::ToolEntry::of::<tools::SimulateResearchQuery>(),
             ::mcpbind::ToolEntry::of::<tools::ToggleSimulatedLogging>(),
             ::mcpbind::ToolEntry::of::<tools::ToggleSubscriberUpdates>(),
+            ::mcpbind::ToolEntry::of::<tools::TriggerElicitationRequest>(),
             ::mcpbind::ToolEntry::of::<tools::TriggerLongRunningOperation>(),
         ];
         fn into_client(self) -> ::mcpbind::Client {
@@ -2778,6 +2817,22 @@ Default: `5`.*/
             async {
                 ::std::result::Result::Err(
                     ::mcpbind::ToolFailure::unimplemented("toggle-subscriber-updates"),
+                )
+            }
+        }
+        /// **Trigger Elicitation Request Tool**
+        ///
+        /// Tool `trigger-elicitation-request`, described in full on `Client::trigger_elicitation_request`.
+        fn trigger_elicitation_request(
+            &self,
+            input: types::TriggerElicitationRequestInput,
+        ) -> impl ::std::future::Future<
+            Output = ::mcpbind::HandlerResult<()>,
+        > + ::std::marker::Send {
+            let _ = input;
+            async {
+                ::std::result::Result::Err(
+                    ::mcpbind::ToolFailure::unimplemented("trigger-elicitation-request"),
                 )
             }
         }
@@ -3116,6 +3171,13 @@ Default: `5`.*/
                         tools::ToggleSubscriberUpdates,
                         args,
                         |i| self.0.toggle_subscriber_updates(i),
+                    )
+                }
+                "trigger-elicitation-request" => {
+                    serve(
+                        tools::TriggerElicitationRequest,
+                        args,
+                        |i| self.0.trigger_elicitation_request(i),
                     )
                 }
                 "trigger-long-running-operation" => {

@@ -101,7 +101,10 @@ async fn a_user_elicitation_hook_answers_the_server() {
     });
     let client = everything(dir.path(), hooks).await;
     let text = call(&client, ELICIT, json!({})).await;
-    assert!(text.contains("User provided the requested information"), "{text}");
+    assert!(
+        text.contains("User provided the requested information"),
+        "{text}"
+    );
     assert!(text.contains("- Name: Ada Lovelace"), "{text}");
     assert!(text.contains("- Agreed to terms: true"), "{text}");
     assert!(text.contains("- Favorite Integer: 7"), "{text}");
@@ -159,7 +162,10 @@ async fn roots_and_sampling_hooks_answer_the_server() {
     assert!(sampled.contains("forty-two"), "{sampled}");
     assert!(sampled.contains("test-model"), "{sampled}");
     let prompts = prompts.lock().unwrap().clone();
-    assert!(prompts.iter().any(|p| p.contains("the answer?")), "{prompts:?}");
+    assert!(
+        prompts.iter().any(|p| p.contains("the answer?")),
+        "{prompts:?}"
+    );
     client.close().await;
 }
 

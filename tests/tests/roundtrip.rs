@@ -138,7 +138,7 @@ roundtrip_all! {
     everything: [
         Echo, GetAnnotatedMessage, GetEnv, GetResourceLinks, GetResourceReference, GetStructuredContent,
         GetSum, GetTinyImage, GzipFileAsResource, SimulateResearchQuery, ToggleSimulatedLogging,
-        ToggleSubscriberUpdates, TriggerLongRunningOperation,
+        ToggleSubscriberUpdates, TriggerElicitationRequest, TriggerLongRunningOperation,
     ],
     filesystem: [
         CreateDirectory, DirectoryTree, EditFile, GetFileInfo, ListAllowedDirectories, ListDirectory,

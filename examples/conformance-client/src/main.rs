@@ -145,7 +145,9 @@ fn require_tool(tools: &[String], name: &str) -> Result<(), String> {
     if tools.iter().any(|tool| tool == name) {
         Ok(())
     } else {
-        Err(format!("the server does not list `{name}` (it lists {tools:?})"))
+        Err(format!(
+            "the server does not list `{name}` (it lists {tools:?})"
+        ))
     }
 }
 
