@@ -14,6 +14,8 @@
 # (take it off the list), and on a listed name the suite does not have.
 # Each scenario's output is kept in tests/conformance/results/.
 #
+# Usage: scripts/conformance.sh [SCENARIO...]   (default: every client scenario)
+#
 # Env: CONFORMANCE_TIMEOUT_MS (default 30000) bounds each scenario.
 set -euo pipefail
 
@@ -68,6 +70,15 @@ if (( ${#scenarios[@]} == 0 )); then
   log "error: the suite listed no client scenario"
   exit 1
 fi
+all=("${scenarios[@]}")
+if (( $# > 0 )); then
+  for wanted in "$@"; do
+    found=0
+    for s in "${all[@]}"; do [[ "$s" == "$wanted" ]] && found=1; done
+    (( found )) || { log "error: suite $version has no client scenario $wanted"; exit 2; }
+  done
+  scenarios=("$@")
+fi
 mapfile -t expected < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$here/expected-failures.txt" | grep -v '^$' || true)
 is_expected() { local e; for e in "${expected[@]}"; do [[ "$e" == "$1" ]] && return 0; done; return 1; }
 
@@ -96,7 +107,7 @@ done
 unknown=()
 for e in "${expected[@]}"; do
   known=0
-  for s in "${scenarios[@]}"; do [[ "$s" == "$e" ]] && known=1; done
+  for s in "${all[@]}"; do [[ "$s" == "$e" ]] && known=1; done
   (( known )) || unknown+=("$e")
 done
 

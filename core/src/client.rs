@@ -133,15 +133,11 @@ enum Failure {
 }
 
 impl Client {
-    /// Connects to server `name` of `config`.
+    /// Connects to server `name` of `config`, with the default
+    /// [`ClientHooks`] (elicitation answered by
+    /// [`AcceptDefaults`](crate::AcceptDefaults)).
     pub async fn connect(config: &Config, name: &str) -> Result<Client> {
-        let server = config
-            .servers
-            .get(name)
-            .ok_or_else(|| Error::UnknownServer {
-                server: name.to_owned(),
-            })?;
-        Client::connect_server(name, server.clone()).await
+        Client::connect_with(config, name, ClientHooks::default()).await
     }
 
     /// Connects to server `name` of `config`, answering what the server asks
