@@ -130,7 +130,7 @@ impl Review {
                         json!({
                             "class": f.class.as_str(),
                             "rule": f.rule,
-                            "kind": f.entry.as_ref().map_or("server", |e| e.kind),
+                            "kind": f.entry.as_ref().map_or("server", |e| json_kind(e.kind)),
                             "name": f.entry.as_ref().map(|e| e.name.clone()),
                             "pointer": f.pointer,
                             "message": f.message.to_string(),
@@ -215,6 +215,15 @@ impl Review {
         out.truncate(trimmed);
         out.push('\n');
         out
+    }
+}
+
+/// An entry's kind as a JSON identifier: `tool`, `prompt`,
+/// `resource_template`.
+fn json_kind(noun: &'static str) -> &'static str {
+    match noun {
+        "resource template" => "resource_template",
+        other => other,
     }
 }
 
