@@ -295,7 +295,9 @@ fn classify_uri_template(old: &str, new: &str, out: &mut Vec<Finding>) {
     let common = |list: &[String], other: &[String]| -> Vec<String> {
         list.iter().filter(|v| other.contains(v)).cloned().collect()
     };
-    if common(&was, &is) != common(&is, &was) {
+    // Reordered variables expand differently too: said once.
+    let reordered = common(&was, &is) != common(&is, &was);
+    if reordered {
         breaking = true;
         push(
             Class::Breaking,
@@ -308,7 +310,7 @@ fn classify_uri_template(old: &str, new: &str, out: &mut Vec<Finding>) {
         );
     }
     let shared = common(&was, &is);
-    if !expands_alike(&before, &after, &shared) {
+    if !reordered && !expands_alike(&before, &after, &shared) {
         push(
             Class::Breaking,
             "template-expansion-changed",
