@@ -175,6 +175,17 @@ impl Finding {
     }
 }
 
+impl fmt::Display for Finding {
+    /// The finding as one line, naming its entry: ``prompt `p`: argument
+    /// `a` removed``.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.entry {
+            Some(e) => write!(f, "{} `{}`: {}", e.kind, e.name, self.message),
+            None => write!(f, "{}", self.message),
+        }
+    }
+}
+
 /// The classified changes of one server between two snapshots.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerReview {

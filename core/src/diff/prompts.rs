@@ -215,9 +215,9 @@ pub fn classify_resource_template(old: &Value, new: &Value) -> Vec<Finding> {
             "mime-type-changed",
             "/mimeType",
             Message::text("MIME type changed: ")
-                .code(o.map_or("(none)".into(), super::schema::short))
+                .code(text_of(o))
                 .then(" → ")
-                .code(n.map_or("(none)".into(), super::schema::short)),
+                .code(text_of(n)),
             o,
             n,
         ));
@@ -233,6 +233,15 @@ pub fn classify_resource_template(old: &Value, new: &Value) -> Vec<Finding> {
     }
     classify_unexplained(old, new, examined, &mut out);
     out
+}
+
+/// A string as it is, another value as JSON, nothing as `(none)`.
+fn text_of(value: Option<&Value>) -> String {
+    match value {
+        None => "(none)".into(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => super::schema::short(other),
+    }
 }
 
 /// A `uriTemplate` changed: breaking when a variable was added, removed
