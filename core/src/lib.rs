@@ -91,7 +91,8 @@ pub use servers::{Health, Servers};
 #[cfg(feature = "client")]
 pub use toolbox::{
     BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult, OpenAiShape,
-    Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox, ToolboxError,
+    PromptRequest, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox,
+    ToolboxError,
 };
 
 /// rmcp's protocol types, re-exported rather than copied.

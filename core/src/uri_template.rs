@@ -264,6 +264,24 @@ impl UriTemplate {
         })
     }
 
+    /// Whether `name` may be left undefined: every use of it is form-style
+    /// (`{?name}`, `{&name}`, `{;name}`), where an undefined variable drops
+    /// its whole `name=value` pair. A variable of a path-like expression
+    /// (`{name}`, `{+name}`, `{#name}`, `{.name}`, `{/name}`) is needed:
+    /// without it the URI loses a segment of the template's shape.
+    pub fn is_optional(&self, name: &str) -> bool {
+        self.parts.iter().all(|p| match p {
+            Part::Expression { operator, vars } => {
+                !vars.iter().any(|v| v.name == name)
+                    || matches!(
+                        operator,
+                        Operator::Query | Operator::QueryCont | Operator::PathParam
+                    )
+            }
+            Part::Literal(_) => true,
+        })
+    }
+
     /// Expands the template with `values` (a variable missing from them is
     /// undefined), as RFC 6570 section 3 says.
     pub fn expand(&self, values: &dyn Fn(&str) -> Option<UriValue>) -> String {

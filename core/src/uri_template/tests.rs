@@ -291,3 +291,27 @@ fn uris_match_the_simple_templates_they_come_from() {
         .match_uri("x?a=1")
         .is_none());
 }
+
+#[test]
+fn form_style_variables_are_optional() {
+    let t = UriTemplate::parse("demo://{+base}/items/{id}{?lang,page}{&q}{;v}").unwrap();
+    let optional: Vec<(&str, bool)> = t
+        .variables()
+        .iter()
+        .map(|v| (v.name.as_str(), t.is_optional(&v.name)))
+        .collect();
+    assert_eq!(
+        optional,
+        [
+            ("base", false),
+            ("id", false),
+            ("lang", true),
+            ("page", true),
+            ("q", true),
+            ("v", true)
+        ]
+    );
+    // Used both ways: needed.
+    let t = UriTemplate::parse("demo://{id}{?id}").unwrap();
+    assert!(!t.is_optional("id"));
+}
