@@ -319,7 +319,7 @@ impl Toolbox {
             self.add_client(Arc::clone(&server.client), &entries)?;
             if self.servers.len() > before {
                 // Templates come after the tools, in the same order.
-                self.add_resource_templates(&server.name, &templates)?;
+                self.add_resource_templates(&templates)?;
                 if let Some(added) = self.servers.last_mut() {
                     added.held_back = server.held_back;
                     for (slot, theirs) in added.tools.iter_mut().zip(&server.tools) {

@@ -102,7 +102,7 @@ impl PromptRequest {
 
     /// A typed prompt: a generated arguments struct (its required
     /// arguments checked at compile time) names its server and prompt.
-    pub fn of<P: Prompt<Arguments = P>>(arguments: &P) -> Self {
+    pub fn of<P: Prompt<Arguments = P> + serde::Serialize>(arguments: &P) -> Self {
         let mut request = PromptRequest::new(P::META.server, P::META.name);
         match serde_json::to_value(arguments) {
             Ok(Value::Object(map)) => request.arguments = map,
@@ -177,8 +177,10 @@ fn content_text(content: &ContentBlock) -> String {
                 blob,
                 ..
             } => format!("[resource {uri}] {}", blob_note(mime_type.as_deref(), blob)),
+            _ => "[a resource of a kind mcpbind does not know]".to_owned(),
         },
         ContentBlock::ResourceLink(link) => format!("[resource link: {}]", link.uri),
+        _ => "[content of a kind mcpbind does not know]".to_owned(),
     }
 }
 

@@ -4,7 +4,6 @@
 //! and a call expands the template (RFC 6570) and reads the resource
 //! (`resources/read`) through the server's client.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
@@ -287,6 +286,7 @@ pub(crate) fn render_contents(result: &ReadResourceResult) -> String {
                     blob,
                     ..
                 } => (uri, blob_note(mime_type.as_deref(), blob)),
+                _ => return "[contents of a kind mcpbind does not know]".to_owned(),
             };
             if many {
                 format!("{uri}:\n{body}")
