@@ -1092,11 +1092,21 @@ async fn prompts_render_into_a_system_prompt() {
     assert!(
         matches!(&err, ToolboxError::Prompt { server, prompt, .. } if server == "everything" && prompt == "args-prompt")
     );
-    let source = std::error::Error::source(&err).unwrap().to_string();
+    // The server's refusal, which names the argument, is in the causes.
+    let mut causes = String::new();
+    let mut source = std::error::Error::source(&err);
+    while let Some(cause) = source {
+        causes.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    assert_eq!(
+        err.to_string(),
+        "prompt `args-prompt` of server `everything` could not be rendered"
+    );
     assert!(
-        err.to_string() == "prompt `args-prompt` of server `everything` could not be rendered"
-            && source.contains("city"),
-        "{err}: {source}"
+        causes.starts_with(": request `prompts/get args-prompt` to server `everything` failed: ")
+            && causes.contains("city"),
+        "{causes}"
     );
     let err = tools
         .system_prompt(&[PromptRequest::new("nowhere", "p")])
