@@ -142,9 +142,9 @@ pub enum ToolboxError {
         server: String,
         /// The prompt's name.
         prompt: String,
-        /// Why.
+        /// Why (boxed: the error is large).
         #[source]
-        source: crate::error::Error,
+        source: Box<crate::error::Error>,
     },
 }
 
@@ -622,7 +622,7 @@ impl Toolbox {
         };
         let mut arguments = match object_arguments(arguments) {
             Ok(map) => Value::Object(map),
-            Err((error, shown)) => return rejected(error, shown),
+            Err((reason, shown)) => return rejected(CallError::MalformedJson { reason }, shown),
         };
         let mut problems = dispatch::prepare(&tool.schema, &mut arguments);
         if problems.is_empty() {
@@ -655,18 +655,18 @@ fn entries_name(tools: &[ToolSlot], index: usize) -> String {
     tools[index].wire_name().to_owned()
 }
 
-/// A model's arguments as a JSON object (`null` is `{}`), or why not and
-/// what it gave.
+/// A model's arguments as a JSON object (`null` is `{}`), or why not
+/// (for [`CallError::MalformedJson`]) and what it gave.
 fn object_arguments(
     arguments: Result<Value, String>,
-) -> Result<serde_json::Map<String, Value>, (CallError, Value)> {
+) -> Result<serde_json::Map<String, Value>, (String, Value)> {
     match arguments {
         Ok(Value::Null) => Ok(Default::default()),
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => {
             let reason = format!("expected an object like {{\"name\": value}}, got {other}");
-            Err((CallError::MalformedJson { reason }, other))
+            Err((reason, other))
         }
-        Err(reason) => Err((CallError::MalformedJson { reason }, Value::Null)),
+        Err(reason) => Err((reason, Value::Null)),
     }
 }

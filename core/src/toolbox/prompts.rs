@@ -45,7 +45,7 @@ impl Toolbox {
             let failed = |source: Error| ToolboxError::Prompt {
                 server: request.server.clone(),
                 prompt: request.prompt.clone(),
-                source,
+                source: Box::new(source),
             };
             if let Some(reason) = &request.invalid {
                 return Err(failed(Error::Arguments {

@@ -109,7 +109,7 @@ pub(super) async fn call(
 ) -> ToolCall {
     let outcome = match object_arguments(arguments) {
         Ok(map) => template.read(&server.client, &map).await,
-        Err((error, _)) => Err(error),
+        Err((reason, _)) => Err(CallError::MalformedJson { reason }),
     };
     let sent = !matches!(
         outcome,
