@@ -56,6 +56,12 @@ pub enum Command {
     List(commands::list::Args),
     /// Call a tool with JSON arguments and print its result.
     Call(commands::call::Args),
+    /// Authorize with a server that has `auth = "oauth"` (OAuth 2.1 with
+    /// PKCE in a browser); the tokens are stored per user, outside the
+    /// project.
+    Login(commands::login::Args),
+    /// Remove the stored OAuth tokens of a server.
+    Logout(commands::login::LogoutArgs),
 }
 
 /// Where the config and the lockfile are.
@@ -154,6 +160,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Diff(args) => commands::diff::run(args),
         Command::List(args) => commands::list::run(args),
         Command::Call(args) => commands::call::run(args),
+        Command::Login(args) => commands::login::run(args),
+        Command::Logout(args) => commands::login::run_logout(args),
     }
 }
 

@@ -129,6 +129,7 @@ impl TapClient {
         if !response.status().is_success() {
             return None;
         }
+        self.tap.recovered();
         let new_session = response
             .headers()
             .get(SESSION_HEADER)
@@ -271,16 +272,21 @@ impl StreamableHttpClient for TapClient {
             )
             .await;
         match result {
-            Ok(StreamableHttpPostResponse::Sse(events, session)) => Ok(
-                StreamableHttpPostResponse::Sse(self.watch(events, max_sse_event_size), session),
-            ),
+            Ok(StreamableHttpPostResponse::Sse(events, session)) => {
+                self.tap.recovered();
+                let events = self.watch(events, max_sse_event_size);
+                Ok(StreamableHttpPostResponse::Sse(events, session))
+            }
             Err(error) => {
                 if let Some(failure) = failure_of(&method, &error) {
                     self.tap.fail(failure);
                 }
                 Err(error)
             }
-            ok => ok,
+            ok => {
+                self.tap.recovered();
+                ok
+            }
         }
     }
 
