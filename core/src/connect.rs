@@ -419,6 +419,20 @@ async fn connect_http(
                     login: true,
                 }
                 .into(),
+                // Step-up: a token without the scope the server requires.
+                ConnectFailure::Error(Error::Http {
+                    server,
+                    answer,
+                    status: Some(403),
+                    ..
+                }) if oauth_used && answer.contains("insufficient_scope") => Error::Auth {
+                    server,
+                    reason: format!(
+                        "it answered {answer}; add the scope to `scopes` in mcpbind.toml and log in again"
+                    ),
+                    login: true,
+                }
+                .into(),
                 other => other,
             })
         }

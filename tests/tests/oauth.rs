@@ -28,10 +28,14 @@ impl Drop for OAuthServer {
 
 impl OAuthServer {
     fn start(ttl: u64) -> OAuthServer {
+        OAuthServer::with_args(&["--ttl", &ttl.to_string()])
+    }
+
+    fn with_args(args: &[&str]) -> OAuthServer {
         let dir = tempfile::tempdir().unwrap();
         let tokens = dir.path().join("issued-tokens");
         let mut child = Command::new(env!("CARGO_BIN_EXE_oauth_server"))
-            .args(["--ttl", &ttl.to_string()])
+            .args(args)
             .env("OAUTH_TOKEN_LOG", &tokens)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -187,6 +191,39 @@ fn a_token_about_to_expire_is_refreshed_and_the_new_one_stored() {
     assert_no_token(&server, "the call", &format!("{out:?}"));
     let after = std::fs::read_to_string(stored.path()).unwrap();
     assert_ne!(before, after, "the refreshed token was stored");
+}
+
+/// Step-up: a token without the scope the server requires is a 403
+/// `insufficient_scope`; with the scope in `scopes`, a new login works.
+#[test]
+fn a_missing_scope_says_which_and_a_new_login_with_it_works() {
+    let server = OAuthServer::with_args(&["--require-scope", "admin"]);
+    let (dir, store) = project(&server, "");
+    let (dir, store) = (dir.path(), store.path());
+    let out = cli(dir, store, &["login", "sec"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let out = cli(dir, store, &["call", "sec", "whoami"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("HTTP 403"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("it needs scope `mcp admin`"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("mcpbind login sec"), "{}", out.stderr);
+
+    let config = std::fs::read_to_string(dir.join("mcpbind.toml")).unwrap();
+    let config = config.replace(
+        "auth = \"oauth\"\n",
+        "auth = \"oauth\"\nscopes = [\"mcp\", \"admin\"]\n",
+    );
+    std::fs::write(dir.join("mcpbind.toml"), config).unwrap();
+    let out = cli(dir, store, &["login", "sec"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stderr.contains("scope=mcp+admin"), "{}", out.stderr);
+    let out = cli(dir, store, &["call", "sec", "whoami"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout.trim(), "grant=authorization_code");
 }
 
 #[test]

@@ -65,7 +65,13 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
     };
     match error {
         StreamableHttpError::AuthRequired(_) => http(Some(401), status(401)),
-        StreamableHttpError::InsufficientScope(_) => http(Some(403), status(403)),
+        StreamableHttpError::InsufficientScope(e) => {
+            let needs = match &e.required_scope {
+                Some(scope) => format!(" (insufficient_scope: it needs scope `{scope}`)"),
+                None => " (insufficient_scope)".to_owned(),
+            };
+            http(Some(403), status(403) + &needs)
+        }
         StreamableHttpError::SessionExpired => http(Some(404), status(404)),
         StreamableHttpError::HttpStatus(e) => http(Some(e.status), status(e.status)),
         StreamableHttpError::Client(e) => e

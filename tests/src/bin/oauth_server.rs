@@ -1,11 +1,12 @@
 //! An MCP server protected by OAuth, with its own authorization server, for
-//! the OAuth tests: `oauth_server [--ttl SECONDS]` listens on 127.0.0.1 and
-//! prints `listening on http://127.0.0.1:PORT/mcp`.
+//! the OAuth tests: `oauth_server [--ttl SECONDS] [--require-scope SCOPE]`
+//! listens on 127.0.0.1 and prints `listening on http://127.0.0.1:PORT/mcp`.
 //!
 //! - `/mcp` (Streamable HTTP) answers 401 with a `WWW-Authenticate` challenge
 //!   naming its protected-resource metadata unless the request carries a
-//!   token this server issued and that has not expired. Its one tool,
-//!   `whoami`, answers with the grant that issued the caller's token.
+//!   token this server issued and that has not expired, and 403
+//!   `insufficient_scope` (step-up) when the token lacks `--require-scope`.
+//!   Its one tool, `whoami`, answers with the grant that issued the caller's token.
 //! - The authorization server: RFC 9728 and RFC 8414 metadata, dynamic client
 //!   registration, an `/authorize` that approves at once (a user who clicks
 //!   "allow") after checking PKCE S256 and the `resource`, and a `/token`
@@ -45,21 +46,26 @@ const CI_CLIENT: (&str, &str) = ("ci-client", "ci-secret");
 struct Issued {
     grant: &'static str,
     expires: Instant,
+    scope: String,
 }
 
 /// A code waiting for its exchange.
 struct PendingCode {
     challenge: String,
     redirect_uri: String,
+    scope: String,
 }
 
 #[derive(Default)]
 struct Auth {
     base: String,
     ttl: Duration,
+    /// A scope `/mcp` requires besides `mcp` (`--require-scope`).
+    required: Option<String>,
     counter: u64,
     access: HashMap<String, Issued>,
-    refresh: HashMap<String, ()>,
+    /// Refresh tokens and the scope they were granted with.
+    refresh: HashMap<String, String>,
     codes: HashMap<String, PendingCode>,
     clients: u64,
 }
@@ -88,27 +94,36 @@ impl Auth {
 
     /// A token response for `grant`, with a refresh token unless the grant
     /// is client credentials.
-    fn tokens(&mut self, grant: &'static str) -> Value {
+    fn tokens(&mut self, grant: &'static str, scope: String) -> Value {
         let access = self.token("access");
         self.access.insert(
             access.clone(),
             Issued {
                 grant,
                 expires: Instant::now() + self.ttl,
+                scope: scope.clone(),
             },
         );
         let mut body = json!({
             "access_token": access,
             "token_type": "Bearer",
             "expires_in": self.ttl.as_secs(),
-            "scope": "mcp",
+            "scope": scope,
         });
         if grant != "client_credentials" {
             let refresh = self.token("refresh");
-            self.refresh.insert(refresh.clone(), ());
+            self.refresh.insert(refresh.clone(), scope);
             body["refresh_token"] = refresh.into();
         }
         body
+    }
+
+    /// The scopes `/mcp` asks for in its step-up challenge.
+    fn scopes(&self) -> String {
+        match &self.required {
+            Some(extra) => format!("mcp {extra}"),
+            None => "mcp".to_owned(),
+        }
     }
 
     fn valid(&self, headers: &HeaderMap) -> Option<Issued> {
@@ -177,6 +192,7 @@ async fn authorize(
         PendingCode {
             challenge: param("code_challenge"),
             redirect_uri: redirect_uri.clone(),
+            scope: param("scope"),
         },
     );
     let state = param("state");
@@ -207,13 +223,13 @@ async fn token(
             if param("redirect_uri") != pending.redirect_uri {
                 return oauth_error("invalid_grant", "redirect_uri does not match");
             }
-            Json(auth.tokens("authorization_code")).into_response()
+            Json(auth.tokens("authorization_code", pending.scope)).into_response()
         }
         "refresh_token" => {
-            if auth.refresh.remove(&param("refresh_token")).is_none() {
+            let Some(scope) = auth.refresh.remove(&param("refresh_token")) else {
                 return oauth_error("invalid_grant", "unknown refresh token");
-            }
-            Json(auth.tokens("refresh_token")).into_response()
+            };
+            Json(auth.tokens("refresh_token", scope)).into_response()
         }
         "client_credentials" => {
             let (id, secret) = basic_credentials(&headers)
@@ -222,7 +238,7 @@ async fn token(
                 let body = json!({"error": "invalid_client"});
                 return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
             }
-            Json(auth.tokens("client_credentials")).into_response()
+            Json(auth.tokens("client_credentials", param("scope"))).into_response()
         }
         _ => oauth_error("unsupported_grant_type", "unsupported grant"),
     }
@@ -285,27 +301,46 @@ async fn require_token(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let (valid, base) = {
+    let (issued, base, scopes, required) = {
         let auth = auth.lock().unwrap();
-        (auth.valid(request.headers()).is_some(), auth.base.clone())
+        let issued = auth.valid(request.headers());
+        (
+            issued,
+            auth.base.clone(),
+            auth.scopes(),
+            auth.required.clone(),
+        )
     };
-    if valid {
-        return next.run(request).await;
+    let metadata = format!("{base}/.well-known/oauth-protected-resource/mcp");
+    let Some(issued) = issued else {
+        let challenge = format!("Bearer resource_metadata=\"{metadata}\", scope=\"mcp\"");
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, challenge)],
+            "unauthorized",
+        )
+            .into_response();
+    };
+    match required {
+        Some(extra) if !issued.scope.split(' ').any(|s| s == extra) => {
+            let challenge = format!(
+                "Bearer error=\"insufficient_scope\", scope=\"{scopes}\", resource_metadata=\"{metadata}\""
+            );
+            (
+                StatusCode::FORBIDDEN,
+                [(header::WWW_AUTHENTICATE, challenge)],
+                "insufficient scope",
+            )
+                .into_response()
+        }
+        _ => next.run(request).await,
     }
-    let challenge = format!(
-        "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\", scope=\"mcp\""
-    );
-    (
-        StatusCode::UNAUTHORIZED,
-        [(header::WWW_AUTHENTICATE, challenge)],
-        "unauthorized",
-    )
-        .into_response()
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ttl = Duration::from_secs(3600);
+    let mut required = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -313,6 +348,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let seconds: u64 = args.next().ok_or("--ttl needs seconds")?.parse()?;
                 ttl = Duration::from_secs(seconds);
             }
+            "--require-scope" => required = args.next(),
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }
@@ -321,6 +357,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let auth: Shared = Arc::new(Mutex::new(Auth {
         base: base.clone(),
         ttl,
+        required,
         ..Auth::default()
     }));
     let mcp = StreamableHttpService::new(
