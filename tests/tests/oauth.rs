@@ -226,6 +226,20 @@ fn a_missing_scope_says_which_and_a_new_login_with_it_works() {
     assert_eq!(out.stdout.trim(), "grant=authorization_code");
 }
 
+/// Protected-resource metadata naming another resource than the server's
+/// URL is refused before anything is sent to its authorization server.
+#[test]
+fn metadata_for_another_resource_is_refused() {
+    let server = OAuthServer::with_args(&["--resource", "https://elsewhere.example/mcp"]);
+    let (dir, store) = project(&server, "");
+    let (dir, store) = (dir.path(), store.path());
+    let out = cli(dir, store, &["login", "sec"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("elsewhere.example"), "{}", out.stderr);
+    assert!(!out.stderr.contains("/authorize?"), "{}", out.stderr);
+    assert_eq!(std::fs::read_dir(store).unwrap().count(), 0);
+}
+
 #[test]
 fn client_credentials_get_a_token_at_connect() {
     let server = OAuthServer::start(3600);

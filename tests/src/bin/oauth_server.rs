@@ -1,6 +1,7 @@
 //! An MCP server protected by OAuth, with its own authorization server, for
-//! the OAuth tests: `oauth_server [--ttl SECONDS] [--require-scope SCOPE]`
-//! listens on 127.0.0.1 and prints `listening on http://127.0.0.1:PORT/mcp`.
+//! the OAuth tests: `oauth_server [--ttl SECONDS] [--require-scope SCOPE]
+//! [--resource URL]` listens on 127.0.0.1 and prints
+//! `listening on http://127.0.0.1:PORT/mcp`.
 //!
 //! - `/mcp` (Streamable HTTP) answers 401 with a `WWW-Authenticate` challenge
 //!   naming its protected-resource metadata unless the request carries a
@@ -62,6 +63,9 @@ struct Auth {
     ttl: Duration,
     /// A scope `/mcp` requires besides `mcp` (`--require-scope`).
     required: Option<String>,
+    /// The `resource` its metadata names, when not its own `/mcp`
+    /// (`--resource`: a misconfigured or malicious server).
+    resource: Option<String>,
     counter: u64,
     access: HashMap<String, Issued>,
     /// Refresh tokens and the scope they were granted with.
@@ -139,9 +143,11 @@ fn oauth_error(error: &str, description: &str) -> Response {
 }
 
 async fn resource_metadata(State(auth): State<Shared>) -> Json<Value> {
-    let base = auth.lock().unwrap().base.clone();
+    let auth = auth.lock().unwrap();
+    let base = auth.base.clone();
+    let resource = auth.resource.clone().unwrap_or(format!("{base}/mcp"));
     Json(json!({
-        "resource": format!("{base}/mcp"),
+        "resource": resource,
         "authorization_servers": [base],
         "scopes_supported": ["mcp"],
         "bearer_methods_supported": ["header"],
@@ -341,6 +347,7 @@ async fn require_token(
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ttl = Duration::from_secs(3600);
     let mut required = None;
+    let mut resource = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -349,6 +356,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ttl = Duration::from_secs(seconds);
             }
             "--require-scope" => required = args.next(),
+            "--resource" => resource = args.next(),
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }
@@ -358,6 +366,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         base: base.clone(),
         ttl,
         required,
+        resource,
         ..Auth::default()
     }));
     let mcp = StreamableHttpService::new(
