@@ -96,12 +96,7 @@ impl ServerSelection {
             .iter()
             .find(|n| !config.servers.contains_key(*n))
         {
-            let configured: Vec<&str> = config.servers.keys().map(String::as_str).collect();
-            return Err(Hinted::new(
-                format!("server `{name}` is not in {}", self.paths.config.display()),
-                format!("configured servers: {}", configured.join(", ")),
-            )
-            .into());
+            return Err(self.paths.unknown_server(&config, name).into());
         }
         Ok(config)
     }
@@ -139,6 +134,24 @@ impl Paths {
                 self.config.parent().unwrap_or(Path::new("")).to_owned(),
             ),
         }
+    }
+
+    /// Loads the config and picks one server of it.
+    pub fn load_server(&self, name: &str) -> anyhow::Result<mcpbind::ServerConfig> {
+        let mut config = self.load_config()?;
+        match config.servers.remove(name) {
+            Some(server) => Ok(server),
+            None => Err(self.unknown_server(&config, name).into()),
+        }
+    }
+
+    /// The error for a server name the config does not have.
+    fn unknown_server(&self, config: &mcpbind::Config, name: &str) -> Hinted {
+        let configured: Vec<&str> = config.servers.keys().map(String::as_str).collect();
+        Hinted::new(
+            format!("server `{name}` is not in {}", self.config.display()),
+            format!("configured servers: {}", configured.join(", ")),
+        )
     }
 
     /// Loads the config.

@@ -5,9 +5,8 @@
 //! Every token the server issues is a canary that must never show up
 //! outside the token store.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
 use crate::util;
 
@@ -34,18 +33,9 @@ impl OAuthServer {
     fn with_args(args: &[&str]) -> OAuthServer {
         let dir = tempfile::tempdir().unwrap();
         let tokens = dir.path().join("issued-tokens");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_oauth_server"))
-            .args(args)
-            .env("OAUTH_TOKEN_LOG", &tokens)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().trim_start_matches("listening on ").to_owned();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_oauth_server"));
+        command.args(args).env("OAUTH_TOKEN_LOG", &tokens);
+        let (child, url) = util::start_listening(command);
         OAuthServer {
             child,
             url,

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Context as _};
+use anyhow::Context as _;
 
 use crate::Paths;
 
@@ -30,17 +30,10 @@ pub struct LogoutArgs {
 
 /// Runs `mcpbind login`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = args.paths.load_config()?;
-    let Some(server) = config.servers.get(&args.server) else {
-        bail!(
-            "server `{}` is not in {}",
-            args.server,
-            args.paths.config.display()
-        );
-    };
+    let server = args.paths.load_server(&args.server)?;
     let no_browser = args.no_browser;
     crate::runtime()?
-        .block_on(mcpbind::auth::login(&args.server, server, |url| {
+        .block_on(mcpbind::auth::login(&args.server, &server, |url| {
             open_browser(url, no_browser)
         }))
         .with_context(|| format!("failed to log in to server `{}`", args.server))?;
@@ -56,15 +49,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Runs `mcpbind logout`.
 pub fn run_logout(args: LogoutArgs) -> anyhow::Result<ExitCode> {
-    let config = args.paths.load_config()?;
-    let Some(server) = config.servers.get(&args.server) else {
-        bail!(
-            "server `{}` is not in {}",
-            args.server,
-            args.paths.config.display()
-        );
-    };
-    if mcpbind::auth::logout(&args.server, server)? {
+    let server = args.paths.load_server(&args.server)?;
+    if mcpbind::auth::logout(&args.server, &server)? {
         eprintln!("logged out of server `{}`", args.server);
     } else {
         eprintln!("no stored tokens for server `{}`", args.server);
