@@ -14,12 +14,13 @@ use rmcp::model::ProtocolVersion;
 use rmcp::model::{ClientConfig, Implementation};
 use rmcp::service::RunningService;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _};
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::RoleClient;
 
 mod http_tap;
-mod secrets;
+pub(crate) mod secrets;
 mod sse;
 mod stdio;
 mod tap;
@@ -203,7 +204,19 @@ async fn connect_transport(
             stdio::connect_stdio(name, &spawn, lifecycle).await
         }
         TransportConfig::StreamableHttp { url, headers } => {
-            connect_http(name, url, headers, config.max_response_bytes, lifecycle).await
+            let oauth = match config.auth {
+                Some(_) => Some(crate::auth::connect_manager(name, config).await?),
+                None => None,
+            };
+            connect_http(
+                name,
+                url,
+                headers,
+                config.max_response_bytes,
+                lifecycle,
+                oauth,
+            )
+            .await
         }
         TransportConfig::Sse { url, headers } => {
             connect_sse(name, url, headers, config.max_response_bytes, lifecycle).await
@@ -348,6 +361,7 @@ async fn connect_http(
     headers: &BTreeMap<String, String>,
     max_response_bytes: usize,
     lifecycle: Lifecycle,
+    oauth: Option<AuthorizationManager>,
 ) -> std::result::Result<Session, ConnectFailure> {
     let target = HttpTarget::expand(name, url, headers)?;
     let mut custom = std::collections::HashMap::new();
@@ -372,8 +386,19 @@ async fn connect_http(
         tap: Arc::clone(&tap),
         max_response_bytes,
     };
-    let transport = StreamableHttpClientTransport::with_client(client, config);
-    match handshake(transport, lifecycle).await {
+    let oauth_used = oauth.is_some();
+    let result = match oauth {
+        None => {
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            handshake(transport, lifecycle).await
+        }
+        Some(manager) => {
+            let client = AuthClient::new(client, manager);
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            handshake(transport, lifecycle).await
+        }
+    };
+    match result {
         Ok(service) => Ok(Session {
             service,
             process: None,
@@ -381,7 +406,35 @@ async fn connect_http(
         }),
         Err(e) => {
             let e = classify(e, lifecycle)?;
-            Err(target.handshake_error(name, &tap, e))
+            Err(match target.handshake_error(name, &tap, e) {
+                // No stored token, or one refused even after a refresh.
+                ConnectFailure::Error(Error::Http {
+                    server,
+                    answer,
+                    status: Some(401),
+                    ..
+                }) if oauth_used => Error::Auth {
+                    server,
+                    reason: format!("it answered {answer}, and no stored token is valid"),
+                    login: true,
+                }
+                .into(),
+                // Step-up: a token without the scope the server requires.
+                ConnectFailure::Error(Error::Http {
+                    server,
+                    answer,
+                    status: Some(403),
+                    ..
+                }) if oauth_used && answer.contains("insufficient_scope") => Error::Auth {
+                    server,
+                    reason: format!(
+                        "it answered {answer}; add the scope to `scopes` in mcpbind.toml and log in again"
+                    ),
+                    login: true,
+                }
+                .into(),
+                other => other,
+            })
         }
     }
 }

@@ -11,6 +11,7 @@ mod double;
 mod lifecycle;
 mod lock;
 mod misbehave;
+mod oauth;
 mod prompts;
 mod review;
 mod roundtrip;
