@@ -6,3 +6,4 @@ pub mod diff;
 pub mod generate;
 pub mod list;
 pub mod lock;
+pub mod login;

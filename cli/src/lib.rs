@@ -56,6 +56,12 @@ pub enum Command {
     List(commands::list::Args),
     /// Call a tool with JSON arguments and print its result.
     Call(commands::call::Args),
+    /// Authorize with a server that has `auth = "oauth"` (OAuth 2.1 with
+    /// PKCE in a browser); the tokens are stored per user, outside the
+    /// project.
+    Login(commands::login::Args),
+    /// Remove the stored OAuth tokens of a server.
+    Logout(commands::login::LogoutArgs),
 }
 
 /// Where the config and the lockfile are.
@@ -90,12 +96,7 @@ impl ServerSelection {
             .iter()
             .find(|n| !config.servers.contains_key(*n))
         {
-            let configured: Vec<&str> = config.servers.keys().map(String::as_str).collect();
-            return Err(Hinted::new(
-                format!("server `{name}` is not in {}", self.paths.config.display()),
-                format!("configured servers: {}", configured.join(", ")),
-            )
-            .into());
+            return Err(self.paths.unknown_server(&config, name).into());
         }
         Ok(config)
     }
@@ -135,6 +136,24 @@ impl Paths {
         }
     }
 
+    /// Loads the config and picks one server of it.
+    pub fn load_server(&self, name: &str) -> anyhow::Result<mcpbind::ServerConfig> {
+        let mut config = self.load_config()?;
+        match config.servers.remove(name) {
+            Some(server) => Ok(server),
+            None => Err(self.unknown_server(&config, name).into()),
+        }
+    }
+
+    /// The error for a server name the config does not have.
+    fn unknown_server(&self, config: &mcpbind::Config, name: &str) -> Hinted {
+        let configured: Vec<&str> = config.servers.keys().map(String::as_str).collect();
+        Hinted::new(
+            format!("server `{name}` is not in {}", self.config.display()),
+            format!("configured servers: {}", configured.join(", ")),
+        )
+    }
+
     /// Loads the config.
     pub fn load_config(&self) -> anyhow::Result<mcpbind::Config> {
         let config = mcpbind::Config::load(&self.config).with_context(|| {
@@ -154,6 +173,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Diff(args) => commands::diff::run(args),
         Command::List(args) => commands::list::run(args),
         Command::Call(args) => commands::call::run(args),
+        Command::Login(args) => commands::login::run(args),
+        Command::Logout(args) => commands::login::run_logout(args),
     }
 }
 

@@ -47,6 +47,8 @@ fn logging(verbose: u8, format: LogFormat) {
     let filter = Targets::new()
         .with_target("mcpbind_core", ours)
         .with_target("rmcp", rmcp)
+        // rmcp's OAuth debug lines show the authorization code.
+        .with_target("rmcp::transport::auth", rmcp.min(LevelFilter::INFO))
         .with_default(LevelFilter::WARN);
     let layer = tracing_subscriber::fmt::layer().with_writer(mcpbind_cli::log::RedactedStderr);
     let layer = match format {

@@ -89,6 +89,77 @@ pub struct ServerConfig {
     /// bare name looked up on `PATH` (not `./npx` or `/tmp/x/npx`). `None`:
     /// any command.
     pub allow_commands: Option<Vec<String>>,
+    /// How the client authorizes with a Streamable HTTP server, beyond
+    /// static `headers` (the `auth` key). `None`: no OAuth.
+    pub auth: Option<AuthConfig>,
+}
+
+/// OAuth for a Streamable HTTP server (the MCP authorization spec).
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AuthConfig {
+    /// `auth = "oauth"`: the authorization-code flow with PKCE, run once by
+    /// `mcpbind login SERVER`; the tokens are stored per user, outside the
+    /// project, and refreshed as they expire.
+    OAuth {
+        /// A client registered with the authorization server beforehand;
+        /// without one, mcpbind registers itself (dynamic client
+        /// registration) or uses `client_metadata_url`.
+        client_id: Option<String>,
+        /// The pre-registered client's secret (write it as `${VAR}`).
+        client_secret: Option<String>,
+        /// The scopes to ask for; empty: those the server's challenge or
+        /// metadata names.
+        scopes: Vec<String>,
+        /// The loopback port of the redirect (`http://127.0.0.1:PORT/callback`);
+        /// `None`: any free port (fine with dynamic registration).
+        redirect_port: Option<u16>,
+        /// An HTTPS URL of a client ID metadata document, used as the client
+        /// ID where the authorization server supports them.
+        client_metadata_url: Option<String>,
+    },
+    /// `auth = "client_credentials"`: a machine-to-machine token from the
+    /// client-credentials grant, fetched at connect (for CI and services).
+    ClientCredentials {
+        /// The client's ID.
+        client_id: String,
+        /// The client's secret (write it as `${VAR}`).
+        client_secret: String,
+        /// The scopes to ask for.
+        scopes: Vec<String>,
+    },
+}
+
+impl AuthConfig {
+    /// The client secret as written (possibly a `${VAR}`).
+    pub(crate) fn secret(&self) -> Option<&str> {
+        match self {
+            AuthConfig::OAuth { client_secret, .. } => client_secret.as_deref(),
+            AuthConfig::ClientCredentials { client_secret, .. } => Some(client_secret),
+        }
+    }
+}
+
+impl std::fmt::Debug for AuthConfig {
+    // The secret is not shown, even unexpanded.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AuthConfig::OAuth {
+                client_id, scopes, ..
+            } => f
+                .debug_struct("OAuth")
+                .field("client_id", client_id)
+                .field("scopes", scopes)
+                .finish_non_exhaustive(),
+            AuthConfig::ClientCredentials {
+                client_id, scopes, ..
+            } => f
+                .debug_struct("ClientCredentials")
+                .field("client_id", client_id)
+                .field("scopes", scopes)
+                .finish_non_exhaustive(),
+        }
+    }
 }
 
 /// How a long-running client treats a server: retries, the circuit breaker,
@@ -464,6 +535,14 @@ struct RawServer {
     breaker_cooldown: Option<f64>,
     max_concurrent_calls: Option<usize>,
     idle_timeout: Option<f64>,
+    // OAuth (see [`AuthConfig`]).
+    auth: Option<String>,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    redirect_port: Option<u16>,
+    client_metadata_url: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for TomlServer {
@@ -476,8 +555,9 @@ impl<'de> Deserialize<'de> for TomlServer {
 }
 
 impl RawServer {
-    fn into_server(self) -> Result<ServerConfig, String> {
+    fn into_server(mut self) -> Result<ServerConfig, String> {
         let lifecycle = self.lifecycle()?;
+        let auth = self.auth()?;
         let kind = match (&self.transport, &self.command, &self.url) {
             (Some(t), _, _) => t.as_str(),
             (None, Some(_), None) => "stdio",
@@ -507,6 +587,9 @@ impl RawServer {
                 if !self.headers.is_empty() {
                     return Err("`headers` are not valid for a stdio server".into());
                 }
+                if auth.is_some() {
+                    return Err("`auth` is not valid for a stdio server".into());
+                }
                 TransportConfig::Stdio {
                     command,
                     args: self.args,
@@ -522,6 +605,16 @@ impl RawServer {
                 http_only("args", !self.args.is_empty())?;
                 http_only("cwd", self.cwd.is_some())?;
                 http_only("env", !self.env.is_empty())?;
+                let authorization = self
+                    .headers
+                    .keys()
+                    .any(|h| h.eq_ignore_ascii_case("authorization"));
+                if auth.is_some() && authorization {
+                    return Err("`auth` and an `Authorization` header are both set: OAuth sends its own token (keep one of them)".into());
+                }
+                if kind == "sse" && auth.is_some() {
+                    return Err("`auth` is supported for Streamable HTTP servers, not the legacy `sse` transport".into());
+                }
                 if kind == "sse" {
                     TransportConfig::Sse {
                         url,
@@ -557,6 +650,7 @@ impl RawServer {
         };
         Ok(ServerConfig {
             allow_commands: None,
+            auth,
             max_response_bytes,
             transport,
             tool_prefix: self.tool_prefix,
@@ -582,6 +676,67 @@ impl RawServer {
             },
             lifecycle,
         })
+    }
+
+    /// The OAuth keys, checked: `client_id` and the rest only with `auth`.
+    fn auth(&mut self) -> Result<Option<AuthConfig>, String> {
+        let client_id = self.client_id.take();
+        let client_secret = self.client_secret.take();
+        let scopes = std::mem::take(&mut self.scopes);
+        let Some(kind) = self.auth.as_deref() else {
+            let stray = [
+                ("client_id", client_id.is_some()),
+                ("client_secret", client_secret.is_some()),
+                ("scopes", !scopes.is_empty()),
+                ("redirect_port", self.redirect_port.is_some()),
+                ("client_metadata_url", self.client_metadata_url.is_some()),
+            ];
+            return match stray.iter().find(|(_, set)| *set) {
+                Some((key, _)) => Err(format!(
+                    "`{key}` is only valid with `auth = \"oauth\"` or `auth = \"client_credentials\"`"
+                )),
+                None => Ok(None),
+            };
+        };
+        match kind {
+            "oauth" => {
+                if client_secret.is_some() && client_id.is_none() {
+                    return Err("`client_secret` needs the `client_id` it belongs to".into());
+                }
+                Ok(Some(AuthConfig::OAuth {
+                    client_id,
+                    client_secret,
+                    scopes,
+                    redirect_port: self.redirect_port,
+                    client_metadata_url: self.client_metadata_url.take(),
+                }))
+            }
+            "client_credentials" => {
+                let only_oauth = [
+                    ("redirect_port", self.redirect_port.is_some()),
+                    ("client_metadata_url", self.client_metadata_url.is_some()),
+                ];
+                if let Some((key, _)) = only_oauth.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` is only valid with `auth = \"oauth\"` (client credentials need no browser)"
+                    ));
+                }
+                match (client_id, client_secret) {
+                    (Some(client_id), Some(client_secret)) => {
+                        Ok(Some(AuthConfig::ClientCredentials {
+                            client_id,
+                            client_secret,
+                            scopes,
+                        }))
+                    }
+                    _ => Err("`auth = \"client_credentials\"` needs `client_id` and `client_secret` (write the secret as `${VAR}`)".into()),
+                }
+            }
+            "none" => Ok(None),
+            other => Err(format!(
+                "unknown auth `{other}`, expected one of `oauth`, `client_credentials`, `none` (a static token goes in `headers`)"
+            )),
+        }
     }
 
     /// The [`Lifecycle`] keys, checked.
@@ -706,6 +861,12 @@ impl JsonServer {
             breaker_cooldown: None,
             max_concurrent_calls: None,
             idle_timeout: None,
+            auth: None,
+            client_id: None,
+            client_secret: None,
+            scopes: Vec::new(),
+            redirect_port: None,
+            client_metadata_url: None,
         }
         .into_server()
     }
@@ -816,6 +977,7 @@ impl ServerConfig {
             TransportConfig::StreamableHttp { url, headers }
             | TransportConfig::Sse { url, headers } => std::iter::once(url.as_str())
                 .chain(headers.values().map(String::as_str))
+                .chain(self.auth.as_ref().and_then(AuthConfig::secret))
                 .collect(),
         }
     }
@@ -862,6 +1024,62 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_auth_and_refuses_what_cannot_work() {
+        let config = Config::from_toml_str(
+            r#"
+[servers.gh]
+url = "https://example.com/mcp"
+auth = "oauth"
+client_id = "app"
+client_secret = "${APP_SECRET}"
+scopes = ["repo"]
+redirect_port = 8765
+
+[servers.ci]
+url = "https://example.com/mcp"
+auth = "client_credentials"
+client_id = "bot"
+client_secret = "${BOT_SECRET}"
+"#,
+        )
+        .unwrap();
+        let Some(AuthConfig::OAuth {
+            client_id,
+            scopes,
+            redirect_port,
+            ..
+        }) = &config.servers["gh"].auth
+        else {
+            panic!("{:?}", config.servers["gh"].auth)
+        };
+        assert_eq!(client_id.as_deref(), Some("app"));
+        assert_eq!(scopes, &["repo"]);
+        assert_eq!(*redirect_port, Some(8765));
+        assert!(matches!(
+            config.servers["ci"].auth,
+            Some(AuthConfig::ClientCredentials { .. })
+        ));
+        // The secret (here still a reference) is never shown.
+        assert!(!format!("{:?}", config.servers["ci"]).contains("BOT_SECRET"));
+
+        for (server, wanted) in [
+            ("command = \"x\"\nauth = \"oauth\"", "not valid for a stdio server"),
+            ("url = \"http://h/sse\"\ntransport = \"sse\"\nauth = \"oauth\"", "not the legacy `sse`"),
+            ("url = \"http://h/mcp\"\nclient_id = \"a\"", "`client_id` is only valid with `auth"),
+            ("url = \"http://h/mcp\"\nauth = \"oauth\"\nclient_secret = \"s\"", "needs the `client_id`"),
+            ("url = \"http://h/mcp\"\nauth = \"client_credentials\"\nclient_id = \"a\"", "needs `client_id` and `client_secret`"),
+            ("url = \"http://h/mcp\"\nauth = \"basic\"", "unknown auth `basic`"),
+            (
+                "url = \"http://h/mcp\"\nauth = \"oauth\"\nheaders = { Authorization = \"Bearer x\" }",
+                "both set",
+            ),
+        ] {
+            let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n")).unwrap_err();
+            assert!(error.contains(wanted), "{server}: {error}");
+        }
+    }
 
     #[test]
     fn parses_stdio_and_http() {

@@ -20,13 +20,14 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::service::RunningService;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _};
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ErrorData;
 use rmcp::RoleClient;
 
 mod http_tap;
-mod secrets;
+pub(crate) mod secrets;
 mod sse;
 mod stdio;
 mod tap;
@@ -280,6 +281,10 @@ async fn connect_transport(
             stdio::connect_stdio(name, &spawn, handler, lifecycle).await
         }
         TransportConfig::StreamableHttp { url, headers } => {
+            let oauth = match config.auth {
+                Some(_) => Some(crate::auth::connect_manager(name, config).await?),
+                None => None,
+            };
             connect_http(
                 name,
                 url,
@@ -287,6 +292,7 @@ async fn connect_transport(
                 config.max_response_bytes,
                 handler,
                 lifecycle,
+                oauth,
             )
             .await
         }
@@ -443,6 +449,7 @@ async fn connect_http(
     max_response_bytes: usize,
     handler: &Handler,
     lifecycle: Lifecycle,
+    oauth: Option<AuthorizationManager>,
 ) -> std::result::Result<Session, ConnectFailure> {
     let target = HttpTarget::expand(name, url, headers)?;
     let mut custom = std::collections::HashMap::new();
@@ -467,8 +474,19 @@ async fn connect_http(
         tap: Arc::clone(&tap),
         max_response_bytes,
     };
-    let transport = StreamableHttpClientTransport::with_client(client, config);
-    match handshake(transport, handler, lifecycle).await {
+    let oauth_used = oauth.is_some();
+    let result = match oauth {
+        None => {
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            handshake(transport, handler, lifecycle).await
+        }
+        Some(manager) => {
+            let client = AuthClient::new(client, manager);
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            handshake(transport, handler, lifecycle).await
+        }
+    };
+    match result {
         Ok(service) => Ok(Session {
             service,
             process: None,
@@ -476,7 +494,35 @@ async fn connect_http(
         }),
         Err(e) => {
             let e = classify(e, lifecycle)?;
-            Err(target.handshake_error(name, &tap, e))
+            Err(match target.handshake_error(name, &tap, e) {
+                // No stored token, or one refused even after a refresh.
+                ConnectFailure::Error(Error::Http {
+                    server,
+                    answer,
+                    status: Some(401),
+                    ..
+                }) if oauth_used => Error::Auth {
+                    server,
+                    reason: format!("it answered {answer}, and no stored token is valid"),
+                    login: true,
+                }
+                .into(),
+                // Step-up: a token without the scope the server requires.
+                ConnectFailure::Error(Error::Http {
+                    server,
+                    answer,
+                    status: Some(403),
+                    ..
+                }) if oauth_used && answer.contains("insufficient_scope") => Error::Auth {
+                    server,
+                    reason: format!(
+                        "it answered {answer}; add the scope to `scopes` in mcpbind.toml and log in again"
+                    ),
+                    login: true,
+                }
+                .into(),
+                other => other,
+            })
         }
     }
 }

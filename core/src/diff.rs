@@ -4,13 +4,15 @@
 //!
 //! [`ServerDiff`] lists what differs, by tool and JSON pointer. On top of
 //! it, [`ServerReview`] classifies each change as breaking, review or
-//! compatible by a named rule (`classify.rs` for entries, `schema.rs` for
-//! the JSON Schema rules), and [`Review`] renders the result as text, JSON
-//! or Markdown (`report.rs`, with word diffs from `words.rs`).
+//! compatible by a named rule (`classify.rs` for entries, `prompts.rs` for
+//! prompts and resource templates, `schema.rs` for the JSON Schema rules),
+//! and [`Review`] renders the result as text, JSON or Markdown
+//! (`report.rs`, with word diffs from `words.rs`).
 
 mod classify;
 #[cfg(test)]
 mod classify_tests;
+mod prompts;
 mod report;
 mod schema;
 mod words;
@@ -18,6 +20,7 @@ mod words;
 use std::fmt;
 
 pub use classify::{classify_tool, Class, Entry, Finding, Message, MessagePart, ServerReview};
+pub use prompts::{classify_prompt, classify_resource_template};
 pub use report::{Review, REPORT_FORMAT_VERSION};
 pub use words::{word_diff, WordOp};
 

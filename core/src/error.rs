@@ -76,6 +76,16 @@ pub enum Error {
         /// The HTTP status, when there was one.
         status: Option<u16>,
     },
+    /// OAuth failed, or the server needs a login first.
+    #[error("server `{server}` needs authorization: {reason}")]
+    Auth {
+        /// The server.
+        server: String,
+        /// What went wrong (secrets redacted; tokens are never shown).
+        reason: String,
+        /// Whether `mcpbind login SERVER` is the fix.
+        login: bool,
+    },
     /// A message from the server exceeded the server's `max_response_bytes`.
     #[error("server `{server}` sent a message larger than {limit} bytes (`max_response_bytes`); the connection was closed")]
     TooLarge {
@@ -240,6 +250,11 @@ impl Error {
             } => Some(format!(
                 "the server refused the credentials: set them in `headers` of server `{server}` in mcpbind.toml (e.g. `Authorization = \"Bearer ${{TOKEN}}\"`) and export the variable"
             )),
+            Error::Auth {
+                server,
+                login: true,
+                ..
+            } => Some(format!("run `mcpbind login {server}`")),
             Error::Http {
                 server,
                 status: Some(404),

@@ -256,3 +256,46 @@ where
         }),
     })
 }
+
+// Async: needs the runtime of the `client` feature.
+#[cfg(all(test, feature = "client"))]
+mod tests {
+    use super::*;
+
+    /// A template with path and query operators dispatches the URI it
+    /// expands to, with its variables; another URI is not its.
+    #[tokio::test]
+    async fn templates_of_every_operator_dispatch() {
+        let meta = ResourceTemplateMeta::new(
+            "s",
+            "Page",
+            "docs://pages{/id}{?lang,rev}",
+            None,
+            None,
+            None,
+            "",
+            "{}",
+        );
+        let uri = meta
+            .expand(&[("id", "intro page".into()), ("rev", "3".into())])
+            .unwrap();
+        assert_eq!(uri, "docs://pages/intro%20page?rev=3");
+        let read = |uri: &str| {
+            let uri = uri.to_owned();
+            async move {
+                dispatch_template(&meta, &uri, |uri, variables| async move {
+                    Ok::<_, ToolFailure>(json!({"uri": uri, "variables": variables}))
+                })
+                .await
+            }
+        };
+        assert_eq!(
+            read(&uri).await,
+            Some(Ok(json!({
+                "uri": "docs://pages/intro%20page?rev=3",
+                "variables": {"id": "intro page", "rev": "3"},
+            })))
+        );
+        assert_eq!(read("docs://pages/intro?page=2").await, None);
+    }
+}

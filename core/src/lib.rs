@@ -43,7 +43,9 @@ mod tool;
 pub mod uri_template;
 pub mod write;
 
-pub use config::{Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig};
+pub use config::{
+    AuthConfig, Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig,
+};
 pub use diff::ServerDiff;
 pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer, UriVariables};
 pub use lock::{
@@ -59,6 +61,8 @@ mod serve;
 #[cfg(feature = "server")]
 pub use serve::{serve_io, serve_stdio};
 
+#[cfg(feature = "client")]
+pub mod auth;
 #[cfg(feature = "client")]
 mod breaker;
 #[cfg(feature = "client")]
@@ -95,7 +99,8 @@ pub use servers::{Health, Servers};
 #[cfg(feature = "client")]
 pub use toolbox::{
     BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult, OpenAiShape,
-    Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox, ToolboxError,
+    PromptRequest, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox,
+    ToolboxError,
 };
 
 /// rmcp's protocol types, re-exported rather than copied.

@@ -10,14 +10,20 @@
 //!
 //! Generated code gives the toolbox what it needs through [`BoundServer`]:
 //! each server's generated `Client` lists one [`ToolEntry`] per tool.
+//!
+//! Two opt-ins go beyond tools: a server's resource templates as read tools
+//! ([`Toolbox::add_resource_templates`], `templates.rs`), and prompts
+//! rendered into a system prompt ([`Toolbox::system_prompt`], `prompts.rs`).
 
 mod dispatch;
 mod hooks;
 mod inventory;
 mod names;
+mod prompts;
 mod providers;
 #[cfg(feature = "rig")]
 mod rig;
+mod templates;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,16 +33,19 @@ use serde_json::Value;
 
 use crate::client::Client;
 use crate::events::{self, CallScope};
+use crate::prompt::ResourceTemplateMeta;
 use crate::tool::{Tool, ToolMeta};
 
 pub use dispatch::{CallError, ModelResult, ToolCall};
 pub use hooks::{HookCall, ToolHook};
 pub use inventory::{ServerInventory, ToolInventory};
 pub use names::{is_legal as is_legal_tool_name, model_name, MAX_NAME_LEN};
+pub use prompts::PromptRequest;
 pub use providers::{Definitions, DescriptionPolicy, OpenAiShape, Refusal};
 
 use dispatch::CallFn;
 use providers::ToolView;
+use templates::TemplateTool;
 
 /// What a toolbox needs of one generated tool: its locked metadata and its
 /// typed call. Generated code builds one per tool with
@@ -115,6 +124,28 @@ pub enum ToolboxError {
         /// The name asked for.
         name: String,
     },
+    /// A locked resource template is not RFC 6570 (the lockfile was
+    /// edited: `mcpbind lock` only locks templates that parse).
+    #[error("resource template `{template}` of server `{server}` can't be a read tool: {reason}")]
+    InvalidTemplate {
+        /// The server.
+        server: String,
+        /// The template's name.
+        template: String,
+        /// Why its `uriTemplate` doesn't parse.
+        reason: String,
+    },
+    /// A prompt for the system prompt could not be got.
+    #[error("prompt `{prompt}` of server `{server}` could not be rendered")]
+    Prompt {
+        /// The server.
+        server: String,
+        /// The prompt's name.
+        prompt: String,
+        /// Why (boxed: the error is large).
+        #[source]
+        source: Box<crate::error::Error>,
+    },
 }
 
 #[derive(Clone)]
@@ -127,10 +158,37 @@ struct ServerSlot {
 
 #[derive(Clone)]
 struct ToolSlot {
-    entry: ToolEntry,
+    kind: SlotKind,
     model_name: String,
     schema: Arc<Value>,
     held_back: bool,
+}
+
+/// What a model-facing tool runs.
+#[derive(Clone)]
+enum SlotKind {
+    /// A generated, typed tool.
+    Tool(ToolEntry),
+    /// A resource template read (opt-in).
+    Template(Arc<TemplateTool>),
+}
+
+impl ToolSlot {
+    /// The tool's or the template's name on the wire.
+    fn wire_name(&self) -> &'static str {
+        match &self.kind {
+            SlotKind::Tool(entry) => entry.meta.name,
+            SlotKind::Template(template) => template.meta.name,
+        }
+    }
+
+    /// What the model reads about it.
+    fn description(&self) -> Option<&str> {
+        match &self.kind {
+            SlotKind::Tool(entry) => entry.meta.description,
+            SlotKind::Template(template) => Some(&template.description),
+        }
+    }
 }
 
 /// The tools of one or more connected servers, as a model sees them.
@@ -197,10 +255,7 @@ impl Toolbox {
             let model_name = model_name(&prefix, entry.meta.name);
             let taken = self.index.get(&model_name).map(|&(s, t)| {
                 let server = &self.servers[s];
-                (
-                    server.name.clone(),
-                    server.tools[t].entry.meta.name.to_owned(),
-                )
+                (server.name.clone(), server.tools[t].wire_name().to_owned())
             });
             let taken = taken.or_else(|| {
                 added
@@ -220,7 +275,7 @@ impl Toolbox {
             let schema = serde_json::from_str(entry.meta.input_schema)
                 .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
             tools.push(ToolSlot {
-                entry: *entry,
+                kind: SlotKind::Tool(*entry),
                 model_name,
                 schema: Arc::new(schema),
                 held_back: false,
@@ -244,10 +299,27 @@ impl Toolbox {
     /// policy of `self` stay.
     pub fn merge(&mut self, other: Toolbox) -> Result<&mut Self, ToolboxError> {
         for server in other.servers {
-            let entries: Vec<ToolEntry> = server.tools.iter().map(|t| t.entry).collect();
+            let entries: Vec<ToolEntry> = server
+                .tools
+                .iter()
+                .filter_map(|t| match &t.kind {
+                    SlotKind::Tool(entry) => Some(*entry),
+                    SlotKind::Template(_) => None,
+                })
+                .collect();
+            let templates: Vec<ResourceTemplateMeta> = server
+                .tools
+                .iter()
+                .filter_map(|t| match &t.kind {
+                    SlotKind::Template(template) => Some(template.meta),
+                    SlotKind::Tool(_) => None,
+                })
+                .collect();
             let before = self.servers.len();
             self.add_client(Arc::clone(&server.client), &entries)?;
             if self.servers.len() > before {
+                // Templates come after the tools, in the same order.
+                self.add_resource_templates(&templates)?;
                 if let Some(added) = self.servers.last_mut() {
                     added.held_back = server.held_back;
                     for (slot, theirs) in added.tools.iter_mut().zip(&server.tools) {
@@ -353,7 +425,7 @@ impl Toolbox {
     pub fn resolve(&self, name: &str) -> Option<(&str, &'static str)> {
         let &(s, t) = self.index.get(name)?;
         let server = &self.servers[s];
-        Some((server.name.as_str(), server.tools[t].entry.meta.name))
+        Some((server.name.as_str(), server.tools[t].wire_name()))
     }
 
     /// The names of the servers, in the order they were added.
@@ -379,8 +451,8 @@ impl Toolbox {
                     .filter(|t| !s.held_back && !t.held_back)
                     .map(|t| ToolInventory {
                         name: t.model_name.clone(),
-                        tool: t.entry.meta.name.to_owned(),
-                        summary: inventory::summary_of(t.entry.meta.description),
+                        tool: t.wire_name().to_owned(),
+                        summary: inventory::summary_of(t.description()),
                     })
                     .collect(),
                 held_back_tools: s
@@ -401,9 +473,7 @@ impl Toolbox {
     fn views(&self) -> impl Iterator<Item = ToolView<'_>> {
         self.available().map(|(_, t)| ToolView {
             name: &t.model_name,
-            description: self
-                .description
-                .apply(t.entry.meta.description.unwrap_or_default()),
+            description: self.description.apply(t.description().unwrap_or_default()),
             schema: &t.schema,
         })
     }
@@ -488,7 +558,7 @@ impl Toolbox {
         let Some((server, tool)) = found.filter(|(s, t)| !s.held_back && !t.held_back) else {
             return ToolCall {
                 name: name.to_owned(),
-                target: found.map(|(s, t)| (s.name.clone(), t.entry.meta.name)),
+                target: found.map(|(s, t)| (s.name.clone(), t.wire_name())),
                 outcome: Err(CallError::UnknownTool {
                     name: name.to_owned(),
                     held_back: found.is_some(),
@@ -504,7 +574,7 @@ impl Toolbox {
         let hook_call = HookCall {
             name,
             server: &server.name,
-            tool: tool.entry.meta.name,
+            tool: tool.wire_name(),
             arguments: &shown,
         };
         for hook in &self.hooks {
@@ -524,7 +594,13 @@ impl Toolbox {
         arguments: Result<Value, String>,
         start: Instant,
     ) -> ToolCall {
-        let meta = &tool.entry.meta;
+        let entry = match &tool.kind {
+            SlotKind::Tool(entry) => entry,
+            SlotKind::Template(template) => {
+                return templates::call(server, tool, template, arguments, start).await
+            }
+        };
+        let meta = &entry.meta;
         let finish = |outcome, attempts| ToolCall {
             name: tool.model_name.clone(),
             target: Some((server.name.clone(), meta.name)),
@@ -544,16 +620,9 @@ impl Toolbox {
             );
             finish(Err(error), 0)
         };
-        let mut arguments = match arguments {
-            Ok(Value::Null) => Value::Object(Default::default()),
-            Ok(v @ Value::Object(_)) => v,
-            Ok(other) => {
-                let reason = format!("expected an object like {{\"name\": value}}, got {other}");
-                return rejected(CallError::MalformedJson { reason }, other);
-            }
-            Err(reason) => {
-                return rejected(CallError::MalformedJson { reason }, Value::Null);
-            }
+        let mut arguments = match object_arguments(arguments) {
+            Ok(map) => Value::Object(map),
+            Err((reason, shown)) => return rejected(CallError::MalformedJson { reason }, shown),
         };
         let mut problems = dispatch::prepare(&tool.schema, &mut arguments);
         if problems.is_empty() {
@@ -576,12 +645,28 @@ impl Toolbox {
             ..CallScope::default()
         });
         let outcome =
-            events::with_scope(Arc::clone(&scope), (tool.entry.call)(&server.client, map)).await;
+            events::with_scope(Arc::clone(&scope), (entry.call)(&server.client, map)).await;
         let attempts = scope.attempts.load(std::sync::atomic::Ordering::Relaxed);
         finish(outcome, attempts)
     }
 }
 
 fn entries_name(tools: &[ToolSlot], index: usize) -> String {
-    tools[index].entry.meta.name.to_owned()
+    tools[index].wire_name().to_owned()
+}
+
+/// A model's arguments as a JSON object (`null` is `{}`), or why not
+/// (for [`CallError::MalformedJson`]) and what it gave.
+fn object_arguments(
+    arguments: Result<Value, String>,
+) -> Result<serde_json::Map<String, Value>, (String, Value)> {
+    match arguments {
+        Ok(Value::Null) => Ok(Default::default()),
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => {
+            let reason = format!("expected an object like {{\"name\": value}}, got {other}");
+            Err((reason, other))
+        }
+        Err(reason) => Err((reason, Value::Null)),
+    }
 }

@@ -264,6 +264,24 @@ impl UriTemplate {
         })
     }
 
+    /// Whether `name` may be left undefined: every use of it is form-style
+    /// (`{?name}`, `{&name}`, `{;name}`), where an undefined variable drops
+    /// its whole `name=value` pair. A variable of a path-like expression
+    /// (`{name}`, `{+name}`, `{#name}`, `{.name}`, `{/name}`) is needed:
+    /// without it the URI loses a segment of the template's shape.
+    pub fn is_optional(&self, name: &str) -> bool {
+        self.parts.iter().all(|p| match p {
+            Part::Expression { operator, vars } => {
+                !vars.iter().any(|v| v.name == name)
+                    || matches!(
+                        operator,
+                        Operator::Query | Operator::QueryCont | Operator::PathParam
+                    )
+            }
+            Part::Literal(_) => true,
+        })
+    }
+
     /// Expands the template with `values` (a variable missing from them is
     /// undefined), as RFC 6570 section 3 says.
     pub fn expand(&self, values: &dyn Fn(&str) -> Option<UriValue>) -> String {
@@ -282,14 +300,18 @@ impl UriTemplate {
     /// The variables of a URI this template expands to, for a server that
     /// reads the resource: `None` when it doesn't match.
     ///
-    /// Matching inverts levels 1 and 2 only (`{var}` and `{+var}`, one
-    /// variable per expression, no modifier), which is what resource
-    /// templates use; a template with other expressions matches nothing.
-    /// A `{var}` value is one that `{var}` could have given (unreserved
-    /// characters and `%XX`), a `{+var}` value anything; values are
-    /// percent-decoded.
+    /// Matching inverts every operator for variables without a modifier
+    /// (no `{var*}`, no `{var:3}`; a template with one matches nothing):
+    /// `{var}`, `{+var}`, `{#var}`, `{.var}`, `{/var}` and `{;var}` (with
+    /// `name=value`), several variables per expression (`{x,y}`), each of
+    /// them present; and form-style queries (`{?a,b}`, `{&c}`) at the end
+    /// of the template, where each variable may be absent but keeps the
+    /// template's order. A `{var}`-like value is one that the operator could
+    /// have given (unreserved characters and `%XX`), a `{+var}` or `{#var}`
+    /// value anything; values are percent-decoded.
     pub fn match_uri(&self, uri: &str) -> Option<BTreeMap<String, String>> {
         let mut pieces = Vec::new();
+        let mut forms = Vec::new();
         for part in &self.parts {
             match part {
                 Part::Literal(text) => {
@@ -297,17 +319,21 @@ impl UriTemplate {
                     encode(&mut encoded, text, true);
                     pieces.push(Piece::Literal(encoded));
                 }
+                Part::Expression { vars, .. }
+                    if vars.iter().any(|v| v.explode || v.prefix.is_some()) =>
+                {
+                    return None
+                }
+                Part::Expression { operator, vars }
+                    if matches!(operator, Operator::Query | Operator::QueryCont) =>
+                {
+                    let (first, ..) = operator.spec();
+                    forms.push((first, vars.iter().map(|v| v.name.as_str()).collect()));
+                }
+                // A path-like expression after a query: not matched.
+                Part::Expression { .. } if !forms.is_empty() => return None,
                 Part::Expression { operator, vars } => {
-                    let [var] = vars.as_slice() else { return None };
-                    let reserved = match operator {
-                        Operator::Simple => false,
-                        Operator::Reserved => true,
-                        _ => return None,
-                    };
-                    if var.explode || var.prefix.is_some() {
-                        return None;
-                    }
-                    pieces.push(Piece::Var(&var.name, reserved));
+                    expression_pieces(*operator, vars, &mut pieces)
                 }
             }
         }
@@ -317,7 +343,7 @@ impl UriTemplate {
             return None;
         }
         let mut found = BTreeMap::new();
-        match_pieces(&pieces, uri, &mut found).then_some(found)
+        match_pieces(&pieces, &forms, uri, &mut found).then_some(found)
     }
 
     /// [`UriTemplate::expand`] with values by name.
@@ -341,18 +367,100 @@ enum Piece<'a> {
     Var(&'a str, bool),
 }
 
+/// A form-style expression (`{?a,b}`, `{&c}`): its first character and
+/// its variables, in order.
+type Form<'a> = (&'static str, Vec<&'a str>);
+
+/// The pieces of a path-like expression whose variables are all present:
+/// the operator's first string, then each variable (`name=` first for
+/// `{;name}`) separated by the operator's separator.
+fn expression_pieces<'a>(operator: Operator, vars: &'a [VarSpec], pieces: &mut Vec<Piece<'a>>) {
+    let (first, sep, named, _, allow) = operator.spec();
+    for (i, var) in vars.iter().enumerate() {
+        let mut literal = if i == 0 { first } else { sep }.to_owned();
+        if named {
+            encode(&mut literal, &var.name, true);
+            literal.push('=');
+        }
+        if !literal.is_empty() {
+            pieces.push(Piece::Literal(literal));
+        }
+        pieces.push(Piece::Var(&var.name, allow));
+    }
+}
+
+/// Matches the query of a URI (what is left after the path-like pieces)
+/// against the template's trailing form-style expressions: each
+/// expression's pairs come after its first character (`?` or `&`), joined
+/// by `&`, in the template's order; an expression whose variables are all
+/// undefined is absent.
+fn match_forms(forms: &[Form<'_>], mut rest: &str, found: &mut BTreeMap<String, String>) -> bool {
+    // Kept apart until the whole query matched (the caller backtracks).
+    let mut values = BTreeMap::new();
+    for (first, vars) in forms {
+        let Some(mut cursor) = rest.strip_prefix(first) else {
+            continue;
+        };
+        let mut remaining = vars.as_slice();
+        let mut consumed = false;
+        loop {
+            let (pair, after) = cursor.split_at(cursor.find('&').unwrap_or(cursor.len()));
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let Some(at) = remaining.iter().position(|v| *v == key) else {
+                break;
+            };
+            let Some(value) = value_fits(value, false)
+                .then(|| percent_decode(value))
+                .flatten()
+            else {
+                return false;
+            };
+            values.insert(key.to_owned(), value);
+            remaining = &remaining[at + 1..];
+            consumed = true;
+            rest = after;
+            match after.strip_prefix('&') {
+                Some(next) => cursor = next,
+                None => break,
+            }
+        }
+        if !consumed {
+            // The character starts a later expression (all of this one's
+            // variables undefined).
+            continue;
+        }
+    }
+    if !rest.is_empty() {
+        return false;
+    }
+    found.extend(values);
+    true
+}
+
 /// Matches `uri` against `pieces`, trying each place a variable may end
 /// (backtracking is bounded by the template's few parts).
-fn match_pieces(pieces: &[Piece<'_>], uri: &str, found: &mut BTreeMap<String, String>) -> bool {
+fn match_pieces(
+    pieces: &[Piece<'_>],
+    forms: &[Form<'_>],
+    uri: &str,
+    found: &mut BTreeMap<String, String>,
+) -> bool {
     match pieces.split_first() {
-        None => uri.is_empty(),
+        None => match_forms(forms, uri, found),
         Some((Piece::Literal(text), rest)) => uri
             .strip_prefix(text.as_str())
-            .is_some_and(|tail| match_pieces(rest, tail, found)),
+            .is_some_and(|tail| match_pieces(rest, forms, tail, found)),
         Some((Piece::Var(name, reserved), rest)) => {
             // Where the variable may end: where the next literal starts (or
             // the end of the URI when it is last).
             let ends: Vec<usize> = match rest.first() {
+                // Last before a query: up to the first place a query may
+                // start, else to the end.
+                None if !forms.is_empty() => uri
+                    .match_indices(|c| forms.iter().any(|(first, _)| first.starts_with(c)))
+                    .map(|(i, _)| i)
+                    .chain([uri.len()])
+                    .collect(),
                 None => vec![uri.len()],
                 Some(Piece::Literal(next)) => {
                     let mut ends: Vec<usize> =
@@ -371,7 +479,7 @@ fn match_pieces(pieces: &[Piece<'_>], uri: &str, found: &mut BTreeMap<String, St
                 if !value_fits(value, *reserved) {
                     continue;
                 }
-                if match_pieces(rest, &uri[end..], found) {
+                if match_pieces(rest, forms, &uri[end..], found) {
                     if let Some(decoded) = percent_decode(value) {
                         found.insert((*name).to_owned(), decoded);
                         return true;

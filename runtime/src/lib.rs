@@ -48,8 +48,8 @@ pub use mcpbind_core::events::{self, subscribe as subscribe_events};
 #[cfg(feature = "client")]
 pub use mcpbind_core::toolbox::{
     self, BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult,
-    OpenAiShape, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox,
-    ToolboxError,
+    OpenAiShape, PromptRequest, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook,
+    ToolInventory, Toolbox, ToolboxError,
 };
 #[cfg(feature = "client")]
 pub use mcpbind_core::{CallSource, EventReceiver, Outcome, ToolInvoked};

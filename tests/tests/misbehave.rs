@@ -2,9 +2,8 @@
 //! (`tests/servers/misbehave.py`): no secret shows, every buffer a server
 //! fills is bounded, and every failure says what happened.
 
-use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
 use mcpbind::{CallOptions, Client, Config, Error};
 
@@ -53,21 +52,9 @@ impl Drop for HttpServer {
 }
 
 fn http_server(mode: &str, arg: &str) -> HttpServer {
-    let mut child = Command::new("python3")
-        .args([&script(), "--http", mode, arg])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line from misbehave.py: {line:?}"))
-        .to_owned();
+    let mut command = Command::new("python3");
+    command.args([&script(), "--http", mode, arg]);
+    let (child, url) = util::start_listening(command);
     HttpServer { child, url }
 }
 

@@ -433,3 +433,213 @@ fn imports_a_vscode_mcp_json_with_inputs() {
     );
     assert_eq!(out.code, Some(0), "{out:?}");
 }
+
+/// A dir whose config runs server-everything over stdio, locked live, with
+/// the lock then rewritten as server-everything's previous release would
+/// have left it ([`previous_everything`]): the live server is then that
+/// release's upgrade. The untouched live lock is kept as `live.lock`.
+fn everything_upgraded(breaking: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+            crate::util::npm_server("server-everything")
+        ),
+    )
+    .unwrap();
+    let out = mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let path = dir.path().join("mcpbind.lock");
+    std::fs::copy(&path, dir.path().join("live.lock")).unwrap();
+    let mut lock = mcpbind_codegen::Lockfile::read(&path).unwrap();
+    let server = lock.servers.remove("everything").unwrap();
+    lock.servers
+        .insert("everything".into(), previous_everything(server, breaking));
+    lock.write(&path).unwrap();
+    dir
+}
+
+/// Server-everything's prompts and templates as an earlier release listed
+/// them: each edit is the reverse of a change an upgrade makes. With
+/// `breaking`, the upgrade also makes an argument required, drops a prompt
+/// and renames a template variable.
+fn previous_everything(
+    server: mcpbind_codegen::ServerLock,
+    breaking: bool,
+) -> mcpbind_codegen::ServerLock {
+    use serde_json::{json, Value};
+    let definitions = |entries: &[mcpbind_codegen::LockedEntry]| -> Vec<Value> {
+        entries.iter().map(|e| e.definition.clone()).collect()
+    };
+    let find = |list: &mut Vec<Value>, name: &str| -> usize {
+        list.iter()
+            .position(|d| d["name"] == name)
+            .unwrap_or_else(|| panic!("server-everything no longer lists `{name}`"))
+    };
+    let mut prompts = definitions(&server.prompts);
+    // The upgrade adds `args-prompt`'s optional `state` (compatible)…
+    let args = find(&mut prompts, "args-prompt");
+    prompts[args]["arguments"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|a| a["name"] != "state");
+    // … rewords `resource-prompt` (review: what the model reads)…
+    let resource = find(&mut prompts, "resource-prompt");
+    prompts[resource]["description"] = json!("A prompt that embeds a resource");
+    // … and adds `simple-prompt` (compatible).
+    let simple = find(&mut prompts, "simple-prompt");
+    prompts.remove(simple);
+    let mut templates = definitions(&server.resource_templates);
+    // It changes the blob template's MIME type (review).
+    let blob = find(&mut templates, "Dynamic Blob Resource");
+    templates[blob]["mimeType"] = json!("application/x-binary");
+    if breaking {
+        // It makes `completable-prompt`'s `name` required (breaking)…
+        let completable = find(&mut prompts, "completable-prompt");
+        prompts[completable]["arguments"][1]["required"] = json!(false);
+        // … drops `legacy-prompt` (breaking)…
+        prompts.push(json!({"name": "legacy-prompt", "description": "An old prompt"}));
+        // … and renames the text template's variable (breaking).
+        let text = find(&mut templates, "Dynamic Text Resource");
+        templates[text]["uriTemplate"] = json!("demo://resource/dynamic/text/{id}");
+    }
+    server
+        .with_prompts("everything", prompts)
+        .unwrap()
+        .with_resource_templates("everything", templates)
+        .unwrap()
+}
+
+/// Prompts and resource templates are reviewed like tools, by the real
+/// CLI over real snapshots of server-everything: `check` (live against the
+/// lock) and `diff` (two lockfiles, offline) name each entry's kind and
+/// classify argument and template changes; `--deny breaking` passes an
+/// upgrade that only adds and rewords.
+#[test]
+fn check_and_diff_classify_prompts_and_templates() {
+    let dir = everything_upgraded(true);
+    let out = mcpbind(dir.path(), &["check", "--deny", "breaking"]);
+    assert!(!out.stderr.contains("panicked"), "{out:?}");
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(out.stdout, EVERYTHING_TEXT, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "error: server `everything` in mcpbind.lock is out of date (prompt `completable-prompt`: argument `name` made required; prompt `legacy-prompt`: removed;"
+        ),
+        "{out:?}"
+    );
+    let out = mcpbind(
+        dir.path(),
+        &["diff", "--from", "mcpbind.lock", "--to", "live.lock"],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(out.stdout, EVERYTHING_TEXT);
+
+    let out = mcpbind(
+        dir.path(),
+        &[
+            "diff",
+            "--from",
+            "mcpbind.lock",
+            "--to",
+            "live.lock",
+            "--format",
+            "json",
+        ],
+    );
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let changes: Vec<(&str, &str, &str, &str)> = json["servers"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["rule"].as_str().unwrap(),
+                c["kind"].as_str().unwrap(),
+                c["name"].as_str().unwrap(),
+                c["pointer"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (
+                "param-made-required",
+                "prompt",
+                "completable-prompt",
+                "/arguments/1/required"
+            ),
+            ("prompt-removed", "prompt", "legacy-prompt", ""),
+            (
+                "template-variable-removed",
+                "resource_template",
+                "Dynamic Text Resource",
+                "/uriTemplate"
+            ),
+            (
+                "template-variable-added",
+                "resource_template",
+                "Dynamic Text Resource",
+                "/uriTemplate"
+            ),
+            (
+                "description-changed",
+                "prompt",
+                "resource-prompt",
+                "/description"
+            ),
+            (
+                "mime-type-changed",
+                "resource_template",
+                "Dynamic Blob Resource",
+                "/mimeType"
+            ),
+            (
+                "optional-param-added",
+                "prompt",
+                "args-prompt",
+                "/arguments/1"
+            ),
+            ("prompt-added", "prompt", "simple-prompt", ""),
+        ]
+    );
+
+    let out = mcpbind(dir.path(), &["check", "--format", "markdown"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_file(
+        &tests_dir().join("golden/review_everything_prompts.md"),
+        &out.stdout,
+    );
+
+    // Only additions and rewording: `--deny breaking` passes, `review`
+    // doesn't.
+    let dir = everything_upgraded(false);
+    let out = mcpbind(dir.path(), &["check", "--deny", "breaking"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("Ok everything: 2 review, 2 compatible (allowed by --deny breaking)"),
+        "{out:?}"
+    );
+    let out = mcpbind(dir.path(), &["check", "--deny", "review"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+}
+
+const EVERYTHING_TEXT: &str = "\
+everything: 4 breaking, 2 review, 2 compatible
+  breaking:
+    prompt `completable-prompt`: argument `name` made required
+    prompt `legacy-prompt`: removed
+    resource template `Dynamic Text Resource`: variable `id` removed (the URI function loses a parameter)
+    resource template `Dynamic Text Resource`: variable `resourceId` added (the URI function gains a parameter)
+  review:
+    prompt `resource-prompt`: description changed
+        A prompt that [-embeds a-]{+includes an embedded+} resource{+ reference+}
+    resource template `Dynamic Blob Resource`: MIME type changed: `application/x-binary` → `application/octet-stream`
+  compatible:
+    prompt `args-prompt`: optional argument `state` added
+    prompt `simple-prompt`: added
+total: 4 breaking, 2 review, 2 compatible
+";

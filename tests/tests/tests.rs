@@ -12,6 +12,7 @@ mod elicit;
 mod lifecycle;
 mod lock;
 mod misbehave;
+mod oauth;
 mod prompts;
 mod review;
 mod roundtrip;

@@ -179,8 +179,16 @@ impl Drop for Running {
 
 /// Starts the demo server over Streamable HTTP on a free loopback port.
 pub fn demo_http() -> Running {
-    let mut child = Command::new(bin("mcpbind-demo-server"))
-        .args(["--http", "127.0.0.1:0"])
+    let mut command = Command::new(bin("mcpbind-demo-server"));
+    command.args(["--http", "127.0.0.1:0"]);
+    let (child, url) = start_listening(command);
+    Running { child, url }
+}
+
+/// Starts an HTTP test server that prints `listening on URL` as its first
+/// line: the process, and the URL.
+pub fn start_listening(mut command: Command) -> (std::process::Child, String) {
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -192,9 +200,9 @@ pub fn demo_http() -> Running {
     let url = line
         .trim()
         .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line from the demo server: {line:?}"))
+        .unwrap_or_else(|| panic!("unexpected first line from {command:?}: {line:?}"))
         .to_owned();
-    Running { child, url }
+    (child, url)
 }
 
 /// Starts server-everything over Streamable HTTP on a free loopback port.

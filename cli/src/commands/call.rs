@@ -27,21 +27,14 @@ pub struct Args {
 
 /// Runs `mcpbind call`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = args.paths.load_config()?;
-    let Some(server) = config.servers.get(&args.server) else {
-        bail!(
-            "server `{}` is not in {}",
-            args.server,
-            args.paths.config.display()
-        );
-    };
+    let server = args.paths.load_server(&args.server)?;
     let arguments = match serde_json::from_str::<Value>(&args.arguments) {
         Ok(Value::Object(map)) => map,
         Ok(_) => bail!("the arguments must be a JSON object, e.g. '{{\"city\": \"Oslo\"}}'"),
         Err(e) => bail!("the arguments are not valid JSON: {e}"),
     };
     let result = crate::runtime()?.block_on(async {
-        let client = mcpbind::Client::connect_server(&args.server, server.clone()).await?;
+        let client = mcpbind::Client::connect_server(&args.server, server).await?;
         let result = client
             .call_raw(&args.tool, arguments, &mcpbind::CallOptions::default())
             .await;

@@ -77,7 +77,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 blocking
                     .iter()
                     .take(3)
-                    .map(|f| f.message.to_string())
+                    .map(|f| f.to_string())
                     .collect::<Vec<_>>()
                     .join("; ")
             });

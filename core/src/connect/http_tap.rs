@@ -65,7 +65,13 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
     };
     match error {
         StreamableHttpError::AuthRequired(_) => http(Some(401), status(401)),
-        StreamableHttpError::InsufficientScope(_) => http(Some(403), status(403)),
+        StreamableHttpError::InsufficientScope(e) => {
+            let needs = match &e.required_scope {
+                Some(scope) => format!(" (insufficient_scope: it needs scope `{scope}`)"),
+                None => " (insufficient_scope)".to_owned(),
+            };
+            http(Some(403), status(403) + &needs)
+        }
         StreamableHttpError::SessionExpired => http(Some(404), status(404)),
         StreamableHttpError::HttpStatus(e) => http(Some(e.status), status(e.status)),
         StreamableHttpError::Client(e) => e
@@ -129,6 +135,7 @@ impl TapClient {
         if !response.status().is_success() {
             return None;
         }
+        self.tap.recovered();
         let new_session = response
             .headers()
             .get(SESSION_HEADER)
@@ -271,16 +278,21 @@ impl StreamableHttpClient for TapClient {
             )
             .await;
         match result {
-            Ok(StreamableHttpPostResponse::Sse(events, session)) => Ok(
-                StreamableHttpPostResponse::Sse(self.watch(events, max_sse_event_size), session),
-            ),
+            Ok(StreamableHttpPostResponse::Sse(events, session)) => {
+                self.tap.recovered();
+                let events = self.watch(events, max_sse_event_size);
+                Ok(StreamableHttpPostResponse::Sse(events, session))
+            }
             Err(error) => {
                 if let Some(failure) = failure_of(&method, &error) {
                     self.tap.fail(failure);
                 }
                 Err(error)
             }
-            ok => ok,
+            ok => {
+                self.tap.recovered();
+                ok
+            }
         }
     }
 

@@ -99,6 +99,9 @@ impl crate::config::ServerConfig {
                 }
             }
         }
+        if let Some(secret) = self.auth.as_ref().and_then(|a| a.secret()) {
+            let _ = expander.expand(secret);
+        }
         expander.finish().to_vec()
     }
 }

@@ -88,6 +88,16 @@ impl RawTap {
         }
     }
 
+    /// Forgets an HTTP status failure once a later request succeeded (a 401
+    /// that OAuth answered with a refreshed token and a retry).
+    pub(crate) fn recovered(&self) {
+        if let Ok(mut slot) = self.failure.lock() {
+            if matches!(*slot, Some(Failure::Http { .. })) {
+                *slot = None;
+            }
+        }
+    }
+
     /// The transport's failure, if it recorded one.
     pub(crate) fn failure(&self) -> Option<Failure> {
         self.failure.lock().ok()?.clone()

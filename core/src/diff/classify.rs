@@ -1,17 +1,14 @@
 //! Classifying changes: every difference between two snapshots of a server
 //! is breaking, review or compatible, by a named rule.
 //!
-//! The unit is one *entry* of a server (today a tool; a prompt or a resource
-//! template can be another kind): [`classify_tool`] compares one entry's old
-//! and new JSON, and its schemas go through the shared schema rules
-//! (`schema.rs`) with a [`Direction`](super::schema::Direction): what the
-//! client sends is an input, what it receives an output. Another kind of
-//! entry reuses those rules: a prompt's arguments (`[{name, description,
-//! required}]`) read as an input object schema (`properties` by name,
-//! `required` from the flags) go through the same comparator with
-//! `Direction::Input`; its `description`/`title` through the same text
-//! rules; and [`ServerReview::new`] gets one more loop like the tools',
-//! with `Entry { kind: "prompt", .. }`.
+//! The unit is one *entry* of a server: a tool, a prompt or a resource
+//! template. [`classify_tool`] compares one tool's old and new JSON, and its
+//! schemas go through the shared schema rules (`schema.rs`) with a
+//! [`Direction`](super::schema::Direction): what the client sends is an
+//! input, what it receives an output. Prompts and resource templates have
+//! their own rules (`prompts.rs`: arguments as params, a template's
+//! variables and expansion), and share the text rules (`description`,
+//! `title`) and the catch-all below with tools.
 //!
 //! Whatever no rule explains is never dropped: each raw difference (by JSON
 //! pointer) that no rule looked at becomes an `other-changed` finding for a
@@ -21,9 +18,10 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::prompts::{classify_prompt, classify_resource_template};
 use super::schema::{short, Direction, SchemaCmp};
 use super::{diff_values, escape, Change, ServerDiff};
-use crate::lock::{on_deep_stack, value_depth, LockedTool, ServerLock};
+use crate::lock::{on_deep_stack, value_depth, EntryKind, LockedEntry, ServerLock};
 
 /// How a change affects code written against the old snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -58,11 +56,12 @@ impl fmt::Display for Class {
     }
 }
 
-/// What a finding is about: a server entry (a tool…), or the server itself
-/// when `None`.
+/// What a finding is about: a server entry (a tool, a prompt, a resource
+/// template), or the server itself when `None`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Entry {
-    /// The kind of entry: `tool`.
+    /// The kind of entry, in words ([`EntryKind::noun`]): `tool`, `prompt`
+    /// or `resource template`.
     pub kind: &'static str,
     /// Its name on the wire.
     pub name: String,
@@ -145,7 +144,7 @@ pub struct Finding {
 impl Finding {
     /// A finding about the server itself (`entry` is `None`; callers set it
     /// for an entry).
-    fn new(
+    pub(super) fn new(
         class: Class,
         rule: &'static str,
         pointer: &str,
@@ -176,6 +175,17 @@ impl Finding {
     }
 }
 
+impl fmt::Display for Finding {
+    /// The finding as one line, naming its entry: ``prompt `p`: argument
+    /// `a` removed``.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.entry {
+            Some(e) => write!(f, "{} `{}`: {}", e.kind, e.name, self.message),
+            None => write!(f, "{}", self.message),
+        }
+    }
+}
+
 /// The classified changes of one server between two snapshots.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerReview {
@@ -196,7 +206,7 @@ impl ServerReview {
                 Class::Compatible,
                 "server-added",
                 "",
-                Message::text(format!("server added ({} tools)", new.tools.len())),
+                Message::text(format!("server added ({})", counts(new))),
                 None,
                 None,
             )),
@@ -204,13 +214,20 @@ impl ServerReview {
                 Class::Breaking,
                 "server-removed",
                 "",
-                Message::text(format!("server removed ({} tools)", old.tools.len())),
+                Message::text(format!("server removed ({})", counts(old))),
                 None,
                 None,
             )),
             (Some(old), Some(new)) => {
                 classify_identity(old, new, &mut findings);
-                classify_tools(old, new, &mut findings);
+                for kind in [
+                    EntryKind::Tool,
+                    EntryKind::Prompt,
+                    EntryKind::ResourceTemplate,
+                ] {
+                    classify_entries(kind, old, new, &mut findings);
+                }
+                classify_completions(old, new, &mut findings);
                 classify_rest(old, new, &mut findings);
             }
         }
@@ -284,36 +301,108 @@ fn classify_identity(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>)
             c.new.as_ref(),
         ));
     }
-    if old.enabled_tools != new.enabled_tools || old.disabled_tools != new.disabled_tools {
-        out.push(Finding::new(
-            Class::Review,
-            "filter-changed",
+    let filters = [
+        (
+            old.enabled_tools != new.enabled_tools || old.disabled_tools != new.disabled_tools,
             "/enabled_tools",
-            Message::text("the config's enabled_tools/disabled_tools changed"),
-            None,
-            None,
-        ));
+            "enabled_tools/disabled_tools",
+        ),
+        (
+            old.enabled_prompts != new.enabled_prompts
+                || old.disabled_prompts != new.disabled_prompts,
+            "/enabled_prompts",
+            "enabled_prompts/disabled_prompts",
+        ),
+        (
+            old.enabled_resource_templates != new.enabled_resource_templates
+                || old.disabled_resource_templates != new.disabled_resource_templates,
+            "/enabled_resource_templates",
+            "enabled_resource_templates/disabled_resource_templates",
+        ),
+    ];
+    for (changed, pointer, names) in filters {
+        if changed {
+            out.push(Finding::new(
+                Class::Review,
+                "filter-changed",
+                pointer,
+                Message::text(format!("the config's {names} changed")),
+                None,
+                None,
+            ));
+        }
     }
 }
 
-/// The parts of a server's entry no rule classifies yet (prompts, resource
-/// templates, their filters, `completions`): each change is for review, so
-/// that a check never passes a lockfile that would change.
+/// `tools`, or `3 tools, 2 prompts, 1 resource template` when the server
+/// has prompts or templates.
+fn counts(lock: &ServerLock) -> String {
+    let mut parts = vec![format!("{} tools", lock.tools.len())];
+    for kind in [EntryKind::Prompt, EntryKind::ResourceTemplate] {
+        let n = lock.entries(kind).len();
+        if n > 0 {
+            let plural = if n == 1 { "" } else { "s" };
+            parts.push(format!("{n} {}{plural}", kind.noun()));
+        }
+    }
+    parts.join(", ")
+}
+
+/// `completions` turned off removes the generated `complete_*` methods
+/// (code calling them no longer compiles); turned on adds them.
+fn classify_completions(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
+    if old.completions == new.completions {
+        return;
+    }
+    let (class, message) = match new.completions {
+        true => (
+            Class::Compatible,
+            "the server now completes prompt arguments (`completion/complete`)",
+        ),
+        false => (
+            Class::Breaking,
+            "the server no longer completes prompt arguments (`completion/complete`: the generated `complete_*` methods are gone)",
+        ),
+    };
+    out.push(Finding::new(
+        class,
+        "completions-changed",
+        "/completions",
+        Message::text(message),
+        Some(&Value::Bool(old.completions)),
+        Some(&Value::Bool(new.completions)),
+    ));
+}
+
+/// The parts of a server's entry no rule classifies (keys a later lockfile
+/// version may add): each change is for review, so that a check never
+/// passes a lockfile that would change.
 fn classify_rest(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
-    const CLASSIFIED: [&str; 5] = [
+    const CLASSIFIED: [&str; 12] = [
         "tools",
+        "prompts",
+        "resource_templates",
+        "completions",
         "protocol_version",
         "server_info",
         "enabled_tools",
         "disabled_tools",
+        "enabled_prompts",
+        "disabled_prompts",
+        "enabled_resource_templates",
+        "disabled_resource_templates",
     ];
     let rest = |lock: &ServerLock| {
-        let depth = lock
-            .tools
-            .iter()
-            .map(|t| value_depth(&t.definition))
-            .max()
-            .unwrap_or(0)
+        let depth = [
+            EntryKind::Tool,
+            EntryKind::Prompt,
+            EntryKind::ResourceTemplate,
+        ]
+        .iter()
+        .flat_map(|kind| lock.entries(*kind))
+        .map(|t| value_depth(&t.definition))
+        .max()
+        .unwrap_or(0)
             + 8;
         let mut value = on_deep_stack(depth, || serde_json::to_value(lock)).unwrap_or_default();
         if let Some(map) = value.as_object_mut() {
@@ -349,51 +438,57 @@ fn classify_rest(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
     }
 }
 
-fn classify_tools(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
-    let diff = ServerDiff::tools(&old.tools, &new.tools);
+/// The rules of entries added and removed, by kind. A prompt or template
+/// removed is breaking like a tool (its generated method and types are
+/// gone); one added is compatible.
+fn added_removed(kind: EntryKind) -> (&'static str, &'static str) {
+    match kind {
+        EntryKind::Tool => ("tool-added", "tool-removed"),
+        EntryKind::Prompt => ("prompt-added", "prompt-removed"),
+        EntryKind::ResourceTemplate => ("resource-template-added", "resource-template-removed"),
+    }
+}
+
+/// Classifies the entries of one kind: added, removed, and each changed
+/// one by its kind's rules. A renamed entry is one removed and one added
+/// (its name is its identity, and the generated names follow it).
+fn classify_entries(kind: EntryKind, old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
+    let (old_entries, new_entries) = (old.entries(kind), new.entries(kind));
+    let diff = ServerDiff::tools(old_entries, new_entries);
     let entry = |name: &str| {
         Some(Entry {
-            kind: "tool",
+            kind: kind.noun(),
             name: name.to_owned(),
         })
     };
-    for name in &diff.added {
-        out.push(Finding {
-            entry: entry(name),
-            ..Finding::new(
-                Class::Compatible,
-                "tool-added",
-                "",
-                Message::text("added"),
-                None,
-                None,
-            )
-        });
-    }
-    for name in &diff.removed {
-        out.push(Finding {
-            entry: entry(name),
-            ..Finding::new(
-                Class::Breaking,
-                "tool-removed",
-                "",
-                Message::text("removed"),
-                None,
-                None,
-            )
-        });
+    let (added, removed) = added_removed(kind);
+    for (names, class, rule, word) in [
+        (&diff.added, Class::Compatible, added, "added"),
+        (&diff.removed, Class::Breaking, removed, "removed"),
+    ] {
+        for name in names {
+            out.push(Finding {
+                entry: entry(name),
+                ..Finding::new(class, rule, "", Message::text(word), None, None)
+            });
+        }
     }
     for changed in &diff.changed {
-        let find = |tools: &[LockedTool]| {
-            tools
+        let find = |entries: &[LockedEntry]| {
+            entries
                 .iter()
                 .find(|t| t.name == changed.name)
                 .map(|t| t.definition.clone())
         };
-        let (Some(before), Some(after)) = (find(&old.tools), find(&new.tools)) else {
+        let (Some(before), Some(after)) = (find(old_entries), find(new_entries)) else {
             continue;
         };
-        for mut finding in classify_tool(&before, &after) {
+        let findings = match kind {
+            EntryKind::Tool => classify_tool(&before, &after),
+            EntryKind::Prompt => classify_prompt(&before, &after),
+            EntryKind::ResourceTemplate => classify_resource_template(&before, &after),
+        };
+        for mut finding in findings {
             finding.entry = entry(&changed.name);
             out.push(finding);
         }
@@ -421,30 +516,7 @@ fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding
     let mut out = Vec::new();
     let mut examined: Vec<String> = vec!["/name".into()];
     let get = |v: &Value, k: &str| v.get(k).filter(|v| !v.is_null()).cloned();
-    for key in ["description", "title"] {
-        examined.push(format!("/{key}"));
-        let (o, n) = (get(old, key), get(new, key));
-        if o != n {
-            let rule = if key == "title" {
-                "title-changed"
-            } else {
-                "description-changed"
-            };
-            let word = match (&o, &n) {
-                (None, _) => " added",
-                (_, None) => " removed",
-                _ => " changed",
-            };
-            out.push(Finding::new(
-                Class::Review,
-                rule,
-                &format!("/{key}"),
-                Message::text(format!("{key}{word}")),
-                o.as_ref(),
-                n.as_ref(),
-            ));
-        }
-    }
+    classify_texts("", old, new, &mut out, &mut examined);
     classify_annotations(
         old.get("annotations"),
         new.get("annotations"),
@@ -490,10 +562,61 @@ fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding
             examined.append(&mut output.examined);
         }
     }
+    // Whatever no rule looked at is for a human to read.
+    classify_unexplained(old, new, examined, &mut out);
+    out
+}
+
+/// The text rules, shared by every kind of entry (and a prompt's
+/// arguments): a changed `description` or `title` at `base` is for review
+/// (what the model reads), shown as a word diff.
+pub(super) fn classify_texts(
+    base: &str,
+    old: &Value,
+    new: &Value,
+    out: &mut Vec<Finding>,
+    examined: &mut Vec<String>,
+) {
+    let get = |v: &Value, k: &str| v.get(k).filter(|v| !v.is_null()).cloned();
+    for key in ["description", "title"] {
+        let pointer = format!("{base}/{key}");
+        examined.push(pointer.clone());
+        let (o, n) = (get(old, key), get(new, key));
+        if o != n {
+            let rule = if key == "title" {
+                "title-changed"
+            } else {
+                "description-changed"
+            };
+            let word = match (&o, &n) {
+                (None, _) => " added",
+                (_, None) => " removed",
+                _ => " changed",
+            };
+            out.push(Finding::new(
+                Class::Review,
+                rule,
+                &pointer,
+                Message::text(format!("{key}{word}")),
+                o.as_ref(),
+                n.as_ref(),
+            ));
+        }
+    }
+}
+
+/// The catch-all, shared by every kind of entry: each raw difference
+/// between `old` and `new` that no rule examined or reported becomes an
+/// `other-changed` finding; a definition that differs only in form
+/// (nothing found) is `same-meaning`.
+pub(super) fn classify_unexplained(
+    old: &Value,
+    new: &Value,
+    mut examined: Vec<String>,
+    out: &mut Vec<Finding>,
+) {
     examined.sort();
     examined.dedup();
-
-    // Whatever no rule looked at is for a human to read.
     let mut raw = Vec::new();
     diff_values("", Some(old), Some(new), &mut raw);
     let explained = |c: &Change| {
@@ -532,7 +655,6 @@ fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding
             None,
         ));
     }
-    out
 }
 
 fn classify_annotations(
@@ -613,6 +735,6 @@ fn classify_annotations(
 }
 
 /// Whether pointer `outer` is `inner` or one of its ancestors.
-fn covers(outer: &str, inner: &str) -> bool {
+pub(super) fn covers(outer: &str, inner: &str) -> bool {
     inner == outer || (inner.starts_with(outer) && inner[outer.len()..].starts_with('/'))
 }

@@ -719,22 +719,348 @@ fn corpus_schemas_classify() {
     assert!(counts.iter().all(|c| *c > 0), "{counts:?}");
 }
 
-/// Prompts and resource templates have no rules yet: a change to them is
-/// still reported, for review.
-#[test]
-fn unclassified_parts_of_the_server_are_review() {
-    let tools = || vec![json!({"name": "a", "inputSchema": {"type": "object"}})];
-    let old = server("1", tools());
-    let mut new = server("1", tools());
-    new.completions = true;
-    let review = ServerReview::new("s", Some(&old), Some(&new));
-    let got: Vec<_> = review
+/// A server with `prompts` and `resource_templates` besides one tool.
+fn with_entries(prompts: Vec<Value>, templates: Vec<Value>) -> ServerLock {
+    server(
+        "1",
+        vec![json!({"name": "a", "inputSchema": {"type": "object"}})],
+    )
+    .with_prompts("s", prompts)
+    .unwrap()
+    .with_resource_templates("s", templates)
+    .unwrap()
+}
+
+/// `def` with `"name": name`.
+fn named(name: &str, mut def: Value) -> Value {
+    def["name"] = json!(name);
+    def
+}
+
+/// The findings of a review as `(class, rule, kind, name, pointer)`.
+fn entries(review: &ServerReview) -> Vec<(Class, &'static str, &'static str, String, String)> {
+    review
         .findings
         .iter()
-        .map(|f| (f.class, f.rule, f.pointer.as_str()))
-        .collect();
-    assert_eq!(got, [(Class::Review, "other-changed", "/completions")]);
-    assert!(ServerReview::new("s", Some(&old), Some(&old))
-        .findings
-        .is_empty());
+        .map(|f| {
+            let entry = f.entry.clone().unwrap();
+            (f.class, f.rule, entry.kind, entry.name, f.pointer.clone())
+        })
+        .collect()
+}
+
+/// The findings of changing prompt `p` from `old` to `new` (its fields
+/// but `name`), as `(class, rule, pointer)`.
+fn classify_prompt(old: Value, new: Value) -> Vec<(Class, &'static str, String)> {
+    let prompt = |def: Value| vec![named("p", def)];
+    let review = ServerReview::new(
+        "s",
+        Some(&with_entries(prompt(old), vec![])),
+        Some(&with_entries(prompt(new), vec![])),
+    );
+    entries(&review)
+        .into_iter()
+        .map(|(class, rule, kind, name, pointer)| {
+            assert_eq!((kind, name.as_str()), ("prompt", "p"));
+            (class, rule, pointer)
+        })
+        .collect()
+}
+
+/// The findings of changing template `t` from `old` to `new` (its fields
+/// but `name`).
+fn classify_template(old: Value, new: Value) -> Vec<(Class, &'static str, String)> {
+    let template = |def: Value| vec![named("t", def)];
+    let review = ServerReview::new(
+        "s",
+        Some(&with_entries(vec![], template(old))),
+        Some(&with_entries(vec![], template(new))),
+    );
+    entries(&review)
+        .into_iter()
+        .map(|(class, rule, kind, name, pointer)| {
+            assert_eq!((kind, name.as_str()), ("resource template", "t"));
+            (class, rule, pointer)
+        })
+        .collect()
+}
+
+fn args(list: Value) -> Value {
+    json!({"description": "A prompt.", "arguments": list})
+}
+
+#[test]
+fn prompts_and_templates_added_are_compatible_and_removed_breaking() {
+    let old = with_entries(
+        vec![json!({"name": "gone"})],
+        vec![json!({"name": "old", "uriTemplate": "x://{a}"})],
+    );
+    let new = with_entries(
+        vec![json!({"name": "fresh"})],
+        vec![json!({"name": "new", "uriTemplate": "x://{a}"})],
+    );
+    let review = ServerReview::new("s", Some(&old), Some(&new));
+    let e = |class, rule, kind, name: &str| (class, rule, kind, name.to_owned(), String::new());
+    assert_eq!(
+        entries(&review),
+        [
+            e(Class::Breaking, "prompt-removed", "prompt", "gone"),
+            e(
+                Class::Breaking,
+                "resource-template-removed",
+                "resource template",
+                "old"
+            ),
+            e(Class::Compatible, "prompt-added", "prompt", "fresh"),
+            e(
+                Class::Compatible,
+                "resource-template-added",
+                "resource template",
+                "new"
+            ),
+        ]
+    );
+    assert_eq!(review.findings[0].message.to_string(), "removed");
+}
+
+#[test]
+fn prompt_arguments_follow_the_param_rules() {
+    let city = json!({"name": "city", "required": true});
+    let state = |required: bool| json!({"name": "state", "required": required});
+    only(
+        classify_prompt(args(json!([city])), args(json!([city, state(true)]))),
+        Class::Breaking,
+        "required-param-added",
+        "/arguments/1",
+    );
+    only(
+        classify_prompt(args(json!([city])), args(json!([city, {"name": "state"}]))),
+        Class::Compatible,
+        "optional-param-added",
+        "/arguments/1",
+    );
+    // Removed: the generated struct loses its field (pointer into the old
+    // definition).
+    only(
+        classify_prompt(args(json!([state(false), city])), args(json!([city]))),
+        Class::Breaking,
+        "param-removed",
+        "/arguments/0",
+    );
+    only(
+        classify_prompt(
+            args(json!([city, state(false)])),
+            args(json!([city, state(true)])),
+        ),
+        Class::Breaking,
+        "param-made-required",
+        "/arguments/1/required",
+    );
+    only(
+        classify_prompt(
+            args(json!([city, state(true)])),
+            args(json!([city, {"name": "state"}])),
+        ),
+        Class::Compatible,
+        "param-made-optional",
+        "/arguments/1/required",
+    );
+    // No arguments at all, then one optional: compatible.
+    only(
+        classify_prompt(json!({}), json!({"arguments": [state(false)]})),
+        Class::Compatible,
+        "optional-param-added",
+        "/arguments/0",
+    );
+    // Optional arguments moving is harmless (set by name).
+    only(
+        classify_prompt(
+            args(json!([city, state(false), {"name": "zip"}])),
+            args(json!([{"name": "zip"}, city, state(false)])),
+        ),
+        Class::Compatible,
+        "same-meaning",
+        "",
+    );
+}
+
+/// `new` takes the required arguments in order: swapping two would swap
+/// the values of every call.
+#[test]
+fn required_prompt_arguments_reordered_are_breaking() {
+    let a = json!({"name": "a", "required": true});
+    let b = json!({"name": "b", "required": true});
+    let got = classify_prompt(args(json!([a, b])), args(json!([b, a])));
+    only(
+        got,
+        Class::Breaking,
+        "required-params-reordered",
+        "/arguments",
+    );
+}
+
+#[test]
+fn prompt_texts_are_review_with_a_word_diff() {
+    let arg = |d: &str| json!([{"name": "city", "description": d, "required": true}]);
+    let old =
+        json!({"description": "Plan a trip.", "title": "Trip", "arguments": arg("The city.")});
+    let new = json!({"description": "Plan a short trip.", "title": "Trips", "arguments": arg("The city, in English.")});
+    assert_eq!(
+        classify_prompt(old.clone(), new.clone()),
+        [
+            (
+                Class::Review,
+                "description-changed",
+                "/arguments/0/description".to_owned()
+            ),
+            (
+                Class::Review,
+                "description-changed",
+                "/description".to_owned()
+            ),
+            (Class::Review, "title-changed", "/title".to_owned()),
+        ]
+    );
+    let review = ServerReview::new(
+        "s",
+        Some(&with_entries(vec![named("p", old)], vec![])),
+        Some(&with_entries(vec![named("p", new)], vec![])),
+    );
+    let argument = &review.findings[0];
+    assert_eq!(
+        argument.message.to_string(),
+        "argument `city` description changed"
+    );
+    assert_eq!(
+        argument.text_change(),
+        Some(("The city.", "The city, in English."))
+    );
+    // An argument key no rule knows is still reported.
+    only(
+        classify_prompt(
+            json!({"arguments": [{"name": "a", "x-hint": 1}]}),
+            json!({"arguments": [{"name": "a", "x-hint": 2}]}),
+        ),
+        Class::Review,
+        "other-changed",
+        "/arguments/0/x-hint",
+    );
+}
+
+#[test]
+fn template_variables_and_expansion() {
+    let t = |uri: &str| json!({"uriTemplate": uri});
+    // Renamed: removed and added, both breaking.
+    assert_eq!(
+        classify_template(t("demo://text/{id}"), t("demo://text/{resourceId}")),
+        [
+            (
+                Class::Breaking,
+                "template-variable-removed",
+                "/uriTemplate".to_owned()
+            ),
+            (
+                Class::Breaking,
+                "template-variable-added",
+                "/uriTemplate".to_owned()
+            ),
+        ]
+    );
+    // Added, even to the query: the URI function gains a parameter.
+    only(
+        classify_template(t("demo://text/{id}"), t("demo://text/{id}{?lang}")),
+        Class::Breaking,
+        "template-variable-added",
+        "/uriTemplate",
+    );
+    only(
+        classify_template(t("demo://{a}/{b}"), t("demo://{b}/{a}")),
+        Class::Breaking,
+        "template-variables-reordered",
+        "/uriTemplate",
+    );
+    // Same variables, another URI: a literal, an operator, a prefix.
+    for (old, new) in [
+        ("demo://text/{id}", "demo://v2/text/{id}"),
+        ("demo://text/{id}", "demo://text/{+id}"),
+        ("demo://text{/id}", "demo://text{/id*}"),
+        ("demo://text/{id}", "demo://text/{id:3}"),
+    ] {
+        only(
+            classify_template(t(old), t(new)),
+            Class::Breaking,
+            "template-expansion-changed",
+            "/uriTemplate",
+        );
+    }
+    // Rewritten, same URIs: for review.
+    only(
+        classify_template(t("demo://text/{id}"), t("demo://text/{id:200}")),
+        Class::Review,
+        "uri-template-changed",
+        "/uriTemplate",
+    );
+}
+
+#[test]
+fn template_texts_and_mime_type_are_review() {
+    let t =
+        |d: &str, mime: &str| json!({"uriTemplate": "x://{a}", "description": d, "mimeType": mime});
+    assert_eq!(
+        classify_template(t("Text.", "text/plain"), t("Some text.", "text/markdown")),
+        [
+            (
+                Class::Review,
+                "description-changed",
+                "/description".to_owned()
+            ),
+            (Class::Review, "mime-type-changed", "/mimeType".to_owned()),
+        ]
+    );
+    only(
+        classify_template(
+            json!({"uriTemplate": "x://{a}"}),
+            json!({"uriTemplate": "x://{a}", "annotations": {"priority": 1}}),
+        ),
+        Class::Review,
+        "other-changed",
+        "/annotations",
+    );
+}
+
+/// `completions` off removes the generated `complete_*` methods.
+#[test]
+fn completions_turned_off_are_breaking() {
+    let old = with_entries(vec![json!({"name": "p"})], vec![]);
+    let mut new = old.clone();
+    new.completions = true;
+    let got = |a: &ServerLock, b: &ServerLock| -> Vec<_> {
+        ServerReview::new("s", Some(a), Some(b))
+            .findings
+            .iter()
+            .map(|f| (f.class, f.rule, f.pointer.clone()))
+            .collect()
+    };
+    only(
+        got(&old, &new),
+        Class::Compatible,
+        "completions-changed",
+        "/completions",
+    );
+    only(
+        got(&new, &old),
+        Class::Breaking,
+        "completions-changed",
+        "/completions",
+    );
+    assert!(got(&old, &old).is_empty());
+    // A prompt filter changed is for review, like a tool filter.
+    let mut filtered = old.clone();
+    filtered.disabled_prompts = vec!["p".into()];
+    only(
+        got(&old, &filtered),
+        Class::Review,
+        "filter-changed",
+        "/enabled_prompts",
+    );
 }

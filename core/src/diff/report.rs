@@ -84,7 +84,7 @@ impl Review {
                 }
                 let _ = writeln!(out, "  {}:", paint(class_color(class), class.as_str()));
                 for f in findings {
-                    let _ = writeln!(out, "    {}", terminal_safe(&line_of(f)));
+                    let _ = writeln!(out, "    {}", terminal_safe(&f.to_string()));
                     if let Some((old, new)) = f.text_change() {
                         let mut diff = String::new();
                         for op in word_diff(old, new) {
@@ -130,7 +130,7 @@ impl Review {
                         json!({
                             "class": f.class.as_str(),
                             "rule": f.rule,
-                            "kind": f.entry.as_ref().map_or("server", |e| e.kind),
+                            "kind": f.entry.as_ref().map_or("server", |e| json_kind(e.kind)),
                             "name": f.entry.as_ref().map(|e| e.name.clone()),
                             "pointer": f.pointer,
                             "message": f.message.to_string(),
@@ -218,6 +218,15 @@ impl Review {
     }
 }
 
+/// An entry's kind as a JSON identifier: `tool`, `prompt`,
+/// `resource_template`.
+fn json_kind(noun: &'static str) -> &'static str {
+    match noun {
+        "resource template" => "resource_template",
+        other => other,
+    }
+}
+
 fn summary_of(count: impl Fn(Class) -> usize) -> String {
     let parts: Vec<String> = Class::ALL
         .iter()
@@ -236,14 +245,6 @@ fn class_color(class: Class) -> &'static str {
         Class::Breaking => "1;31",
         Class::Review => "1;33",
         Class::Compatible => "1;32",
-    }
-}
-
-/// One finding as a line: `tool `x`: message`.
-fn line_of(f: &Finding) -> String {
-    match &f.entry {
-        Some(e) => format!("{} `{}`: {}", e.kind, e.name, f.message),
-        None => f.message.to_string(),
     }
 }
 

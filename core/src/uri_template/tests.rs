@@ -288,6 +288,79 @@ fn uris_match_the_simple_templates_they_come_from() {
 
     assert!(UriTemplate::parse("x{?a,b}")
         .unwrap()
-        .match_uri("x?a=1")
+        .match_uri("x?c=1")
+        .is_none());
+}
+
+#[test]
+fn form_style_variables_are_optional() {
+    let t = UriTemplate::parse("demo://{+base}/items/{id}{?lang,page}{&q}{;v}").unwrap();
+    let optional: Vec<(&str, bool)> = t
+        .variables()
+        .iter()
+        .map(|v| (v.name.as_str(), t.is_optional(&v.name)))
+        .collect();
+    assert_eq!(
+        optional,
+        [
+            ("base", false),
+            ("id", false),
+            ("lang", true),
+            ("page", true),
+            ("q", true),
+            ("v", true)
+        ]
+    );
+    // Used both ways: needed.
+    let t = UriTemplate::parse("demo://{id}{?id}").unwrap();
+    assert!(!t.is_optional("id"));
+}
+
+/// Every operator matches back what it expanded (variables without a
+/// modifier), a query's variables may be absent, and what the template
+/// can't have given matches nothing.
+#[test]
+fn uris_match_every_operator() {
+    let cases: [(&str, &[(&str, &str)]); 8] = [
+        ("demo://{x,y}", &[("x", "a b"), ("y", "c")]),
+        (
+            "demo://{+path}{#frag}",
+            &[("path", "a/b"), ("frag", "top/1")],
+        ),
+        ("demo://host{.ext}", &[("ext", "txt")]),
+        ("demo://items{/id,sub}", &[("id", "7"), ("sub", "x y")]),
+        ("demo://m{;lat,long}", &[("lat", "1.5"), ("long", "-2")]),
+        (
+            "demo://s/{id}{?q,page}",
+            &[("id", "7"), ("q", "a&b=c"), ("page", "2")],
+        ),
+        ("demo://s/{id}{?q,page}", &[("id", "7"), ("page", "2")]),
+        ("demo://s{?q}{&lang}", &[("lang", "en")]),
+    ];
+    for (template, values) in cases {
+        let t = UriTemplate::parse(template).unwrap();
+        let with: Vec<(&str, UriValue)> = values.iter().map(|(k, v)| (*k, (*v).into())).collect();
+        let uri = t.expand_with(&with);
+        let found = t
+            .match_uri(&uri)
+            .unwrap_or_else(|| panic!("{template}: {uri} not matched"));
+        let expected: BTreeMap<String, String> = values
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(found, expected, "{template}: {uri}");
+    }
+    let t = UriTemplate::parse("demo://s/{id}{?q,page}").unwrap();
+    assert_eq!(
+        t.match_uri("demo://s/7").unwrap(),
+        BTreeMap::from([("id".to_owned(), "7".to_owned())])
+    );
+    // Unknown or reordered query keys, a second path segment, an explode.
+    assert!(t.match_uri("demo://s/7?other=1").is_none());
+    assert!(t.match_uri("demo://s/7?page=2&q=a").is_none());
+    assert!(t.match_uri("demo://s/7/8").is_none());
+    assert!(UriTemplate::parse("x{/list*}")
+        .unwrap()
+        .match_uri("x/a/b")
         .is_none());
 }

@@ -1,0 +1,494 @@
+//! OAuth for Streamable HTTP servers (the MCP authorization spec), over
+//! rmcp's `auth` module: `auth = "oauth"` (the authorization-code flow with
+//! PKCE, run once by [`login`]) and `auth = "client_credentials"`.
+//!
+//! Tokens are stored per user, outside the project: one file per server URL
+//! in [`credentials_dir`], mode 0600. They never reach `mcpbind.lock`,
+//! `mcpbind.toml`, generated code, errors or logs. rmcp refreshes a token
+//! that is about to expire (and saves the new one) before a request, and
+//! once more when the server rejects one with 401.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::transport::auth::{
+    AuthError, AuthorizationManager, AuthorizationRequest, ClientCredentialsConfig,
+    CredentialRefreshGuard, CredentialStore, OAuthClientConfig, OAuthState, StoredCredentials,
+};
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::config::{AuthConfig, ServerConfig, TransportConfig};
+use crate::connect::secrets::Expander;
+use crate::error::{redact, Error, Result};
+
+/// How long [`login`] waits for the browser to come back.
+const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The largest callback request the loopback listener reads.
+const MAX_CALLBACK_BYTES: usize = 16 * 1024;
+
+/// Where tokens are stored: `$MCPBIND_CREDENTIALS_DIR`, else
+/// `$XDG_CONFIG_HOME/mcpbind/credentials`, else
+/// `~/.config/mcpbind/credentials` (`%APPDATA%\mcpbind\credentials` on
+/// Windows).
+pub fn credentials_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = var("MCPBIND_CREDENTIALS_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    let config = var("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("APPDATA").map(PathBuf::from))
+        .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(config.join("mcpbind").join("credentials"))
+}
+
+/// The token file of one server: named after the server and a digest of its
+/// URL, so that a changed URL never gets the old origin's tokens.
+fn credentials_path(server: &str, url: &str) -> Result<PathBuf> {
+    let dir = credentials_dir().ok_or_else(|| Error::Auth {
+        server: server.to_owned(),
+        reason: "no directory to store tokens in: set HOME or MCPBIND_CREDENTIALS_DIR".into(),
+        login: false,
+    })?;
+    let digest = crate::hash::sha256_hex(&serde_json::Value::String(url.to_owned()));
+    Ok(dir.join(format!("{server}-{}.json", &digest[..16])))
+}
+
+/// What a token file holds.
+#[derive(Serialize, Deserialize)]
+struct TokenFile {
+    /// The server URL the tokens were issued for.
+    url: String,
+    credentials: StoredCredentials,
+}
+
+/// rmcp's credential store, as a file of mode 0600.
+struct FileStore {
+    server: String,
+    url: String,
+    path: PathBuf,
+}
+
+impl FileStore {
+    fn new(server: &str, url: &str) -> Result<FileStore> {
+        Ok(FileStore {
+            server: server.to_owned(),
+            url: url.to_owned(),
+            path: credentials_path(server, url)?,
+        })
+    }
+
+    fn io_error(&self, what: &str, e: std::io::Error) -> AuthError {
+        AuthError::CredentialStoreError(format!(
+            "cannot {what} {} (tokens of server `{}`): {e}",
+            self.path.display(),
+            self.server
+        ))
+    }
+
+    fn write(&self, text: &[u8]) -> std::io::Result<()> {
+        let dir = self.path.parent().unwrap_or(std::path::Path::new("."));
+        create_private_dir(dir)?;
+        let tmp = self.path.with_extension("json.tmp");
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        std::io::Write::write_all(&mut options.open(&tmp)?, text)?;
+        std::fs::rename(&tmp, &self.path)
+    }
+}
+
+fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for FileStore {
+    async fn load(&self) -> std::result::Result<Option<StoredCredentials>, AuthError> {
+        let text = match std::fs::read(&self.path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.io_error("read", e)),
+        };
+        // A file from another URL (or damaged) holds no usable tokens.
+        match serde_json::from_slice::<TokenFile>(&text) {
+            Ok(file) if file.url == self.url => Ok(Some(file.credentials)),
+            _ => Ok(None),
+        }
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> std::result::Result<(), AuthError> {
+        let file = TokenFile {
+            url: self.url.clone(),
+            credentials,
+        };
+        let text = serde_json::to_vec_pretty(&file)
+            .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?;
+        self.write(&text).map_err(|e| self.io_error("write", e))
+    }
+
+    /// One refresh at a time per token file in this process: concurrent
+    /// requests (the POST and the GET stream) would otherwise spend the
+    /// same refresh token twice, and a server that rotates them refuses
+    /// the second.
+    async fn acquire_refresh_guard(
+        &self,
+    ) -> std::result::Result<Option<CredentialRefreshGuard>, AuthError> {
+        static LOCKS: std::sync::OnceLock<
+            std::sync::Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
+        > = std::sync::OnceLock::new();
+        let lock = {
+            let mut locks = LOCKS
+                .get_or_init(Default::default)
+                .lock()
+                .map_err(|_| AuthError::CredentialStoreError("a refresh panicked".into()))?;
+            Arc::clone(locks.entry(self.path.clone()).or_default())
+        };
+        Ok(Some(CredentialRefreshGuard::new(lock.lock_owned().await)))
+    }
+
+    async fn clear(&self) -> std::result::Result<(), AuthError> {
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(self.io_error("remove", e)),
+        }
+    }
+}
+
+/// A server's URL and OAuth settings with `${VAR}`s expanded, and the
+/// secrets they held.
+struct Target<'a> {
+    server: &'a str,
+    url: String,
+    auth: &'a AuthConfig,
+    client_secret: Option<String>,
+    secrets: Arc<[String]>,
+}
+
+impl<'a> Target<'a> {
+    fn of(server: &'a str, config: &'a ServerConfig) -> Result<Target<'a>> {
+        let TransportConfig::StreamableHttp { url, .. } = &config.transport else {
+            return Err(not_oauth(server));
+        };
+        let auth = config.auth.as_ref().ok_or_else(|| not_oauth(server))?;
+        let mut expander = Expander::new(server);
+        let url = expander.expand_url(url)?;
+        let client_secret = auth.secret().map(|s| expander.expand(s)).transpose()?;
+        Ok(Target {
+            server,
+            url,
+            auth,
+            client_secret,
+            secrets: expander.finish(),
+        })
+    }
+
+    /// An error from rmcp's OAuth code, its text redacted.
+    fn error(&self, what: &str, e: AuthError) -> Error {
+        let login = matches!(
+            e,
+            AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_)
+        );
+        Error::Auth {
+            server: self.server.to_owned(),
+            reason: redact(&format!("{what}: {e}"), &self.secrets),
+            login,
+        }
+    }
+
+    async fn manager(&self) -> Result<AuthorizationManager> {
+        let mut manager = AuthorizationManager::new(self.url.as_str())
+            .await
+            .map_err(|e| self.error("invalid server URL", e))?;
+        if let AuthConfig::OAuth { .. } = self.auth {
+            manager.set_credential_store(FileStore::new(self.server, &self.url)?);
+        }
+        Ok(manager)
+    }
+}
+
+fn not_oauth(server: &str) -> Error {
+    Error::Auth {
+        server: server.to_owned(),
+        reason: "it has no `auth = \"oauth\"` (login is for Streamable HTTP servers with OAuth)"
+            .into(),
+        login: false,
+    }
+}
+
+/// The authorization manager a connection to an OAuth server sends its
+/// requests through: with the stored tokens (`oauth`), or a fresh token
+/// from the client-credentials grant. With no stored token, requests go
+/// out without one, and the server's 401 becomes [`Error::Auth`] with a
+/// `mcpbind login` hint.
+pub(crate) async fn connect_manager(
+    server: &str,
+    config: &ServerConfig,
+) -> Result<AuthorizationManager> {
+    let target = Target::of(server, config)?;
+    let mut manager = target.manager().await?;
+    match target.auth {
+        AuthConfig::OAuth { client_id, .. } => {
+            let stored = manager
+                .initialize_from_store()
+                .await
+                .map_err(|e| target.error("cannot use the stored tokens", e))?;
+            // A confidential client refreshes with its secret.
+            if let (true, Some(id), Some(secret)) = (stored, client_id, &target.client_secret) {
+                let client = OAuthClientConfig::new(id.clone(), "http://127.0.0.1/callback")
+                    .with_client_secret(secret.clone());
+                manager
+                    .configure_client(client)
+                    .map_err(|e| target.error("cannot configure the OAuth client", e))?;
+            }
+            Ok(manager)
+        }
+        AuthConfig::ClientCredentials {
+            client_id, scopes, ..
+        } => {
+            let mut state = OAuthState::Unauthorized(manager);
+            let grant = ClientCredentialsConfig::ClientSecret {
+                client_id: client_id.clone(),
+                client_secret: target.client_secret.clone().unwrap_or_default(),
+                scopes: scopes.clone(),
+                resource: Some(target.url.clone()),
+            };
+            state
+                .authenticate_client_credentials(grant)
+                .await
+                .map_err(|e| target.error("the client-credentials grant failed", e))?;
+            state
+                .into_authorization_manager()
+                .ok_or_else(|| Error::Auth {
+                    server: server.to_owned(),
+                    reason: "the client-credentials grant did not authorize the client".into(),
+                    login: false,
+                })
+        }
+    }
+}
+
+/// Runs the OAuth authorization-code flow with PKCE for `server` and stores
+/// its tokens: discovers the authorization server (from the server's 401
+/// challenge, else the well-known paths), registers the client (a
+/// pre-registered `client_id`, a client ID metadata document, or dynamic
+/// registration), hands the authorization URL to `open` (a browser), and
+/// waits on a loopback redirect (`http://127.0.0.1:PORT/callback`) for the
+/// code.
+pub async fn login(server: &str, config: &ServerConfig, open: impl FnOnce(&str)) -> Result<()> {
+    let target = Target::of(server, config)?;
+    let AuthConfig::OAuth {
+        client_id,
+        scopes,
+        redirect_port,
+        client_metadata_url,
+        ..
+    } = target.auth
+    else {
+        return Err(Error::Auth {
+            server: server.to_owned(),
+            reason: "it uses `auth = \"client_credentials\"`, which needs no login".into(),
+            login: false,
+        });
+    };
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", redirect_port.unwrap_or(0)))
+        .await
+        .map_err(|e| Error::Auth {
+            server: server.to_owned(),
+            reason: format!(
+                "cannot listen for the redirect on 127.0.0.1:{}: {e}",
+                redirect_port.unwrap_or(0)
+            ),
+            login: false,
+        })?;
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
+    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+
+    let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name("mcpbind");
+    if let Some(challenge) = challenge(&target.url).await {
+        request = request.with_challenge(challenge);
+    }
+    if !scopes.is_empty() {
+        request = request.with_scopes(scopes.iter().map(String::as_str));
+    }
+    if let Some(id) = client_id {
+        request = request.with_preregistered_client(id.clone());
+        if let Some(secret) = &target.client_secret {
+            request = request.with_client_secret(secret.clone());
+        }
+    }
+    if let Some(url) = client_metadata_url {
+        request = request.with_client_metadata_url(url.clone());
+    }
+    let mut state = OAuthState::Unauthorized(target.manager().await?);
+    state
+        .start_authorization(request)
+        .await
+        .map_err(|e| target.error("cannot start the authorization", e))?;
+    let url = state
+        .get_authorization_url()
+        .await
+        .map_err(|e| target.error("no authorization URL", e))?;
+    open(&url);
+    let callback = tokio::time::timeout(LOGIN_TIMEOUT, wait_for_callback(&listener, port))
+        .await
+        .map_err(|_| Error::Auth {
+            server: server.to_owned(),
+            reason: format!(
+                "no redirect came back to {redirect_uri} within {} s",
+                LOGIN_TIMEOUT.as_secs()
+            ),
+            login: false,
+        })?
+        .map_err(|reason| Error::Auth {
+            server: server.to_owned(),
+            reason: redact(&reason, &target.secrets),
+            login: false,
+        })?;
+    state
+        .handle_callback_url(&callback)
+        .await
+        .map_err(|e| target.error("the token exchange failed", e))
+}
+
+/// Removes the stored tokens of `server`; whether there were any.
+pub fn logout(server: &str, config: &ServerConfig) -> Result<bool> {
+    let target = Target::of(server, config)?;
+    let path = credentials_path(server, &target.url)?;
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::Auth {
+            server: server.to_owned(),
+            reason: format!("cannot remove {}: {e}", path.display()),
+            login: false,
+        }),
+    }
+}
+
+/// The `WWW-Authenticate` challenge of an unauthenticated `initialize`, if
+/// the server answers 401 with one: it names the protected-resource metadata
+/// and the scopes to ask for.
+async fn challenge(url: &str) -> Option<String> {
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "mcpbind", "version": env!("CARGO_PKG_VERSION")}
+        }
+    });
+    let response = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .ok()?
+        .post(url)
+        .header(http::header::ACCEPT, "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .ok()?;
+    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+        return None;
+    }
+    let header = response.headers().get(http::header::WWW_AUTHENTICATE)?;
+    Some(header.to_str().ok()?.to_owned())
+}
+
+/// Serves the loopback redirect until it brings a code (or an error): the
+/// callback URL as received.
+async fn wait_for_callback(
+    listener: &tokio::net::TcpListener,
+    port: u16,
+) -> std::result::Result<String, String> {
+    loop {
+        let (mut stream, _) = listener.accept().await.map_err(|e| e.to_string())?;
+        let Some(target) = read_request_target(&mut stream).await else {
+            continue;
+        };
+        if !target.starts_with("/callback") {
+            let _ = stream
+                .write_all(response(404, "Not found.").as_bytes())
+                .await;
+            continue;
+        }
+        let url = format!("http://127.0.0.1:{port}{target}");
+        let query = reqwest::Url::parse(&url).map_err(|e| e.to_string())?;
+        let param = |key: &str| {
+            query
+                .query_pairs()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.into_owned())
+        };
+        if let Some(error) = param("error") {
+            let _ = stream
+                .write_all(response(400, "Authorization failed; see the terminal.").as_bytes())
+                .await;
+            let description = param("error_description").unwrap_or_default();
+            return Err(format!(
+                "the authorization server refused: {error} {description}"
+            ));
+        }
+        if param("code").is_none() {
+            let _ = stream
+                .write_all(response(400, "No authorization code in the redirect.").as_bytes())
+                .await;
+            continue;
+        }
+        let _ = stream
+            .write_all(
+                response(200, "mcpbind is authorized. You can close this window.").as_bytes(),
+            )
+            .await;
+        return Ok(url);
+    }
+}
+
+/// The request target (`/callback?code=...`) of one HTTP request, read up
+/// to [`MAX_CALLBACK_BYTES`].
+async fn read_request_target(stream: &mut tokio::net::TcpStream) -> Option<String> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 2048];
+    while !buffer.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk))
+            .await
+            .ok()?
+            .ok()?;
+        if n == 0 || buffer.len() + n > MAX_CALLBACK_BYTES {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+    let head = String::from_utf8_lossy(&buffer);
+    let mut parts = head.lines().next()?.split(' ');
+    match (parts.next(), parts.next()) {
+        (Some("GET"), Some(target)) => Some(target.to_owned()),
+        _ => None,
+    }
+}
+
+fn response(status: u16, text: &str) -> String {
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        _ => "Not Found",
+    };
+    let body = format!("<!doctype html><title>mcpbind</title><p>{text}</p>\n");
+    format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
