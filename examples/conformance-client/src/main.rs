@@ -23,6 +23,9 @@ fn main() -> ExitCode {
         eprintln!("usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance-client <server-url>");
         return ExitCode::from(2);
     };
+    // OAuth tokens of this run only, never the user's store.
+    let store = std::env::temp_dir().join(format!("mcpbind-conformance-{}", std::process::id()));
+    std::env::set_var("MCPBIND_CREDENTIALS_DIR", &store);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -33,7 +36,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(&scenario, &url)) {
+    let outcome = runtime.block_on(run(&scenario, &url));
+    let _ = std::fs::remove_dir_all(&store);
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("conformance-client: scenario `{scenario}` against {url}: {e}");
@@ -84,12 +89,21 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
             client.close().await;
             Ok(())
         }
-        // The OAuth-protected server: connect, list, call `test-tool` when
-        // listed. Authorization is not in mcpbind yet (issue 11), so these
-        // fail at the first 401.
+        // The OAuth-protected server: authorize (the suite's authorization
+        // server approves at once), then connect, list, and call
+        // `test-tool` when listed.
         auth if auth.starts_with("auth/") => {
-            context()?;
-            let client = connect(&config, ClientHooks::default()).await?;
+            let config = auth_config(url, auth, context()?.as_ref())?;
+            let client = match Client::connect_with(&config, SERVER, ClientHooks::default()).await {
+                Ok(client) => client,
+                Err(mcpbind::Error::Auth { login: true, .. }) => {
+                    mcpbind::auth::login(SERVER, &config.servers[SERVER], follow)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    connect(&config, ClientHooks::default()).await?
+                }
+                Err(e) => return Err(e.to_string()),
+            };
             let tools = list_tools(&client).await?;
             if tools.iter().any(|name| name == "test-tool") {
                 call(&client, "test-tool", json!({})).await?;
@@ -103,16 +117,21 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
 
 /// A config with one Streamable HTTP server at `url`.
 fn config_for(url: &str) -> Result<Config, String> {
+    let text = config_text(url)?;
+    Config::from_toml_str(&text).map_err(|e| format!("the config for {url} is invalid: {e}"))
+}
+
+/// The TOML of [`config_for`], for more keys to be added.
+fn config_text(url: &str) -> Result<String, String> {
     // A JSON string is a valid TOML basic string for the URLs the suite
     // gives (printable ASCII).
     if !url.chars().all(|c| c.is_ascii_graphic()) {
         return Err(format!("unexpected characters in the server URL {url:?}"));
     }
     let quoted = Value::String(url.to_owned()).to_string();
-    Config::from_toml_str(&format!(
+    Ok(format!(
         "[servers.{SERVER}]\ntransport = \"streamable-http\"\nurl = {quoted}\n"
     ))
-    .map_err(|e| format!("the config for {url} is invalid: {e}"))
 }
 
 /// The scenario's context (`MCP_CONFORMANCE_CONTEXT`), when the suite gives
@@ -175,4 +194,49 @@ fn text_of(result: &CallToolResult) -> String {
         .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The client-metadata URL the suite's CIMD scenario expects as client ID.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The config of an OAuth scenario: client credentials where the scenario
+/// is about them, else the authorization-code flow (with the context's
+/// pre-registered client, if any).
+fn auth_config(url: &str, scenario: &str, context: Option<&Value>) -> Result<Config, String> {
+    let field = |key: &str| {
+        context
+            .and_then(|c| c.get(key))
+            .and_then(Value::as_str)
+            .map(|v| Value::String(v.to_owned()).to_string())
+    };
+    let mut keys = String::new();
+    if scenario.starts_with("auth/client-credentials") {
+        if field("private_key_pem").is_some() {
+            return Err("private_key_jwt client authentication is not supported".into());
+        }
+        keys.push_str("auth = \"client_credentials\"\n");
+    } else {
+        keys.push_str("auth = \"oauth\"\n");
+        keys.push_str(&format!(
+            "client_metadata_url = \"{CLIENT_METADATA_URL}\"\n"
+        ));
+    }
+    for key in ["client_id", "client_secret"] {
+        if let Some(value) = field(key) {
+            keys.push_str(&format!("{key} = {value}\n"));
+        }
+    }
+    let text = config_text(url)? + &keys;
+    Config::from_toml_str(&text).map_err(|e| format!("the config for {url} is invalid: {e}"))
+}
+
+/// The "browser": follows the authorization URL's redirects back to the
+/// login's loopback listener, as a user who approves would.
+fn follow(url: &str) {
+    let url = url.to_owned();
+    tokio::spawn(async move {
+        if let Err(e) = reqwest::get(&url).await {
+            eprintln!("conformance-client: the authorization request failed: {e}");
+        }
+    });
 }
