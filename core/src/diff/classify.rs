@@ -419,23 +419,7 @@ fn classify_rest(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
     on_deep_stack(depth, || {
         diff_values("", Some(&old), Some(&new), &mut changes)
     });
-    for c in changes {
-        let message = Message::text("")
-            .code(&c.pointer)
-            .then(match (&c.old, &c.new) {
-                (None, _) => " added",
-                (_, None) => " removed",
-                _ => " changed",
-            });
-        out.push(Finding::new(
-            Class::Review,
-            "other-changed",
-            &c.pointer,
-            message,
-            c.old.as_ref(),
-            c.new.as_ref(),
-        ));
-    }
+    out.extend(changes.iter().map(other_changed));
 }
 
 /// The rules of entries added and removed, by kind. A prompt or template
@@ -626,23 +610,7 @@ pub(super) fn classify_unexplained(
             || out.iter().any(|f| covers(&f.pointer, &c.pointer))
     };
     let unexplained: Vec<Change> = raw.into_iter().filter(|c| !explained(c)).collect();
-    for c in unexplained {
-        let message = Message::text("")
-            .code(&c.pointer)
-            .then(match (&c.old, &c.new) {
-                (None, _) => " added",
-                (_, None) => " removed",
-                _ => " changed",
-            });
-        out.push(Finding::new(
-            Class::Review,
-            "other-changed",
-            &c.pointer,
-            message,
-            c.old.as_ref(),
-            c.new.as_ref(),
-        ));
-    }
+    out.extend(unexplained.iter().map(other_changed));
     if out.is_empty() && old != new {
         out.push(Finding::new(
             Class::Compatible,
@@ -737,4 +705,23 @@ fn classify_annotations(
 /// Whether pointer `outer` is `inner` or one of its ancestors.
 pub(super) fn covers(outer: &str, inner: &str) -> bool {
     inner == outer || (inner.starts_with(outer) && inner[outer.len()..].starts_with('/'))
+}
+
+/// A change no rule explains: `other-changed`, for review.
+fn other_changed(c: &Change) -> Finding {
+    let message = Message::text("")
+        .code(&c.pointer)
+        .then(match (&c.old, &c.new) {
+            (None, _) => " added",
+            (_, None) => " removed",
+            _ => " changed",
+        });
+    Finding::new(
+        Class::Review,
+        "other-changed",
+        &c.pointer,
+        message,
+        c.old.as_ref(),
+        c.new.as_ref(),
+    )
 }
