@@ -33,7 +33,9 @@ pub(crate) fn rewrite(tokens: TokenStream, placeholders: bool, json_short: bool)
     .stream(tokens)
 }
 
-/// The `use` lines the `types` module needs: the bare derives, and
+/// The `use` lines the `types` module needs: the bare derives (the bare
+/// `Deserialize` is mcpbind's lean derive, [`lean_deserialize`]; `serde` for
+/// `serde::Deserialize` where an item needs serde's), and
 /// `serde_json`'s `Map` and `Value` unless a definition takes one of those
 /// names ([`defines_json_names`]).
 pub(crate) fn types_prelude(json_short: bool) -> TokenStream {
@@ -44,7 +46,9 @@ pub(crate) fn types_prelude(json_short: bool) -> TokenStream {
     });
     quote! {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde::{self, Serialize};
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::Deserialize;
         #json
     }
 }
@@ -110,7 +114,7 @@ impl Rewriter {
             if let (TokenTree::Punct(p), Some(TokenTree::Group(g))) = (&trees[i], trees.get(i + 1))
             {
                 if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket {
-                    self.attribute(g, &mut out);
+                    self.attribute(g, &trees[i..], &mut out);
                     i += 2;
                     continue;
                 }
@@ -190,8 +194,9 @@ impl Rewriter {
         }
     }
 
-    /// Emits `#[…]`, rewritten.
-    fn attribute(&self, g: &Group, out: &mut Vec<TokenTree>) {
+    /// Emits `#[…]`, rewritten; `item` starts with it (and goes on with
+    /// the item it belongs to).
+    fn attribute(&self, g: &Group, item: &[TokenTree], out: &mut Vec<TokenTree>) {
         let inner: Vec<TokenTree> = g.stream().into_iter().collect();
         let name = match inner.first() {
             Some(TokenTree::Ident(id)) => id.to_string(),
@@ -201,7 +206,7 @@ impl Rewriter {
             "doc" => self.doc(&inner),
             "serde" => self.serde(&inner),
             "derive" => {
-                let (body, serde) = derive(&inner);
+                let (body, serde) = derive(&inner, lean_deserialize(item));
                 push_attr(out, body);
                 if serde {
                     push_attr(out, quote!(serde(crate = "::mcpbind::__private::serde")));
@@ -319,10 +324,12 @@ fn parse_delegate(trees: &[TokenTree]) -> Option<usize> {
 
 /// `derive(…)` with `::serde::Deserialize`/`::serde::Serialize` named bare
 /// (the `types` module imports them); whether it derives a serde trait.
+/// The bare `Deserialize` is mcpbind's lean derive (`mcpbind-derive`), so
+/// where the item can't take it (`lean` is false), serde's keeps its path.
 /// `Ord` and `PartialOrd` are left out: nothing in the generated code
 /// compares or sorts its types (maps are keyed by `String`), and without
 /// them a plain enum's derive fits on one line.
-fn derive(inner: &[TokenTree]) -> (TokenStream, bool) {
+fn derive(inner: &[TokenTree], lean: bool) -> (TokenStream, bool) {
     let Some(TokenTree::Group(list)) = inner.get(1) else {
         return (inner.iter().cloned().collect(), false);
     };
@@ -347,7 +354,12 @@ fn derive(inner: &[TokenTree]) -> (TokenStream, bool) {
             // `:: serde :: Name`: keep `Name`.
             if let Some(TokenTree::Ident(name)) = trees.get(i + 5) {
                 serde = true;
-                out.push(TokenTree::Ident(name.clone()));
+                if name == "Deserialize" && !lean {
+                    // `serde::Deserialize`: the `types` module imports `serde`.
+                    out.extend(trees[i + 2..i + 6].iter().cloned());
+                } else {
+                    out.push(TokenTree::Ident(name.clone()));
+                }
                 i += 6;
                 continue;
             }
@@ -359,6 +371,112 @@ fn derive(inner: &[TokenTree]) -> (TokenStream, bool) {
     group.set_span(list.span());
     let derive = &inner[0];
     (quote!(#derive #group), serde)
+}
+
+/// Whether the item whose attributes start at `trees[0]` can take
+/// mcpbind's lean `Deserialize` derive: a struct with named fields or an
+/// enum of unit variants, with only the serde attributes that derive
+/// supports (see `mcpbind-derive`; typify's untagged and tagged enums,
+/// tuple structs and `transparent` keep serde's).
+fn lean_deserialize(trees: &[TokenTree]) -> bool {
+    let mut j = 0;
+    let mut deny_unknown = false;
+    while let Some(attr) = attribute_at(trees, j) {
+        if let Some(keys) = serde_keys(&attr) {
+            for key in keys {
+                match key.as_str() {
+                    "crate" => {}
+                    "deny_unknown_fields" => deny_unknown = true,
+                    _ => return false,
+                }
+            }
+        }
+        j += 2;
+    }
+    if matches!(trees.get(j), Some(TokenTree::Ident(id)) if id == "pub") {
+        j += 1;
+        if matches!(trees.get(j), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis)
+        {
+            j += 1;
+        }
+    }
+    let keyword = match trees.get(j) {
+        Some(TokenTree::Ident(id)) => id.to_string(),
+        _ => return false,
+    };
+    let body = match (trees.get(j + 1), trees.get(j + 2)) {
+        (Some(TokenTree::Ident(_)), Some(TokenTree::Group(g)))
+            if g.delimiter() == Delimiter::Brace =>
+        {
+            g.stream().into_iter().collect::<Vec<_>>()
+        }
+        _ => return false,
+    };
+    match keyword.as_str() {
+        "struct" => {
+            let mut flattened = 0;
+            let mut k = 0;
+            while k < body.len() {
+                if let Some(attr) = attribute_at(&body, k) {
+                    for key in serde_keys(&attr).unwrap_or_default() {
+                        match key.as_str() {
+                            "flatten" => flattened += 1,
+                            "rename" | "default" | "skip_serializing_if" | "deserialize_with" => {}
+                            _ => return false,
+                        }
+                    }
+                    k += 2;
+                } else {
+                    k += 1;
+                }
+            }
+            flattened == 0 || (flattened == 1 && !deny_unknown)
+        }
+        "enum" if !deny_unknown => body
+            .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+            .all(|variant| {
+                let mut k = 0;
+                while let Some(attr) = attribute_at(variant, k) {
+                    if serde_keys(&attr).is_some_and(|keys| keys.iter().any(|k| k != "rename")) {
+                        return false;
+                    }
+                    k += 2;
+                }
+                matches!(&variant[k..], [] | [TokenTree::Ident(_)])
+            }),
+        _ => false,
+    }
+}
+
+/// The inside of the attribute `#[…]` at `trees[j]`, if one is there.
+fn attribute_at(trees: &[TokenTree], j: usize) -> Option<Vec<TokenTree>> {
+    match (trees.get(j), trees.get(j + 1)) {
+        (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g)))
+            if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket =>
+        {
+            Some(g.stream().into_iter().collect())
+        }
+        _ => None,
+    }
+}
+
+/// The keys of a `serde(…)` attribute's inside (`rename` of
+/// `rename = "x"`), `None` for another attribute.
+fn serde_keys(attr: &[TokenTree]) -> Option<Vec<String>> {
+    match attr {
+        [TokenTree::Ident(id), TokenTree::Group(args)] if id == "serde" => {
+            let args: Vec<TokenTree> = args.stream().into_iter().collect();
+            Some(
+                args.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                    .filter_map(|arg| match arg.first() {
+                        Some(TokenTree::Ident(key)) => Some(key.to_string()),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
+    }
 }
 
 fn push_attr(out: &mut Vec<TokenTree>, body: TokenStream) {

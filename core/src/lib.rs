@@ -33,6 +33,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+mod de;
 pub mod diff;
 pub mod handler;
 pub mod hash;
@@ -145,4 +146,14 @@ pub mod __private {
     pub use crate::json::from_value;
     pub use serde;
     pub use serde_json;
+
+    /// serde's `Deserialize` trait, and (in the macro namespace) the lean
+    /// derive generated structs and unit enums use.
+    pub use mcpbind_derive::Deserialize;
+    pub use serde::de::Deserialize;
+
+    /// What that derive expands to calls.
+    pub mod de {
+        pub use crate::de::{variant, Object};
+    }
 }

@@ -16,7 +16,9 @@ pub mod combinators {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde::{self, Serialize};
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::Deserialize;
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `all_of` tool: allOf merging objects, and allOf with a lone ref-like object.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -28,7 +30,7 @@ pub mod combinators {
             pub merged: Option<AllOfInputMerged>,
         }
         /// `AllOfInputConflicting`
-        #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(deny_unknown_fields)]
         pub enum AllOfInputConflicting {}
@@ -76,7 +78,7 @@ pub mod combinators {
             pub h: Option<NullablesInputH>,
         }
         /// `NullablesInputD`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum NullablesInputD {
@@ -97,7 +99,7 @@ pub mod combinators {
             }
         }
         /// `NullablesInputE`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum NullablesInputE {
@@ -111,7 +113,7 @@ pub mod combinators {
             }
         }
         /// `NullablesInputG`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum NullablesInputG {
@@ -165,7 +167,7 @@ pub mod combinators {
             pub untagged: Option<TaggedUnionInputUntagged>,
         }
         /// `TaggedUnionInputEvent`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(tag = "type")]
         pub enum TaggedUnionInputEvent {
@@ -175,7 +177,7 @@ pub mod combinators {
             Key { key: String },
         }
         /// `TaggedUnionInputShape`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(tag = "kind")]
         pub enum TaggedUnionInputShape {
@@ -187,7 +189,7 @@ pub mod combinators {
             Rect { h: f64, w: f64 },
         }
         /// `TaggedUnionInputTagNotRequired`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum TaggedUnionInputTagNotRequired {
@@ -203,7 +205,7 @@ pub mod combinators {
             },
         }
         /// `TaggedUnionInputUntagged`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum TaggedUnionInputUntagged {
             #[serde(rename = "url")]

@@ -23,7 +23,9 @@ pub mod refs {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{Deserialize, Serialize};
+        use ::mcpbind::__private::serde::{self, Serialize};
+        #[allow(unused_imports)]
+        use ::mcpbind::__private::Deserialize;
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `A`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -67,7 +69,7 @@ pub mod refs {
             pub deep: Option<bool>,
         }
         /// `Label`
-        #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct Label(pub String);
@@ -146,7 +148,7 @@ Default: `"x"`.*/
             pub inner: Option<Inner>,
         }
         /// `PersonName`
-        #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct PersonName(pub String);
@@ -267,7 +269,7 @@ Default: `"x"`.*/
             pub q: Option<Point>,
         }
         /// `WithSlash`
-        #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct WithSlash(pub String);
@@ -299,7 +301,7 @@ Default: `"x"`.*/
             }
         }
         /// `WithSpace`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct WithSpace(pub bool);
@@ -331,7 +333,7 @@ Default: `"x"`.*/
             }
         }
         /// `WithTilde`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct WithTilde(pub i64);
@@ -363,7 +365,7 @@ Default: `"x"`.*/
             }
         }
         /// `X`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct X(pub f64);
