@@ -108,32 +108,52 @@ fn main() {
     );
 
     let path = Path::new("mcpbind.lock");
-    let mut token_times = Vec::new();
-    let mut text_times = Vec::new();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // `generate_text` first, one job then every core, alternating (so that
+    // machine noise hits both), and the peak RSS it reached; then
+    // `generate_tokens`, which holds the whole file's tokens at once.
+    let mut times = [Vec::new(), Vec::new(), Vec::new()];
     let mut text = String::new();
+    for _ in 0..runs {
+        for (slot, jobs) in [(0, 1), (1, cores)] {
+            let mut settings = GenerationSettings::new();
+            settings.with_jobs(jobs);
+            let mut generator = Generator::new(&settings);
+            let start = Instant::now();
+            let out = generator.generate_text(&lockfile, path).expect("text");
+            times[slot].push(start.elapsed());
+            assert!(
+                text.is_empty() || text == out,
+                "the output depends on the jobs"
+            );
+            text = out;
+        }
+    }
+    let rss_text = peak_rss_mb();
     for _ in 0..runs {
         let mut generator = Generator::new(&GenerationSettings::new());
         let start = Instant::now();
         let tokens = generator.generate_tokens(&lockfile, path).expect("tokens");
-        token_times.push(start.elapsed());
+        times[2].push(start.elapsed());
         std::hint::black_box(tokens);
-
-        let mut generator = Generator::new(&GenerationSettings::new());
-        let start = Instant::now();
-        text = generator.generate_text(&lockfile, path).expect("text");
-        text_times.push(start.elapsed());
     }
+    let [text_1, text_n, tokens_1] = times;
     for (what, times) in [
-        ("generate_tokens", token_times),
-        ("generate_text", text_times),
+        ("generate_text, 1 job".to_owned(), text_1),
+        (format!("generate_text, {cores} jobs"), text_n),
+        ("generate_tokens".to_owned(), tokens_1),
     ] {
         let m = median(times);
         println!(
-            "{what:>16}: median {:>8.1} ms, {:>7.0} tools/s",
+            "{what:>24}: median {:>8.1} ms, {:>7.0} tools/s",
             m.as_secs_f64() * 1e3,
             tools as f64 / m.as_secs_f64()
         );
     }
+    println!(
+        "peak RSS (VmHWM) after generate_text: {:.0} MB",
+        rss_text.unwrap_or(f64::NAN)
+    );
     let lines = text.lines().count();
     println!(
         "output: {:.1} MB of Rust, {lines} lines, {:.0} lines per tool",
@@ -141,7 +161,7 @@ fn main() {
         lines as f64 / tools.max(1) as f64
     );
     println!(
-        "peak RSS (VmHWM): {:.0} MB",
+        "peak RSS (VmHWM) after generate_tokens too: {:.0} MB",
         peak_rss_mb().unwrap_or(f64::NAN)
     );
 }

@@ -192,6 +192,7 @@ impl Builder {
 
     fn generate_from(&self, lock: &Lockfile, path: &Path) -> Result<String> {
         let mut settings = GenerationSettings::new();
+        settings.all_cores();
         if let Some(servers) = &self.servers {
             settings.with_servers(servers.clone());
         }

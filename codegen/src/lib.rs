@@ -190,6 +190,7 @@ impl std::fmt::Display for Warning {
 #[derive(Debug, Clone, Default)]
 pub struct GenerationSettings {
     servers: Option<Vec<String>>,
+    jobs: usize,
 }
 
 impl GenerationSettings {
@@ -206,6 +207,20 @@ impl GenerationSettings {
     {
         self.servers = Some(servers.into_iter().map(Into::into).collect());
         self
+    }
+
+    /// Generates and formats servers on up to `jobs` threads in
+    /// [`Generator::generate_text`] (default 1; the [`Builder`] and
+    /// `mcpbind generate` use every core). The output is the same. Not from
+    /// a proc macro: proc_macro2 works on the macro's own thread only.
+    pub fn with_jobs(&mut self, jobs: usize) -> &mut Self {
+        self.jobs = jobs;
+        self
+    }
+
+    /// The machine's cores, for [`with_jobs`](Self::with_jobs).
+    pub fn all_cores(&mut self) -> &mut Self {
+        self.with_jobs(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 }
 
@@ -234,94 +249,154 @@ impl Generator {
     /// lockfile in errors.
     pub fn generate_tokens(&mut self, lockfile: &Lockfile, path: &Path) -> Result<TokenStream> {
         self.warnings.clear();
-        let servers: Vec<(&String, &ServerLock)> = match &self.settings.servers {
-            None => lockfile.servers.iter().collect(),
-            Some(names) => {
-                let mut picked = Vec::new();
-                for name in names {
-                    let (key, server) = lockfile.servers.get_key_value(name).ok_or_else(|| {
-                        Error::ServerNotLocked {
-                            server: name.clone(),
-                            path: path.to_owned(),
-                        }
-                    })?;
-                    picked.push((key, server));
-                }
-                picked.sort_by(|a, b| a.0.cmp(b.0));
-                picked.dedup_by(|a, b| a.0 == b.0);
-                picked
-            }
-        };
         let mut out = TokenStream::new();
-        for (name, server) in servers {
-            out.extend(self.server_tokens(name, server)?);
+        for (name, server) in self.servers(lockfile, path)? {
+            let (tokens, warnings) = server_tokens(name, server)?;
+            out.extend(tokens);
+            self.warnings.extend(warnings);
         }
         Ok(out)
     }
 
     /// Generates the bindings as formatted source, with the
-    /// [`GENERATED_HEADER`].
+    /// [`GENERATED_HEADER`]. Each server is generated and formatted on its
+    /// own (so memory stays that of the largest server, not of the whole
+    /// file), on up to [`GenerationSettings::with_jobs`] threads.
     pub fn generate_text(&mut self, lockfile: &Lockfile, path: &Path) -> Result<String> {
-        let tokens = self.generate_tokens(lockfile, path)?;
-        format_tokens(tokens, "generated bindings")
+        self.warnings.clear();
+        let servers = self.servers(lockfile, path)?;
+        let server_text = |(name, server): (&String, &ServerLock)| {
+            let (tokens, warnings) = server_tokens(name, server)?;
+            Ok((format_items(tokens, name)?, warnings))
+        };
+        let jobs = self.settings.jobs.clamp(1, servers.len().max(1));
+        let texts: Vec<Result<(String, Vec<Warning>)>> = if jobs == 1 {
+            servers.into_iter().map(server_text).collect()
+        } else {
+            parallel_map(servers, jobs, server_text)
+        };
+        let mut out = format!("{GENERATED_HEADER}\n\n");
+        for text in texts {
+            let (text, warnings) = text?;
+            out.push_str(&text);
+            self.warnings.extend(warnings);
+        }
+        Ok(out)
     }
 
-    /// One server's module: names, then schemas prepared and typed, then
-    /// the module template around them.
-    fn server_tokens(&mut self, name: &str, server: &ServerLock) -> Result<TokenStream> {
-        let names = ToolNames::new(
-            server.tools.iter().map(|t| t.name.as_str()),
-            CLIENT_RESERVED,
-        );
-        let mut warnings = Vec::new();
-        let (prepared, typed) = Self::typed_server(name, server, &names, &mut warnings);
-        let roots = types::root_types(&typed, &prepared.schemas);
-        let placeholders = prepared.defs.placeholders;
-
-        let mut impls = ctor::string_froms(&typed.space);
-        for (input, _) in &prepared.slots {
-            if let Some(id) = &roots.structs[*input] {
-                let root = &prepared.schemas[*input].root;
-                impls.extend(ctor::constructor(&typed.space, id, root));
-            }
+    /// The servers to bind, in order.
+    fn servers<'a>(
+        &self,
+        lockfile: &'a Lockfile,
+        path: &Path,
+    ) -> Result<Vec<(&'a String, &'a ServerLock)>> {
+        let Some(names) = &self.settings.servers else {
+            return Ok(lockfile.servers.iter().collect());
+        };
+        let mut picked = Vec::new();
+        for name in names {
+            let (key, server) =
+                lockfile
+                    .servers
+                    .get_key_value(name)
+                    .ok_or_else(|| Error::ServerNotLocked {
+                        server: name.clone(),
+                        path: path.to_owned(),
+                    })?;
+            picked.push((key, server));
         }
-        let tools = server
-            .tools
-            .iter()
-            .zip(&names.names)
-            .zip(&prepared.slots)
-            .map(|((tool, names), (input, output))| ToolMethod {
-                tool,
-                method: ident(&names.method),
-                marker: ident(&names.marker),
-                input: roots.paths[*input].clone(),
-                output: output.map(|o| roots.paths[o].clone()),
+        picked.sort_by(|a, b| a.0.cmp(b.0));
+        picked.dedup_by(|a, b| a.0 == b.0);
+        Ok(picked)
+    }
+}
+
+/// `f` over `items` on `jobs` threads, results in the items' order.
+fn parallel_map<T: Send, R: Send>(items: Vec<T>, jobs: usize, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let count = items.len();
+    let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                        let Some((i, item)) = next else { break done };
+                        done.push((i, f(item)));
+                    }
+                })
             })
             .collect();
-        self.warnings.extend(warnings.into_iter().map(|mut w| {
-            w.server = name.to_owned();
-            w
-        }));
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    debug_assert_eq!(results.len(), count);
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
 
-        let (prompts, templates) = Self::prompts_and_templates(name, server, &names)?;
-        let (types, aliases) = (typed.tokens, roots.aliases);
-        let json_short = !postprocess::defines_json_names(&types);
-        let prelude = postprocess::types_prelude(json_short);
-        let module = ServerModule {
-            name,
-            module: ident(&sanitize(name, Case::Snake)),
-            docs: docs::doc_attrs(&server_doc(name, server)),
-            server_info: mcpbind_core::hash::canonical_json(&server.server_info),
-            types: postprocess::rewrite(quote!(#prelude #types #aliases), placeholders, json_short),
-            impls: postprocess::rewrite(impls, placeholders, false),
-            tools,
-            prompts,
-            templates,
-            completions: server.completions,
-        };
-        Ok(module.tokens())
+/// One server's module, and what generation had to loosen in it: names,
+/// then schemas prepared and typed, then the module template around them.
+fn server_tokens(name: &str, server: &ServerLock) -> Result<(TokenStream, Vec<Warning>)> {
+    let names = ToolNames::new(
+        server.tools.iter().map(|t| t.name.as_str()),
+        CLIENT_RESERVED,
+    );
+    let mut warnings = Vec::new();
+    let (prepared, typed) = Generator::typed_server(name, server, &names, &mut warnings);
+    let roots = types::root_types(&typed, &prepared.schemas);
+    let placeholders = prepared.defs.placeholders;
+
+    let mut impls = ctor::string_froms(&typed.space);
+    for (input, _) in &prepared.slots {
+        if let Some(id) = &roots.structs[*input] {
+            let root = &prepared.schemas[*input].root;
+            impls.extend(ctor::constructor(&typed.space, id, root));
+        }
+    }
+    let tools = server
+        .tools
+        .iter()
+        .zip(&names.names)
+        .zip(&prepared.slots)
+        .map(|((tool, names), (input, output))| ToolMethod {
+            tool,
+            method: ident(&names.method),
+            marker: ident(&names.marker),
+            input: roots.paths[*input].clone(),
+            output: output.map(|o| roots.paths[o].clone()),
+        })
+        .collect();
+    for warning in &mut warnings {
+        warning.server = name.to_owned();
     }
 
+    let (prompts, templates) = Generator::prompts_and_templates(name, server, &names)?;
+    let (types, aliases) = (typed.tokens, roots.aliases);
+    let json_short = !postprocess::defines_json_names(&types);
+    let prelude = postprocess::types_prelude(json_short);
+    let module = ServerModule {
+        name,
+        module: ident(&sanitize(name, Case::Snake)),
+        docs: docs::doc_attrs(&server_doc(name, server)),
+        server_info: mcpbind_core::hash::canonical_json(&server.server_info),
+        types: postprocess::rewrite(quote!(#prelude #types #aliases), placeholders, json_short),
+        impls: postprocess::rewrite(impls, placeholders, false),
+        tools,
+        prompts,
+        templates,
+        completions: server.completions,
+    };
+    Ok((module.tokens(), warnings))
+}
+
+impl Generator {
     /// The server's prompts and resource templates, named: their
     /// `Handler` methods are settled against the tools' methods.
     fn prompts_and_templates<'a>(
@@ -417,14 +492,19 @@ fn server_doc(name: &str, server: &ServerLock) -> String {
 
 /// Formats tokens with prettyplease, with the [`GENERATED_HEADER`].
 pub fn format_tokens(tokens: TokenStream, what: &str) -> Result<String> {
+    Ok(format!(
+        "{GENERATED_HEADER}\n\n{}",
+        format_items(tokens, what)?
+    ))
+}
+
+/// Formats items with prettyplease (no header).
+fn format_items(tokens: TokenStream, what: &str) -> Result<String> {
     let file: syn::File = syn::parse2(tokens).map_err(|e| Error::Internal {
         server: what.to_owned(),
         message: e.to_string(),
     })?;
-    Ok(format!(
-        "{GENERATED_HEADER}\n\n{}",
-        prettyplease::unparse(&file)
-    ))
+    Ok(prettyplease::unparse(&file))
 }
 
 /// Writes `contents` unless the file already holds them, so that unchanged

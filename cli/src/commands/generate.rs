@@ -38,6 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let lock = Lockfile::read(&lockfile)?;
     let mut settings = GenerationSettings::new();
+    settings.all_cores();
     if !args.servers.is_empty() {
         settings.with_servers(args.servers.clone());
     }
