@@ -147,9 +147,9 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    /// serde's `Deserialize` trait, and (in the macro namespace) the lean
-    /// derive generated structs and unit enums use.
-    pub use mcpbind_derive::Deserialize;
+    /// serde's `Deserialize` trait; `mcpbind`'s `__private` adds, under the
+    /// same name in the macro namespace, the lean derive generated structs
+    /// and unit enums use (`mcpbind-derive`).
     pub use serde::de::Deserialize;
 
     /// What that derive expands to calls.

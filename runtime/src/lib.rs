@@ -42,6 +42,15 @@
 
 pub use mcpbind_core::*;
 
+/// What generated code uses. Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use mcpbind_core::__private::*;
+    /// The lean `Deserialize` derive of generated structs and unit enums
+    /// (serde's trait of the same name comes with the glob).
+    pub use mcpbind_derive::Deserialize;
+}
+
 // The agent toolbox and call events (explicit: this list is the API).
 #[cfg(feature = "client")]
 pub use mcpbind_core::events::{self, subscribe as subscribe_events};
