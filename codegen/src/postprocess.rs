@@ -494,17 +494,23 @@ fn is_leading_colons(trees: &[TokenTree], i: usize) -> bool {
     match i.checked_sub(1).map(|j| &trees[j]) {
         // `a::b`, `self::b` are not leading; `as ::x`,
         // `pub ::x`, `dyn ::x` (after any other keyword) are.
-        Some(TokenTree::Ident(id)) => {
-            let id = id.to_string();
-            !matches!(id.as_str(), "self" | "Self" | "super" | "crate")
-                && syn::parse_str::<syn::Ident>(&id).is_err()
-        }
+        Some(TokenTree::Ident(id)) => KEYWORDS.contains(&id.to_string().as_str()),
         // `impl<'de> ::serde::…`: no type has an associated `serde`.
         Some(TokenTree::Punct(_)) => true,
         Some(TokenTree::Group(_)) | Some(TokenTree::Literal(_)) => false,
         None => true,
     }
 }
+
+/// Rust's keywords but `self`, `Self`, `super` and `crate` (after which
+/// `::` continues a path).
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
+    "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
+    "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
+    "virtual", "where", "while", "yield",
+];
 
 fn is_serde(tree: Option<&TokenTree>) -> bool {
     matches!(tree, Some(TokenTree::Ident(id)) if id == "serde" || id == "serde_json")
@@ -532,6 +538,14 @@ fn string_value(lit: &Literal) -> Option<String> {
     let repr = lit.to_string();
     if !repr.starts_with('"') && !repr.starts_with('r') {
         return None;
+    }
+    // Without escapes, the value is what is between the quotes.
+    if let Some(plain) = repr
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .filter(|r| !r.contains('\\'))
+    {
+        return Some(plain.to_owned());
     }
     syn::parse_str::<syn::LitStr>(&repr).ok().map(|s| s.value())
 }
