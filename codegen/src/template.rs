@@ -80,6 +80,11 @@ impl ServerModule<'_> {
                 rustdoc::unescaped_backticks
             )]
             pub mod #module {
+                // For the `Handler` methods' `impl Future` (a server without
+                // tools has none).
+                #[allow(unused_imports)]
+                use ::std::future::Future;
+
                 /// Types of the tools' arguments and structured outputs.
                 #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
                 pub mod types {

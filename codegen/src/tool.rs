@@ -187,9 +187,8 @@ impl ToolMethod<'_> {
             fn #method(
                 &self,
                 input: #input,
-            ) -> impl ::std::future::Future<Output = ::mcpbind::HandlerResult<#output>> + ::std::marker::Send {
-                let _ = input;
-                async { ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented(#name)) }
+            ) -> impl Future<Output = ::mcpbind::HandlerResult<#output>> + Send {
+                ::mcpbind::__private::unimplemented(#name, input)
             }
         }
     }

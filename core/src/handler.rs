@@ -150,6 +150,14 @@ pub fn prompt_unimplemented(prompt: &str) -> ToolFailure {
     ))
 }
 
+/// What a generated `Handler` tool method answers until it is implemented:
+/// "tool `x` is not implemented" (the input is dropped).
+#[doc(hidden)]
+pub fn unimplemented<I, O>(tool: &'static str, input: I) -> std::future::Ready<HandlerResult<O>> {
+    drop(input);
+    std::future::ready(Err(ToolFailure::unimplemented(tool)))
+}
+
 /// The failure of a handler's resource template method that isn't
 /// implemented.
 pub fn template_unimplemented(template: &str) -> ToolFailure {

@@ -141,7 +141,7 @@ macro_rules! include_bindings {
 pub mod __private {
     pub use crate::handler::{
         dispatch, dispatch_prompt, dispatch_template, no_such_tool, prompt_unimplemented, serve,
-        template_unimplemented, BoxFuture,
+        template_unimplemented, unimplemented, BoxFuture,
     };
     pub use crate::json::from_value;
     pub use serde;

@@ -12,6 +12,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod demo {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -931,13 +933,8 @@ Default: `10`.*/
         fn add(
             &self,
             input: types::AddInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<types::AddOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("add"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<types::AddOutput>> + Send {
+            ::mcpbind::__private::unimplemented("add", input)
         }
         /// **Crash**
         ///
@@ -945,15 +942,8 @@ Default: `10`.*/
         fn crash(
             &self,
             input: types::CrashInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("crash"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("crash", input)
         }
         /// **Create order**
         ///
@@ -961,15 +951,10 @@ Default: `10`.*/
         fn create_order(
             &self,
             input: types::CreateOrderInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::CreateOrderOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("create_order"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("create_order", input)
         }
         /// **Delete item**
         ///
@@ -977,15 +962,8 @@ Default: `10`.*/
         fn delete_item(
             &self,
             input: types::DeleteItemInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("delete_item"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("delete_item", input)
         }
         /// **Draw shape**
         ///
@@ -993,15 +971,10 @@ Default: `10`.*/
         fn draw_shape(
             &self,
             input: types::DrawShapeInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::DrawShapeOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("draw_shape"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("draw_shape", input)
         }
         /// **Echo**
         ///
@@ -1009,13 +982,8 @@ Default: `10`.*/
         fn echo(
             &self,
             input: types::EchoInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("echo"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("echo", input)
         }
         /// **Fail**
         ///
@@ -1023,13 +991,8 @@ Default: `10`.*/
         fn fail(
             &self,
             input: types::FailInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("fail"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("fail", input)
         }
         /// **Get weather**
         ///
@@ -1037,15 +1000,10 @@ Default: `10`.*/
         fn get_weather(
             &self,
             input: types::GetWeatherInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::GetWeatherOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get_weather"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("get_weather", input)
         }
         /// **Search**
         ///
@@ -1053,15 +1011,8 @@ Default: `10`.*/
         fn search(
             &self,
             input: types::SearchInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("search"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("search", input)
         }
         /// **Set mode**
         ///
@@ -1069,15 +1020,8 @@ Default: `10`.*/
         fn set_mode(
             &self,
             input: types::SetModeInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("set_mode"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("set_mode", input)
         }
         /// **Sleep**
         ///
@@ -1085,15 +1029,8 @@ Default: `10`.*/
         fn sleep(
             &self,
             input: types::SleepInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("sleep"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("sleep", input)
         }
         /// **Tag counts**
         ///
@@ -1101,15 +1038,10 @@ Default: `10`.*/
         fn tag_counts(
             &self,
             input: types::TagCountsInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::TagCountsOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("tag_counts"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("tag_counts", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it
@@ -1171,6 +1103,8 @@ Default: `10`.*/
     rustdoc::unescaped_backticks
 )]
 pub mod everything {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -2640,13 +2574,8 @@ Default: `5`.*/
         fn echo(
             &self,
             input: types::EchoInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("echo"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("echo", input)
         }
         /// **Get Annotated Message Tool**
         ///
@@ -2654,15 +2583,8 @@ Default: `5`.*/
         fn get_annotated_message(
             &self,
             input: types::GetAnnotatedMessageInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get-annotated-message"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("get-annotated-message", input)
         }
         /// **Print Environment Tool**
         ///
@@ -2670,15 +2592,8 @@ Default: `5`.*/
         fn get_env(
             &self,
             input: types::GetEnvInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get-env"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("get-env", input)
         }
         /// **Get Resource Links Tool**
         ///
@@ -2686,15 +2601,8 @@ Default: `5`.*/
         fn get_resource_links(
             &self,
             input: types::GetResourceLinksInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get-resource-links"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("get-resource-links", input)
         }
         /// **Get Resource Reference Tool**
         ///
@@ -2702,15 +2610,8 @@ Default: `5`.*/
         fn get_resource_reference(
             &self,
             input: types::GetResourceReferenceInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get-resource-reference"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("get-resource-reference", input)
         }
         /// **Get Structured Content Tool**
         ///
@@ -2718,15 +2619,10 @@ Default: `5`.*/
         fn get_structured_content(
             &self,
             input: types::GetStructuredContentInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::GetStructuredContentOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get-structured-content"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("get-structured-content", input)
         }
         /// **Get Sum Tool**
         ///
@@ -2734,15 +2630,8 @@ Default: `5`.*/
         fn get_sum(
             &self,
             input: types::GetSumInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get-sum"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("get-sum", input)
         }
         /// **Get Tiny Image Tool**
         ///
@@ -2750,15 +2639,8 @@ Default: `5`.*/
         fn get_tiny_image(
             &self,
             input: types::GetTinyImageInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get-tiny-image"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("get-tiny-image", input)
         }
         /// **GZip File as Resource Tool**
         ///
@@ -2766,15 +2648,8 @@ Default: `5`.*/
         fn gzip_file_as_resource(
             &self,
             input: types::GzipFileAsResourceInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("gzip-file-as-resource"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("gzip-file-as-resource", input)
         }
         /// **Simulate Research Query**
         ///
@@ -2782,15 +2657,8 @@ Default: `5`.*/
         fn simulate_research_query(
             &self,
             input: types::SimulateResearchQueryInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("simulate-research-query"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("simulate-research-query", input)
         }
         /// **Toggle Simulated Logging**
         ///
@@ -2798,15 +2666,8 @@ Default: `5`.*/
         fn toggle_simulated_logging(
             &self,
             input: types::ToggleSimulatedLoggingInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("toggle-simulated-logging"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("toggle-simulated-logging", input)
         }
         /// **Toggle Subscriber Updates**
         ///
@@ -2814,15 +2675,8 @@ Default: `5`.*/
         fn toggle_subscriber_updates(
             &self,
             input: types::ToggleSubscriberUpdatesInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("toggle-subscriber-updates"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("toggle-subscriber-updates", input)
         }
         /// **Trigger Elicitation Request Tool**
         ///
@@ -2830,15 +2684,8 @@ Default: `5`.*/
         fn trigger_elicitation_request(
             &self,
             input: types::TriggerElicitationRequestInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("trigger-elicitation-request"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("trigger-elicitation-request", input)
         }
         /// **Trigger Long Running Operation Tool**
         ///
@@ -2846,17 +2693,8 @@ Default: `5`.*/
         fn trigger_long_running_operation(
             &self,
             input: types::TriggerLongRunningOperationInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented(
-                        "trigger-long-running-operation",
-                    ),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("trigger-long-running-operation", input)
         }
         /// Answers `prompts/get` for prompt `args-prompt` (see [`prompts::ArgsPromptArguments`]).
         fn prompt_args_prompt(
@@ -3208,6 +3046,8 @@ Default: `5`.*/
     rustdoc::unescaped_backticks
 )]
 pub mod filesystem {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -4270,15 +4110,10 @@ Default: `"name"`.*/
         fn create_directory(
             &self,
             input: types::CreateDirectoryInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::CreateDirectoryOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("create_directory"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("create_directory", input)
         }
         /// **Directory Tree**
         ///
@@ -4286,15 +4121,10 @@ Default: `"name"`.*/
         fn directory_tree(
             &self,
             input: types::DirectoryTreeInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::DirectoryTreeOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("directory_tree"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("directory_tree", input)
         }
         /// **Edit File**
         ///
@@ -4302,15 +4132,10 @@ Default: `"name"`.*/
         fn edit_file(
             &self,
             input: types::EditFileInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::EditFileOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("edit_file"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("edit_file", input)
         }
         /// **Get File Info**
         ///
@@ -4318,15 +4143,10 @@ Default: `"name"`.*/
         fn get_file_info(
             &self,
             input: types::GetFileInfoInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::GetFileInfoOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get_file_info"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("get_file_info", input)
         }
         /// **List Allowed Directories**
         ///
@@ -4334,15 +4154,10 @@ Default: `"name"`.*/
         fn list_allowed_directories(
             &self,
             input: types::ListAllowedDirectoriesInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::ListAllowedDirectoriesOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("list_allowed_directories"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("list_allowed_directories", input)
         }
         /// **List Directory**
         ///
@@ -4350,15 +4165,10 @@ Default: `"name"`.*/
         fn list_directory(
             &self,
             input: types::ListDirectoryInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::ListDirectoryOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("list_directory"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("list_directory", input)
         }
         /// **List Directory with Sizes**
         ///
@@ -4366,15 +4176,10 @@ Default: `"name"`.*/
         fn list_directory_with_sizes(
             &self,
             input: types::ListDirectoryWithSizesInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::ListDirectoryWithSizesOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("list_directory_with_sizes"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("list_directory_with_sizes", input)
         }
         /// **Move File**
         ///
@@ -4382,15 +4187,10 @@ Default: `"name"`.*/
         fn move_file(
             &self,
             input: types::MoveFileInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::MoveFileOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("move_file"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("move_file", input)
         }
         /// **Read File (Deprecated)**
         ///
@@ -4398,15 +4198,10 @@ Default: `"name"`.*/
         fn read_file(
             &self,
             input: types::ReadFileInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::ReadFileOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("read_file"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("read_file", input)
         }
         /// **Read Media File**
         ///
@@ -4414,15 +4209,10 @@ Default: `"name"`.*/
         fn read_media_file(
             &self,
             input: types::ReadMediaFileInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::ReadMediaFileOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("read_media_file"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("read_media_file", input)
         }
         /// **Read Multiple Files**
         ///
@@ -4430,15 +4220,10 @@ Default: `"name"`.*/
         fn read_multiple_files(
             &self,
             input: types::ReadMultipleFilesInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::ReadMultipleFilesOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("read_multiple_files"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("read_multiple_files", input)
         }
         /// **Read Text File**
         ///
@@ -4446,15 +4231,10 @@ Default: `"name"`.*/
         fn read_text_file(
             &self,
             input: types::ReadTextFileInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::ReadTextFileOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("read_text_file"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("read_text_file", input)
         }
         /// **Search Files**
         ///
@@ -4462,15 +4242,10 @@ Default: `"name"`.*/
         fn search_files(
             &self,
             input: types::SearchFilesInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::SearchFilesOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("search_files"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("search_files", input)
         }
         /// **Write File**
         ///
@@ -4478,15 +4253,10 @@ Default: `"name"`.*/
         fn write_file(
             &self,
             input: types::WriteFileInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::WriteFileOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("write_file"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("write_file", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it
@@ -4576,6 +4346,8 @@ Default: `"name"`.*/
     rustdoc::unescaped_backticks
 )]
 pub mod memory {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -5219,15 +4991,10 @@ pub mod memory {
         fn add_observations(
             &self,
             input: types::AddObservationsInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::AddObservationsOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("add_observations"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("add_observations", input)
         }
         /// **Create Entities**
         ///
@@ -5235,15 +5002,10 @@ pub mod memory {
         fn create_entities(
             &self,
             input: types::CreateEntitiesInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::CreateEntitiesOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("create_entities"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("create_entities", input)
         }
         /// **Create Relations**
         ///
@@ -5251,15 +5013,10 @@ pub mod memory {
         fn create_relations(
             &self,
             input: types::CreateRelationsInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::CreateRelationsOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("create_relations"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("create_relations", input)
         }
         /// **Delete Entities**
         ///
@@ -5267,15 +5024,10 @@ pub mod memory {
         fn delete_entities(
             &self,
             input: types::DeleteEntitiesInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::DeleteEntitiesOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("delete_entities"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("delete_entities", input)
         }
         /// **Delete Observations**
         ///
@@ -5283,15 +5035,10 @@ pub mod memory {
         fn delete_observations(
             &self,
             input: types::DeleteObservationsInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::DeleteObservationsOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("delete_observations"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("delete_observations", input)
         }
         /// **Delete Relations**
         ///
@@ -5299,15 +5046,10 @@ pub mod memory {
         fn delete_relations(
             &self,
             input: types::DeleteRelationsInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::DeleteRelationsOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("delete_relations"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("delete_relations", input)
         }
         /// **Open Nodes**
         ///
@@ -5315,15 +5057,10 @@ pub mod memory {
         fn open_nodes(
             &self,
             input: types::OpenNodesInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::OpenNodesOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("open_nodes"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("open_nodes", input)
         }
         /// **Read Graph**
         ///
@@ -5331,15 +5068,10 @@ pub mod memory {
         fn read_graph(
             &self,
             input: types::ReadGraphInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::ReadGraphOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("read_graph"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("read_graph", input)
         }
         /// **Search Nodes**
         ///
@@ -5347,15 +5079,10 @@ pub mod memory {
         fn search_nodes(
             &self,
             input: types::SearchNodesInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::SearchNodesOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("search_nodes"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("search_nodes", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it
@@ -5426,6 +5153,8 @@ pub mod memory {
     rustdoc::unescaped_backticks
 )]
 pub mod time {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -5656,15 +5385,10 @@ pub mod time {
         fn convert_time(
             &self,
             input: types::ConvertTimeInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::ConvertTimeOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("convert_time"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("convert_time", input)
         }
         /// Get current time in a specific timezone
         ///
@@ -5672,15 +5396,10 @@ pub mod time {
         fn get_current_time(
             &self,
             input: types::GetCurrentTimeInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::GetCurrentTimeOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get_current_time"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("get_current_time", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it

@@ -12,6 +12,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod combinators {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -687,15 +689,8 @@ pub mod combinators {
         fn all_of(
             &self,
             input: types::AllOfInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("all_of"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("all_of", input)
         }
         /// Keywords no Rust type says: not, if/then/else, contains.
         ///
@@ -703,15 +698,8 @@ pub mod combinators {
         fn not_if_then_else(
             &self,
             input: types::NotIfThenElseInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("not_if_then_else"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("not_if_then_else", input)
         }
         /// type arrays with null, anyOf with null, oneOf with null.
         ///
@@ -719,15 +707,10 @@ pub mod combinators {
         fn nullables(
             &self,
             input: types::NullablesInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::NullablesOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("nullables"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("nullables", input)
         }
         /// oneOf tagged by a const property and by a single-value enum.
         ///
@@ -735,15 +718,8 @@ pub mod combinators {
         fn tagged_union(
             &self,
             input: types::TaggedUnionInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("tagged_union"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("tagged_union", input)
         }
         /// 2020-12 prefixItems and draft-07 array items.
         ///
@@ -751,15 +727,8 @@ pub mod combinators {
         fn tuples(
             &self,
             input: types::TuplesInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("tuples"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("tuples", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it

@@ -17,6 +17,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod enums {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -526,15 +528,10 @@ pub mod enums {
         fn enum_output(
             &self,
             input: types::EnumOutputInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::EnumOutputOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("enum_output"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("enum_output", input)
         }
         /// String enums whose values collide after PascalCasing, and odd values.
         ///
@@ -542,15 +539,8 @@ pub mod enums {
         fn string_enums(
             &self,
             input: types::StringEnumsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("string_enums"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("string_enums", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it

@@ -12,6 +12,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod enums_numeric {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -375,15 +377,8 @@ pub mod enums_numeric {
         fn other_enums(
             &self,
             input: types::OtherEnumsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("other_enums"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("other_enums", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it

@@ -12,6 +12,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod fastmcp {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -467,15 +469,10 @@ pub mod fastmcp {
         fn get_forecast(
             &self,
             input: types::GetForecastInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::GetForecastOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get_forecast"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("get_forecast", input)
         }
         /// **Search Documents**
         ///
@@ -483,15 +480,8 @@ pub mod fastmcp {
         fn search_documents(
             &self,
             input: types::SearchDocumentsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("search_documents"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("search_documents", input)
         }
         /// FastMCP wraps non-object returns in {"result": ...}.
         ///
@@ -499,15 +489,10 @@ pub mod fastmcp {
         fn wrapped_result(
             &self,
             input: types::WrappedResultInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::WrappedResultOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("wrapped_result"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("wrapped_result", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it

@@ -23,6 +23,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod hostile {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -1707,13 +1709,8 @@ assert!(false);
         fn unnamed_e3b0c4(
             &self,
             input: types::UnnamedE3B0C4Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented(""))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("", input)
         }
         /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);**
         ///
@@ -1721,13 +1718,8 @@ assert!(false);
         fn unnamed_36a9e7(
             &self,
             input: types::Unnamed36A9E7Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented(" "))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented(" ", input)
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
         ///
@@ -1735,13 +1727,8 @@ assert!(false);
         fn unnamed_589d42(
             &self,
             input: types::Unnamed589D42Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("\"#"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("\"#", input)
         }
         /// Tilde fence:
         ///
@@ -1749,13 +1736,8 @@ assert!(false);
         fn unnamed_ed9623(
             &self,
             input: types::UnnamedED9623Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("*/"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("*/", input)
         }
         /// Fenced:
         ///
@@ -1763,13 +1745,8 @@ assert!(false);
         fn t_123(
             &self,
             input: types::T123Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("123"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("123", input)
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
@@ -1777,15 +1754,8 @@ assert!(false);
         fn client(
             &self,
             input: types::ClientInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("Client"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("Client", input)
         }
         /// **NUL here:: and CRLF second line**
         ///
@@ -1793,15 +1763,8 @@ assert!(false);
         fn get_item_ec1ae4(
             &self,
             input: types::GetItemEC1AE4Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("GetItem"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("GetItem", input)
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         ///
@@ -1809,13 +1772,8 @@ assert!(false);
         fn self_85bc0f(
             &self,
             input: types::SelfTool85BC0FInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("Self"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("Self", input)
         }
         /// **Indented code:     fn main() { panic!() } after**
         ///
@@ -1823,13 +1781,8 @@ assert!(false);
         fn unnamed_9911f4(
             &self,
             input: types::Unnamed9911F4Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("__"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("__", input)
         }
         /// NUL here:: and CRLF
         ///
@@ -1837,13 +1790,8 @@ assert!(false);
         fn a_b(
             &self,
             input: types::ABInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("a/b"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("a/b", input)
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         ///
@@ -1851,15 +1799,8 @@ assert!(false);
         fn connect_5a638a(
             &self,
             input: types::ConnectInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("connect"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("connect", input)
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         ///
@@ -1867,15 +1808,8 @@ assert!(false);
         fn crate_(
             &self,
             input: types::CrateInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("crate"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("crate", input)
         }
         /// Indented code:
         ///
@@ -1883,15 +1817,8 @@ assert!(false);
         fn from_client_d25781(
             &self,
             input: types::FromClientInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("from_client"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("from_client", input)
         }
         /// **Ends a comment */ and starts one /* never closed**
         ///
@@ -1899,15 +1826,8 @@ assert!(false);
         fn get_item_e189d4(
             &self,
             input: types::GetItemE189D4Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get-item"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("get-item", input)
         }
         /// Ends a comment */ and starts one /* never closed
         ///
@@ -1915,15 +1835,8 @@ assert!(false);
         fn get_item_48f24a(
             &self,
             input: types::GetItem48F24AInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("getItem"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("getItem", input)
         }
         /// Tilde fence:
         ///
@@ -1931,15 +1844,8 @@ assert!(false);
         fn get_item_296490(
             &self,
             input: types::GetItem296490Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get_item"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("get_item", input)
         }
         /// **Title with */ and   newline and ```rust**
         ///
@@ -1947,15 +1853,10 @@ assert!(false);
         fn hostile_schema(
             &self,
             input: types::HostileSchemaInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::HostileSchemaOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("hostile_schema"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("hostile_schema", input)
         }
         /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>**
         ///
@@ -1963,15 +1864,8 @@ assert!(false);
         fn inner_33bf6f(
             &self,
             input: types::InnerInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("inner"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("inner", input)
         }
         /// NUL here:: and CRLF
         ///
@@ -1979,13 +1873,8 @@ assert!(false);
         fn new_11507a(
             &self,
             input: types::NewInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("new"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("new", input)
         }
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
         ///
@@ -1993,15 +1882,8 @@ assert!(false);
         fn r_type(
             &self,
             input: types::RTypeInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("r#type"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("r#type", input)
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
         ///
@@ -2009,13 +1891,8 @@ assert!(false);
         fn self_06c604(
             &self,
             input: types::SelfTool06C604Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("self"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("self", input)
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``**
         ///
@@ -2023,15 +1900,8 @@ assert!(false);
         fn super_(
             &self,
             input: types::SuperInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("super"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("super", input)
         }
         /// Fenced:
         ///
@@ -2039,15 +1909,8 @@ assert!(false);
         fn tools(
             &self,
             input: types::ToolsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("tools"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("tools", input)
         }
         /// Ends a comment */ and starts one /* never closed
         ///
@@ -2055,13 +1918,8 @@ assert!(false);
         fn type_(
             &self,
             input: types::TypeInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("type"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("type", input)
         }
         /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````**
         ///
@@ -2069,15 +1927,8 @@ assert!(false);
         fn types(
             &self,
             input: types::TypesInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("types"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("types", input)
         }
         /// Indented code:
         ///
@@ -2085,13 +1936,8 @@ assert!(false);
         fn unnamed_ebbc0b(
             &self,
             input: types::UnnamedEBBC0BInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(::mcpbind::ToolFailure::unimplemented("🚀"))
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("🚀", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it

@@ -17,6 +17,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod issue8 {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -616,15 +618,8 @@ Default: `10`.*/
         fn get_user_5d95c2(
             &self,
             input: types::GetUser5D95C2Input,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get-user"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("get-user", input)
         }
         /// Calls the `get_user` tool.
         ///
@@ -632,15 +627,8 @@ Default: `10`.*/
         fn get_user_bf1e2a(
             &self,
             input: types::GetUserBF1E2AInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("get_user"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("get_user", input)
         }
         /// A tree whose children refer to the root schema with `$ref: #`.
         ///
@@ -648,15 +636,8 @@ Default: `10`.*/
         fn recursive_root(
             &self,
             input: types::RecursiveRootInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("recursive_root"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("recursive_root", input)
         }
         /// Definitions that only point at themselves.
         ///
@@ -664,15 +645,8 @@ Default: `10`.*/
         fn self_refs(
             &self,
             input: types::SelfRefsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("self_refs"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("self_refs", input)
         }
         /// Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
         ///
@@ -680,15 +654,8 @@ Default: `10`.*/
         fn trojan(
             &self,
             input: types::TrojanInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("trojan"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("trojan", input)
         }
         /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
         ///
@@ -696,15 +663,8 @@ Default: `10`.*/
         fn unions(
             &self,
             input: types::UnionsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<types::UnionsOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("unions"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<types::UnionsOutput>> + Send {
+            ::mcpbind::__private::unimplemented("unions", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it

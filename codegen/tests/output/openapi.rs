@@ -12,6 +12,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod openapi {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -427,15 +429,10 @@ pub mod openapi {
         fn create_pet(
             &self,
             input: types::CreatePetInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::CreatePetOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("createPet"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("createPet", input)
         }
         /// GET /pets
         ///
@@ -443,15 +440,10 @@ pub mod openapi {
         fn list_pets(
             &self,
             input: types::ListPetsInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::ListPetsOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("listPets"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("listPets", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it

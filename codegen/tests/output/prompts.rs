@@ -12,6 +12,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod prompts {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -759,15 +761,8 @@ pub mod prompts {
         fn prompt_review(
             &self,
             input: types::PromptReviewInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("prompt-review"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("prompt-review", input)
         }
         /// A tool named like the client's `prompts` accessor.
         ///
@@ -775,15 +770,8 @@ pub mod prompts {
         fn prompts_eb7526(
             &self,
             input: types::PromptsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("prompts"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("prompts", input)
         }
         /// Answers `prompts/get` for prompt `Review` (see [`prompts::ReviewAFF076Arguments`]).
         fn prompt_review_18d9ca(

@@ -23,6 +23,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod properties {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -828,15 +830,8 @@ pub mod properties {
         fn additional(
             &self,
             input: types::AdditionalInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("additional"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("additional", input)
         }
         /// A root that says additionalProperties: false.
         ///
@@ -844,15 +839,8 @@ pub mod properties {
         fn closed_root(
             &self,
             input: types::ClosedRootInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("closed_root"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("closed_root", input)
         }
         /// Property names that collide after snake_casing, and odd names.
         ///
@@ -860,15 +848,10 @@ pub mod properties {
         fn colliding_names(
             &self,
             input: types::CollidingNamesInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::CollidingNamesOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("colliding_names"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("colliding_names", input)
         }
         /// required names properties that are not declared.
         ///
@@ -876,15 +859,8 @@ pub mod properties {
         fn required_undeclared(
             &self,
             input: types::RequiredUndeclaredInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("required_undeclared"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("required_undeclared", input)
         }
         /// Nested types whose generated names collide with tool types.
         ///
@@ -892,15 +868,8 @@ pub mod properties {
         fn type_names_collide(
             &self,
             input: types::TypeNamesCollideInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("type_names_collide"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("type_names_collide", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it

@@ -19,6 +19,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod refs {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -916,15 +918,8 @@ Default: `"x"`.*/
         fn by_id_and_anchor(
             &self,
             input: types::ByIdAndAnchorInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("by_id_and_anchor"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("by_id_and_anchor", input)
         }
         /// Refs that would need the network, or that resolve to nothing.
         ///
@@ -932,15 +927,8 @@ Default: `"x"`.*/
         fn network_refs(
             &self,
             input: types::NetworkRefsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("network_refs"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("network_refs", input)
         }
         /// Refs to non-$defs pointers, nested $defs and draft-07 definitions.
         ///
@@ -948,15 +936,8 @@ Default: `"x"`.*/
         fn pointers(
             &self,
             input: types::PointersInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("pointers"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("pointers", input)
         }
         /// A recursive tree node and a ref to the root.
         ///
@@ -964,15 +945,8 @@ Default: `"x"`.*/
         fn recursive_tree(
             &self,
             input: types::RecursiveTreeInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("recursive_tree"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("recursive_tree", input)
         }
         /// The whole inputSchema is a $ref.
         ///
@@ -980,15 +954,8 @@ Default: `"x"`.*/
         fn root_is_ref(
             &self,
             input: types::RootIsRefInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("root_is_ref"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("root_is_ref", input)
         }
         /// Shares a definition with shared_defs_two.
         ///
@@ -996,15 +963,10 @@ Default: `"x"`.*/
         fn shared_defs_one(
             &self,
             input: types::SharedDefsOneInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::SharedDefsOneOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("shared_defs_one"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("shared_defs_one", input)
         }
         /// Same Point as shared_defs_one.
         ///
@@ -1012,15 +974,8 @@ Default: `"x"`.*/
         fn shared_defs_two(
             &self,
             input: types::SharedDefsTwoInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("shared_defs_two"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("shared_defs_two", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it

@@ -19,6 +19,8 @@
     rustdoc::unescaped_backticks
 )]
 pub mod untyped {
+    #[allow(unused_imports)]
+    use ::std::future::Future;
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -1093,15 +1095,8 @@ pub mod untyped {
         fn boolean_input_schema(
             &self,
             input: types::BooleanInputSchemaInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("boolean_input_schema"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("boolean_input_schema", input)
         }
         /// Defaults that match their type and defaults that do not.
         ///
@@ -1109,15 +1104,8 @@ pub mod untyped {
         fn defaults(
             &self,
             input: types::DefaultsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("defaults"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("defaults", input)
         }
         /// Calls the `empty_input_schema` tool.
         ///
@@ -1125,15 +1113,8 @@ pub mod untyped {
         fn empty_input_schema(
             &self,
             input: types::EmptyInputSchemaInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("empty_input_schema"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("empty_input_schema", input)
         }
         /// Float bounds on integers and counts.
         ///
@@ -1141,15 +1122,8 @@ pub mod untyped {
         fn float_bounds(
             &self,
             input: types::FloatBoundsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("float_bounds"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("float_bounds", input)
         }
         /// No inputSchema at all.
         ///
@@ -1157,15 +1131,8 @@ pub mod untyped {
         fn no_input_schema(
             &self,
             input: types::NoInputSchemaInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("no_input_schema"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("no_input_schema", input)
         }
         /// Subschemas without a type.
         ///
@@ -1173,15 +1140,8 @@ pub mod untyped {
         fn no_type(
             &self,
             input: types::NoTypeInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("no_type"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("no_type", input)
         }
         /// Calls the `null_input_schema` tool.
         ///
@@ -1189,15 +1149,8 @@ pub mod untyped {
         fn null_input_schema(
             &self,
             input: types::NullInputSchemaInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("null_input_schema"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("null_input_schema", input)
         }
         /// Keywords with the wrong JSON type.
         ///
@@ -1205,15 +1158,8 @@ pub mod untyped {
         fn odd_keywords(
             &self,
             input: types::OddKeywordsInput,
-        ) -> impl ::std::future::Future<
-            Output = ::mcpbind::HandlerResult<()>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("odd_keywords"),
-                )
-            }
+        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+            ::mcpbind::__private::unimplemented("odd_keywords", input)
         }
         /// Calls the `string_input_schema` tool.
         ///
@@ -1221,15 +1167,10 @@ pub mod untyped {
         fn string_input_schema(
             &self,
             input: types::StringInputSchemaInput,
-        ) -> impl ::std::future::Future<
+        ) -> impl Future<
             Output = ::mcpbind::HandlerResult<types::StringInputSchemaOutput>,
-        > + ::std::marker::Send {
-            let _ = input;
-            async {
-                ::std::result::Result::Err(
-                    ::mcpbind::ToolFailure::unimplemented("string_input_schema"),
-                )
-            }
+        > + Send {
+            ::mcpbind::__private::unimplemented("string_input_schema", input)
         }
     }
     /// Serves a [`Handler`] with the locked tool definitions, so that it
