@@ -110,6 +110,12 @@ impl Rewriter {
                 i += len;
                 continue;
             }
+            // typify's `mod error { struct ConversionError … }`, the same in
+            // every server: mcpbind's.
+            if let Some(len) = self.error_module(&trees[i..], &mut out) {
+                i += len;
+                continue;
+            }
             // `#` `[…]`: an attribute.
             if let (TokenTree::Punct(p), Some(TokenTree::Group(g))) = (&trees[i], trees.get(i + 1))
             {
@@ -139,6 +145,30 @@ impl Rewriter {
             i += 1;
         }
         out.into_iter().collect()
+    }
+
+    /// At `mod error { … }` holding typify's `ConversionError`: emits
+    /// `mod error { pub use ::mcpbind::__private::ConversionError; }` and
+    /// returns how many tokens it replaced.
+    fn error_module(&self, trees: &[TokenTree], out: &mut Vec<TokenTree>) -> Option<usize> {
+        let [TokenTree::Ident(keyword), TokenTree::Ident(name), TokenTree::Group(body), ..] = trees
+        else {
+            return None;
+        };
+        let defines_it = body
+            .stream()
+            .into_iter()
+            .take(12)
+            .any(|t| matches!(&t, TokenTree::Ident(id) if id == "ConversionError"));
+        if keyword != "mod" || name != "error" || !defines_it {
+            return None;
+        }
+        out.extend(quote!(
+            mod error {
+                pub use ::mcpbind::__private::ConversionError;
+            }
+        ));
+        Some(3)
     }
 
     /// A path at `trees[i]` named bare: the name and how many tokens it

@@ -155,3 +155,34 @@ impl Visitor<'_> for VariantVisitor {
             .ok_or_else(|| E::unknown_variant(value, self.names))
     }
 }
+
+/// The error of a generated type's `FromStr` or `TryFrom` (the value is not
+/// one the type allows). Every server's `types::error::ConversionError` is
+/// this type.
+pub struct ConversionError(std::borrow::Cow<'static, str>);
+
+impl std::error::Error for ConversionError {}
+
+impl fmt::Display for ConversionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Debug for ConversionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl From<&'static str> for ConversionError {
+    fn from(value: &'static str) -> Self {
+        Self(value.into())
+    }
+}
+
+impl From<String> for ConversionError {
+    fn from(value: String) -> Self {
+        Self(value.into())
+    }
+}

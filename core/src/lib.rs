@@ -156,4 +156,7 @@ pub mod __private {
     pub mod de {
         pub use crate::de::{variant, Object};
     }
+
+    /// The error of generated types' conversions (`types::error`).
+    pub use crate::de::ConversionError;
 }
