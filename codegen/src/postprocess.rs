@@ -46,9 +46,7 @@ pub(crate) fn types_prelude(json_short: bool) -> TokenStream {
     });
     quote! {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         #json
     }
 }
@@ -384,7 +382,7 @@ fn derive(inner: &[TokenTree], lean: bool) -> (TokenStream, bool) {
             // `:: serde :: Name`: keep `Name`.
             if let Some(TokenTree::Ident(name)) = trees.get(i + 5) {
                 serde = true;
-                if name == "Deserialize" && !lean {
+                if !lean {
                     // `serde::Deserialize`: the `types` module imports `serde`.
                     out.extend(trees[i + 2..i + 6].iter().cloned());
                 } else {

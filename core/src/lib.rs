@@ -40,6 +40,7 @@ pub mod hash;
 pub mod json;
 pub mod lock;
 mod prompt;
+mod ser;
 mod tool;
 pub mod uri_template;
 pub mod write;
@@ -155,6 +156,15 @@ pub mod __private {
     /// What that derive expands to calls.
     pub mod de {
         pub use crate::de::{variant, Object};
+    }
+
+    /// serde's `Serialize` trait (the facade adds the lean derive of the
+    /// same name).
+    pub use serde::ser::Serialize;
+
+    /// What the `Serialize` derive expands to calls.
+    pub mod ser {
+        pub use crate::ser::Object;
     }
 
     /// The error of generated types' conversions (`types::error`).

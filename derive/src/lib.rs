@@ -1,36 +1,117 @@
-//! `#[derive(Deserialize)]` for mcpbind's generated types: serde's
-//! `Deserialize`, for the shapes the generator emits most (structs with named
-//! fields, enums of unit variants), in a few lines per type instead of
+//! `#[derive(Deserialize, Serialize)]` for mcpbind's generated types:
+//! serde's traits, for the shapes the generator emits most (structs with
+//! named fields, enums of unit variants), in a few lines per type instead of
 //! serde_derive's generic visitors.
 //!
-//! Why: `cargo check` of bindings spends most of its time type-checking and
-//! borrow-checking serde_derive's `Deserialize` impls (a field enum, its
-//! visitor, `visit_seq` and `visit_map` generic over the deserializer, per
-//! type). This derive reads the object into a JSON map once, through
-//! helpers in `mcpbind::__private::de` that are compiled once in mcpbind,
-//! and takes each field out of it: about a quarter of the check time
-//! (BENCHMARKS.md). The generator uses it only where it behaves as
-//! serde_derive does for JSON; other types keep serde_derive.
+//! Why: `cargo check` of bindings spent most of its time type-checking and
+//! borrow-checking serde_derive's impls, `Deserialize` above all (a field
+//! enum, its visitor, `visit_seq` and `visit_map` generic over the
+//! deserializer, per type). These derives read an object into a JSON map
+//! once and take each field out of it, or write each field into a map,
+//! through helpers in `mcpbind::__private::{de, ser}` that are compiled
+//! once in mcpbind (figures in BENCHMARKS.md). The generator uses them only
+//! where they behave as serde_derive does for JSON; other types (typify's
+//! untagged and tagged enums, newtypes) keep serde_derive.
 //!
 //! Supported, and nothing else (anything else is a compile error naming
 //! it, so a generator change can't silently change behaviour):
 //! - container: `#[serde(crate = "…")]` (ignored: paths go through
 //!   `::mcpbind::__private`), `#[serde(deny_unknown_fields)]`;
 //! - fields: `rename = "…"`, `default`, `default = "path"`,
-//!   `deserialize_with = "path"`, `flatten` (at most one field),
-//!   `skip_serializing_if = "…"` (serialization only);
+//!   `deserialize_with = "path"`, `skip_serializing_if = "path"`, `flatten`
+//!   (at most one field, an object);
 //! - unit variants: `rename = "…"`.
 //!
 //! Semantics, as serde_derive's for JSON: a missing `Option` field is
 //! `None`, a missing field with `default` takes it, any other missing field
 //! is "missing field `x`"; unknown fields are ignored (refused with
 //! `deny_unknown_fields`); a flattened field takes the fields no other
-//! field took. Unlike serde_derive, a struct is not read from a JSON array.
+//! field took, and is written inline. Unlike serde_derive, a struct is not
+//! read from a JSON array, nor a unit variant from `{"name": null}`: the
+//! schema allows neither.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::{format_ident, quote};
 use syn::{Data, DeriveInput, Fields, LitStr};
+
+/// serde's `Serialize`, for the same shapes as [`macro@Deserialize`]: a
+/// struct is written as a JSON object (skipping what `skip_serializing_if`
+/// says, the flattened field's entries inline), a unit variant as its name.
+#[proc_macro_derive(Serialize, attributes(serde))]
+pub fn derive_serialize(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as DeriveInput);
+    match expand_serialize(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+fn expand_serialize(input: &DeriveInput) -> syn::Result<TokenStream2> {
+    check_shape(input)?;
+    let deny_unknown = container_attrs(input)?;
+    let body = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(fields) => serialize_struct(fields, deny_unknown)?,
+            _ => return Err(unsupported(&input.ident, "a struct without named fields")),
+        },
+        Data::Enum(data) => {
+            let arms = unit_variants(&input.ident, data)?
+                .into_iter()
+                .map(|(ident, wire)| quote!(Self::#ident => #wire));
+            quote!(serializer.serialize_str(match *self { #(#arms,)* }))
+        }
+        Data::Union(_) => return Err(unsupported(&input.ident, "a union")),
+    };
+    let name = &input.ident;
+    Ok(quote! {
+        #[automatically_derived]
+        impl ::mcpbind::__private::serde::Serialize for #name {
+            fn serialize<S>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error>
+            where
+                S: ::mcpbind::__private::serde::Serializer,
+            {
+                #body
+            }
+        }
+    })
+}
+
+/// Writes each field that isn't skipped, then the flattened one's entries.
+fn serialize_struct(fields: &syn::FieldsNamed, deny_unknown: bool) -> syn::Result<TokenStream2> {
+    let mut writes = Vec::new();
+    let mut flattened = None;
+    for field in &fields.named {
+        let ident = field.ident.as_ref().expect("named fields have names");
+        let attrs = field_attrs(&field.attrs)?;
+        if attrs.flatten {
+            if flattened.is_some() || deny_unknown {
+                return Err(syn::Error::new_spanned(
+                    ident,
+                    "mcpbind's Serialize derive takes one flattened field, without deny_unknown_fields",
+                ));
+            }
+            flattened = Some(quote!(object.flatten(&self.#ident)?;));
+            continue;
+        }
+        let key = LitStr::new(&wire_name(ident, attrs.rename), Span::call_site());
+        let write = quote!(object.field(#key, &self.#ident)?;);
+        writes.push(match attrs.skip_serializing_if {
+            Some(skip) => quote!(if !#skip(&self.#ident) { #write }),
+            None => write,
+        });
+    }
+    Ok(quote! {
+        let mut object = ::mcpbind::__private::ser::Object::new(serializer)?;
+        #(#writes)*
+        #flattened
+        object.end()
+    })
+}
+
+fn wire_name(ident: &syn::Ident, rename: Option<String>) -> String {
+    rename.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned())
+}
 
 /// serde's `Deserialize`, for a struct with named fields or an enum of unit
 /// variants (see the crate docs).
@@ -43,13 +124,19 @@ pub fn derive_deserialize(input: TokenStream) -> TokenStream {
     }
 }
 
-fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
-    if !input.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(
+fn check_shape(input: &DeriveInput) -> syn::Result<()> {
+    if input.generics.params.is_empty() {
+        Ok(())
+    } else {
+        Err(syn::Error::new_spanned(
             &input.generics,
-            "mcpbind's Deserialize derive takes no generics",
-        ));
+            "mcpbind's derives take no generics",
+        ))
     }
+}
+
+fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
+    check_shape(input)?;
     let deny_unknown = container_attrs(input)?;
     let body = match &input.data {
         Data::Struct(data) => match &data.fields {
@@ -105,6 +192,7 @@ struct FieldAttrs {
     /// `default` (`Some(None)`) or `default = "path"`.
     default: Option<Option<syn::ExprPath>>,
     deserialize_with: Option<syn::ExprPath>,
+    skip_serializing_if: Option<syn::ExprPath>,
     flatten: bool,
 }
 
@@ -124,7 +212,7 @@ fn field_attrs(attrs: &[syn::Attribute]) -> syn::Result<FieldAttrs> {
             } else if meta.path.is_ident("flatten") {
                 out.flatten = true;
             } else if meta.path.is_ident("skip_serializing_if") {
-                meta.value()?.parse::<LitStr>()?;
+                out.skip_serializing_if = Some(meta.value()?.parse::<LitStr>()?.parse()?);
             } else {
                 return Err(meta.error("unsupported field attribute"));
             }
@@ -161,10 +249,7 @@ fn struct_body(
             flattened = Some(quote!(let #local = object.rest()?;));
             continue;
         }
-        let wire = attrs
-            .rename
-            .unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
-        let key = LitStr::new(&wire, Span::call_site());
+        let key = LitStr::new(&wire_name(ident, attrs.rename), Span::call_site());
         wire_names.push(key.clone());
         let value = match (&attrs.deserialize_with, &attrs.default) {
             (None, None) => quote!(object.field(#key)?),
@@ -193,10 +278,34 @@ fn struct_body(
 
 /// Reads a string and matches it against the variants' names.
 fn enum_body(name: &syn::Ident, data: &syn::DataEnum) -> syn::Result<TokenStream2> {
-    let mut names = Vec::new();
-    let mut arms = Vec::new();
-    let count = data.variants.len();
-    for (i, variant) in data.variants.iter().enumerate() {
+    let variants = unit_variants(name, data)?;
+    let count = variants.len();
+    let names = variants.iter().map(|(_, wire)| wire);
+    // The last arm is `_`: `variant` returns an index below `count`.
+    let arms = variants.iter().enumerate().map(|(i, (ident, _))| {
+        if i + 1 == count {
+            quote!(_ => Self::#ident)
+        } else {
+            quote!(#i => Self::#ident)
+        }
+    });
+    let expecting = LitStr::new(&format!("enum {name}"), Span::call_site());
+    Ok(quote! {
+        ::std::result::Result::Ok(
+            match ::mcpbind::__private::de::variant(deserializer, #expecting, &[#(#names),*])? {
+                #(#arms,)*
+            }
+        )
+    })
+}
+
+/// An enum's unit variants and their names on the wire (at least one).
+fn unit_variants<'a>(
+    name: &syn::Ident,
+    data: &'a syn::DataEnum,
+) -> syn::Result<Vec<(&'a syn::Ident, LitStr)>> {
+    let mut variants = Vec::new();
+    for variant in &data.variants {
         if !matches!(variant.fields, Fields::Unit) || variant.discriminant.is_some() {
             return Err(unsupported(name, "an enum with non-unit variants"));
         }
@@ -211,25 +320,11 @@ fn enum_body(name: &syn::Ident, data: &syn::DataEnum) -> syn::Result<TokenStream
                 }
             })?;
         }
-        let ident = &variant.ident;
-        let wire = rename.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
-        names.push(LitStr::new(&wire, Span::call_site()));
-        // The last arm is `_`: `variant` returns an index below `count`.
-        arms.push(if i + 1 == count {
-            quote!(_ => Self::#ident)
-        } else {
-            quote!(#i => Self::#ident)
-        });
+        let wire = wire_name(&variant.ident, rename);
+        variants.push((&variant.ident, LitStr::new(&wire, Span::call_site())));
     }
-    if names.is_empty() {
+    if variants.is_empty() {
         return Err(unsupported(name, "an enum without variants"));
     }
-    let expecting = LitStr::new(&format!("enum {name}"), Span::call_site());
-    Ok(quote! {
-        ::std::result::Result::Ok(
-            match ::mcpbind::__private::de::variant(deserializer, #expecting, &[#(#names),*])? {
-                #(#arms,)*
-            }
-        )
-    })
+    Ok(variants)
 }

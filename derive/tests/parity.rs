@@ -11,8 +11,7 @@ macro_rules! twins {
         mod lean {
             #![allow(dead_code)]
             #[allow(unused_imports)]
-            use ::mcpbind::__private::serde::{self, Serialize};
-            use ::mcpbind::__private::Deserialize;
+            use ::mcpbind::__private::{serde, Deserialize, Serialize};
             $($item)*
         }
         mod serde_derived {
@@ -115,9 +114,11 @@ mod erased {
     pub trait Ser {
         fn json(&self) -> serde_json::Value;
     }
+    /// The JSON text, as a string `Value` (so that the order of the
+    /// written fields is compared too).
     impl<T: serde::Serialize> Ser for T {
         fn json(&self) -> serde_json::Value {
-            serde_json::to_value(self).expect("serializes")
+            serde_json::Value::String(serde_json::to_string(self).expect("serializes"))
         }
     }
 }

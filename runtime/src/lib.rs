@@ -46,9 +46,9 @@ pub use mcpbind_core::*;
 #[doc(hidden)]
 pub mod __private {
     pub use mcpbind_core::__private::*;
-    /// The lean `Deserialize` derive of generated structs and unit enums
-    /// (serde's trait of the same name comes with the glob).
-    pub use mcpbind_derive::Deserialize;
+    /// The lean derives of generated structs and unit enums (serde's traits
+    /// of the same names come with the glob).
+    pub use mcpbind_derive::{Deserialize, Serialize};
 }
 
 // The agent toolbox and call events (explicit: this list is the API).

@@ -18,9 +18,7 @@ pub mod demo {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add` tool: Add two integers and return their sum as structured output.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -210,7 +208,7 @@ Default: `10`.*/
             pub mode: Mode,
         }
         /// A geometric shape, tagged by `kind`.
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(tag = "kind")]
         pub enum Shape {
@@ -1081,9 +1079,7 @@ pub mod everything {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `echo` tool: Echoes back the input string
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -2996,9 +2992,7 @@ pub mod filesystem {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `create_directory` tool: Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -3180,7 +3174,7 @@ Default: `"name"`.*/
             pub content: Vec<ReadMediaFileOutputContentItem>,
         }
         /// `ReadMediaFileOutputContentItem`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum ReadMediaFileOutputContentItem {
@@ -4268,9 +4262,7 @@ pub mod memory {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add_observations` tool: Add new observations to existing entities in the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5047,9 +5039,7 @@ pub mod time {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `convert_time` tool: Convert time between timezones
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]

@@ -18,9 +18,7 @@ pub mod combinators {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `all_of` tool: allOf merging objects, and allOf with a lone ref-like object.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -32,7 +30,16 @@ pub mod combinators {
             pub merged: Option<AllOfInputMerged>,
         }
         /// `AllOfInputConflicting`
-        #[derive(serde::Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(
+            serde::Deserialize,
+            serde::Serialize,
+            Clone,
+            Copy,
+            Debug,
+            Eq,
+            Hash,
+            PartialEq,
+        )]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(deny_unknown_fields)]
         pub enum AllOfInputConflicting {}
@@ -80,7 +87,7 @@ pub mod combinators {
             pub h: Option<NullablesInputH>,
         }
         /// `NullablesInputD`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum NullablesInputD {
@@ -101,7 +108,7 @@ pub mod combinators {
             }
         }
         /// `NullablesInputE`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum NullablesInputE {
@@ -115,7 +122,7 @@ pub mod combinators {
             }
         }
         /// `NullablesInputG`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum NullablesInputG {
@@ -169,7 +176,7 @@ pub mod combinators {
             pub untagged: Option<TaggedUnionInputUntagged>,
         }
         /// `TaggedUnionInputEvent`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(tag = "type")]
         pub enum TaggedUnionInputEvent {
@@ -179,7 +186,7 @@ pub mod combinators {
             Key { key: String },
         }
         /// `TaggedUnionInputShape`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(tag = "kind")]
         pub enum TaggedUnionInputShape {
@@ -191,7 +198,7 @@ pub mod combinators {
             Rect { h: f64, w: f64 },
         }
         /// `TaggedUnionInputTagNotRequired`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum TaggedUnionInputTagNotRequired {
@@ -207,7 +214,7 @@ pub mod combinators {
             },
         }
         /// `TaggedUnionInputUntagged`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum TaggedUnionInputUntagged {
             #[serde(rename = "url")]

@@ -18,9 +18,7 @@ pub mod enums_numeric {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `other_enums` tool: Integer, number, boolean and mixed enums.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -42,7 +40,7 @@ pub mod enums_numeric {
             pub obj_const: Option<Value>,
         }
         /// `OtherEnumsInputEnumOutsideType`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum OtherEnumsInputEnumOutsideType {
@@ -63,7 +61,7 @@ pub mod enums_numeric {
             }
         }
         /// `OtherEnumsInputFloats`
-        #[derive(Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct OtherEnumsInputFloats(f64);
@@ -103,7 +101,7 @@ pub mod enums_numeric {
             }
         }
         /// `OtherEnumsInputInts`
-        #[derive(Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct OtherEnumsInputInts(i64);
@@ -142,7 +140,7 @@ pub mod enums_numeric {
             }
         }
         /// `OtherEnumsInputMixed`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum OtherEnumsInputMixed {

@@ -18,9 +18,7 @@ pub mod fastmcp {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `Coordinates`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -114,7 +112,7 @@ pub mod fastmcp {
             pub units: Option<Units>,
         }
         /// `GetForecastInputLocation`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum GetForecastInputLocation {

@@ -29,9 +29,7 @@ pub mod hostile {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `a/b` tool: NUL here:: and CRLF
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]

@@ -23,12 +23,10 @@ pub mod issue8 {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `A`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct A(pub Value);
@@ -49,7 +47,7 @@ pub mod issue8 {
             }
         }
         /// `O`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct O(pub Value);
@@ -86,7 +84,7 @@ pub mod issue8 {
             pub value: i64,
         }
         /// `S`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct S(pub Value);
@@ -155,7 +153,7 @@ Default: `10`.*/
             pub b: Option<String>,
         }
         /// `UnionsInputFlagOrText`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum UnionsInputFlagOrText {
@@ -176,7 +174,7 @@ Default: `10`.*/
             }
         }
         /// `UnionsInputMixed`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum UnionsInputMixed {

@@ -29,9 +29,7 @@ pub mod properties {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `additional` tool: additionalProperties as schema, false, true; patternProperties.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -236,7 +234,7 @@ pub mod properties {
             pub z: Option<String>,
         }
         /// `VecDef`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct VecDef(pub i64);

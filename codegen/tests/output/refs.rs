@@ -25,9 +25,7 @@ pub mod refs {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `A`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -71,7 +69,15 @@ pub mod refs {
             pub deep: Option<bool>,
         }
         /// `Label`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
+        #[derive(
+            serde::Deserialize,
+            serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            PartialEq,
+        )]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct Label(pub String);
@@ -150,7 +156,15 @@ Default: `"x"`.*/
             pub inner: Option<Inner>,
         }
         /// `PersonName`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
+        #[derive(
+            serde::Deserialize,
+            serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            PartialEq,
+        )]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct PersonName(pub String);
@@ -271,7 +285,15 @@ Default: `"x"`.*/
             pub q: Option<Point>,
         }
         /// `WithSlash`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, Eq, Hash, PartialEq)]
+        #[derive(
+            serde::Deserialize,
+            serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            PartialEq,
+        )]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct WithSlash(pub String);
@@ -303,7 +325,7 @@ Default: `"x"`.*/
             }
         }
         /// `WithSpace`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct WithSpace(pub bool);
@@ -335,7 +357,7 @@ Default: `"x"`.*/
             }
         }
         /// `WithTilde`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct WithTilde(pub i64);
@@ -367,7 +389,7 @@ Default: `"x"`.*/
             }
         }
         /// `X`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
         pub struct X(pub f64);

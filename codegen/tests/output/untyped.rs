@@ -25,9 +25,7 @@ pub mod untyped {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::serde::{self, Serialize};
-        #[allow(unused_imports)]
-        use ::mcpbind::__private::Deserialize;
+        use ::mcpbind::__private::{serde, Deserialize, Serialize};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `defaults` tool: Defaults that match their type and defaults that do not.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -196,7 +194,7 @@ pub mod untyped {
             pub truthy: Option<Value>,
         }
         /// `NoTypeInputEnumOnly`
-        #[derive(serde::Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum NoTypeInputEnumOnly {
