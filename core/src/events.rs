@@ -168,6 +168,11 @@ pub(crate) async fn observe<I: Serialize, O>(
     call: impl Future<Output = Result<ToolResult<O>>>,
 ) -> Result<ToolResult<O>> {
     let outer = SCOPE.try_with(Arc::clone).ok();
+    if outer.is_none() && !has_subscribers() {
+        // Nobody listens (the common case): no scope, no timing. A
+        // subscriber that arrives during this call sees the next one.
+        return call.await;
+    }
     let scope = outer.clone().unwrap_or_default();
     let start = Instant::now();
     let result = match outer {

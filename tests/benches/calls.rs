@@ -9,7 +9,9 @@
 //! another process), and throughput with 16 calls in flight. Rounds
 //! alternate raw and typed so that machine noise hits both; the medians of
 //! the rounds are printed. `MCPBIND_BENCH_CALLS` sets the sequential calls
-//! per round (default 2,000).
+//! per round (default 2,000); for a profile of one path (under callgrind,
+//! say), `MCPBIND_BENCH_TRANSPORT=stdio|streamable-http` picks a transport
+//! and `MCPBIND_BENCH_ONLY=raw|typed` a client.
 
 use std::io::BufRead;
 use std::process::{Command, Stdio};
@@ -198,8 +200,14 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    let only = std::env::var("MCPBIND_BENCH_ONLY").ok();
+    let transports = match std::env::var("MCPBIND_BENCH_TRANSPORT") {
+        Ok(one) => vec![one],
+        Err(_) => vec!["stdio".to_owned(), "streamable-http".to_owned()],
+    };
     runtime.block_on(async {
-        for transport in ["stdio", "streamable-http"] {
+        for transport in transports {
+            let transport = transport.as_str();
             let config = match transport {
                 "stdio" => format!(
                     "[servers.demo]\ncommand = {:?}\n",
@@ -215,8 +223,24 @@ fn main() {
             };
             let (mut raws, mut typeds) = (Vec::new(), Vec::new());
             for _ in 0..ROUNDS {
-                raws.push(round(&raw, calls).await);
-                typeds.push(round(&typed, calls).await);
+                if only.as_deref() != Some("typed") {
+                    raws.push(round(&raw, calls).await);
+                }
+                if only.as_deref() != Some("raw") {
+                    typeds.push(round(&typed, calls).await);
+                }
+            }
+            if only.is_some() {
+                let (name, rounds) = match only.as_deref() {
+                    Some("raw") => ("raw", &raws),
+                    _ => ("typed", &typeds),
+                };
+                let r = median(rounds);
+                println!(
+                    "{transport} {name}: cpu {:.1} µs/call",
+                    r.cpu.as_secs_f64() * 1e6
+                );
+                continue;
             }
             print(transport, median(&raws), median(&typeds));
         }

@@ -108,7 +108,7 @@ impl<R> TeeReader<R> {
             self.partial = Vec::new();
         }
         while !bytes.is_empty() {
-            let (segment, ends_line) = match bytes.iter().position(|b| *b == b'\n') {
+            let (segment, ends_line) = match memchr::memchr(b'\n', bytes) {
                 Some(i) => (&bytes[..=i], true),
                 None => (bytes, false),
             };
@@ -140,7 +140,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for TeeReader<R> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        if self.tap.failure().is_some() {
+        if self.tap.has_failed() {
             return Poll::Ready(Err(std::io::Error::other("the transport failed")));
         }
         let before = buf.filled().len();

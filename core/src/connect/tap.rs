@@ -65,6 +65,9 @@ pub(crate) struct RawTap {
     armed: AtomicBool,
     results: Mutex<BTreeMap<String, Value>>,
     failure: Mutex<Option<Failure>>,
+    /// `failure` holds one: the stdio reader asks on every read, without
+    /// taking the lock.
+    failed: AtomicBool,
 }
 
 impl RawTap {
@@ -85,7 +88,13 @@ impl RawTap {
     pub(crate) fn fail(&self, failure: Failure) {
         if let Ok(mut slot) = self.failure.lock() {
             *slot = Some(failure);
+            self.failed.store(true, Ordering::SeqCst);
         }
+    }
+
+    /// Whether the transport recorded a failure (cheap: no lock).
+    pub(crate) fn has_failed(&self) -> bool {
+        self.failed.load(Ordering::SeqCst) && self.failure().is_some()
     }
 
     /// Forgets an HTTP status failure once a later request succeeded (a 401
@@ -94,6 +103,7 @@ impl RawTap {
         if let Ok(mut slot) = self.failure.lock() {
             if matches!(*slot, Some(Failure::Http { .. })) {
                 *slot = None;
+                self.failed.store(false, Ordering::SeqCst);
             }
         }
     }
