@@ -91,7 +91,6 @@ pub(crate) fn constructor(space: &TypeSpace, id: &TypeId, root: &Value) -> Optio
     Some(quote! {
         impl #name {
             #[doc = #doc]
-            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
             pub fn new(#(#params),*) -> Self {
                 #body
             }

@@ -3,8 +3,8 @@
 //! typify names `::serde` and `::serde_json` (in paths and inside attribute
 //! strings such as `skip_serializing_if = "::serde_json::Map::is_empty"`);
 //! the user's crate depends on `mcpbind` alone, so every such path goes
-//! through `::mcpbind::__private`, and serde's derives are told where serde
-//! is (`#[serde(crate = …)]`). Derives name `Deserialize`/`Serialize` bare:
+//! through `::mcpbind::__private`, and serde's own derives (where mcpbind's
+//! lean ones don't apply) are told where serde is (`#[serde(crate = …)]`). Derives name `Deserialize`/`Serialize` bare:
 //! the `types` module imports them (a definition can't take those names, see
 //! `naming::SHADOWING`), which keeps each derive on one line. Doc strings are
 //! made rustdoc-safe ([`crate::docs::doc_text`]) and placeholder suffixes
@@ -234,9 +234,11 @@ impl Rewriter {
             "doc" => self.doc(&inner),
             "serde" => self.serde(&inner),
             "derive" => {
-                let (body, serde) = derive(&inner, lean_deserialize(item));
+                let lean = lean_deserialize(item);
+                let (body, serde) = derive(&inner, lean);
                 push_attr(out, body);
-                if serde {
+                // mcpbind's lean derives need no path to serde.
+                if serde && !lean {
                     push_attr(out, quote!(serde(crate = "::mcpbind::__private::serde")));
                 }
                 return;
@@ -598,15 +600,20 @@ mod tests {
                 fn f<T: ::serde::de::Error>() -> <T as ::serde::de::Error>::Foo { ::serde_json::json!(1) }
             }
             pub struct B(pub ::serde_json::Value, self::serde::X);
+            #[derive(::serde::Deserialize, ::serde::Serialize)]
+            pub struct C(pub String);
         });
+        // A struct with named fields takes mcpbind's lean derives, which
+        // need no path to serde; a newtype takes serde's, told where it is.
         assert!(
             out.contains("derive (Deserialize , Serialize , Clone)"),
             "{out}"
         );
         assert!(
-            out.contains("serde (crate = \"::mcpbind::__private::serde\")"),
+            out.contains("derive (serde :: Deserialize , serde :: Serialize)] # [serde (crate = \"::mcpbind::__private::serde\")] pub struct C"),
             "{out}"
         );
+        assert_eq!(out.matches("serde (crate").count(), 1, "{out}");
         assert!(
             out.contains("\"::mcpbind::__private::serde_json::Map::is_empty\""),
             "{out}"

@@ -68,8 +68,12 @@ impl ServerModule<'_> {
         quote! {
             #docs
             // Descriptions are the server's Markdown, not rustdoc: `[FILE]` is
-            // no intra-doc link, `<path>` no HTML tag.
+            // no intra-doc link, `<path>` no HTML tag. Constructors take every
+            // required field (`new` of a struct with a required field can't
+            // be `Default`).
             #[allow(
+                clippy::too_many_arguments,
+                clippy::new_without_default,
                 rustdoc::broken_intra_doc_links,
                 rustdoc::private_intra_doc_links,
                 rustdoc::invalid_html_tags,

@@ -41,24 +41,28 @@ impl ToolMethod<'_> {
                     && !l.trim_start().starts_with("```")
                     && !l.trim_start().starts_with("~~~")
             });
-        let mut doc = match (tool.title(), first_line) {
-            (Some(title), _) => format!(
-                "**{}**",
-                title
+        // One paragraph (one line of code): the summary rustdoc lists.
+        let name = tool.name.escape_default();
+        let place = format!(
+            "tool `{name}`, described in full on `Client::{}`",
+            self.method
+        );
+        match (tool.title(), first_line) {
+            (Some(title), _) => {
+                let title = title
                     .split(['\r', '\n'])
                     .filter(|l| !l.is_empty())
                     .collect::<Vec<_>>()
-                    .join(" ")
-            ),
-            (None, Some(line)) => line.trim().to_owned(),
-            (None, None) => format!("Calls the `{}` tool.", tool.name.escape_default()),
-        };
-        doc.push_str(&format!(
-            "\n\nTool `{}`, described in full on `Client::{}`.",
-            tool.name.escape_default(),
-            self.method
-        ));
-        doc
+                    .join(" ");
+                format!("**{title}** ({place}).")
+            }
+            (None, Some(line)) => format!("{} ({place}).", line.trim().trim_end_matches('.')),
+            (None, None) => {
+                let mut doc = place;
+                doc[..1].make_ascii_uppercase();
+                doc + "."
+            }
+        }
     }
 
     fn docs(&self) -> String {

@@ -2,6 +2,8 @@
 
 /// Bindings to the MCP server `demo` (mcpbind-demo 0.1.0), locked with protocol 2025-11-25.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -22,7 +24,6 @@ pub mod demo {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add` tool: Add two integers and return their sum as structured output.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddInput {
             /// The first addend.
             pub a: i64,
@@ -31,21 +32,18 @@ pub mod demo {
         }
         /// Structured output of the `add` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddOutput {
             /// The sum `a + b` (wrapping on overflow).
             pub sum: i64,
         }
         /// Arguments of the `crash` tool: Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CrashInput {
             /// The exit code the server process exits with.
             pub code: i64,
         }
         /// Arguments of the `create_order` tool: Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateOrderInput {
             /// Who the order is for.
             pub customer: Customer,
@@ -57,7 +55,6 @@ pub mod demo {
         }
         /// Structured output of the `create_order` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateOrderOutput {
             /// The identifier of the created order.
             pub order_id: String,
@@ -66,7 +63,6 @@ pub mod demo {
         }
         /// The person placing an order.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Customer {
             /// The customer's e-mail address, if known.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -76,28 +72,24 @@ pub mod demo {
         }
         /// Arguments of the `delete_item` tool: Delete an item by id. Destructive, but deleting the same item twice is harmless.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteItemInput {
             /// The identifier of the item to delete.
             pub id: String,
         }
         /// Arguments of the `draw_shape` tool: Draw a circle or a rectangle and return its area as structured output.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DrawShapeInput {
             /// The shape to draw.
             pub shape: Shape,
         }
         /// Structured output of the `draw_shape` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DrawShapeOutput {
             /// The area of the shape.
             pub area: f64,
         }
         /// Arguments of the `echo` tool: Echo a message back, optionally repeated several times (joined by spaces).
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EchoInput {
             /// The text to echo back.
             pub message: String,
@@ -109,14 +101,12 @@ Default: `1`.*/
         }
         /// Arguments of the `fail` tool: Always fail: return a tool-level error result (`isError: true`) carrying the given message.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct FailInput {
             /// The error message to return.
             pub message: String,
         }
         /// Arguments of the `get_weather` tool: Get the current weather for a city. The data is fake but deterministic (derived from the city name).
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetWeatherInput {
             /// The city to report on.
             pub city: String,
@@ -128,7 +118,6 @@ Default: `"celsius"`.*/
         }
         /// Structured output of the `get_weather` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetWeatherOutput {
             /// The city the report is for.
             pub city: String,
@@ -141,7 +130,6 @@ Default: `"celsius"`.*/
         }
         /// One line of an order.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct LineItem {
             /// How many units of the product to order.
             pub quantity: u64,
@@ -150,7 +138,6 @@ Default: `"celsius"`.*/
         }
         /// An operating mode. The wire values are deliberately not valid Rust identifiers.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum Mode {
             #[serde(rename = "fast-mode")]
             FastMode,
@@ -185,7 +172,6 @@ Default: `"celsius"`.*/
         }
         /// Arguments of the `search` tool: Search the (imaginary) catalogue and describe the query that would be run.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchInput {
             /** An opaque pagination cursor from a previous search; null or absent for the first page.
 
@@ -202,7 +188,6 @@ Default: `10`.*/
         }
         /// Arguments of the `set_mode` tool: Switch the server to another operating mode.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SetModeInput {
             /// The mode to switch to.
             pub mode: Mode,
@@ -229,14 +214,12 @@ Default: `10`.*/
         }
         /// Arguments of the `sleep` tool: Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SleepInput {
             /// How long to sleep, in milliseconds.
             pub millis: u64,
         }
         /// Arguments of the `tag_counts` tool: Sum a map of tag counts and list its keys; free-form labels may be attached.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TagCountsInput {
             /// How often each tag occurs, keyed by tag name.
             pub counts: ::std::collections::BTreeMap<String, u64>,
@@ -246,7 +229,6 @@ Default: `10`.*/
         }
         /// Structured output of the `tag_counts` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TagCountsOutput {
             /// The tag names, sorted.
             pub keys: Vec<String>,
@@ -255,7 +237,6 @@ Default: `10`.*/
         }
         /// A temperature unit.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum Units {
             #[serde(rename = "celsius")]
             Celsius,
@@ -287,21 +268,18 @@ Default: `10`.*/
     }
     impl types::AddInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(a: i64, b: i64) -> Self {
             Self { a, b }
         }
     }
     impl types::CrashInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(code: i64) -> Self {
             Self { code }
         }
     }
     impl types::CreateOrderInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(customer: types::Customer, items: Vec<types::LineItem>) -> Self {
             Self {
                 customer,
@@ -317,21 +295,18 @@ Default: `10`.*/
     }
     impl types::DeleteItemInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(id: impl Into<String>) -> Self {
             Self { id: id.into() }
         }
     }
     impl types::DrawShapeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(shape: types::Shape) -> Self {
             Self { shape }
         }
     }
     impl types::EchoInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(message: impl Into<String>) -> Self {
             Self {
                 message: message.into(),
@@ -346,14 +321,12 @@ Default: `10`.*/
     }
     impl types::FailInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(message: impl Into<String>) -> Self {
             Self { message: message.into() }
         }
     }
     impl types::GetWeatherInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(city: impl Into<String>) -> Self {
             Self {
                 city: city.into(),
@@ -368,7 +341,6 @@ Default: `10`.*/
     }
     impl types::SearchInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(query: impl Into<String>) -> Self {
             Self {
                 query: query.into(),
@@ -389,21 +361,18 @@ Default: `10`.*/
     }
     impl types::SetModeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(mode: types::Mode) -> Self {
             Self { mode }
         }
     }
     impl types::SleepInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(millis: u64) -> Self {
             Self { millis }
         }
     }
     impl types::TagCountsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(counts: ::std::collections::BTreeMap<String, u64>) -> Self {
             Self {
                 counts,
@@ -425,9 +394,7 @@ Default: `10`.*/
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// **Add**
-        ///
-        /// Tool `add`, described in full on `Client::add`.
+        /// **Add** (tool `add`, described in full on `Client::add`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Add;
         impl ::mcpbind::Tool for Add {
@@ -447,9 +414,7 @@ Default: `10`.*/
                 "76f258000fad0f594d5f191d8cbeb6ca669a015cb7ac2fbf3dc79e5ffaa7681a",
             );
         }
-        /// **Crash**
-        ///
-        /// Tool `crash`, described in full on `Client::crash`.
+        /// **Crash** (tool `crash`, described in full on `Client::crash`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Crash;
         impl ::mcpbind::Tool for Crash {
@@ -469,9 +434,7 @@ Default: `10`.*/
                 "15c2c69a1791d4620f850e745b8931e457bb5de386d0b0d1962069faa9d793c8",
             );
         }
-        /// **Create order**
-        ///
-        /// Tool `create_order`, described in full on `Client::create_order`.
+        /// **Create order** (tool `create_order`, described in full on `Client::create_order`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CreateOrder;
         impl ::mcpbind::Tool for CreateOrder {
@@ -491,9 +454,7 @@ Default: `10`.*/
                 "d6c7545e083633e86dd6418f7cc49ad1e3f6ef7bb8c6ae6375ad7b904fa1b308",
             );
         }
-        /// **Delete item**
-        ///
-        /// Tool `delete_item`, described in full on `Client::delete_item`.
+        /// **Delete item** (tool `delete_item`, described in full on `Client::delete_item`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DeleteItem;
         impl ::mcpbind::Tool for DeleteItem {
@@ -513,9 +474,7 @@ Default: `10`.*/
                 "2799ea8939d415ec7c5cdc215f4b1abcf3c3935aebede54778d688a21f29f68f",
             );
         }
-        /// **Draw shape**
-        ///
-        /// Tool `draw_shape`, described in full on `Client::draw_shape`.
+        /// **Draw shape** (tool `draw_shape`, described in full on `Client::draw_shape`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DrawShape;
         impl ::mcpbind::Tool for DrawShape {
@@ -535,9 +494,7 @@ Default: `10`.*/
                 "ec9b2a65156fe8c0875ea48d1d83a1b349626c30767640bffe07266c55b68c81",
             );
         }
-        /// **Echo**
-        ///
-        /// Tool `echo`, described in full on `Client::echo`.
+        /// **Echo** (tool `echo`, described in full on `Client::echo`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Echo;
         impl ::mcpbind::Tool for Echo {
@@ -557,9 +514,7 @@ Default: `10`.*/
                 "eba7cedc42174ff0fb6c17bb277d59ba6fadc7e6a03944c9f334210b20c89340",
             );
         }
-        /// **Fail**
-        ///
-        /// Tool `fail`, described in full on `Client::fail`.
+        /// **Fail** (tool `fail`, described in full on `Client::fail`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Fail;
         impl ::mcpbind::Tool for Fail {
@@ -579,9 +534,7 @@ Default: `10`.*/
                 "0673a25a36ae535cb56c042afce4fd2f003b1131a52e0fbb2089356c0426df74",
             );
         }
-        /// **Get weather**
-        ///
-        /// Tool `get_weather`, described in full on `Client::get_weather`.
+        /// **Get weather** (tool `get_weather`, described in full on `Client::get_weather`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetWeather;
         impl ::mcpbind::Tool for GetWeather {
@@ -601,9 +554,7 @@ Default: `10`.*/
                 "9caf24c64d0639743e6e119c0c1682f8aa118ff9323b0444707b2c5c267d8bbf",
             );
         }
-        /// **Search**
-        ///
-        /// Tool `search`, described in full on `Client::search`.
+        /// **Search** (tool `search`, described in full on `Client::search`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Search;
         impl ::mcpbind::Tool for Search {
@@ -623,9 +574,7 @@ Default: `10`.*/
                 "7ca702af80312df9bc7fde9866a044fd71a9a4601a5c51fc11fbc643f5f170aa",
             );
         }
-        /// **Set mode**
-        ///
-        /// Tool `set_mode`, described in full on `Client::set_mode`.
+        /// **Set mode** (tool `set_mode`, described in full on `Client::set_mode`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SetMode;
         impl ::mcpbind::Tool for SetMode {
@@ -645,9 +594,7 @@ Default: `10`.*/
                 "53502630ba7b25001d9f85963ea93ca5d60486d99af416a221be7c695b3b17a7",
             );
         }
-        /// **Sleep**
-        ///
-        /// Tool `sleep`, described in full on `Client::sleep`.
+        /// **Sleep** (tool `sleep`, described in full on `Client::sleep`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Sleep;
         impl ::mcpbind::Tool for Sleep {
@@ -667,9 +614,7 @@ Default: `10`.*/
                 "f53f886666fb5061c45babef9ea519e9987ff272d1f14a82384517cb1f653419",
             );
         }
-        /// **Tag counts**
-        ///
-        /// Tool `tag_counts`, described in full on `Client::tag_counts`.
+        /// **Tag counts** (tool `tag_counts`, described in full on `Client::tag_counts`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct TagCounts;
         impl ::mcpbind::Tool for TagCounts {
@@ -897,27 +842,21 @@ Default: `10`.*/
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// **Add**
-        ///
-        /// Tool `add`, described in full on `Client::add`.
+        /// **Add** (tool `add`, described in full on `Client::add`).
         fn add(
             &self,
             input: types::AddInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<types::AddOutput>> + Send {
             ::mcpbind::__private::unimplemented("add", input)
         }
-        /// **Crash**
-        ///
-        /// Tool `crash`, described in full on `Client::crash`.
+        /// **Crash** (tool `crash`, described in full on `Client::crash`).
         fn crash(
             &self,
             input: types::CrashInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("crash", input)
         }
-        /// **Create order**
-        ///
-        /// Tool `create_order`, described in full on `Client::create_order`.
+        /// **Create order** (tool `create_order`, described in full on `Client::create_order`).
         fn create_order(
             &self,
             input: types::CreateOrderInput,
@@ -926,18 +865,14 @@ Default: `10`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("create_order", input)
         }
-        /// **Delete item**
-        ///
-        /// Tool `delete_item`, described in full on `Client::delete_item`.
+        /// **Delete item** (tool `delete_item`, described in full on `Client::delete_item`).
         fn delete_item(
             &self,
             input: types::DeleteItemInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("delete_item", input)
         }
-        /// **Draw shape**
-        ///
-        /// Tool `draw_shape`, described in full on `Client::draw_shape`.
+        /// **Draw shape** (tool `draw_shape`, described in full on `Client::draw_shape`).
         fn draw_shape(
             &self,
             input: types::DrawShapeInput,
@@ -946,27 +881,21 @@ Default: `10`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("draw_shape", input)
         }
-        /// **Echo**
-        ///
-        /// Tool `echo`, described in full on `Client::echo`.
+        /// **Echo** (tool `echo`, described in full on `Client::echo`).
         fn echo(
             &self,
             input: types::EchoInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("echo", input)
         }
-        /// **Fail**
-        ///
-        /// Tool `fail`, described in full on `Client::fail`.
+        /// **Fail** (tool `fail`, described in full on `Client::fail`).
         fn fail(
             &self,
             input: types::FailInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("fail", input)
         }
-        /// **Get weather**
-        ///
-        /// Tool `get_weather`, described in full on `Client::get_weather`.
+        /// **Get weather** (tool `get_weather`, described in full on `Client::get_weather`).
         fn get_weather(
             &self,
             input: types::GetWeatherInput,
@@ -975,36 +904,28 @@ Default: `10`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("get_weather", input)
         }
-        /// **Search**
-        ///
-        /// Tool `search`, described in full on `Client::search`.
+        /// **Search** (tool `search`, described in full on `Client::search`).
         fn search(
             &self,
             input: types::SearchInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("search", input)
         }
-        /// **Set mode**
-        ///
-        /// Tool `set_mode`, described in full on `Client::set_mode`.
+        /// **Set mode** (tool `set_mode`, described in full on `Client::set_mode`).
         fn set_mode(
             &self,
             input: types::SetModeInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("set_mode", input)
         }
-        /// **Sleep**
-        ///
-        /// Tool `sleep`, described in full on `Client::sleep`.
+        /// **Sleep** (tool `sleep`, described in full on `Client::sleep`).
         fn sleep(
             &self,
             input: types::SleepInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("sleep", input)
         }
-        /// **Tag counts**
-        ///
-        /// Tool `tag_counts`, described in full on `Client::tag_counts`.
+        /// **Tag counts** (tool `tag_counts`, described in full on `Client::tag_counts`).
         fn tag_counts(
             &self,
             input: types::TagCountsInput,
@@ -1063,6 +984,8 @@ Default: `10`.*/
 }
 /// Bindings to the MCP server `everything` (mcp-servers/everything 2.0.0), locked with protocol 2025-11-25.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -1083,14 +1006,12 @@ pub mod everything {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `echo` tool: Echoes back the input string
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EchoInput {
             /// Message to echo
             pub message: String,
         }
         /// Arguments of the `get-annotated-message` tool: Demonstrates how annotations can be used to provide metadata about content.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetAnnotatedMessageInput {
             /** Whether to include an example image
 
@@ -1103,7 +1024,6 @@ Default: `false`.*/
         }
         /// Type of message to demonstrate different annotation patterns
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum GetAnnotatedMessageInputMessageType {
             #[serde(rename = "error")]
             Error,
@@ -1134,7 +1054,6 @@ Default: `false`.*/
         }
         /// Arguments of the `get-resource-links` tool: Returns up to ten resource links that reference different types of resources
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetResourceLinksInput {
             /** Number of resource links to return (1-10)
 
@@ -1144,7 +1063,6 @@ Default: `3`.*/
         }
         /// Arguments of the `get-resource-reference` tool: Returns a resource reference that can be used by MCP clients
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetResourceReferenceInput {
             /** ID of the text resource to fetch
 
@@ -1157,7 +1075,6 @@ Default: `1`.*/
         }
         /// Default: `"Text"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum GetResourceReferenceInputResourceType {
             Text,
             Blob,
@@ -1182,14 +1099,12 @@ Default: `1`.*/
         }
         /// Arguments of the `get-structured-content` tool: Returns structured content along with an output schema for client data validation
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetStructuredContentInput {
             /// Choose city
             pub location: GetStructuredContentInputLocation,
         }
         /// Choose city
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum GetStructuredContentInputLocation {
             #[serde(rename = "New York")]
             NewYork,
@@ -1219,7 +1134,6 @@ Default: `1`.*/
         }
         /// Structured output of the `get-structured-content` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetStructuredContentOutput {
             /// Weather conditions description
             pub conditions: String,
@@ -1230,7 +1144,6 @@ Default: `1`.*/
         }
         /// Arguments of the `get-sum` tool: Returns the sum of two numbers
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetSumInput {
             /// First number
             pub a: f64,
@@ -1239,7 +1152,6 @@ Default: `1`.*/
         }
         /// Arguments of the `gzip-file-as-resource` tool: Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GzipFileAsResourceInput {
             /** URL or data URI of the file content to compress
 
@@ -1261,7 +1173,6 @@ Default: `"resourceLink"`.*/
 
 Default: `"resourceLink"`.*/
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum GzipFileAsResourceInputOutputType {
             #[serde(rename = "resourceLink")]
             ResourceLink,
@@ -1288,7 +1199,6 @@ Default: `"resourceLink"`.*/
         }
         /// Arguments of the `simulate-research-query` tool: Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SimulateResearchQueryInput {
             /** Simulate an ambiguous query that requires clarification (triggers input_required status)
 
@@ -1300,7 +1210,6 @@ Default: `false`.*/
         }
         /// Arguments of the `trigger-long-running-operation` tool: Demonstrates a long running operation with progress updates.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TriggerLongRunningOperationInput {
             /** Duration of the operation in seconds
 
@@ -1319,35 +1228,28 @@ Default: `5`.*/
         }
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetEnvInput {}
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetTinyImageInput {}
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ToggleSimulatedLoggingInput {}
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ToggleSubscriberUpdatesInput {}
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TriggerElicitationRequestInput {}
     }
     impl types::EchoInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(message: impl Into<String>) -> Self {
             Self { message: message.into() }
         }
     }
     impl types::GetAnnotatedMessageInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(message_type: types::GetAnnotatedMessageInputMessageType) -> Self {
             Self {
                 message_type,
@@ -1362,7 +1264,6 @@ Default: `5`.*/
     }
     impl types::GetResourceLinksInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { count: Option::None }
         }
@@ -1374,7 +1275,6 @@ Default: `5`.*/
     }
     impl types::GetResourceReferenceInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
                 resource_id: Option::None,
@@ -1397,21 +1297,18 @@ Default: `5`.*/
     }
     impl types::GetStructuredContentInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(location: types::GetStructuredContentInputLocation) -> Self {
             Self { location }
         }
     }
     impl types::GetSumInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(a: f64, b: f64) -> Self {
             Self { a, b }
         }
     }
     impl types::GzipFileAsResourceInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
                 data: Option::None,
@@ -1440,7 +1337,6 @@ Default: `5`.*/
     }
     impl types::SimulateResearchQueryInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(topic: impl Into<String>) -> Self {
             Self {
                 topic: topic.into(),
@@ -1455,7 +1351,6 @@ Default: `5`.*/
     }
     impl types::TriggerLongRunningOperationInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
                 duration: Option::None,
@@ -1476,9 +1371,7 @@ Default: `5`.*/
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// **Echo Tool**
-        ///
-        /// Tool `echo`, described in full on `Client::echo`.
+        /// **Echo Tool** (tool `echo`, described in full on `Client::echo`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Echo;
         impl ::mcpbind::Tool for Echo {
@@ -1496,9 +1389,7 @@ Default: `5`.*/
                 "7f44ccc849658890126f40e521000825b08a7f09a6f290a43d02db4e8eec6e2b",
             );
         }
-        /// **Get Annotated Message Tool**
-        ///
-        /// Tool `get-annotated-message`, described in full on `Client::get_annotated_message`.
+        /// **Get Annotated Message Tool** (tool `get-annotated-message`, described in full on `Client::get_annotated_message`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetAnnotatedMessage;
         impl ::mcpbind::Tool for GetAnnotatedMessage {
@@ -1518,9 +1409,7 @@ Default: `5`.*/
                 "33c589b1069c55cba23225a122758008ada8f6959c181ccc3374c1901db0fb7f",
             );
         }
-        /// **Print Environment Tool**
-        ///
-        /// Tool `get-env`, described in full on `Client::get_env`.
+        /// **Print Environment Tool** (tool `get-env`, described in full on `Client::get_env`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetEnv;
         impl ::mcpbind::Tool for GetEnv {
@@ -1540,9 +1429,7 @@ Default: `5`.*/
                 "4f50e93bc4caa234f9cfcb55e5a2dc7f01549a67379ef3ae1c7dcbaa0438cad1",
             );
         }
-        /// **Get Resource Links Tool**
-        ///
-        /// Tool `get-resource-links`, described in full on `Client::get_resource_links`.
+        /// **Get Resource Links Tool** (tool `get-resource-links`, described in full on `Client::get_resource_links`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetResourceLinks;
         impl ::mcpbind::Tool for GetResourceLinks {
@@ -1562,9 +1449,7 @@ Default: `5`.*/
                 "71bb1c74fa7b1f2fa67d46340e6ed8b1b30efdf15febbc2fb0c3391581451e83",
             );
         }
-        /// **Get Resource Reference Tool**
-        ///
-        /// Tool `get-resource-reference`, described in full on `Client::get_resource_reference`.
+        /// **Get Resource Reference Tool** (tool `get-resource-reference`, described in full on `Client::get_resource_reference`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetResourceReference;
         impl ::mcpbind::Tool for GetResourceReference {
@@ -1584,9 +1469,7 @@ Default: `5`.*/
                 "0e0bc5de61c5239e68b14b616b82fc475bb463f80e6288c33fff949a7053b3f8",
             );
         }
-        /// **Get Structured Content Tool**
-        ///
-        /// Tool `get-structured-content`, described in full on `Client::get_structured_content`.
+        /// **Get Structured Content Tool** (tool `get-structured-content`, described in full on `Client::get_structured_content`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetStructuredContent;
         impl ::mcpbind::Tool for GetStructuredContent {
@@ -1606,9 +1489,7 @@ Default: `5`.*/
                 "5a604731383feb5bdb90ec49119f20ee2254b17a8405c10bf5def2ff3540db2e",
             );
         }
-        /// **Get Sum Tool**
-        ///
-        /// Tool `get-sum`, described in full on `Client::get_sum`.
+        /// **Get Sum Tool** (tool `get-sum`, described in full on `Client::get_sum`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetSum;
         impl ::mcpbind::Tool for GetSum {
@@ -1626,9 +1507,7 @@ Default: `5`.*/
                 "d720dc64eb73dcec4352ec209ee3c9fbbae2939e265b45f37c8b8b0b115e1ea7",
             );
         }
-        /// **Get Tiny Image Tool**
-        ///
-        /// Tool `get-tiny-image`, described in full on `Client::get_tiny_image`.
+        /// **Get Tiny Image Tool** (tool `get-tiny-image`, described in full on `Client::get_tiny_image`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetTinyImage;
         impl ::mcpbind::Tool for GetTinyImage {
@@ -1646,9 +1525,7 @@ Default: `5`.*/
                 "3e7e3397d097d89eb8440f3e8c45abf4b4fdd9114ac84c1cf130f555f9bc2e95",
             );
         }
-        /// **GZip File as Resource Tool**
-        ///
-        /// Tool `gzip-file-as-resource`, described in full on `Client::gzip_file_as_resource`.
+        /// **GZip File as Resource Tool** (tool `gzip-file-as-resource`, described in full on `Client::gzip_file_as_resource`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GzipFileAsResource;
         impl ::mcpbind::Tool for GzipFileAsResource {
@@ -1668,9 +1545,7 @@ Default: `5`.*/
                 "8376d5ceda945d5e10ab8f9e4b75f83417931d2438eabd3198464f3ff519094c",
             );
         }
-        /// **Simulate Research Query**
-        ///
-        /// Tool `simulate-research-query`, described in full on `Client::simulate_research_query`.
+        /// **Simulate Research Query** (tool `simulate-research-query`, described in full on `Client::simulate_research_query`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SimulateResearchQuery;
         impl ::mcpbind::Tool for SimulateResearchQuery {
@@ -1690,9 +1565,7 @@ Default: `5`.*/
                 "e494a3249ad69e0370ae8f25f4a5dbeb13ff31cb7c5ca86009a98d79adc53510",
             );
         }
-        /// **Toggle Simulated Logging**
-        ///
-        /// Tool `toggle-simulated-logging`, described in full on `Client::toggle_simulated_logging`.
+        /// **Toggle Simulated Logging** (tool `toggle-simulated-logging`, described in full on `Client::toggle_simulated_logging`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ToggleSimulatedLogging;
         impl ::mcpbind::Tool for ToggleSimulatedLogging {
@@ -1712,9 +1585,7 @@ Default: `5`.*/
                 "a78d315cf37def309a4c36d6765fcddbd8383c85b939308cb47c7110d7fca592",
             );
         }
-        /// **Toggle Subscriber Updates**
-        ///
-        /// Tool `toggle-subscriber-updates`, described in full on `Client::toggle_subscriber_updates`.
+        /// **Toggle Subscriber Updates** (tool `toggle-subscriber-updates`, described in full on `Client::toggle_subscriber_updates`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ToggleSubscriberUpdates;
         impl ::mcpbind::Tool for ToggleSubscriberUpdates {
@@ -1734,9 +1605,7 @@ Default: `5`.*/
                 "e742f7476ce7e72781c707c5fe5223385546f4604f5dc8a6df623754182eebbd",
             );
         }
-        /// **Trigger Elicitation Request Tool**
-        ///
-        /// Tool `trigger-elicitation-request`, described in full on `Client::trigger_elicitation_request`.
+        /// **Trigger Elicitation Request Tool** (tool `trigger-elicitation-request`, described in full on `Client::trigger_elicitation_request`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct TriggerElicitationRequest;
         impl ::mcpbind::Tool for TriggerElicitationRequest {
@@ -1756,9 +1625,7 @@ Default: `5`.*/
                 "a8ce17127c0a6f98176d2800f351e1365b60ba4fbaf5ebbfa7e8b6a934a6fcf7",
             );
         }
-        /// **Trigger Long Running Operation Tool**
-        ///
-        /// Tool `trigger-long-running-operation`, described in full on `Client::trigger_long_running_operation`.
+        /// **Trigger Long Running Operation Tool** (tool `trigger-long-running-operation`, described in full on `Client::trigger_long_running_operation`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct TriggerLongRunningOperation;
         impl ::mcpbind::Tool for TriggerLongRunningOperation {
@@ -2508,54 +2375,42 @@ Default: `5`.*/
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// **Echo Tool**
-        ///
-        /// Tool `echo`, described in full on `Client::echo`.
+        /// **Echo Tool** (tool `echo`, described in full on `Client::echo`).
         fn echo(
             &self,
             input: types::EchoInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("echo", input)
         }
-        /// **Get Annotated Message Tool**
-        ///
-        /// Tool `get-annotated-message`, described in full on `Client::get_annotated_message`.
+        /// **Get Annotated Message Tool** (tool `get-annotated-message`, described in full on `Client::get_annotated_message`).
         fn get_annotated_message(
             &self,
             input: types::GetAnnotatedMessageInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-annotated-message", input)
         }
-        /// **Print Environment Tool**
-        ///
-        /// Tool `get-env`, described in full on `Client::get_env`.
+        /// **Print Environment Tool** (tool `get-env`, described in full on `Client::get_env`).
         fn get_env(
             &self,
             input: types::GetEnvInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-env", input)
         }
-        /// **Get Resource Links Tool**
-        ///
-        /// Tool `get-resource-links`, described in full on `Client::get_resource_links`.
+        /// **Get Resource Links Tool** (tool `get-resource-links`, described in full on `Client::get_resource_links`).
         fn get_resource_links(
             &self,
             input: types::GetResourceLinksInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-resource-links", input)
         }
-        /// **Get Resource Reference Tool**
-        ///
-        /// Tool `get-resource-reference`, described in full on `Client::get_resource_reference`.
+        /// **Get Resource Reference Tool** (tool `get-resource-reference`, described in full on `Client::get_resource_reference`).
         fn get_resource_reference(
             &self,
             input: types::GetResourceReferenceInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-resource-reference", input)
         }
-        /// **Get Structured Content Tool**
-        ///
-        /// Tool `get-structured-content`, described in full on `Client::get_structured_content`.
+        /// **Get Structured Content Tool** (tool `get-structured-content`, described in full on `Client::get_structured_content`).
         fn get_structured_content(
             &self,
             input: types::GetStructuredContentInput,
@@ -2564,72 +2419,56 @@ Default: `5`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("get-structured-content", input)
         }
-        /// **Get Sum Tool**
-        ///
-        /// Tool `get-sum`, described in full on `Client::get_sum`.
+        /// **Get Sum Tool** (tool `get-sum`, described in full on `Client::get_sum`).
         fn get_sum(
             &self,
             input: types::GetSumInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-sum", input)
         }
-        /// **Get Tiny Image Tool**
-        ///
-        /// Tool `get-tiny-image`, described in full on `Client::get_tiny_image`.
+        /// **Get Tiny Image Tool** (tool `get-tiny-image`, described in full on `Client::get_tiny_image`).
         fn get_tiny_image(
             &self,
             input: types::GetTinyImageInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-tiny-image", input)
         }
-        /// **GZip File as Resource Tool**
-        ///
-        /// Tool `gzip-file-as-resource`, described in full on `Client::gzip_file_as_resource`.
+        /// **GZip File as Resource Tool** (tool `gzip-file-as-resource`, described in full on `Client::gzip_file_as_resource`).
         fn gzip_file_as_resource(
             &self,
             input: types::GzipFileAsResourceInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("gzip-file-as-resource", input)
         }
-        /// **Simulate Research Query**
-        ///
-        /// Tool `simulate-research-query`, described in full on `Client::simulate_research_query`.
+        /// **Simulate Research Query** (tool `simulate-research-query`, described in full on `Client::simulate_research_query`).
         fn simulate_research_query(
             &self,
             input: types::SimulateResearchQueryInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("simulate-research-query", input)
         }
-        /// **Toggle Simulated Logging**
-        ///
-        /// Tool `toggle-simulated-logging`, described in full on `Client::toggle_simulated_logging`.
+        /// **Toggle Simulated Logging** (tool `toggle-simulated-logging`, described in full on `Client::toggle_simulated_logging`).
         fn toggle_simulated_logging(
             &self,
             input: types::ToggleSimulatedLoggingInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("toggle-simulated-logging", input)
         }
-        /// **Toggle Subscriber Updates**
-        ///
-        /// Tool `toggle-subscriber-updates`, described in full on `Client::toggle_subscriber_updates`.
+        /// **Toggle Subscriber Updates** (tool `toggle-subscriber-updates`, described in full on `Client::toggle_subscriber_updates`).
         fn toggle_subscriber_updates(
             &self,
             input: types::ToggleSubscriberUpdatesInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("toggle-subscriber-updates", input)
         }
-        /// **Trigger Elicitation Request Tool**
-        ///
-        /// Tool `trigger-elicitation-request`, described in full on `Client::trigger_elicitation_request`.
+        /// **Trigger Elicitation Request Tool** (tool `trigger-elicitation-request`, described in full on `Client::trigger_elicitation_request`).
         fn trigger_elicitation_request(
             &self,
             input: types::TriggerElicitationRequestInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("trigger-elicitation-request", input)
         }
-        /// **Trigger Long Running Operation Tool**
-        ///
-        /// Tool `trigger-long-running-operation`, described in full on `Client::trigger_long_running_operation`.
+        /// **Trigger Long Running Operation Tool** (tool `trigger-long-running-operation`, described in full on `Client::trigger_long_running_operation`).
         fn trigger_long_running_operation(
             &self,
             input: types::TriggerLongRunningOperationInput,
@@ -2976,6 +2815,8 @@ Default: `5`.*/
 }
 /// Bindings to the MCP server `filesystem` (secure-filesystem-server 0.2.0), locked with protocol 2025-11-25.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -2996,19 +2837,16 @@ pub mod filesystem {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `create_directory` tool: Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateDirectoryInput {
             pub path: String,
         }
         /// Structured output of the `create_directory` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateDirectoryOutput {
             pub content: String,
         }
         /// Arguments of the `directory_tree` tool: Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DirectoryTreeInput {
             /// Default: `[]`.
             #[serde(
@@ -3021,13 +2859,11 @@ pub mod filesystem {
         }
         /// Structured output of the `directory_tree` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DirectoryTreeOutput {
             pub content: String,
         }
         /// Arguments of the `edit_file` tool: Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EditFileInput {
             /** Preview changes using git-style diff format
 
@@ -3039,7 +2875,6 @@ Default: `false`.*/
         }
         /// `EditFileInputEditsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EditFileInputEditsItem {
             /// Text to replace with
             #[serde(rename = "newText")]
@@ -3050,43 +2885,36 @@ Default: `false`.*/
         }
         /// Structured output of the `edit_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EditFileOutput {
             pub content: String,
         }
         /// Arguments of the `get_file_info` tool: Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetFileInfoInput {
             pub path: String,
         }
         /// Structured output of the `get_file_info` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetFileInfoOutput {
             pub content: String,
         }
         /// Structured output of the `list_allowed_directories` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListAllowedDirectoriesOutput {
             pub content: String,
         }
         /// Arguments of the `list_directory` tool: Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryInput {
             pub path: String,
         }
         /// Structured output of the `list_directory` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryOutput {
             pub content: String,
         }
         /// Arguments of the `list_directory_with_sizes` tool: Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryWithSizesInput {
             pub path: String,
             /** Sort entries by name or size
@@ -3099,7 +2927,6 @@ Default: `"name"`.*/
 
 Default: `"name"`.*/
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum ListDirectoryWithSizesInputSortBy {
             #[serde(rename = "name")]
             Name,
@@ -3126,26 +2953,22 @@ Default: `"name"`.*/
         }
         /// Structured output of the `list_directory_with_sizes` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListDirectoryWithSizesOutput {
             pub content: String,
         }
         /// Arguments of the `move_file` tool: Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct MoveFileInput {
             pub destination: String,
             pub source: String,
         }
         /// Structured output of the `move_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct MoveFileOutput {
             pub content: String,
         }
         /// Arguments of the `read_file` tool: Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadFileInput {
             /// If provided, returns only the first N lines of the file
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -3157,19 +2980,16 @@ Default: `"name"`.*/
         }
         /// Structured output of the `read_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadFileOutput {
             pub content: String,
         }
         /// Arguments of the `read_media_file` tool: Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMediaFileInput {
             pub path: String,
         }
         /// Structured output of the `read_media_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMediaFileOutput {
             pub content: Vec<ReadMediaFileOutputContentItem>,
         }
@@ -3193,7 +3013,6 @@ Default: `"name"`.*/
         }
         /// `ReadMediaFileOutputContentItemVariant0Type`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum ReadMediaFileOutputContentItemVariant0Type {
             #[serde(rename = "image")]
             Image,
@@ -3220,7 +3039,6 @@ Default: `"name"`.*/
         }
         /// `ReadMediaFileOutputContentItemVariant1Resource`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMediaFileOutputContentItemVariant1Resource {
             pub blob: String,
             #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
@@ -3229,20 +3047,17 @@ Default: `"name"`.*/
         }
         /// Arguments of the `read_multiple_files` tool: Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMultipleFilesInput {
             /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
             pub paths: Vec<String>,
         }
         /// Structured output of the `read_multiple_files` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadMultipleFilesOutput {
             pub content: String,
         }
         /// Arguments of the `read_text_file` tool: Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadTextFileInput {
             /// If provided, returns only the first N lines of the file
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -3254,13 +3069,11 @@ Default: `"name"`.*/
         }
         /// Structured output of the `read_text_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadTextFileOutput {
             pub content: String,
         }
         /// Arguments of the `search_files` tool: Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchFilesInput {
             /// Default: `[]`.
             #[serde(
@@ -3274,20 +3087,17 @@ Default: `"name"`.*/
         }
         /// Structured output of the `search_files` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchFilesOutput {
             pub content: String,
         }
         /// Arguments of the `write_file` tool: Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WriteFileInput {
             pub content: String,
             pub path: String,
         }
         /// Structured output of the `write_file` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WriteFileOutput {
             pub content: String,
         }
@@ -3297,19 +3107,16 @@ Default: `"name"`.*/
         }
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListAllowedDirectoriesInput {}
     }
     impl types::CreateDirectoryInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(path: impl Into<String>) -> Self {
             Self { path: path.into() }
         }
     }
     impl types::DirectoryTreeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(path: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
@@ -3324,7 +3131,6 @@ Default: `"name"`.*/
     }
     impl types::EditFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
             path: impl Into<String>,
             edits: Vec<types::EditFileInputEditsItem>,
@@ -3343,21 +3149,18 @@ Default: `"name"`.*/
     }
     impl types::GetFileInfoInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(path: impl Into<String>) -> Self {
             Self { path: path.into() }
         }
     }
     impl types::ListDirectoryInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(path: impl Into<String>) -> Self {
             Self { path: path.into() }
         }
     }
     impl types::ListDirectoryWithSizesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(path: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
@@ -3375,7 +3178,6 @@ Default: `"name"`.*/
     }
     impl types::MoveFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(source: impl Into<String>, destination: impl Into<String>) -> Self {
             Self {
                 source: source.into(),
@@ -3385,7 +3187,6 @@ Default: `"name"`.*/
     }
     impl types::ReadFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(path: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
@@ -3406,21 +3207,18 @@ Default: `"name"`.*/
     }
     impl types::ReadMediaFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(path: impl Into<String>) -> Self {
             Self { path: path.into() }
         }
     }
     impl types::ReadMultipleFilesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(paths: Vec<String>) -> Self {
             Self { paths }
         }
     }
     impl types::ReadTextFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(path: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
@@ -3441,7 +3239,6 @@ Default: `"name"`.*/
     }
     impl types::SearchFilesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(path: impl Into<String>, pattern: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
@@ -3457,7 +3254,6 @@ Default: `"name"`.*/
     }
     impl types::WriteFileInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(path: impl Into<String>, content: impl Into<String>) -> Self {
             Self {
                 path: path.into(),
@@ -3468,9 +3264,7 @@ Default: `"name"`.*/
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// **Create Directory**
-        ///
-        /// Tool `create_directory`, described in full on `Client::create_directory`.
+        /// **Create Directory** (tool `create_directory`, described in full on `Client::create_directory`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CreateDirectory;
         impl ::mcpbind::Tool for CreateDirectory {
@@ -3490,9 +3284,7 @@ Default: `"name"`.*/
                 "720d1604002b3c1a768bc811e8354aac162e946a53a998afc20a6d2e91e583d4",
             );
         }
-        /// **Directory Tree**
-        ///
-        /// Tool `directory_tree`, described in full on `Client::directory_tree`.
+        /// **Directory Tree** (tool `directory_tree`, described in full on `Client::directory_tree`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DirectoryTree;
         impl ::mcpbind::Tool for DirectoryTree {
@@ -3512,9 +3304,7 @@ Default: `"name"`.*/
                 "7645bc3877aa38908a5fc772d29ae7a3d3f05587a2e8826979c739cf40c57363",
             );
         }
-        /// **Edit File**
-        ///
-        /// Tool `edit_file`, described in full on `Client::edit_file`.
+        /// **Edit File** (tool `edit_file`, described in full on `Client::edit_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct EditFile;
         impl ::mcpbind::Tool for EditFile {
@@ -3534,9 +3324,7 @@ Default: `"name"`.*/
                 "afd5a5de1972206d0e9762ff8ad7797ee8dd3e1b83f0428426c98d2d2520308e",
             );
         }
-        /// **Get File Info**
-        ///
-        /// Tool `get_file_info`, described in full on `Client::get_file_info`.
+        /// **Get File Info** (tool `get_file_info`, described in full on `Client::get_file_info`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetFileInfo;
         impl ::mcpbind::Tool for GetFileInfo {
@@ -3556,9 +3344,7 @@ Default: `"name"`.*/
                 "7f44dc48bac24a1e6b18b92d58d1669c80102fae3843e73579217972b67c80f6",
             );
         }
-        /// **List Allowed Directories**
-        ///
-        /// Tool `list_allowed_directories`, described in full on `Client::list_allowed_directories`.
+        /// **List Allowed Directories** (tool `list_allowed_directories`, described in full on `Client::list_allowed_directories`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ListAllowedDirectories;
         impl ::mcpbind::Tool for ListAllowedDirectories {
@@ -3578,9 +3364,7 @@ Default: `"name"`.*/
                 "2b43c9bb5cde269e30b4e22b1dc38386f4fecf44dfa8a773a7fce9e38e2c0aa2",
             );
         }
-        /// **List Directory**
-        ///
-        /// Tool `list_directory`, described in full on `Client::list_directory`.
+        /// **List Directory** (tool `list_directory`, described in full on `Client::list_directory`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ListDirectory;
         impl ::mcpbind::Tool for ListDirectory {
@@ -3600,9 +3384,7 @@ Default: `"name"`.*/
                 "0d2a2b301c6ec3cbea78b3546aede23781a81bd82000b34f4cbfb3d94bfc8db7",
             );
         }
-        /// **List Directory with Sizes**
-        ///
-        /// Tool `list_directory_with_sizes`, described in full on `Client::list_directory_with_sizes`.
+        /// **List Directory with Sizes** (tool `list_directory_with_sizes`, described in full on `Client::list_directory_with_sizes`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ListDirectoryWithSizes;
         impl ::mcpbind::Tool for ListDirectoryWithSizes {
@@ -3622,9 +3404,7 @@ Default: `"name"`.*/
                 "8642b99b56eb227fd3ac37d3c43fc984be9b872d85e91874d0600fddbb53c4c3",
             );
         }
-        /// **Move File**
-        ///
-        /// Tool `move_file`, described in full on `Client::move_file`.
+        /// **Move File** (tool `move_file`, described in full on `Client::move_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct MoveFile;
         impl ::mcpbind::Tool for MoveFile {
@@ -3644,9 +3424,7 @@ Default: `"name"`.*/
                 "46d4d5c7da0e8553c69eb9b970927adc0b54bfdcc9876a01983cd9ab3f8d9430",
             );
         }
-        /// **Read File (Deprecated)**
-        ///
-        /// Tool `read_file`, described in full on `Client::read_file`.
+        /// **Read File (Deprecated)** (tool `read_file`, described in full on `Client::read_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ReadFile;
         impl ::mcpbind::Tool for ReadFile {
@@ -3666,9 +3444,7 @@ Default: `"name"`.*/
                 "762744c16831e2becafdbaf9a15da2660e5670dfa1984a368403145b6e9ac3a9",
             );
         }
-        /// **Read Media File**
-        ///
-        /// Tool `read_media_file`, described in full on `Client::read_media_file`.
+        /// **Read Media File** (tool `read_media_file`, described in full on `Client::read_media_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ReadMediaFile;
         impl ::mcpbind::Tool for ReadMediaFile {
@@ -3688,9 +3464,7 @@ Default: `"name"`.*/
                 "efe5a84687d7780182276a3ae46d325c1c269116ad490fa9149e39bbe50c6777",
             );
         }
-        /// **Read Multiple Files**
-        ///
-        /// Tool `read_multiple_files`, described in full on `Client::read_multiple_files`.
+        /// **Read Multiple Files** (tool `read_multiple_files`, described in full on `Client::read_multiple_files`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ReadMultipleFiles;
         impl ::mcpbind::Tool for ReadMultipleFiles {
@@ -3710,9 +3484,7 @@ Default: `"name"`.*/
                 "484710b0d97999f0c16d950c850c285a187ac4fbd4fdef5b0f13d0f3b483e164",
             );
         }
-        /// **Read Text File**
-        ///
-        /// Tool `read_text_file`, described in full on `Client::read_text_file`.
+        /// **Read Text File** (tool `read_text_file`, described in full on `Client::read_text_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ReadTextFile;
         impl ::mcpbind::Tool for ReadTextFile {
@@ -3732,9 +3504,7 @@ Default: `"name"`.*/
                 "658bc8c7fed2aefe6102d5e87589689b4a286b83340ac1a3a456b37e6cf4f77a",
             );
         }
-        /// **Search Files**
-        ///
-        /// Tool `search_files`, described in full on `Client::search_files`.
+        /// **Search Files** (tool `search_files`, described in full on `Client::search_files`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SearchFiles;
         impl ::mcpbind::Tool for SearchFiles {
@@ -3754,9 +3524,7 @@ Default: `"name"`.*/
                 "6c46ed09491987b06c8c1511d8f6d42031eabaf852eb4d6e80185e317142120b",
             );
         }
-        /// **Write File**
-        ///
-        /// Tool `write_file`, described in full on `Client::write_file`.
+        /// **Write File** (tool `write_file`, described in full on `Client::write_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct WriteFile;
         impl ::mcpbind::Tool for WriteFile {
@@ -4014,9 +3782,7 @@ Default: `"name"`.*/
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// **Create Directory**
-        ///
-        /// Tool `create_directory`, described in full on `Client::create_directory`.
+        /// **Create Directory** (tool `create_directory`, described in full on `Client::create_directory`).
         fn create_directory(
             &self,
             input: types::CreateDirectoryInput,
@@ -4025,9 +3791,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("create_directory", input)
         }
-        /// **Directory Tree**
-        ///
-        /// Tool `directory_tree`, described in full on `Client::directory_tree`.
+        /// **Directory Tree** (tool `directory_tree`, described in full on `Client::directory_tree`).
         fn directory_tree(
             &self,
             input: types::DirectoryTreeInput,
@@ -4036,9 +3800,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("directory_tree", input)
         }
-        /// **Edit File**
-        ///
-        /// Tool `edit_file`, described in full on `Client::edit_file`.
+        /// **Edit File** (tool `edit_file`, described in full on `Client::edit_file`).
         fn edit_file(
             &self,
             input: types::EditFileInput,
@@ -4047,9 +3809,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("edit_file", input)
         }
-        /// **Get File Info**
-        ///
-        /// Tool `get_file_info`, described in full on `Client::get_file_info`.
+        /// **Get File Info** (tool `get_file_info`, described in full on `Client::get_file_info`).
         fn get_file_info(
             &self,
             input: types::GetFileInfoInput,
@@ -4058,9 +3818,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("get_file_info", input)
         }
-        /// **List Allowed Directories**
-        ///
-        /// Tool `list_allowed_directories`, described in full on `Client::list_allowed_directories`.
+        /// **List Allowed Directories** (tool `list_allowed_directories`, described in full on `Client::list_allowed_directories`).
         fn list_allowed_directories(
             &self,
             input: types::ListAllowedDirectoriesInput,
@@ -4069,9 +3827,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("list_allowed_directories", input)
         }
-        /// **List Directory**
-        ///
-        /// Tool `list_directory`, described in full on `Client::list_directory`.
+        /// **List Directory** (tool `list_directory`, described in full on `Client::list_directory`).
         fn list_directory(
             &self,
             input: types::ListDirectoryInput,
@@ -4080,9 +3836,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("list_directory", input)
         }
-        /// **List Directory with Sizes**
-        ///
-        /// Tool `list_directory_with_sizes`, described in full on `Client::list_directory_with_sizes`.
+        /// **List Directory with Sizes** (tool `list_directory_with_sizes`, described in full on `Client::list_directory_with_sizes`).
         fn list_directory_with_sizes(
             &self,
             input: types::ListDirectoryWithSizesInput,
@@ -4091,9 +3845,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("list_directory_with_sizes", input)
         }
-        /// **Move File**
-        ///
-        /// Tool `move_file`, described in full on `Client::move_file`.
+        /// **Move File** (tool `move_file`, described in full on `Client::move_file`).
         fn move_file(
             &self,
             input: types::MoveFileInput,
@@ -4102,9 +3854,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("move_file", input)
         }
-        /// **Read File (Deprecated)**
-        ///
-        /// Tool `read_file`, described in full on `Client::read_file`.
+        /// **Read File (Deprecated)** (tool `read_file`, described in full on `Client::read_file`).
         fn read_file(
             &self,
             input: types::ReadFileInput,
@@ -4113,9 +3863,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("read_file", input)
         }
-        /// **Read Media File**
-        ///
-        /// Tool `read_media_file`, described in full on `Client::read_media_file`.
+        /// **Read Media File** (tool `read_media_file`, described in full on `Client::read_media_file`).
         fn read_media_file(
             &self,
             input: types::ReadMediaFileInput,
@@ -4124,9 +3872,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("read_media_file", input)
         }
-        /// **Read Multiple Files**
-        ///
-        /// Tool `read_multiple_files`, described in full on `Client::read_multiple_files`.
+        /// **Read Multiple Files** (tool `read_multiple_files`, described in full on `Client::read_multiple_files`).
         fn read_multiple_files(
             &self,
             input: types::ReadMultipleFilesInput,
@@ -4135,9 +3881,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("read_multiple_files", input)
         }
-        /// **Read Text File**
-        ///
-        /// Tool `read_text_file`, described in full on `Client::read_text_file`.
+        /// **Read Text File** (tool `read_text_file`, described in full on `Client::read_text_file`).
         fn read_text_file(
             &self,
             input: types::ReadTextFileInput,
@@ -4146,9 +3890,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("read_text_file", input)
         }
-        /// **Search Files**
-        ///
-        /// Tool `search_files`, described in full on `Client::search_files`.
+        /// **Search Files** (tool `search_files`, described in full on `Client::search_files`).
         fn search_files(
             &self,
             input: types::SearchFilesInput,
@@ -4157,9 +3899,7 @@ Default: `"name"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("search_files", input)
         }
-        /// **Write File**
-        ///
-        /// Tool `write_file`, described in full on `Client::write_file`.
+        /// **Write File** (tool `write_file`, described in full on `Client::write_file`).
         fn write_file(
             &self,
             input: types::WriteFileInput,
@@ -4246,6 +3986,8 @@ Default: `"name"`.*/
 }
 /// Bindings to the MCP server `memory` (memory-server 0.6.3), locked with protocol 2025-11-25.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -4266,13 +4008,11 @@ pub mod memory {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add_observations` tool: Add new observations to existing entities in the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsInput {
             pub observations: Vec<AddObservationsInputObservationsItem>,
         }
         /// `AddObservationsInputObservationsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsInputObservationsItem {
             /// An array of observation contents to add
             pub contents: Vec<String>,
@@ -4282,13 +4022,11 @@ pub mod memory {
         }
         /// Structured output of the `add_observations` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsOutput {
             pub results: Vec<AddObservationsOutputResultsItem>,
         }
         /// `AddObservationsOutputResultsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddObservationsOutputResultsItem {
             #[serde(rename = "addedObservations")]
             pub added_observations: Vec<String>,
@@ -4297,31 +4035,26 @@ pub mod memory {
         }
         /// Arguments of the `create_entities` tool: Create multiple new entities in the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateEntitiesInput {
             pub entities: Vec<Entity>,
         }
         /// Structured output of the `create_entities` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateEntitiesOutput {
             pub entities: Vec<Entity>,
         }
         /// Arguments of the `create_relations` tool: Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateRelationsInput {
             pub relations: Vec<Relation>,
         }
         /// Structured output of the `create_relations` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreateRelationsOutput {
             pub relations: Vec<Relation>,
         }
         /// Arguments of the `delete_entities` tool: Delete multiple entities and their associated relations from the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteEntitiesInput {
             /// An array of entity names to delete
             #[serde(rename = "entityNames")]
@@ -4329,20 +4062,17 @@ pub mod memory {
         }
         /// Structured output of the `delete_entities` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteEntitiesOutput {
             pub message: String,
             pub success: bool,
         }
         /// Arguments of the `delete_observations` tool: Delete specific observations from entities in the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteObservationsInput {
             pub deletions: Vec<DeleteObservationsInputDeletionsItem>,
         }
         /// `DeleteObservationsInputDeletionsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteObservationsInputDeletionsItem {
             /// The name of the entity containing the observations
             #[serde(rename = "entityName")]
@@ -4352,28 +4082,24 @@ pub mod memory {
         }
         /// Structured output of the `delete_observations` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteObservationsOutput {
             pub message: String,
             pub success: bool,
         }
         /// Arguments of the `delete_relations` tool: Delete multiple relations from the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteRelationsInput {
             /// An array of relations to delete
             pub relations: Vec<Relation>,
         }
         /// Structured output of the `delete_relations` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DeleteRelationsOutput {
             pub message: String,
             pub success: bool,
         }
         /// `Entity`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Entity {
             /// The type of the entity
             #[serde(rename = "entityType")]
@@ -4385,28 +4111,24 @@ pub mod memory {
         }
         /// Arguments of the `open_nodes` tool: Open specific nodes in the knowledge graph by their names
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct OpenNodesInput {
             /// An array of entity names to retrieve
             pub names: Vec<String>,
         }
         /// Structured output of the `open_nodes` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct OpenNodesOutput {
             pub entities: Vec<Entity>,
             pub relations: Vec<Relation>,
         }
         /// Structured output of the `read_graph` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadGraphOutput {
             pub entities: Vec<Entity>,
             pub relations: Vec<Relation>,
         }
         /// `Relation`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Relation {
             /// The name of the entity where the relation starts
             pub from: String,
@@ -4418,14 +4140,12 @@ pub mod memory {
         }
         /// Arguments of the `search_nodes` tool: Search for nodes in the knowledge graph based on a query
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchNodesInput {
             /// The search query to match against entity names, types, and observation content
             pub query: String,
         }
         /// Structured output of the `search_nodes` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchNodesOutput {
             pub entities: Vec<Entity>,
             pub relations: Vec<Relation>,
@@ -4436,12 +4156,10 @@ pub mod memory {
         }
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ReadGraphInput {}
     }
     impl types::AddObservationsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
             observations: Vec<types::AddObservationsInputObservationsItem>,
         ) -> Self {
@@ -4450,49 +4168,42 @@ pub mod memory {
     }
     impl types::CreateEntitiesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(entities: Vec<types::Entity>) -> Self {
             Self { entities }
         }
     }
     impl types::CreateRelationsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(relations: Vec<types::Relation>) -> Self {
             Self { relations }
         }
     }
     impl types::DeleteEntitiesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(entity_names: Vec<String>) -> Self {
             Self { entity_names }
         }
     }
     impl types::DeleteObservationsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(deletions: Vec<types::DeleteObservationsInputDeletionsItem>) -> Self {
             Self { deletions }
         }
     }
     impl types::DeleteRelationsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(relations: Vec<types::Relation>) -> Self {
             Self { relations }
         }
     }
     impl types::OpenNodesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(names: Vec<String>) -> Self {
             Self { names }
         }
     }
     impl types::SearchNodesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(query: impl Into<String>) -> Self {
             Self { query: query.into() }
         }
@@ -4500,9 +4211,7 @@ pub mod memory {
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// **Add Observations**
-        ///
-        /// Tool `add_observations`, described in full on `Client::add_observations`.
+        /// **Add Observations** (tool `add_observations`, described in full on `Client::add_observations`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct AddObservations;
         impl ::mcpbind::Tool for AddObservations {
@@ -4522,9 +4231,7 @@ pub mod memory {
                 "feac7d8089a1ebc8a23d7dfb2938f24b3a3c8f105d791cb52f622f3819323ee7",
             );
         }
-        /// **Create Entities**
-        ///
-        /// Tool `create_entities`, described in full on `Client::create_entities`.
+        /// **Create Entities** (tool `create_entities`, described in full on `Client::create_entities`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CreateEntities;
         impl ::mcpbind::Tool for CreateEntities {
@@ -4544,9 +4251,7 @@ pub mod memory {
                 "8f67f2b3ceae725137d28992771cf1483f02be6bb9f9c54c4e57270e3da21afb",
             );
         }
-        /// **Create Relations**
-        ///
-        /// Tool `create_relations`, described in full on `Client::create_relations`.
+        /// **Create Relations** (tool `create_relations`, described in full on `Client::create_relations`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CreateRelations;
         impl ::mcpbind::Tool for CreateRelations {
@@ -4566,9 +4271,7 @@ pub mod memory {
                 "65123f62aa4a7c0721aea42a0b0e5bbf449744c9a74e0dd6f4b9927233668102",
             );
         }
-        /// **Delete Entities**
-        ///
-        /// Tool `delete_entities`, described in full on `Client::delete_entities`.
+        /// **Delete Entities** (tool `delete_entities`, described in full on `Client::delete_entities`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DeleteEntities;
         impl ::mcpbind::Tool for DeleteEntities {
@@ -4588,9 +4291,7 @@ pub mod memory {
                 "9e6b66f291d08f0884590fb213f5022ebc753a4bddd5bb5abbaf4180c9d1b2f5",
             );
         }
-        /// **Delete Observations**
-        ///
-        /// Tool `delete_observations`, described in full on `Client::delete_observations`.
+        /// **Delete Observations** (tool `delete_observations`, described in full on `Client::delete_observations`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DeleteObservations;
         impl ::mcpbind::Tool for DeleteObservations {
@@ -4610,9 +4311,7 @@ pub mod memory {
                 "28ea265b802faf8a6ee03a1badc3a162f430cf29b6fc229234344f72588432bb",
             );
         }
-        /// **Delete Relations**
-        ///
-        /// Tool `delete_relations`, described in full on `Client::delete_relations`.
+        /// **Delete Relations** (tool `delete_relations`, described in full on `Client::delete_relations`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct DeleteRelations;
         impl ::mcpbind::Tool for DeleteRelations {
@@ -4632,9 +4331,7 @@ pub mod memory {
                 "69686b10b9484d6f2bfc65a9c199593c2a4b454dc1cd9987f4ade7ac863a72dc",
             );
         }
-        /// **Open Nodes**
-        ///
-        /// Tool `open_nodes`, described in full on `Client::open_nodes`.
+        /// **Open Nodes** (tool `open_nodes`, described in full on `Client::open_nodes`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct OpenNodes;
         impl ::mcpbind::Tool for OpenNodes {
@@ -4654,9 +4351,7 @@ pub mod memory {
                 "dcfcf782aa784a7085bc37a719362f88b0270764a15c381a303aa64c2b64ff56",
             );
         }
-        /// **Read Graph**
-        ///
-        /// Tool `read_graph`, described in full on `Client::read_graph`.
+        /// **Read Graph** (tool `read_graph`, described in full on `Client::read_graph`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ReadGraph;
         impl ::mcpbind::Tool for ReadGraph {
@@ -4674,9 +4369,7 @@ pub mod memory {
                 "5a96ef6ebd66fc2e42a03b638f940e31f785619032e9baf8d00d87ca4abe5c4d",
             );
         }
-        /// **Search Nodes**
-        ///
-        /// Tool `search_nodes`, described in full on `Client::search_nodes`.
+        /// **Search Nodes** (tool `search_nodes`, described in full on `Client::search_nodes`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SearchNodes;
         impl ::mcpbind::Tool for SearchNodes {
@@ -4865,9 +4558,7 @@ pub mod memory {
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// **Add Observations**
-        ///
-        /// Tool `add_observations`, described in full on `Client::add_observations`.
+        /// **Add Observations** (tool `add_observations`, described in full on `Client::add_observations`).
         fn add_observations(
             &self,
             input: types::AddObservationsInput,
@@ -4876,9 +4567,7 @@ pub mod memory {
         > + Send {
             ::mcpbind::__private::unimplemented("add_observations", input)
         }
-        /// **Create Entities**
-        ///
-        /// Tool `create_entities`, described in full on `Client::create_entities`.
+        /// **Create Entities** (tool `create_entities`, described in full on `Client::create_entities`).
         fn create_entities(
             &self,
             input: types::CreateEntitiesInput,
@@ -4887,9 +4576,7 @@ pub mod memory {
         > + Send {
             ::mcpbind::__private::unimplemented("create_entities", input)
         }
-        /// **Create Relations**
-        ///
-        /// Tool `create_relations`, described in full on `Client::create_relations`.
+        /// **Create Relations** (tool `create_relations`, described in full on `Client::create_relations`).
         fn create_relations(
             &self,
             input: types::CreateRelationsInput,
@@ -4898,9 +4585,7 @@ pub mod memory {
         > + Send {
             ::mcpbind::__private::unimplemented("create_relations", input)
         }
-        /// **Delete Entities**
-        ///
-        /// Tool `delete_entities`, described in full on `Client::delete_entities`.
+        /// **Delete Entities** (tool `delete_entities`, described in full on `Client::delete_entities`).
         fn delete_entities(
             &self,
             input: types::DeleteEntitiesInput,
@@ -4909,9 +4594,7 @@ pub mod memory {
         > + Send {
             ::mcpbind::__private::unimplemented("delete_entities", input)
         }
-        /// **Delete Observations**
-        ///
-        /// Tool `delete_observations`, described in full on `Client::delete_observations`.
+        /// **Delete Observations** (tool `delete_observations`, described in full on `Client::delete_observations`).
         fn delete_observations(
             &self,
             input: types::DeleteObservationsInput,
@@ -4920,9 +4603,7 @@ pub mod memory {
         > + Send {
             ::mcpbind::__private::unimplemented("delete_observations", input)
         }
-        /// **Delete Relations**
-        ///
-        /// Tool `delete_relations`, described in full on `Client::delete_relations`.
+        /// **Delete Relations** (tool `delete_relations`, described in full on `Client::delete_relations`).
         fn delete_relations(
             &self,
             input: types::DeleteRelationsInput,
@@ -4931,9 +4612,7 @@ pub mod memory {
         > + Send {
             ::mcpbind::__private::unimplemented("delete_relations", input)
         }
-        /// **Open Nodes**
-        ///
-        /// Tool `open_nodes`, described in full on `Client::open_nodes`.
+        /// **Open Nodes** (tool `open_nodes`, described in full on `Client::open_nodes`).
         fn open_nodes(
             &self,
             input: types::OpenNodesInput,
@@ -4942,9 +4621,7 @@ pub mod memory {
         > + Send {
             ::mcpbind::__private::unimplemented("open_nodes", input)
         }
-        /// **Read Graph**
-        ///
-        /// Tool `read_graph`, described in full on `Client::read_graph`.
+        /// **Read Graph** (tool `read_graph`, described in full on `Client::read_graph`).
         fn read_graph(
             &self,
             input: types::ReadGraphInput,
@@ -4953,9 +4630,7 @@ pub mod memory {
         > + Send {
             ::mcpbind::__private::unimplemented("read_graph", input)
         }
-        /// **Search Nodes**
-        ///
-        /// Tool `search_nodes`, described in full on `Client::search_nodes`.
+        /// **Search Nodes** (tool `search_nodes`, described in full on `Client::search_nodes`).
         fn search_nodes(
             &self,
             input: types::SearchNodesInput,
@@ -5023,6 +4698,8 @@ pub mod memory {
 }
 /// Bindings to the MCP server `time` (mcp-time 2026.10.19), locked with protocol 2025-11-25.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -5043,7 +4720,6 @@ pub mod time {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `convert_time` tool: Convert time between timezones
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ConvertTimeInput {
             /// Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.
             pub source_timezone: String,
@@ -5054,7 +4730,6 @@ pub mod time {
         }
         /// Structured output of the `convert_time` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ConvertTimeOutput {
             pub source: TimeResult,
             pub target: TimeResult,
@@ -5062,14 +4737,12 @@ pub mod time {
         }
         /// Arguments of the `get_current_time` tool: Get current time in a specific timezone
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetCurrentTimeInput {
             /// IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
             pub timezone: String,
         }
         /// Structured output of the `get_current_time` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetCurrentTimeOutput {
             pub datetime: String,
             pub day_of_week: String,
@@ -5078,7 +4751,6 @@ pub mod time {
         }
         /// `TimeResult`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TimeResult {
             pub datetime: String,
             pub day_of_week: String,
@@ -5092,7 +4764,6 @@ pub mod time {
     }
     impl types::ConvertTimeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
             source_timezone: impl Into<String>,
             time: impl Into<String>,
@@ -5107,7 +4778,6 @@ pub mod time {
     }
     impl types::GetCurrentTimeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(timezone: impl Into<String>) -> Self {
             Self { timezone: timezone.into() }
         }
@@ -5115,9 +4785,7 @@ pub mod time {
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// Convert time between timezones
-        ///
-        /// Tool `convert_time`, described in full on `Client::convert_time`.
+        /// Convert time between timezones (tool `convert_time`, described in full on `Client::convert_time`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ConvertTime;
         impl ::mcpbind::Tool for ConvertTime {
@@ -5135,9 +4803,7 @@ pub mod time {
                 "c4d74ef7e559510696468f02f2ac8c99fced4550845899a3db1b2104fef92458",
             );
         }
-        /// Get current time in a specific timezone
-        ///
-        /// Tool `get_current_time`, described in full on `Client::get_current_time`.
+        /// Get current time in a specific timezone (tool `get_current_time`, described in full on `Client::get_current_time`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetCurrentTime;
         impl ::mcpbind::Tool for GetCurrentTime {
@@ -5229,9 +4895,7 @@ pub mod time {
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// Convert time between timezones
-        ///
-        /// Tool `convert_time`, described in full on `Client::convert_time`.
+        /// Convert time between timezones (tool `convert_time`, described in full on `Client::convert_time`).
         fn convert_time(
             &self,
             input: types::ConvertTimeInput,
@@ -5240,9 +4904,7 @@ pub mod time {
         > + Send {
             ::mcpbind::__private::unimplemented("convert_time", input)
         }
-        /// Get current time in a specific timezone
-        ///
-        /// Tool `get_current_time`, described in full on `Client::get_current_time`.
+        /// Get current time in a specific timezone (tool `get_current_time`, described in full on `Client::get_current_time`).
         fn get_current_time(
             &self,
             input: types::GetCurrentTimeInput,

@@ -2,6 +2,8 @@
 
 /// Bindings to the MCP server `combinators` (combinators 0.0.0), locked with protocol 2025-06-18.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -22,7 +24,6 @@ pub mod combinators {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `all_of` tool: allOf merging objects, and allOf with a lone ref-like object.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AllOfInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub conflicting: Option<AllOfInputConflicting>,
@@ -45,7 +46,6 @@ pub mod combinators {
         pub enum AllOfInputConflicting {}
         /// `AllOfInputMerged`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AllOfInputMerged {
             pub a: String,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -53,7 +53,6 @@ pub mod combinators {
         }
         /// Arguments of the `not_if_then_else` tool: Keywords no Rust type says: not, if/then/else, contains.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NotIfThenElseInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub anything_but_null: Option<Value>,
@@ -67,7 +66,6 @@ pub mod combinators {
         }
         /// Arguments of the `nullables` tool: type arrays with null, anyOf with null, oneOf with null.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NullablesInput {
             #[serde(deserialize_with = "Option::deserialize")]
             pub a: Option<String>,
@@ -151,21 +149,18 @@ pub mod combinators {
         }
         /// `NullablesInputH`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NullablesInputH {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub x: Option<i64>,
         }
         /// Structured output of the `nullables` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NullablesOutput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub result: Option<f64>,
         }
         /// Arguments of the `tagged_union` tool: oneOf tagged by a const property and by a single-value enum.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TaggedUnionInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub event: Option<TaggedUnionInputEvent>,
@@ -224,7 +219,6 @@ pub mod combinators {
         }
         /// Arguments of the `tuples` tool: 2020-12 prefixItems and draft-07 array items.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TuplesInput {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub legacy_open: Vec<Value>,
@@ -271,7 +265,6 @@ pub mod combinators {
     }
     impl types::AllOfInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
                 conflicting: Option::None,
@@ -294,7 +287,6 @@ pub mod combinators {
     }
     impl types::NotIfThenElseInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(code: impl Into<String>) -> Self {
             Self {
                 code: code.into(),
@@ -330,7 +322,6 @@ pub mod combinators {
     }
     impl types::NullablesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
             a: impl Into<Option<String>>,
             b: Option<i64>,
@@ -375,7 +366,6 @@ pub mod combinators {
     }
     impl types::TaggedUnionInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(shape: types::TaggedUnionInputShape) -> Self {
             Self {
                 shape,
@@ -408,7 +398,6 @@ pub mod combinators {
     }
     impl types::TuplesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(point: Vec<::mcpbind::__private::serde_json::Value>) -> Self {
             Self {
                 point,
@@ -445,9 +434,7 @@ pub mod combinators {
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// allOf merging objects, and allOf with a lone ref-like object.
-        ///
-        /// Tool `all_of`, described in full on `Client::all_of`.
+        /// allOf merging objects, and allOf with a lone ref-like object (tool `all_of`, described in full on `Client::all_of`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct AllOf;
         impl ::mcpbind::Tool for AllOf {
@@ -467,9 +454,7 @@ pub mod combinators {
                 "695032391dadb37d9c2aae63da1fc1a4cf7461984ed06f346399c71f08a46332",
             );
         }
-        /// Keywords no Rust type says: not, if/then/else, contains.
-        ///
-        /// Tool `not_if_then_else`, described in full on `Client::not_if_then_else`.
+        /// Keywords no Rust type says: not, if/then/else, contains (tool `not_if_then_else`, described in full on `Client::not_if_then_else`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct NotIfThenElse;
         impl ::mcpbind::Tool for NotIfThenElse {
@@ -489,9 +474,7 @@ pub mod combinators {
                 "26b51d957793eb90be81e9678c391e19a89f5039a1b8de5feec371affde02dd2",
             );
         }
-        /// type arrays with null, anyOf with null, oneOf with null.
-        ///
-        /// Tool `nullables`, described in full on `Client::nullables`.
+        /// type arrays with null, anyOf with null, oneOf with null (tool `nullables`, described in full on `Client::nullables`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Nullables;
         impl ::mcpbind::Tool for Nullables {
@@ -511,9 +494,7 @@ pub mod combinators {
                 "8362a5a6c886f7f167492603048cf9c7a42c79a2dae1f4b1370f49f805f35bd5",
             );
         }
-        /// oneOf tagged by a const property and by a single-value enum.
-        ///
-        /// Tool `tagged_union`, described in full on `Client::tagged_union`.
+        /// oneOf tagged by a const property and by a single-value enum (tool `tagged_union`, described in full on `Client::tagged_union`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct TaggedUnion;
         impl ::mcpbind::Tool for TaggedUnion {
@@ -533,9 +514,7 @@ pub mod combinators {
                 "4221cbc7138e26c1e13cbce032fb3a05be7183ce6d5c14a1f627581fb8235651",
             );
         }
-        /// 2020-12 prefixItems and draft-07 array items.
-        ///
-        /// Tool `tuples`, described in full on `Client::tuples`.
+        /// 2020-12 prefixItems and draft-07 array items (tool `tuples`, described in full on `Client::tuples`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Tuples;
         impl ::mcpbind::Tool for Tuples {
@@ -662,27 +641,21 @@ pub mod combinators {
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// allOf merging objects, and allOf with a lone ref-like object.
-        ///
-        /// Tool `all_of`, described in full on `Client::all_of`.
+        /// allOf merging objects, and allOf with a lone ref-like object (tool `all_of`, described in full on `Client::all_of`).
         fn all_of(
             &self,
             input: types::AllOfInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("all_of", input)
         }
-        /// Keywords no Rust type says: not, if/then/else, contains.
-        ///
-        /// Tool `not_if_then_else`, described in full on `Client::not_if_then_else`.
+        /// Keywords no Rust type says: not, if/then/else, contains (tool `not_if_then_else`, described in full on `Client::not_if_then_else`).
         fn not_if_then_else(
             &self,
             input: types::NotIfThenElseInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("not_if_then_else", input)
         }
-        /// type arrays with null, anyOf with null, oneOf with null.
-        ///
-        /// Tool `nullables`, described in full on `Client::nullables`.
+        /// type arrays with null, anyOf with null, oneOf with null (tool `nullables`, described in full on `Client::nullables`).
         fn nullables(
             &self,
             input: types::NullablesInput,
@@ -691,18 +664,14 @@ pub mod combinators {
         > + Send {
             ::mcpbind::__private::unimplemented("nullables", input)
         }
-        /// oneOf tagged by a const property and by a single-value enum.
-        ///
-        /// Tool `tagged_union`, described in full on `Client::tagged_union`.
+        /// oneOf tagged by a const property and by a single-value enum (tool `tagged_union`, described in full on `Client::tagged_union`).
         fn tagged_union(
             &self,
             input: types::TaggedUnionInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("tagged_union", input)
         }
-        /// 2020-12 prefixItems and draft-07 array items.
-        ///
-        /// Tool `tuples`, described in full on `Client::tuples`.
+        /// 2020-12 prefixItems and draft-07 array items (tool `tuples`, described in full on `Client::tuples`).
         fn tuples(
             &self,
             input: types::TuplesInput,

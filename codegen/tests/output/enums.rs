@@ -7,6 +7,8 @@
 
 /// Bindings to the MCP server `enums` (enums 0.0.0), locked with protocol 2025-06-18.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -27,13 +29,11 @@ pub mod enums {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Structured output of the `enum_output` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct EnumOutputOutput {
             pub status: EnumOutputOutputStatus,
         }
         /// `EnumOutputOutputStatus`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum EnumOutputOutputStatus {
             #[serde(rename = "ok")]
             Ok,
@@ -68,7 +68,6 @@ pub mod enums {
         }
         /// Arguments of the `string_enums` tool: String enums whose values collide after PascalCasing, and odd values.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct StringEnumsInput {
             pub case: StringEnumsInputCase,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,7 +85,6 @@ pub mod enums {
         }
         /// `StringEnumsInputCase`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputCase {
             A,
             #[serde(rename = "a")]
@@ -112,7 +110,6 @@ pub mod enums {
         }
         /// `StringEnumsInputDashUnder`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputDashUnder {
             #[serde(rename = "a-b")]
             AB,
@@ -147,7 +144,6 @@ pub mod enums {
         }
         /// `StringEnumsInputOdd`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputOdd {
             #[serde(rename = "")]
             X,
@@ -206,7 +202,6 @@ pub mod enums {
         }
         /// `StringEnumsInputPlain`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputPlain {
             #[serde(rename = "red")]
             Red,
@@ -237,7 +232,6 @@ pub mod enums {
         }
         /// `StringEnumsInputSingle`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputSingle {
             #[serde(rename = "only")]
             Only,
@@ -260,7 +254,6 @@ pub mod enums {
         }
         /// `StringEnumsInputUntypedStrings`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputUntypedStrings {
             #[serde(rename = "x")]
             X,
@@ -287,7 +280,6 @@ pub mod enums {
         }
         /// `StringEnumsInputWithNull`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum StringEnumsInputWithNull {
             #[serde(rename = "on")]
             On,
@@ -321,7 +313,6 @@ pub mod enums {
     }
     impl types::StringEnumsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
             dash_under: types::StringEnumsInputDashUnder,
             case: types::StringEnumsInputCase,
@@ -376,8 +367,6 @@ pub mod enums {
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// Calls the `enum_output` tool.
-        ///
         /// Tool `enum_output`, described in full on `Client::enum_output`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct EnumOutput;
@@ -396,9 +385,7 @@ pub mod enums {
                 "ecc0ac178bfdd7e04ec52b6030a675e4948723268ebc87bc843f576e6e7d270f",
             );
         }
-        /// String enums whose values collide after PascalCasing, and odd values.
-        ///
-        /// Tool `string_enums`, described in full on `Client::string_enums`.
+        /// String enums whose values collide after PascalCasing, and odd values (tool `string_enums`, described in full on `Client::string_enums`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct StringEnums;
         impl ::mcpbind::Tool for StringEnums {
@@ -492,8 +479,6 @@ pub mod enums {
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// Calls the `enum_output` tool.
-        ///
         /// Tool `enum_output`, described in full on `Client::enum_output`.
         fn enum_output(
             &self,
@@ -503,9 +488,7 @@ pub mod enums {
         > + Send {
             ::mcpbind::__private::unimplemented("enum_output", input)
         }
-        /// String enums whose values collide after PascalCasing, and odd values.
-        ///
-        /// Tool `string_enums`, described in full on `Client::string_enums`.
+        /// String enums whose values collide after PascalCasing, and odd values (tool `string_enums`, described in full on `Client::string_enums`).
         fn string_enums(
             &self,
             input: types::StringEnumsInput,

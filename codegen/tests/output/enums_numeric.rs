@@ -2,6 +2,8 @@
 
 /// Bindings to the MCP server `enums-numeric` (enums-numeric 0.0.0), locked with protocol 2025-06-18.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -22,7 +24,6 @@ pub mod enums_numeric {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `other_enums` tool: Integer, number, boolean and mixed enums.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct OtherEnumsInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub bools: Option<bool>,
@@ -198,7 +199,6 @@ pub mod enums_numeric {
     }
     impl types::OtherEnumsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
                 bools: Option::None,
@@ -258,9 +258,7 @@ pub mod enums_numeric {
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// Integer, number, boolean and mixed enums.
-        ///
-        /// Tool `other_enums`, described in full on `Client::other_enums`.
+        /// Integer, number, boolean and mixed enums (tool `other_enums`, described in full on `Client::other_enums`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct OtherEnums;
         impl ::mcpbind::Tool for OtherEnums {
@@ -341,9 +339,7 @@ pub mod enums_numeric {
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// Integer, number, boolean and mixed enums.
-        ///
-        /// Tool `other_enums`, described in full on `Client::other_enums`.
+        /// Integer, number, boolean and mixed enums (tool `other_enums`, described in full on `Client::other_enums`).
         fn other_enums(
             &self,
             input: types::OtherEnumsInput,

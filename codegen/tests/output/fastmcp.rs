@@ -2,6 +2,8 @@
 
 /// Bindings to the MCP server `fastmcp` (weather-fastmcp 2.3.1), locked with protocol 2025-06-18.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -22,14 +24,12 @@ pub mod fastmcp {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `Coordinates`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Coordinates {
             pub lat: f64,
             pub lon: f64,
         }
         /// `DayForecast`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DayForecast {
             pub date: String,
             pub high: f64,
@@ -40,7 +40,6 @@ pub mod fastmcp {
         }
         /// `Filter`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Filter {
             pub field: String,
             /// Default: `"eq"`.
@@ -50,7 +49,6 @@ pub mod fastmcp {
         }
         /// Default: `"eq"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum FilterOp {
             #[serde(rename = "eq")]
             Eq,
@@ -89,7 +87,6 @@ pub mod fastmcp {
         }
         /// Arguments of the `get_forecast` tool: Get the weather forecast for a location.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetForecastInput {
             /// Default: `null`.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -126,14 +123,12 @@ pub mod fastmcp {
         }
         /// Structured output of the `get_forecast` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetForecastOutput {
             pub days: Vec<DayForecast>,
             pub location: String,
         }
         /// Arguments of the `search_documents` tool: Full-text search.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SearchDocumentsInput {
             /// Default: `[]`.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -148,7 +143,6 @@ pub mod fastmcp {
         }
         /// `Units`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum Units {
             #[serde(rename = "metric")]
             Metric,
@@ -175,7 +169,6 @@ pub mod fastmcp {
         }
         /// Structured output of the `wrapped_result` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WrappedResultOutput {
             pub result: Vec<i64>,
         }
@@ -185,7 +178,6 @@ pub mod fastmcp {
         }
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct WrappedResultInput {}
     }
     impl From<String> for types::GetForecastInputLocation {
@@ -200,7 +192,6 @@ pub mod fastmcp {
     }
     impl types::GetForecastInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(location: types::GetForecastInputLocation) -> Self {
             Self {
                 location,
@@ -245,7 +236,6 @@ pub mod fastmcp {
     }
     impl types::SearchDocumentsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(query: impl Into<String>) -> Self {
             Self {
                 query: query.into(),
@@ -276,9 +266,7 @@ pub mod fastmcp {
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// **Get Forecast**
-        ///
-        /// Tool `get_forecast`, described in full on `Client::get_forecast`.
+        /// **Get Forecast** (tool `get_forecast`, described in full on `Client::get_forecast`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetForecast;
         impl ::mcpbind::Tool for GetForecast {
@@ -298,9 +286,7 @@ pub mod fastmcp {
                 "9d30cf57380ef3c5aa95c07e8261048d32e7ec852876193725ba1e8b1170c321",
             );
         }
-        /// **Search Documents**
-        ///
-        /// Tool `search_documents`, described in full on `Client::search_documents`.
+        /// **Search Documents** (tool `search_documents`, described in full on `Client::search_documents`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SearchDocuments;
         impl ::mcpbind::Tool for SearchDocuments {
@@ -318,9 +304,7 @@ pub mod fastmcp {
                 "e170470be35e5cff8abf2baa465c240db7afe6cf543fd9fca4f8bcde417bba17",
             );
         }
-        /// FastMCP wraps non-object returns in {"result": ...}.
-        ///
-        /// Tool `wrapped_result`, described in full on `Client::wrapped_result`.
+        /// FastMCP wraps non-object returns in {"result": ...} (tool `wrapped_result`, described in full on `Client::wrapped_result`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct WrappedResult;
         impl ::mcpbind::Tool for WrappedResult {
@@ -433,9 +417,7 @@ pub mod fastmcp {
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// **Get Forecast**
-        ///
-        /// Tool `get_forecast`, described in full on `Client::get_forecast`.
+        /// **Get Forecast** (tool `get_forecast`, described in full on `Client::get_forecast`).
         fn get_forecast(
             &self,
             input: types::GetForecastInput,
@@ -444,18 +426,14 @@ pub mod fastmcp {
         > + Send {
             ::mcpbind::__private::unimplemented("get_forecast", input)
         }
-        /// **Search Documents**
-        ///
-        /// Tool `search_documents`, described in full on `Client::search_documents`.
+        /// **Search Documents** (tool `search_documents`, described in full on `Client::search_documents`).
         fn search_documents(
             &self,
             input: types::SearchDocumentsInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("search_documents", input)
         }
-        /// FastMCP wraps non-object returns in {"result": ...}.
-        ///
-        /// Tool `wrapped_result`, described in full on `Client::wrapped_result`.
+        /// FastMCP wraps non-object returns in {"result": ...} (tool `wrapped_result`, described in full on `Client::wrapped_result`).
         fn wrapped_result(
             &self,
             input: types::WrappedResultInput,

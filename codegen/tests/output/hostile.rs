@@ -13,6 +13,8 @@
 /// fn main() { panic!() }
 /// ```
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -33,7 +35,6 @@ pub mod hostile {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `a/b` tool: NUL here:: and CRLF
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AbInput {
             /** Fenced:
 ```text
@@ -48,7 +49,6 @@ assert!(false);
         }
         /// Arguments of the `Client` tool: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ClientInput {
             /** Tilde fence:
 ~~~text
@@ -64,7 +64,6 @@ nested
         }
         /// Arguments of the `connect` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ConnectInput {
             /** NUL here:: and CRLF
 second line
@@ -74,7 +73,6 @@ lone CR*/
         }
         /// Arguments of the `crate` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CrateInput {
             /** NUL here:: and CRLF
 second line
@@ -84,14 +82,12 @@ lone CR*/
         }
         /// } fn evil() {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Evil {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub v: Option<String>,
         }
         /// Arguments of the `from_client` tool: Indented code:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct FromClientInput {
             /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -99,7 +95,6 @@ lone CR*/
         }
         /// Arguments of the `get_item` tool: Tilde fence:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetItem296490Input {
             /// Ends a comment */ and starts one /* never closed
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -107,7 +102,6 @@ lone CR*/
         }
         /// Arguments of the `getItem` tool: Ends a comment */ and starts one /* never closed
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetItem48F24aInput {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -115,7 +109,6 @@ lone CR*/
         }
         /// Arguments of the `get-item` tool: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetItemE189d4Input {
             /** Tilde fence:
 ~~~text
@@ -131,7 +124,6 @@ nested
         }
         /// Arguments of the `GetItem` tool: Raw string end "# and "## and ]] and `backticks` and ``double``
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetItemEc1ae4Input {
             /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,7 +136,6 @@ let x = 1;
 ```text
 ```*/
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct HostileSchemaInput {
             #[serde(rename = "<b>", skip_serializing_if = "Option::is_none")]
             pub b: Option<String>,
@@ -173,7 +164,6 @@ panic!()
 ```text
 ```*/
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct HostileSchemaOutput {
             /** ```text
 unclosed
@@ -183,7 +173,6 @@ unclosed
         }
         /// Arguments of the `inner` tool: Fenced:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct InnerInput {
             /** Indented code:
 
@@ -197,7 +186,6 @@ after*/
         }
         /// Arguments of the `new` tool: NUL here:: and CRLF
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NewInput {
             /** Fenced:
 ```text
@@ -212,7 +200,6 @@ assert!(false);
         }
         /// Arguments of the `r#type` tool: Raw string end "# and "## and ]] and `backticks` and ``double``
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RTypeInput {
             /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -220,7 +207,6 @@ assert!(false);
         }
         /// Arguments of the `self` tool: Ends a comment */ and starts one /* never closed
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SelfTool06C604Input {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -228,7 +214,6 @@ assert!(false);
         }
         /// Arguments of the `Self` tool: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SelfTool85Bc0fInput {
             /** Tilde fence:
 ~~~text
@@ -244,7 +229,6 @@ nested
         }
         /// Arguments of the `super` tool: Tilde fence:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SuperInput {
             /// Ends a comment */ and starts one /* never closed
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -252,7 +236,6 @@ nested
         }
         /// Arguments of the `123` tool: Fenced:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct T123Input {
             /** Indented code:
 
@@ -266,7 +249,6 @@ after*/
         }
         /// Arguments of the `tools` tool: Fenced:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ToolsInput {
             /** Indented code:
 
@@ -280,7 +262,6 @@ after*/
         }
         /// Arguments of the `type` tool: Ends a comment */ and starts one /* never closed
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypeInput {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -288,7 +269,6 @@ after*/
         }
         /// Arguments of the `types` tool: Indented code:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypesInput {
             /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -296,7 +276,6 @@ after*/
         }
         /// `Unnamed`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum Unnamed {
             #[serde(rename = "*/")]
             X,
@@ -343,7 +322,6 @@ after*/
         }
         /// Arguments of the ` ` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Unnamed36A9e7Input {
             /** NUL here:: and CRLF
 second line
@@ -353,7 +331,6 @@ lone CR*/
         }
         /// Arguments of the `\"#` tool: Ends a comment */ and starts one /* never closed
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Unnamed589D42Input {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -361,7 +338,6 @@ lone CR*/
         }
         /// Arguments of the `__` tool: NUL here:: and CRLF
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Unnamed9911F4Input {
             /** Fenced:
 ```text
@@ -376,7 +352,6 @@ assert!(false);
         }
         /// Arguments of the `` tool: Raw string end "# and "## and ]] and `backticks` and ``double``
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnnamedE3b0c4Input {
             /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -384,7 +359,6 @@ assert!(false);
         }
         /// Arguments of the `\u{1f680}` tool: Indented code:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnnamedEbbc0bInput {
             /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -392,7 +366,6 @@ assert!(false);
         }
         /// Arguments of the `*/` tool: Tilde fence:
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnnamedEd9623Input {
             /// Ends a comment */ and starts one /* never closed
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -423,7 +396,6 @@ assert!(false);
     }
     impl types::Unnamed589D42Input {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -435,7 +407,6 @@ assert!(false);
     }
     impl types::T123Input {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -447,7 +418,6 @@ assert!(false);
     }
     impl types::ClientInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -459,7 +429,6 @@ assert!(false);
     }
     impl types::Unnamed9911F4Input {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -471,7 +440,6 @@ assert!(false);
     }
     impl types::ConnectInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -483,7 +451,6 @@ assert!(false);
     }
     impl types::CrateInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -495,7 +462,6 @@ assert!(false);
     }
     impl types::FromClientInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -507,7 +473,6 @@ assert!(false);
     }
     impl types::GetItem296490Input {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -519,7 +484,6 @@ assert!(false);
     }
     impl types::HostileSchemaInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(x: impl Into<String>) -> Self {
             Self {
                 x: x.into(),
@@ -570,7 +534,6 @@ assert!(false);
     }
     impl types::InnerInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -582,7 +545,6 @@ assert!(false);
     }
     impl types::NewInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -594,7 +556,6 @@ assert!(false);
     }
     impl types::RTypeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -606,7 +567,6 @@ assert!(false);
     }
     impl types::SelfTool06C604Input {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -618,7 +578,6 @@ assert!(false);
     }
     impl types::SuperInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -630,7 +589,6 @@ assert!(false);
     }
     impl types::ToolsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -642,7 +600,6 @@ assert!(false);
     }
     impl types::TypeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -654,7 +611,6 @@ assert!(false);
     }
     impl types::TypesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -667,9 +623,7 @@ assert!(false);
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// Raw string end "# and "## and ]] and `backticks` and ``double``
-        ///
-        /// Tool ``, described in full on `Client::unnamed_e3b0c4`.
+        /// Raw string end "# and "## and ]] and `backticks` and ``double`` (tool ``, described in full on `Client::unnamed_e3b0c4`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct UnnamedE3B0C4;
         impl ::mcpbind::Tool for UnnamedE3B0C4 {
@@ -689,9 +643,7 @@ assert!(false);
                 "158b64e7c60086cf9f329f4ee5b5ae4dee7f53c581d0af83cb5b96d8e1e45634",
             );
         }
-        /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);**
-        ///
-        /// Tool ` `, described in full on `Client::unnamed_36a9e7`.
+        /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);** (tool ` `, described in full on `Client::unnamed_36a9e7`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Unnamed36A9E7;
         impl ::mcpbind::Tool for Unnamed36A9E7 {
@@ -713,9 +665,7 @@ assert!(false);
                 "a86a0596c6a94d1ffdb63cf27ce5519f865b7c1e5aadf3c875c977e56c0de52c",
             );
         }
-        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
-        ///
-        /// Tool `\"#`, described in full on `Client::unnamed_589d42`.
+        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `\"#`, described in full on `Client::unnamed_589d42`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Unnamed589D42;
         impl ::mcpbind::Tool for Unnamed589D42 {
@@ -737,9 +687,7 @@ assert!(false);
                 "ea2827a6972250e1a00e7e96a03e8455d4c76a575ec13db558ed76329b4fe182",
             );
         }
-        /// Tilde fence:
-        ///
-        /// Tool `*/`, described in full on `Client::unnamed_ed9623`.
+        /// Tilde fence: (tool `*/`, described in full on `Client::unnamed_ed9623`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct UnnamedED9623;
         impl ::mcpbind::Tool for UnnamedED9623 {
@@ -759,9 +707,7 @@ assert!(false);
                 "dc579c43f18ee1890ed4b4ff852dcc6e15f30656fdf148be562a1885c45db791",
             );
         }
-        /// Fenced:
-        ///
-        /// Tool `123`, described in full on `Client::t_123`.
+        /// Fenced: (tool `123`, described in full on `Client::t_123`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct T123;
         impl ::mcpbind::Tool for T123 {
@@ -781,9 +727,7 @@ assert!(false);
                 "8d3c2be8f6c130382e69b980b5f526018db564e99fed3788c006e1f58ca7cfb6",
             );
         }
-        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        ///
-        /// Tool `Client`, described in full on `Client::client`.
+        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div> (tool `Client`, described in full on `Client::client`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Client;
         impl ::mcpbind::Tool for Client {
@@ -803,9 +747,7 @@ assert!(false);
                 "1c541f4fc5c0eaf04a2eb6d176093ae627217d01822cb20e989a856b6c9e6b53",
             );
         }
-        /// **NUL here:: and CRLF second line**
-        ///
-        /// Tool `GetItem`, described in full on `Client::get_item_ec1ae4`.
+        /// **NUL here:: and CRLF second line** (tool `GetItem`, described in full on `Client::get_item_ec1ae4`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetItemEC1AE4;
         impl ::mcpbind::Tool for GetItemEC1AE4 {
@@ -825,9 +767,7 @@ assert!(false);
                 "00083a5c4db4d1e2fa8f7867138ac3cf4d402f7136e1f2510afd76bf285d6c91",
             );
         }
-        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        ///
-        /// Tool `Self`, described in full on `Client::self_85bc0f`.
+        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div> (tool `Self`, described in full on `Client::self_85bc0f`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SelfTool85BC0F;
         impl ::mcpbind::Tool for SelfTool85BC0F {
@@ -847,9 +787,7 @@ assert!(false);
                 "ac1c5bf28b55b84ddc5639b077099d1df38bb1fdbc990d970a332994a5a2da20",
             );
         }
-        /// **Indented code:     fn main() { panic!() } after**
-        ///
-        /// Tool `__`, described in full on `Client::unnamed_9911f4`.
+        /// **Indented code:     fn main() { panic!() } after** (tool `__`, described in full on `Client::unnamed_9911f4`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Unnamed9911F4;
         impl ::mcpbind::Tool for Unnamed9911F4 {
@@ -869,9 +807,7 @@ assert!(false);
                 "891eda7be8322f0e04e9efb193f829ab63d4bacbe206807403d88b9969107822",
             );
         }
-        /// NUL here:: and CRLF
-        ///
-        /// Tool `a/b`, described in full on `Client::a_b`.
+        /// NUL here:: and CRLF (tool `a/b`, described in full on `Client::a_b`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct AB;
         impl ::mcpbind::Tool for AB {
@@ -889,9 +825,7 @@ assert!(false);
                 "38abbf27b9e5026ee0fb0032a95aa60e12d352c43f94300ce3f9fe940f323ed2",
             );
         }
-        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        ///
-        /// Tool `connect`, described in full on `Client::connect_5a638a`.
+        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ] (tool `connect`, described in full on `Client::connect_5a638a`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Connect;
         impl ::mcpbind::Tool for Connect {
@@ -911,9 +845,7 @@ assert!(false);
                 "363bf1f0b4bfb3854c6bbcc93fbecfdc32a802f9ad0757d3afd4f04f0e840383",
             );
         }
-        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        ///
-        /// Tool `crate`, described in full on `Client::crate_`.
+        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ] (tool `crate`, described in full on `Client::crate_`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Crate;
         impl ::mcpbind::Tool for Crate {
@@ -933,9 +865,7 @@ assert!(false);
                 "3562ac8dab95195b5afb9fdb69cabf619b373115e73903aa3077bbbbc24b5070",
             );
         }
-        /// Indented code:
-        ///
-        /// Tool `from_client`, described in full on `Client::from_client_d25781`.
+        /// Indented code: (tool `from_client`, described in full on `Client::from_client_d25781`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct FromClient;
         impl ::mcpbind::Tool for FromClient {
@@ -955,9 +885,7 @@ assert!(false);
                 "ac7b1c26d1e712458b562de98fc5fac8c2bb4ea2b45e14a1db9d3d3694fd981f",
             );
         }
-        /// **Ends a comment */ and starts one /* never closed**
-        ///
-        /// Tool `get-item`, described in full on `Client::get_item_e189d4`.
+        /// **Ends a comment */ and starts one /* never closed** (tool `get-item`, described in full on `Client::get_item_e189d4`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetItemE189D4;
         impl ::mcpbind::Tool for GetItemE189D4 {
@@ -979,9 +907,7 @@ assert!(false);
                 "74a53a952961672bb359f9e30d3a20fd3eb2b6c5dc5e47d97b9e8428e1c149c8",
             );
         }
-        /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `getItem`, described in full on `Client::get_item_48f24a`.
+        /// Ends a comment */ and starts one /* never closed (tool `getItem`, described in full on `Client::get_item_48f24a`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetItem48F24A;
         impl ::mcpbind::Tool for GetItem48F24A {
@@ -1001,9 +927,7 @@ assert!(false);
                 "88fb5ced1d09dc42b35a4d23d44ccce3cf86f53aadeeb7824f28f5806a686a71",
             );
         }
-        /// Tilde fence:
-        ///
-        /// Tool `get_item`, described in full on `Client::get_item_296490`.
+        /// Tilde fence: (tool `get_item`, described in full on `Client::get_item_296490`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetItem296490;
         impl ::mcpbind::Tool for GetItem296490 {
@@ -1023,9 +947,7 @@ assert!(false);
                 "b7946d80fc4cc6215a5343d84e4e4159ff1dfd4816836e8a0f85e98222f77ad7",
             );
         }
-        /// **Title with */ and   newline and ```rust**
-        ///
-        /// Tool `hostile_schema`, described in full on `Client::hostile_schema`.
+        /// **Title with */ and   newline and ```rust** (tool `hostile_schema`, described in full on `Client::hostile_schema`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct HostileSchema;
         impl ::mcpbind::Tool for HostileSchema {
@@ -1043,9 +965,7 @@ assert!(false);
                 "6730a1702cc7c2cdd02bcb41986b6345f75f1d20a9be9deb4b05084a649f7a1e",
             );
         }
-        /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>**
-        ///
-        /// Tool `inner`, described in full on `Client::inner_33bf6f`.
+        /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>** (tool `inner`, described in full on `Client::inner_33bf6f`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Inner;
         impl ::mcpbind::Tool for Inner {
@@ -1067,9 +987,7 @@ assert!(false);
                 "5883619c854155eb7b443d1358c07315e63e423981c2b8e81617a6893f0cd9f0",
             );
         }
-        /// NUL here:: and CRLF
-        ///
-        /// Tool `new`, described in full on `Client::new_11507a`.
+        /// NUL here:: and CRLF (tool `new`, described in full on `Client::new_11507a`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct New;
         impl ::mcpbind::Tool for New {
@@ -1087,9 +1005,7 @@ assert!(false);
                 "426b5373a6ea85a964e0a5bd28d0264af84d4bb7c1526c9ab5dd5ba4e104ab4e",
             );
         }
-        /// Raw string end "# and "## and ]] and `backticks` and ``double``
-        ///
-        /// Tool `r#type`, described in full on `Client::r_type`.
+        /// Raw string end "# and "## and ]] and `backticks` and ``double`` (tool `r#type`, described in full on `Client::r_type`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct RType;
         impl ::mcpbind::Tool for RType {
@@ -1109,9 +1025,7 @@ assert!(false);
                 "0a155279da44b1b872f77c23aa4861f4187755e64a9a4dbc4699361b9a98c37f",
             );
         }
-        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
-        ///
-        /// Tool `self`, described in full on `Client::self_06c604`.
+        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `self`, described in full on `Client::self_06c604`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SelfTool06C604;
         impl ::mcpbind::Tool for SelfTool06C604 {
@@ -1133,9 +1047,7 @@ assert!(false);
                 "d03f9f19f226499c21a69f9531af37303975205657255561abd25a164e02865f",
             );
         }
-        /// **Raw string end "# and "## and ]] and `backticks` and ``double``**
-        ///
-        /// Tool `super`, described in full on `Client::super_`.
+        /// **Raw string end "# and "## and ]] and `backticks` and ``double``** (tool `super`, described in full on `Client::super_`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Super;
         impl ::mcpbind::Tool for Super {
@@ -1157,9 +1069,7 @@ assert!(false);
                 "2af04a8824f8a5f67e49a1a0e37c52d0a6813c0ba9caa2bc213de032a6df626e",
             );
         }
-        /// Fenced:
-        ///
-        /// Tool `tools`, described in full on `Client::tools`.
+        /// Fenced: (tool `tools`, described in full on `Client::tools`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Tools;
         impl ::mcpbind::Tool for Tools {
@@ -1179,9 +1089,7 @@ assert!(false);
                 "a9e6b7cd2dded47dc9cbc3f6b243e0a3c97a2fe98fe6c4da5299e8d85602a9f4",
             );
         }
-        /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `type`, described in full on `Client::type_`.
+        /// Ends a comment */ and starts one /* never closed (tool `type`, described in full on `Client::type_`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Type;
         impl ::mcpbind::Tool for Type {
@@ -1201,9 +1109,7 @@ assert!(false);
                 "c2e191ac5a6540d697a32d64bc2e10bc467f1785c7dd2c6a95d02bedde745266",
             );
         }
-        /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````**
-        ///
-        /// Tool `types`, described in full on `Client::types`.
+        /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````** (tool `types`, described in full on `Client::types`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Types;
         impl ::mcpbind::Tool for Types {
@@ -1225,9 +1131,7 @@ assert!(false);
                 "ce71c9e66b368c709a9208c6b5a05e0d00d47b2c184a32d2310be1ccd3c76166",
             );
         }
-        /// Indented code:
-        ///
-        /// Tool `\u{1f680}`, described in full on `Client::unnamed_ebbc0b`.
+        /// Indented code: (tool `\u{1f680}`, described in full on `Client::unnamed_ebbc0b`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct UnnamedEBBC0B;
         impl ::mcpbind::Tool for UnnamedEBBC0B {
@@ -1673,153 +1577,119 @@ assert!(false);
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// Raw string end "# and "## and ]] and `backticks` and ``double``
-        ///
-        /// Tool ``, described in full on `Client::unnamed_e3b0c4`.
+        /// Raw string end "# and "## and ]] and `backticks` and ``double`` (tool ``, described in full on `Client::unnamed_e3b0c4`).
         fn unnamed_e3b0c4(
             &self,
             input: types::UnnamedE3B0C4Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("", input)
         }
-        /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);**
-        ///
-        /// Tool ` `, described in full on `Client::unnamed_36a9e7`.
+        /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);** (tool ` `, described in full on `Client::unnamed_36a9e7`).
         fn unnamed_36a9e7(
             &self,
             input: types::Unnamed36A9E7Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented(" ", input)
         }
-        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
-        ///
-        /// Tool `\"#`, described in full on `Client::unnamed_589d42`.
+        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `\"#`, described in full on `Client::unnamed_589d42`).
         fn unnamed_589d42(
             &self,
             input: types::Unnamed589D42Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("\"#", input)
         }
-        /// Tilde fence:
-        ///
-        /// Tool `*/`, described in full on `Client::unnamed_ed9623`.
+        /// Tilde fence: (tool `*/`, described in full on `Client::unnamed_ed9623`).
         fn unnamed_ed9623(
             &self,
             input: types::UnnamedED9623Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("*/", input)
         }
-        /// Fenced:
-        ///
-        /// Tool `123`, described in full on `Client::t_123`.
+        /// Fenced: (tool `123`, described in full on `Client::t_123`).
         fn t_123(
             &self,
             input: types::T123Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("123", input)
         }
-        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        ///
-        /// Tool `Client`, described in full on `Client::client`.
+        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div> (tool `Client`, described in full on `Client::client`).
         fn client(
             &self,
             input: types::ClientInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("Client", input)
         }
-        /// **NUL here:: and CRLF second line**
-        ///
-        /// Tool `GetItem`, described in full on `Client::get_item_ec1ae4`.
+        /// **NUL here:: and CRLF second line** (tool `GetItem`, described in full on `Client::get_item_ec1ae4`).
         fn get_item_ec1ae4(
             &self,
             input: types::GetItemEC1AE4Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("GetItem", input)
         }
-        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        ///
-        /// Tool `Self`, described in full on `Client::self_85bc0f`.
+        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div> (tool `Self`, described in full on `Client::self_85bc0f`).
         fn self_85bc0f(
             &self,
             input: types::SelfTool85BC0FInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("Self", input)
         }
-        /// **Indented code:     fn main() { panic!() } after**
-        ///
-        /// Tool `__`, described in full on `Client::unnamed_9911f4`.
+        /// **Indented code:     fn main() { panic!() } after** (tool `__`, described in full on `Client::unnamed_9911f4`).
         fn unnamed_9911f4(
             &self,
             input: types::Unnamed9911F4Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("__", input)
         }
-        /// NUL here:: and CRLF
-        ///
-        /// Tool `a/b`, described in full on `Client::a_b`.
+        /// NUL here:: and CRLF (tool `a/b`, described in full on `Client::a_b`).
         fn a_b(
             &self,
             input: types::ABInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("a/b", input)
         }
-        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        ///
-        /// Tool `connect`, described in full on `Client::connect_5a638a`.
+        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ] (tool `connect`, described in full on `Client::connect_5a638a`).
         fn connect_5a638a(
             &self,
             input: types::ConnectInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("connect", input)
         }
-        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        ///
-        /// Tool `crate`, described in full on `Client::crate_`.
+        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ] (tool `crate`, described in full on `Client::crate_`).
         fn crate_(
             &self,
             input: types::CrateInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("crate", input)
         }
-        /// Indented code:
-        ///
-        /// Tool `from_client`, described in full on `Client::from_client_d25781`.
+        /// Indented code: (tool `from_client`, described in full on `Client::from_client_d25781`).
         fn from_client_d25781(
             &self,
             input: types::FromClientInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("from_client", input)
         }
-        /// **Ends a comment */ and starts one /* never closed**
-        ///
-        /// Tool `get-item`, described in full on `Client::get_item_e189d4`.
+        /// **Ends a comment */ and starts one /* never closed** (tool `get-item`, described in full on `Client::get_item_e189d4`).
         fn get_item_e189d4(
             &self,
             input: types::GetItemE189D4Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-item", input)
         }
-        /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `getItem`, described in full on `Client::get_item_48f24a`.
+        /// Ends a comment */ and starts one /* never closed (tool `getItem`, described in full on `Client::get_item_48f24a`).
         fn get_item_48f24a(
             &self,
             input: types::GetItem48F24AInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("getItem", input)
         }
-        /// Tilde fence:
-        ///
-        /// Tool `get_item`, described in full on `Client::get_item_296490`.
+        /// Tilde fence: (tool `get_item`, described in full on `Client::get_item_296490`).
         fn get_item_296490(
             &self,
             input: types::GetItem296490Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get_item", input)
         }
-        /// **Title with */ and   newline and ```rust**
-        ///
-        /// Tool `hostile_schema`, described in full on `Client::hostile_schema`.
+        /// **Title with */ and   newline and ```rust** (tool `hostile_schema`, described in full on `Client::hostile_schema`).
         fn hostile_schema(
             &self,
             input: types::HostileSchemaInput,
@@ -1828,81 +1698,63 @@ assert!(false);
         > + Send {
             ::mcpbind::__private::unimplemented("hostile_schema", input)
         }
-        /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>**
-        ///
-        /// Tool `inner`, described in full on `Client::inner_33bf6f`.
+        /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>** (tool `inner`, described in full on `Client::inner_33bf6f`).
         fn inner_33bf6f(
             &self,
             input: types::InnerInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("inner", input)
         }
-        /// NUL here:: and CRLF
-        ///
-        /// Tool `new`, described in full on `Client::new_11507a`.
+        /// NUL here:: and CRLF (tool `new`, described in full on `Client::new_11507a`).
         fn new_11507a(
             &self,
             input: types::NewInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("new", input)
         }
-        /// Raw string end "# and "## and ]] and `backticks` and ``double``
-        ///
-        /// Tool `r#type`, described in full on `Client::r_type`.
+        /// Raw string end "# and "## and ]] and `backticks` and ``double`` (tool `r#type`, described in full on `Client::r_type`).
         fn r_type(
             &self,
             input: types::RTypeInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("r#type", input)
         }
-        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
-        ///
-        /// Tool `self`, described in full on `Client::self_06c604`.
+        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `self`, described in full on `Client::self_06c604`).
         fn self_06c604(
             &self,
             input: types::SelfTool06C604Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("self", input)
         }
-        /// **Raw string end "# and "## and ]] and `backticks` and ``double``**
-        ///
-        /// Tool `super`, described in full on `Client::super_`.
+        /// **Raw string end "# and "## and ]] and `backticks` and ``double``** (tool `super`, described in full on `Client::super_`).
         fn super_(
             &self,
             input: types::SuperInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("super", input)
         }
-        /// Fenced:
-        ///
-        /// Tool `tools`, described in full on `Client::tools`.
+        /// Fenced: (tool `tools`, described in full on `Client::tools`).
         fn tools(
             &self,
             input: types::ToolsInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("tools", input)
         }
-        /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `type`, described in full on `Client::type_`.
+        /// Ends a comment */ and starts one /* never closed (tool `type`, described in full on `Client::type_`).
         fn type_(
             &self,
             input: types::TypeInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("type", input)
         }
-        /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````**
-        ///
-        /// Tool `types`, described in full on `Client::types`.
+        /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````** (tool `types`, described in full on `Client::types`).
         fn types(
             &self,
             input: types::TypesInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("types", input)
         }
-        /// Indented code:
-        ///
-        /// Tool `\u{1f680}`, described in full on `Client::unnamed_ebbc0b`.
+        /// Indented code: (tool `\u{1f680}`, described in full on `Client::unnamed_ebbc0b`).
         fn unnamed_ebbc0b(
             &self,
             input: types::UnnamedEBBC0BInput,

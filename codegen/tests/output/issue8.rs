@@ -7,6 +7,8 @@
 
 /// Bindings to the MCP server `issue8` (issue8 0.0.0), locked with protocol 2025-06-18.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -69,7 +71,6 @@ pub mod issue8 {
         }
         /// Arguments of the `recursive_root` tool: A tree whose children refer to the root schema with `$ref: #`.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RecursiveRootInput {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub children: Vec<Root>,
@@ -77,7 +78,6 @@ pub mod issue8 {
         }
         /// `Root`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Root {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub children: Vec<Root>,
@@ -106,7 +106,6 @@ pub mod issue8 {
         }
         /// Arguments of the `self_refs` tool: Definitions that only point at themselves.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SelfRefsInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<A>,
@@ -117,7 +116,6 @@ pub mod issue8 {
         }
         /// Arguments of the `trojan` tool: Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TrojanInput {
             /// evil \u{2067}rtl\u{2069} text
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -125,7 +123,6 @@ pub mod issue8 {
         }
         /// Arguments of the `unions` tool: Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnionsInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub any_branch: Option<Value>,
@@ -145,7 +142,6 @@ Default: `10`.*/
         }
         /// `UnionsInputBased`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnionsInputBased {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
@@ -195,7 +191,6 @@ Default: `10`.*/
         }
         /// Structured output of the `unions` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct UnionsOutput {
             pub ok: bool,
         }
@@ -205,11 +200,9 @@ Default: `10`.*/
         }
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetUser5D95C2Input {}
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct GetUserBF1E2AInput {}
     }
     impl From<String> for types::UnionsInputFlagOrText {
@@ -234,7 +227,6 @@ Default: `10`.*/
     }
     impl types::RecursiveRootInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(value: i64) -> Self {
             Self {
                 value,
@@ -249,7 +241,6 @@ Default: `10`.*/
     }
     impl types::SelfRefsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
                 a: Option::None,
@@ -275,7 +266,6 @@ Default: `10`.*/
     }
     impl types::TrojanInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { x: Option::None }
         }
@@ -287,7 +277,6 @@ Default: `10`.*/
     }
     impl types::UnionsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(count: u64, flag_or_text: types::UnionsInputFlagOrText) -> Self {
             Self {
                 count,
@@ -334,9 +323,7 @@ Default: `10`.*/
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// Colliding names: each gets a suffix from its own wire name.
-        ///
-        /// Tool `get-user`, described in full on `Client::get_user_5d95c2`.
+        /// Colliding names: each gets a suffix from its own wire name (tool `get-user`, described in full on `Client::get_user_5d95c2`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetUser5D95C2;
         impl ::mcpbind::Tool for GetUser5D95C2 {
@@ -356,8 +343,6 @@ Default: `10`.*/
                 "f6cccb25be016a7a1c650877895247a6de2ecaacebe94af9314a0d405396f71b",
             );
         }
-        /// Calls the `get_user` tool.
-        ///
         /// Tool `get_user`, described in full on `Client::get_user_bf1e2a`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct GetUserBF1E2A;
@@ -376,9 +361,7 @@ Default: `10`.*/
                 "3495ffcc30c86f9f2d2ddc27542c0df51050d1729c9d838368aa07c87391ebda",
             );
         }
-        /// A tree whose children refer to the root schema with `$ref: #`.
-        ///
-        /// Tool `recursive_root`, described in full on `Client::recursive_root`.
+        /// A tree whose children refer to the root schema with `$ref: #` (tool `recursive_root`, described in full on `Client::recursive_root`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct RecursiveRoot;
         impl ::mcpbind::Tool for RecursiveRoot {
@@ -398,9 +381,7 @@ Default: `10`.*/
                 "044f10087e8d001f9153956c623062b000e96e169d453de941069fc03af9fa9a",
             );
         }
-        /// Definitions that only point at themselves.
-        ///
-        /// Tool `self_refs`, described in full on `Client::self_refs`.
+        /// Definitions that only point at themselves (tool `self_refs`, described in full on `Client::self_refs`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SelfRefs;
         impl ::mcpbind::Tool for SelfRefs {
@@ -420,9 +401,7 @@ Default: `10`.*/
                 "8101ce5ad1c2fa8ae3c333854bc55f5df0b889d9b23a81543e959570ee8f18fc",
             );
         }
-        /// Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
-        ///
-        /// Tool `trojan`, described in full on `Client::trojan`.
+        /// Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell (tool `trojan`, described in full on `Client::trojan`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Trojan;
         impl ::mcpbind::Tool for Trojan {
@@ -442,9 +421,7 @@ Default: `10`.*/
                 "267a158dae03c0740de924a290614a8961280b9f03a1dbf162629afd0fdcef7c",
             );
         }
-        /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
-        ///
-        /// Tool `unions`, described in full on `Client::unions`.
+        /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum (tool `unions`, described in full on `Client::unions`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Unions;
         impl ::mcpbind::Tool for Unions {
@@ -582,17 +559,13 @@ Default: `10`.*/
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// Colliding names: each gets a suffix from its own wire name.
-        ///
-        /// Tool `get-user`, described in full on `Client::get_user_5d95c2`.
+        /// Colliding names: each gets a suffix from its own wire name (tool `get-user`, described in full on `Client::get_user_5d95c2`).
         fn get_user_5d95c2(
             &self,
             input: types::GetUser5D95C2Input,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-user", input)
         }
-        /// Calls the `get_user` tool.
-        ///
         /// Tool `get_user`, described in full on `Client::get_user_bf1e2a`.
         fn get_user_bf1e2a(
             &self,
@@ -600,36 +573,28 @@ Default: `10`.*/
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get_user", input)
         }
-        /// A tree whose children refer to the root schema with `$ref: #`.
-        ///
-        /// Tool `recursive_root`, described in full on `Client::recursive_root`.
+        /// A tree whose children refer to the root schema with `$ref: #` (tool `recursive_root`, described in full on `Client::recursive_root`).
         fn recursive_root(
             &self,
             input: types::RecursiveRootInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("recursive_root", input)
         }
-        /// Definitions that only point at themselves.
-        ///
-        /// Tool `self_refs`, described in full on `Client::self_refs`.
+        /// Definitions that only point at themselves (tool `self_refs`, described in full on `Client::self_refs`).
         fn self_refs(
             &self,
             input: types::SelfRefsInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("self_refs", input)
         }
-        /// Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
-        ///
-        /// Tool `trojan`, described in full on `Client::trojan`.
+        /// Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell (tool `trojan`, described in full on `Client::trojan`).
         fn trojan(
             &self,
             input: types::TrojanInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("trojan", input)
         }
-        /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
-        ///
-        /// Tool `unions`, described in full on `Client::unions`.
+        /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum (tool `unions`, described in full on `Client::unions`).
         fn unions(
             &self,
             input: types::UnionsInput,

@@ -2,6 +2,8 @@
 
 /// Bindings to the MCP server `openapi` (petstore-mcp 1.0.0), locked with protocol 2025-06-18.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -22,7 +24,6 @@ pub mod openapi {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `Cat`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Cat {
             #[serde(rename = "livesLeft", skip_serializing_if = "Option::is_none")]
             pub lives_left: Option<i64>,
@@ -31,7 +32,6 @@ pub mod openapi {
         }
         /// `CatPetType`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum CatPetType {
             #[serde(rename = "cat")]
             Cat,
@@ -54,7 +54,6 @@ pub mod openapi {
         }
         /// Arguments of the `createPet` tool: POST /pets
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetInput {
             pub body: CreatePetInputBody,
             /// query
@@ -66,7 +65,6 @@ pub mod openapi {
         }
         /// `CreatePetInputBody`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetInputBody {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub age: Option<i64>,
@@ -107,7 +105,6 @@ pub mod openapi {
         }
         /// Structured output of the `createPet` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetOutput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub created: Option<String>,
@@ -117,14 +114,12 @@ pub mod openapi {
         }
         /// `CreatePetOutputOwner`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CreatePetOutputOwner {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub name: Option<String>,
         }
         /// `Dog`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Dog {
             #[serde(rename = "goodBoy", skip_serializing_if = "Option::is_none")]
             pub good_boy: Option<bool>,
@@ -133,7 +128,6 @@ pub mod openapi {
         }
         /// `DogPetType`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum DogPetType {
             #[serde(rename = "dog")]
             Dog,
@@ -156,7 +150,6 @@ pub mod openapi {
         }
         /// Arguments of the `listPets` tool: GET /pets
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListPetsInput {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub ids: Vec<String>,
@@ -169,7 +162,6 @@ pub mod openapi {
         }
         /// `ListPetsInputSort`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum ListPetsInputSort {
             #[serde(rename = "name")]
             Name,
@@ -204,7 +196,6 @@ pub mod openapi {
         }
         /// Structured output of the `listPets` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListPetsOutput {
             pub items: Vec<ListPetsOutputItemsItem>,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -212,7 +203,6 @@ pub mod openapi {
         }
         /// `ListPetsOutputItemsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ListPetsOutputItemsItem {
             pub id: String,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -225,7 +215,6 @@ pub mod openapi {
     }
     impl types::CreatePetInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(body: types::CreatePetInputBody) -> Self {
             Self {
                 body,
@@ -246,7 +235,6 @@ pub mod openapi {
     }
     impl types::ListPetsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
                 ids: Default::default(),
@@ -279,9 +267,7 @@ pub mod openapi {
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// POST /pets
-        ///
-        /// Tool `createPet`, described in full on `Client::create_pet`.
+        /// POST /pets (tool `createPet`, described in full on `Client::create_pet`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CreatePet;
         impl ::mcpbind::Tool for CreatePet {
@@ -299,9 +285,7 @@ pub mod openapi {
                 "0f60da993ec152e59a64179623e701e6b2ecbaf869efe33cb55756cd1b1b9125",
             );
         }
-        /// GET /pets
-        ///
-        /// Tool `listPets`, described in full on `Client::list_pets`.
+        /// GET /pets (tool `listPets`, described in full on `Client::list_pets`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ListPets;
         impl ::mcpbind::Tool for ListPets {
@@ -393,9 +377,7 @@ pub mod openapi {
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// POST /pets
-        ///
-        /// Tool `createPet`, described in full on `Client::create_pet`.
+        /// POST /pets (tool `createPet`, described in full on `Client::create_pet`).
         fn create_pet(
             &self,
             input: types::CreatePetInput,
@@ -404,9 +386,7 @@ pub mod openapi {
         > + Send {
             ::mcpbind::__private::unimplemented("createPet", input)
         }
-        /// GET /pets
-        ///
-        /// Tool `listPets`, described in full on `Client::list_pets`.
+        /// GET /pets (tool `listPets`, described in full on `Client::list_pets`).
         fn list_pets(
             &self,
             input: types::ListPetsInput,

@@ -2,6 +2,8 @@
 
 /// Bindings to the MCP server `prompts` (prompts-fixture 1.0.0), locked with protocol 2025-06-18.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -32,9 +34,7 @@ pub mod prompts {
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// A tool whose handler method would be the prompt's.
-        ///
-        /// Tool `prompt-review`, described in full on `Client::prompt_review`.
+        /// A tool whose handler method would be the prompt's (tool `prompt-review`, described in full on `Client::prompt_review`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct PromptReview;
         impl ::mcpbind::Tool for PromptReview {
@@ -54,9 +54,7 @@ pub mod prompts {
                 "0929def5f93a75f2a0a888fc6fb41ae20ffe88286d294b7bd9d0c49459faec43",
             );
         }
-        /// A tool named like the client's `prompts` accessor.
-        ///
-        /// Tool `prompts`, described in full on `Client::prompts_eb7526`.
+        /// A tool named like the client's `prompts` accessor (tool `prompts`, described in full on `Client::prompts_eb7526`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Prompts;
         impl ::mcpbind::Tool for Prompts {
@@ -725,18 +723,14 @@ pub mod prompts {
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// A tool whose handler method would be the prompt's.
-        ///
-        /// Tool `prompt-review`, described in full on `Client::prompt_review`.
+        /// A tool whose handler method would be the prompt's (tool `prompt-review`, described in full on `Client::prompt_review`).
         fn prompt_review(
             &self,
             input: types::PromptReviewInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("prompt-review", input)
         }
-        /// A tool named like the client's `prompts` accessor.
-        ///
-        /// Tool `prompts`, described in full on `Client::prompts_eb7526`.
+        /// A tool named like the client's `prompts` accessor (tool `prompts`, described in full on `Client::prompts_eb7526`).
         fn prompts_eb7526(
             &self,
             input: types::PromptsInput,

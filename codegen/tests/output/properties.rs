@@ -13,6 +13,8 @@
 
 /// Bindings to the MCP server `properties` (properties 0.0.0), locked with protocol 2025-06-18.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -33,7 +35,6 @@ pub mod properties {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `additional` tool: additionalProperties as schema, false, true; patternProperties.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub closed: Option<AdditionalInputClosed>,
@@ -67,33 +68,28 @@ pub mod properties {
         }
         /// `AdditionalInputClosed`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputClosed {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
         }
         /// `AdditionalInputEmptyClosed`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(deny_unknown_fields)]
         pub struct AdditionalInputEmptyClosed {}
         /// `AdditionalInputNestedValue`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputNestedValue {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub v: Option<f64>,
         }
         /// `AdditionalInputOpen`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputOpen {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
         }
         /// `AdditionalInputOpenTyped`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AdditionalInputOpenTyped {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
@@ -102,13 +98,11 @@ pub mod properties {
         }
         /// Arguments of the `closed_root` tool: A root that says additionalProperties: false.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ClosedRootInput {
             pub q: String,
         }
         /// Arguments of the `colliding_names` tool: Property names that collide after snake_casing, and odd names.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CollidingNamesInput {
             #[serde(rename = "a.b", skip_serializing_if = "Option::is_none")]
             pub a_b: Option<String>,
@@ -163,7 +157,6 @@ pub mod properties {
         }
         /// Structured output of the `colliding_names` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct CollidingNamesOutput {
             #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
             pub type_: Option<String>,
@@ -172,7 +165,6 @@ pub mod properties {
         }
         /// `OptionDef`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum OptionDef {
             #[serde(rename = "a")]
             A,
@@ -199,7 +191,6 @@ pub mod properties {
         }
         /// Arguments of the `required_undeclared` tool: required names properties that are not declared.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RequiredUndeclaredInput {
             pub ghost: Value,
             pub known: String,
@@ -208,14 +199,12 @@ pub mod properties {
         }
         /// `StringDef`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct StringDef {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub s: Option<String>,
         }
         /// Arguments of the `type_names_collide` tool: Nested types whose generated names collide with tool types.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypeNamesCollideInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub inner: Option<TypeNamesCollideTypeNamesCollideInput>,
@@ -228,7 +217,6 @@ pub mod properties {
         }
         /// `TypeNamesCollideTypeNamesCollideInput`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct TypeNamesCollideTypeNamesCollideInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub z: Option<String>,
@@ -272,7 +260,6 @@ pub mod properties {
     }
     impl types::AdditionalInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
                 closed: Option::None,
@@ -376,14 +363,12 @@ pub mod properties {
     }
     impl types::ClosedRootInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(q: impl Into<String>) -> Self {
             Self { q: q.into() }
         }
     }
     impl types::CollidingNamesInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
             foo_bar: impl Into<String>,
             foo_bar_2: i64,
@@ -526,7 +511,6 @@ pub mod properties {
     }
     impl types::RequiredUndeclaredInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
             known: impl Into<String>,
             ghost: ::mcpbind::__private::serde_json::Value,
@@ -541,7 +525,6 @@ pub mod properties {
     }
     impl types::TypeNamesCollideInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
                 inner: Option::None,
@@ -577,9 +560,7 @@ pub mod properties {
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// additionalProperties as schema, false, true; patternProperties.
-        ///
-        /// Tool `additional`, described in full on `Client::additional`.
+        /// additionalProperties as schema, false, true; patternProperties (tool `additional`, described in full on `Client::additional`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Additional;
         impl ::mcpbind::Tool for Additional {
@@ -599,9 +580,7 @@ pub mod properties {
                 "52890d9dc315022d4baf5e82b4107fa45500129327de4f32c08b941ab86573cc",
             );
         }
-        /// A root that says additionalProperties: false.
-        ///
-        /// Tool `closed_root`, described in full on `Client::closed_root`.
+        /// A root that says additionalProperties: false (tool `closed_root`, described in full on `Client::closed_root`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ClosedRoot;
         impl ::mcpbind::Tool for ClosedRoot {
@@ -621,9 +600,7 @@ pub mod properties {
                 "efac1cd118671829349b29c4b739ef58f81a61711c0e6166d076e47c397d48cc",
             );
         }
-        /// Property names that collide after snake_casing, and odd names.
-        ///
-        /// Tool `colliding_names`, described in full on `Client::colliding_names`.
+        /// Property names that collide after snake_casing, and odd names (tool `colliding_names`, described in full on `Client::colliding_names`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct CollidingNames;
         impl ::mcpbind::Tool for CollidingNames {
@@ -643,9 +620,7 @@ pub mod properties {
                 "81a3c6af4d4eac8728383bf116976d68dce9243c856ce35859aaa8ae766fdf07",
             );
         }
-        /// required names properties that are not declared.
-        ///
-        /// Tool `required_undeclared`, described in full on `Client::required_undeclared`.
+        /// required names properties that are not declared (tool `required_undeclared`, described in full on `Client::required_undeclared`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct RequiredUndeclared;
         impl ::mcpbind::Tool for RequiredUndeclared {
@@ -665,9 +640,7 @@ pub mod properties {
                 "62441326d5e70fd676ef69d874472ec6de27f6216212239d344384123f3c5b98",
             );
         }
-        /// Nested types whose generated names collide with tool types.
-        ///
-        /// Tool `type_names_collide`, described in full on `Client::type_names_collide`.
+        /// Nested types whose generated names collide with tool types (tool `type_names_collide`, described in full on `Client::type_names_collide`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct TypeNamesCollide;
         impl ::mcpbind::Tool for TypeNamesCollide {
@@ -794,27 +767,21 @@ pub mod properties {
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// additionalProperties as schema, false, true; patternProperties.
-        ///
-        /// Tool `additional`, described in full on `Client::additional`.
+        /// additionalProperties as schema, false, true; patternProperties (tool `additional`, described in full on `Client::additional`).
         fn additional(
             &self,
             input: types::AdditionalInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("additional", input)
         }
-        /// A root that says additionalProperties: false.
-        ///
-        /// Tool `closed_root`, described in full on `Client::closed_root`.
+        /// A root that says additionalProperties: false (tool `closed_root`, described in full on `Client::closed_root`).
         fn closed_root(
             &self,
             input: types::ClosedRootInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("closed_root", input)
         }
-        /// Property names that collide after snake_casing, and odd names.
-        ///
-        /// Tool `colliding_names`, described in full on `Client::colliding_names`.
+        /// Property names that collide after snake_casing, and odd names (tool `colliding_names`, described in full on `Client::colliding_names`).
         fn colliding_names(
             &self,
             input: types::CollidingNamesInput,
@@ -823,18 +790,14 @@ pub mod properties {
         > + Send {
             ::mcpbind::__private::unimplemented("colliding_names", input)
         }
-        /// required names properties that are not declared.
-        ///
-        /// Tool `required_undeclared`, described in full on `Client::required_undeclared`.
+        /// required names properties that are not declared (tool `required_undeclared`, described in full on `Client::required_undeclared`).
         fn required_undeclared(
             &self,
             input: types::RequiredUndeclaredInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("required_undeclared", input)
         }
-        /// Nested types whose generated names collide with tool types.
-        ///
-        /// Tool `type_names_collide`, described in full on `Client::type_names_collide`.
+        /// Nested types whose generated names collide with tool types (tool `type_names_collide`, described in full on `Client::type_names_collide`).
         fn type_names_collide(
             &self,
             input: types::TypeNamesCollideInput,

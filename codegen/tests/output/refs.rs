@@ -9,6 +9,8 @@
 
 /// Bindings to the MCP server `refs` (refs 0.0.0), locked with protocol 2025-06-18.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -29,32 +31,27 @@ pub mod refs {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `A`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct A {
             pub x: f64,
         }
         /// `AddressJson`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct AddressJson {
             pub street: String,
         }
         /// `Args`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Args {
             pub n: i64,
         }
         /// `B`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct B {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<RecursiveTreeA>,
         }
         /// Arguments of the `by_id_and_anchor` tool: Refs by $id and by $anchor.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct ByIdAndAnchorInput {
             pub home: AddressJson,
             pub name: PersonName,
@@ -63,7 +60,6 @@ pub mod refs {
         }
         /// `Inner`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Inner {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub deep: Option<bool>,
@@ -110,14 +106,12 @@ pub mod refs {
         }
         /// `Legacy`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Legacy {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub v: Option<i64>,
         }
         /// Arguments of the `network_refs` tool: Refs that would need the network, or that resolve to nothing.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NetworkRefsInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub dynamic: Option<Value>,
@@ -140,7 +134,6 @@ Default: `"x"`.*/
         }
         /// `Node`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Node {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub children: Vec<Node>,
@@ -150,7 +143,6 @@ Default: `"x"`.*/
         }
         /// `Outer`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Outer {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub inner: Option<Inner>,
@@ -197,14 +189,12 @@ Default: `"x"`.*/
         }
         /// `Point`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Point {
             pub x: f64,
             pub y: f64,
         }
         /// Arguments of the `pointers` tool: Refs to non-$defs pointers, nested $defs and draft-07 definitions.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct PointersInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<A>,
@@ -227,14 +217,12 @@ Default: `"x"`.*/
         }
         /// `RecursiveTreeA`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RecursiveTreeA {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub b: Option<Box<B>>,
         }
         /// Arguments of the `recursive_tree` tool: A recursive tree node and a ref to the root.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct RecursiveTreeInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub label: Option<String>,
@@ -246,7 +234,6 @@ Default: `"x"`.*/
         }
         /// `Root`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct Root {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub label: Option<String>,
@@ -258,28 +245,24 @@ Default: `"x"`.*/
         }
         /// Arguments of the `shared_defs_one` tool: Shares a definition with shared_defs_two.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsOneInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub p: Option<Point>,
         }
         /// Structured output of the `shared_defs_one` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsOneOutput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub p: Option<SharedDefsOnePoint>,
         }
         /// `SharedDefsOnePoint`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsOnePoint {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub x: Option<i64>,
         }
         /// Arguments of the `shared_defs_two` tool: Same Point as shared_defs_one.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct SharedDefsTwoInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub q: Option<Point>,
@@ -429,7 +412,6 @@ Default: `"x"`.*/
     }
     impl types::ByIdAndAnchorInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(home: types::AddressJson, name: types::PersonName) -> Self {
             Self {
                 home,
@@ -448,7 +430,6 @@ Default: `"x"`.*/
     }
     impl types::NetworkRefsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(remote: ::mcpbind::__private::serde_json::Value) -> Self {
             Self {
                 remote,
@@ -517,7 +498,6 @@ Default: `"x"`.*/
     }
     impl types::PointersInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self {
                 a: Option::None,
@@ -579,7 +559,6 @@ Default: `"x"`.*/
     }
     impl types::RecursiveTreeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(root: types::Node) -> Self {
             Self {
                 root,
@@ -606,7 +585,6 @@ Default: `"x"`.*/
     }
     impl types::SharedDefsOneInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { p: Option::None }
         }
@@ -618,7 +596,6 @@ Default: `"x"`.*/
     }
     impl types::SharedDefsTwoInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new() -> Self {
             Self { q: Option::None }
         }
@@ -631,9 +608,7 @@ Default: `"x"`.*/
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// Refs by $id and by $anchor.
-        ///
-        /// Tool `by_id_and_anchor`, described in full on `Client::by_id_and_anchor`.
+        /// Refs by $id and by $anchor (tool `by_id_and_anchor`, described in full on `Client::by_id_and_anchor`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct ByIdAndAnchor;
         impl ::mcpbind::Tool for ByIdAndAnchor {
@@ -651,9 +626,7 @@ Default: `"x"`.*/
                 "8ffc26016ce0ed46b12a98deac7b0ef5716482b42debe018d3ab69474387db7c",
             );
         }
-        /// Refs that would need the network, or that resolve to nothing.
-        ///
-        /// Tool `network_refs`, described in full on `Client::network_refs`.
+        /// Refs that would need the network, or that resolve to nothing (tool `network_refs`, described in full on `Client::network_refs`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct NetworkRefs;
         impl ::mcpbind::Tool for NetworkRefs {
@@ -673,9 +646,7 @@ Default: `"x"`.*/
                 "45e6219221ae42db4ceaa6a0a1acb61e713a460522289dfe11799547bd73fcb3",
             );
         }
-        /// Refs to non-$defs pointers, nested $defs and draft-07 definitions.
-        ///
-        /// Tool `pointers`, described in full on `Client::pointers`.
+        /// Refs to non-$defs pointers, nested $defs and draft-07 definitions (tool `pointers`, described in full on `Client::pointers`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Pointers;
         impl ::mcpbind::Tool for Pointers {
@@ -695,9 +666,7 @@ Default: `"x"`.*/
                 "051912987d011f59aa55f190ca04fce8beead0eeca2bfcc9c3be48be9cac82f2",
             );
         }
-        /// A recursive tree node and a ref to the root.
-        ///
-        /// Tool `recursive_tree`, described in full on `Client::recursive_tree`.
+        /// A recursive tree node and a ref to the root (tool `recursive_tree`, described in full on `Client::recursive_tree`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct RecursiveTree;
         impl ::mcpbind::Tool for RecursiveTree {
@@ -717,9 +686,7 @@ Default: `"x"`.*/
                 "12304491e8deb6f71a713ce4749154590ea0729d053746541327ab278225cc25",
             );
         }
-        /// The whole inputSchema is a $ref.
-        ///
-        /// Tool `root_is_ref`, described in full on `Client::root_is_ref`.
+        /// The whole inputSchema is a $ref (tool `root_is_ref`, described in full on `Client::root_is_ref`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct RootIsRef;
         impl ::mcpbind::Tool for RootIsRef {
@@ -737,9 +704,7 @@ Default: `"x"`.*/
                 "8833e33c230e6a0341e1b8172ca6547b8e7a07d5e660bd66aa377289e8ee54ec",
             );
         }
-        /// Shares a definition with shared_defs_two.
-        ///
-        /// Tool `shared_defs_one`, described in full on `Client::shared_defs_one`.
+        /// Shares a definition with shared_defs_two (tool `shared_defs_one`, described in full on `Client::shared_defs_one`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SharedDefsOne;
         impl ::mcpbind::Tool for SharedDefsOne {
@@ -757,9 +722,7 @@ Default: `"x"`.*/
                 "202c156a35de3857770a75f27879cfcaf9a88e9cbea070e2cc5eec237fe21832",
             );
         }
-        /// Same Point as shared_defs_one.
-        ///
-        /// Tool `shared_defs_two`, described in full on `Client::shared_defs_two`.
+        /// Same Point as shared_defs_one (tool `shared_defs_two`, described in full on `Client::shared_defs_two`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct SharedDefsTwo;
         impl ::mcpbind::Tool for SharedDefsTwo {
@@ -906,54 +869,42 @@ Default: `"x"`.*/
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// Refs by $id and by $anchor.
-        ///
-        /// Tool `by_id_and_anchor`, described in full on `Client::by_id_and_anchor`.
+        /// Refs by $id and by $anchor (tool `by_id_and_anchor`, described in full on `Client::by_id_and_anchor`).
         fn by_id_and_anchor(
             &self,
             input: types::ByIdAndAnchorInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("by_id_and_anchor", input)
         }
-        /// Refs that would need the network, or that resolve to nothing.
-        ///
-        /// Tool `network_refs`, described in full on `Client::network_refs`.
+        /// Refs that would need the network, or that resolve to nothing (tool `network_refs`, described in full on `Client::network_refs`).
         fn network_refs(
             &self,
             input: types::NetworkRefsInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("network_refs", input)
         }
-        /// Refs to non-$defs pointers, nested $defs and draft-07 definitions.
-        ///
-        /// Tool `pointers`, described in full on `Client::pointers`.
+        /// Refs to non-$defs pointers, nested $defs and draft-07 definitions (tool `pointers`, described in full on `Client::pointers`).
         fn pointers(
             &self,
             input: types::PointersInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("pointers", input)
         }
-        /// A recursive tree node and a ref to the root.
-        ///
-        /// Tool `recursive_tree`, described in full on `Client::recursive_tree`.
+        /// A recursive tree node and a ref to the root (tool `recursive_tree`, described in full on `Client::recursive_tree`).
         fn recursive_tree(
             &self,
             input: types::RecursiveTreeInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("recursive_tree", input)
         }
-        /// The whole inputSchema is a $ref.
-        ///
-        /// Tool `root_is_ref`, described in full on `Client::root_is_ref`.
+        /// The whole inputSchema is a $ref (tool `root_is_ref`, described in full on `Client::root_is_ref`).
         fn root_is_ref(
             &self,
             input: types::RootIsRefInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("root_is_ref", input)
         }
-        /// Shares a definition with shared_defs_two.
-        ///
-        /// Tool `shared_defs_one`, described in full on `Client::shared_defs_one`.
+        /// Shares a definition with shared_defs_two (tool `shared_defs_one`, described in full on `Client::shared_defs_one`).
         fn shared_defs_one(
             &self,
             input: types::SharedDefsOneInput,
@@ -962,9 +913,7 @@ Default: `"x"`.*/
         > + Send {
             ::mcpbind::__private::unimplemented("shared_defs_one", input)
         }
-        /// Same Point as shared_defs_one.
-        ///
-        /// Tool `shared_defs_two`, described in full on `Client::shared_defs_two`.
+        /// Same Point as shared_defs_one (tool `shared_defs_two`, described in full on `Client::shared_defs_two`).
         fn shared_defs_two(
             &self,
             input: types::SharedDefsTwoInput,

@@ -9,6 +9,8 @@
 
 /// Bindings to the MCP server `untyped` (untyped 0.0.0), locked with protocol 2025-06-18.
 #[allow(
+    clippy::too_many_arguments,
+    clippy::new_without_default,
     rustdoc::broken_intra_doc_links,
     rustdoc::private_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -29,7 +31,6 @@ pub mod untyped {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `defaults` tool: Defaults that match their type and defaults that do not.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DefaultsInput {
             /// Default: `["a"]`.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -79,7 +80,6 @@ pub mod untyped {
         }
         /// Default: `"z"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum DefaultsInputBadEnum {
             #[serde(rename = "x")]
             X,
@@ -106,14 +106,12 @@ pub mod untyped {
         }
         /// Default: `{"a":"one"}`.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DefaultsInputBadObj {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<i64>,
         }
         /// Default: `"y"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum DefaultsInputGoodEnum {
             #[serde(rename = "x")]
             X,
@@ -140,14 +138,12 @@ pub mod untyped {
         }
         /// Default: `{"a":1}`.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct DefaultsInputGoodObj {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<i64>,
         }
         /// Arguments of the `float_bounds` tool: Float bounds on integers and counts.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct FloatBoundsInput {
             pub count: i64,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -171,7 +167,6 @@ pub mod untyped {
         }
         /// Arguments of the `no_type` tool: Subschemas without a type.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NoTypeInput {
             pub anything: Value,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -215,14 +210,12 @@ pub mod untyped {
         }
         /// `NoTypeInputPropsOnly`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct NoTypeInputPropsOnly {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub k: Option<String>,
         }
         /// Arguments of the `odd_keywords` tool: Keywords with the wrong JSON type.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub struct OddKeywordsInput {
             pub a: Value,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -262,7 +255,6 @@ pub mod untyped {
         }
         /// `OddKeywordsInputDupEnum`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
-        #[serde(crate = "::mcpbind::__private::serde")]
         pub enum OddKeywordsInputDupEnum {
             #[serde(rename = "a")]
             A,
@@ -316,7 +308,6 @@ pub mod untyped {
     }
     impl types::DefaultsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(required_with_default: i64) -> Self {
             Self {
                 required_with_default,
@@ -418,7 +409,6 @@ pub mod untyped {
     }
     impl types::FloatBoundsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(count: i64) -> Self {
             Self {
                 count,
@@ -487,7 +477,6 @@ pub mod untyped {
     }
     impl types::NoTypeInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(
             min_only: f64,
             anything: ::mcpbind::__private::serde_json::Value,
@@ -566,7 +555,6 @@ pub mod untyped {
     }
     impl types::OddKeywordsInput {
         /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(a: ::mcpbind::__private::serde_json::Value) -> Self {
             Self {
                 a,
@@ -726,8 +714,6 @@ pub mod untyped {
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
     pub mod tools {
-        /// Calls the `boolean_input_schema` tool.
-        ///
         /// Tool `boolean_input_schema`, described in full on `Client::boolean_input_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct BooleanInputSchema;
@@ -746,9 +732,7 @@ pub mod untyped {
                 "2bd242f5914793665f43cd4c8578384f6481caf40d777ae58718c04f27584646",
             );
         }
-        /// Defaults that match their type and defaults that do not.
-        ///
-        /// Tool `defaults`, described in full on `Client::defaults`.
+        /// Defaults that match their type and defaults that do not (tool `defaults`, described in full on `Client::defaults`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct Defaults;
         impl ::mcpbind::Tool for Defaults {
@@ -768,8 +752,6 @@ pub mod untyped {
                 "08f484f42d069ddc8ac88c6c2773d997863bd1194acb49078d8ecf30fc9ddf17",
             );
         }
-        /// Calls the `empty_input_schema` tool.
-        ///
         /// Tool `empty_input_schema`, described in full on `Client::empty_input_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct EmptyInputSchema;
@@ -788,9 +770,7 @@ pub mod untyped {
                 "73dcd1d814a6190a607e7daa93ec4dba00b7eb3b023eab606bb5c03f27b2d7dc",
             );
         }
-        /// Float bounds on integers and counts.
-        ///
-        /// Tool `float_bounds`, described in full on `Client::float_bounds`.
+        /// Float bounds on integers and counts (tool `float_bounds`, described in full on `Client::float_bounds`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct FloatBounds;
         impl ::mcpbind::Tool for FloatBounds {
@@ -808,9 +788,7 @@ pub mod untyped {
                 "4c8fd7d2775c86f717ba3ca1f84c57a9d6418f4d0a3b98f2282b0a99f4ae3524",
             );
         }
-        /// No inputSchema at all.
-        ///
-        /// Tool `no_input_schema`, described in full on `Client::no_input_schema`.
+        /// No inputSchema at all (tool `no_input_schema`, described in full on `Client::no_input_schema`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct NoInputSchema;
         impl ::mcpbind::Tool for NoInputSchema {
@@ -828,9 +806,7 @@ pub mod untyped {
                 "5dd8171626566dcedf5f7fbd7748f25376ff1220d3161bd7550032f1d7f5bfd6",
             );
         }
-        /// Subschemas without a type.
-        ///
-        /// Tool `no_type`, described in full on `Client::no_type`.
+        /// Subschemas without a type (tool `no_type`, described in full on `Client::no_type`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct NoType;
         impl ::mcpbind::Tool for NoType {
@@ -848,8 +824,6 @@ pub mod untyped {
                 "a705ef09bb3928b3ccf6ce41e717c44cacdce545d615c37ac38d99471f60c872",
             );
         }
-        /// Calls the `null_input_schema` tool.
-        ///
         /// Tool `null_input_schema`, described in full on `Client::null_input_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct NullInputSchema;
@@ -868,9 +842,7 @@ pub mod untyped {
                 "be6af9a655fea551ef4f97ac7f3074c12e03f16b9c5f136fe5649cbeeb3df161",
             );
         }
-        /// Keywords with the wrong JSON type.
-        ///
-        /// Tool `odd_keywords`, described in full on `Client::odd_keywords`.
+        /// Keywords with the wrong JSON type (tool `odd_keywords`, described in full on `Client::odd_keywords`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct OddKeywords;
         impl ::mcpbind::Tool for OddKeywords {
@@ -888,8 +860,6 @@ pub mod untyped {
                 "be4cbf6ebc56d3c6054ce21b362d562b53efeaf7c8c358e493ffa089a7e0ab71",
             );
         }
-        /// Calls the `string_input_schema` tool.
-        ///
         /// Tool `string_input_schema`, described in full on `Client::string_input_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct StringInputSchema;
@@ -1059,8 +1029,6 @@ pub mod untyped {
     /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-        /// Calls the `boolean_input_schema` tool.
-        ///
         /// Tool `boolean_input_schema`, described in full on `Client::boolean_input_schema`.
         fn boolean_input_schema(
             &self,
@@ -1068,17 +1036,13 @@ pub mod untyped {
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("boolean_input_schema", input)
         }
-        /// Defaults that match their type and defaults that do not.
-        ///
-        /// Tool `defaults`, described in full on `Client::defaults`.
+        /// Defaults that match their type and defaults that do not (tool `defaults`, described in full on `Client::defaults`).
         fn defaults(
             &self,
             input: types::DefaultsInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("defaults", input)
         }
-        /// Calls the `empty_input_schema` tool.
-        ///
         /// Tool `empty_input_schema`, described in full on `Client::empty_input_schema`.
         fn empty_input_schema(
             &self,
@@ -1086,35 +1050,27 @@ pub mod untyped {
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("empty_input_schema", input)
         }
-        /// Float bounds on integers and counts.
-        ///
-        /// Tool `float_bounds`, described in full on `Client::float_bounds`.
+        /// Float bounds on integers and counts (tool `float_bounds`, described in full on `Client::float_bounds`).
         fn float_bounds(
             &self,
             input: types::FloatBoundsInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("float_bounds", input)
         }
-        /// No inputSchema at all.
-        ///
-        /// Tool `no_input_schema`, described in full on `Client::no_input_schema`.
+        /// No inputSchema at all (tool `no_input_schema`, described in full on `Client::no_input_schema`).
         fn no_input_schema(
             &self,
             input: types::NoInputSchemaInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("no_input_schema", input)
         }
-        /// Subschemas without a type.
-        ///
-        /// Tool `no_type`, described in full on `Client::no_type`.
+        /// Subschemas without a type (tool `no_type`, described in full on `Client::no_type`).
         fn no_type(
             &self,
             input: types::NoTypeInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("no_type", input)
         }
-        /// Calls the `null_input_schema` tool.
-        ///
         /// Tool `null_input_schema`, described in full on `Client::null_input_schema`.
         fn null_input_schema(
             &self,
@@ -1122,17 +1078,13 @@ pub mod untyped {
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("null_input_schema", input)
         }
-        /// Keywords with the wrong JSON type.
-        ///
-        /// Tool `odd_keywords`, described in full on `Client::odd_keywords`.
+        /// Keywords with the wrong JSON type (tool `odd_keywords`, described in full on `Client::odd_keywords`).
         fn odd_keywords(
             &self,
             input: types::OddKeywordsInput,
         ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("odd_keywords", input)
         }
-        /// Calls the `string_input_schema` tool.
-        ///
         /// Tool `string_input_schema`, described in full on `Client::string_input_schema`.
         fn string_input_schema(
             &self,
