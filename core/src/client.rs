@@ -36,8 +36,10 @@ use crate::prompt::{Prompt, ResourceTemplateMeta};
 use crate::tool::{Tool, ToolMeta};
 use crate::uri_template::UriValue;
 
+mod deadline;
 mod lifecycle;
 
+use deadline::Deadlines;
 pub use lifecycle::Closed;
 use lifecycle::{Activity, Live};
 
@@ -74,6 +76,8 @@ struct Shared {
     shut: AtomicBool,
     /// Answers what the server asks (elicitation, sampling, roots).
     handler: Handler,
+    /// Request timeouts, on one timer.
+    deadlines: Deadlines,
 }
 
 /// The tools whose pins are checked again after each reconnect.
@@ -182,6 +186,7 @@ impl Client {
             generation: AtomicU64::new(0),
             shut: AtomicBool::new(false),
             handler: Handler::new(name, hooks),
+            deadlines: Deadlines::default(),
         };
         Client {
             name: name.to_owned(),
@@ -265,10 +270,9 @@ impl Client {
         let peer = session.service.peer().clone();
         let started = Instant::now();
         let request = ClientRequest::PingRequest(Default::default());
-        let handle = self
-            .send(&session, &peer, request, self.timeout(), "ping")
+        let handle = self.send(&session, &peer, request, "ping").await?;
+        self.await_handle(&session, handle, "ping", self.timeout())
             .await?;
-        self.await_handle(&session, handle, "ping").await?;
         self.shared.breaker.success();
         Ok(started.elapsed())
     }
@@ -564,11 +568,11 @@ impl Client {
                 .clone()
                 .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
             let request = list_request(kind, params);
-            let handle = self
-                .send(session, peer, request, self.config.timeout, method)
-                .await?;
+            let handle = self.send(session, peer, request, method).await?;
             let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
-            let response = self.await_handle(session, handle, method).await?;
+            let response = self
+                .await_handle(session, handle, method, self.config.timeout)
+                .await?;
             let raw = session.tap.as_ref().and_then(|tap| tap.take(&id_key(&id)));
             let first = tools.len() + skipped.len();
             let page = crate::connect::tools::read_page(&self.name, kind, response, raw, first)?;
@@ -590,10 +594,10 @@ impl Client {
         let _busy = self.shared.activity.enter();
         let session = self.session().await?;
         let peer = session.service.peer().clone();
-        let handle = self
-            .send(&session, &peer, request, self.timeout(), method)
+        let handle = self.send(&session, &peer, request, method).await?;
+        let response = self
+            .await_handle(&session, handle, method, self.timeout())
             .await?;
-        let response = self.await_handle(&session, handle, method).await?;
         self.shared.breaker.success();
         Ok(response)
     }
@@ -843,15 +847,13 @@ impl Client {
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = Some(arguments.clone());
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = match self.send(&session, peer, request, timeout, method).await {
+        let handle = match self.send(&session, peer, request, method).await {
             Ok(handle) => handle,
             Err(e @ Error::Closed { .. }) => return Err(Failure::Unsent(e)),
             Err(e) => return Err(Failure::Final(with_tool(e))),
         };
         tracing::Span::current().record("request_id", tracing::field::display(&handle.id));
-        let guard = CancelOnDrop::new(peer, &handle);
-        let response = self.await_handle(&session, handle, method).await;
-        guard.disarm();
+        let response = self.await_handle(&session, handle, method, timeout).await;
         match response {
             Ok(ServerResult::CallToolResult(result)) => {
                 self.shared.breaker.success();
@@ -976,16 +978,17 @@ impl Client {
         ToolResult::from_result(&self.name, meta, result)
     }
 
+    /// Sends a request; [`Client::await_handle`] waits for its answer
+    /// (rmcp's own timeout is not used: see `client/deadline.rs`).
     async fn send(
         &self,
         session: &Arc<Session>,
         peer: &Peer<RoleClient>,
         request: ClientRequest,
-        timeout: Duration,
         method: &str,
     ) -> Result<RequestHandle<RoleClient>> {
         match peer
-            .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
+            .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
         {
             Ok(handle) => Ok(handle),
@@ -996,20 +999,36 @@ impl Client {
         }
     }
 
+    /// Waits for the answer to a request for up to `timeout`. When the
+    /// timeout passes, or the caller stops waiting (drops this future), the
+    /// server is sent `notifications/cancelled`.
     async fn await_handle(
         &self,
         session: &Arc<Session>,
         handle: RequestHandle<RoleClient>,
         method: &str,
+        timeout: Duration,
     ) -> Result<ServerResult> {
-        match handle.await_response().await {
+        let guard = CancelOnDrop::new(&handle);
+        let expiry = self.shared.deadlines.after(timeout);
+        let response = tokio::select! {
+            biased;
+            response = handle.await_response() => response,
+            () = expiry => {
+                // Sent before the error returns, so that a CLI that exits on
+                // it has told the server.
+                guard.cancel("request timeout").await;
+                return Err(Error::Timeout {
+                    server: self.name.clone(),
+                    method: method.to_owned(),
+                    tool: None,
+                    timeout,
+                });
+            }
+        };
+        guard.disarm();
+        match response {
             Ok(response) => Ok(response),
-            Err(ServiceError::Timeout { timeout }) => Err(Error::Timeout {
-                server: self.name.clone(),
-                method: method.to_owned(),
-                tool: None,
-                timeout,
-            }),
             Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
                 Err(self.closed_error(session).await)
             }
@@ -1083,15 +1102,27 @@ struct CancelOnDrop {
 }
 
 impl CancelOnDrop {
-    fn new(peer: &Peer<RoleClient>, handle: &RequestHandle<RoleClient>) -> Self {
+    fn new(handle: &RequestHandle<RoleClient>) -> Self {
         CancelOnDrop {
-            peer: Some(peer.clone()),
+            peer: Some(handle.peer.clone()),
             id: handle.id.clone(),
         }
     }
 
     fn disarm(mut self) {
         self.peer = None;
+    }
+
+    /// Sends `notifications/cancelled` now, with `reason`.
+    async fn cancel(mut self, reason: &str) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let param = rmcp::model::CancelledNotificationParam::new(
+            Some(self.id.clone()),
+            Some(reason.to_owned()),
+        );
+        let _ = peer.notify_cancelled(param).await;
     }
 }
 

@@ -237,8 +237,9 @@ fn main() {
                 };
                 let r = median(rounds);
                 println!(
-                    "{transport} {name}: cpu {:.1} µs/call",
-                    r.cpu.as_secs_f64() * 1e6
+                    "{transport} {name}: cpu {:.1} µs/call, cs {:.2}/call",
+                    r.cpu.as_secs_f64() * 1e6,
+                    r.switches
                 );
                 continue;
             }
