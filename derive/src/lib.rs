@@ -113,6 +113,52 @@ fn wire_name(ident: &syn::Ident, rename: Option<String>) -> String {
     rename.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned())
 }
 
+/// `Display` and `FromStr` for an enum of unit variants, with the wire
+/// names (`#[serde(rename = "…")]`, else the variant's name): what a
+/// hand-written enum gets from `strum`'s `Display` and `EnumString`. An
+/// unknown name is a `ConversionError`.
+#[proc_macro_derive(WireStr, attributes(serde))]
+pub fn derive_wire_str(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as DeriveInput);
+    match expand_wire_str(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+fn expand_wire_str(input: &DeriveInput) -> syn::Result<TokenStream2> {
+    check_shape(input)?;
+    let Data::Enum(data) = &input.data else {
+        return Err(unsupported(&input.ident, "WireStr on anything but an enum"));
+    };
+    let variants = unit_variants(&input.ident, data)?;
+    let writes = variants
+        .iter()
+        .map(|(ident, wire)| quote!(Self::#ident => #wire));
+    let reads = variants
+        .iter()
+        .map(|(ident, wire)| quote!(#wire => ::std::result::Result::Ok(Self::#ident)));
+    let name = &input.ident;
+    Ok(quote! {
+        #[automatically_derived]
+        impl ::std::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(match *self { #(#writes,)* })
+            }
+        }
+        #[automatically_derived]
+        impl ::std::str::FromStr for #name {
+            type Err = ::mcpbind::__private::ConversionError;
+            fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+                match value {
+                    #(#reads,)*
+                    _ => ::std::result::Result::Err("invalid value".into()),
+                }
+            }
+        }
+    })
+}
+
 /// serde's `Deserialize`, for a struct with named fields or an enum of unit
 /// variants (see the crate docs).
 #[proc_macro_derive(Deserialize, attributes(serde))]

@@ -47,8 +47,9 @@ pub use mcpbind_core::*;
 pub mod __private {
     pub use mcpbind_core::__private::*;
     /// The lean derives of generated structs and unit enums (serde's traits
-    /// of the same names come with the glob).
-    pub use mcpbind_derive::{Deserialize, Serialize};
+    /// of the same names come with the glob), and unit enums' `Display` and
+    /// `FromStr`.
+    pub use mcpbind_derive::{Deserialize, Serialize, WireStr};
 }
 
 // The agent toolbox and call events (explicit: this list is the API).
