@@ -8,7 +8,10 @@
 //! BENCHMARKS.md). `MCPBIND_BENCH_RUNS` overrides the number of runs.
 //! `MCPBIND_BENCH_SYNTHETIC=1` uses the former synthetic lockfile instead:
 //! the test fixtures repeated with renamed tools, `MCPBIND_BENCH_TOOLS` of
-//! them.
+//! them. `MCPBIND_BENCH_LOCKFILE=<path>` uses another lockfile (a subset of
+//! the corpus, say, to run under `valgrind --tool=callgrind`);
+//! `MCPBIND_BENCH_OUT=<path>` writes the generated text there (to compare
+//! the output of two versions of the generator byte for byte).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -96,6 +99,8 @@ fn main() {
             "MCPBIND_BENCH_TOOLS",
             if benching { 1000 } else { 50 },
         ))
+    } else if let Some(path) = std::env::var_os("MCPBIND_BENCH_LOCKFILE") {
+        Lockfile::read(Path::new(&path)).expect("MCPBIND_BENCH_LOCKFILE reads")
     } else {
         corpus(if benching { usize::MAX } else { 3 })
     };
@@ -154,6 +159,9 @@ fn main() {
         "peak RSS (VmHWM) after generate_text: {:.0} MB",
         rss_text.unwrap_or(f64::NAN)
     );
+    if let Some(path) = std::env::var_os("MCPBIND_BENCH_OUT") {
+        std::fs::write(&path, &text).expect("MCPBIND_BENCH_OUT is writable");
+    }
     let lines = text.lines().count();
     println!(
         "output: {:.1} MB of Rust, {lines} lines, {:.0} lines per tool",

@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod canonical;
 mod ctor;
 pub mod diff;
 mod docs;
@@ -32,7 +33,6 @@ mod types;
 use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream;
-use quote::quote;
 
 pub use builder::Builder;
 pub use diff::ServerDiff;
@@ -378,15 +378,17 @@ fn server_tokens(name: &str, server: &ServerLock) -> Result<(TokenStream, Vec<Wa
     }
 
     let (prompts, templates) = Generator::prompts_and_templates(name, server, &names)?;
-    let (types, aliases) = (typed.tokens, roots.aliases);
-    let json_short = !postprocess::defines_json_names(&types);
-    let prelude = postprocess::types_prelude(json_short);
+    let json_short = !types::defines_json_names(&typed.space);
+    // Extended, not interpolated: `quote!` would copy every token of them.
+    let mut types = postprocess::types_prelude(json_short);
+    types.extend(typed.tokens);
+    types.extend(roots.aliases);
     let module = ServerModule {
         name,
         module: ident(&sanitize(name, Case::Snake)),
         docs: docs::doc_attrs(&server_doc(name, server)),
-        server_info: mcpbind_core::hash::canonical_json(&server.server_info),
-        types: postprocess::rewrite(quote!(#prelude #types #aliases), placeholders, json_short),
+        server_info: canonical::canonical_json(&server.server_info),
+        types: postprocess::rewrite(types, placeholders, json_short),
         impls: postprocess::rewrite(impls, placeholders, false),
         tools,
         prompts,

@@ -37,7 +37,7 @@ pub(crate) fn rewrite(tokens: TokenStream, placeholders: bool, json_short: bool)
 /// `Deserialize` is mcpbind's lean derive, [`lean_deserialize`]; `serde` for
 /// `serde::Deserialize` where an item needs serde's), and
 /// `serde_json`'s `Map` and `Value` unless a definition takes one of those
-/// names ([`defines_json_names`]).
+/// names (`types::defines_json_names`).
 pub(crate) fn types_prelude(json_short: bool) -> TokenStream {
     let json = json_short.then(|| {
         quote!(
@@ -49,28 +49,6 @@ pub(crate) fn types_prelude(json_short: bool) -> TokenStream {
         use ::mcpbind::__private::{serde, Deserialize, Serialize};
         #json
     }
-}
-
-/// Whether `tokens` define a type named `Map` or `Value` (then those keep
-/// their full paths).
-pub(crate) fn defines_json_names(tokens: &TokenStream) -> bool {
-    let mut after_keyword = false;
-    for tree in tokens.clone() {
-        match &tree {
-            TokenTree::Ident(id) if after_keyword && (id == "Map" || id == "Value") => {
-                return true;
-            }
-            TokenTree::Ident(id) => {
-                after_keyword = matches!(
-                    id.to_string().as_str(),
-                    "struct" | "enum" | "type" | "union" | "trait" | "mod"
-                );
-            }
-            TokenTree::Group(g) if defines_json_names(&g.stream()) => return true,
-            _ => after_keyword = false,
-        }
-    }
-    false
 }
 
 /// `::std::<module>::<Name>` paths to prelude items, named bare. The
@@ -96,69 +74,92 @@ struct Rewriter {
 }
 
 impl Rewriter {
+    /// Rewrites one level of tokens, taking each token out of `tokens`
+    /// rather than cloning it: proc_macro2 has no borrowing iterator, and
+    /// iterating a stream that is still shared (as `Group::stream` is with
+    /// its group) copies every token in it.
     fn stream(&self, tokens: TokenStream) -> TokenStream {
-        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
+        // Decided up front, as taking tokens out loses what came before;
+        // and only before the names `step` rewrites (telling `a::b` from
+        // `as ::b` compares the name before with every keyword).
+        let leading: Vec<bool> = (0..trees.len())
+            .map(|i| {
+                matches!(trees.get(i + 2), Some(TokenTree::Ident(id)) if id == "std" || is_serde_name(id))
+                    && is_leading_colons(&trees, i)
+            })
+            .collect();
         let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len() + 8);
         let mut i = 0;
         while i < trees.len() {
-            // `impl TryFrom<&str> for X { … value.parse() … }` (and `String`):
-            // typify's conveniences over `FromStr`, left out (`"x".parse()`
-            // does the same).
-            if let Some(len) = parse_delegate(&trees[i..]) {
-                i += len;
-                continue;
-            }
-            // typify's `mod error { struct ConversionError … }`, the same in
-            // every server: mcpbind's.
-            if let Some(len) = self.error_module(&trees[i..], &mut out) {
-                i += len;
-                continue;
-            }
-            // `#` `[…]`: an attribute.
-            if let (TokenTree::Punct(p), Some(TokenTree::Group(g))) = (&trees[i], trees.get(i + 1))
-            {
-                if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket {
-                    self.attribute(g, &trees[i..], &mut out);
-                    i += 2;
-                    continue;
-                }
-            }
-            // `::std::option::Option` and the like: `Option`.
-            if let Some((name, len)) = self.short_path(&trees, i) {
-                out.push(TokenTree::Ident(name));
-                i += len;
-                continue;
-            }
-            // `::serde…` / `::serde_json…`.
-            if is_serde(trees.get(i + 2)) && is_leading_colons(&trees, i) {
-                out.extend(private_prefix());
-                i += 2;
-                continue;
-            }
-            match &trees[i] {
-                TokenTree::Group(g) => out.push(self.group(g)),
-                TokenTree::Literal(lit) if self.placeholders => out.push(self.literal(lit)),
-                other => out.push(other.clone()),
-            }
-            i += 1;
+            i += self.step(&mut trees, i, leading[i], &mut out);
         }
         out.into_iter().collect()
+    }
+
+    /// Rewrites what starts at `trees[i]` into `out`; returns how many
+    /// tokens it took. `leading`: `trees[i]` is a `::` that begins a path.
+    fn step(
+        &self,
+        trees: &mut [TokenTree],
+        i: usize,
+        leading: bool,
+        out: &mut Vec<TokenTree>,
+    ) -> usize {
+        // `impl TryFrom<&str> for X { … value.parse() … }` (and `String`):
+        // typify's conveniences over `FromStr`, left out (`"x".parse()`
+        // does the same).
+        if let Some(len) = parse_delegate(&trees[i..]) {
+            return len;
+        }
+        // typify's `mod error { struct ConversionError … }`, the same in
+        // every server: mcpbind's.
+        if let Some(len) = self.error_module(&mut trees[i..], out) {
+            return len;
+        }
+        // `#` `[…]`: an attribute.
+        if is_attribute_at(trees, i) {
+            self.attribute(trees, i, out);
+            return 2;
+        }
+        if leading {
+            // `::std::option::Option` and the like: `Option`.
+            if let Some((name, len)) = self.short_path(&trees[i..]) {
+                out.push(TokenTree::Ident(name));
+                return len;
+            }
+            // `::serde…` / `::serde_json…`.
+            if is_serde(trees.get(i + 2)) {
+                out.extend(private_prefix());
+                return 2;
+            }
+        }
+        match take(&mut trees[i]) {
+            TokenTree::Group(g) => out.push(self.group(g)),
+            TokenTree::Literal(lit) if self.placeholders => out.push(self.literal(lit)),
+            other => out.push(other),
+        }
+        1
     }
 
     /// At `mod error { … }` holding typify's `ConversionError`: emits
     /// `mod error { pub use ::mcpbind::__private::ConversionError; }` and
     /// returns how many tokens it replaced.
-    fn error_module(&self, trees: &[TokenTree], out: &mut Vec<TokenTree>) -> Option<usize> {
-        let [TokenTree::Ident(keyword), TokenTree::Ident(name), TokenTree::Group(body), ..] = trees
+    fn error_module(&self, trees: &mut [TokenTree], out: &mut Vec<TokenTree>) -> Option<usize> {
+        let [TokenTree::Ident(keyword), TokenTree::Ident(name), body @ TokenTree::Group(_), ..] =
+            trees
         else {
             return None;
         };
-        let defines_it = body
-            .stream()
-            .into_iter()
-            .take(12)
-            .any(|t| matches!(&t, TokenTree::Ident(id) if id == "ConversionError"));
-        if keyword != "mod" || name != "error" || !defines_it {
+        if keyword != "mod" || name != "error" {
+            return None;
+        }
+        let defines_it = inspect_group(body, |body| {
+            body.iter()
+                .take(12)
+                .any(|t| matches!(t, TokenTree::Ident(id) if id == "ConversionError"))
+        })?;
+        if !defines_it {
             return None;
         }
         out.extend(quote!(
@@ -169,72 +170,69 @@ impl Rewriter {
         Some(3)
     }
 
-    /// A path at `trees[i]` named bare: the name and how many tokens it
-    /// took (`::std::option::Option` or, with `json_short`,
-    /// `::serde_json::Map`).
-    fn short_path(&self, trees: &[TokenTree], i: usize) -> Option<(Ident, usize)> {
-        let ident = |k: usize| match trees.get(i + k) {
-            Some(TokenTree::Ident(id)) => Some(id.to_string()),
+    /// A path at the start of `trees` (which begins with a leading `::`)
+    /// named bare: the name and how many tokens it took
+    /// (`::std::option::Option` or, with `json_short`, `::serde_json::Map`).
+    fn short_path(&self, trees: &[TokenTree]) -> Option<(Ident, usize)> {
+        let ident = |k: usize| match trees.get(k) {
+            Some(TokenTree::Ident(id)) => Some(id),
             _ => None,
         };
         let colons = |k: usize| {
-            matches!(trees.get(i + k), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
-                && matches!(trees.get(i + k + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Alone)
+            matches!(trees.get(k), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
+                && matches!(trees.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Alone)
         };
         let first = ident(2)?;
-        if !is_leading_colons(trees, i) {
-            return None;
-        }
         // `::std::option::Option::Some` becomes `Option::Some`.
         let bare = |name: &str, len: usize| Some((Ident::new(name, Span::call_site()), len));
-        match first.as_str() {
-            "std" if colons(3) && colons(6) => {
-                let (module, name) = (ident(5)?, ident(8)?);
-                if PRELUDE.iter().any(|(m, n)| *m == module && *n == name) {
-                    return bare(&name, 9);
-                }
-                None
-            }
-            "serde_json" if self.json_short && colons(3) => {
-                let name = ident(5)?;
-                if name == "Map" || name == "Value" {
-                    return bare(&name, 6);
-                }
-                None
-            }
-            _ => None,
+        if first == "std" && colons(3) && colons(6) {
+            let (module, name) = (ident(5)?, ident(8)?);
+            let (_, name) = PRELUDE.iter().find(|(m, n)| module == m && name == n)?;
+            return bare(name, 9);
         }
+        if first == "serde_json" && self.json_short && colons(3) {
+            let name = ident(5)?;
+            let name = ["Map", "Value"].into_iter().find(|n| name == n)?;
+            return bare(name, 6);
+        }
+        None
     }
 
-    fn group(&self, g: &Group) -> TokenTree {
-        let mut new = Group::new(g.delimiter(), self.stream(g.stream()));
-        new.set_span(g.span());
+    fn group(&self, g: Group) -> TokenTree {
+        let (delimiter, span) = (g.delimiter(), g.span());
+        let mut new = Group::new(delimiter, self.stream(into_stream(g)));
+        new.set_span(span);
         TokenTree::Group(new)
     }
 
     /// A literal with its placeholder suffixes cut, if it has any.
-    fn literal(&self, lit: &Literal) -> TokenTree {
-        match string_value(lit) {
+    fn literal(&self, lit: Literal) -> TokenTree {
+        match string_value(&lit) {
             Some(value) if value.contains(PLACEHOLDER) => {
                 TokenTree::Literal(Literal::string(&strip_placeholders(&value)))
             }
-            _ => TokenTree::Literal(lit.clone()),
+            _ => TokenTree::Literal(lit),
         }
     }
 
-    /// Emits `#[…]`, rewritten; `item` starts with it (and goes on with
-    /// the item it belongs to).
-    fn attribute(&self, g: &Group, item: &[TokenTree], out: &mut Vec<TokenTree>) {
-        let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-        let name = match inner.first() {
-            Some(TokenTree::Ident(id)) => id.to_string(),
-            _ => String::new(),
+    /// Emits the attribute `#[…]` at `trees[i]`, rewritten (`trees` goes on
+    /// with the item it belongs to).
+    fn attribute(&self, trees: &mut [TokenTree], i: usize, out: &mut Vec<TokenTree>) {
+        let TokenTree::Group(g) = take(&mut trees[i + 1]) else {
+            return;
         };
-        let body = match name.as_str() {
-            "doc" => self.doc(&inner),
-            "serde" => self.serde(&inner),
-            "derive" => {
-                let lean = lean_deserialize(item);
+        let inner: Vec<TokenTree> = into_stream(g).into_iter().collect();
+        let name = match inner.first() {
+            Some(TokenTree::Ident(id)) => ["doc", "serde", "derive"].into_iter().find(|n| id == n),
+            _ => None,
+        };
+        let body = match name {
+            Some("doc") => self.doc(inner),
+            Some("serde") => self.serde(inner),
+            Some(_) => {
+                // The derive's own attribute is no serde one: the item's
+                // other attributes follow it.
+                let lean = lean_deserialize(&mut trees[i + 2..]);
                 let (body, serde) = derive(&inner, lean);
                 push_attr(out, body);
                 // mcpbind's lean derives need no path to serde.
@@ -243,18 +241,19 @@ impl Rewriter {
                 }
                 return;
             }
-            _ => self.stream(g.stream()),
+            None => self.stream(inner.into_iter().collect()),
         };
         push_attr(out, body);
     }
 
     /// `doc = "…"`, made rustdoc-safe.
-    fn doc(&self, inner: &[TokenTree]) -> TokenStream {
-        let Some(TokenTree::Literal(lit)) = inner.get(2) else {
-            return inner.iter().cloned().collect();
+    fn doc(&self, inner: Vec<TokenTree>) -> TokenStream {
+        let value = match inner.get(2) {
+            Some(TokenTree::Literal(lit)) => string_value(lit),
+            _ => None,
         };
-        let Some(value) = string_value(lit) else {
-            return inner.iter().cloned().collect();
+        let Some(value) = value else {
+            return inner.into_iter().collect();
         };
         let text = doc_text(&strip_placeholders(&value));
         let text = if text.starts_with(' ') || text.is_empty() {
@@ -267,39 +266,41 @@ impl Rewriter {
 
     /// `serde(…)`: string literals naming serde paths go through
     /// `::mcpbind::__private`; placeholders are cut from renames.
-    fn serde(&self, inner: &[TokenTree]) -> TokenStream {
+    fn serde(&self, inner: Vec<TokenTree>) -> TokenStream {
         let mut out = Vec::with_capacity(inner.len());
         for tree in inner {
             match tree {
                 TokenTree::Group(g) => {
-                    let args: Vec<TokenTree> = g
-                        .stream()
+                    let (delimiter, span) = (g.delimiter(), g.span());
+                    let args: TokenStream = into_stream(g)
                         .into_iter()
-                        .map(|t| match &t {
+                        .map(|t| match t {
                             TokenTree::Literal(lit) => self.serde_literal(lit),
-                            _ => t,
+                            t => t,
                         })
                         .collect();
-                    let mut new = Group::new(g.delimiter(), args.into_iter().collect());
-                    new.set_span(g.span());
+                    let mut new = Group::new(delimiter, args);
+                    new.set_span(span);
                     out.push(TokenTree::Group(new));
                 }
-                other => out.push(other.clone()),
+                other => out.push(other),
             }
         }
         out.into_iter().collect()
     }
 
-    fn serde_literal(&self, lit: &Literal) -> TokenTree {
-        let Some(value) = string_value(lit) else {
-            return TokenTree::Literal(lit.clone());
+    fn serde_literal(&self, lit: Literal) -> TokenTree {
+        let Some(value) = string_value(&lit) else {
+            return TokenTree::Literal(lit);
         };
         let mut new = value.clone();
         if let Some(rest) = new.strip_prefix("::std::") {
-            if let Some((_, name)) = PRELUDE
-                .iter()
-                .find(|(m, n)| rest.starts_with(&format!("{m}::{n}::")))
-            {
+            if let Some((_, name)) = PRELUDE.iter().find(|(m, n)| {
+                rest.strip_prefix(m)
+                    .and_then(|r| r.strip_prefix("::"))
+                    .and_then(|r| r.strip_prefix(n))
+                    .is_some_and(|r| r.starts_with("::"))
+            }) {
                 new = rest[rest.find(name).unwrap_or(0)..].to_owned();
             }
         } else if self.json_short
@@ -314,7 +315,7 @@ impl Rewriter {
             new = strip_placeholders(&new);
         }
         if new == value {
-            TokenTree::Literal(lit.clone())
+            TokenTree::Literal(lit)
         } else {
             TokenTree::Literal(Literal::string(&new))
         }
@@ -330,6 +331,13 @@ fn parse_delegate(trees: &[TokenTree]) -> Option<usize> {
     let body = trees
         .iter()
         .position(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace))?;
+    // Only a `TryFrom` impl is printed and compared below.
+    if !trees[1..body]
+        .iter()
+        .any(|t| matches!(t, TokenTree::Ident(id) if id == "TryFrom"))
+    {
+        return None;
+    }
     let header: String = trees[1..body]
         .iter()
         .map(|t| t.to_string())
@@ -403,16 +411,17 @@ fn derive(inner: &[TokenTree], lean: bool) -> (TokenStream, bool) {
     (quote!(#derive #group), serde)
 }
 
-/// Whether the item whose attributes start at `trees[0]` can take
-/// mcpbind's lean `Deserialize` derive: a struct with named fields or an
-/// enum of unit variants, with only the serde attributes that derive
+/// Whether the item whose remaining attributes start at `trees[0]` can
+/// take mcpbind's lean `Deserialize` derive: a struct with named fields or
+/// an enum of unit variants, with only the serde attributes that derive
 /// supports (see `mcpbind-derive`; typify's untagged and tagged enums,
-/// tuple structs and `transparent` keep serde's).
-fn lean_deserialize(trees: &[TokenTree]) -> bool {
+/// tuple structs and `transparent` keep serde's). `trees` is looked into,
+/// not changed.
+fn lean_deserialize(trees: &mut [TokenTree]) -> bool {
     let mut j = 0;
     let mut deny_unknown = false;
-    while let Some(attr) = attribute_at(trees, j) {
-        if let Some(keys) = serde_keys(&attr) {
+    while is_attribute_at(trees, j) {
+        if let Some(keys) = serde_keys(&mut trees[j + 1]) {
             for key in keys {
                 match key.as_str() {
                     "crate" => {}
@@ -430,83 +439,116 @@ fn lean_deserialize(trees: &[TokenTree]) -> bool {
             j += 1;
         }
     }
-    let keyword = match trees.get(j) {
-        Some(TokenTree::Ident(id)) => id.to_string(),
+    let is_struct = match trees.get(j) {
+        Some(TokenTree::Ident(id)) if id == "struct" => true,
+        Some(TokenTree::Ident(id)) if id == "enum" && !deny_unknown => false,
         _ => return false,
     };
-    let body = match (trees.get(j + 1), trees.get(j + 2)) {
-        (Some(TokenTree::Ident(_)), Some(TokenTree::Group(g)))
-            if g.delimiter() == Delimiter::Brace =>
-        {
-            g.stream().into_iter().collect::<Vec<_>>()
-        }
-        _ => return false,
-    };
-    match keyword.as_str() {
-        "struct" => {
-            let mut flattened = 0;
-            let mut k = 0;
-            while k < body.len() {
-                if let Some(attr) = attribute_at(&body, k) {
-                    for key in serde_keys(&attr).unwrap_or_default() {
-                        match key.as_str() {
-                            "flatten" => flattened += 1,
-                            "rename" | "default" | "skip_serializing_if" | "deserialize_with" => {}
-                            _ => return false,
-                        }
-                    }
-                    k += 2;
-                } else {
-                    k += 1;
+    let braced = matches!(
+        (trees.get(j + 1), trees.get(j + 2)),
+        (Some(TokenTree::Ident(_)), Some(TokenTree::Group(g))) if g.delimiter() == Delimiter::Brace
+    );
+    if !braced {
+        return false;
+    }
+    inspect_group(&mut trees[j + 2], |body| match is_struct {
+        true => lean_struct(body, deny_unknown),
+        false => lean_enum(body),
+    })
+    .unwrap_or(false)
+}
+
+/// A struct body the lean derive takes: field attributes it supports, and
+/// at most one `flatten` (none beside `deny_unknown_fields`).
+fn lean_struct(body: &mut [TokenTree], deny_unknown: bool) -> bool {
+    let mut flattened = 0;
+    let mut k = 0;
+    while k < body.len() {
+        if is_attribute_at(body, k) {
+            for key in serde_keys(&mut body[k + 1]).unwrap_or_default() {
+                match key.as_str() {
+                    "flatten" => flattened += 1,
+                    "rename" | "default" | "skip_serializing_if" | "deserialize_with" => {}
+                    _ => return false,
                 }
             }
-            flattened == 0 || (flattened == 1 && !deny_unknown)
+            k += 2;
+        } else {
+            k += 1;
         }
-        "enum" if !deny_unknown => body
-            .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
-            .all(|variant| {
-                let mut k = 0;
-                while let Some(attr) = attribute_at(variant, k) {
-                    if serde_keys(&attr).is_some_and(|keys| keys.iter().any(|k| k != "rename")) {
-                        return false;
-                    }
-                    k += 2;
+    }
+    flattened == 0 || (flattened == 1 && !deny_unknown)
+}
+
+/// An enum body of unit variants, with no serde attribute but `rename`.
+fn lean_enum(body: &mut [TokenTree]) -> bool {
+    body.split_mut(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+        .all(|variant| {
+            let mut k = 0;
+            while is_attribute_at(variant, k) {
+                if serde_keys(&mut variant[k + 1])
+                    .is_some_and(|keys| keys.iter().any(|k| k != "rename"))
+                {
+                    return false;
                 }
-                matches!(&variant[k..], [] | [TokenTree::Ident(_)])
-            }),
-        _ => false,
-    }
+                k += 2;
+            }
+            matches!(&variant[k..], [] | [TokenTree::Ident(_)])
+        })
 }
 
-/// The inside of the attribute `#[…]` at `trees[j]`, if one is there.
-fn attribute_at(trees: &[TokenTree], j: usize) -> Option<Vec<TokenTree>> {
-    match (trees.get(j), trees.get(j + 1)) {
+/// Whether `#[…]` (an attribute) is at `trees[j]`.
+fn is_attribute_at(trees: &[TokenTree], j: usize) -> bool {
+    matches!(
+        (trees.get(j), trees.get(j + 1)),
         (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g)))
-            if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket =>
-        {
-            Some(g.stream().into_iter().collect())
-        }
-        _ => None,
-    }
+            if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket
+    )
 }
 
-/// The keys of a `serde(…)` attribute's inside (`rename` of
-/// `rename = "x"`), `None` for another attribute.
-fn serde_keys(attr: &[TokenTree]) -> Option<Vec<String>> {
-    match attr {
-        [TokenTree::Ident(id), TokenTree::Group(args)] if id == "serde" => {
-            let args: Vec<TokenTree> = args.stream().into_iter().collect();
-            Some(
+/// The keys of an attribute `[serde(…)]` (`rename` of `rename = "x"`),
+/// `None` for another attribute. `attr` is the bracketed group.
+fn serde_keys(attr: &mut TokenTree) -> Option<Vec<String>> {
+    inspect_group(attr, |attr| match attr {
+        [TokenTree::Ident(id), args @ TokenTree::Group(_)] if id == "serde" => {
+            inspect_group(args, |args| {
                 args.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
                     .filter_map(|arg| match arg.first() {
                         Some(TokenTree::Ident(key)) => Some(key.to_string()),
                         _ => None,
                     })
-                    .collect(),
-            )
+                    .collect()
+            })
         }
         _ => None,
-    }
+    })?
+}
+
+/// Runs `f` on the tokens inside the group `tree` and puts the group back,
+/// without copying them (see [`Rewriter::stream`]); `None` if `tree` is no
+/// group.
+fn inspect_group<R>(tree: &mut TokenTree, f: impl FnOnce(&mut [TokenTree]) -> R) -> Option<R> {
+    let TokenTree::Group(g) = tree else {
+        return None;
+    };
+    let (delimiter, span) = (g.delimiter(), g.span());
+    let old = std::mem::replace(g, Group::new(delimiter, TokenStream::new()));
+    let mut trees: Vec<TokenTree> = into_stream(old).into_iter().collect();
+    let result = f(&mut trees);
+    *g = Group::new(delimiter, trees.into_iter().collect());
+    g.set_span(span);
+    Some(result)
+}
+
+/// A group's tokens, without copying them: the group is dropped first, so
+/// the stream is no longer shared when it is iterated.
+fn into_stream(g: Group) -> TokenStream {
+    g.stream()
+}
+
+/// Takes a token out of `trees`, leaving a `#` that nothing reads again.
+fn take(tree: &mut TokenTree) -> TokenTree {
+    std::mem::replace(tree, TokenTree::Punct(Punct::new('#', Spacing::Alone)))
 }
 
 fn push_attr(out: &mut Vec<TokenTree>, body: TokenStream) {
@@ -524,7 +566,7 @@ fn is_leading_colons(trees: &[TokenTree], i: usize) -> bool {
     match i.checked_sub(1).map(|j| &trees[j]) {
         // `a::b`, `self::b` are not leading; `as ::x`,
         // `pub ::x`, `dyn ::x` (after any other keyword) are.
-        Some(TokenTree::Ident(id)) => KEYWORDS.contains(&id.to_string().as_str()),
+        Some(TokenTree::Ident(id)) => KEYWORDS.iter().any(|k| id == k),
         // `impl<'de> ::serde::…`: no type has an associated `serde`.
         Some(TokenTree::Punct(_)) => true,
         Some(TokenTree::Group(_)) | Some(TokenTree::Literal(_)) => false,
@@ -543,7 +585,11 @@ const KEYWORDS: &[&str] = &[
 ];
 
 fn is_serde(tree: Option<&TokenTree>) -> bool {
-    matches!(tree, Some(TokenTree::Ident(id)) if id == "serde" || id == "serde_json")
+    matches!(tree, Some(TokenTree::Ident(id)) if is_serde_name(id))
+}
+
+fn is_serde_name(id: &Ident) -> bool {
+    id == "serde" || id == "serde_json"
 }
 
 /// `::mcpbind::__private::` as tokens (the `::` before `serde` included).
@@ -570,14 +616,48 @@ fn string_value(lit: &Literal) -> Option<String> {
         return None;
     }
     // Without escapes, the value is what is between the quotes.
-    if let Some(plain) = repr
-        .strip_prefix('"')
-        .and_then(|r| r.strip_suffix('"'))
-        .filter(|r| !r.contains('\\'))
-    {
+    let quoted = repr.strip_prefix('"').and_then(|r| r.strip_suffix('"'));
+    if let Some(plain) = quoted.filter(|r| !r.contains('\\')) {
         return Some(plain.to_owned());
     }
-    syn::parse_str::<syn::LitStr>(&repr).ok().map(|s| s.value())
+    quoted
+        .and_then(unescape)
+        .or_else(|| syn::parse_str::<syn::LitStr>(&repr).ok().map(|s| s.value()))
+}
+
+/// The value of a string literal's inside, for the escapes that
+/// `Literal::string` writes (`\n`, `\u{…}`…); `None` for any other (a line
+/// continuation), which is left to syn.
+fn unescape(quoted: &str) -> Option<String> {
+    let mut out = String::with_capacity(quoted.len());
+    let mut chars = quoted.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let escaped = match chars.next()? {
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            '0' => '\0',
+            c @ ('\\' | '\'' | '"') => c,
+            'x' => {
+                let hex: String = chars.by_ref().take(2).collect();
+                char::from(u8::from_str_radix(&hex, 16).ok().filter(u8::is_ascii)?)
+            }
+            'u' => {
+                let rest = chars.as_str().strip_prefix('{')?;
+                let (hex, after) = rest.split_once('}')?;
+                let c = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
+                chars = after.chars();
+                c
+            }
+            _ => return None,
+        };
+        out.push(escaped);
+    }
+    Some(out)
 }
 
 #[cfg(test)]

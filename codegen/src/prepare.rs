@@ -444,10 +444,16 @@ impl LocalRefs<'_> {
         for key in DROPPED {
             obj.remove(*key);
         }
-        for (k, v) in obj.clone() {
-            if k.starts_with("x-") || (k == "description" && !v.is_string()) {
-                obj.remove(&k);
-            }
+        // The keys first, then each removed in that order (with
+        // `preserve_order`, `remove` moves the last key into the gap, so the
+        // order of removals decides the order of what is left).
+        let dropped: Vec<String> = obj
+            .iter()
+            .filter(|(k, v)| k.starts_with("x-") || (*k == "description" && !v.is_string()))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in dropped {
+            obj.remove(&k);
         }
         // Descriptions become doc comments: a lone CR or a NUL is not legal
         // there, whatever form the formatter picks.

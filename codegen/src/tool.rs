@@ -118,7 +118,7 @@ impl ToolMethod<'_> {
         let name = tool.name.as_str();
         let title = opt_str(tool.title());
         let description = opt_str(tool.description());
-        let definition = mcpbind_core::hash::canonical_json(&tool.definition);
+        let definition = crate::canonical::canonical_json(&tool.definition);
         let input_range = opt_range(top_level_range(&definition, "inputSchema"));
         let output_range = opt_range(top_level_range(&definition, "outputSchema"));
         let read_only = tool.hint("readOnlyHint").unwrap_or(false);

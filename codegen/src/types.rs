@@ -52,6 +52,21 @@ pub(crate) fn duplicate_names(typed: &TypedSchemas) -> BTreeSet<String> {
         .collect()
 }
 
+/// Whether typify defines a type named `Map` or `Value` (then
+/// `serde_json`'s keep their full paths: `postprocess::types_prelude`).
+/// Read from the type space: every struct, enum and newtype in it is a
+/// definition in its output, and nothing else there is named so.
+pub(crate) fn defines_json_names(space: &TypeSpace) -> bool {
+    space.iter_types().any(|t| {
+        matches!(
+            t.details(),
+            typify::TypeDetails::Struct(_)
+                | typify::TypeDetails::Enum(_)
+                | typify::TypeDetails::Newtype(_)
+        ) && matches!(t.name().as_str(), "Map" | "Value")
+    })
+}
+
 /// The type of each prepared root schema, as the module template names it.
 pub(crate) struct RootTypes {
     /// Aliases for roots typify didn't name as asked, and free-form maps for
@@ -472,5 +487,43 @@ mod tests {
         );
         let text = typed.tokens.to_string();
         assert!(text.contains("pub good"), "{text}");
+    }
+}
+
+#[cfg(test)]
+mod tests_json_names {
+    use super::*;
+    use crate::{GenerationSettings, Generator, Lockfile, ServerLock};
+
+    fn generate(input: Value) -> String {
+        let tool = json!({"name": "t", "inputSchema": input});
+        let mut lockfile = Lockfile::new();
+        let lock = ServerLock::new("s", "2025-06-18".into(), json!({}), vec![tool]).unwrap();
+        lockfile.servers.insert("s".into(), lock);
+        let mut generator = Generator::new(&GenerationSettings::new());
+        let path = std::path::Path::new("mcpbind.lock");
+        generator
+            .generate_tokens(&lockfile, path)
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn a_type_named_value_keeps_full_json_paths() {
+        for name in ["Value", "Map", "Other"] {
+            let out = generate(json!({
+                "type": "object",
+                "properties": {
+                    "v": {"$ref": format!("#/$defs/{name}")},
+                    "any": {},
+                    "m": {"type": "object", "additionalProperties": true}
+                },
+                "$defs": {name: {"type": "object", "properties": {"a": {"type": "string"}}}}
+            }));
+            let short =
+                out.contains("use :: mcpbind :: __private :: serde_json :: { Map , Value }");
+            assert_eq!(short, name == "Other", "{name}: {out}");
+            assert_eq!(out.contains("pub any : Option < Value >"), short, "{out}");
+        }
     }
 }
