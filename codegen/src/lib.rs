@@ -273,7 +273,9 @@ impl Generator {
         let texts: Vec<Result<(String, Vec<Warning>)>> = if jobs == 1 {
             servers.into_iter().map(server_text).collect()
         } else {
-            parallel_map(servers, jobs, server_text)
+            // The largest servers first, so that no thread is left with a
+            // large one at the end while the others are idle.
+            parallel_map(servers, jobs, |(_, s)| s.tools.len(), server_text)
         };
         let mut out = format!("{GENERATED_HEADER}\n\n");
         for text in texts {
@@ -311,10 +313,18 @@ impl Generator {
     }
 }
 
-/// `f` over `items` on `jobs` threads, results in the items' order.
-fn parallel_map<T: Send, R: Send>(items: Vec<T>, jobs: usize, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+/// `f` over `items` on `jobs` threads, the costliest items (by `cost`)
+/// started first; results in the items' order.
+fn parallel_map<T: Send, R: Send>(
+    items: Vec<T>,
+    jobs: usize,
+    cost: impl Fn(&T) -> usize,
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
     let count = items.len();
-    let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    let mut items: Vec<(usize, T)> = items.into_iter().enumerate().collect();
+    items.sort_by_key(|(_, item)| std::cmp::Reverse(cost(item)));
+    let queue = std::sync::Mutex::new(items.into_iter());
     let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
             .map(|_| {
