@@ -7,6 +7,8 @@
 //! Invisible and control characters are shown as `\u{..}` escapes, so that a
 //! reader of the generated code sees them.
 
+use std::borrow::Cow;
+
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -32,9 +34,9 @@ fn is_hidden(c: char) -> bool {
 }
 
 /// Escapes hidden characters (see [`is_hidden`]) as `\u{..}`.
-fn escape_hidden(text: &str) -> String {
+fn escape_hidden(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_hidden) {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
@@ -44,7 +46,7 @@ fn escape_hidden(text: &str) -> String {
             out.push(c);
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Makes text safe as rustdoc: fenced code blocks become `text` blocks, and
@@ -57,12 +59,16 @@ pub(crate) fn doc_text(text: &str) -> String {
     let mut in_fence: Option<String> = None;
     let mut in_indented = false;
     let mut prev_blank = true;
-    let text = escape_hidden(
-        &text
-            .replace('\0', "")
-            .replace("\r\n", "\n")
-            .replace('\r', "\n"),
-    );
+    // Most texts have neither, and are not copied for them.
+    let text = match text.contains(['\0', '\r']) {
+        true => Cow::Owned(
+            text.replace('\0', "")
+                .replace("\r\n", "\n")
+                .replace('\r', "\n"),
+        ),
+        false => Cow::Borrowed(text),
+    };
+    let text = escape_hidden(&text);
     for line in text.lines() {
         let trimmed = line.trim_start();
         let blank = trimmed.is_empty();
