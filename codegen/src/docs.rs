@@ -15,7 +15,9 @@ use quote::quote;
 /// `#[doc = "…"]` lines, made safe for rustdoc.
 pub(crate) fn doc_attrs(text: &str) -> TokenStream {
     let text = doc_text(text);
-    let lines = text.lines().map(|l| format!(" {l}"));
+    let lines = text
+        .lines()
+        .map(|l| crate::tool::str_literal(&format!(" {l}")));
     quote! { #( #[doc = #lines] )* }
 }
 

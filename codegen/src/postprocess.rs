@@ -261,6 +261,7 @@ impl Rewriter {
         } else {
             format!(" {text}")
         };
+        let text = crate::tool::str_literal(&text);
         quote!(doc = #text)
     }
 

@@ -1,7 +1,7 @@
 //! Per-tool IR ([`ToolMethod`]) and its emission: the marker type with its
 //! metadata, and the client method.
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
 use crate::docs::doc_attrs;
@@ -23,6 +23,30 @@ pub(crate) struct ToolMethod<'a> {
 
 pub(crate) fn ident(name: &str) -> Ident {
     Ident::new(name, Span::call_site())
+}
+
+/// The string literal `Literal::string(value)` makes, with the same text
+/// (so the same output), made faster for long texts (a definition is a few
+/// KB): proc_macro2 escapes one `char::escape_debug` at a time, while here
+/// printable ASCII is copied as is and only the rest goes through
+/// `escape_debug` (as proc_macro2 does it), and the lexer reads the text
+/// back.
+pub(crate) fn str_literal(value: &str) -> Literal {
+    let mut repr = String::with_capacity(value.len() + value.len() / 8 + 2);
+    repr.push('"');
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '\\' => repr.extend(c.escape_debug()),
+            // `'` included: proc_macro2 doesn't escape it in a string.
+            ' '..='~' => repr.push(c),
+            // `\0` before an octal digit would read as an octal escape.
+            '\0' if chars.peek().is_some_and(|n| ('0'..='7').contains(n)) => repr.push_str("\\x00"),
+            _ => repr.extend(c.escape_debug()),
+        }
+    }
+    repr.push('"');
+    repr.parse().unwrap_or_else(|_| Literal::string(value))
 }
 
 impl ToolMethod<'_> {
@@ -121,6 +145,7 @@ impl ToolMethod<'_> {
         let definition = crate::canonical::canonical_json(&tool.definition);
         let input_range = opt_range(top_level_range(&definition, "inputSchema"));
         let output_range = opt_range(top_level_range(&definition, "outputSchema"));
+        let definition = str_literal(&definition);
         let read_only = tool.hint("readOnlyHint").unwrap_or(false);
         let destructive = tool.hint("destructiveHint").unwrap_or(true);
         let idempotent = tool.hint("idempotentHint").unwrap_or(false);
@@ -210,7 +235,10 @@ impl ToolMethod<'_> {
 
 fn opt_str(s: Option<&str>) -> TokenStream {
     match s {
-        Some(s) => quote!(::std::option::Option::Some(#s)),
+        Some(s) => {
+            let s = str_literal(s);
+            quote!(::std::option::Option::Some(#s))
+        }
         None => quote!(::std::option::Option::None),
     }
 }
@@ -274,6 +302,28 @@ pub(crate) fn top_level_range(json: &str, key: &str) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn str_literal_is_literal_string() {
+        let mut all: String = (0..0x3100).filter_map(char::from_u32).collect();
+        all.push_str("\u{1F600}\u{E0001}\u{FEFF}\u{10FFFF}");
+        let cases = [
+            "",
+            "plain",
+            "q\"uote 'single' back\\slash",
+            "nul\0 then\u{0}7 and \u{0}8 end\u{0}",
+            "line\nbreak\r\ttab\u{7f}\u{1}",
+            "e\u{301} \u{200B}\u{202E} 日本",
+            &all,
+        ];
+        for case in cases {
+            assert_eq!(
+                str_literal(case).to_string(),
+                Literal::string(case).to_string(),
+                "{case:?}"
+            );
+        }
+    }
 
     #[test]
     fn finds_top_level_values_only() {
