@@ -194,6 +194,7 @@ pub(crate) const SHADOWING: &[&str] = &[
     "TryFrom",
     "TryInto",
     "Vec",
+    "WireStr",
 ];
 
 /// typify's own identifier sanitizer (`typify-impl` `util::sanitize`, not

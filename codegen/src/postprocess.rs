@@ -8,10 +8,15 @@
 //! the `types` module imports them (a definition can't take those names, see
 //! `naming::SHADOWING`), which keeps each derive on one line. Doc strings are
 //! made rustdoc-safe ([`crate::docs::doc_text`]) and placeholder suffixes
-//! (`prepare::PLACEHOLDER`) are cut from string literals.
+//! (`prepare::PLACEHOLDER`) are cut from string literals. A plain enum
+//! (one that takes the lean derives) derives `WireStr` (its `Display` and
+//! `FromStr`, from `mcpbind-derive`) in place of typify's printed impls.
 //!
 //! Working on tokens rather than a parsed `syn::File` keeps this linear and
 //! cheap: nothing is re-parsed but the few literals that change.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
 
 use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::quote;
@@ -29,6 +34,7 @@ pub(crate) fn rewrite(tokens: TokenStream, placeholders: bool, json_short: bool)
     Rewriter {
         placeholders,
         json_short,
+        plain_enums: RefCell::default(),
     }
     .stream(tokens)
 }
@@ -46,7 +52,7 @@ pub(crate) fn types_prelude(json_short: bool) -> TokenStream {
     });
     quote! {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         #json
     }
 }
@@ -71,6 +77,9 @@ const PRELUDE: &[(&str, &str)] = &[
 struct Rewriter {
     placeholders: bool,
     json_short: bool,
+    /// The enums seen so far that derive `WireStr` (typify prints an
+    /// enum's impls after it).
+    plain_enums: RefCell<HashSet<String>>,
 }
 
 impl Rewriter {
@@ -110,6 +119,10 @@ impl Rewriter {
         // typify's conveniences over `FromStr`, left out (`"x".parse()`
         // does the same).
         if let Some(len) = parse_delegate(&trees[i..]) {
+            return len;
+        }
+        // typify's `Display` and `FromStr` of an enum that derives `WireStr`.
+        if let Some(len) = self.wire_str_impl(&trees[i..]) {
             return len;
         }
         // typify's `mod error { struct ConversionError … }`, the same in
@@ -233,8 +246,20 @@ impl Rewriter {
                 // The derive's own attribute is no serde one: the item's
                 // other attributes follow it.
                 let lean = lean_deserialize(&mut trees[i + 2..]);
+                let plain_enum = match &lean {
+                    Some(Lean::Enum(name)) => {
+                        self.plain_enums.borrow_mut().insert(name.clone());
+                        true
+                    }
+                    _ => false,
+                };
+                let lean = lean.is_some();
                 let (body, serde) = derive(&inner, lean);
                 push_attr(out, body);
+                // Its own attribute: the derive above just fits on a line.
+                if plain_enum {
+                    push_attr(out, quote!(derive(WireStr)));
+                }
                 // mcpbind's lean derives need no path to serde.
                 if serde && !lean {
                     push_attr(out, quote!(serde(crate = "::mcpbind::__private::serde")));
@@ -244,6 +269,30 @@ impl Rewriter {
             None => self.stream(inner.into_iter().collect()),
         };
         push_attr(out, body);
+    }
+
+    /// How many tokens `impl ::std::fmt::Display for X { … }` (or
+    /// `::std::str::FromStr`) at the start of `trees` takes, when `X`
+    /// derives `WireStr`.
+    fn wire_str_impl(&self, trees: &[TokenTree]) -> Option<usize> {
+        let [TokenTree::Ident(keyword), ..] = trees else {
+            return None;
+        };
+        if keyword != "impl" {
+            return None;
+        }
+        let body = trees
+            .iter()
+            .position(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace))?;
+        let [.., TokenTree::Ident(module), _, _, TokenTree::Ident(name), TokenTree::Ident(for_), TokenTree::Ident(ty)] =
+            &trees[..body]
+        else {
+            return None;
+        };
+        let display = module == "fmt" && name == "Display";
+        let from_str = module == "str" && name == "FromStr";
+        let derived = for_ == "for" && self.plain_enums.borrow().contains(&ty.to_string());
+        ((display || from_str) && derived).then_some(body + 1)
     }
 
     /// `doc = "…"`, made rustdoc-safe.
@@ -418,7 +467,7 @@ fn derive(inner: &[TokenTree], lean: bool) -> (TokenStream, bool) {
 /// supports (see `mcpbind-derive`; typify's untagged and tagged enums,
 /// tuple structs and `transparent` keep serde's). `trees` is looked into,
 /// not changed.
-fn lean_deserialize(trees: &mut [TokenTree]) -> bool {
+fn lean_deserialize(trees: &mut [TokenTree]) -> Option<Lean> {
     let mut j = 0;
     let mut deny_unknown = false;
     while is_attribute_at(trees, j) {
@@ -427,7 +476,7 @@ fn lean_deserialize(trees: &mut [TokenTree]) -> bool {
                 match key.as_str() {
                     "crate" => {}
                     "deny_unknown_fields" => deny_unknown = true,
-                    _ => return false,
+                    _ => return None,
                 }
             }
         }
@@ -443,20 +492,32 @@ fn lean_deserialize(trees: &mut [TokenTree]) -> bool {
     let is_struct = match trees.get(j) {
         Some(TokenTree::Ident(id)) if id == "struct" => true,
         Some(TokenTree::Ident(id)) if id == "enum" && !deny_unknown => false,
-        _ => return false,
+        _ => return None,
     };
-    let braced = matches!(
-        (trees.get(j + 1), trees.get(j + 2)),
-        (Some(TokenTree::Ident(_)), Some(TokenTree::Group(g))) if g.delimiter() == Delimiter::Brace
-    );
-    if !braced {
-        return false;
+    let Some(TokenTree::Ident(name)) = trees.get(j + 1) else {
+        return None;
+    };
+    let name = name.to_string();
+    if !matches!(trees.get(j + 2), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace) {
+        return None;
     }
-    inspect_group(&mut trees[j + 2], |body| match is_struct {
+    let lean = inspect_group(&mut trees[j + 2], |body| match is_struct {
         true => lean_struct(body, deny_unknown),
         false => lean_enum(body),
-    })
-    .unwrap_or(false)
+    })?;
+    let kind = if is_struct {
+        Lean::Struct
+    } else {
+        Lean::Enum(name)
+    };
+    lean.then_some(kind)
+}
+
+/// An item that takes mcpbind's lean derives.
+enum Lean {
+    Struct,
+    /// An enum of unit variants (named), which also derives `WireStr`.
+    Enum(String),
 }
 
 /// A struct body the lean derive takes: field attributes it supports, and

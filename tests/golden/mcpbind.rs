@@ -20,7 +20,7 @@ pub mod demo {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add` tool: Add two integers and return their sum as structured output.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -138,6 +138,7 @@ Default: `"celsius"`.*/
         }
         /// An operating mode. The wire values are deliberately not valid Rust identifiers.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum Mode {
             #[serde(rename = "fast-mode")]
             FastMode,
@@ -147,28 +148,6 @@ Default: `"celsius"`.*/
             X2x,
             #[serde(rename = "default")]
             Default,
-        }
-        impl ::std::fmt::Display for Mode {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::FastMode => f.write_str("fast-mode"),
-                    Self::SlowMode => f.write_str("slow mode"),
-                    Self::X2x => f.write_str("2x"),
-                    Self::Default => f.write_str("default"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for Mode {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "fast-mode" => Ok(Self::FastMode),
-                    "slow mode" => Ok(Self::SlowMode),
-                    "2x" => Ok(Self::X2x),
-                    "default" => Ok(Self::Default),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Arguments of the `search` tool: Search the (imaginary) catalogue and describe the query that would be run.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -237,29 +216,12 @@ Default: `10`.*/
         }
         /// A temperature unit.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum Units {
             #[serde(rename = "celsius")]
             Celsius,
             #[serde(rename = "fahrenheit")]
             Fahrenheit,
-        }
-        impl ::std::fmt::Display for Units {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Celsius => f.write_str("celsius"),
-                    Self::Fahrenheit => f.write_str("fahrenheit"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for Units {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "celsius" => Ok(Self::Celsius),
-                    "fahrenheit" => Ok(Self::Fahrenheit),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Error types.
         pub mod error {
@@ -1002,7 +964,7 @@ pub mod everything {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `echo` tool: Echoes back the input string
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -1024,6 +986,7 @@ Default: `false`.*/
         }
         /// Type of message to demonstrate different annotation patterns
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum GetAnnotatedMessageInputMessageType {
             #[serde(rename = "error")]
             Error,
@@ -1031,26 +994,6 @@ Default: `false`.*/
             Success,
             #[serde(rename = "debug")]
             Debug,
-        }
-        impl ::std::fmt::Display for GetAnnotatedMessageInputMessageType {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Error => f.write_str("error"),
-                    Self::Success => f.write_str("success"),
-                    Self::Debug => f.write_str("debug"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for GetAnnotatedMessageInputMessageType {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "error" => Ok(Self::Error),
-                    "success" => Ok(Self::Success),
-                    "debug" => Ok(Self::Debug),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Arguments of the `get-resource-links` tool: Returns up to ten resource links that reference different types of resources
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -1075,27 +1018,10 @@ Default: `1`.*/
         }
         /// Default: `"Text"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum GetResourceReferenceInputResourceType {
             Text,
             Blob,
-        }
-        impl ::std::fmt::Display for GetResourceReferenceInputResourceType {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Text => f.write_str("Text"),
-                    Self::Blob => f.write_str("Blob"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for GetResourceReferenceInputResourceType {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "Text" => Ok(Self::Text),
-                    "Blob" => Ok(Self::Blob),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Arguments of the `get-structured-content` tool: Returns structured content along with an output schema for client data validation
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -1105,32 +1031,13 @@ Default: `1`.*/
         }
         /// Choose city
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum GetStructuredContentInputLocation {
             #[serde(rename = "New York")]
             NewYork,
             Chicago,
             #[serde(rename = "Los Angeles")]
             LosAngeles,
-        }
-        impl ::std::fmt::Display for GetStructuredContentInputLocation {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::NewYork => f.write_str("New York"),
-                    Self::Chicago => f.write_str("Chicago"),
-                    Self::LosAngeles => f.write_str("Los Angeles"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for GetStructuredContentInputLocation {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "New York" => Ok(Self::NewYork),
-                    "Chicago" => Ok(Self::Chicago),
-                    "Los Angeles" => Ok(Self::LosAngeles),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Structured output of the `get-structured-content` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -1173,29 +1080,12 @@ Default: `"resourceLink"`.*/
 
 Default: `"resourceLink"`.*/
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum GzipFileAsResourceInputOutputType {
             #[serde(rename = "resourceLink")]
             ResourceLink,
             #[serde(rename = "resource")]
             Resource,
-        }
-        impl ::std::fmt::Display for GzipFileAsResourceInputOutputType {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::ResourceLink => f.write_str("resourceLink"),
-                    Self::Resource => f.write_str("resource"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for GzipFileAsResourceInputOutputType {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "resourceLink" => Ok(Self::ResourceLink),
-                    "resource" => Ok(Self::Resource),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Arguments of the `simulate-research-query` tool: Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -2833,7 +2723,7 @@ pub mod filesystem {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `create_directory` tool: Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -2927,29 +2817,12 @@ Default: `"name"`.*/
 
 Default: `"name"`.*/
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum ListDirectoryWithSizesInputSortBy {
             #[serde(rename = "name")]
             Name,
             #[serde(rename = "size")]
             Size,
-        }
-        impl ::std::fmt::Display for ListDirectoryWithSizesInputSortBy {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Name => f.write_str("name"),
-                    Self::Size => f.write_str("size"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ListDirectoryWithSizesInputSortBy {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "name" => Ok(Self::Name),
-                    "size" => Ok(Self::Size),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Structured output of the `list_directory_with_sizes` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -3013,29 +2886,12 @@ Default: `"name"`.*/
         }
         /// `ReadMediaFileOutputContentItemVariant0Type`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum ReadMediaFileOutputContentItemVariant0Type {
             #[serde(rename = "image")]
             Image,
             #[serde(rename = "audio")]
             Audio,
-        }
-        impl ::std::fmt::Display for ReadMediaFileOutputContentItemVariant0Type {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Image => f.write_str("image"),
-                    Self::Audio => f.write_str("audio"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ReadMediaFileOutputContentItemVariant0Type {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "image" => Ok(Self::Image),
-                    "audio" => Ok(Self::Audio),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// `ReadMediaFileOutputContentItemVariant1Resource`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4004,7 +3860,7 @@ pub mod memory {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add_observations` tool: Add new observations to existing entities in the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4716,7 +4572,7 @@ pub mod time {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `convert_time` tool: Convert time between timezones
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]

@@ -25,7 +25,7 @@ pub mod enums {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Structured output of the `enum_output` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -34,6 +34,7 @@ pub mod enums {
         }
         /// `EnumOutputOutputStatus`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum EnumOutputOutputStatus {
             #[serde(rename = "ok")]
             Ok,
@@ -43,28 +44,6 @@ pub mod enums {
             Ok3,
             #[serde(rename = "o-k")]
             OK,
-        }
-        impl ::std::fmt::Display for EnumOutputOutputStatus {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Ok => f.write_str("ok"),
-                    Self::Ok2 => f.write_str("OK"),
-                    Self::Ok3 => f.write_str("Ok"),
-                    Self::OK => f.write_str("o-k"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for EnumOutputOutputStatus {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "ok" => Ok(Self::Ok),
-                    "OK" => Ok(Self::Ok2),
-                    "Ok" => Ok(Self::Ok3),
-                    "o-k" => Ok(Self::OK),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Arguments of the `string_enums` tool: String enums whose values collide after PascalCasing, and odd values.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -85,31 +64,15 @@ pub mod enums {
         }
         /// `StringEnumsInputCase`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum StringEnumsInputCase {
             A,
             #[serde(rename = "a")]
             A2,
         }
-        impl ::std::fmt::Display for StringEnumsInputCase {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::A => f.write_str("A"),
-                    Self::A2 => f.write_str("a"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for StringEnumsInputCase {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "A" => Ok(Self::A),
-                    "a" => Ok(Self::A2),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
         /// `StringEnumsInputDashUnder`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum StringEnumsInputDashUnder {
             #[serde(rename = "a-b")]
             AB,
@@ -120,30 +83,9 @@ pub mod enums {
             #[serde(rename = "aB")]
             AB4,
         }
-        impl ::std::fmt::Display for StringEnumsInputDashUnder {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::AB => f.write_str("a-b"),
-                    Self::AB2 => f.write_str("a_b"),
-                    Self::AB3 => f.write_str("a b"),
-                    Self::AB4 => f.write_str("aB"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for StringEnumsInputDashUnder {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "a-b" => Ok(Self::AB),
-                    "a_b" => Ok(Self::AB2),
-                    "a b" => Ok(Self::AB3),
-                    "aB" => Ok(Self::AB4),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
         /// `StringEnumsInputOdd`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum StringEnumsInputOdd {
             #[serde(rename = "")]
             X,
@@ -166,42 +108,9 @@ pub mod enums {
             #[serde(rename = "null")]
             Null,
         }
-        impl ::std::fmt::Display for StringEnumsInputOdd {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::X => f.write_str(""),
-                    Self::X123 => f.write_str("123"),
-                    Self::X2 => f.write_str("🚀"),
-                    Self::Self_ => f.write_str("self"),
-                    Self::Self2 => f.write_str("Self"),
-                    Self::Type => f.write_str("type"),
-                    Self::Crate => f.write_str("crate"),
-                    Self::RType => f.write_str("r#type"),
-                    Self::X3 => f.write_str("__"),
-                    Self::Null => f.write_str("null"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for StringEnumsInputOdd {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "" => Ok(Self::X),
-                    "123" => Ok(Self::X123),
-                    "🚀" => Ok(Self::X2),
-                    "self" => Ok(Self::Self_),
-                    "Self" => Ok(Self::Self2),
-                    "type" => Ok(Self::Type),
-                    "crate" => Ok(Self::Crate),
-                    "r#type" => Ok(Self::RType),
-                    "__" => Ok(Self::X3),
-                    "null" => Ok(Self::Null),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
         /// `StringEnumsInputPlain`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum StringEnumsInputPlain {
             #[serde(rename = "red")]
             Red,
@@ -210,99 +119,30 @@ pub mod enums {
             #[serde(rename = "blue")]
             Blue,
         }
-        impl ::std::fmt::Display for StringEnumsInputPlain {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Red => f.write_str("red"),
-                    Self::Green => f.write_str("green"),
-                    Self::Blue => f.write_str("blue"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for StringEnumsInputPlain {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "red" => Ok(Self::Red),
-                    "green" => Ok(Self::Green),
-                    "blue" => Ok(Self::Blue),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
         /// `StringEnumsInputSingle`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum StringEnumsInputSingle {
             #[serde(rename = "only")]
             Only,
         }
-        impl ::std::fmt::Display for StringEnumsInputSingle {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Only => f.write_str("only"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for StringEnumsInputSingle {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "only" => Ok(Self::Only),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
         /// `StringEnumsInputUntypedStrings`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum StringEnumsInputUntypedStrings {
             #[serde(rename = "x")]
             X,
             #[serde(rename = "y")]
             Y,
         }
-        impl ::std::fmt::Display for StringEnumsInputUntypedStrings {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::X => f.write_str("x"),
-                    Self::Y => f.write_str("y"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for StringEnumsInputUntypedStrings {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "x" => Ok(Self::X),
-                    "y" => Ok(Self::Y),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
         /// `StringEnumsInputWithNull`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum StringEnumsInputWithNull {
             #[serde(rename = "on")]
             On,
             #[serde(rename = "off")]
             Off,
-        }
-        impl ::std::fmt::Display for StringEnumsInputWithNull {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::On => f.write_str("on"),
-                    Self::Off => f.write_str("off"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for StringEnumsInputWithNull {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "on" => Ok(Self::On),
-                    "off" => Ok(Self::Off),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Error types.
         pub mod error {

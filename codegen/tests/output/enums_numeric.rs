@@ -20,7 +20,7 @@ pub mod enums_numeric {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `other_enums` tool: Integer, number, boolean and mixed enums.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]

@@ -20,7 +20,7 @@ pub mod fastmcp {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `Coordinates`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -49,6 +49,7 @@ pub mod fastmcp {
         }
         /// Default: `"eq"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum FilterOp {
             #[serde(rename = "eq")]
             Eq,
@@ -60,30 +61,6 @@ pub mod fastmcp {
             Gt,
             #[serde(rename = "in")]
             In,
-        }
-        impl ::std::fmt::Display for FilterOp {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Eq => f.write_str("eq"),
-                    Self::Ne => f.write_str("ne"),
-                    Self::Lt => f.write_str("lt"),
-                    Self::Gt => f.write_str("gt"),
-                    Self::In => f.write_str("in"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for FilterOp {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "eq" => Ok(Self::Eq),
-                    "ne" => Ok(Self::Ne),
-                    "lt" => Ok(Self::Lt),
-                    "gt" => Ok(Self::Gt),
-                    "in" => Ok(Self::In),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Arguments of the `get_forecast` tool: Get the weather forecast for a location.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -143,29 +120,12 @@ pub mod fastmcp {
         }
         /// `Units`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum Units {
             #[serde(rename = "metric")]
             Metric,
             #[serde(rename = "imperial")]
             Imperial,
-        }
-        impl ::std::fmt::Display for Units {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Metric => f.write_str("metric"),
-                    Self::Imperial => f.write_str("imperial"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for Units {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "metric" => Ok(Self::Metric),
-                    "imperial" => Ok(Self::Imperial),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Structured output of the `wrapped_result` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]

@@ -31,7 +31,7 @@ pub mod hostile {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `a/b` tool: NUL here:: and CRLF
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -276,6 +276,7 @@ after*/
         }
         /// `Unnamed`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum Unnamed {
             #[serde(rename = "*/")]
             X,
@@ -291,34 +292,6 @@ after*/
             X6,
             #[serde(rename = "```rust")]
             Rust,
-        }
-        impl ::std::fmt::Display for Unnamed {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::X => f.write_str("*/"),
-                    Self::X2 => f.write_str("\"#"),
-                    Self::X3 => f.write_str("#["),
-                    Self::X4 => f.write_str("}"),
-                    Self::X5 => f.write_str("\0"),
-                    Self::X6 => f.write_str("\r\n"),
-                    Self::Rust => f.write_str("```rust"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for Unnamed {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "*/" => Ok(Self::X),
-                    "\"#" => Ok(Self::X2),
-                    "#[" => Ok(Self::X3),
-                    "}" => Ok(Self::X4),
-                    "\0" => Ok(Self::X5),
-                    "\r\n" => Ok(Self::X6),
-                    "```rust" => Ok(Self::Rust),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Arguments of the ` ` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]

@@ -25,7 +25,7 @@ pub mod issue8 {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `A`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]

@@ -20,7 +20,7 @@ pub mod openapi {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `Cat`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -32,25 +32,10 @@ pub mod openapi {
         }
         /// `CatPetType`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum CatPetType {
             #[serde(rename = "cat")]
             Cat,
-        }
-        impl ::std::fmt::Display for CatPetType {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Cat => f.write_str("cat"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for CatPetType {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "cat" => Ok(Self::Cat),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Arguments of the `createPet` tool: POST /pets
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -128,25 +113,10 @@ pub mod openapi {
         }
         /// `DogPetType`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum DogPetType {
             #[serde(rename = "dog")]
             Dog,
-        }
-        impl ::std::fmt::Display for DogPetType {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Dog => f.write_str("dog"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for DogPetType {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "dog" => Ok(Self::Dog),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Arguments of the `listPets` tool: GET /pets
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -162,6 +132,7 @@ pub mod openapi {
         }
         /// `ListPetsInputSort`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum ListPetsInputSort {
             #[serde(rename = "name")]
             Name,
@@ -171,28 +142,6 @@ pub mod openapi {
             Age,
             #[serde(rename = "-age")]
             Xage,
-        }
-        impl ::std::fmt::Display for ListPetsInputSort {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Name => f.write_str("name"),
-                    Self::Xname => f.write_str("-name"),
-                    Self::Age => f.write_str("age"),
-                    Self::Xage => f.write_str("-age"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ListPetsInputSort {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "name" => Ok(Self::Name),
-                    "-name" => Ok(Self::Xname),
-                    "age" => Ok(Self::Age),
-                    "-age" => Ok(Self::Xage),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Structured output of the `listPets` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]

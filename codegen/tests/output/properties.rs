@@ -31,7 +31,7 @@ pub mod properties {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `additional` tool: additionalProperties as schema, false, true; patternProperties.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -165,29 +165,12 @@ pub mod properties {
         }
         /// `OptionDef`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum OptionDef {
             #[serde(rename = "a")]
             A,
             #[serde(rename = "b")]
             B,
-        }
-        impl ::std::fmt::Display for OptionDef {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::A => f.write_str("a"),
-                    Self::B => f.write_str("b"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for OptionDef {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "a" => Ok(Self::A),
-                    "b" => Ok(Self::B),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Arguments of the `required_undeclared` tool: required names properties that are not declared.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]

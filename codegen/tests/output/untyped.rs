@@ -27,7 +27,7 @@ pub mod untyped {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize};
+        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `defaults` tool: Defaults that match their type and defaults that do not.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -80,29 +80,12 @@ pub mod untyped {
         }
         /// Default: `"z"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum DefaultsInputBadEnum {
             #[serde(rename = "x")]
             X,
             #[serde(rename = "y")]
             Y,
-        }
-        impl ::std::fmt::Display for DefaultsInputBadEnum {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::X => f.write_str("x"),
-                    Self::Y => f.write_str("y"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for DefaultsInputBadEnum {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "x" => Ok(Self::X),
-                    "y" => Ok(Self::Y),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Default: `{"a":"one"}`.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -112,29 +95,12 @@ pub mod untyped {
         }
         /// Default: `"y"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum DefaultsInputGoodEnum {
             #[serde(rename = "x")]
             X,
             #[serde(rename = "y")]
             Y,
-        }
-        impl ::std::fmt::Display for DefaultsInputGoodEnum {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::X => f.write_str("x"),
-                    Self::Y => f.write_str("y"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for DefaultsInputGoodEnum {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "x" => Ok(Self::X),
-                    "y" => Ok(Self::Y),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Default: `{"a":1}`.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -255,29 +221,12 @@ pub mod untyped {
         }
         /// `OddKeywordsInputDupEnum`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
+        #[derive(WireStr)]
         pub enum OddKeywordsInputDupEnum {
             #[serde(rename = "a")]
             A,
             #[serde(rename = "b")]
             B,
-        }
-        impl ::std::fmt::Display for OddKeywordsInputDupEnum {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::A => f.write_str("a"),
-                    Self::B => f.write_str("b"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for OddKeywordsInputDupEnum {
-            type Err = self::error::ConversionError;
-            fn from_str(value: &str) -> Result<Self, self::error::ConversionError> {
-                match value {
-                    "a" => Ok(Self::A),
-                    "b" => Ok(Self::B),
-                    _ => Err("invalid value".into()),
-                }
-            }
         }
         /// Error types.
         pub mod error {
