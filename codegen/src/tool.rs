@@ -89,21 +89,36 @@ impl ToolMethod<'_> {
         }
     }
 
+    /// The `Client` method's docs: the title (or the tool's name) with the
+    /// annotations, then the whole description. Without a title, a
+    /// description whose first line is plain text goes on the same line
+    /// (`Tool `x` (read-only): Adds…`), which rustdoc reads as one paragraph.
     fn docs(&self) -> String {
         let tool = self.tool;
-        let mut doc = String::new();
+        let name = tool.name.escape_default();
+        let hints = self.hints();
+        let description = tool.description().map(str::trim).filter(|d| !d.is_empty());
         if let Some(title) = tool.title() {
             let title = title
                 .split(['\r', '\n'])
                 .filter(|l| !l.is_empty())
                 .collect::<Vec<_>>()
                 .join(" ");
-            doc.push_str(&format!("**{title}**\n\n"));
+            let description = description.map(str::to_owned);
+            let description = description.unwrap_or_else(|| format!("Calls the `{name}` tool."));
+            let hints = hints.replace(" (", ", ").replace(')', "");
+            return format!("**{title}** (tool `{name}`{hints})\n\n{description}");
         }
-        match tool.description() {
-            Some(d) if !d.trim().is_empty() => doc.push_str(d.trim()),
-            _ => doc.push_str(&format!("Calls the `{}` tool.", tool.name.escape_default())),
+        match description {
+            Some(d) if starts_plain(d) => format!("Tool `{name}`{hints}: {d}"),
+            Some(d) => format!("Tool `{name}`{hints}.\n\n{d}"),
+            None => format!("Calls the `{name}` tool{hints}."),
         }
+    }
+
+    /// The tool's annotations, as ` (read-only, idempotent)`, or nothing.
+    fn hints(&self) -> String {
+        let tool = self.tool;
         let mut hints = Vec::new();
         if tool.hint("readOnlyHint") == Some(true) {
             hints.push("read-only");
@@ -117,18 +132,12 @@ impl ToolMethod<'_> {
         if tool.hint("openWorldHint") == Some(false) {
             hints.push("closed-world");
         }
-        doc.push_str(&format!(
-            "\n\nTool `{}`{}.",
-            tool.name.escape_default(),
-            if hints.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", hints.join(", "))
-            }
-        ));
-        doc
+        if hints.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", hints.join(", "))
+        }
     }
-
     /// The marker type and its `::mcpbind::Tool` impl, in `mod tools`.
     pub(crate) fn marker_tokens(&self, server: &str) -> TokenStream {
         let tool = self.tool;
@@ -140,17 +149,47 @@ impl ToolMethod<'_> {
             None => quote!(()),
         };
         let name = tool.name.as_str();
-        let title = opt_str(tool.title());
-        let description = opt_str(tool.description());
         let definition = crate::canonical::canonical_json(&tool.definition);
-        let input_range = opt_range(top_level_range(&definition, "inputSchema"));
-        let output_range = opt_range(top_level_range(&definition, "outputSchema"));
+        let title = text_span(
+            &definition,
+            tool.title(),
+            &[&["title"], &["annotations", "title"]],
+        );
+        let description = text_span(&definition, tool.description(), &[&["description"]]);
+        let spans = [
+            title.unwrap_or_default(),
+            description.unwrap_or_default(),
+            top_level_range(&definition, "inputSchema").unwrap_or_default(),
+            top_level_range(&definition, "outputSchema").unwrap_or_default(),
+        ]
+        .map(|(start, end)| {
+            let (start, end) = (
+                Literal::usize_unsuffixed(start),
+                Literal::usize_unsuffixed(end),
+            );
+            quote!((#start, #end))
+        });
         let definition = str_literal(&definition);
         let read_only = tool.hint("readOnlyHint").unwrap_or(false);
         let destructive = tool.hint("destructiveHint").unwrap_or(true);
         let idempotent = tool.hint("idempotentHint").unwrap_or(false);
         let open_world = tool.hint("openWorldHint").unwrap_or(true);
-        let sha = tool.sha256.as_str();
+        let args = quote! {
+            #server,
+            #name,
+            #definition,
+            [#(#spans),*],
+            [#read_only, #destructive, #idempotent, #open_world],
+        };
+        // A text whose JSON has escapes is no slice of the definition.
+        let escaped = (title.is_none() && tool.title().is_some())
+            || (description.is_none() && tool.description().is_some());
+        let meta = if escaped {
+            let (title, description) = (opt_str(tool.title()), opt_str(tool.description()));
+            quote!(::mcpbind::ToolMeta::with_texts(#args #title, #description))
+        } else {
+            quote!(::mcpbind::ToolMeta::new(#args))
+        };
         quote! {
             #docs
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -159,17 +198,7 @@ impl ToolMethod<'_> {
             impl ::mcpbind::Tool for #marker {
                 type Input = super::#input;
                 type Output = #output;
-                const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
-                    #server,
-                    #name,
-                    #title,
-                    #description,
-                    #definition,
-                    #input_range,
-                    #output_range,
-                    [#read_only, #destructive, #idempotent, #open_world],
-                    #sha,
-                );
+                const META: ::mcpbind::ToolMeta = #meta;
             }
         }
     }
@@ -233,6 +262,23 @@ impl ToolMethod<'_> {
     }
 }
 
+/// Whether Markdown text starts with a line of plain text, which may follow
+/// other text in the same paragraph (not a heading, list, quote, code,
+/// table, HTML or rule, which would change).
+fn starts_plain(text: &str) -> bool {
+    let first = text.lines().next().unwrap_or_default();
+    let Some(c) = first.chars().next() else {
+        return false;
+    };
+    let list_number = first
+        .split_once(['.', ')'])
+        .is_some_and(|(n, rest)| n.bytes().all(|b| b.is_ascii_digit()) && rest.starts_with(' '));
+    (c.is_alphanumeric() || matches!(c, '`' | '(' | '"' | '\'' | '*'))
+        && !first.starts_with("* ")
+        && !first.starts_with("```")
+        && !list_number
+}
+
 fn opt_str(s: Option<&str>) -> TokenStream {
     match s {
         Some(s) => {
@@ -243,11 +289,21 @@ fn opt_str(s: Option<&str>) -> TokenStream {
     }
 }
 
-fn opt_range(range: Option<(usize, usize)>) -> TokenStream {
-    match range {
-        Some((start, end)) => quote!(::std::option::Option::Some((#start, #end))),
-        None => quote!(::std::option::Option::None),
-    }
+/// The byte range of `text` inside its quotes in the canonical `definition`,
+/// at the first of `paths` (keys of nested objects) that holds a string, if
+/// the JSON there is `text` itself (no escapes).
+fn text_span(definition: &str, text: Option<&str>, paths: &[&[&str]]) -> Option<(usize, usize)> {
+    let text = text?;
+    paths.iter().find_map(|path| {
+        let (mut start, mut end) = (0, definition.len());
+        for key in *path {
+            let (s, e) = top_level_range(&definition[start..end], key)?;
+            (start, end) = (start + s, start + e);
+        }
+        let quoted = &definition[start..end];
+        let inner = quoted.strip_prefix('"')?.strip_suffix('"')?;
+        (inner == text).then_some((start + 1, end - 1))
+    })
 }
 
 /// The byte range of the value of top-level `key` in canonical JSON text
@@ -280,10 +336,13 @@ pub(crate) fn top_level_range(json: &str, key: &str) -> Option<(usize, usize)> {
             b'{' | b'[' => depth += 1,
             b'}' | b']' => {
                 depth = depth.checked_sub(1)?;
-                if let (Some(start), 1) = (value_start, depth) {
-                    if i >= start && matches!(bytes[start], b'{' | b'[') {
+                match (value_start, depth) {
+                    (Some(start), 1) if i >= start && matches!(bytes[start], b'{' | b'[') => {
                         return Some((start, i + 1));
                     }
+                    // A scalar that is the last value ends at the closing `}`.
+                    (Some(start), 0) if i > start => return Some((start, i)),
+                    _ => {}
                 }
             }
             _ => {}
@@ -333,5 +392,10 @@ mod tests {
         assert_eq!(top_level_range(json, "outputSchema"), None);
         let (s, e) = top_level_range(r#"{"a":{},"outputSchema":[]}"#, "outputSchema").unwrap();
         assert_eq!(&r#"{"a":{},"outputSchema":[]}"#[s..e], "[]");
+        let json = r#"{"a":{"title":"no"},"title":"Yes"}"#;
+        let (s, e) = top_level_range(json, "title").unwrap();
+        assert_eq!(&json[s..e], r#""Yes""#);
+        let (s, e) = top_level_range(json, "a").unwrap();
+        assert_eq!(&json[s..e], r#"{"title":"no"}"#);
     }
 }

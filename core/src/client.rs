@@ -465,7 +465,7 @@ impl Client {
             .iter()
             .map(|meta| crate::LockedTool {
                 name: meta.name.to_owned(),
-                sha256: meta.sha256.to_owned(),
+                sha256: meta.sha256(),
                 definition: crate::lock::parse_definition(meta.definition),
             })
             .collect();

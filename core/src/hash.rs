@@ -11,7 +11,12 @@ pub fn canonical_json(value: &serde_json::Value) -> String {
 
 /// The lower-case hex sha256 of a value's canonical JSON.
 pub fn sha256_hex(value: &serde_json::Value) -> String {
-    let digest = Sha256::digest(canonical_json(value).as_bytes());
+    sha256_hex_of_text(&canonical_json(value))
+}
+
+/// The lower-case hex sha256 of a text (a value's canonical JSON already).
+pub fn sha256_hex_of_text(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
     let mut hex = String::with_capacity(64);
     for byte in digest {
         hex.push(char::from_digit(u32::from(byte >> 4), 16).unwrap_or('0'));

@@ -24,50 +24,77 @@ pub struct ToolMeta {
     pub idempotent: bool,
     /// `annotations.openWorldHint` (the MCP default is `true`).
     pub open_world: bool,
-    /// The sha256 of the tool's canonical definition, as locked.
-    pub sha256: &'static str,
     /// The whole locked definition, as canonical JSON text.
     pub definition: &'static str,
 }
 
 impl ToolMeta {
-    /// Generated code's constructor. The schemas are slices of the
-    /// definition (canonical JSON is compositional, so each schema's canonical
-    /// text is part of the definition's), so every tool's JSON is stored once
-    /// in the binary: `input` and `output` are byte ranges into `definition`.
+    /// Generated code's constructor. Everything but the hints is a slice of
+    /// the definition (canonical JSON is compositional, so each schema's
+    /// canonical text is part of the definition's), so every tool's JSON is
+    /// stored once in the binary, and a marker's metadata is a few lines:
+    /// `spans` are byte ranges into `definition` of the title's and the
+    /// description's text (inside their quotes), the input schema and the
+    /// output schema, `(0, 0)` for what the tool doesn't have; a title or
+    /// description whose JSON text has escapes is passed as is, through
+    /// [`ToolMeta::with_texts`]. `hints`: `readOnlyHint`,
+    /// `destructiveHint`, `idempotentHint`, `openWorldHint`, defaults
+    /// applied.
     #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
     pub const fn new(
         server: &'static str,
         name: &'static str,
+        definition: &'static str,
+        spans: [(usize, usize); 4],
+        hints: [bool; 4],
+    ) -> Self {
+        let [title, description, _, _] = spans;
+        Self::with_texts(
+            server,
+            name,
+            definition,
+            spans,
+            hints,
+            span(definition, title),
+            span(definition, description),
+        )
+    }
+
+    /// [`ToolMeta::new`], with the title and description given (the spans
+    /// of theirs are not read).
+    #[doc(hidden)]
+    pub const fn with_texts(
+        server: &'static str,
+        name: &'static str,
+        definition: &'static str,
+        spans: [(usize, usize); 4],
+        hints: [bool; 4],
         title: Option<&'static str>,
         description: Option<&'static str>,
-        definition: &'static str,
-        input: Option<(usize, usize)>,
-        output: Option<(usize, usize)>,
-        hints: [bool; 4],
-        sha256: &'static str,
     ) -> Self {
+        let [_, _, input, output] = spans;
         ToolMeta {
             server,
             name,
             title,
             description,
-            input_schema: match input {
-                Some((start, end)) => slice(definition, start, end),
+            input_schema: match span(definition, input) {
+                Some(schema) => schema,
                 None => "{}",
             },
-            output_schema: match output {
-                Some((start, end)) => Some(slice(definition, start, end)),
-                None => None,
-            },
+            output_schema: span(definition, output),
             read_only: hints[0],
             destructive: hints[1],
             idempotent: hints[2],
             open_world: hints[3],
-            sha256,
             definition,
         }
+    }
+
+    /// The sha256 of the tool's canonical definition, as locked (and as
+    /// `mcpbind.lock` lists it).
+    pub fn sha256(&self) -> String {
+        crate::hash::sha256_hex_of_text(self.definition)
     }
 
     /// Whether calling the tool twice is harmless, so that a call may be
@@ -88,10 +115,14 @@ pub trait Tool {
     const META: ToolMeta;
 }
 
-/// `&text[start..end]`, in a `const` context (a bad range is a compile
-/// error in the generated code, never a run-time panic).
-const fn slice(text: &'static str, start: usize, end: usize) -> &'static str {
-    text.split_at(end).0.split_at(start).1
+/// `&text[start..end]`, `None` for `(0, 0)`, in a `const` context (a bad
+/// range is a compile error in the generated code, never a run-time panic).
+const fn span(text: &'static str, (start, end): (usize, usize)) -> Option<&'static str> {
+    if start == 0 && end == 0 {
+        None
+    } else {
+        Some(text.split_at(end).0.split_at(start).1)
+    }
 }
 
 #[cfg(test)]
@@ -100,19 +131,27 @@ mod tests {
 
     #[test]
     fn schemas_are_slices_of_the_definition() {
-        const DEF: &str = r#"{"inputSchema":{"type":"object"},"name":"t","outputSchema":{}}"#;
-        const META: ToolMeta = ToolMeta::new(
-            "s",
-            "t",
-            None,
-            None,
-            DEF,
-            Some((15, 32)),
-            Some((59, 61)),
-            [false, true, false, true],
-            "00",
-        );
+        const DEF: &str = r#"{"description":"Adds.","inputSchema":{"type":"object"},"name":"t","outputSchema":{}}"#;
+        const SPANS: [(usize, usize); 4] = [(0, 0), (16, 21), (37, 54), (81, 83)];
+        const META: ToolMeta = ToolMeta::new("s", "t", DEF, SPANS, [false, true, false, true]);
+        assert_eq!(META.title, None);
+        assert_eq!(META.description, Some("Adds."));
         assert_eq!(META.input_schema, r#"{"type":"object"}"#);
         assert_eq!(META.output_schema, Some("{}"));
+        let hash = crate::hash::sha256_hex(&serde_json::from_str(DEF).unwrap());
+        assert_eq!(META.sha256(), hash);
+
+        const BARE: ToolMeta = ToolMeta::with_texts(
+            "s",
+            "t",
+            r#"{"name":"t"}"#,
+            [(0, 0); 4],
+            [false; 4],
+            Some("T"),
+            Some("a \"quoted\" word"),
+        );
+        assert_eq!(BARE.input_schema, "{}");
+        assert_eq!(BARE.output_schema, None);
+        assert_eq!(BARE.description, Some("a \"quoted\" word"));
     }
 }

@@ -365,15 +365,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "add",
-                ::std::option::Option::Some("Add"),
-                ::std::option::Option::Some(
-                    "Add two integers and return their sum as structured output.",
-                ),
                 "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":true},\"description\":\"Add two integers and return their sum as structured output.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"a\":{\"description\":\"The first addend.\",\"format\":\"int64\",\"type\":\"integer\"},\"b\":{\"description\":\"The second addend.\",\"format\":\"int64\",\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"add\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"sum\":{\"description\":\"The sum `a + b` (wrapping on overflow).\",\"format\":\"int64\",\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"},\"title\":\"Add\"}",
-                ::std::option::Option::Some((149usize, 408usize)),
-                ::std::option::Option::Some((437usize, 643usize)),
+                [(653, 656), (74, 133), (149, 408), (437, 643)],
                 [true, true, true, true],
-                "76f258000fad0f594d5f191d8cbeb6ca669a015cb7ac2fbf3dc79e5ffaa7681a",
             );
         }
         /// **Crash** (tool `crash`, described in full on `Client::crash`).
@@ -385,15 +379,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "crash",
-                ::std::option::Option::Some("Crash"),
-                ::std::option::Option::Some(
-                    "Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.",
-                ),
                 "{\"description\":\"Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"code\":{\"description\":\"The exit code the server process exits with.\",\"format\":\"int32\",\"type\":\"integer\"}},\"required\":[\"code\"],\"type\":\"object\"},\"name\":\"crash\",\"title\":\"Crash\"}",
-                ::std::option::Option::Some((171usize, 384usize)),
-                ::std::option::Option::None,
+                [(409, 414), (16, 155), (171, 384), (0, 0)],
                 [false, true, false, true],
-                "15c2c69a1791d4620f850e745b8931e457bb5de386d0b0d1962069faa9d793c8",
             );
         }
         /// **Create order** (tool `create_order`, described in full on `Client::create_order`).
@@ -405,15 +393,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "create_order",
-                ::std::option::Option::Some("Create order"),
-                ::std::option::Option::Some(
-                    "Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.",
-                ),
                 "{\"description\":\"Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.\",\"inputSchema\":{\"$defs\":{\"Customer\":{\"description\":\"The person placing an order.\",\"properties\":{\"email\":{\"description\":\"The customer's e-mail address, if known.\",\"type\":[\"string\",\"null\"]},\"name\":{\"description\":\"The customer's full name.\",\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"LineItem\":{\"description\":\"One line of an order.\",\"properties\":{\"quantity\":{\"description\":\"How many units of the product to order.\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"},\"sku\":{\"description\":\"The stock-keeping unit of the product.\",\"type\":\"string\"}},\"required\":[\"sku\",\"quantity\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"customer\":{\"$ref\":\"#/$defs/Customer\",\"description\":\"Who the order is for.\"},\"items\":{\"description\":\"The products to order.\",\"items\":{\"$ref\":\"#/$defs/LineItem\"},\"type\":\"array\"},\"note\":{\"description\":\"A free-text note for the warehouse.\",\"type\":[\"string\",\"null\"]}},\"required\":[\"customer\",\"items\"],\"type\":\"object\"},\"name\":\"create_order\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"order_id\":{\"description\":\"The identifier of the created order.\",\"type\":\"string\"},\"total_units\":{\"description\":\"The total number of units over all line items.\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"order_id\",\"total_units\"],\"type\":\"object\"},\"title\":\"Create order\"}",
-                ::std::option::Option::Some((138usize, 1107usize)),
-                ::std::option::Option::Some((1145usize, 1480usize)),
+                [(1490, 1502), (16, 122), (138, 1107), (1145, 1480)],
                 [false, true, false, true],
-                "d6c7545e083633e86dd6418f7cc49ad1e3f6ef7bb8c6ae6375ad7b904fa1b308",
             );
         }
         /// **Delete item** (tool `delete_item`, described in full on `Client::delete_item`).
@@ -425,15 +407,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "delete_item",
-                ::std::option::Option::Some("Delete item"),
-                ::std::option::Option::Some(
-                    "Delete an item by id. Destructive, but deleting the same item twice is harmless.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"readOnlyHint\":false},\"description\":\"Delete an item by id. Destructive, but deleting the same item twice is harmless.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"id\":{\"description\":\"The identifier of the item to delete.\",\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"name\":\"delete_item\",\"title\":\"Delete item\"}",
-                ::std::option::Option::Some((194usize, 378usize)),
-                ::std::option::Option::None,
+                [(409, 420), (98, 178), (194, 378), (0, 0)],
                 [false, true, true, true],
-                "2799ea8939d415ec7c5cdc215f4b1abcf3c3935aebede54778d688a21f29f68f",
             );
         }
         /// **Draw shape** (tool `draw_shape`, described in full on `Client::draw_shape`).
@@ -445,15 +421,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "draw_shape",
-                ::std::option::Option::Some("Draw shape"),
-                ::std::option::Option::Some(
-                    "Draw a circle or a rectangle and return its area as structured output.",
-                ),
                 "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Draw a circle or a rectangle and return its area as structured output.\",\"inputSchema\":{\"$defs\":{\"Shape\":{\"description\":\"A geometric shape, tagged by `kind`.\",\"oneOf\":[{\"description\":\"A circle.\",\"properties\":{\"kind\":{\"const\":\"circle\",\"type\":\"string\"},\"radius\":{\"description\":\"The circle's radius.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"description\":\"An axis-aligned rectangle.\",\"properties\":{\"height\":{\"description\":\"The rectangle's height.\",\"format\":\"double\",\"type\":\"number\"},\"kind\":{\"const\":\"rect\",\"type\":\"string\"},\"width\":{\"description\":\"The rectangle's width.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"kind\",\"width\",\"height\"],\"type\":\"object\"}]}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"shape\":{\"$ref\":\"#/$defs/Shape\",\"description\":\"The shape to draw.\"}},\"required\":[\"shape\"],\"type\":\"object\"},\"name\":\"draw_shape\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"area\":{\"description\":\"The area of the shape.\",\"format\":\"double\",\"type\":\"number\"}},\"required\":[\"area\"],\"type\":\"object\"},\"title\":\"Draw shape\"}",
-                ::std::option::Option::Some((138usize, 932usize)),
-                ::std::option::Option::Some((968usize, 1159usize)),
+                [(1169, 1179), (52, 122), (138, 932), (968, 1159)],
                 [true, true, false, true],
-                "ec9b2a65156fe8c0875ea48d1d83a1b349626c30767640bffe07266c55b68c81",
             );
         }
         /// **Echo** (tool `echo`, described in full on `Client::echo`).
@@ -465,15 +435,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "echo",
-                ::std::option::Option::Some("Echo"),
-                ::std::option::Option::Some(
-                    "Echo a message back, optionally repeated several times (joined by spaces).",
-                ),
                 "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Echo a message back, optionally repeated several times (joined by spaces).\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"The text to echo back.\",\"type\":\"string\"},\"repeat\":{\"default\":1,\"description\":\"How many times to repeat the message (joined by single spaces).\",\"format\":\"uint32\",\"minimum\":0,\"type\":[\"integer\",\"null\"]}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\",\"title\":\"Echo\"}",
-                ::std::option::Option::Some((142usize, 480usize)),
-                ::std::option::Option::None,
+                [(504, 508), (52, 126), (142, 480), (0, 0)],
                 [true, true, false, true],
-                "eba7cedc42174ff0fb6c17bb277d59ba6fadc7e6a03944c9f334210b20c89340",
             );
         }
         /// **Fail** (tool `fail`, described in full on `Client::fail`).
@@ -485,15 +449,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "fail",
-                ::std::option::Option::Some("Fail"),
-                ::std::option::Option::Some(
-                    "Always fail: return a tool-level error result (`isError: true`) carrying the given message.",
-                ),
                 "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Always fail: return a tool-level error result (`isError: true`) carrying the given message.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"The error message to return.\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"fail\",\"title\":\"Fail\"}",
-                ::std::option::Option::Some((159usize, 344usize)),
-                ::std::option::Option::None,
+                [(368, 372), (52, 143), (159, 344), (0, 0)],
                 [true, true, false, true],
-                "0673a25a36ae535cb56c042afce4fd2f003b1131a52e0fbb2089356c0426df74",
             );
         }
         /// **Get weather** (tool `get_weather`, described in full on `Client::get_weather`).
@@ -505,15 +463,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "get_weather",
-                ::std::option::Option::Some("Get weather"),
-                ::std::option::Option::Some(
-                    "Get the current weather for a city. The data is fake but deterministic (derived from the city name).",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get the current weather for a city. The data is fake but deterministic (derived from the city name).\",\"inputSchema\":{\"$defs\":{\"Units\":{\"description\":\"A temperature unit.\",\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"city\":{\"description\":\"The city to report on.\",\"type\":\"string\"},\"units\":{\"anyOf\":[{\"$ref\":\"#/$defs/Units\"},{\"type\":\"null\"}],\"default\":\"celsius\",\"description\":\"The unit for the temperature.\"}},\"required\":[\"city\"],\"type\":\"object\"},\"name\":\"get_weather\",\"outputSchema\":{\"$defs\":{\"Units\":{\"description\":\"A temperature unit.\",\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"city\":{\"description\":\"The city the report is for.\",\"type\":\"string\"},\"conditions\":{\"description\":\"A one-word summary of the conditions.\",\"type\":\"string\"},\"temperature\":{\"description\":\"The current temperature, in `units`.\",\"format\":\"double\",\"type\":\"number\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"description\":\"The unit of `temperature`.\"}},\"required\":[\"city\",\"temperature\",\"conditions\",\"units\"],\"type\":\"object\"},\"title\":\"Get weather\"}",
-                ::std::option::Option::Some((190usize, 594usize)),
-                ::std::option::Option::Some((631usize, 1212usize)),
+                [(1222, 1233), (74, 174), (190, 594), (631, 1212)],
                 [true, true, false, false],
-                "9caf24c64d0639743e6e119c0c1682f8aa118ff9323b0444707b2c5c267d8bbf",
             );
         }
         /// **Search** (tool `search`, described in full on `Client::search`).
@@ -525,15 +477,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "search",
-                ::std::option::Option::Some("Search"),
-                ::std::option::Option::Some(
-                    "Search the (imaginary) catalogue and describe the query that would be run.",
-                ),
                 "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Search the (imaginary) catalogue and describe the query that would be run.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"after\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"An opaque pagination cursor from a previous search; null or absent for the first page.\"},\"limit\":{\"default\":10,\"description\":\"The maximum number of results to return.\",\"format\":\"uint32\",\"minimum\":0,\"type\":[\"integer\",\"null\"]},\"query\":{\"description\":\"The text to search for.\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search\",\"title\":\"Search\"}",
-                ::std::option::Option::Some((142usize, 626usize)),
-                ::std::option::Option::None,
+                [(652, 658), (52, 126), (142, 626), (0, 0)],
                 [true, true, false, true],
-                "7ca702af80312df9bc7fde9866a044fd71a9a4601a5c51fc11fbc643f5f170aa",
             );
         }
         /// **Set mode** (tool `set_mode`, described in full on `Client::set_mode`).
@@ -545,15 +491,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "set_mode",
-                ::std::option::Option::Some("Set mode"),
-                ::std::option::Option::Some(
-                    "Switch the server to another operating mode.",
-                ),
                 "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":false},\"description\":\"Switch the server to another operating mode.\",\"inputSchema\":{\"$defs\":{\"Mode\":{\"description\":\"An operating mode. The wire values are deliberately not valid Rust identifiers.\",\"enum\":[\"fast-mode\",\"slow mode\",\"2x\",\"default\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"mode\":{\"$ref\":\"#/$defs/Mode\",\"description\":\"The mode to switch to.\"}},\"required\":[\"mode\"],\"type\":\"object\"},\"name\":\"set_mode\",\"title\":\"Set mode\"}",
-                ::std::option::Option::Some((135usize, 493usize)),
-                ::std::option::Option::None,
+                [(521, 529), (75, 119), (135, 493), (0, 0)],
                 [false, true, true, true],
-                "53502630ba7b25001d9f85963ea93ca5d60486d99af416a221be7c695b3b17a7",
             );
         }
         /// **Sleep** (tool `sleep`, described in full on `Client::sleep`).
@@ -565,15 +505,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "sleep",
-                ::std::option::Option::Some("Sleep"),
-                ::std::option::Option::Some(
-                    "Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.",
-                ),
                 "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"millis\":{\"description\":\"How long to sleep, in milliseconds.\",\"format\":\"uint64\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"millis\"],\"type\":\"object\"},\"name\":\"sleep\",\"title\":\"Sleep\"}",
-                ::std::option::Option::Some((170usize, 391usize)),
-                ::std::option::Option::None,
+                [(416, 421), (52, 154), (170, 391), (0, 0)],
                 [true, true, false, true],
-                "f53f886666fb5061c45babef9ea519e9987ff272d1f14a82384517cb1f653419",
             );
         }
         /// **Tag counts** (tool `tag_counts`, described in full on `Client::tag_counts`).
@@ -585,15 +519,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "demo",
                 "tag_counts",
-                ::std::option::Option::Some("Tag counts"),
-                ::std::option::Option::Some(
-                    "Sum a map of tag counts and list its keys; free-form labels may be attached.",
-                ),
                 "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Sum a map of tag counts and list its keys; free-form labels may be attached.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"counts\":{\"additionalProperties\":{\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"},\"description\":\"How often each tag occurs, keyed by tag name.\",\"type\":\"object\"},\"labels\":{\"additionalProperties\":true,\"description\":\"Free-form labels attached to the request (accepted, not interpreted).\",\"type\":[\"object\",\"null\"]}},\"required\":[\"counts\"],\"type\":\"object\"},\"name\":\"tag_counts\",\"outputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"keys\":{\"description\":\"The tag names, sorted.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"total\":{\"description\":\"The sum of all counts (saturating).\",\"format\":\"uint32\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"total\",\"keys\"],\"type\":\"object\"},\"title\":\"Tag counts\"}",
-                ::std::option::Option::Some((144usize, 566usize)),
-                ::std::option::Option::Some((602usize, 917usize)),
+                [(927, 937), (52, 128), (144, 566), (602, 917)],
                 [true, true, false, true],
-                "7ea0afbb26b9832c8c1139771a5d47eb9f9f2c1d3e1e59c19e9f199743b9b1de",
             );
         }
     }
@@ -646,132 +574,108 @@ Default: `10`.*/
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// **Add**
+        /// **Add** (tool `add`, read-only, idempotent)
         ///
         /// Add two integers and return their sum as structured output.
-        ///
-        /// Tool `add` (read-only, idempotent).
         pub async fn add(
             &self,
             input: types::AddInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::AddOutput>> {
             self.inner.call::<tools::Add>(&input).await
         }
-        /// **Crash**
+        /// **Crash** (tool `crash`)
         ///
         /// Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.
-        ///
-        /// Tool `crash`.
         pub async fn crash(
             &self,
             input: types::CrashInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Crash>(&input).await
         }
-        /// **Create order**
+        /// **Create order** (tool `create_order`)
         ///
         /// Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.
-        ///
-        /// Tool `create_order`.
         pub async fn create_order(
             &self,
             input: types::CreateOrderInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateOrderOutput>> {
             self.inner.call::<tools::CreateOrder>(&input).await
         }
-        /// **Delete item**
+        /// **Delete item** (tool `delete_item`, destructive, idempotent)
         ///
         /// Delete an item by id. Destructive, but deleting the same item twice is harmless.
-        ///
-        /// Tool `delete_item` (destructive, idempotent).
         pub async fn delete_item(
             &self,
             input: types::DeleteItemInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::DeleteItem>(&input).await
         }
-        /// **Draw shape**
+        /// **Draw shape** (tool `draw_shape`, read-only)
         ///
         /// Draw a circle or a rectangle and return its area as structured output.
-        ///
-        /// Tool `draw_shape` (read-only).
         pub async fn draw_shape(
             &self,
             input: types::DrawShapeInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DrawShapeOutput>> {
             self.inner.call::<tools::DrawShape>(&input).await
         }
-        /// **Echo**
+        /// **Echo** (tool `echo`, read-only)
         ///
         /// Echo a message back, optionally repeated several times (joined by spaces).
-        ///
-        /// Tool `echo` (read-only).
         pub async fn echo(
             &self,
             input: types::EchoInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Echo>(&input).await
         }
-        /// **Fail**
+        /// **Fail** (tool `fail`, read-only)
         ///
         /// Always fail: return a tool-level error result (`isError: true`) carrying the given message.
-        ///
-        /// Tool `fail` (read-only).
         pub async fn fail(
             &self,
             input: types::FailInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Fail>(&input).await
         }
-        /// **Get weather**
+        /// **Get weather** (tool `get_weather`, read-only, closed-world)
         ///
         /// Get the current weather for a city. The data is fake but deterministic (derived from the city name).
-        ///
-        /// Tool `get_weather` (read-only, closed-world).
         pub async fn get_weather(
             &self,
             input: types::GetWeatherInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetWeatherOutput>> {
             self.inner.call::<tools::GetWeather>(&input).await
         }
-        /// **Search**
+        /// **Search** (tool `search`, read-only)
         ///
         /// Search the (imaginary) catalogue and describe the query that would be run.
-        ///
-        /// Tool `search` (read-only).
         pub async fn search(
             &self,
             input: types::SearchInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Search>(&input).await
         }
-        /// **Set mode**
+        /// **Set mode** (tool `set_mode`, idempotent)
         ///
         /// Switch the server to another operating mode.
-        ///
-        /// Tool `set_mode` (idempotent).
         pub async fn set_mode(
             &self,
             input: types::SetModeInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::SetMode>(&input).await
         }
-        /// **Sleep**
+        /// **Sleep** (tool `sleep`, read-only)
         ///
         /// Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.
-        ///
-        /// Tool `sleep` (read-only).
         pub async fn sleep(
             &self,
             input: types::SleepInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Sleep>(&input).await
         }
-        /// **Tag counts**
+        /// **Tag counts** (tool `tag_counts`, read-only)
         ///
         /// Sum a map of tag counts and list its keys; free-form labels may be attached.
-        ///
-        /// Tool `tag_counts` (read-only).
         pub async fn tag_counts(
             &self,
             input: types::TagCountsInput,
@@ -1270,13 +1174,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "echo",
-                ::std::option::Option::Some("Echo Tool"),
-                ::std::option::Option::Some("Echoes back the input string"),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Echoes back the input string\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"message\":{\"description\":\"Message to echo\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\",\"title\":\"Echo Tool\"}",
-                ::std::option::Option::Some((204usize, 371usize)),
-                ::std::option::Option::None,
+                [(395, 404), (120, 148), (204, 371), (0, 0)],
                 [true, false, true, false],
-                "7f44ccc849658890126f40e521000825b08a7f09a6f290a43d02db4e8eec6e2b",
             );
         }
         /// **Get Annotated Message Tool** (tool `get-annotated-message`, described in full on `Client::get_annotated_message`).
@@ -1288,15 +1188,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "get-annotated-message",
-                ::std::option::Option::Some("Get Annotated Message Tool"),
-                ::std::option::Option::Some(
-                    "Demonstrates how annotations can be used to provide metadata about content.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates how annotations can be used to provide metadata about content.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"},\"messageType\":{\"description\":\"Type of message to demonstrate different annotation patterns\",\"enum\":[\"error\",\"success\",\"debug\"],\"type\":\"string\"}},\"required\":[\"messageType\"],\"type\":\"object\"},\"name\":\"get-annotated-message\",\"title\":\"Get Annotated Message Tool\"}",
-                ::std::option::Option::Some((251usize, 608usize)),
-                ::std::option::Option::None,
+                [(649, 675), (120, 195), (251, 608), (0, 0)],
                 [true, false, true, false],
-                "33c589b1069c55cba23225a122758008ada8f6959c181ccc3374c1901db0fb7f",
             );
         }
         /// **Print Environment Tool** (tool `get-env`, described in full on `Client::get_env`).
@@ -1308,15 +1202,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "get-env",
-                ::std::option::Option::Some("Print Environment Tool"),
-                ::std::option::Option::Some(
-                    "Returns all environment variables, helpful for debugging MCP server configuration",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns all environment variables, helpful for debugging MCP server configuration\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-env\",\"title\":\"Print Environment Tool\"}",
-                ::std::option::Option::Some((257usize, 342usize)),
-                ::std::option::Option::None,
+                [(369, 391), (120, 201), (257, 342), (0, 0)],
                 [true, false, true, false],
-                "4f50e93bc4caa234f9cfcb55e5a2dc7f01549a67379ef3ae1c7dcbaa0438cad1",
             );
         }
         /// **Get Resource Links Tool** (tool `get-resource-links`, described in full on `Client::get_resource_links`).
@@ -1328,15 +1216,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "get-resource-links",
-                ::std::option::Option::Some("Get Resource Links Tool"),
-                ::std::option::Option::Some(
-                    "Returns up to ten resource links that reference different types of resources",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns up to ten resource links that reference different types of resources\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"maximum\":10,\"minimum\":1,\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"get-resource-links\",\"title\":\"Get Resource Links Tool\"}",
-                ::std::option::Option::Some((252usize, 457usize)),
-                ::std::option::Option::None,
+                [(495, 518), (120, 196), (252, 457), (0, 0)],
                 [true, false, true, false],
-                "71bb1c74fa7b1f2fa67d46340e6ed8b1b30efdf15febbc2fb0c3391581451e83",
             );
         }
         /// **Get Resource Reference Tool** (tool `get-resource-reference`, described in full on `Client::get_resource_reference`).
@@ -1348,15 +1230,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "get-resource-reference",
-                ::std::option::Option::Some("Get Resource Reference Tool"),
-                ::std::option::Option::Some(
-                    "Returns a resource reference that can be used by MCP clients",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a resource reference that can be used by MCP clients\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"},\"resourceType\":{\"default\":\"Text\",\"enum\":[\"Text\",\"Blob\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-resource-reference\",\"title\":\"Get Resource Reference Tool\"}",
-                ::std::option::Option::Some((236usize, 485usize)),
-                ::std::option::Option::None,
+                [(527, 554), (120, 180), (236, 485), (0, 0)],
                 [true, false, true, false],
-                "0e0bc5de61c5239e68b14b616b82fc475bb463f80e6288c33fff949a7053b3f8",
             );
         }
         /// **Get Structured Content Tool** (tool `get-structured-content`, described in full on `Client::get_structured_content`).
@@ -1368,15 +1244,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "get-structured-content",
-                ::std::option::Option::Some("Get Structured Content Tool"),
-                ::std::option::Option::Some(
-                    "Returns structured content along with an output schema for client data validation",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns structured content along with an output schema for client data validation\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"location\":{\"description\":\"Choose city\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"type\":\"string\"}},\"required\":[\"location\"],\"type\":\"object\"},\"name\":\"get-structured-content\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"conditions\":{\"description\":\"Weather conditions description\",\"type\":\"string\"},\"humidity\":{\"description\":\"Humidity percentage\",\"type\":\"number\"},\"temperature\":{\"description\":\"Temperature in celsius\",\"type\":\"number\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"type\":\"object\"},\"title\":\"Get Structured Content Tool\"}",
-                ::std::option::Option::Some((257usize, 466usize)),
-                ::std::option::Option::Some((514usize, 892usize)),
+                [(902, 929), (120, 201), (257, 466), (514, 892)],
                 [true, false, true, false],
-                "5a604731383feb5bdb90ec49119f20ee2254b17a8405c10bf5def2ff3540db2e",
             );
         }
         /// **Get Sum Tool** (tool `get-sum`, described in full on `Client::get_sum`).
@@ -1388,13 +1258,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "get-sum",
-                ::std::option::Option::Some("Get Sum Tool"),
-                ::std::option::Option::Some("Returns the sum of two numbers"),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the sum of two numbers\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"description\":\"First number\",\"type\":\"number\"},\"b\":{\"description\":\"Second number\",\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\",\"title\":\"Get Sum Tool\"}",
-                ::std::option::Option::Some((206usize, 414usize)),
-                ::std::option::Option::None,
+                [(441, 453), (120, 150), (206, 414), (0, 0)],
                 [true, false, true, false],
-                "d720dc64eb73dcec4352ec209ee3c9fbbae2939e265b45f37c8b8b0b115e1ea7",
             );
         }
         /// **Get Tiny Image Tool** (tool `get-tiny-image`, described in full on `Client::get_tiny_image`).
@@ -1406,13 +1272,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "get-tiny-image",
-                ::std::option::Option::Some("Get Tiny Image Tool"),
-                ::std::option::Option::Some("Returns a tiny MCP logo image."),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a tiny MCP logo image.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-tiny-image\",\"title\":\"Get Tiny Image Tool\"}",
-                ::std::option::Option::Some((206usize, 291usize)),
-                ::std::option::Option::None,
+                [(325, 344), (120, 150), (206, 291), (0, 0)],
                 [true, false, true, false],
-                "3e7e3397d097d89eb8440f3e8c45abf4b4fdd9114ac84c1cf130f555f9bc2e95",
             );
         }
         /// **GZip File as Resource Tool** (tool `gzip-file-as-resource`, described in full on `Client::gzip_file_as_resource`).
@@ -1424,15 +1286,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "gzip-file-as-resource",
-                ::std::option::Option::Some("GZip File as Resource Tool"),
-                ::std::option::Option::Some(
-                    "Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":false},\"description\":\"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"description\":\"URL or data URI of the file content to compress\",\"format\":\"uri\",\"type\":\"string\"},\"name\":{\"default\":\"README.md.gz\",\"description\":\"Name of the output file\",\"type\":\"string\"},\"outputType\":{\"default\":\"resourceLink\",\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.\",\"enum\":[\"resourceLink\",\"resource\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"gzip-file-as-resource\",\"title\":\"GZip File as Resource Tool\"}",
-                ::std::option::Option::Some((423usize, 1071usize)),
-                ::std::option::Option::None,
+                [(1112, 1138), (120, 367), (423, 1071), (0, 0)],
                 [false, false, true, true],
-                "8376d5ceda945d5e10ab8f9e4b75f83417931d2438eabd3198464f3ff519094c",
             );
         }
         /// **Simulate Research Query** (tool `simulate-research-query`, described in full on `Client::simulate_research_query`).
@@ -1444,15 +1300,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "simulate-research-query",
-                ::std::option::Option::Some("Simulate Research Query"),
-                ::std::option::Option::Some(
-                    "Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.\",\"execution\":{\"taskSupport\":\"required\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"},\"topic\":{\"description\":\"The research topic to investigate\",\"type\":\"string\"}},\"required\":[\"topic\"],\"type\":\"object\"},\"name\":\"simulate-research-query\",\"title\":\"Simulate Research Query\"}",
-                ::std::option::Option::Some((447usize, 780usize)),
-                ::std::option::Option::None,
+                [(823, 846), (122, 392), (447, 780), (0, 0)],
                 [false, false, false, false],
-                "e494a3249ad69e0370ae8f25f4a5dbeb13ff31cb7c5ca86009a98d79adc53510",
             );
         }
         /// **Toggle Simulated Logging** (tool `toggle-simulated-logging`, described in full on `Client::toggle_simulated_logging`).
@@ -1464,15 +1314,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "toggle-simulated-logging",
-                ::std::option::Option::Some("Toggle Simulated Logging"),
-                ::std::option::Option::Some(
-                    "Toggles simulated, random-leveled logging on or off.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated, random-leveled logging on or off.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-simulated-logging\",\"title\":\"Toggle Simulated Logging\"}",
-                ::std::option::Option::Some((230usize, 315usize)),
-                ::std::option::Option::None,
+                [(359, 383), (122, 174), (230, 315), (0, 0)],
                 [false, false, false, false],
-                "a78d315cf37def309a4c36d6765fcddbd8383c85b939308cb47c7110d7fca592",
             );
         }
         /// **Toggle Subscriber Updates** (tool `toggle-subscriber-updates`, described in full on `Client::toggle_subscriber_updates`).
@@ -1484,15 +1328,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "toggle-subscriber-updates",
-                ::std::option::Option::Some("Toggle Subscriber Updates"),
-                ::std::option::Option::Some(
-                    "Toggles simulated resource subscription updates on or off.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated resource subscription updates on or off.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-subscriber-updates\",\"title\":\"Toggle Subscriber Updates\"}",
-                ::std::option::Option::Some((236usize, 321usize)),
-                ::std::option::Option::None,
+                [(366, 391), (122, 180), (236, 321), (0, 0)],
                 [false, false, false, false],
-                "e742f7476ce7e72781c707c5fe5223385546f4604f5dc8a6df623754182eebbd",
             );
         }
         /// **Trigger Elicitation Request Tool** (tool `trigger-elicitation-request`, described in full on `Client::trigger_elicitation_request`).
@@ -1504,15 +1342,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "trigger-elicitation-request",
-                ::std::option::Option::Some("Trigger Elicitation Request Tool"),
-                ::std::option::Option::Some(
-                    "Trigger a Request from the Server for User Elicitation",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Trigger a Request from the Server for User Elicitation\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"trigger-elicitation-request\",\"title\":\"Trigger Elicitation Request Tool\"}",
-                ::std::option::Option::Some((232usize, 317usize)),
-                ::std::option::Option::None,
+                [(364, 396), (122, 176), (232, 317), (0, 0)],
                 [false, false, false, false],
-                "a8ce17127c0a6f98176d2800f351e1365b60ba4fbaf5ebbfa7e8b6a934a6fcf7",
             );
         }
         /// **Trigger Long Running Operation Tool** (tool `trigger-long-running-operation`, described in full on `Client::trigger_long_running_operation`).
@@ -1524,15 +1356,9 @@ Default: `5`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "everything",
                 "trigger-long-running-operation",
-                ::std::option::Option::Some("Trigger Long Running Operation Tool"),
-                ::std::option::Option::Some(
-                    "Demonstrates a long running operation with progress updates.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates a long running operation with progress updates.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"trigger-long-running-operation\",\"title\":\"Trigger Long Running Operation Tool\"}",
-                ::std::option::Option::Some((236usize, 502usize)),
-                ::std::option::Option::None,
+                [(552, 587), (120, 180), (236, 502), (0, 0)],
                 [true, false, true, false],
-                "e0d9626dffefbdde30ebce5e5b922e8861a0416c6131bfc627fc44de17a3c19b",
             );
         }
     }
@@ -2081,66 +1907,54 @@ Default: `5`.*/
         pub fn resources(&self) -> resources::Resources<'_> {
             resources::Resources(&self.inner)
         }
-        /// **Echo Tool**
+        /// **Echo Tool** (tool `echo`, read-only, idempotent, closed-world)
         ///
         /// Echoes back the input string
-        ///
-        /// Tool `echo` (read-only, idempotent, closed-world).
         pub async fn echo(
             &self,
             input: types::EchoInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Echo>(&input).await
         }
-        /// **Get Annotated Message Tool**
+        /// **Get Annotated Message Tool** (tool `get-annotated-message`, read-only, idempotent, closed-world)
         ///
         /// Demonstrates how annotations can be used to provide metadata about content.
-        ///
-        /// Tool `get-annotated-message` (read-only, idempotent, closed-world).
         pub async fn get_annotated_message(
             &self,
             input: types::GetAnnotatedMessageInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetAnnotatedMessage>(&input).await
         }
-        /// **Print Environment Tool**
+        /// **Print Environment Tool** (tool `get-env`, read-only, idempotent, closed-world)
         ///
         /// Returns all environment variables, helpful for debugging MCP server configuration
-        ///
-        /// Tool `get-env` (read-only, idempotent, closed-world).
         pub async fn get_env(
             &self,
             input: types::GetEnvInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetEnv>(&input).await
         }
-        /// **Get Resource Links Tool**
+        /// **Get Resource Links Tool** (tool `get-resource-links`, read-only, idempotent, closed-world)
         ///
         /// Returns up to ten resource links that reference different types of resources
-        ///
-        /// Tool `get-resource-links` (read-only, idempotent, closed-world).
         pub async fn get_resource_links(
             &self,
             input: types::GetResourceLinksInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetResourceLinks>(&input).await
         }
-        /// **Get Resource Reference Tool**
+        /// **Get Resource Reference Tool** (tool `get-resource-reference`, read-only, idempotent, closed-world)
         ///
         /// Returns a resource reference that can be used by MCP clients
-        ///
-        /// Tool `get-resource-reference` (read-only, idempotent, closed-world).
         pub async fn get_resource_reference(
             &self,
             input: types::GetResourceReferenceInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetResourceReference>(&input).await
         }
-        /// **Get Structured Content Tool**
+        /// **Get Structured Content Tool** (tool `get-structured-content`, read-only, idempotent, closed-world)
         ///
         /// Returns structured content along with an output schema for client data validation
-        ///
-        /// Tool `get-structured-content` (read-only, idempotent, closed-world).
         pub async fn get_structured_content(
             &self,
             input: types::GetStructuredContentInput,
@@ -2149,88 +1963,72 @@ Default: `5`.*/
         > {
             self.inner.call::<tools::GetStructuredContent>(&input).await
         }
-        /// **Get Sum Tool**
+        /// **Get Sum Tool** (tool `get-sum`, read-only, idempotent, closed-world)
         ///
         /// Returns the sum of two numbers
-        ///
-        /// Tool `get-sum` (read-only, idempotent, closed-world).
         pub async fn get_sum(
             &self,
             input: types::GetSumInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetSum>(&input).await
         }
-        /// **Get Tiny Image Tool**
+        /// **Get Tiny Image Tool** (tool `get-tiny-image`, read-only, idempotent, closed-world)
         ///
         /// Returns a tiny MCP logo image.
-        ///
-        /// Tool `get-tiny-image` (read-only, idempotent, closed-world).
         pub async fn get_tiny_image(
             &self,
             input: types::GetTinyImageInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetTinyImage>(&input).await
         }
-        /// **GZip File as Resource Tool**
+        /// **GZip File as Resource Tool** (tool `gzip-file-as-resource`, idempotent)
         ///
         /// Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
-        ///
-        /// Tool `gzip-file-as-resource` (idempotent).
         pub async fn gzip_file_as_resource(
             &self,
             input: types::GzipFileAsResourceInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GzipFileAsResource>(&input).await
         }
-        /// **Simulate Research Query**
+        /// **Simulate Research Query** (tool `simulate-research-query`, closed-world)
         ///
         /// Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
-        ///
-        /// Tool `simulate-research-query` (closed-world).
         pub async fn simulate_research_query(
             &self,
             input: types::SimulateResearchQueryInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::SimulateResearchQuery>(&input).await
         }
-        /// **Toggle Simulated Logging**
+        /// **Toggle Simulated Logging** (tool `toggle-simulated-logging`, closed-world)
         ///
         /// Toggles simulated, random-leveled logging on or off.
-        ///
-        /// Tool `toggle-simulated-logging` (closed-world).
         pub async fn toggle_simulated_logging(
             &self,
             input: types::ToggleSimulatedLoggingInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::ToggleSimulatedLogging>(&input).await
         }
-        /// **Toggle Subscriber Updates**
+        /// **Toggle Subscriber Updates** (tool `toggle-subscriber-updates`, closed-world)
         ///
         /// Toggles simulated resource subscription updates on or off.
-        ///
-        /// Tool `toggle-subscriber-updates` (closed-world).
         pub async fn toggle_subscriber_updates(
             &self,
             input: types::ToggleSubscriberUpdatesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::ToggleSubscriberUpdates>(&input).await
         }
-        /// **Trigger Elicitation Request Tool**
+        /// **Trigger Elicitation Request Tool** (tool `trigger-elicitation-request`, closed-world)
         ///
         /// Trigger a Request from the Server for User Elicitation
-        ///
-        /// Tool `trigger-elicitation-request` (closed-world).
         pub async fn trigger_elicitation_request(
             &self,
             input: types::TriggerElicitationRequestInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::TriggerElicitationRequest>(&input).await
         }
-        /// **Trigger Long Running Operation Tool**
+        /// **Trigger Long Running Operation Tool** (tool `trigger-long-running-operation`, read-only, idempotent, closed-world)
         ///
         /// Demonstrates a long running operation with progress updates.
-        ///
-        /// Tool `trigger-long-running-operation` (read-only, idempotent, closed-world).
         pub async fn trigger_long_running_operation(
             &self,
             input: types::TriggerLongRunningOperationInput,
@@ -3129,15 +2927,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "create_directory",
-                ::std::option::Option::Some("Create Directory"),
-                ::std::option::Option::Some(
-                    "Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"create_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Create Directory\"}",
-                ::std::option::Option::Some((487usize, 616usize)),
-                ::std::option::Option::Some((658usize, 822usize)),
+                [(832, 848), (121, 431), (487, 616), (658, 822)],
                 [false, false, true, false],
-                "720d1604002b3c1a768bc811e8354aac162e946a53a998afc20a6d2e91e583d4",
             );
         }
         /// **Directory Tree** (tool `directory_tree`, described in full on `Client::directory_tree`).
@@ -3149,15 +2941,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "directory_tree",
-                ::std::option::Option::Some("Directory Tree"),
-                ::std::option::Option::Some(
-                    "Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"directory_tree\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Directory Tree\"}",
-                ::std::option::Option::Some((490usize, 693usize)),
-                ::std::option::Option::Some((733usize, 897usize)),
+                [(907, 921), (74, 434), (490, 693), (733, 897)],
                 [true, true, false, false],
-                "7645bc3877aa38908a5fc772d29ae7a3d3f05587a2e8826979c739cf40c57363",
             );
         }
         /// **Edit File** (tool `edit_file`, described in full on `Client::edit_file`).
@@ -3169,15 +2955,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "edit_file",
-                ::std::option::Option::Some("Edit File"),
-                ::std::option::Option::Some(
-                    "Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"dryRun\":{\"default\":false,\"description\":\"Preview changes using git-style diff format\",\"type\":\"boolean\"},\"edits\":{\"items\":{\"properties\":{\"newText\":{\"description\":\"Text to replace with\",\"type\":\"string\"},\"oldText\":{\"description\":\"Text to search for - must match exactly\",\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"],\"type\":\"object\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"edits\"],\"type\":\"object\"},\"name\":\"edit_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Edit File\"}",
-                ::std::option::Option::Some((362usize, 851usize)),
-                ::std::option::Option::Some((886usize, 1050usize)),
+                [(1060, 1069), (121, 306), (362, 851), (886, 1050)],
                 [false, true, false, false],
-                "afd5a5de1972206d0e9762ff8ad7797ee8dd3e1b83f0428426c98d2d2520308e",
             );
         }
         /// **Get File Info** (tool `get_file_info`, described in full on `Client::get_file_info`).
@@ -3189,15 +2969,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "get_file_info",
-                ::std::option::Option::Some("Get File Info"),
-                ::std::option::Option::Some(
-                    "Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"get_file_info\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Get File Info\"}",
-                ::std::option::Option::Some((426usize, 555usize)),
-                ::std::option::Option::Some((594usize, 758usize)),
+                [(768, 781), (74, 370), (426, 555), (594, 758)],
                 [true, true, false, false],
-                "7f44dc48bac24a1e6b18b92d58d1669c80102fae3843e73579217972b67c80f6",
             );
         }
         /// **List Allowed Directories** (tool `list_allowed_directories`, described in full on `Client::list_allowed_directories`).
@@ -3209,15 +2983,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "list_allowed_directories",
-                ::std::option::Option::Some("List Allowed Directories"),
-                ::std::option::Option::Some(
-                    "Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"list_allowed_directories\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Allowed Directories\"}",
-                ::std::option::Option::Some((378usize, 463usize)),
-                ::std::option::Option::Some((513usize, 677usize)),
+                [(687, 711), (74, 322), (378, 463), (513, 677)],
                 [true, true, false, false],
-                "2b43c9bb5cde269e30b4e22b1dc38386f4fecf44dfa8a773a7fce9e38e2c0aa2",
             );
         }
         /// **List Directory** (tool `list_directory`, described in full on `Client::list_directory`).
@@ -3229,15 +2997,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "list_directory",
-                ::std::option::Option::Some("List Directory"),
-                ::std::option::Option::Some(
-                    "Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Directory\"}",
-                ::std::option::Option::Some((439usize, 568usize)),
-                ::std::option::Option::Some((608usize, 772usize)),
+                [(782, 796), (74, 383), (439, 568), (608, 772)],
                 [true, true, false, false],
-                "0d2a2b301c6ec3cbea78b3546aede23781a81bd82000b34f4cbfb3d94bfc8db7",
             );
         }
         /// **List Directory with Sizes** (tool `list_directory_with_sizes`, described in full on `Client::list_directory_with_sizes`).
@@ -3249,15 +3011,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "list_directory_with_sizes",
-                ::std::option::Option::Some("List Directory with Sizes"),
-                ::std::option::Option::Some(
-                    "Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"},\"sortBy\":{\"default\":\"name\",\"description\":\"Sort entries by name or size\",\"enum\":[\"name\",\"size\"],\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory_with_sizes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"List Directory with Sizes\"}",
-                ::std::option::Option::Some((453usize, 694usize)),
-                ::std::option::Option::Some((745usize, 909usize)),
+                [(919, 944), (74, 397), (453, 694), (745, 909)],
                 [true, true, false, false],
-                "8642b99b56eb227fd3ac37d3c43fc984be9b872d85e91874d0600fddbb53c4c3",
             );
         }
         /// **Move File** (tool `move_file`, described in full on `Client::move_file`).
@@ -3269,15 +3025,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "move_file",
-                ::std::option::Option::Some("Move File"),
-                ::std::option::Option::Some(
-                    "Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"destination\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"source\",\"destination\"],\"type\":\"object\"},\"name\":\"move_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Move File\"}",
-                ::std::option::Option::Some((502usize, 681usize)),
-                ::std::option::Option::Some((716usize, 880usize)),
+                [(890, 899), (121, 446), (502, 681), (716, 880)],
                 [false, true, false, false],
-                "46d4d5c7da0e8553c69eb9b970927adc0b54bfdcc9876a01983cd9ab3f8d9430",
             );
         }
         /// **Read File (Deprecated)** (tool `read_file`, described in full on `Client::read_file`).
@@ -3289,15 +3039,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "read_file",
-                ::std::option::Option::Some("Read File (Deprecated)"),
-                ::std::option::Option::Some(
-                    "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read File (Deprecated)\"}",
-                ::std::option::Option::Some((215usize, 537usize)),
-                ::std::option::Option::Some((572usize, 736usize)),
+                [(746, 768), (74, 159), (215, 537), (572, 736)],
                 [true, true, false, false],
-                "762744c16831e2becafdbaf9a15da2660e5670dfa1984a368403145b6e9ac3a9",
             );
         }
         /// **Read Media File** (tool `read_media_file`, described in full on `Client::read_media_file`).
@@ -3309,15 +3053,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "read_media_file",
-                ::std::option::Option::Some("Read Media File"),
-                ::std::option::Option::Some(
-                    "Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_media_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"],\"type\":\"string\"}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"resource\":{\"additionalProperties\":false,\"properties\":{\"blob\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\",\"blob\"],\"type\":\"object\"},\"type\":{\"const\":\"resource\",\"type\":\"string\"}},\"required\":[\"type\",\"resource\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Media File\"}",
-                ::std::option::Option::Some((364usize, 493usize)),
-                ::std::option::Option::Some((534usize, 1235usize)),
+                [(1245, 1260), (74, 308), (364, 493), (534, 1235)],
                 [true, true, false, false],
-                "efe5a84687d7780182276a3ae46d325c1c269116ad490fa9149e39bbe50c6777",
             );
         }
         /// **Read Multiple Files** (tool `read_multiple_files`, described in full on `Client::read_multiple_files`).
@@ -3329,15 +3067,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "read_multiple_files",
-                ::std::option::Option::Some("Read Multiple Files"),
-                ::std::option::Option::Some(
-                    "Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"paths\":{\"description\":\"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"paths\"],\"type\":\"object\"},\"name\":\"read_multiple_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Multiple Files\"}",
-                ::std::option::Option::Some((454usize, 748usize)),
-                ::std::option::Option::Some((793usize, 957usize)),
+                [(967, 986), (74, 398), (454, 748), (793, 957)],
                 [true, true, false, false],
-                "484710b0d97999f0c16d950c850c285a187ac4fbd4fdef5b0f13d0f3b483e164",
             );
         }
         /// **Read Text File** (tool `read_text_file`, described in full on `Client::read_text_file`).
@@ -3349,15 +3081,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "read_text_file",
-                ::std::option::Option::Some("Read Text File"),
-                ::std::option::Option::Some(
-                    "Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_text_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Read Text File\"}",
-                ::std::option::Option::Some((587usize, 909usize)),
-                ::std::option::Option::Some((949usize, 1113usize)),
+                [(1123, 1137), (74, 531), (587, 909), (949, 1113)],
                 [true, true, false, false],
-                "658bc8c7fed2aefe6102d5e87589689b4a286b83340ac1a3a456b37e6cf4f77a",
             );
         }
         /// **Search Files** (tool `search_files`, described in full on `Client::search_files`).
@@ -3369,15 +3095,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "search_files",
-                ::std::option::Option::Some("Search Files"),
-                ::std::option::Option::Some(
-                    "Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.",
-                ),
                 "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"],\"type\":\"object\"},\"name\":\"search_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Search Files\"}",
-                ::std::option::Option::Some((554usize, 795usize)),
-                ::std::option::Option::Some((833usize, 997usize)),
+                [(1007, 1019), (74, 498), (554, 795), (833, 997)],
                 [true, true, false, false],
-                "6c46ed09491987b06c8c1511d8f6d42031eabaf852eb4d6e80185e317142120b",
             );
         }
         /// **Write File** (tool `write_file`, described in full on `Client::write_file`).
@@ -3389,15 +3109,9 @@ Default: `"name"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "filesystem",
                 "write_file",
-                ::std::option::Option::Some("Write File"),
-                ::std::option::Option::Some(
-                    "Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.",
-                ),
                 "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"name\":\"write_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"},\"title\":\"Write File\"}",
-                ::std::option::Option::Some((404usize, 571usize)),
-                ::std::option::Option::Some((607usize, 771usize)),
+                [(781, 791), (120, 348), (404, 571), (607, 771)],
                 [false, true, true, false],
-                "0074a16be22f98393479625ae28b74688c56985d581aa37e1ff61f7fbd37d11d",
             );
         }
     }
@@ -3452,55 +3166,45 @@ Default: `"name"`.*/
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// **Create Directory**
+        /// **Create Directory** (tool `create_directory`, idempotent, closed-world)
         ///
         /// Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
-        ///
-        /// Tool `create_directory` (idempotent, closed-world).
         pub async fn create_directory(
             &self,
             input: types::CreateDirectoryInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateDirectoryOutput>> {
             self.inner.call::<tools::CreateDirectory>(&input).await
         }
-        /// **Directory Tree**
+        /// **Directory Tree** (tool `directory_tree`, read-only, closed-world)
         ///
         /// Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
-        ///
-        /// Tool `directory_tree` (read-only, closed-world).
         pub async fn directory_tree(
             &self,
             input: types::DirectoryTreeInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DirectoryTreeOutput>> {
             self.inner.call::<tools::DirectoryTree>(&input).await
         }
-        /// **Edit File**
+        /// **Edit File** (tool `edit_file`, destructive, closed-world)
         ///
         /// Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
-        ///
-        /// Tool `edit_file` (destructive, closed-world).
         pub async fn edit_file(
             &self,
             input: types::EditFileInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::EditFileOutput>> {
             self.inner.call::<tools::EditFile>(&input).await
         }
-        /// **Get File Info**
+        /// **Get File Info** (tool `get_file_info`, read-only, closed-world)
         ///
         /// Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
-        ///
-        /// Tool `get_file_info` (read-only, closed-world).
         pub async fn get_file_info(
             &self,
             input: types::GetFileInfoInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetFileInfoOutput>> {
             self.inner.call::<tools::GetFileInfo>(&input).await
         }
-        /// **List Allowed Directories**
+        /// **List Allowed Directories** (tool `list_allowed_directories`, read-only, closed-world)
         ///
         /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
-        ///
-        /// Tool `list_allowed_directories` (read-only, closed-world).
         pub async fn list_allowed_directories(
             &self,
             input: types::ListAllowedDirectoriesInput,
@@ -3509,22 +3213,18 @@ Default: `"name"`.*/
         > {
             self.inner.call::<tools::ListAllowedDirectories>(&input).await
         }
-        /// **List Directory**
+        /// **List Directory** (tool `list_directory`, read-only, closed-world)
         ///
         /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-        ///
-        /// Tool `list_directory` (read-only, closed-world).
         pub async fn list_directory(
             &self,
             input: types::ListDirectoryInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ListDirectoryOutput>> {
             self.inner.call::<tools::ListDirectory>(&input).await
         }
-        /// **List Directory with Sizes**
+        /// **List Directory with Sizes** (tool `list_directory_with_sizes`, read-only, closed-world)
         ///
         /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-        ///
-        /// Tool `list_directory_with_sizes` (read-only, closed-world).
         pub async fn list_directory_with_sizes(
             &self,
             input: types::ListDirectoryWithSizesInput,
@@ -3533,77 +3233,63 @@ Default: `"name"`.*/
         > {
             self.inner.call::<tools::ListDirectoryWithSizes>(&input).await
         }
-        /// **Move File**
+        /// **Move File** (tool `move_file`, destructive, closed-world)
         ///
         /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
-        ///
-        /// Tool `move_file` (destructive, closed-world).
         pub async fn move_file(
             &self,
             input: types::MoveFileInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::MoveFileOutput>> {
             self.inner.call::<tools::MoveFile>(&input).await
         }
-        /// **Read File (Deprecated)**
+        /// **Read File (Deprecated)** (tool `read_file`, read-only, closed-world)
         ///
         /// Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
-        ///
-        /// Tool `read_file` (read-only, closed-world).
         pub async fn read_file(
             &self,
             input: types::ReadFileInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadFileOutput>> {
             self.inner.call::<tools::ReadFile>(&input).await
         }
-        /// **Read Media File**
+        /// **Read Media File** (tool `read_media_file`, read-only, closed-world)
         ///
         /// Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
-        ///
-        /// Tool `read_media_file` (read-only, closed-world).
         pub async fn read_media_file(
             &self,
             input: types::ReadMediaFileInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadMediaFileOutput>> {
             self.inner.call::<tools::ReadMediaFile>(&input).await
         }
-        /// **Read Multiple Files**
+        /// **Read Multiple Files** (tool `read_multiple_files`, read-only, closed-world)
         ///
         /// Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
-        ///
-        /// Tool `read_multiple_files` (read-only, closed-world).
         pub async fn read_multiple_files(
             &self,
             input: types::ReadMultipleFilesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadMultipleFilesOutput>> {
             self.inner.call::<tools::ReadMultipleFiles>(&input).await
         }
-        /// **Read Text File**
+        /// **Read Text File** (tool `read_text_file`, read-only, closed-world)
         ///
         /// Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
-        ///
-        /// Tool `read_text_file` (read-only, closed-world).
         pub async fn read_text_file(
             &self,
             input: types::ReadTextFileInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadTextFileOutput>> {
             self.inner.call::<tools::ReadTextFile>(&input).await
         }
-        /// **Search Files**
+        /// **Search Files** (tool `search_files`, read-only, closed-world)
         ///
         /// Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
-        ///
-        /// Tool `search_files` (read-only, closed-world).
         pub async fn search_files(
             &self,
             input: types::SearchFilesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::SearchFilesOutput>> {
             self.inner.call::<tools::SearchFiles>(&input).await
         }
-        /// **Write File**
+        /// **Write File** (tool `write_file`, destructive, idempotent, closed-world)
         ///
         /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
-        ///
-        /// Tool `write_file` (destructive, idempotent, closed-world).
         pub async fn write_file(
             &self,
             input: types::WriteFileInput,
@@ -4076,15 +3762,9 @@ pub mod memory {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "memory",
                 "add_observations",
-                ::std::option::Option::Some("Add Observations"),
-                ::std::option::Option::Some(
-                    "Add new observations to existing entities in the knowledge graph",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Add new observations to existing entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"},\"name\":\"add_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"results\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"addedObservations\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"type\":\"string\"}},\"required\":[\"entityName\",\"addedObservations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"results\"],\"type\":\"object\"},\"title\":\"Add Observations\"}",
-                ::std::option::Option::Some((242usize, 671usize)),
-                ::std::option::Option::Some((713usize, 1086usize)),
+                [(1096, 1112), (122, 186), (242, 671), (713, 1086)],
                 [false, false, false, false],
-                "feac7d8089a1ebc8a23d7dfb2938f24b3a3c8f105d791cb52f622f3819323ee7",
             );
         }
         /// **Create Entities** (tool `create_entities`, described in full on `Client::create_entities`).
@@ -4096,15 +3776,9 @@ pub mod memory {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "memory",
                 "create_entities",
-                ::std::option::Option::Some("Create Entities"),
-                ::std::option::Option::Some(
-                    "Create multiple new entities in the knowledge graph",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"name\":\"create_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"title\":\"Create Entities\"}",
-                ::std::option::Option::Some((229usize, 722usize)),
-                ::std::option::Option::Some((763usize, 1314usize)),
+                [(1324, 1339), (122, 173), (229, 722), (763, 1314)],
                 [false, false, false, false],
-                "8f67f2b3ceae725137d28992771cf1483f02be6bb9f9c54c4e57270e3da21afb",
             );
         }
         /// **Create Relations** (tool `create_relations`, described in full on `Client::create_relations`).
@@ -4116,15 +3790,9 @@ pub mod memory {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "memory",
                 "create_relations",
-                ::std::option::Option::Some("Create Relations"),
-                ::std::option::Option::Some(
-                    "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new relations between entities in the knowledge graph. Relations should be in active voice\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"create_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"title\":\"Create Relations\"}",
-                ::std::option::Option::Some((284usize, 753usize)),
-                ::std::option::Option::Some((795usize, 1322usize)),
+                [(1332, 1348), (122, 228), (284, 753), (795, 1322)],
                 [false, false, false, false],
-                "65123f62aa4a7c0721aea42a0b0e5bbf449744c9a74e0dd6f4b9927233668102",
             );
         }
         /// **Delete Entities** (tool `delete_entities`, described in full on `Client::delete_entities`).
@@ -4136,15 +3804,9 @@ pub mod memory {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "memory",
                 "delete_entities",
-                ::std::option::Option::Some("Delete Entities"),
-                ::std::option::Option::Some(
-                    "Delete multiple entities and their associated relations from the knowledge graph",
-                ),
                 "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple entities and their associated relations from the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"},\"name\":\"delete_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Entities\"}",
-                ::std::option::Option::Some((256usize, 475usize)),
-                ::std::option::Option::Some((516usize, 719usize)),
+                [(729, 744), (120, 200), (256, 475), (516, 719)],
                 [false, true, true, false],
-                "9e6b66f291d08f0884590fb213f5022ebc753a4bddd5bb5abbaf4180c9d1b2f5",
             );
         }
         /// **Delete Observations** (tool `delete_observations`, described in full on `Client::delete_observations`).
@@ -4156,15 +3818,9 @@ pub mod memory {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "memory",
                 "delete_observations",
-                ::std::option::Option::Some("Delete Observations"),
-                ::std::option::Option::Some(
-                    "Delete specific observations from entities in the knowledge graph",
-                ),
                 "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete specific observations from entities in the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"},\"name\":\"delete_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Observations\"}",
-                ::std::option::Option::Some((241usize, 668usize)),
-                ::std::option::Option::Some((713usize, 916usize)),
+                [(926, 945), (120, 185), (241, 668), (713, 916)],
                 [false, true, true, false],
-                "28ea265b802faf8a6ee03a1badc3a162f430cf29b6fc229234344f72588432bb",
             );
         }
         /// **Delete Relations** (tool `delete_relations`, described in full on `Client::delete_relations`).
@@ -4176,15 +3832,9 @@ pub mod memory {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "memory",
                 "delete_relations",
-                ::std::option::Option::Some("Delete Relations"),
-                ::std::option::Option::Some(
-                    "Delete multiple relations from the knowledge graph",
-                ),
                 "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple relations from the knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"delete_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"},\"title\":\"Delete Relations\"}",
-                ::std::option::Option::Some((226usize, 743usize)),
-                ::std::option::Option::Some((785usize, 988usize)),
+                [(998, 1014), (120, 170), (226, 743), (785, 988)],
                 [false, true, true, false],
-                "69686b10b9484d6f2bfc65a9c199593c2a4b454dc1cd9987f4ade7ac863a72dc",
             );
         }
         /// **Open Nodes** (tool `open_nodes`, described in full on `Client::open_nodes`).
@@ -4196,15 +3846,9 @@ pub mod memory {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "memory",
                 "open_nodes",
-                ::std::option::Option::Some("Open Nodes"),
-                ::std::option::Option::Some(
-                    "Open specific nodes in the knowledge graph by their names",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Open specific nodes in the knowledge graph by their names\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"},\"name\":\"open_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Open Nodes\"}",
-                ::std::option::Option::Some((233usize, 442usize)),
-                ::std::option::Option::Some((478usize, 1430usize)),
+                [(1440, 1450), (120, 177), (233, 442), (478, 1430)],
                 [true, false, true, false],
-                "dcfcf782aa784a7085bc37a719362f88b0270764a15c381a303aa64c2b64ff56",
             );
         }
         /// **Read Graph** (tool `read_graph`, described in full on `Client::read_graph`).
@@ -4216,13 +3860,9 @@ pub mod memory {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "memory",
                 "read_graph",
-                ::std::option::Option::Some("Read Graph"),
-                ::std::option::Option::Some("Read the entire knowledge graph"),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the entire knowledge graph\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"read_graph\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Read Graph\"}",
-                ::std::option::Option::Some((207usize, 292usize)),
-                ::std::option::Option::Some((328usize, 1280usize)),
+                [(1290, 1300), (120, 151), (207, 292), (328, 1280)],
                 [true, false, true, false],
-                "5a96ef6ebd66fc2e42a03b638f940e31f785619032e9baf8d00d87ca4abe5c4d",
             );
         }
         /// **Search Nodes** (tool `search_nodes`, described in full on `Client::search_nodes`).
@@ -4234,15 +3874,9 @@ pub mod memory {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "memory",
                 "search_nodes",
-                ::std::option::Option::Some("Search Nodes"),
-                ::std::option::Option::Some(
-                    "Search for nodes in the knowledge graph based on a query",
-                ),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Search for nodes in the knowledge graph based on a query\",\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"},\"title\":\"Search Nodes\"}",
-                ::std::option::Option::Some((232usize, 458usize)),
-                ::std::option::Option::Some((496usize, 1448usize)),
+                [(1458, 1470), (120, 176), (232, 458), (496, 1448)],
                 [true, false, true, false],
-                "3fea90d6d502f4b29fa98352b8582d1c04661a5c85b01f83965954d94a759c59",
             );
         }
     }
@@ -4292,99 +3926,81 @@ pub mod memory {
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// **Add Observations**
+        /// **Add Observations** (tool `add_observations`, closed-world)
         ///
         /// Add new observations to existing entities in the knowledge graph
-        ///
-        /// Tool `add_observations` (closed-world).
         pub async fn add_observations(
             &self,
             input: types::AddObservationsInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::AddObservationsOutput>> {
             self.inner.call::<tools::AddObservations>(&input).await
         }
-        /// **Create Entities**
+        /// **Create Entities** (tool `create_entities`, closed-world)
         ///
         /// Create multiple new entities in the knowledge graph
-        ///
-        /// Tool `create_entities` (closed-world).
         pub async fn create_entities(
             &self,
             input: types::CreateEntitiesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateEntitiesOutput>> {
             self.inner.call::<tools::CreateEntities>(&input).await
         }
-        /// **Create Relations**
+        /// **Create Relations** (tool `create_relations`, closed-world)
         ///
         /// Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
-        ///
-        /// Tool `create_relations` (closed-world).
         pub async fn create_relations(
             &self,
             input: types::CreateRelationsInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateRelationsOutput>> {
             self.inner.call::<tools::CreateRelations>(&input).await
         }
-        /// **Delete Entities**
+        /// **Delete Entities** (tool `delete_entities`, destructive, idempotent, closed-world)
         ///
         /// Delete multiple entities and their associated relations from the knowledge graph
-        ///
-        /// Tool `delete_entities` (destructive, idempotent, closed-world).
         pub async fn delete_entities(
             &self,
             input: types::DeleteEntitiesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DeleteEntitiesOutput>> {
             self.inner.call::<tools::DeleteEntities>(&input).await
         }
-        /// **Delete Observations**
+        /// **Delete Observations** (tool `delete_observations`, destructive, idempotent, closed-world)
         ///
         /// Delete specific observations from entities in the knowledge graph
-        ///
-        /// Tool `delete_observations` (destructive, idempotent, closed-world).
         pub async fn delete_observations(
             &self,
             input: types::DeleteObservationsInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DeleteObservationsOutput>> {
             self.inner.call::<tools::DeleteObservations>(&input).await
         }
-        /// **Delete Relations**
+        /// **Delete Relations** (tool `delete_relations`, destructive, idempotent, closed-world)
         ///
         /// Delete multiple relations from the knowledge graph
-        ///
-        /// Tool `delete_relations` (destructive, idempotent, closed-world).
         pub async fn delete_relations(
             &self,
             input: types::DeleteRelationsInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DeleteRelationsOutput>> {
             self.inner.call::<tools::DeleteRelations>(&input).await
         }
-        /// **Open Nodes**
+        /// **Open Nodes** (tool `open_nodes`, read-only, idempotent, closed-world)
         ///
         /// Open specific nodes in the knowledge graph by their names
-        ///
-        /// Tool `open_nodes` (read-only, idempotent, closed-world).
         pub async fn open_nodes(
             &self,
             input: types::OpenNodesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::OpenNodesOutput>> {
             self.inner.call::<tools::OpenNodes>(&input).await
         }
-        /// **Read Graph**
+        /// **Read Graph** (tool `read_graph`, read-only, idempotent, closed-world)
         ///
         /// Read the entire knowledge graph
-        ///
-        /// Tool `read_graph` (read-only, idempotent, closed-world).
         pub async fn read_graph(
             &self,
             input: types::ReadGraphInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadGraphOutput>> {
             self.inner.call::<tools::ReadGraph>(&input).await
         }
-        /// **Search Nodes**
+        /// **Search Nodes** (tool `search_nodes`, read-only, idempotent, closed-world)
         ///
         /// Search for nodes in the knowledge graph based on a query
-        ///
-        /// Tool `search_nodes` (read-only, idempotent, closed-world).
         pub async fn search_nodes(
             &self,
             input: types::SearchNodesInput,
@@ -4650,13 +4266,9 @@ pub mod time {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "time",
                 "convert_time",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("Convert time between timezones"),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Convert time between timezones\",\"inputSchema\":{\"properties\":{\"source_timezone\":{\"description\":\"Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.\",\"title\":\"Source Timezone\",\"type\":\"string\"},\"target_timezone\":{\"description\":\"Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.\",\"title\":\"Target Timezone\",\"type\":\"string\"},\"time\":{\"description\":\"Time to convert in 24-hour format (HH:MM)\",\"title\":\"Time\",\"type\":\"string\"}},\"required\":[\"source_timezone\",\"time\",\"target_timezone\"],\"title\":\"convert_timeArguments\",\"type\":\"object\"},\"name\":\"convert_time\",\"outputSchema\":{\"$defs\":{\"TimeResult\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}},\"properties\":{\"source\":{\"$ref\":\"#/$defs/TimeResult\"},\"target\":{\"$ref\":\"#/$defs/TimeResult\"},\"time_difference\":{\"title\":\"Time Difference\",\"type\":\"string\"}},\"required\":[\"source\",\"target\",\"time_difference\"],\"title\":\"TimeConversionResult\",\"type\":\"object\"}}",
-                ::std::option::Option::Some((166usize, 828usize)),
-                ::std::option::Option::Some((866usize, 1448usize)),
+                [(0, 0), (120, 150), (166, 828), (866, 1448)],
                 [true, false, true, false],
-                "c4d74ef7e559510696468f02f2ac8c99fced4550845899a3db1b2104fef92458",
             );
         }
         /// Get current time in a specific timezone (tool `get_current_time`, described in full on `Client::get_current_time`).
@@ -4668,13 +4280,9 @@ pub mod time {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "time",
                 "get_current_time",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("Get current time in a specific timezone"),
                 "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get current time in a specific timezone\",\"inputSchema\":{\"properties\":{\"timezone\":{\"description\":\"IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.\",\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\"],\"title\":\"get_current_timeArguments\",\"type\":\"object\"},\"name\":\"get_current_time\",\"outputSchema\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}}",
-                ::std::option::Option::Some((175usize, 460usize)),
-                ::std::option::Option::Some((502usize, 808usize)),
+                [(0, 0), (120, 159), (175, 460), (502, 808)],
                 [true, false, true, false],
-                "5b98860a84ca3152d9b0881b98c7e7b13e0bd7ac92bded6bc614e35f06455948",
             );
         }
     }
@@ -4717,18 +4325,14 @@ pub mod time {
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// Convert time between timezones
-        ///
-        /// Tool `convert_time` (read-only, idempotent, closed-world).
+        /// Tool `convert_time` (read-only, idempotent, closed-world): Convert time between timezones
         pub async fn convert_time(
             &self,
             input: types::ConvertTimeInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ConvertTimeOutput>> {
             self.inner.call::<tools::ConvertTime>(&input).await
         }
-        /// Get current time in a specific timezone
-        ///
-        /// Tool `get_current_time` (read-only, idempotent, closed-world).
+        /// Tool `get_current_time` (read-only, idempotent, closed-world): Get current time in a specific timezone
         pub async fn get_current_time(
             &self,
             input: types::GetCurrentTimeInput,

@@ -363,12 +363,15 @@ async fn pins_catch_a_tool_changed_since_it_was_locked() {
     let mut tampered = demo::TOOLS.to_vec();
     let add = <demo::tools::Add as mcpbind::Tool>::META;
     let mut changed = add;
-    changed.sha256 = "0000000000000000000000000000000000000000000000000000000000000000";
+    let definition = add.definition.replace("Add two integers", "Add two numbers");
+    assert_ne!(definition, add.definition);
+    changed.definition = Box::leak(definition.into_boxed_str());
     tampered[0] = changed;
     let drift = client.inner().check_pins(&tampered).await.unwrap();
     assert_eq!(drift.len(), 1);
+    let locked = &changed.sha256()[..12];
     assert!(
-        drift[0].starts_with("tool `add` changed (sha256 000000000000 locked, "),
+        drift[0].starts_with(&format!("tool `add` changed (sha256 {locked} locked, ")),
         "{drift:?}"
     );
 

@@ -146,17 +146,15 @@ async fn pins_of(client: &Client) -> Vec<mcpbind::ToolMeta> {
         .iter()
         .map(|tool| {
             let name: &'static str = Box::leak(tool["name"].as_str().unwrap().to_owned().into());
-            let sha: &'static str = Box::leak(mcpbind::hash::sha256_hex(tool).into_boxed_str());
+            // The pin is the sha256 of this text.
+            let definition: &'static str =
+                Box::leak(mcpbind::hash::canonical_json(tool).into_boxed_str());
             mcpbind::ToolMeta::new(
                 "rec",
                 name,
-                None,
-                None,
-                "{}",
-                None,
-                None,
+                definition,
+                [(0, 0); 4],
                 [true, false, false, true],
-                sha,
             )
         })
         .collect()

@@ -151,3 +151,38 @@ roundtrip_all! {
     ],
     time: [ConvertTime, GetCurrentTime],
 }
+
+/// The metadata the generated markers carry (title, description and schemas
+/// as slices of the definition, the hash computed from it) is the locked
+/// tool's, for every tool of the test servers.
+#[test]
+fn generated_metadata_is_the_locked_tools() {
+    let lock = mcpbind_codegen::Lockfile::read(&crate::util::tests_dir().join("mcpbind.lock")).unwrap();
+    let servers: [&[mcpbind::ToolMeta]; 5] = [
+        mcpbind_tests::demo::TOOLS,
+        mcpbind_tests::everything::TOOLS,
+        mcpbind_tests::filesystem::TOOLS,
+        mcpbind_tests::memory::TOOLS,
+        mcpbind_tests::time::TOOLS,
+    ];
+    let mut checked = 0;
+    for meta in servers.into_iter().flatten() {
+        let locked = lock.servers[meta.server]
+            .tools
+            .iter()
+            .find(|t| t.name == meta.name)
+            .unwrap_or_else(|| panic!("{}.{} is not locked", meta.server, meta.name));
+        let at = format!("{}.{}", meta.server, meta.name);
+        assert_eq!(meta.sha256(), locked.sha256, "{at}");
+        assert_eq!(meta.title, locked.title(), "{at}");
+        assert_eq!(meta.description, locked.description(), "{at}");
+        let schema: Value = serde_json::from_str(meta.input_schema).unwrap();
+        assert_eq!(Some(&schema), locked.input_schema(), "{at}");
+        let output: Option<Value> = meta.output_schema.map(|s| serde_json::from_str(s).unwrap());
+        assert_eq!(output.as_ref(), locked.output_schema(), "{at}");
+        let retry_safe = locked.hint("readOnlyHint") == Some(true) || locked.hint("idempotentHint") == Some(true);
+        assert_eq!(meta.is_retry_safe(), retry_safe, "{at}");
+        checked += 1;
+    }
+    assert_eq!(checked, lock.servers.values().map(|s| s.tools.len()).sum::<usize>());
+}

@@ -443,15 +443,9 @@ pub mod combinators {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "combinators",
                 "all_of",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "allOf merging objects, and allOf with a lone ref-like object.",
-                ),
                 "{\"description\":\"allOf merging objects, and allOf with a lone ref-like object.\",\"inputSchema\":{\"properties\":{\"conflicting\":{\"allOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"merged\":{\"allOf\":[{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"],\"type\":\"object\"},{\"properties\":{\"b\":{\"type\":\"integer\"}},\"type\":\"object\"}]}},\"type\":\"object\"},\"name\":\"all_of\"}",
-                ::std::option::Option::Some((93usize, 337usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 77), (93, 337), (0, 0)],
                 [false, true, false, true],
-                "695032391dadb37d9c2aae63da1fc1a4cf7461984ed06f346399c71f08a46332",
             );
         }
         /// Keywords no Rust type says: not, if/then/else, contains (tool `not_if_then_else`, described in full on `Client::not_if_then_else`).
@@ -463,15 +457,9 @@ pub mod combinators {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "combinators",
                 "not_if_then_else",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Keywords no Rust type says: not, if/then/else, contains.",
-                ),
                 "{\"description\":\"Keywords no Rust type says: not, if/then/else, contains.\",\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"else\":{\"properties\":{\"postal_code\":{\"pattern\":\"[A-Z][0-9][A-Z]\"}}},\"if\":{\"properties\":{\"country\":{\"const\":\"US\"}}},\"properties\":{\"anything_but_null\":{\"not\":{\"type\":\"null\"}},\"code\":{\"not\":{\"enum\":[\"forbidden\"]},\"type\":\"string\"},\"country\":{\"type\":\"string\"},\"postal_code\":{\"type\":\"string\"},\"tags\":{\"contains\":{\"const\":\"x\"},\"items\":{\"type\":\"string\"},\"minContains\":1,\"type\":\"array\"}},\"required\":[\"code\"],\"then\":{\"properties\":{\"postal_code\":{\"pattern\":\"[0-9]{5}\"}}},\"type\":\"object\"},\"name\":\"not_if_then_else\"}",
-                ::std::option::Option::Some((88usize, 622usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 72), (88, 622), (0, 0)],
                 [false, true, false, true],
-                "26b51d957793eb90be81e9678c391e19a89f5039a1b8de5feec371affde02dd2",
             );
         }
         /// type arrays with null, anyOf with null, oneOf with null (tool `nullables`, described in full on `Client::nullables`).
@@ -483,15 +471,9 @@ pub mod combinators {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "combinators",
                 "nullables",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "type arrays with null, anyOf with null, oneOf with null.",
-                ),
                 "{\"description\":\"type arrays with null, anyOf with null, oneOf with null.\",\"inputSchema\":{\"properties\":{\"a\":{\"type\":[\"string\",\"null\"]},\"b\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]},\"c\":{\"oneOf\":[{\"type\":\"null\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"d\":{\"type\":[\"string\",\"integer\"]},\"e\":{\"type\":[\"string\",\"integer\",\"null\"]},\"f\":{\"type\":\"null\"},\"g\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"boolean\"}]},\"h\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":[\"object\",\"null\"]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"nullables\",\"outputSchema\":{\"properties\":{\"result\":{\"type\":[\"number\",\"null\"]}},\"type\":\"object\"}}",
-                ::std::option::Option::Some((88usize, 538usize)),
-                ::std::option::Option::Some((573usize, 641usize)),
+                [(0, 0), (16, 72), (88, 538), (573, 641)],
                 [false, true, false, true],
-                "8362a5a6c886f7f167492603048cf9c7a42c79a2dae1f4b1370f49f805f35bd5",
             );
         }
         /// oneOf tagged by a const property and by a single-value enum (tool `tagged_union`, described in full on `Client::tagged_union`).
@@ -503,15 +485,9 @@ pub mod combinators {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "combinators",
                 "tagged_union",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "oneOf tagged by a const property and by a single-value enum.",
-                ),
                 "{\"description\":\"oneOf tagged by a const property and by a single-value enum.\",\"inputSchema\":{\"properties\":{\"event\":{\"oneOf\":[{\"properties\":{\"type\":{\"enum\":[\"click\"],\"type\":\"string\"},\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"}},\"required\":[\"type\",\"x\",\"y\"],\"type\":\"object\"},{\"properties\":{\"key\":{\"type\":\"string\"},\"type\":{\"enum\":[\"key\"],\"type\":\"string\"}},\"required\":[\"type\",\"key\"],\"type\":\"object\"}]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"},{\"properties\":{\"h\":{\"type\":\"number\"},\"kind\":{\"const\":\"rect\"},\"w\":{\"type\":\"number\"}},\"required\":[\"kind\",\"w\",\"h\"],\"type\":\"object\"}]},\"tag_not_required\":{\"oneOf\":[{\"properties\":{\"mode\":{\"const\":\"fast\"}},\"type\":\"object\"},{\"properties\":{\"delay\":{\"type\":\"integer\"},\"mode\":{\"const\":\"slow\"}},\"type\":\"object\"}]},\"untagged\":{\"oneOf\":[{\"properties\":{\"url\":{\"type\":\"string\"}},\"required\":[\"url\"],\"type\":\"object\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"},\"name\":\"tagged_union\"}",
-                ::std::option::Option::Some((92usize, 1161usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 76), (92, 1161), (0, 0)],
                 [false, true, false, true],
-                "4221cbc7138e26c1e13cbce032fb3a05be7183ce6d5c14a1f627581fb8235651",
             );
         }
         /// 2020-12 prefixItems and draft-07 array items (tool `tuples`, described in full on `Client::tuples`).
@@ -523,15 +499,9 @@ pub mod combinators {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "combinators",
                 "tuples",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "2020-12 prefixItems and draft-07 array items.",
-                ),
                 "{\"description\":\"2020-12 prefixItems and draft-07 array items.\",\"inputSchema\":{\"properties\":{\"legacy_open\":{\"additionalItems\":{\"type\":\"boolean\"},\"items\":[{\"type\":\"string\"}],\"type\":\"array\"},\"legacy_pair\":{\"additionalItems\":false,\"items\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"},\"point\":{\"items\":false,\"minItems\":2,\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}],\"type\":\"array\"},\"point_open\":{\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"string\"}],\"type\":\"array\"}},\"required\":[\"point\"],\"type\":\"object\"},\"name\":\"tuples\"}",
-                ::std::option::Option::Some((77usize, 514usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 61), (77, 514), (0, 0)],
                 [false, true, false, true],
-                "efdc87ad5796fcd304686547f7f80e1e7bec4d1e87210d0e8021b703da75e944",
             );
         }
     }
@@ -577,45 +547,35 @@ pub mod combinators {
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// allOf merging objects, and allOf with a lone ref-like object.
-        ///
-        /// Tool `all_of`.
+        /// Tool `all_of`: allOf merging objects, and allOf with a lone ref-like object.
         pub async fn all_of(
             &self,
             input: types::AllOfInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::AllOf>(&input).await
         }
-        /// Keywords no Rust type says: not, if/then/else, contains.
-        ///
-        /// Tool `not_if_then_else`.
+        /// Tool `not_if_then_else`: Keywords no Rust type says: not, if/then/else, contains.
         pub async fn not_if_then_else(
             &self,
             input: types::NotIfThenElseInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::NotIfThenElse>(&input).await
         }
-        /// type arrays with null, anyOf with null, oneOf with null.
-        ///
-        /// Tool `nullables`.
+        /// Tool `nullables`: type arrays with null, anyOf with null, oneOf with null.
         pub async fn nullables(
             &self,
             input: types::NullablesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::NullablesOutput>> {
             self.inner.call::<tools::Nullables>(&input).await
         }
-        /// oneOf tagged by a const property and by a single-value enum.
-        ///
-        /// Tool `tagged_union`.
+        /// Tool `tagged_union`: oneOf tagged by a const property and by a single-value enum.
         pub async fn tagged_union(
             &self,
             input: types::TaggedUnionInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::TaggedUnion>(&input).await
         }
-        /// 2020-12 prefixItems and draft-07 array items.
-        ///
-        /// Tool `tuples`.
+        /// Tool `tuples`: 2020-12 prefixItems and draft-07 array items.
         pub async fn tuples(
             &self,
             input: types::TuplesInput,

@@ -216,13 +216,9 @@ pub mod enums {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "enums",
                 "enum_output",
-                ::std::option::Option::None,
-                ::std::option::Option::None,
                 "{\"inputSchema\":{\"type\":\"object\"},\"name\":\"enum_output\",\"outputSchema\":{\"properties\":{\"status\":{\"enum\":[\"ok\",\"OK\",\"Ok\",\"o-k\"],\"type\":\"string\"}},\"required\":[\"status\"],\"type\":\"object\"}}",
-                ::std::option::Option::Some((15usize, 32usize)),
-                ::std::option::Option::Some((69usize, 180usize)),
+                [(0, 0), (0, 0), (15, 32), (69, 180)],
                 [false, true, false, true],
-                "ecc0ac178bfdd7e04ec52b6030a675e4948723268ebc87bc843f576e6e7d270f",
             );
         }
         /// String enums whose values collide after PascalCasing, and odd values (tool `string_enums`, described in full on `Client::string_enums`).
@@ -234,15 +230,9 @@ pub mod enums {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "enums",
                 "string_enums",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "String enums whose values collide after PascalCasing, and odd values.",
-                ),
                 "{\"description\":\"String enums whose values collide after PascalCasing, and odd values.\",\"inputSchema\":{\"properties\":{\"case\":{\"enum\":[\"A\",\"a\"],\"type\":\"string\"},\"constant\":{\"const\":\"fixed\"},\"dash_under\":{\"enum\":[\"a-b\",\"a_b\",\"a b\",\"aB\"],\"type\":\"string\"},\"odd\":{\"enum\":[\"\",\"123\",\"🚀\",\"self\",\"Self\",\"type\",\"crate\",\"r#type\",\"__\",\"null\"],\"type\":\"string\"},\"plain\":{\"enum\":[\"red\",\"green\",\"blue\"],\"type\":\"string\"},\"single\":{\"enum\":[\"only\"],\"type\":\"string\"},\"untyped_strings\":{\"enum\":[\"x\",\"y\"]},\"with_null\":{\"enum\":[\"on\",\"off\",null],\"type\":[\"string\",\"null\"]}},\"required\":[\"dash_under\",\"case\",\"odd\"],\"type\":\"object\"},\"name\":\"string_enums\"}",
-                ::std::option::Option::Some((101usize, 605usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 85), (101, 605), (0, 0)],
                 [false, true, false, true],
-                "5be4c3c521fad7fa057a112eea30e1d3a3b7049325eb8c78bf7e4dbfd58b5c4d",
             );
         }
     }
@@ -286,17 +276,13 @@ pub mod enums {
             }
         }
         /// Calls the `enum_output` tool.
-        ///
-        /// Tool `enum_output`.
         pub async fn enum_output(
             &self,
             input: types::EnumOutputInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::EnumOutputOutput>> {
             self.inner.call::<tools::EnumOutput>(&input).await
         }
-        /// String enums whose values collide after PascalCasing, and odd values.
-        ///
-        /// Tool `string_enums`.
+        /// Tool `string_enums`: String enums whose values collide after PascalCasing, and odd values.
         pub async fn string_enums(
             &self,
             input: types::StringEnumsInput,

@@ -267,13 +267,9 @@ pub mod enums_numeric {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "enums-numeric",
                 "other_enums",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("Integer, number, boolean and mixed enums."),
                 "{\"description\":\"Integer, number, boolean and mixed enums.\",\"inputSchema\":{\"properties\":{\"bools\":{\"enum\":[true],\"type\":\"boolean\"},\"enum_outside_type\":{\"enum\":[\"a\",1],\"type\":\"string\"},\"floats\":{\"enum\":[0.5,1.5],\"type\":\"number\"},\"int_const\":{\"const\":42},\"ints\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"mixed\":{\"enum\":[\"a\",1,true,null,{\"k\":\"v\"},[1]]},\"obj_const\":{\"const\":{\"a\":1}}},\"type\":\"object\"},\"name\":\"other_enums\"}",
-                ::std::option::Option::Some((73usize, 388usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 57), (73, 388), (0, 0)],
                 [false, true, false, true],
-                "e7b188d22d99c154cbb8599ff0e4d842888f0ac316371baf8b23750017e40fcc",
             );
         }
     }
@@ -315,9 +311,7 @@ pub mod enums_numeric {
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// Integer, number, boolean and mixed enums.
-        ///
-        /// Tool `other_enums`.
+        /// Tool `other_enums`: Integer, number, boolean and mixed enums.
         pub async fn other_enums(
             &self,
             input: types::OtherEnumsInput,

@@ -232,18 +232,16 @@ pub mod fastmcp {
         impl ::mcpbind::Tool for GetForecast {
             type Input = super::types::GetForecastInput;
             type Output = super::types::GetForecastOutput;
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "fastmcp",
                 "get_forecast",
+                "{\"annotations\":{\"openWorldHint\":true,\"readOnlyHint\":true,\"title\":\"Get Forecast\"},\"description\":\"Get the weather forecast for a location.\\n\\nArgs:\\n    location: City name or coordinates.\\n    days: Number of days.\",\"inputSchema\":{\"$defs\":{\"Coordinates\":{\"properties\":{\"lat\":{\"maximum\":90,\"minimum\":-90,\"title\":\"Lat\",\"type\":\"number\"},\"lon\":{\"maximum\":180,\"minimum\":-180,\"title\":\"Lon\",\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"title\":\"Coordinates\",\"type\":\"object\"},\"Units\":{\"enum\":[\"metric\",\"imperial\"],\"title\":\"Units\",\"type\":\"string\"}},\"properties\":{\"coords\":{\"anyOf\":[{\"$ref\":\"#/$defs/Coordinates\"},{\"type\":\"null\"}],\"default\":null},\"days\":{\"default\":3,\"exclusiveMinimum\":0,\"maximum\":14,\"title\":\"Days\",\"type\":\"integer\"},\"fields\":{\"anyOf\":[{\"items\":{\"type\":\"string\"},\"type\":\"array\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Fields\"},\"include_hourly\":{\"default\":false,\"title\":\"Include Hourly\",\"type\":\"boolean\"},\"language\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Language\"},\"location\":{\"anyOf\":[{\"type\":\"string\"},{\"$ref\":\"#/$defs/Coordinates\"}],\"title\":\"Location\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"default\":\"metric\"}},\"required\":[\"location\"],\"title\":\"get_forecastArguments\",\"type\":\"object\"},\"name\":\"get_forecast\",\"outputSchema\":{\"$defs\":{\"DayForecast\":{\"properties\":{\"date\":{\"format\":\"date\",\"title\":\"Date\",\"type\":\"string\"},\"high\":{\"title\":\"High\",\"type\":\"number\"},\"low\":{\"title\":\"Low\",\"type\":\"number\"},\"summary\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Summary\"}},\"required\":[\"date\",\"high\",\"low\"],\"title\":\"DayForecast\",\"type\":\"object\"}},\"properties\":{\"days\":{\"items\":{\"$ref\":\"#/$defs/DayForecast\"},\"title\":\"Days\",\"type\":\"array\"},\"location\":{\"title\":\"Location\",\"type\":\"string\"}},\"required\":[\"location\",\"days\"],\"title\":\"ForecastResult\",\"type\":\"object\"},\"title\":\"Get Forecast\"}",
+                [(1814, 1826), (0, 0), (229, 1217), (1255, 1804)],
+                [true, true, false, true],
                 ::std::option::Option::Some("Get Forecast"),
                 ::std::option::Option::Some(
                     "Get the weather forecast for a location.\n\nArgs:\n    location: City name or coordinates.\n    days: Number of days.",
                 ),
-                "{\"annotations\":{\"openWorldHint\":true,\"readOnlyHint\":true,\"title\":\"Get Forecast\"},\"description\":\"Get the weather forecast for a location.\\n\\nArgs:\\n    location: City name or coordinates.\\n    days: Number of days.\",\"inputSchema\":{\"$defs\":{\"Coordinates\":{\"properties\":{\"lat\":{\"maximum\":90,\"minimum\":-90,\"title\":\"Lat\",\"type\":\"number\"},\"lon\":{\"maximum\":180,\"minimum\":-180,\"title\":\"Lon\",\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"title\":\"Coordinates\",\"type\":\"object\"},\"Units\":{\"enum\":[\"metric\",\"imperial\"],\"title\":\"Units\",\"type\":\"string\"}},\"properties\":{\"coords\":{\"anyOf\":[{\"$ref\":\"#/$defs/Coordinates\"},{\"type\":\"null\"}],\"default\":null},\"days\":{\"default\":3,\"exclusiveMinimum\":0,\"maximum\":14,\"title\":\"Days\",\"type\":\"integer\"},\"fields\":{\"anyOf\":[{\"items\":{\"type\":\"string\"},\"type\":\"array\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Fields\"},\"include_hourly\":{\"default\":false,\"title\":\"Include Hourly\",\"type\":\"boolean\"},\"language\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Language\"},\"location\":{\"anyOf\":[{\"type\":\"string\"},{\"$ref\":\"#/$defs/Coordinates\"}],\"title\":\"Location\"},\"units\":{\"$ref\":\"#/$defs/Units\",\"default\":\"metric\"}},\"required\":[\"location\"],\"title\":\"get_forecastArguments\",\"type\":\"object\"},\"name\":\"get_forecast\",\"outputSchema\":{\"$defs\":{\"DayForecast\":{\"properties\":{\"date\":{\"format\":\"date\",\"title\":\"Date\",\"type\":\"string\"},\"high\":{\"title\":\"High\",\"type\":\"number\"},\"low\":{\"title\":\"Low\",\"type\":\"number\"},\"summary\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Summary\"}},\"required\":[\"date\",\"high\",\"low\"],\"title\":\"DayForecast\",\"type\":\"object\"}},\"properties\":{\"days\":{\"items\":{\"$ref\":\"#/$defs/DayForecast\"},\"title\":\"Days\",\"type\":\"array\"},\"location\":{\"title\":\"Location\",\"type\":\"string\"}},\"required\":[\"location\",\"days\"],\"title\":\"ForecastResult\",\"type\":\"object\"},\"title\":\"Get Forecast\"}",
-                ::std::option::Option::Some((229usize, 1217usize)),
-                ::std::option::Option::Some((1255usize, 1804usize)),
-                [true, true, false, true],
-                "9d30cf57380ef3c5aa95c07e8261048d32e7ec852876193725ba1e8b1170c321",
             );
         }
         /// **Search Documents** (tool `search_documents`, described in full on `Client::search_documents`).
@@ -255,13 +253,9 @@ pub mod fastmcp {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "fastmcp",
                 "search_documents",
-                ::std::option::Option::Some("Search Documents"),
-                ::std::option::Option::Some("Full-text search."),
                 "{\"description\":\"Full-text search.\",\"inputSchema\":{\"$defs\":{\"Filter\":{\"additionalProperties\":false,\"properties\":{\"field\":{\"title\":\"Field\",\"type\":\"string\"},\"op\":{\"default\":\"eq\",\"enum\":[\"eq\",\"ne\",\"lt\",\"gt\",\"in\"],\"title\":\"Op\",\"type\":\"string\"},\"value\":{\"title\":\"Value\"}},\"required\":[\"field\",\"value\"],\"title\":\"Filter\",\"type\":\"object\"}},\"properties\":{\"filters\":{\"default\":[],\"items\":{\"$ref\":\"#/$defs/Filter\"},\"title\":\"Filters\",\"type\":\"array\"},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"type\":\"null\"}],\"default\":10,\"title\":\"Limit\"},\"metadata\":{\"anyOf\":[{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Metadata\"},\"query\":{\"minLength\":1,\"title\":\"Query\",\"type\":\"string\"}},\"required\":[\"query\"],\"title\":\"search_documentsArguments\",\"type\":\"object\"},\"name\":\"search_documents\",\"title\":\"Search Documents\"}",
-                ::std::option::Option::Some((49usize, 794usize)),
-                ::std::option::Option::None,
+                [(830, 846), (16, 33), (49, 794), (0, 0)],
                 [false, true, false, true],
-                "e170470be35e5cff8abf2baa465c240db7afe6cf543fd9fca4f8bcde417bba17",
             );
         }
         /// FastMCP wraps non-object returns in {"result": ...} (tool `wrapped_result`, described in full on `Client::wrapped_result`).
@@ -270,18 +264,16 @@ pub mod fastmcp {
         impl ::mcpbind::Tool for WrappedResult {
             type Input = super::types::WrappedResultInput;
             type Output = super::types::WrappedResultOutput;
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "fastmcp",
                 "wrapped_result",
+                "{\"description\":\"FastMCP wraps non-object returns in {\\\"result\\\": ...}.\",\"inputSchema\":{\"properties\":{},\"title\":\"wrapped_resultArguments\",\"type\":\"object\"},\"name\":\"wrapped_result\",\"outputSchema\":{\"properties\":{\"result\":{\"items\":{\"type\":\"integer\"},\"title\":\"Result\",\"type\":\"array\"}},\"required\":[\"result\"],\"title\":\"_WrappedResult\",\"type\":\"object\",\"x-fastmcp-wrap-result\":true}}",
+                [(0, 0), (0, 0), (86, 153), (193, 371)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "FastMCP wraps non-object returns in {\"result\": ...}.",
                 ),
-                "{\"description\":\"FastMCP wraps non-object returns in {\\\"result\\\": ...}.\",\"inputSchema\":{\"properties\":{},\"title\":\"wrapped_resultArguments\",\"type\":\"object\"},\"name\":\"wrapped_result\",\"outputSchema\":{\"properties\":{\"result\":{\"items\":{\"type\":\"integer\"},\"title\":\"Result\",\"type\":\"array\"}},\"required\":[\"result\"],\"title\":\"_WrappedResult\",\"type\":\"object\",\"x-fastmcp-wrap-result\":true}}",
-                ::std::option::Option::Some((86usize, 153usize)),
-                ::std::option::Option::Some((193usize, 371usize)),
-                [false, true, false, true],
-                "33eddce15e06536506c11d8b68c5e6f7c134ae4d2ab99a7fa77d616a3c4c64b9",
             );
         }
     }
@@ -325,35 +317,29 @@ pub mod fastmcp {
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// **Get Forecast**
+        /// **Get Forecast** (tool `get_forecast`, read-only)
         ///
         /// Get the weather forecast for a location.
         ///
         /// Args:
         ///     location: City name or coordinates.
         ///     days: Number of days.
-        ///
-        /// Tool `get_forecast` (read-only).
         pub async fn get_forecast(
             &self,
             input: types::GetForecastInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetForecastOutput>> {
             self.inner.call::<tools::GetForecast>(&input).await
         }
-        /// **Search Documents**
+        /// **Search Documents** (tool `search_documents`)
         ///
         /// Full-text search.
-        ///
-        /// Tool `search_documents`.
         pub async fn search_documents(
             &self,
             input: types::SearchDocumentsInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::SearchDocuments>(&input).await
         }
-        /// FastMCP wraps non-object returns in {"result": ...}.
-        ///
-        /// Tool `wrapped_result`.
+        /// Tool `wrapped_result`: FastMCP wraps non-object returns in {"result": ...}.
         pub async fn wrapped_result(
             &self,
             input: types::WrappedResultInput,

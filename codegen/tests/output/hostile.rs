@@ -602,18 +602,16 @@ assert!(false);
         impl ::mcpbind::Tool for UnnamedE3B0C4 {
             type Input = super::types::UnnamedE3B0C4Input;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "",
+                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"\"}",
+                [(0, 0), (0, 0), (97, 222), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Raw string end \"# and \"## and ]] and `backticks` and ``double``",
                 ),
-                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"\"}",
-                ::std::option::Option::Some((97usize, 222usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "158b64e7c60086cf9f329f4ee5b5ae4dee7f53c581d0af83cb5b96d8e1e45634",
             );
         }
         /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);** (tool ` `, described in full on `Client::unnamed_36a9e7`).
@@ -622,20 +620,18 @@ assert!(false);
         impl ::mcpbind::Tool for Unnamed36A9E7 {
             type Input = super::types::Unnamed36A9E7Input;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 " ",
+                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\" \",\"title\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\"}",
+                [(0, 0), (0, 0), (86, 206), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::Some(
                     "Fenced:\n```rust\nfn main() { panic!(\"doctest ran\") }\n```\nand unclosed:\n```\nassert!(false);",
                 ),
                 ::std::option::Option::Some(
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
-                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\" \",\"title\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\"}",
-                ::std::option::Option::Some((86usize, 206usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "a86a0596c6a94d1ffdb63cf27ce5519f865b7c1e5aadf3c875c977e56c0de52c",
             );
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `\"#`, described in full on `Client::unnamed_589d42`).
@@ -644,20 +640,18 @@ assert!(false);
         impl ::mcpbind::Tool for Unnamed589D42 {
             type Input = super::types::Unnamed589D42Input;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "\"#",
+                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"\\\"#\",\"title\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\"}",
+                [(0, 0), (16, 64), (80, 216), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::Some(
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
                 ::std::option::Option::Some(
                     "Ends a comment */ and starts one /* never closed",
                 ),
-                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"\\\"#\",\"title\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\"}",
-                ::std::option::Option::Some((80usize, 216usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "ea2827a6972250e1a00e7e96a03e8455d4c76a575ec13db558ed76329b4fe182",
             );
         }
         /// Tilde fence: (tool `*/`, described in full on `Client::unnamed_ed9623`).
@@ -666,18 +660,16 @@ assert!(false);
         impl ::mcpbind::Tool for UnnamedED9623 {
             type Input = super::types::UnnamedED9623Input;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "*/",
+                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"*/\"}",
+                [(0, 0), (0, 0), (102, 221), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Tilde fence:\n~~~rust\npanic!()\n~~~\n````rust\n```\nnested\n```\n````",
                 ),
-                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"*/\"}",
-                ::std::option::Option::Some((102usize, 221usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "dc579c43f18ee1890ed4b4ff852dcc6e15f30656fdf148be562a1885c45db791",
             );
         }
         /// Fenced: (tool `123`, described in full on `Client::t_123`).
@@ -686,18 +678,16 @@ assert!(false);
         impl ::mcpbind::Tool for T123 {
             type Input = super::types::T123Input;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "123",
+                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"123\"}",
+                [(0, 0), (0, 0), (129, 253), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Fenced:\n```rust\nfn main() { panic!(\"doctest ran\") }\n```\nand unclosed:\n```\nassert!(false);",
                 ),
-                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"123\"}",
-                ::std::option::Option::Some((129usize, 253usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "8d3c2be8f6c130382e69b980b5f526018db564e99fed3788c006e1f58ca7cfb6",
             );
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div> (tool `Client`, described in full on `Client::client`).
@@ -709,15 +699,9 @@ assert!(false);
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
                 "Client",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>",
-                ),
                 "{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"Client\"}",
-                ::std::option::Option::Some((94usize, 235usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 78), (94, 235), (0, 0)],
                 [false, true, false, true],
-                "1c541f4fc5c0eaf04a2eb6d176093ae627217d01822cb20e989a856b6c9e6b53",
             );
         }
         /// **NUL here:: and CRLF second line** (tool `GetItem`, described in full on `Client::get_item_ec1ae4`).
@@ -726,18 +710,16 @@ assert!(false);
         impl ::mcpbind::Tool for GetItemEC1AE4 {
             type Input = super::types::GetItemEC1AE4Input;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "GetItem",
+                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"GetItem\",\"title\":\"NUL here:\\u0000: and CRLF\\nsecond line\"}",
+                [(0, 0), (0, 0), (97, 222), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::Some("NUL here:\0: and CRLF\nsecond line"),
                 ::std::option::Option::Some(
                     "Raw string end \"# and \"## and ]] and `backticks` and ``double``",
                 ),
-                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"GetItem\",\"title\":\"NUL here:\\u0000: and CRLF\\nsecond line\"}",
-                ::std::option::Option::Some((97usize, 222usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "00083a5c4db4d1e2fa8f7867138ac3cf4d402f7136e1f2510afd76bf285d6c91",
             );
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div> (tool `Self`, described in full on `Client::self_85bc0f`).
@@ -749,15 +731,9 @@ assert!(false);
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
                 "Self",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>",
-                ),
                 "{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"Self\"}",
-                ::std::option::Option::Some((94usize, 235usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 78), (94, 235), (0, 0)],
                 [false, true, false, true],
-                "ac1c5bf28b55b84ddc5639b077099d1df38bb1fdbc990d970a332994a5a2da20",
             );
         }
         /// **Indented code:     fn main() { panic!() } after** (tool `__`, described in full on `Client::unnamed_9911f4`).
@@ -766,18 +742,16 @@ assert!(false);
         impl ::mcpbind::Tool for Unnamed9911F4 {
             type Input = super::types::Unnamed9911F4Input;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "__",
+                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"__\",\"title\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\"}",
+                [(0, 0), (0, 0), (72, 240), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::Some(
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
                 ::std::option::Option::Some("NUL here:\0: and CRLF\r\nsecond line"),
-                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"__\",\"title\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\"}",
-                ::std::option::Option::Some((72usize, 240usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "891eda7be8322f0e04e9efb193f829ab63d4bacbe206807403d88b9969107822",
             );
         }
         /// NUL here:: and CRLF (tool `a/b`, described in full on `Client::a_b`).
@@ -786,16 +760,14 @@ assert!(false);
         impl ::mcpbind::Tool for AB {
             type Input = super::types::ABInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "a/b",
+                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"a/b\"}",
+                [(0, 0), (0, 0), (72, 240), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some("NUL here:\0: and CRLF\r\nsecond line"),
-                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"a/b\"}",
-                ::std::option::Option::Some((72usize, 240usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "38abbf27b9e5026ee0fb0032a95aa60e12d352c43f94300ce3f9fe940f323ed2",
             );
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ] (tool `connect`, described in full on `Client::connect_5a638a`).
@@ -804,18 +776,16 @@ assert!(false);
         impl ::mcpbind::Tool for Connect {
             type Input = super::types::ConnectInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "connect",
+                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"connect\"}",
+                [(0, 0), (0, 0), (86, 206), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
-                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"connect\"}",
-                ::std::option::Option::Some((86usize, 206usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "363bf1f0b4bfb3854c6bbcc93fbecfdc32a802f9ad0757d3afd4f04f0e840383",
             );
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ] (tool `crate`, described in full on `Client::crate_`).
@@ -824,18 +794,16 @@ assert!(false);
         impl ::mcpbind::Tool for Crate {
             type Input = super::types::CrateInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "crate",
+                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"crate\"}",
+                [(0, 0), (0, 0), (86, 206), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
-                "{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\\rlone CR\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"crate\"}",
-                ::std::option::Option::Some((86usize, 206usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "3562ac8dab95195b5afb9fdb69cabf619b373115e73903aa3077bbbbc24b5070",
             );
         }
         /// Indented code: (tool `from_client`, described in full on `Client::from_client_d25781`).
@@ -844,18 +812,16 @@ assert!(false);
         impl ::mcpbind::Tool for FromClient {
             type Input = super::types::FromClientInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "from_client",
+                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"from_client\"}",
+                [(0, 0), (0, 0), (85, 218), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
-                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"from_client\"}",
-                ::std::option::Option::Some((85usize, 218usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "ac7b1c26d1e712458b562de98fc5fac8c2bb4ea2b45e14a1db9d3d3694fd981f",
             );
         }
         /// **Ends a comment */ and starts one /* never closed** (tool `get-item`, described in full on `Client::get_item_e189d4`).
@@ -867,17 +833,9 @@ assert!(false);
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
                 "get-item",
-                ::std::option::Option::Some(
-                    "Ends a comment */ and starts one /* never closed",
-                ),
-                ::std::option::Option::Some(
-                    "HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>",
-                ),
                 "{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-item\",\"title\":\"Ends a comment */ and starts one /* never closed\"}",
-                ::std::option::Option::Some((94usize, 235usize)),
-                ::std::option::Option::None,
+                [(263, 311), (16, 78), (94, 235), (0, 0)],
                 [false, true, false, true],
-                "74a53a952961672bb359f9e30d3a20fd3eb2b6c5dc5e47d97b9e8428e1c149c8",
             );
         }
         /// Ends a comment */ and starts one /* never closed (tool `getItem`, described in full on `Client::get_item_48f24a`).
@@ -889,15 +847,9 @@ assert!(false);
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
                 "getItem",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Ends a comment */ and starts one /* never closed",
-                ),
                 "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"getItem\"}",
-                ::std::option::Option::Some((80usize, 216usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 64), (80, 216), (0, 0)],
                 [false, true, false, true],
-                "88fb5ced1d09dc42b35a4d23d44ccce3cf86f53aadeeb7824f28f5806a686a71",
             );
         }
         /// Tilde fence: (tool `get_item`, described in full on `Client::get_item_296490`).
@@ -906,18 +858,16 @@ assert!(false);
         impl ::mcpbind::Tool for GetItem296490 {
             type Input = super::types::GetItem296490Input;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "get_item",
+                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get_item\"}",
+                [(0, 0), (0, 0), (102, 221), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Tilde fence:\n~~~rust\npanic!()\n~~~\n````rust\n```\nnested\n```\n````",
                 ),
-                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get_item\"}",
-                ::std::option::Option::Some((102usize, 221usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "b7946d80fc4cc6215a5343d84e4e4159ff1dfd4816836e8a0f85e98222f77ad7",
             );
         }
         /// **Title with */ and   newline and ```rust** (tool `hostile_schema`, described in full on `Client::hostile_schema`).
@@ -926,16 +876,14 @@ assert!(false);
         impl ::mcpbind::Tool for HostileSchema {
             type Input = super::types::HostileSchemaInput;
             type Output = super::types::HostileSchemaOutput;
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "hostile_schema",
+                "{\"annotations\":{\"destructiveHint\":1,\"readOnlyHint\":\"yes\",\"title\":\"*/ #[\"},\"description\":\"```rust\\nfn main(){}\\n```\",\"inputSchema\":{\"$defs\":{\"\\\"#\":{\"enum\":[\"*/\",\"\\\"#\",\"#[\",\"}\",\"\\u0000\",\"\\r\\n\",\"```rust\"],\"type\":\"string\"},\"*/ Evil\":{\"description\":\"} fn evil() {\",\"properties\":{\"v\":{\"type\":\"string\"}},\"title\":\"#[derive(Evil)]\",\"type\":\"object\"}},\"description\":\"Schema description with ```rust\\nlet x = 1;\\n``` and */\",\"properties\":{\"\\u0000\":{\"type\":\"string\"},\"\\r\\n\":{\"type\":\"string\"},\"\\\"#\":{\"description\":\"\\\"#\",\"type\":\"string\"},\"#[\":{\"$ref\":\"#/$defs/*~1 Evil\"},\"*/\":{\"description\":\"*/\",\"type\":\"string\"},\"<b>\":{\"examples\":[\"</b>\"],\"type\":\"string\"},\"```rust\":{\"default\":\"```rust\\nfn main(){}\\n```\",\"type\":\"string\"},\"}{\":{\"$ref\":\"#/$defs/\\\"#\"}},\"required\":[\"*/\"],\"title\":\"*/ struct Evil {} /*\",\"type\":\"object\"},\"name\":\"hostile_schema\",\"outputSchema\":{\"description\":\"Output ```rust\\npanic!()\\n```\",\"properties\":{\"out\":{\"description\":\"```\\nunclosed\",\"type\":\"string\"}},\"type\":\"object\"},\"title\":\"Title with */ and \\n newline and ```rust\"}",
+                [(0, 0), (0, 0), (130, 802), (842, 974)],
+                [false, true, false, true],
                 ::std::option::Option::Some("Title with */ and \n newline and ```rust"),
                 ::std::option::Option::Some("```rust\nfn main(){}\n```"),
-                "{\"annotations\":{\"destructiveHint\":1,\"readOnlyHint\":\"yes\",\"title\":\"*/ #[\"},\"description\":\"```rust\\nfn main(){}\\n```\",\"inputSchema\":{\"$defs\":{\"\\\"#\":{\"enum\":[\"*/\",\"\\\"#\",\"#[\",\"}\",\"\\u0000\",\"\\r\\n\",\"```rust\"],\"type\":\"string\"},\"*/ Evil\":{\"description\":\"} fn evil() {\",\"properties\":{\"v\":{\"type\":\"string\"}},\"title\":\"#[derive(Evil)]\",\"type\":\"object\"}},\"description\":\"Schema description with ```rust\\nlet x = 1;\\n``` and */\",\"properties\":{\"\\u0000\":{\"type\":\"string\"},\"\\r\\n\":{\"type\":\"string\"},\"\\\"#\":{\"description\":\"\\\"#\",\"type\":\"string\"},\"#[\":{\"$ref\":\"#/$defs/*~1 Evil\"},\"*/\":{\"description\":\"*/\",\"type\":\"string\"},\"<b>\":{\"examples\":[\"</b>\"],\"type\":\"string\"},\"```rust\":{\"default\":\"```rust\\nfn main(){}\\n```\",\"type\":\"string\"},\"}{\":{\"$ref\":\"#/$defs/\\\"#\"}},\"required\":[\"*/\"],\"title\":\"*/ struct Evil {} /*\",\"type\":\"object\"},\"name\":\"hostile_schema\",\"outputSchema\":{\"description\":\"Output ```rust\\npanic!()\\n```\",\"properties\":{\"out\":{\"description\":\"```\\nunclosed\",\"type\":\"string\"}},\"type\":\"object\"},\"title\":\"Title with */ and \\n newline and ```rust\"}",
-                ::std::option::Option::Some((130usize, 802usize)),
-                ::std::option::Option::Some((842usize, 974usize)),
-                [false, true, false, true],
-                "6730a1702cc7c2cdd02bcb41986b6345f75f1d20a9be9deb4b05084a649f7a1e",
             );
         }
         /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>** (tool `inner`, described in full on `Client::inner_33bf6f`).
@@ -944,20 +892,18 @@ assert!(false);
         impl ::mcpbind::Tool for Inner {
             type Input = super::types::InnerInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "inner",
+                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"inner\",\"title\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\"}",
+                [(278, 340), (0, 0), (129, 253), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::Some(
                     "HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>",
                 ),
                 ::std::option::Option::Some(
                     "Fenced:\n```rust\nfn main() { panic!(\"doctest ran\") }\n```\nand unclosed:\n```\nassert!(false);",
                 ),
-                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"inner\",\"title\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\"}",
-                ::std::option::Option::Some((129usize, 253usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "5883619c854155eb7b443d1358c07315e63e423981c2b8e81617a6893f0cd9f0",
             );
         }
         /// NUL here:: and CRLF (tool `new`, described in full on `Client::new_11507a`).
@@ -966,16 +912,14 @@ assert!(false);
         impl ::mcpbind::Tool for New {
             type Input = super::types::NewInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "new",
+                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"new\"}",
+                [(0, 0), (0, 0), (72, 240), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some("NUL here:\0: and CRLF\r\nsecond line"),
-                "{\"description\":\"NUL here:\\u0000: and CRLF\\r\\nsecond line\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"new\"}",
-                ::std::option::Option::Some((72usize, 240usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "426b5373a6ea85a964e0a5bd28d0264af84d4bb7c1526c9ab5dd5ba4e104ab4e",
             );
         }
         /// Raw string end "# and "## and ]] and `backticks` and ``double`` (tool `r#type`, described in full on `Client::r_type`).
@@ -984,18 +928,16 @@ assert!(false);
         impl ::mcpbind::Tool for RType {
             type Input = super::types::RTypeInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "r#type",
+                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"r#type\"}",
+                [(0, 0), (0, 0), (97, 222), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Raw string end \"# and \"## and ]] and `backticks` and ``double``",
                 ),
-                "{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"r#type\"}",
-                ::std::option::Option::Some((97usize, 222usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "0a155279da44b1b872f77c23aa4861f4187755e64a9a4dbc4699361b9a98c37f",
             );
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `self`, described in full on `Client::self_06c604`).
@@ -1004,20 +946,18 @@ assert!(false);
         impl ::mcpbind::Tool for SelfTool06C604 {
             type Input = super::types::SelfTool06C604Input;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "self",
+                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"self\",\"title\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\"}",
+                [(0, 0), (16, 64), (80, 216), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::Some(
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
                 ::std::option::Option::Some(
                     "Ends a comment */ and starts one /* never closed",
                 ),
-                "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"self\",\"title\":\"Attributes #[doc = \\\"x\\\"] #![deny(warnings)] } { ) ( ]\"}",
-                ::std::option::Option::Some((80usize, 216usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "d03f9f19f226499c21a69f9531af37303975205657255561abd25a164e02865f",
             );
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``** (tool `super`, described in full on `Client::super_`).
@@ -1026,20 +966,18 @@ assert!(false);
         impl ::mcpbind::Tool for Super {
             type Input = super::types::SuperInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "super",
+                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"super\",\"title\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\"}",
+                [(0, 0), (0, 0), (102, 221), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::Some(
                     "Raw string end \"# and \"## and ]] and `backticks` and ``double``",
                 ),
                 ::std::option::Option::Some(
                     "Tilde fence:\n~~~rust\npanic!()\n~~~\n````rust\n```\nnested\n```\n````",
                 ),
-                "{\"description\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Ends a comment */ and starts one /* never closed\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"super\",\"title\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\"}",
-                ::std::option::Option::Some((102usize, 221usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "2af04a8824f8a5f67e49a1a0e37c52d0a6813c0ba9caa2bc213de032a6df626e",
             );
         }
         /// Fenced: (tool `tools`, described in full on `Client::tools`).
@@ -1048,18 +986,16 @@ assert!(false);
         impl ::mcpbind::Tool for Tools {
             type Input = super::types::ToolsInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "tools",
+                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"tools\"}",
+                [(0, 0), (0, 0), (129, 253), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Fenced:\n```rust\nfn main() { panic!(\"doctest ran\") }\n```\nand unclosed:\n```\nassert!(false);",
                 ),
-                "{\"description\":\"Fenced:\\n```rust\\nfn main() { panic!(\\\"doctest ran\\\") }\\n```\\nand unclosed:\\n```\\nassert!(false);\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"tools\"}",
-                ::std::option::Option::Some((129usize, 253usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "a9e6b7cd2dded47dc9cbc3f6b243e0a3c97a2fe98fe6c4da5299e8d85602a9f4",
             );
         }
         /// Ends a comment */ and starts one /* never closed (tool `type`, described in full on `Client::type_`).
@@ -1071,15 +1007,9 @@ assert!(false);
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "hostile",
                 "type",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Ends a comment */ and starts one /* never closed",
-                ),
                 "{\"description\":\"Ends a comment */ and starts one /* never closed\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"Raw string end \\\"# and \\\"## and ]] and `backticks` and ``double``\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"type\"}",
-                ::std::option::Option::Some((80usize, 216usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 64), (80, 216), (0, 0)],
                 [false, true, false, true],
-                "c2e191ac5a6540d697a32d64bc2e10bc467f1785c7dd2c6a95d02bedde745266",
             );
         }
         /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````** (tool `types`, described in full on `Client::types`).
@@ -1088,20 +1018,18 @@ assert!(false);
         impl ::mcpbind::Tool for Types {
             type Input = super::types::TypesInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "types",
+                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"types\",\"title\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\"}",
+                [(0, 0), (0, 0), (85, 218), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::Some(
                     "Tilde fence:\n~~~rust\npanic!()\n~~~\n````rust\n```\nnested\n```\n````",
                 ),
                 ::std::option::Option::Some(
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
-                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"types\",\"title\":\"Tilde fence:\\n~~~rust\\npanic!()\\n~~~\\n````rust\\n```\\nnested\\n```\\n````\"}",
-                ::std::option::Option::Some((85usize, 218usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "ce71c9e66b368c709a9208c6b5a05e0d00d47b2c184a32d2310be1ccd3c76166",
             );
         }
         /// Indented code: (tool `\u{1f680}`, described in full on `Client::unnamed_ebbc0b`).
@@ -1110,18 +1038,16 @@ assert!(false);
         impl ::mcpbind::Tool for UnnamedEBBC0B {
             type Input = super::types::UnnamedEBBC0BInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "hostile",
                 "🚀",
+                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"🚀\"}",
+                [(0, 0), (0, 0), (85, 218), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
-                "{\"description\":\"Indented code:\\n\\n    fn main() { panic!() }\\n\\nafter\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"🚀\"}",
-                ::std::option::Option::Some((85usize, 218usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "8182a7cc10e9c3e2b280282f1e1a55f2fb93005ec3a32e3fdce68d002953e64d",
             );
         }
     }
@@ -1188,38 +1114,32 @@ assert!(false);
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// Raw string end "# and "## and ]] and `backticks` and ``double``
-        ///
-        /// Tool ``.
+        /// Tool ``: Raw string end "# and "## and ]] and `backticks` and ``double``
         pub async fn unnamed_e3b0c4(
             &self,
             input: types::UnnamedE3B0C4Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::UnnamedE3B0C4>(&input).await
         }
-        /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);**
+        /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);** (tool ` `)
         ///
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        ///
-        /// Tool ` `.
         pub async fn unnamed_36a9e7(
             &self,
             input: types::Unnamed36A9E7Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Unnamed36A9E7>(&input).await
         }
-        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
+        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `\"#`)
         ///
         /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `\"#`.
         pub async fn unnamed_589d42(
             &self,
             input: types::Unnamed589D42Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Unnamed589D42>(&input).await
         }
-        /// Tilde fence:
+        /// Tool `*/`: Tilde fence:
         /// ~~~text
         /// panic!()
         /// ~~~
@@ -1228,23 +1148,19 @@ assert!(false);
         /// nested
         /// ```
         /// ````
-        ///
-        /// Tool `*/`.
         pub async fn unnamed_ed9623(
             &self,
             input: types::UnnamedED9623Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::UnnamedED9623>(&input).await
         }
-        /// Fenced:
+        /// Tool `123`: Fenced:
         /// ```text
         /// fn main() { panic!("doctest ran") }
         /// ```
         /// and unclosed:
         /// ```text
         /// assert!(false);
-        ///
-        /// Tool `123`.
         /// ```
         pub async fn t_123(
             &self,
@@ -1252,111 +1168,91 @@ assert!(false);
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::T123>(&input).await
         }
-        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        ///
-        /// Tool `Client`.
+        /// Tool `Client`: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         pub async fn client(
             &self,
             input: types::ClientInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Client>(&input).await
         }
-        /// **NUL here:: and CRLF second line**
+        /// **NUL here:: and CRLF second line** (tool `GetItem`)
         ///
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
-        ///
-        /// Tool `GetItem`.
         pub async fn get_item_ec1ae4(
             &self,
             input: types::GetItemEC1AE4Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetItemEC1AE4>(&input).await
         }
-        /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        ///
-        /// Tool `Self`.
+        /// Tool `Self`: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         pub async fn self_85bc0f(
             &self,
             input: types::SelfTool85BC0FInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::SelfTool85BC0F>(&input).await
         }
-        /// **Indented code:     fn main() { panic!() } after**
+        /// **Indented code:     fn main() { panic!() } after** (tool `__`)
         ///
         /// NUL here:: and CRLF
         /// second line
-        ///
-        /// Tool `__`.
         pub async fn unnamed_9911f4(
             &self,
             input: types::Unnamed9911F4Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Unnamed9911F4>(&input).await
         }
-        /// NUL here:: and CRLF
+        /// Tool `a/b`: NUL here:: and CRLF
         /// second line
-        ///
-        /// Tool `a/b`.
         pub async fn a_b(
             &self,
             input: types::ABInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::AB>(&input).await
         }
-        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        ///
-        /// Tool `connect`.
+        /// Tool `connect`: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         pub async fn connect_5a638a(
             &self,
             input: types::ConnectInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Connect>(&input).await
         }
-        /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        ///
-        /// Tool `crate`.
+        /// Tool `crate`: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         pub async fn crate_(
             &self,
             input: types::CrateInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Crate>(&input).await
         }
-        /// Indented code:
+        /// Tool `from_client`: Indented code:
         ///
         /// ```text
         ///     fn main() { panic!() }
         ///
         /// ```
         /// after
-        ///
-        /// Tool `from_client`.
         pub async fn from_client_d25781(
             &self,
             input: types::FromClientInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::FromClient>(&input).await
         }
-        /// **Ends a comment */ and starts one /* never closed**
+        /// **Ends a comment */ and starts one /* never closed** (tool `get-item`)
         ///
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        ///
-        /// Tool `get-item`.
         pub async fn get_item_e189d4(
             &self,
             input: types::GetItemE189D4Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetItemE189D4>(&input).await
         }
-        /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `getItem`.
+        /// Tool `getItem`: Ends a comment */ and starts one /* never closed
         pub async fn get_item_48f24a(
             &self,
             input: types::GetItem48F24AInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetItem48F24A>(&input).await
         }
-        /// Tilde fence:
+        /// Tool `get_item`: Tilde fence:
         /// ~~~text
         /// panic!()
         /// ~~~
@@ -1365,28 +1261,24 @@ assert!(false);
         /// nested
         /// ```
         /// ````
-        ///
-        /// Tool `get_item`.
         pub async fn get_item_296490(
             &self,
             input: types::GetItem296490Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetItem296490>(&input).await
         }
-        /// **Title with */ and   newline and ```rust**
+        /// **Title with */ and   newline and ```rust** (tool `hostile_schema`)
         ///
         /// ```text
         /// fn main(){}
         /// ```
-        ///
-        /// Tool `hostile_schema`.
         pub async fn hostile_schema(
             &self,
             input: types::HostileSchemaInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::HostileSchemaOutput>> {
             self.inner.call::<tools::HostileSchema>(&input).await
         }
-        /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>**
+        /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>** (tool `inner`)
         ///
         /// Fenced:
         /// ```text
@@ -1395,8 +1287,6 @@ assert!(false);
         /// and unclosed:
         /// ```text
         /// assert!(false);
-        ///
-        /// Tool `inner`.
         /// ```
         pub async fn inner_33bf6f(
             &self,
@@ -1404,37 +1294,31 @@ assert!(false);
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Inner>(&input).await
         }
-        /// NUL here:: and CRLF
+        /// Tool `new`: NUL here:: and CRLF
         /// second line
-        ///
-        /// Tool `new`.
         pub async fn new_11507a(
             &self,
             input: types::NewInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::New>(&input).await
         }
-        /// Raw string end "# and "## and ]] and `backticks` and ``double``
-        ///
-        /// Tool `r#type`.
+        /// Tool `r#type`: Raw string end "# and "## and ]] and `backticks` and ``double``
         pub async fn r_type(
             &self,
             input: types::RTypeInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::RType>(&input).await
         }
-        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]**
+        /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `self`)
         ///
         /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `self`.
         pub async fn self_06c604(
             &self,
             input: types::SelfTool06C604Input,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::SelfTool06C604>(&input).await
         }
-        /// **Raw string end "# and "## and ]] and `backticks` and ``double``**
+        /// **Raw string end "# and "## and ]] and `backticks` and ``double``** (tool `super`)
         ///
         /// Tilde fence:
         /// ~~~text
@@ -1445,23 +1329,19 @@ assert!(false);
         /// nested
         /// ```
         /// ````
-        ///
-        /// Tool `super`.
         pub async fn super_(
             &self,
             input: types::SuperInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Super>(&input).await
         }
-        /// Fenced:
+        /// Tool `tools`: Fenced:
         /// ```text
         /// fn main() { panic!("doctest ran") }
         /// ```
         /// and unclosed:
         /// ```text
         /// assert!(false);
-        ///
-        /// Tool `tools`.
         /// ```
         pub async fn tools(
             &self,
@@ -1469,16 +1349,14 @@ assert!(false);
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Tools>(&input).await
         }
-        /// Ends a comment */ and starts one /* never closed
-        ///
-        /// Tool `type`.
+        /// Tool `type`: Ends a comment */ and starts one /* never closed
         pub async fn type_(
             &self,
             input: types::TypeInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Type>(&input).await
         }
-        /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````**
+        /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````** (tool `types`)
         ///
         /// Indented code:
         ///
@@ -1487,23 +1365,19 @@ assert!(false);
         ///
         /// ```
         /// after
-        ///
-        /// Tool `types`.
         pub async fn types(
             &self,
             input: types::TypesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Types>(&input).await
         }
-        /// Indented code:
+        /// Tool `\u{1f680}`: Indented code:
         ///
         /// ```text
         ///     fn main() { panic!() }
         ///
         /// ```
         /// after
-        ///
-        /// Tool `\u{1f680}`.
         pub async fn unnamed_ebbc0b(
             &self,
             input: types::UnnamedEBBC0BInput,

@@ -332,15 +332,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "issue8",
                 "get-user",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Colliding names: each gets a suffix from its own wire name.",
-                ),
                 "{\"description\":\"Colliding names: each gets a suffix from its own wire name.\",\"inputSchema\":{\"properties\":{},\"type\":\"object\"},\"name\":\"get-user\"}",
-                ::std::option::Option::Some((91usize, 124usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 75), (91, 124), (0, 0)],
                 [false, true, false, true],
-                "f6cccb25be016a7a1c650877895247a6de2ecaacebe94af9314a0d405396f71b",
             );
         }
         /// Tool `get_user`, described in full on `Client::get_user_bf1e2a`.
@@ -352,13 +346,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "issue8",
                 "get_user",
-                ::std::option::Option::None,
-                ::std::option::Option::None,
                 "{\"inputSchema\":{\"properties\":{},\"type\":\"object\"},\"name\":\"get_user\"}",
-                ::std::option::Option::Some((15usize, 48usize)),
-                ::std::option::Option::None,
+                [(0, 0), (0, 0), (15, 48), (0, 0)],
                 [false, true, false, true],
-                "3495ffcc30c86f9f2d2ddc27542c0df51050d1729c9d838368aa07c87391ebda",
             );
         }
         /// A tree whose children refer to the root schema with `$ref: #` (tool `recursive_root`, described in full on `Client::recursive_root`).
@@ -370,15 +360,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "issue8",
                 "recursive_root",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "A tree whose children refer to the root schema with `$ref: #`.",
-                ),
                 "{\"description\":\"A tree whose children refer to the root schema with `$ref: #`.\",\"inputSchema\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"},\"value\":{\"type\":\"integer\"}},\"required\":[\"value\"],\"type\":\"object\"},\"name\":\"recursive_root\"}",
-                ::std::option::Option::Some((94usize, 223usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 78), (94, 223), (0, 0)],
                 [false, true, false, true],
-                "044f10087e8d001f9153956c623062b000e96e169d453de941069fc03af9fa9a",
             );
         }
         /// Definitions that only point at themselves (tool `self_refs`, described in full on `Client::self_refs`).
@@ -390,15 +374,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "issue8",
                 "self_refs",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Definitions that only point at themselves.",
-                ),
                 "{\"description\":\"Definitions that only point at themselves.\",\"inputSchema\":{\"$defs\":{\"a\":{\"$ref\":\"#/$defs/b\"},\"b\":{\"$ref\":\"#/$defs/a\"},\"s\":{\"$ref\":\"#/$defs/s\"}},\"properties\":{\"a\":{\"$ref\":\"#/$defs/a\"},\"o\":{\"$ref\":\"#/properties/o\"},\"s\":{\"$ref\":\"#/$defs/s\"}},\"type\":\"object\"},\"name\":\"self_refs\"}",
-                ::std::option::Option::Some((74usize, 271usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 58), (74, 271), (0, 0)],
                 [false, true, false, true],
-                "8101ce5ad1c2fa8ae3c333854bc55f5df0b889d9b23a81543e959570ee8f18fc",
             );
         }
         /// Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell (tool `trojan`, described in full on `Client::trojan`).
@@ -407,18 +385,16 @@ Default: `10`.*/
         impl ::mcpbind::Tool for Trojan {
             type Input = super::types::TrojanInput;
             type Output = ();
-            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
+            const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::with_texts(
                 "issue8",
                 "trojan",
+                "{\"description\":\"Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \\u0007 bell\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"evil \u{2067}rtl\u{2069} text\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"trojan\"}",
+                [(0, 0), (0, 0), (79, 169), (0, 0)],
+                [false, true, false, true],
                 ::std::option::Option::None,
                 ::std::option::Option::Some(
                     "Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell",
                 ),
-                "{\"description\":\"Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \\u0007 bell\",\"inputSchema\":{\"properties\":{\"x\":{\"description\":\"evil \u{2067}rtl\u{2069} text\",\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"trojan\"}",
-                ::std::option::Option::Some((79usize, 169usize)),
-                ::std::option::Option::None,
-                [false, true, false, true],
-                "267a158dae03c0740de924a290614a8961280b9f03a1dbf162629afd0fdcef7c",
             );
         }
         /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum (tool `unions`, described in full on `Client::unions`).
@@ -430,15 +406,9 @@ Default: `10`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "issue8",
                 "unions",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.",
-                ),
                 "{\"description\":\"Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.\",\"inputSchema\":{\"properties\":{\"any_branch\":{\"anyOf\":[{},{\"type\":\"string\"}]},\"based\":{\"anyOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\"]}],\"properties\":{\"a\":{\"type\":\"string\"},\"b\":{\"type\":\"string\"}},\"type\":\"object\"},\"count\":{\"minimum\":1,\"type\":\"integer\"},\"flag_or_text\":{\"type\":[\"boolean\",\"string\"]},\"limit\":{\"default\":10,\"description\":\"How many.\",\"type\":\"integer\"},\"mixed\":{\"enum\":[1,\"two\",true,null]},\"true_branch\":{\"oneOf\":[true,{\"type\":\"integer\"}]}},\"required\":[\"count\",\"flag_or_text\"],\"type\":\"object\"},\"name\":\"unions\",\"outputSchema\":{\"additionalProperties\":false,\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"],\"type\":\"object\"}}",
-                ::std::option::Option::Some((134usize, 618usize)),
-                ::std::option::Option::Some((650usize, 753usize)),
+                [(0, 0), (16, 118), (134, 618), (650, 753)],
                 [false, true, false, true],
-                "d29cce55ff7344c6cea6254f18e5271c121759139eb4dacb2bec55241ae75bfe",
             );
         }
     }
@@ -485,9 +455,7 @@ Default: `10`.*/
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// Colliding names: each gets a suffix from its own wire name.
-        ///
-        /// Tool `get-user`.
+        /// Tool `get-user`: Colliding names: each gets a suffix from its own wire name.
         pub async fn get_user_5d95c2(
             &self,
             input: types::GetUser5D95C2Input,
@@ -495,44 +463,34 @@ Default: `10`.*/
             self.inner.call::<tools::GetUser5D95C2>(&input).await
         }
         /// Calls the `get_user` tool.
-        ///
-        /// Tool `get_user`.
         pub async fn get_user_bf1e2a(
             &self,
             input: types::GetUserBF1E2AInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::GetUserBF1E2A>(&input).await
         }
-        /// A tree whose children refer to the root schema with `$ref: #`.
-        ///
-        /// Tool `recursive_root`.
+        /// Tool `recursive_root`: A tree whose children refer to the root schema with `$ref: #`.
         pub async fn recursive_root(
             &self,
             input: types::RecursiveRootInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::RecursiveRoot>(&input).await
         }
-        /// Definitions that only point at themselves.
-        ///
-        /// Tool `self_refs`.
+        /// Tool `self_refs`: Definitions that only point at themselves.
         pub async fn self_refs(
             &self,
             input: types::SelfRefsInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::SelfRefs>(&input).await
         }
-        /// Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
-        ///
-        /// Tool `trojan`.
+        /// Tool `trojan`: Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
         pub async fn trojan(
             &self,
             input: types::TrojanInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Trojan>(&input).await
         }
-        /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
-        ///
-        /// Tool `unions`.
+        /// Tool `unions`: Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
         pub async fn unions(
             &self,
             input: types::UnionsInput,

@@ -225,13 +225,9 @@ pub mod openapi {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "openapi",
                 "createPet",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("POST /pets"),
                 "{\"description\":\"POST /pets\",\"inputSchema\":{\"components\":{\"schemas\":{\"Cat\":{\"properties\":{\"livesLeft\":{\"type\":\"integer\"},\"petType\":{\"enum\":[\"cat\"],\"type\":\"string\"}},\"required\":[\"petType\"],\"type\":\"object\"},\"Dog\":{\"properties\":{\"goodBoy\":{\"nullable\":true,\"type\":\"boolean\"},\"petType\":{\"enum\":[\"dog\"],\"type\":\"string\"}},\"required\":[\"petType\"],\"type\":\"object\"}}},\"properties\":{\"X-Request-Id\":{\"description\":\"header\",\"format\":\"uuid\",\"type\":\"string\"},\"body\":{\"properties\":{\"age\":{\"format\":\"int32\",\"type\":\"integer\"},\"born_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"chip\":{\"format\":\"int64\",\"minimum\":0,\"type\":\"integer\"},\"home\":{\"format\":\"uri\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"name\":{\"nullable\":false,\"type\":\"string\"},\"pet\":{\"discriminator\":{\"mapping\":{\"cat\":\"#/components/schemas/Cat\",\"dog\":\"#/components/schemas/Dog\"},\"propertyName\":\"petType\"},\"oneOf\":[{\"$ref\":\"#/components/schemas/Cat\"},{\"$ref\":\"#/components/schemas/Dog\"}]},\"photo\":{\"format\":\"byte\",\"type\":\"string\"},\"tag\":{\"nullable\":true,\"type\":\"string\"},\"weight\":{\"format\":\"float\",\"nullable\":true,\"type\":\"number\"}},\"required\":[\"name\",\"pet\"],\"type\":\"object\"},\"dryRun\":{\"description\":\"query\",\"type\":\"boolean\"}},\"required\":[\"body\"],\"type\":\"object\"},\"name\":\"createPet\",\"outputSchema\":{\"properties\":{\"created\":{\"format\":\"date-time\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"owner\":{\"nullable\":true,\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"id\"],\"type\":\"object\"}}",
-                ::std::option::Option::Some((42usize, 1215usize)),
-                ::std::option::Option::Some((1250usize, 1470usize)),
+                [(0, 0), (16, 26), (42, 1215), (1250, 1470)],
                 [false, true, false, true],
-                "0f60da993ec152e59a64179623e701e6b2ecbaf869efe33cb55756cd1b1b9125",
             );
         }
         /// GET /pets (tool `listPets`, described in full on `Client::list_pets`).
@@ -243,13 +239,9 @@ pub mod openapi {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "openapi",
                 "listPets",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("GET /pets"),
                 "{\"description\":\"GET /pets\",\"inputSchema\":{\"properties\":{\"ids\":{\"items\":{\"format\":\"uuid\",\"type\":\"string\"},\"type\":\"array\",\"uniqueItems\":true},\"limit\":{\"format\":\"int32\",\"maximum\":100,\"nullable\":true,\"type\":\"integer\"},\"since\":{\"format\":\"date\",\"type\":\"string\"},\"sort\":{\"enum\":[\"name\",\"-name\",\"age\",\"-age\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"listPets\",\"outputSchema\":{\"properties\":{\"items\":{\"items\":{\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"type\":\"array\"},\"next\":{\"nullable\":true,\"type\":\"string\"}},\"required\":[\"items\"],\"type\":\"object\"}}",
-                ::std::option::Option::Some((41usize, 335usize)),
-                ::std::option::Option::Some((369usize, 595usize)),
+                [(0, 0), (16, 25), (41, 335), (369, 595)],
                 [false, true, false, true],
-                "dc817fece8f7e0e74bff71de7fad127ea38f213143a72fa16b482cb0bba0f1ab",
             );
         }
     }
@@ -292,18 +284,14 @@ pub mod openapi {
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// POST /pets
-        ///
-        /// Tool `createPet`.
+        /// Tool `createPet`: POST /pets
         pub async fn create_pet(
             &self,
             input: types::CreatePetInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreatePetOutput>> {
             self.inner.call::<tools::CreatePet>(&input).await
         }
-        /// GET /pets
-        ///
-        /// Tool `listPets`.
+        /// Tool `listPets`: GET /pets
         pub async fn list_pets(
             &self,
             input: types::ListPetsInput,

@@ -43,15 +43,9 @@ pub mod prompts {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "prompts",
                 "prompt-review",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "A tool whose handler method would be the prompt's.",
-                ),
                 "{\"description\":\"A tool whose handler method would be the prompt's.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"prompt-review\"}",
-                ::std::option::Option::Some((82usize, 99usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 66), (82, 99), (0, 0)],
                 [false, true, false, true],
-                "0929def5f93a75f2a0a888fc6fb41ae20ffe88286d294b7bd9d0c49459faec43",
             );
         }
         /// A tool named like the client's `prompts` accessor (tool `prompts`, described in full on `Client::prompts_eb7526`).
@@ -63,15 +57,9 @@ pub mod prompts {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "prompts",
                 "prompts",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "A tool named like the client's `prompts` accessor.",
-                ),
                 "{\"description\":\"A tool named like the client's `prompts` accessor.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"prompts\"}",
-                ::std::option::Option::Some((82usize, 99usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 66), (82, 99), (0, 0)],
                 [false, true, false, true],
-                "9c94c04341d97fe977d8373a4f6c87ff0c444e21a57fc708f18708800fd4bc84",
             );
         }
     }
@@ -689,18 +677,14 @@ pub mod prompts {
         pub fn resources(&self) -> resources::Resources<'_> {
             resources::Resources(&self.inner)
         }
-        /// A tool whose handler method would be the prompt's.
-        ///
-        /// Tool `prompt-review`.
+        /// Tool `prompt-review`: A tool whose handler method would be the prompt's.
         pub async fn prompt_review(
             &self,
             input: types::PromptReviewInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::PromptReview>(&input).await
         }
-        /// A tool named like the client's `prompts` accessor.
-        ///
-        /// Tool `prompts`.
+        /// Tool `prompts`: A tool named like the client's `prompts` accessor.
         pub async fn prompts_eb7526(
             &self,
             input: types::PromptsInput,

@@ -552,15 +552,9 @@ pub mod properties {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "properties",
                 "additional",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "additionalProperties as schema, false, true; patternProperties.",
-                ),
                 "{\"description\":\"additionalProperties as schema, false, true; patternProperties.\",\"inputSchema\":{\"properties\":{\"closed\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"counts\":{\"additionalProperties\":{\"minimum\":0,\"type\":\"integer\"},\"type\":\"object\"},\"empty\":{\"type\":\"object\"},\"empty_closed\":{\"additionalProperties\":false,\"type\":\"object\"},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"},\"type\":\"object\"},\"open\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"open_typed\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"patterned\":{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"type\":\"object\"},\"patterned_closed\":{\"additionalProperties\":false,\"patternProperties\":{\"^[a-z]+$\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"type\":\"object\"},\"name\":\"additional\"}",
-                ::std::option::Option::Some((95usize, 956usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 79), (95, 956), (0, 0)],
                 [false, true, false, true],
-                "52890d9dc315022d4baf5e82b4107fa45500129327de4f32c08b941ab86573cc",
             );
         }
         /// A root that says additionalProperties: false (tool `closed_root`, described in full on `Client::closed_root`).
@@ -572,15 +566,9 @@ pub mod properties {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "properties",
                 "closed_root",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "A root that says additionalProperties: false.",
-                ),
                 "{\"description\":\"A root that says additionalProperties: false.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"q\":{\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"closed_root\"}",
-                ::std::option::Option::Some((77usize, 177usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 61), (77, 177), (0, 0)],
                 [false, true, false, true],
-                "efac1cd118671829349b29c4b739ef58f81a61711c0e6166d076e47c397d48cc",
             );
         }
         /// Property names that collide after snake_casing, and odd names (tool `colliding_names`, described in full on `Client::colliding_names`).
@@ -592,15 +580,9 @@ pub mod properties {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "properties",
                 "colliding_names",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Property names that collide after snake_casing, and odd names.",
-                ),
                 "{\"description\":\"Property names that collide after snake_casing, and odd names.\",\"inputSchema\":{\"properties\":{\"\":{\"type\":\"string\"},\"123\":{\"type\":\"string\"},\"FooBar\":{\"type\":\"number\"},\"Option\":{\"type\":\"string\"},\"Self\":{\"type\":\"string\"},\"_\":{\"type\":\"string\"},\"__\":{\"type\":\"string\"},\"a b\":{\"type\":\"string\"},\"a.b\":{\"type\":\"string\"},\"async\":{\"type\":\"string\"},\"crate\":{\"type\":\"string\"},\"dyn\":{\"type\":\"string\"},\"foo-bar\":{\"type\":\"boolean\"},\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"integer\"},\"match\":{\"type\":\"string\"},\"r#type\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"serde\":{\"type\":\"string\"},\"std\":{\"type\":\"string\"},\"super\":{\"type\":\"string\"},\"try\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"🚀\":{\"type\":\"string\"},\"🛸\":{\"type\":\"string\"}},\"required\":[\"fooBar\",\"foo_bar\",\"type\",\"\"],\"type\":\"object\"},\"name\":\"colliding_names\",\"outputSchema\":{\"properties\":{\"Type\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"}}",
-                ::std::option::Option::Some((94usize, 799usize)),
-                ::std::option::Option::Some((840usize, 922usize)),
+                [(0, 0), (16, 78), (94, 799), (840, 922)],
                 [false, true, false, true],
-                "81a3c6af4d4eac8728383bf116976d68dce9243c856ce35859aaa8ae766fdf07",
             );
         }
         /// required names properties that are not declared (tool `required_undeclared`, described in full on `Client::required_undeclared`).
@@ -612,15 +594,9 @@ pub mod properties {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "properties",
                 "required_undeclared",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "required names properties that are not declared.",
-                ),
                 "{\"description\":\"required names properties that are not declared.\",\"inputSchema\":{\"properties\":{\"known\":{\"type\":\"string\"}},\"required\":[\"known\",\"ghost\",\"phantom-field\"],\"type\":\"object\"},\"name\":\"required_undeclared\"}",
-                ::std::option::Option::Some((80usize, 183usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 64), (80, 183), (0, 0)],
                 [false, true, false, true],
-                "62441326d5e70fd676ef69d874472ec6de27f6216212239d344384123f3c5b98",
             );
         }
         /// Nested types whose generated names collide with tool types (tool `type_names_collide`, described in full on `Client::type_names_collide`).
@@ -632,15 +608,9 @@ pub mod properties {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "properties",
                 "type_names_collide",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Nested types whose generated names collide with tool types.",
-                ),
                 "{\"description\":\"Nested types whose generated names collide with tool types.\",\"inputSchema\":{\"$defs\":{\"Option\":{\"enum\":[\"a\",\"b\"],\"type\":\"string\"},\"String\":{\"properties\":{\"s\":{\"type\":\"string\"}},\"type\":\"object\"},\"TypeNamesCollideInput\":{\"properties\":{\"z\":{\"type\":\"string\"}},\"type\":\"object\"},\"Vec\":{\"type\":\"integer\"}},\"properties\":{\"inner\":{\"$ref\":\"#/$defs/TypeNamesCollideInput\"},\"opt\":{\"$ref\":\"#/$defs/Option\"},\"string\":{\"$ref\":\"#/$defs/String\"},\"vec\":{\"$ref\":\"#/$defs/Vec\"}},\"type\":\"object\"},\"name\":\"type_names_collide\"}",
-                ::std::option::Option::Some((91usize, 490usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 75), (91, 490), (0, 0)],
                 [false, true, false, true],
-                "be6b9613ef5643b927cb97b9d216792a5b63f803def45f4830687cfbb9ae2f0f",
             );
         }
     }
@@ -686,45 +656,35 @@ pub mod properties {
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// additionalProperties as schema, false, true; patternProperties.
-        ///
-        /// Tool `additional`.
+        /// Tool `additional`: additionalProperties as schema, false, true; patternProperties.
         pub async fn additional(
             &self,
             input: types::AdditionalInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Additional>(&input).await
         }
-        /// A root that says additionalProperties: false.
-        ///
-        /// Tool `closed_root`.
+        /// Tool `closed_root`: A root that says additionalProperties: false.
         pub async fn closed_root(
             &self,
             input: types::ClosedRootInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::ClosedRoot>(&input).await
         }
-        /// Property names that collide after snake_casing, and odd names.
-        ///
-        /// Tool `colliding_names`.
+        /// Tool `colliding_names`: Property names that collide after snake_casing, and odd names.
         pub async fn colliding_names(
             &self,
             input: types::CollidingNamesInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CollidingNamesOutput>> {
             self.inner.call::<tools::CollidingNames>(&input).await
         }
-        /// required names properties that are not declared.
-        ///
-        /// Tool `required_undeclared`.
+        /// Tool `required_undeclared`: required names properties that are not declared.
         pub async fn required_undeclared(
             &self,
             input: types::RequiredUndeclaredInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::RequiredUndeclared>(&input).await
         }
-        /// Nested types whose generated names collide with tool types.
-        ///
-        /// Tool `type_names_collide`.
+        /// Tool `type_names_collide`: Nested types whose generated names collide with tool types.
         pub async fn type_names_collide(
             &self,
             input: types::TypeNamesCollideInput,

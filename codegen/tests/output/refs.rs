@@ -617,13 +617,9 @@ Default: `"x"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "refs",
                 "by_id_and_anchor",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("Refs by $id and by $anchor."),
                 "{\"description\":\"Refs by $id and by $anchor.\",\"inputSchema\":{\"$defs\":{\"addr\":{\"$id\":\"https://example.com/schemas/address.json\",\"properties\":{\"street\":{\"type\":\"string\"}},\"required\":[\"street\"],\"type\":\"object\"},\"name\":{\"$anchor\":\"person-name\",\"minLength\":1,\"type\":\"string\"}},\"$id\":\"https://example.com/schemas/root.json\",\"properties\":{\"home\":{\"$ref\":\"https://example.com/schemas/address.json\"},\"name\":{\"$ref\":\"#person-name\"},\"work\":{\"$ref\":\"address.json\"}},\"required\":[\"home\",\"name\"],\"type\":\"object\"},\"name\":\"by_id_and_anchor\"}",
-                ::std::option::Option::Some((59usize, 496usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 43), (59, 496), (0, 0)],
                 [false, true, false, true],
-                "8ffc26016ce0ed46b12a98deac7b0ef5716482b42debe018d3ab69474387db7c",
             );
         }
         /// Refs that would need the network, or that resolve to nothing (tool `network_refs`, described in full on `Client::network_refs`).
@@ -635,15 +631,9 @@ Default: `"x"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "refs",
                 "network_refs",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Refs that would need the network, or that resolve to nothing.",
-                ),
                 "{\"description\":\"Refs that would need the network, or that resolve to nothing.\",\"inputSchema\":{\"properties\":{\"dynamic\":{\"$dynamicRef\":\"#meta\"},\"label\":{\"type\":\"string\"},\"missing\":{\"$ref\":\"#/$defs/Nope\"},\"not_a_string\":{\"$ref\":42},\"ref_with_siblings\":{\"$ref\":\"#/properties/label\",\"default\":\"x\",\"description\":\"Sibling description.\"},\"relative\":{\"$ref\":\"other.json#/foo\"},\"remote\":{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"},\"remote_fragment\":{\"$ref\":\"https://example.com/defs.json#/$defs/Thing\"}},\"required\":[\"remote\"],\"type\":\"object\"},\"name\":\"network_refs\"}",
-                ::std::option::Option::Some((93usize, 544usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 77), (93, 544), (0, 0)],
                 [false, true, false, true],
-                "45e6219221ae42db4ceaa6a0a1acb61e713a460522289dfe11799547bd73fcb3",
             );
         }
         /// Refs to non-$defs pointers, nested $defs and draft-07 definitions (tool `pointers`, described in full on `Client::pointers`).
@@ -655,15 +645,9 @@ Default: `"x"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "refs",
                 "pointers",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Refs to non-$defs pointers, nested $defs and draft-07 definitions.",
-                ),
                 "{\"description\":\"Refs to non-$defs pointers, nested $defs and draft-07 definitions.\",\"inputSchema\":{\"$defs\":{\"Outer\":{\"$defs\":{\"Inner\":{\"properties\":{\"deep\":{\"type\":\"boolean\"}},\"type\":\"object\"}},\"properties\":{\"inner\":{\"$ref\":\"#/$defs/Outer/$defs/Inner\"}},\"type\":\"object\"},\"with space\":{\"type\":\"boolean\"},\"with/slash\":{\"type\":\"string\"},\"with~tilde\":{\"type\":\"integer\"}},\"definitions\":{\"Legacy\":{\"properties\":{\"v\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"a\":{\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"type\":\"object\"},\"b\":{\"$ref\":\"#/properties/a\"},\"c\":{\"$ref\":\"#/properties/a/properties/x\"},\"inner\":{\"$ref\":\"#/$defs/Outer/$defs/Inner\"},\"legacy\":{\"$ref\":\"#/definitions/Legacy\"},\"outer\":{\"$ref\":\"#/$defs/Outer\"},\"slash\":{\"$ref\":\"#/$defs/with~1slash\"},\"space\":{\"$ref\":\"#/$defs/with%20space\"},\"tilde\":{\"$ref\":\"#/$defs/with~0tilde\"}},\"type\":\"object\"},\"name\":\"pointers\"}",
-                ::std::option::Option::Some((98usize, 865usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 82), (98, 865), (0, 0)],
                 [false, true, false, true],
-                "051912987d011f59aa55f190ca04fce8beead0eeca2bfcc9c3be48be9cac82f2",
             );
         }
         /// A recursive tree node and a ref to the root (tool `recursive_tree`, described in full on `Client::recursive_tree`).
@@ -675,15 +659,9 @@ Default: `"x"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "refs",
                 "recursive_tree",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "A recursive tree node and a ref to the root.",
-                ),
                 "{\"description\":\"A recursive tree node and a ref to the root.\",\"inputSchema\":{\"$defs\":{\"A\":{\"properties\":{\"b\":{\"$ref\":\"#/$defs/B\"}},\"type\":\"object\"},\"B\":{\"properties\":{\"a\":{\"$ref\":\"#/$defs/A\"}},\"type\":\"object\"},\"Node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/Node\"},\"type\":\"array\"},\"parent\":{\"anyOf\":[{\"$ref\":\"#/$defs/Node\"},{\"type\":\"null\"}]},\"value\":{\"type\":\"string\"}},\"required\":[\"value\"],\"type\":\"object\"}},\"properties\":{\"label\":{\"type\":\"string\"},\"mutual\":{\"$ref\":\"#/$defs/A\"},\"root\":{\"$ref\":\"#/$defs/Node\"},\"self_ref\":{\"$ref\":\"#\"}},\"required\":[\"root\"],\"type\":\"object\"},\"name\":\"recursive_tree\"}",
-                ::std::option::Option::Some((76usize, 581usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 60), (76, 581), (0, 0)],
                 [false, true, false, true],
-                "12304491e8deb6f71a713ce4749154590ea0729d053746541327ab278225cc25",
             );
         }
         /// The whole inputSchema is a $ref (tool `root_is_ref`, described in full on `Client::root_is_ref`).
@@ -695,13 +673,9 @@ Default: `"x"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "refs",
                 "root_is_ref",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("The whole inputSchema is a $ref."),
                 "{\"description\":\"The whole inputSchema is a $ref.\",\"inputSchema\":{\"$defs\":{\"Args\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"],\"type\":\"object\"}},\"$ref\":\"#/$defs/Args\"},\"name\":\"root_is_ref\"}",
-                ::std::option::Option::Some((64usize, 177usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 48), (64, 177), (0, 0)],
                 [false, true, false, true],
-                "8833e33c230e6a0341e1b8172ca6547b8e7a07d5e660bd66aa377289e8ee54ec",
             );
         }
         /// Shares a definition with shared_defs_two (tool `shared_defs_one`, described in full on `Client::shared_defs_one`).
@@ -713,13 +687,9 @@ Default: `"x"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "refs",
                 "shared_defs_one",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("Shares a definition with shared_defs_two."),
                 "{\"description\":\"Shares a definition with shared_defs_two.\",\"inputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"}},\"required\":[\"x\",\"y\"],\"type\":\"object\"}},\"properties\":{\"p\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"},\"name\":\"shared_defs_one\",\"outputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"p\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"}}",
-                ::std::option::Option::Some((73usize, 250usize)),
-                ::std::option::Option::Some((291usize, 426usize)),
+                [(0, 0), (16, 57), (73, 250), (291, 426)],
                 [false, true, false, true],
-                "202c156a35de3857770a75f27879cfcaf9a88e9cbea070e2cc5eec237fe21832",
             );
         }
         /// Same Point as shared_defs_one (tool `shared_defs_two`, described in full on `Client::shared_defs_two`).
@@ -731,13 +701,9 @@ Default: `"x"`.*/
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "refs",
                 "shared_defs_two",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("Same Point as shared_defs_one."),
                 "{\"description\":\"Same Point as shared_defs_one.\",\"inputSchema\":{\"$defs\":{\"Point\":{\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"}},\"required\":[\"x\",\"y\"],\"type\":\"object\"}},\"properties\":{\"q\":{\"$ref\":\"#/$defs/Point\"}},\"type\":\"object\"},\"name\":\"shared_defs_two\"}",
-                ::std::option::Option::Some((62usize, 239usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 46), (62, 239), (0, 0)],
                 [false, true, false, true],
-                "712db70f3be92d4e71d2a913707dd8d7214d44c2868264bed30c2cc34eabe61f",
             );
         }
     }
@@ -785,63 +751,49 @@ Default: `"x"`.*/
                 inner: self.inner.with_timeout(timeout),
             }
         }
-        /// Refs by $id and by $anchor.
-        ///
-        /// Tool `by_id_and_anchor`.
+        /// Tool `by_id_and_anchor`: Refs by $id and by $anchor.
         pub async fn by_id_and_anchor(
             &self,
             input: types::ByIdAndAnchorInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::ByIdAndAnchor>(&input).await
         }
-        /// Refs that would need the network, or that resolve to nothing.
-        ///
-        /// Tool `network_refs`.
+        /// Tool `network_refs`: Refs that would need the network, or that resolve to nothing.
         pub async fn network_refs(
             &self,
             input: types::NetworkRefsInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::NetworkRefs>(&input).await
         }
-        /// Refs to non-$defs pointers, nested $defs and draft-07 definitions.
-        ///
-        /// Tool `pointers`.
+        /// Tool `pointers`: Refs to non-$defs pointers, nested $defs and draft-07 definitions.
         pub async fn pointers(
             &self,
             input: types::PointersInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::Pointers>(&input).await
         }
-        /// A recursive tree node and a ref to the root.
-        ///
-        /// Tool `recursive_tree`.
+        /// Tool `recursive_tree`: A recursive tree node and a ref to the root.
         pub async fn recursive_tree(
             &self,
             input: types::RecursiveTreeInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::RecursiveTree>(&input).await
         }
-        /// The whole inputSchema is a $ref.
-        ///
-        /// Tool `root_is_ref`.
+        /// Tool `root_is_ref`: The whole inputSchema is a $ref.
         pub async fn root_is_ref(
             &self,
             input: types::RootIsRefInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::RootIsRef>(&input).await
         }
-        /// Shares a definition with shared_defs_two.
-        ///
-        /// Tool `shared_defs_one`.
+        /// Tool `shared_defs_one`: Shares a definition with shared_defs_two.
         pub async fn shared_defs_one(
             &self,
             input: types::SharedDefsOneInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::SharedDefsOneOutput>> {
             self.inner.call::<tools::SharedDefsOne>(&input).await
         }
-        /// Same Point as shared_defs_one.
-        ///
-        /// Tool `shared_defs_two`.
+        /// Tool `shared_defs_two`: Same Point as shared_defs_one.
         pub async fn shared_defs_two(
             &self,
             input: types::SharedDefsTwoInput,

@@ -672,13 +672,9 @@ pub mod untyped {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "untyped",
                 "boolean_input_schema",
-                ::std::option::Option::None,
-                ::std::option::Option::None,
                 "{\"inputSchema\":true,\"name\":\"boolean_input_schema\"}",
-                ::std::option::Option::Some((15usize, 19usize)),
-                ::std::option::Option::None,
+                [(0, 0), (0, 0), (15, 19), (0, 0)],
                 [false, true, false, true],
-                "2bd242f5914793665f43cd4c8578384f6481caf40d777ae58718c04f27584646",
             );
         }
         /// Defaults that match their type and defaults that do not (tool `defaults`, described in full on `Client::defaults`).
@@ -690,15 +686,9 @@ pub mod untyped {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "untyped",
                 "defaults",
-                ::std::option::Option::None,
-                ::std::option::Option::Some(
-                    "Defaults that match their type and defaults that do not.",
-                ),
                 "{\"description\":\"Defaults that match their type and defaults that do not.\",\"inputSchema\":{\"properties\":{\"bad_arr\":{\"default\":[\"a\"],\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"bad_bool\":{\"default\":\"yes\",\"type\":\"boolean\"},\"bad_enum\":{\"default\":\"z\",\"enum\":[\"x\",\"y\"],\"type\":\"string\"},\"bad_int\":{\"default\":\"three\",\"type\":\"integer\"},\"bad_obj\":{\"default\":{\"a\":\"one\"},\"properties\":{\"a\":{\"type\":\"integer\"}},\"type\":\"object\"},\"bad_str\":{\"default\":3,\"type\":\"string\"},\"float_for_int\":{\"default\":1.5,\"type\":\"integer\"},\"good_arr\":{\"default\":[1,2],\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"good_bool\":{\"default\":true,\"type\":\"boolean\"},\"good_enum\":{\"default\":\"y\",\"enum\":[\"x\",\"y\"],\"type\":\"string\"},\"good_int\":{\"default\":3,\"type\":\"integer\"},\"good_obj\":{\"default\":{\"a\":1},\"properties\":{\"a\":{\"type\":\"integer\"}},\"type\":\"object\"},\"good_str\":{\"default\":\"x\",\"type\":\"string\"},\"neg_for_uint\":{\"default\":-1,\"minimum\":0,\"type\":\"integer\"},\"null_default\":{\"default\":null,\"type\":\"string\"},\"required_with_default\":{\"default\":7,\"type\":\"integer\"}},\"required\":[\"required_with_default\"],\"type\":\"object\"},\"name\":\"defaults\"}",
-                ::std::option::Option::Some((88usize, 1067usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 72), (88, 1067), (0, 0)],
                 [false, true, false, true],
-                "08f484f42d069ddc8ac88c6c2773d997863bd1194acb49078d8ecf30fc9ddf17",
             );
         }
         /// Tool `empty_input_schema`, described in full on `Client::empty_input_schema`.
@@ -710,13 +700,9 @@ pub mod untyped {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "untyped",
                 "empty_input_schema",
-                ::std::option::Option::None,
-                ::std::option::Option::None,
                 "{\"inputSchema\":{},\"name\":\"empty_input_schema\"}",
-                ::std::option::Option::Some((15usize, 17usize)),
-                ::std::option::Option::None,
+                [(0, 0), (0, 0), (15, 17), (0, 0)],
                 [false, true, false, true],
-                "73dcd1d814a6190a607e7daa93ec4dba00b7eb3b023eab606bb5c03f27b2d7dc",
             );
         }
         /// Float bounds on integers and counts (tool `float_bounds`, described in full on `Client::float_bounds`).
@@ -728,13 +714,9 @@ pub mod untyped {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "untyped",
                 "float_bounds",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("Float bounds on integers and counts."),
                 "{\"description\":\"Float bounds on integers and counts.\",\"inputSchema\":{\"properties\":{\"count\":{\"maximum\":10.5,\"minimum\":1.5,\"type\":\"integer\"},\"excl\":{\"exclusiveMinimum\":0,\"type\":\"integer\"},\"huge\":{\"minimum\":1e+300,\"type\":\"integer\"},\"name\":{\"maxLength\":10,\"minLength\":0,\"type\":\"string\"},\"neg\":{\"maximum\":127,\"minimum\":-128,\"type\":\"integer\"},\"old_excl\":{\"exclusiveMinimum\":true,\"minimum\":0,\"type\":\"number\"},\"pair\":{\"items\":{\"type\":\"string\"},\"maxItems\":2,\"minItems\":1,\"type\":\"array\"},\"props\":{\"maxProperties\":3,\"type\":\"object\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"multipleOf\":0.01,\"type\":\"number\"},\"small\":{\"maximum\":255,\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"count\"],\"type\":\"object\"},\"name\":\"float_bounds\"}",
-                ::std::option::Option::Some((68usize, 681usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 52), (68, 681), (0, 0)],
                 [false, true, false, true],
-                "4c8fd7d2775c86f717ba3ca1f84c57a9d6418f4d0a3b98f2282b0a99f4ae3524",
             );
         }
         /// No inputSchema at all (tool `no_input_schema`, described in full on `Client::no_input_schema`).
@@ -746,13 +728,9 @@ pub mod untyped {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "untyped",
                 "no_input_schema",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("No inputSchema at all."),
                 "{\"description\":\"No inputSchema at all.\",\"name\":\"no_input_schema\"}",
-                ::std::option::Option::None,
-                ::std::option::Option::None,
+                [(0, 0), (16, 38), (0, 0), (0, 0)],
                 [false, true, false, true],
-                "5dd8171626566dcedf5f7fbd7748f25376ff1220d3161bd7550032f1d7f5bfd6",
             );
         }
         /// Subschemas without a type (tool `no_type`, described in full on `Client::no_type`).
@@ -764,13 +742,9 @@ pub mod untyped {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "untyped",
                 "no_type",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("Subschemas without a type."),
                 "{\"description\":\"Subschemas without a type.\",\"inputSchema\":{\"properties\":{\"anything\":{},\"const_only\":{\"const\":5},\"description_only\":{\"description\":\"Just words.\"},\"email\":{\"format\":\"email\"},\"enum_only\":{\"enum\":[1,\"two\",null,true]},\"items_only\":{\"items\":{\"type\":\"string\"}},\"min_only\":{\"minimum\":2},\"pattern_only\":{\"pattern\":\"^a\"},\"props_only\":{\"properties\":{\"k\":{\"type\":\"string\"}}},\"truthy\":true},\"required\":[\"min_only\",\"anything\"],\"type\":\"object\"},\"name\":\"no_type\"}",
-                ::std::option::Option::Some((58usize, 445usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 42), (58, 445), (0, 0)],
                 [false, true, false, true],
-                "a705ef09bb3928b3ccf6ce41e717c44cacdce545d615c37ac38d99471f60c872",
             );
         }
         /// Tool `null_input_schema`, described in full on `Client::null_input_schema`.
@@ -782,13 +756,9 @@ pub mod untyped {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "untyped",
                 "null_input_schema",
-                ::std::option::Option::None,
-                ::std::option::Option::None,
                 "{\"inputSchema\":null,\"name\":\"null_input_schema\",\"outputSchema\":null}",
-                ::std::option::Option::Some((15usize, 19usize)),
-                ::std::option::Option::None,
+                [(0, 0), (0, 0), (15, 19), (62, 66)],
                 [false, true, false, true],
-                "be6af9a655fea551ef4f97ac7f3074c12e03f16b9c5f136fe5649cbeeb3df161",
             );
         }
         /// Keywords with the wrong JSON type (tool `odd_keywords`, described in full on `Client::odd_keywords`).
@@ -800,13 +770,9 @@ pub mod untyped {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "untyped",
                 "odd_keywords",
-                ::std::option::Option::None,
-                ::std::option::Option::Some("Keywords with the wrong JSON type."),
                 "{\"description\":\"Keywords with the wrong JSON type.\",\"inputSchema\":{\"properties\":{\"bad_anyof\":{\"anyOf\":{}},\"bad_enum\":{\"enum\":\"a\"},\"bad_items\":{\"items\":5,\"type\":\"array\"},\"bad_min\":{\"minimum\":\"1\",\"type\":\"integer\"},\"bad_props\":{\"properties\":[],\"type\":\"object\"},\"bad_required_holder\":{\"required\":\"a\",\"type\":\"object\"},\"bad_type\":{\"type\":\"strng\"},\"description_obj\":{\"description\":{\"en\":\"x\"},\"type\":\"string\"},\"dup_enum\":{\"enum\":[\"a\",\"a\",\"b\"]},\"empty_enum\":{\"enum\":[]},\"empty_oneof\":{\"oneOf\":[]},\"empty_types\":{\"type\":[]},\"null_schema\":null,\"number_schema\":3,\"title_num\":{\"title\":5,\"type\":\"string\"},\"type_number\":{\"type\":5},\"x_ext\":{\"type\":\"string\",\"x-internal\":true}},\"required\":[\"a\",\"a\",3],\"type\":\"object\"},\"name\":\"odd_keywords\"}",
-                ::std::option::Option::Some((66usize, 700usize)),
-                ::std::option::Option::None,
+                [(0, 0), (16, 50), (66, 700), (0, 0)],
                 [false, true, false, true],
-                "be4cbf6ebc56d3c6054ce21b362d562b53efeaf7c8c358e493ffa089a7e0ab71",
             );
         }
         /// Tool `string_input_schema`, described in full on `Client::string_input_schema`.
@@ -818,13 +784,9 @@ pub mod untyped {
             const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::new(
                 "untyped",
                 "string_input_schema",
-                ::std::option::Option::None,
-                ::std::option::Option::None,
                 "{\"inputSchema\":\"object\",\"name\":\"string_input_schema\",\"outputSchema\":{\"type\":\"string\"}}",
-                ::std::option::Option::Some((15usize, 23usize)),
-                ::std::option::Option::Some((68usize, 85usize)),
+                [(0, 0), (0, 0), (15, 23), (68, 85)],
                 [false, true, false, true],
-                "14e556d44807905861187a86c8fd9259af999a2604d41fd8b3975be5a196fd0a",
             );
         }
     }
@@ -875,17 +837,13 @@ pub mod untyped {
             }
         }
         /// Calls the `boolean_input_schema` tool.
-        ///
-        /// Tool `boolean_input_schema`.
         pub async fn boolean_input_schema(
             &self,
             input: types::BooleanInputSchemaInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::BooleanInputSchema>(&input).await
         }
-        /// Defaults that match their type and defaults that do not.
-        ///
-        /// Tool `defaults`.
+        /// Tool `defaults`: Defaults that match their type and defaults that do not.
         pub async fn defaults(
             &self,
             input: types::DefaultsInput,
@@ -893,35 +851,27 @@ pub mod untyped {
             self.inner.call::<tools::Defaults>(&input).await
         }
         /// Calls the `empty_input_schema` tool.
-        ///
-        /// Tool `empty_input_schema`.
         pub async fn empty_input_schema(
             &self,
             input: types::EmptyInputSchemaInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::EmptyInputSchema>(&input).await
         }
-        /// Float bounds on integers and counts.
-        ///
-        /// Tool `float_bounds`.
+        /// Tool `float_bounds`: Float bounds on integers and counts.
         pub async fn float_bounds(
             &self,
             input: types::FloatBoundsInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::FloatBounds>(&input).await
         }
-        /// No inputSchema at all.
-        ///
-        /// Tool `no_input_schema`.
+        /// Tool `no_input_schema`: No inputSchema at all.
         pub async fn no_input_schema(
             &self,
             input: types::NoInputSchemaInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::NoInputSchema>(&input).await
         }
-        /// Subschemas without a type.
-        ///
-        /// Tool `no_type`.
+        /// Tool `no_type`: Subschemas without a type.
         pub async fn no_type(
             &self,
             input: types::NoTypeInput,
@@ -929,17 +879,13 @@ pub mod untyped {
             self.inner.call::<tools::NoType>(&input).await
         }
         /// Calls the `null_input_schema` tool.
-        ///
-        /// Tool `null_input_schema`.
         pub async fn null_input_schema(
             &self,
             input: types::NullInputSchemaInput,
         ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
             self.inner.call::<tools::NullInputSchema>(&input).await
         }
-        /// Keywords with the wrong JSON type.
-        ///
-        /// Tool `odd_keywords`.
+        /// Tool `odd_keywords`: Keywords with the wrong JSON type.
         pub async fn odd_keywords(
             &self,
             input: types::OddKeywordsInput,
@@ -947,8 +893,6 @@ pub mod untyped {
             self.inner.call::<tools::OddKeywords>(&input).await
         }
         /// Calls the `string_input_schema` tool.
-        ///
-        /// Tool `string_input_schema`.
         pub async fn string_input_schema(
             &self,
             input: types::StringInputSchemaInput,
