@@ -363,7 +363,9 @@ async fn pins_catch_a_tool_changed_since_it_was_locked() {
     let mut tampered = demo::TOOLS.to_vec();
     let add = <demo::tools::Add as mcpbind::Tool>::META;
     let mut changed = add;
-    let definition = add.definition.replace("Add two integers", "Add two numbers");
+    let definition = add
+        .definition
+        .replace("Add two integers", "Add two numbers");
     assert_ne!(definition, add.definition);
     changed.definition = Box::leak(definition.into_boxed_str());
     tampered[0] = changed;

@@ -157,7 +157,8 @@ roundtrip_all! {
 /// tool's, for every tool of the test servers.
 #[test]
 fn generated_metadata_is_the_locked_tools() {
-    let lock = mcpbind_codegen::Lockfile::read(&crate::util::tests_dir().join("mcpbind.lock")).unwrap();
+    let lock =
+        mcpbind_codegen::Lockfile::read(crate::util::tests_dir().join("mcpbind.lock")).unwrap();
     let servers: [&[mcpbind::ToolMeta]; 5] = [
         mcpbind_tests::demo::TOOLS,
         mcpbind_tests::everything::TOOLS,
@@ -180,9 +181,13 @@ fn generated_metadata_is_the_locked_tools() {
         assert_eq!(Some(&schema), locked.input_schema(), "{at}");
         let output: Option<Value> = meta.output_schema.map(|s| serde_json::from_str(s).unwrap());
         assert_eq!(output.as_ref(), locked.output_schema(), "{at}");
-        let retry_safe = locked.hint("readOnlyHint") == Some(true) || locked.hint("idempotentHint") == Some(true);
+        let retry_safe = locked.hint("readOnlyHint") == Some(true)
+            || locked.hint("idempotentHint") == Some(true);
         assert_eq!(meta.is_retry_safe(), retry_safe, "{at}");
         checked += 1;
     }
-    assert_eq!(checked, lock.servers.values().map(|s| s.tools.len()).sum::<usize>());
+    assert_eq!(
+        checked,
+        lock.servers.values().map(|s| s.tools.len()).sum::<usize>()
+    );
 }
