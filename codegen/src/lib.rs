@@ -21,6 +21,7 @@ mod naming;
 mod postprocess;
 mod prepare;
 mod prompts;
+mod rename;
 mod resources;
 mod shapes;
 #[cfg(feature = "snapshot")]

@@ -260,6 +260,12 @@ impl Rewriter {
                 if plain_enum {
                     push_attr(out, quote!(derive(WireStr)));
                 }
+                let rule = lean
+                    .then(|| crate::rename::rename_all(&mut trees[i + 2..], self.placeholders))
+                    .flatten();
+                if let Some(rule) = rule {
+                    push_attr(out, quote!(serde(rename_all = #rule)));
+                }
                 // mcpbind's lean derives need no path to serde.
                 if serde && !lean {
                     push_attr(out, quote!(serde(crate = "::mcpbind::__private::serde")));
@@ -560,7 +566,7 @@ fn lean_enum(body: &mut [TokenTree]) -> bool {
 }
 
 /// Whether `#[…]` (an attribute) is at `trees[j]`.
-fn is_attribute_at(trees: &[TokenTree], j: usize) -> bool {
+pub(crate) fn is_attribute_at(trees: &[TokenTree], j: usize) -> bool {
     matches!(
         (trees.get(j), trees.get(j + 1)),
         (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g)))
@@ -672,7 +678,7 @@ fn private_prefix() -> Vec<TokenTree> {
 }
 
 /// The value of a string literal token, `None` for other literals.
-fn string_value(lit: &Literal) -> Option<String> {
+pub(crate) fn string_value(lit: &Literal) -> Option<String> {
     let repr = lit.to_string();
     if !repr.starts_with('"') && !repr.starts_with('r') {
         return None;

@@ -16,7 +16,8 @@
 //! Supported, and nothing else (anything else is a compile error naming
 //! it, so a generator change can't silently change behaviour):
 //! - container: `#[serde(crate = "…")]` (ignored: paths go through
-//!   `::mcpbind::__private`), `#[serde(deny_unknown_fields)]`;
+//!   `::mcpbind::__private`), `#[serde(deny_unknown_fields)]`,
+//!   `#[serde(rename_all = "…")]` (serde's rules, applied as serde does);
 //! - fields: `rename = "…"`, `default`, `default = "path"`,
 //!   `deserialize_with = "path"`, `skip_serializing_if = "path"`, `flatten`
 //!   (at most one field, an object);
@@ -49,14 +50,14 @@ pub fn derive_serialize(input: TokenStream) -> TokenStream {
 
 fn expand_serialize(input: &DeriveInput) -> syn::Result<TokenStream2> {
     check_shape(input)?;
-    let deny_unknown = container_attrs(input)?;
+    let container = container_attrs(input)?;
     let body = match &input.data {
         Data::Struct(data) => match &data.fields {
-            Fields::Named(fields) => serialize_struct(fields, deny_unknown)?,
+            Fields::Named(fields) => serialize_struct(fields, &container)?,
             _ => return Err(unsupported(&input.ident, "a struct without named fields")),
         },
         Data::Enum(data) => {
-            let arms = unit_variants(&input.ident, data)?
+            let arms = unit_variants(&input.ident, data, container.rename_all)?
                 .into_iter()
                 .map(|(ident, wire)| quote!(Self::#ident => #wire));
             quote!(serializer.serialize_str(match *self { #(#arms,)* }))
@@ -78,14 +79,14 @@ fn expand_serialize(input: &DeriveInput) -> syn::Result<TokenStream2> {
 }
 
 /// Writes each field that isn't skipped, then the flattened one's entries.
-fn serialize_struct(fields: &syn::FieldsNamed, deny_unknown: bool) -> syn::Result<TokenStream2> {
+fn serialize_struct(fields: &syn::FieldsNamed, container: &Container) -> syn::Result<TokenStream2> {
     let mut writes = Vec::new();
     let mut flattened = None;
     for field in &fields.named {
         let ident = field.ident.as_ref().expect("named fields have names");
         let attrs = field_attrs(&field.attrs)?;
         if attrs.flatten {
-            if flattened.is_some() || deny_unknown {
+            if flattened.is_some() || container.deny_unknown {
                 return Err(syn::Error::new_spanned(
                     ident,
                     "mcpbind's Serialize derive takes one flattened field, without deny_unknown_fields",
@@ -94,7 +95,7 @@ fn serialize_struct(fields: &syn::FieldsNamed, deny_unknown: bool) -> syn::Resul
             flattened = Some(quote!(object.flatten(&self.#ident)?;));
             continue;
         }
-        let key = LitStr::new(&wire_name(ident, attrs.rename), Span::call_site());
+        let key = field_name(ident, attrs.rename, container.rename_all);
         let write = quote!(object.field(#key, &self.#ident)?;);
         writes.push(match attrs.skip_serializing_if {
             Some(skip) => quote!(if !#skip(&self.#ident) { #write }),
@@ -109,8 +110,99 @@ fn serialize_struct(fields: &syn::FieldsNamed, deny_unknown: bool) -> syn::Resul
     })
 }
 
-fn wire_name(ident: &syn::Ident, rename: Option<String>) -> String {
-    rename.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned())
+/// A field's name on the wire: its `rename`, else its name under the
+/// container's `rename_all`.
+fn field_name(ident: &syn::Ident, rename: Option<String>, rule: Option<RenameRule>) -> LitStr {
+    let name = rename.unwrap_or_else(|| {
+        let name = ident.to_string();
+        let name = name.trim_start_matches("r#");
+        rule.map_or_else(|| name.to_owned(), |rule| rule.apply_to_field(name))
+    });
+    LitStr::new(&name, Span::call_site())
+}
+
+/// serde's `rename_all` rules (`serde_derive`'s `case.rs`, which says how
+/// each applies to a `snake_case` field and a `PascalCase` variant).
+#[derive(Clone, Copy)]
+enum RenameRule {
+    Lower,
+    Upper,
+    Pascal,
+    Camel,
+    Snake,
+    ScreamingSnake,
+    Kebab,
+    ScreamingKebab,
+}
+
+impl RenameRule {
+    fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "lowercase" => Self::Lower,
+            "UPPERCASE" => Self::Upper,
+            "PascalCase" => Self::Pascal,
+            "camelCase" => Self::Camel,
+            "snake_case" => Self::Snake,
+            "SCREAMING_SNAKE_CASE" => Self::ScreamingSnake,
+            "kebab-case" => Self::Kebab,
+            "SCREAMING-KEBAB-CASE" => Self::ScreamingKebab,
+            _ => return None,
+        })
+    }
+
+    fn apply_to_variant(self, variant: &str) -> String {
+        match self {
+            Self::Pascal => variant.to_owned(),
+            Self::Lower => variant.to_ascii_lowercase(),
+            Self::Upper => variant.to_ascii_uppercase(),
+            Self::Camel => {
+                let mut chars = variant.chars();
+                chars.next().map_or_else(String::new, |first| {
+                    first.to_ascii_lowercase().to_string() + chars.as_str()
+                })
+            }
+            Self::Snake => {
+                let mut snake = String::new();
+                for (i, ch) in variant.char_indices() {
+                    if i > 0 && ch.is_uppercase() {
+                        snake.push('_');
+                    }
+                    snake.push(ch.to_ascii_lowercase());
+                }
+                snake
+            }
+            Self::ScreamingSnake => Self::Snake.apply_to_variant(variant).to_ascii_uppercase(),
+            Self::Kebab => Self::Snake.apply_to_variant(variant).replace('_', "-"),
+            Self::ScreamingKebab => Self::ScreamingSnake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
+        }
+    }
+
+    fn apply_to_field(self, field: &str) -> String {
+        match self {
+            Self::Lower | Self::Snake => field.to_owned(),
+            Self::Upper | Self::ScreamingSnake => field.to_ascii_uppercase(),
+            Self::Pascal => {
+                let mut pascal = String::new();
+                let mut capitalize = true;
+                for ch in field.chars() {
+                    if ch == '_' {
+                        capitalize = true;
+                    } else if capitalize {
+                        pascal.push(ch.to_ascii_uppercase());
+                        capitalize = false;
+                    } else {
+                        pascal.push(ch);
+                    }
+                }
+                pascal
+            }
+            Self::Camel => Self::Camel.apply_to_variant(&Self::Pascal.apply_to_field(field)),
+            Self::Kebab => field.replace('_', "-"),
+            Self::ScreamingKebab => field.to_ascii_uppercase().replace('_', "-"),
+        }
+    }
 }
 
 /// `Display` and `FromStr` for an enum of unit variants, with the wire
@@ -131,7 +223,8 @@ fn expand_wire_str(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let Data::Enum(data) = &input.data else {
         return Err(unsupported(&input.ident, "WireStr on anything but an enum"));
     };
-    let variants = unit_variants(&input.ident, data)?;
+    let rename_all = container_attrs(input)?.rename_all;
+    let variants = unit_variants(&input.ident, data, rename_all)?;
     let writes = variants
         .iter()
         .map(|(ident, wire)| quote!(Self::#ident => #wire));
@@ -183,13 +276,15 @@ fn check_shape(input: &DeriveInput) -> syn::Result<()> {
 
 fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     check_shape(input)?;
-    let deny_unknown = container_attrs(input)?;
+    let container = container_attrs(input)?;
     let body = match &input.data {
         Data::Struct(data) => match &data.fields {
-            Fields::Named(fields) => struct_body(&input.ident, fields, deny_unknown)?,
+            Fields::Named(fields) => struct_body(&input.ident, fields, &container)?,
             _ => return Err(unsupported(&input.ident, "a struct without named fields")),
         },
-        Data::Enum(data) if !deny_unknown => enum_body(&input.ident, data)?,
+        Data::Enum(data) if !container.deny_unknown => {
+            enum_body(&input.ident, data, container.rename_all)?
+        }
         _ => return Err(unsupported(&input.ident, "this kind of type")),
     };
     let name = &input.ident;
@@ -213,13 +308,25 @@ fn unsupported(at: &syn::Ident, what: &str) -> syn::Error {
     )
 }
 
-/// The container's `#[serde(…)]`: whether it has `deny_unknown_fields`.
-fn container_attrs(input: &DeriveInput) -> syn::Result<bool> {
-    let mut deny_unknown = false;
+/// A container's `#[serde(…)]`.
+#[derive(Default)]
+struct Container {
+    deny_unknown: bool,
+    rename_all: Option<RenameRule>,
+}
+
+fn container_attrs(input: &DeriveInput) -> syn::Result<Container> {
+    let mut out = Container::default();
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("serde")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("deny_unknown_fields") {
-                deny_unknown = true;
+                out.deny_unknown = true;
+            } else if meta.path.is_ident("rename_all") {
+                let rule = meta.value()?.parse::<LitStr>()?;
+                out.rename_all = Some(
+                    RenameRule::parse(&rule.value())
+                        .ok_or_else(|| syn::Error::new_spanned(&rule, "unknown rename rule"))?,
+                );
             } else if meta.path.is_ident("crate") {
                 meta.value()?.parse::<LitStr>()?;
             } else {
@@ -228,7 +335,7 @@ fn container_attrs(input: &DeriveInput) -> syn::Result<bool> {
             Ok(())
         })?;
     }
-    Ok(deny_unknown)
+    Ok(out)
 }
 
 /// A field's `#[serde(…)]`.
@@ -273,7 +380,7 @@ fn field_attrs(attrs: &[syn::Attribute]) -> syn::Result<FieldAttrs> {
 fn struct_body(
     name: &syn::Ident,
     fields: &syn::FieldsNamed,
-    deny_unknown: bool,
+    container: &Container,
 ) -> syn::Result<TokenStream2> {
     let private = quote!(::mcpbind::__private::de);
     let mut lets = Vec::new();
@@ -286,7 +393,7 @@ fn struct_body(
         let local = format_ident!("__field{}", i);
         inits.push(quote!(#ident: #local));
         if attrs.flatten {
-            if flattened.is_some() || deny_unknown {
+            if flattened.is_some() || container.deny_unknown {
                 return Err(syn::Error::new_spanned(
                     ident,
                     "mcpbind's Deserialize derive takes one flattened field, without deny_unknown_fields",
@@ -295,7 +402,7 @@ fn struct_body(
             flattened = Some(quote!(let #local = object.rest()?;));
             continue;
         }
-        let key = LitStr::new(&wire_name(ident, attrs.rename), Span::call_site());
+        let key = field_name(ident, attrs.rename, container.rename_all);
         wire_names.push(key.clone());
         let value = match (&attrs.deserialize_with, &attrs.default) {
             (None, None) => quote!(object.field(#key)?),
@@ -311,7 +418,9 @@ fn struct_body(
         };
         lets.push(quote!(let #local = #value;));
     }
-    let deny = deny_unknown.then(|| quote!(object.deny_unknown(&[#(#wire_names),*])?;));
+    let deny = container
+        .deny_unknown
+        .then(|| quote!(object.deny_unknown(&[#(#wire_names),*])?;));
     let expecting = LitStr::new(&format!("struct {name}"), Span::call_site());
     Ok(quote! {
         let mut object = #private::Object::new(deserializer, #expecting)?;
@@ -323,8 +432,12 @@ fn struct_body(
 }
 
 /// Reads a string and matches it against the variants' names.
-fn enum_body(name: &syn::Ident, data: &syn::DataEnum) -> syn::Result<TokenStream2> {
-    let variants = unit_variants(name, data)?;
+fn enum_body(
+    name: &syn::Ident,
+    data: &syn::DataEnum,
+    rename_all: Option<RenameRule>,
+) -> syn::Result<TokenStream2> {
+    let variants = unit_variants(name, data, rename_all)?;
     let count = variants.len();
     let names = variants.iter().map(|(_, wire)| wire);
     // The last arm is `_`: `variant` returns an index below `count`.
@@ -349,6 +462,7 @@ fn enum_body(name: &syn::Ident, data: &syn::DataEnum) -> syn::Result<TokenStream
 fn unit_variants<'a>(
     name: &syn::Ident,
     data: &'a syn::DataEnum,
+    rename_all: Option<RenameRule>,
 ) -> syn::Result<Vec<(&'a syn::Ident, LitStr)>> {
     let mut variants = Vec::new();
     for variant in &data.variants {
@@ -366,7 +480,11 @@ fn unit_variants<'a>(
                 }
             })?;
         }
-        let wire = wire_name(&variant.ident, rename);
+        let wire = rename.unwrap_or_else(|| {
+            let name = variant.ident.to_string();
+            let name = name.trim_start_matches("r#");
+            rename_all.map_or_else(|| name.to_owned(), |rule| rule.apply_to_variant(name))
+        });
         variants.push((&variant.ident, LitStr::new(&wire, Span::call_site())));
     }
     if variants.is_empty() {

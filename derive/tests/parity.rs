@@ -74,6 +74,189 @@ twins! {
     #[derive(Deserialize, Serialize, Debug, PartialEq, Default)]
     #[serde(crate = "::mcpbind::__private::serde")]
     pub struct Empty {}
+    #[derive(Deserialize, Serialize, Debug, PartialEq)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "lowercase")]
+    pub struct Fields0 {
+        pub one: i64,
+        pub two_words: Option<i64>,
+        pub r#type: Option<i64>,
+        pub a_b2_c: Option<i64>,
+        pub trailing_: Option<i64>,
+        #[serde(rename = "kept")]
+        pub renamed_anyway: Option<i64>,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "lowercase")]
+    pub enum Variants0 {
+        One,
+        TwoWords,
+        ABc,
+        X2x,
+        #[serde(rename = "kept")]
+        RenamedAnyway,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "UPPERCASE")]
+    pub struct Fields1 {
+        pub one: i64,
+        pub two_words: Option<i64>,
+        pub r#type: Option<i64>,
+        pub a_b2_c: Option<i64>,
+        pub trailing_: Option<i64>,
+        #[serde(rename = "kept")]
+        pub renamed_anyway: Option<i64>,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "UPPERCASE")]
+    pub enum Variants1 {
+        One,
+        TwoWords,
+        ABc,
+        X2x,
+        #[serde(rename = "kept")]
+        RenamedAnyway,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "PascalCase")]
+    pub struct Fields2 {
+        pub one: i64,
+        pub two_words: Option<i64>,
+        pub r#type: Option<i64>,
+        pub a_b2_c: Option<i64>,
+        pub trailing_: Option<i64>,
+        #[serde(rename = "kept")]
+        pub renamed_anyway: Option<i64>,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "PascalCase")]
+    pub enum Variants2 {
+        One,
+        TwoWords,
+        ABc,
+        X2x,
+        #[serde(rename = "kept")]
+        RenamedAnyway,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "camelCase")]
+    pub struct Fields3 {
+        pub one: i64,
+        pub two_words: Option<i64>,
+        pub r#type: Option<i64>,
+        pub a_b2_c: Option<i64>,
+        pub trailing_: Option<i64>,
+        #[serde(rename = "kept")]
+        pub renamed_anyway: Option<i64>,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "camelCase")]
+    pub enum Variants3 {
+        One,
+        TwoWords,
+        ABc,
+        X2x,
+        #[serde(rename = "kept")]
+        RenamedAnyway,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "snake_case")]
+    pub struct Fields4 {
+        pub one: i64,
+        pub two_words: Option<i64>,
+        pub r#type: Option<i64>,
+        pub a_b2_c: Option<i64>,
+        pub trailing_: Option<i64>,
+        #[serde(rename = "kept")]
+        pub renamed_anyway: Option<i64>,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "snake_case")]
+    pub enum Variants4 {
+        One,
+        TwoWords,
+        ABc,
+        X2x,
+        #[serde(rename = "kept")]
+        RenamedAnyway,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "SCREAMING_SNAKE_CASE")]
+    pub struct Fields5 {
+        pub one: i64,
+        pub two_words: Option<i64>,
+        pub r#type: Option<i64>,
+        pub a_b2_c: Option<i64>,
+        pub trailing_: Option<i64>,
+        #[serde(rename = "kept")]
+        pub renamed_anyway: Option<i64>,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "SCREAMING_SNAKE_CASE")]
+    pub enum Variants5 {
+        One,
+        TwoWords,
+        ABc,
+        X2x,
+        #[serde(rename = "kept")]
+        RenamedAnyway,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "kebab-case")]
+    pub struct Fields6 {
+        pub one: i64,
+        pub two_words: Option<i64>,
+        pub r#type: Option<i64>,
+        pub a_b2_c: Option<i64>,
+        pub trailing_: Option<i64>,
+        #[serde(rename = "kept")]
+        pub renamed_anyway: Option<i64>,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "kebab-case")]
+    pub enum Variants6 {
+        One,
+        TwoWords,
+        ABc,
+        X2x,
+        #[serde(rename = "kept")]
+        RenamedAnyway,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "SCREAMING-KEBAB-CASE")]
+    pub struct Fields7 {
+        pub one: i64,
+        pub two_words: Option<i64>,
+        pub r#type: Option<i64>,
+        pub a_b2_c: Option<i64>,
+        pub trailing_: Option<i64>,
+        #[serde(rename = "kept")]
+        pub renamed_anyway: Option<i64>,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
+    #[serde(crate = "::mcpbind::__private::serde", rename_all = "SCREAMING-KEBAB-CASE")]
+    pub enum Variants7 {
+        One,
+        TwoWords,
+        ABc,
+        X2x,
+        #[serde(rename = "kept")]
+        RenamedAnyway,
+    }
 }
 
 /// Both derives on `input`, from a `Value` (how results and toolbox
@@ -196,5 +379,72 @@ fn unit_enums_and_empty_structs_match() {
     assert!(serde_json::from_value::<lean::Kind>(json!({"file": null})).is_err());
     for input in [json!({}), json!({"x": 1})] {
         check::<lean::Empty, serde_derived::Empty>(input, true);
+    }
+}
+
+/// Every `rename_all` rule names fields and variants as serde's does: each
+/// type reads what it writes, and both derives agree on every name any rule
+/// gives.
+#[test]
+fn rename_all_rules_match() {
+    let names = [
+        "one",
+        "One",
+        "ONE",
+        "two_words",
+        "twoWords",
+        "TwoWords",
+        "TWO_WORDS",
+        "two-words",
+        "TWO-WORDS",
+        "twowords",
+        "TWOWORDS",
+        "type",
+        "Type",
+        "TYPE",
+        "a_b2_c",
+        "aB2C",
+        "AB2C",
+        "A_B2_C",
+        "a-b2-c",
+        "A-B2-C",
+        "ab2c",
+        "kept",
+        "renamed_anyway",
+        "a_bc",
+        "abc",
+        "ABc",
+        "aBc",
+        "A_BC",
+        "a-bc",
+        "A-BC",
+        "x2x",
+        "X2x",
+        "X2X",
+        "renamed-anyway",
+        "RenamedAnyway",
+    ];
+    macro_rules! each {
+        ($($fields:ident, $variants:ident;)*) => {$(
+            for name in names {
+                check::<lean::$variants, serde_derived::$variants>(json!(name), true);
+                for other in [json!(1), json!(null)] {
+                    check::<lean::$fields, serde_derived::$fields>(
+                        json!({"one": 1, "ONE": 1, "One": 1, name: other}),
+                        true,
+                    );
+                }
+            }
+            let all = json!({"one": 1, "ONE": 2, "One": 3});
+            let mut input = all.as_object().unwrap().clone();
+            for (i, name) in names.iter().enumerate() {
+                input.insert((*name).into(), json!(i));
+            }
+            check::<lean::$fields, serde_derived::$fields>(Value::Object(input), true);
+        )*};
+    }
+    each! {
+        Fields0, Variants0; Fields1, Variants1; Fields2, Variants2; Fields3, Variants3;
+        Fields4, Variants4; Fields5, Variants5; Fields6, Variants6; Fields7, Variants7;
     }
 }

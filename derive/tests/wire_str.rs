@@ -33,3 +33,24 @@ fn from_str_reads_every_wire_name_and_refuses_others() {
     assert_eq!(err.to_string(), "invalid value");
     let _: &dyn std::error::Error = &err;
 }
+
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, WireStr)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kebab {
+    FastMode,
+    #[serde(rename = "slow mode")]
+    SlowMode,
+}
+
+#[test]
+fn rename_all_names_variants_as_serde_does() {
+    for (value, wire) in [
+        (Kebab::FastMode, "fast-mode"),
+        (Kebab::SlowMode, "slow mode"),
+    ] {
+        assert_eq!(value.to_string(), wire);
+        assert_eq!(serde_json::to_value(value).unwrap(), wire);
+        assert_eq!(wire.parse::<Kebab>().unwrap(), value);
+    }
+    assert!("FastMode".parse::<Kebab>().is_err());
+}

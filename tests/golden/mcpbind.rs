@@ -139,14 +139,13 @@ Default: `"celsius"`.*/
         /// An operating mode. The wire values are deliberately not valid Rust identifiers.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "kebab-case")]
         pub enum Mode {
-            #[serde(rename = "fast-mode")]
             FastMode,
             #[serde(rename = "slow mode")]
             SlowMode,
             #[serde(rename = "2x")]
             X2x,
-            #[serde(rename = "default")]
             Default,
         }
         /// Arguments of the `search` tool: Search the (imaginary) catalogue and describe the query that would be run.
@@ -217,10 +216,9 @@ Default: `10`.*/
         /// A temperature unit.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum Units {
-            #[serde(rename = "celsius")]
             Celsius,
-            #[serde(rename = "fahrenheit")]
             Fahrenheit,
         }
         /// Error types.
@@ -878,25 +876,23 @@ pub mod everything {
         }
         /// Arguments of the `get-annotated-message` tool: Demonstrates how annotations can be used to provide metadata about content.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(rename_all = "camelCase")]
         pub struct GetAnnotatedMessageInput {
             /** Whether to include an example image
 
 Default: `false`.*/
-            #[serde(rename = "includeImage", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub include_image: Option<bool>,
             /// Type of message to demonstrate different annotation patterns
-            #[serde(rename = "messageType")]
             pub message_type: GetAnnotatedMessageInputMessageType,
         }
         /// Type of message to demonstrate different annotation patterns
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum GetAnnotatedMessageInputMessageType {
-            #[serde(rename = "error")]
             Error,
-            #[serde(rename = "success")]
             Success,
-            #[serde(rename = "debug")]
             Debug,
         }
         /// Arguments of the `get-resource-links` tool: Returns up to ten resource links that reference different types of resources
@@ -910,14 +906,15 @@ Default: `3`.*/
         }
         /// Arguments of the `get-resource-reference` tool: Returns a resource reference that can be used by MCP clients
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+        #[serde(rename_all = "camelCase")]
         pub struct GetResourceReferenceInput {
             /** ID of the text resource to fetch
 
 Default: `1`.*/
-            #[serde(rename = "resourceId", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub resource_id: Option<f64>,
             /// Default: `"Text"`.
-            #[serde(rename = "resourceType", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub resource_type: Option<GetResourceReferenceInputResourceType>,
         }
         /// Default: `"Text"`.
@@ -985,10 +982,9 @@ Default: `"resourceLink"`.*/
 Default: `"resourceLink"`.*/
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "camelCase")]
         pub enum GzipFileAsResourceInputOutputType {
-            #[serde(rename = "resourceLink")]
             ResourceLink,
-            #[serde(rename = "resource")]
             Resource,
         }
         /// Arguments of the `simulate-research-query` tool: Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
@@ -2563,12 +2559,11 @@ Default: `false`.*/
         }
         /// `EditFileInputEditsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(rename_all = "camelCase")]
         pub struct EditFileInputEditsItem {
             /// Text to replace with
-            #[serde(rename = "newText")]
             pub new_text: String,
             /// Text to search for - must match exactly
-            #[serde(rename = "oldText")]
             pub old_text: String,
         }
         /// Structured output of the `edit_file` tool.
@@ -2616,10 +2611,9 @@ Default: `"name"`.*/
 Default: `"name"`.*/
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum ListDirectoryWithSizesInputSortBy {
-            #[serde(rename = "name")]
             Name,
-            #[serde(rename = "size")]
             Size,
         }
         /// Structured output of the `list_directory_with_sizes` tool.
@@ -2685,10 +2679,9 @@ Default: `"name"`.*/
         /// `ReadMediaFileOutputContentItemVariant0Type`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum ReadMediaFileOutputContentItemVariant0Type {
-            #[serde(rename = "image")]
             Image,
-            #[serde(rename = "audio")]
             Audio,
         }
         /// `ReadMediaFileOutputContentItemVariant1Resource`
@@ -3569,10 +3562,9 @@ pub mod memory {
         }
         /// `AddObservationsOutputResultsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(rename_all = "camelCase")]
         pub struct AddObservationsOutputResultsItem {
-            #[serde(rename = "addedObservations")]
             pub added_observations: Vec<String>,
-            #[serde(rename = "entityName")]
             pub entity_name: String,
         }
         /// Arguments of the `create_entities` tool: Create multiple new entities in the knowledge graph

@@ -35,14 +35,13 @@ pub mod enums {
         /// `EnumOutputOutputStatus`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "kebab-case")]
         pub enum EnumOutputOutputStatus {
-            #[serde(rename = "ok")]
             Ok,
             #[serde(rename = "OK")]
             Ok2,
             #[serde(rename = "Ok")]
             Ok3,
-            #[serde(rename = "o-k")]
             OK,
         }
         /// Arguments of the `string_enums` tool: String enums whose values collide after PascalCasing, and odd values.
@@ -86,6 +85,7 @@ pub mod enums {
         /// `StringEnumsInputOdd`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum StringEnumsInputOdd {
             #[serde(rename = "")]
             X,
@@ -97,26 +97,21 @@ pub mod enums {
             Self_,
             #[serde(rename = "Self")]
             Self2,
-            #[serde(rename = "type")]
             Type,
-            #[serde(rename = "crate")]
             Crate,
             #[serde(rename = "r#type")]
             RType,
             #[serde(rename = "__")]
             X3,
-            #[serde(rename = "null")]
             Null,
         }
         /// `StringEnumsInputPlain`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum StringEnumsInputPlain {
-            #[serde(rename = "red")]
             Red,
-            #[serde(rename = "green")]
             Green,
-            #[serde(rename = "blue")]
             Blue,
         }
         /// `StringEnumsInputSingle`
@@ -129,19 +124,17 @@ pub mod enums {
         /// `StringEnumsInputUntypedStrings`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum StringEnumsInputUntypedStrings {
-            #[serde(rename = "x")]
             X,
-            #[serde(rename = "y")]
             Y,
         }
         /// `StringEnumsInputWithNull`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum StringEnumsInputWithNull {
-            #[serde(rename = "on")]
             On,
-            #[serde(rename = "off")]
             Off,
         }
         /// Error types.

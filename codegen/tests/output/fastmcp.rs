@@ -50,16 +50,12 @@ pub mod fastmcp {
         /// Default: `"eq"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum FilterOp {
-            #[serde(rename = "eq")]
             Eq,
-            #[serde(rename = "ne")]
             Ne,
-            #[serde(rename = "lt")]
             Lt,
-            #[serde(rename = "gt")]
             Gt,
-            #[serde(rename = "in")]
             In,
         }
         /// Arguments of the `get_forecast` tool: Get the weather forecast for a location.
@@ -121,10 +117,9 @@ pub mod fastmcp {
         /// `Units`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum Units {
-            #[serde(rename = "metric")]
             Metric,
-            #[serde(rename = "imperial")]
             Imperial,
         }
         /// Structured output of the `wrapped_result` tool.

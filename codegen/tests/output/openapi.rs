@@ -24,10 +24,10 @@ pub mod openapi {
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `Cat`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(rename_all = "camelCase")]
         pub struct Cat {
-            #[serde(rename = "livesLeft", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub lives_left: Option<i64>,
-            #[serde(rename = "petType")]
             pub pet_type: CatPetType,
         }
         /// `CatPetType`
@@ -105,10 +105,10 @@ pub mod openapi {
         }
         /// `Dog`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(rename_all = "camelCase")]
         pub struct Dog {
-            #[serde(rename = "goodBoy", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub good_boy: Option<bool>,
-            #[serde(rename = "petType")]
             pub pet_type: DogPetType,
         }
         /// `DogPetType`
@@ -133,12 +133,11 @@ pub mod openapi {
         /// `ListPetsInputSort`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum ListPetsInputSort {
-            #[serde(rename = "name")]
             Name,
             #[serde(rename = "-name")]
             Xname,
-            #[serde(rename = "age")]
             Age,
             #[serde(rename = "-age")]
             Xage,

@@ -103,18 +103,18 @@ pub mod properties {
         }
         /// Arguments of the `colliding_names` tool: Property names that collide after snake_casing, and odd names.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(rename_all = "camelCase")]
         pub struct CollidingNamesInput {
             #[serde(rename = "a.b", skip_serializing_if = "Option::is_none")]
             pub a_b: Option<String>,
             #[serde(rename = "a b", skip_serializing_if = "Option::is_none")]
             pub a_b_2: Option<String>,
-            #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub async_: Option<String>,
-            #[serde(rename = "crate", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub crate_: Option<String>,
-            #[serde(rename = "dyn", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub dyn_: Option<String>,
-            #[serde(rename = "fooBar")]
             pub foo_bar: String,
             #[serde(rename = "foo_bar")]
             pub foo_bar_2: i64,
@@ -122,13 +122,13 @@ pub mod properties {
             pub foo_bar_3: Option<bool>,
             #[serde(rename = "FooBar", skip_serializing_if = "Option::is_none")]
             pub foo_bar_4: Option<f64>,
-            #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub match_: Option<String>,
             #[serde(rename = "Option", skip_serializing_if = "Option::is_none")]
             pub option: Option<String>,
             #[serde(rename = "r#type", skip_serializing_if = "Option::is_none")]
             pub r_type: Option<String>,
-            #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub self_: Option<String>,
             #[serde(rename = "Self", skip_serializing_if = "Option::is_none")]
             pub self_2: Option<String>,
@@ -136,11 +136,10 @@ pub mod properties {
             pub serde: Option<String>,
             #[serde(skip_serializing_if = "Option::is_none")]
             pub std: Option<String>,
-            #[serde(rename = "super", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub super_: Option<String>,
-            #[serde(rename = "try", skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub try_: Option<String>,
-            #[serde(rename = "type")]
             pub type_: String,
             #[serde(rename = "__", skip_serializing_if = "Option::is_none")]
             pub x: Option<String>,
@@ -166,10 +165,9 @@ pub mod properties {
         /// `OptionDef`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum OptionDef {
-            #[serde(rename = "a")]
             A,
-            #[serde(rename = "b")]
             B,
         }
         /// Arguments of the `required_undeclared` tool: required names properties that are not declared.

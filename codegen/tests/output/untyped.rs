@@ -81,10 +81,9 @@ pub mod untyped {
         /// Default: `"z"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum DefaultsInputBadEnum {
-            #[serde(rename = "x")]
             X,
-            #[serde(rename = "y")]
             Y,
         }
         /// Default: `{"a":"one"}`.
@@ -96,10 +95,9 @@ pub mod untyped {
         /// Default: `"y"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum DefaultsInputGoodEnum {
-            #[serde(rename = "x")]
             X,
-            #[serde(rename = "y")]
             Y,
         }
         /// Default: `{"a":1}`.
@@ -222,10 +220,9 @@ pub mod untyped {
         /// `OddKeywordsInputDupEnum`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
+        #[serde(rename_all = "snake_case")]
         pub enum OddKeywordsInputDupEnum {
-            #[serde(rename = "a")]
             A,
-            #[serde(rename = "b")]
             B,
         }
         /// Error types.
