@@ -13,6 +13,7 @@
 
 mod builder;
 mod canonical;
+mod container;
 mod ctor;
 pub mod diff;
 mod docs;
@@ -21,7 +22,6 @@ mod naming;
 mod postprocess;
 mod prepare;
 mod prompts;
-mod rename;
 mod resources;
 mod shapes;
 #[cfg(feature = "snapshot")]

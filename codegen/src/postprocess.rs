@@ -21,6 +21,7 @@ use std::collections::HashSet;
 use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::quote;
 
+use crate::container::{container_attrs, ContainerAttrs};
 use crate::docs::doc_text;
 use crate::prepare::{strip_placeholders, PLACEHOLDER};
 
@@ -52,7 +53,9 @@ pub(crate) fn types_prelude(json_short: bool) -> TokenStream {
     });
     quote! {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         #json
     }
 }
@@ -254,16 +257,21 @@ impl Rewriter {
                     _ => false,
                 };
                 let lean = lean.is_some();
+                let container = match lean {
+                    true => container_attrs(&mut trees[i + 2..], self.placeholders),
+                    false => ContainerAttrs::default(),
+                };
+                // Above the derive, which sees the attributes it adds.
+                if container.skip_serializing_none {
+                    push_attr(out, quote!(skip_serializing_none));
+                }
                 let (body, serde) = derive(&inner, lean);
                 push_attr(out, body);
                 // Its own attribute: the derive above just fits on a line.
                 if plain_enum {
                     push_attr(out, quote!(derive(WireStr)));
                 }
-                let rule = lean
-                    .then(|| crate::rename::rename_all(&mut trees[i + 2..], self.placeholders))
-                    .flatten();
-                if let Some(rule) = rule {
+                if let Some(rule) = container.rename_all {
                     push_attr(out, quote!(serde(rename_all = #rule)));
                 }
                 // mcpbind's lean derives need no path to serde.

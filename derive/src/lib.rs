@@ -205,6 +205,50 @@ impl RenameRule {
     }
 }
 
+/// `#[skip_serializing_none]` (serde_with's attribute, for mcpbind's
+/// generated structs): every field whose type is an `Option<…>` and that has
+/// no `skip_serializing_if` of its own gets
+/// `#[serde(skip_serializing_if = "Option::is_none")]`, so that an unset
+/// optional field is left out of the JSON rather than written as `null`.
+/// It goes above the `derive`, which then sees the added attributes.
+#[proc_macro_attribute]
+pub fn skip_serializing_none(args: TokenStream, input: TokenStream) -> TokenStream {
+    let args = TokenStream2::from(args);
+    let mut item = syn::parse_macro_input!(input as syn::ItemStruct);
+    if !args.is_empty() {
+        return syn::Error::new_spanned(args, "skip_serializing_none takes no arguments")
+            .to_compile_error()
+            .into();
+    }
+    for field in &mut item.fields {
+        let is_option = match &field.ty {
+            syn::Type::Path(path) if path.qself.is_none() => path
+                .path
+                .segments
+                .last()
+                .is_some_and(|last| last.ident == "Option"),
+            _ => false,
+        };
+        let skips =
+            field.attrs.iter().any(|attr| {
+                attr.path().is_ident("serde")
+                && attr
+                    .parse_args_with(
+                        syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                    )
+                    .is_ok_and(|metas| {
+                        metas.iter().any(|m| m.path().is_ident("skip_serializing_if"))
+                    })
+            });
+        if is_option && !skips {
+            field
+                .attrs
+                .push(syn::parse_quote!(#[serde(skip_serializing_if = "Option::is_none")]));
+        }
+    }
+    quote!(#item).into()
+}
+
 /// `Display` and `FromStr` for an enum of unit variants, with the wire
 /// names (`#[serde(rename = "…")]`, else the variant's name): what a
 /// hand-written enum gets from `strum`'s `Display` and `EnumString`. An

@@ -20,7 +20,9 @@ pub mod demo {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add` tool: Add two integers and return their sum as structured output.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -149,17 +151,16 @@ Default: `"celsius"`.*/
             Default,
         }
         /// Arguments of the `search` tool: Search the (imaginary) catalogue and describe the query that would be run.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct SearchInput {
             /** An opaque pagination cursor from a previous search; null or absent for the first page.
 
 Default: `null`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub after: Option<String>,
             /** The maximum number of results to return.
 
 Default: `10`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub limit: Option<i64>,
             /// The text to search for.
             pub query: String,
@@ -866,7 +867,9 @@ pub mod everything {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `echo` tool: Echoes back the input string
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -905,16 +908,15 @@ Default: `3`.*/
             pub count: Option<f64>,
         }
         /// Arguments of the `get-resource-reference` tool: Returns a resource reference that can be used by MCP clients
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct GetResourceReferenceInput {
             /** ID of the text resource to fetch
 
 Default: `1`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub resource_id: Option<f64>,
             /// Default: `"Text"`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub resource_type: Option<GetResourceReferenceInputResourceType>,
         }
         /// Default: `"Text"`.
@@ -959,22 +961,21 @@ Default: `1`.*/
             pub b: f64,
         }
         /// Arguments of the `gzip-file-as-resource` tool: Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct GzipFileAsResourceInput {
             /** URL or data URI of the file content to compress
 
 Default: `"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub data: Option<String>,
             /** Name of the output file
 
 Default: `"README.md.gz"`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub name: Option<String>,
             /** How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 
 Default: `"resourceLink"`.*/
-            #[serde(rename = "outputType", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "outputType")]
             pub output_type: Option<GzipFileAsResourceInputOutputType>,
         }
         /** How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
@@ -999,17 +1000,16 @@ Default: `false`.*/
             pub topic: String,
         }
         /// Arguments of the `trigger-long-running-operation` tool: Demonstrates a long running operation with progress updates.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct TriggerLongRunningOperationInput {
             /** Duration of the operation in seconds
 
 Default: `10`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub duration: Option<f64>,
             /** Number of steps in the operation
 
 Default: `5`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub steps: Option<f64>,
         }
         /// Error types.
@@ -2517,7 +2517,9 @@ pub mod filesystem {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `create_directory` tool: Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -2633,14 +2635,13 @@ Default: `"name"`.*/
             pub content: String,
         }
         /// Arguments of the `read_file` tool: Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ReadFileInput {
             /// If provided, returns only the first N lines of the file
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub head: Option<f64>,
             pub path: String,
             /// If provided, returns only the last N lines of the file
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tail: Option<f64>,
         }
         /// Structured output of the `read_file` tool.
@@ -2704,14 +2705,13 @@ Default: `"name"`.*/
             pub content: String,
         }
         /// Arguments of the `read_text_file` tool: Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ReadTextFileInput {
             /// If provided, returns only the first N lines of the file
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub head: Option<f64>,
             pub path: String,
             /// If provided, returns only the last N lines of the file
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tail: Option<f64>,
         }
         /// Structured output of the `read_text_file` tool.
@@ -3539,7 +3539,9 @@ pub mod memory {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add_observations` tool: Add new observations to existing entities in the knowledge graph
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4180,7 +4182,9 @@ pub mod time {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `convert_time` tool: Convert time between timezones
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]

@@ -20,14 +20,15 @@ pub mod combinators {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `all_of` tool: allOf merging objects, and allOf with a lone ref-like object.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct AllOfInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub conflicting: Option<AllOfInputConflicting>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub merged: Option<AllOfInputMerged>,
         }
         /// `AllOfInputConflicting`
@@ -52,14 +53,12 @@ pub mod combinators {
             pub b: Option<i64>,
         }
         /// Arguments of the `not_if_then_else` tool: Keywords no Rust type says: not, if/then/else, contains.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct NotIfThenElseInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub anything_but_null: Option<Value>,
             pub code: String,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub country: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub postal_code: Option<String>,
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub tags: Vec<String>,
@@ -160,14 +159,12 @@ pub mod combinators {
             pub result: Option<f64>,
         }
         /// Arguments of the `tagged_union` tool: oneOf tagged by a const property and by a single-value enum.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct TaggedUnionInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub event: Option<TaggedUnionInputEvent>,
             pub shape: TaggedUnionInputShape,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tag_not_required: Option<TaggedUnionInputTagNotRequired>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub untagged: Option<TaggedUnionInputUntagged>,
         }
         /// `TaggedUnionInputEvent`

@@ -25,7 +25,9 @@ pub mod enums {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Structured output of the `enum_output` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -45,20 +47,16 @@ pub mod enums {
             OK,
         }
         /// Arguments of the `string_enums` tool: String enums whose values collide after PascalCasing, and odd values.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct StringEnumsInput {
             pub case: StringEnumsInputCase,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub constant: Option<Value>,
             pub dash_under: StringEnumsInputDashUnder,
             pub odd: StringEnumsInputOdd,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub plain: Option<StringEnumsInputPlain>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub single: Option<StringEnumsInputSingle>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub untyped_strings: Option<StringEnumsInputUntypedStrings>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub with_null: Option<StringEnumsInputWithNull>,
         }
         /// `StringEnumsInputCase`

@@ -20,24 +20,20 @@ pub mod enums_numeric {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `other_enums` tool: Integer, number, boolean and mixed enums.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct OtherEnumsInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub bools: Option<bool>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub enum_outside_type: Option<OtherEnumsInputEnumOutsideType>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub floats: Option<OtherEnumsInputFloats>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub int_const: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub ints: Option<OtherEnumsInputInts>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub mixed: Option<OtherEnumsInputMixed>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub obj_const: Option<Value>,
         }
         /// `OtherEnumsInputEnumOutsideType`

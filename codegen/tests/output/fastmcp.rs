@@ -20,7 +20,9 @@ pub mod fastmcp {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `Coordinates`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -59,26 +61,21 @@ pub mod fastmcp {
             In,
         }
         /// Arguments of the `get_forecast` tool: Get the weather forecast for a location.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct GetForecastInput {
             /// Default: `null`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub coords: Option<Coordinates>,
             /// Default: `3`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub days: Option<::std::num::NonZeroU64>,
             /// Default: `null`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<String>>,
             /// Default: `false`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub include_hourly: Option<bool>,
             /// Default: `null`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub language: Option<String>,
             pub location: GetForecastInputLocation,
             /// Default: `"metric"`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub units: Option<Units>,
         }
         /// `GetForecastInputLocation`
@@ -101,16 +98,15 @@ pub mod fastmcp {
             pub location: String,
         }
         /// Arguments of the `search_documents` tool: Full-text search.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct SearchDocumentsInput {
             /// Default: `[]`.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub filters: Vec<Filter>,
             /// Default: `10`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub limit: Option<u64>,
             /// Default: `null`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub metadata: Option<::std::collections::BTreeMap<String, String>>,
             pub query: String,
         }

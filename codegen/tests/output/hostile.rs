@@ -31,7 +31,9 @@ pub mod hostile {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `a/b` tool: NUL here:: and CRLF
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -135,26 +137,27 @@ Schema description with ```rust
 let x = 1;
 ```text
 ```*/
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct HostileSchemaInput {
-            #[serde(rename = "<b>", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "<b>")]
             pub b: Option<String>,
             /// Default: `"'''rust\nfn main(){}\n'''"`.
-            #[serde(rename = "```rust", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "```rust")]
             pub rust: Option<String>,
             /// */
             #[serde(rename = "*/")]
             pub x: String,
             /// "#
-            #[serde(rename = "\"#", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "\"#")]
             pub x2: Option<String>,
-            #[serde(rename = "#[", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "#[")]
             pub x3: Option<Evil>,
-            #[serde(rename = "}{", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "}{")]
             pub x4: Option<Unnamed>,
-            #[serde(rename = "\0", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "\0")]
             pub x5: Option<String>,
-            #[serde(rename = "\r\n", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "\r\n")]
             pub x6: Option<String>,
         }
         /** Structured output of the `hostile_schema` tool.

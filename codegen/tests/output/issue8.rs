@@ -25,7 +25,9 @@ pub mod issue8 {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `A`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
@@ -105,13 +107,11 @@ pub mod issue8 {
             }
         }
         /// Arguments of the `self_refs` tool: Definitions that only point at themselves.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct SelfRefsInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<A>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub o: Option<O>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub s: Option<S>,
         }
         /// Arguments of the `trojan` tool: Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
@@ -122,30 +122,25 @@ pub mod issue8 {
             pub x: Option<String>,
         }
         /// Arguments of the `unions` tool: Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct UnionsInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub any_branch: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub based: Option<UnionsInputBased>,
             pub count: u64,
             pub flag_or_text: UnionsInputFlagOrText,
             /** How many.
 
 Default: `10`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub limit: Option<i64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub mixed: Option<UnionsInputMixed>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub true_branch: Option<Value>,
         }
         /// `UnionsInputBased`
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct UnionsInputBased {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub b: Option<String>,
         }
         /// `UnionsInputFlagOrText`

@@ -20,7 +20,9 @@ pub mod openapi {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `Cat`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -38,36 +40,30 @@ pub mod openapi {
             Cat,
         }
         /// Arguments of the `createPet` tool: POST /pets
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct CreatePetInput {
             pub body: CreatePetInputBody,
             /// query
-            #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "dryRun")]
             pub dry_run: Option<bool>,
             /// header
-            #[serde(rename = "X-Request-Id", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "X-Request-Id")]
             pub x_request_id: Option<String>,
         }
         /// `CreatePetInputBody`
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct CreatePetInputBody {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub age: Option<i64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub born_at: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub chip: Option<u64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub home: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub id: Option<String>,
             pub name: String,
             pub pet: CreatePetInputBodyPet,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub photo: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tag: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub weight: Option<f64>,
         }
         /// `CreatePetInputBodyPet`
@@ -89,12 +85,11 @@ pub mod openapi {
             }
         }
         /// Structured output of the `createPet` tool.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct CreatePetOutput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub created: Option<String>,
             pub id: String,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<CreatePetOutputOwner>,
         }
         /// `CreatePetOutputOwner`
@@ -119,15 +114,13 @@ pub mod openapi {
             Dog,
         }
         /// Arguments of the `listPets` tool: GET /pets
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct ListPetsInput {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub ids: Vec<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub limit: Option<i64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub since: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ListPetsInputSort>,
         }
         /// `ListPetsInputSort`

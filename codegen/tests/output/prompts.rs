@@ -20,7 +20,9 @@ pub mod prompts {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Error types.
         pub mod error {

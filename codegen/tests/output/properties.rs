@@ -31,12 +31,14 @@ pub mod properties {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `additional` tool: additionalProperties as schema, false, true; patternProperties.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct AdditionalInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub closed: Option<AdditionalInputClosed>,
             #[serde(
                 default,
@@ -45,7 +47,6 @@ pub mod properties {
             pub counts: ::std::collections::BTreeMap<String, u64>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
             pub empty: Map<String, Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub empty_closed: Option<AdditionalInputEmptyClosed>,
             #[serde(
                 default,
@@ -57,9 +58,7 @@ pub mod properties {
                 skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
             )]
             pub nested: ::std::collections::BTreeMap<String, AdditionalInputNestedValue>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub open: Option<AdditionalInputOpen>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub open_typed: Option<AdditionalInputOpenTyped>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
             pub patterned: Map<String, Value>,
@@ -102,64 +101,57 @@ pub mod properties {
             pub q: String,
         }
         /// Arguments of the `colliding_names` tool: Property names that collide after snake_casing, and odd names.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct CollidingNamesInput {
-            #[serde(rename = "a.b", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "a.b")]
             pub a_b: Option<String>,
-            #[serde(rename = "a b", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "a b")]
             pub a_b_2: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub async_: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub crate_: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub dyn_: Option<String>,
             pub foo_bar: String,
             #[serde(rename = "foo_bar")]
             pub foo_bar_2: i64,
-            #[serde(rename = "foo-bar", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "foo-bar")]
             pub foo_bar_3: Option<bool>,
-            #[serde(rename = "FooBar", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "FooBar")]
             pub foo_bar_4: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub match_: Option<String>,
-            #[serde(rename = "Option", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "Option")]
             pub option: Option<String>,
-            #[serde(rename = "r#type", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "r#type")]
             pub r_type: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub self_: Option<String>,
-            #[serde(rename = "Self", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "Self")]
             pub self_2: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub serde: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub std: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub super_: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub try_: Option<String>,
             pub type_: String,
-            #[serde(rename = "__", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "__")]
             pub x: Option<String>,
-            #[serde(rename = "123", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "123")]
             pub x123: Option<String>,
-            #[serde(rename = "_", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "_")]
             pub x2: Option<String>,
-            #[serde(rename = "🚀", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "🚀")]
             pub x3: Option<String>,
-            #[serde(rename = "🛸", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "🛸")]
             pub x4: Option<String>,
             #[serde(rename = "")]
             pub x5: String,
         }
         /// Structured output of the `colliding_names` tool.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct CollidingNamesOutput {
-            #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "type")]
             pub type_: Option<String>,
-            #[serde(rename = "Type", skip_serializing_if = "Option::is_none")]
+            #[serde(rename = "Type")]
             pub type_2: Option<String>,
         }
         /// `OptionDef`
@@ -185,15 +177,12 @@ pub mod properties {
             pub s: Option<String>,
         }
         /// Arguments of the `type_names_collide` tool: Nested types whose generated names collide with tool types.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct TypeNamesCollideInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub inner: Option<TypeNamesCollideTypeNamesCollideInput>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub opt: Option<OptionDef>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub string: Option<StringDef>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub vec: Option<VecDef>,
         }
         /// `TypeNamesCollideTypeNamesCollideInput`

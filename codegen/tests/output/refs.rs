@@ -27,7 +27,9 @@ pub mod refs {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// `A`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -111,25 +113,19 @@ pub mod refs {
             pub v: Option<i64>,
         }
         /// Arguments of the `network_refs` tool: Refs that would need the network, or that resolve to nothing.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct NetworkRefsInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub dynamic: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub label: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub missing: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub not_a_string: Option<Value>,
             /** Sibling description.
 
 Default: `"x"`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub ref_with_siblings: Option<Label>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub relative: Option<Value>,
             pub remote: Value,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub remote_fragment: Option<Value>,
         }
         /// `Node`
@@ -194,25 +190,17 @@ Default: `"x"`.*/
             pub y: f64,
         }
         /// Arguments of the `pointers` tool: Refs to non-$defs pointers, nested $defs and draft-07 definitions.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct PointersInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<A>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub b: Option<A>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub c: Option<X>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub inner: Option<Inner>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub legacy: Option<Legacy>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub outer: Option<Outer>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub slash: Option<WithSlash>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub space: Option<WithSpace>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tilde: Option<WithTilde>,
         }
         /// `RecursiveTreeA`
@@ -222,25 +210,21 @@ Default: `"x"`.*/
             pub b: Option<Box<B>>,
         }
         /// Arguments of the `recursive_tree` tool: A recursive tree node and a ref to the root.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct RecursiveTreeInput {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub label: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub mutual: Option<RecursiveTreeA>,
             pub root: Node,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub self_ref: Option<Box<Root>>,
         }
         /// `Root`
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Root {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub label: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub mutual: Option<RecursiveTreeA>,
             pub root: Node,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub self_ref: Option<Box<Root>>,
         }
         /// Arguments of the `shared_defs_one` tool: Shares a definition with shared_defs_two.

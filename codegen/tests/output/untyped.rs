@@ -27,53 +27,43 @@ pub mod untyped {
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
         #[allow(unused_imports)]
-        use ::mcpbind::__private::{serde, Deserialize, Serialize, WireStr};
+        use ::mcpbind::__private::{
+            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+        };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `defaults` tool: Defaults that match their type and defaults that do not.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct DefaultsInput {
             /// Default: `["a"]`.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub bad_arr: Vec<i64>,
             /// Default: `"yes"`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub bad_bool: Option<bool>,
             /// Default: `"z"`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub bad_enum: Option<DefaultsInputBadEnum>,
             /// Default: `"three"`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub bad_int: Option<i64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub bad_obj: Option<DefaultsInputBadObj>,
             /// Default: `3`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub bad_str: Option<String>,
             /// Default: `1.5`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub float_for_int: Option<i64>,
             /// Default: `[1,2]`.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub good_arr: Vec<i64>,
             /// Default: `true`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub good_bool: Option<bool>,
             /// Default: `"y"`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub good_enum: Option<DefaultsInputGoodEnum>,
             /// Default: `3`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub good_int: Option<i64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub good_obj: Option<DefaultsInputGoodObj>,
             /// Default: `"x"`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub good_str: Option<String>,
             /// Default: `-1`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub neg_for_uint: Option<u64>,
             /// Default: `null`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub null_default: Option<String>,
             /// Default: `7`.
             pub required_with_default: i64,
@@ -107,49 +97,37 @@ pub mod untyped {
             pub a: Option<i64>,
         }
         /// Arguments of the `float_bounds` tool: Float bounds on integers and counts.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct FloatBoundsInput {
             pub count: i64,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub excl: Option<::std::num::NonZeroU64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub huge: Option<i64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub name: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub neg: Option<i8>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub old_excl: Option<f64>,
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub pair: Vec<String>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
             pub props: Map<String, Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub ratio: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub small: Option<u8>,
         }
         /// Arguments of the `no_type` tool: Subschemas without a type.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct NoTypeInput {
             pub anything: Value,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub const_only: Option<Value>,
             /// Just words.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub description_only: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub email: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub enum_only: Option<NoTypeInputEnumOnly>,
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub items_only: Vec<String>,
             pub min_only: f64,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub pattern_only: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub props_only: Option<NoTypeInputPropsOnly>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub truthy: Option<Value>,
         }
         /// `NoTypeInputEnumOnly`
@@ -179,42 +157,29 @@ pub mod untyped {
             pub k: Option<String>,
         }
         /// Arguments of the `odd_keywords` tool: Keywords with the wrong JSON type.
+        #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct OddKeywordsInput {
             pub a: Value,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub bad_anyof: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub bad_enum: Option<Value>,
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub bad_items: Vec<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub bad_min: Option<i64>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
             pub bad_props: Map<String, Value>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
             pub bad_required_holder: Map<String, Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub bad_type: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub description_obj: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub dup_enum: Option<OddKeywordsInputDupEnum>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub empty_enum: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub empty_oneof: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub empty_types: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub null_schema: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub number_schema: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub title_num: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub type_number: Option<Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub x_ext: Option<String>,
         }
         /// `OddKeywordsInputDupEnum`

@@ -1,13 +1,20 @@
-//! `#[serde(rename_all = "…")]` for the items that take mcpbind's lean
-//! derives: where a struct's fields (or an enum's variants) are renamed by
-//! one of serde's rules, as `camelCase` APIs are, the container says so once
-//! and the fields' own `rename`s go, as a hand-written type would have it.
+//! Container attributes in place of per-field ones, for the items that take
+//! mcpbind's lean derives, as a hand-written type would have them:
 //!
-//! A rule is chosen only where every field without a `rename` keeps its name
-//! under it (so nothing that typify left alone changes on the wire), and
-//! only where it takes away more `#[serde(rename = …)]` lines than the one
-//! it adds. Renames the rule doesn't give stay. The names the rules give are
-//! serde's (`serde_derive`'s `case.rs`), which `mcpbind-derive` applies.
+//! - `#[serde(rename_all = "…")]`, where a struct's fields (or an enum's
+//!   variants) are renamed by one of serde's rules, as `camelCase` APIs are:
+//!   the fields' own `rename`s go. A rule is chosen only where every field
+//!   without a `rename` keeps its name under it (so nothing typify left
+//!   alone changes on the wire), and only where it takes away more lines
+//!   than the one it adds; renames it doesn't give stay. The names are
+//!   serde's (`serde_derive`'s `case.rs`), which `mcpbind-derive` applies.
+//! - `#[skip_serializing_none]` (serde_with's, from `mcpbind-derive`), where
+//!   every `Option` field of a struct is skipped when `None` (as typify
+//!   writes optional properties) and there are at least two: the fields'
+//!   own `skip_serializing_if = "Option::is_none"` go. A struct with a
+//!   required nullable field (an `Option` written as `null`) keeps them.
+
+use std::collections::BTreeMap;
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 
@@ -96,35 +103,100 @@ struct Entry {
     /// Its `rename`, where it has one: the value, and the index in the body
     /// of the attribute's `#`.
     rename: Option<(String, usize)>,
+    /// The index of its attribute with `skip_serializing_if =
+    /// "…Option::is_none"`, if it has one.
+    skips_none: Option<usize>,
+    /// Whether its type is an `Option<…>`.
+    option: bool,
     flatten: bool,
 }
 
-/// Chooses a rule for the item at the start of `item` (its attributes,
-/// `pub`, `struct`/`enum`, name and body), takes out of its body the
-/// renames the rule gives, and returns the rule; `None` leaves the item as
-/// it is.
-pub(crate) fn rename_all(item: &mut [TokenTree], placeholders: bool) -> Option<&'static str> {
+/// The container attributes chosen for an item (see the module docs).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct ContainerAttrs {
+    pub(crate) rename_all: Option<&'static str>,
+    pub(crate) skip_serializing_none: bool,
+}
+
+/// Chooses the container attributes of the item at the start of `item` (its
+/// attributes, `pub`, `struct`/`enum`, name and body) and takes out of its
+/// body the field attributes they make redundant.
+pub(crate) fn container_attrs(item: &mut [TokenTree], placeholders: bool) -> ContainerAttrs {
     let mut j = 0;
     while is_attribute_at(item, j) {
         j += 2;
     }
-    let keyword = item[j..].iter().find_map(|t| match t {
+    let Some(is_enum) = item[j..].iter().find_map(|t| match t {
         TokenTree::Ident(id) if id == "struct" || id == "enum" => Some(id == "enum"),
         _ => None,
-    })?;
+    }) else {
+        return ContainerAttrs::default();
+    };
     let body = item[j..]
         .iter_mut()
-        .find(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace))?;
-    let TokenTree::Group(group) = body else {
-        return None;
+        .find(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace));
+    let Some(TokenTree::Group(group)) = body else {
+        return ContainerAttrs::default();
     };
-    let mut tokens: Vec<TokenTree> = group.stream().into_iter().collect();
-    let entries = entries(&mut tokens, placeholders);
-    let name = |rule: &str, e: &Entry| match keyword {
+    let tokens: Vec<TokenTree> = group.stream().into_iter().collect();
+    let entries = entries(&tokens, placeholders);
+    let name = |rule: &str, e: &Entry| match is_enum {
         true => variant_name(rule, &e.name),
         false => field_name(rule, &e.name),
     };
-    let rules = if keyword { VARIANT_RULES } else { FIELD_RULES };
+    let rename_all = choose_rule(is_enum, &entries, name);
+    let skips: Vec<usize> = entries.iter().filter_map(|e| e.skips_none).collect();
+    let skip_serializing_none =
+        skips.len() >= 2 && entries.iter().all(|e| e.option == e.skips_none.is_some());
+    // The keys to take out, by attribute.
+    let mut removed: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    if let Some(rule) = rename_all {
+        for e in &entries {
+            if let Some((to, at)) = &e.rename {
+                if *to == name(rule, e) {
+                    removed.entry(*at).or_default().push("rename");
+                }
+            }
+        }
+    }
+    if skip_serializing_none {
+        for at in skips {
+            removed.entry(at).or_default().push("skip_serializing_if");
+        }
+    }
+    if !removed.is_empty() {
+        let mut kept = Vec::with_capacity(tokens.len());
+        let mut k = 0;
+        while k < tokens.len() {
+            if let Some(keys) = removed.get(&k) {
+                if let Some(rest) = without_keys(&tokens[k + 1], keys) {
+                    kept.extend([tokens[k].clone(), rest]);
+                }
+                k += 2;
+            } else {
+                kept.push(tokens[k].clone());
+                k += 1;
+            }
+        }
+        let span = group.span();
+        *group = Group::new(Delimiter::Brace, kept.into_iter().collect());
+        group.set_span(span);
+    }
+    ContainerAttrs {
+        rename_all,
+        skip_serializing_none,
+    }
+}
+
+/// The rule that takes away the most renames (at least two: the
+/// container's attribute is a line), among those that rename no field
+/// typify left alone.
+fn choose_rule(
+    is_enum: bool,
+    entries: &[Entry],
+    name: impl Fn(&str, &Entry) -> String,
+) -> Option<&'static str> {
+    let rules = if is_enum { VARIANT_RULES } else { FIELD_RULES };
     let (rule, saved) = rules
         .into_iter()
         .filter(|rule| {
@@ -141,47 +213,20 @@ pub(crate) fn rename_all(item: &mut [TokenTree], placeholders: bool) -> Option<&
         })
         .fold(
             None,
-            |best: Option<(&str, usize)>, (rule, saved)| match best {
+            |best: Option<(&'static str, usize)>, (rule, saved)| match best {
                 Some((_, most)) if most >= saved => best,
                 _ => Some((rule, saved)),
             },
         )?;
-    // The container's attribute is a line: it must save at least two.
-    if saved < 2 {
-        return None;
-    }
-    let given: Vec<usize> = entries
-        .iter()
-        .filter_map(|e| match &e.rename {
-            Some((to, at)) if *to == name(rule, e) => Some(*at),
-            _ => None,
-        })
-        .collect();
-    let mut kept = Vec::with_capacity(tokens.len());
-    let mut k = 0;
-    while k < tokens.len() {
-        if given.contains(&k) {
-            if let Some(rest) = without_rename(&tokens[k + 1]) {
-                kept.extend([tokens[k].clone(), rest]);
-            }
-            k += 2;
-        } else {
-            kept.push(tokens[k].clone());
-            k += 1;
-        }
-    }
-    let span = group.span();
-    *group = Group::new(Delimiter::Brace, kept.into_iter().collect());
-    group.set_span(span);
-    Some(rule)
+    (saved >= 2).then_some(rule)
 }
 
-/// The fields (or variants) of a body, with their renames.
-fn entries(tokens: &mut [TokenTree], placeholders: bool) -> Vec<Entry> {
+/// The fields (or variants) of a body, with their attributes' facts.
+fn entries(tokens: &[TokenTree], placeholders: bool) -> Vec<Entry> {
     let mut entries = Vec::new();
     let mut k = 0;
     while k < tokens.len() {
-        let (mut rename, mut flatten) = (None, false);
+        let (mut rename, mut skips_none, mut flatten) = (None, None, false);
         while is_attribute_at(tokens, k) {
             for (key, value) in serde_args(&tokens[k + 1]) {
                 match (key.as_str(), value) {
@@ -193,21 +238,27 @@ fn entries(tokens: &mut [TokenTree], placeholders: bool) -> Vec<Entry> {
                         };
                         rename = Some((to, k));
                     }
+                    ("skip_serializing_if", Some(path)) if path.ends_with("Option::is_none") => {
+                        skips_none = Some(k);
+                    }
                     ("flatten", _) => flatten = true,
                     _ => {}
                 }
             }
             k += 2;
         }
-        let mut name = None;
-        // The name is the first identifier but `pub`, then the type (whose
-        // generics may hold commas) runs to the next comma outside `<>`.
-        let mut depth = 0usize;
+        // The name is the first identifier but `pub`; then the type (whose
+        // generics may hold commas) runs to the next comma outside `<>`; its
+        // last identifier before `<` says what it is.
+        let (mut name, mut type_name) = (None, None);
+        let (mut depth, mut in_type) = (0usize, false);
         while k < tokens.len() {
             match &tokens[k] {
                 TokenTree::Ident(id) if name.is_none() && id != "pub" => {
                     name = Some(id.to_string().trim_start_matches("r#").to_owned());
                 }
+                TokenTree::Ident(id) if in_type && depth == 0 => type_name = Some(id.to_string()),
+                TokenTree::Punct(p) if p.as_char() == ':' && name.is_some() => in_type = true,
                 TokenTree::Punct(p) if p.as_char() == '<' => depth += 1,
                 TokenTree::Punct(p) if p.as_char() == '>' => depth = depth.saturating_sub(1),
                 TokenTree::Punct(p) if p.as_char() == ',' && depth == 0 => break,
@@ -220,6 +271,8 @@ fn entries(tokens: &mut [TokenTree], placeholders: bool) -> Vec<Entry> {
             entries.push(Entry {
                 name,
                 rename,
+                skips_none,
+                option: type_name.as_deref() == Some("Option"),
                 flatten,
             });
         }
@@ -259,9 +312,9 @@ fn serde_group(attr: &TokenTree) -> Option<Group> {
     }
 }
 
-/// The attribute `[serde(…)]` without its `rename = "…"`; `None` when that
-/// was all it said.
-fn without_rename(attr: &TokenTree) -> Option<TokenTree> {
+/// The attribute `[serde(…)]` without its `keys`; `None` when they were
+/// all it said.
+fn without_keys(attr: &TokenTree, keys: &[&str]) -> Option<TokenTree> {
     let (TokenTree::Group(outer), Some(args)) = (attr, serde_group(attr)) else {
         return Some(attr.clone());
     };
@@ -269,7 +322,7 @@ fn without_rename(attr: &TokenTree) -> Option<TokenTree> {
     let rest: Vec<&[TokenTree]> = tokens
         .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
         .filter(|arg| !arg.is_empty())
-        .filter(|arg| !matches!(arg.first(), Some(TokenTree::Ident(key)) if key == "rename"))
+        .filter(|arg| !matches!(arg.first(), Some(TokenTree::Ident(key)) if keys.iter().any(|k| key == k)))
         .collect();
     if rest.is_empty() {
         return None;
@@ -328,9 +381,17 @@ mod tests {
     }
 
     fn renamed(item: TokenStream) -> (Option<&'static str>, String) {
+        let (attrs, text) = attrs_of(item);
+        (attrs.rename_all, text)
+    }
+
+    fn attrs_of(item: TokenStream) -> (ContainerAttrs, String) {
         let mut trees: Vec<TokenTree> = item.into_iter().collect();
-        let rule = rename_all(&mut trees, false);
-        (rule, trees.into_iter().collect::<TokenStream>().to_string())
+        let attrs = container_attrs(&mut trees, false);
+        (
+            attrs,
+            trees.into_iter().collect::<TokenStream>().to_string(),
+        )
     }
 
     #[test]
@@ -405,5 +466,56 @@ mod tests {
             text.contains("\"2x\"") && !text.contains("fast-mode"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn skip_serializing_none_takes_the_option_skips() {
+        let (attrs, text) = attrs_of(quote::quote! {
+            pub struct X {
+                #[serde(rename = "pageSize", skip_serializing_if = "::std::option::Option::is_none")]
+                pub page_size: ::std::option::Option<i64>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub query: ::std::option::Option<::std::collections::BTreeMap<String, i64>>,
+                #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+                pub tags: ::std::vec::Vec<::std::option::Option<String>>,
+                pub id: String,
+            }
+        });
+        assert_eq!(
+            attrs,
+            ContainerAttrs {
+                rename_all: None,
+                skip_serializing_none: true
+            }
+        );
+        assert_eq!(
+            text,
+            quote::quote! {
+                pub struct X {
+                    #[serde(rename = "pageSize")]
+                    pub page_size: ::std::option::Option<i64>,
+                    pub query: ::std::option::Option<::std::collections::BTreeMap<String, i64>>,
+                    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+                    pub tags: ::std::vec::Vec<::std::option::Option<String>>,
+                    pub id: String,
+                }
+            }
+            .to_string()
+        );
+    }
+
+    #[test]
+    fn a_required_nullable_field_keeps_the_skips() {
+        let (attrs, text) = attrs_of(quote::quote! {
+            pub struct X {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub a: Option<i64>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub b: Option<i64>,
+                pub written_as_null: Option<i64>,
+            }
+        });
+        assert_eq!(attrs, ContainerAttrs::default());
+        assert_eq!(text.matches("skip_serializing_if").count(), 2);
     }
 }
