@@ -243,6 +243,8 @@ impl Rewriter {
             _ => None,
         };
         let body = match name {
+            // typify's doc of a type without a description is its name.
+            Some("doc") if names_item(&inner, &trees[i + 2..]) => return,
             Some("doc") => self.doc(inner),
             Some("serde") => self.serde(inner),
             Some(_) => {
@@ -571,6 +573,34 @@ fn lean_enum(body: &mut [TokenTree]) -> bool {
             }
             matches!(&variant[k..], [] | [TokenTree::Ident(_)])
         })
+}
+
+/// Whether the doc attribute `inner` (`doc = "…"`) says only the name of
+/// the item that follows it (`trees`: its other attributes, then the item),
+/// as typify's docs of types without a description do.
+fn names_item(inner: &[TokenTree], trees: &[TokenTree]) -> bool {
+    let Some(TokenTree::Literal(lit)) = inner.get(2) else {
+        return false;
+    };
+    let Some(name) = string_value(lit) else {
+        return false;
+    };
+    let Some(name) = name.strip_prefix('`').and_then(|n| n.strip_suffix('`')) else {
+        return false;
+    };
+    let mut j = 0;
+    while is_attribute_at(trees, j) {
+        j += 2;
+    }
+    let mut rest = trees[j..].iter().filter(|t| {
+        !matches!(t, TokenTree::Ident(id) if id == "pub")
+            && !matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)
+    });
+    matches!(
+        (rest.next(), rest.next()),
+        (Some(TokenTree::Ident(kind)), Some(TokenTree::Ident(item)))
+            if (kind == "struct" || kind == "enum" || kind == "type") && item == name
+    )
 }
 
 /// Whether `#[…]` (an attribute) is at `trees[j]`.

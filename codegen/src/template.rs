@@ -84,10 +84,10 @@ impl ServerModule<'_> {
                 rustdoc::unescaped_backticks
             )]
             pub mod #module {
-                // For the `Handler` methods' `impl Future` (a server without
-                // tools has none).
+                // For the `Handler` methods' `impl Future<Output =
+                // HandlerResult<…>>` (a server without tools has none).
                 #[allow(unused_imports)]
-                use ::std::future::Future;
+                use ::{mcpbind::HandlerResult, std::future::Future};
 
                 /// Types of the tools' arguments and structured outputs.
                 #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
@@ -174,6 +174,13 @@ impl ServerModule<'_> {
         let server_info = &self.server_info;
         let handler_methods = self.tools.iter().map(ToolMethod::handler_tokens);
         let dispatch_arms = self.tools.iter().map(ToolMethod::dispatch_tokens);
+        // The markers, named bare so that an arm fits on a line.
+        let dispatch_scope = (!self.tools.is_empty()).then(|| {
+            quote! {
+                use self::tools::*;
+                let h = &self.0;
+            }
+        });
         let prompt_methods = self.prompts.iter().flat_map(ServerPrompts::handler_tokens);
         let template_methods = self
             .templates
@@ -218,6 +225,7 @@ impl ServerModule<'_> {
                     args: ::mcpbind::__private::serde_json::Map<String, ::mcpbind::__private::serde_json::Value>,
                 ) -> ::mcpbind::__private::BoxFuture<'a, Option<Result<::mcpbind::__private::serde_json::Value, String>>> {
                     use ::mcpbind::__private::serve;
+                    #dispatch_scope
                     match name {
                         #(#dispatch_arms)*
                         _ => ::mcpbind::__private::no_such_tool(),

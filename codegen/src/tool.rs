@@ -245,7 +245,7 @@ impl ToolMethod<'_> {
             fn #method(
                 &self,
                 input: #input,
-            ) -> impl Future<Output = ::mcpbind::HandlerResult<#output>> + Send {
+            ) -> impl Future<Output = HandlerResult<#output>> + Send {
                 ::mcpbind::__private::unimplemented(#name, input)
             }
         }
@@ -257,7 +257,7 @@ impl ToolMethod<'_> {
         let marker = &self.marker;
         let name = self.tool.name.as_str();
         quote! {
-            #name => serve(tools::#marker, args, |i| self.0.#method(i)),
+            #name => serve(#marker, args, |i| h.#method(i)),
         }
     }
 }

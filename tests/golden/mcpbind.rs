@@ -15,7 +15,7 @@
 )]
 pub mod demo {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -711,92 +711,84 @@ Default: `10`.*/
         fn add(
             &self,
             input: types::AddInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<types::AddOutput>> + Send {
+        ) -> impl Future<Output = HandlerResult<types::AddOutput>> + Send {
             ::mcpbind::__private::unimplemented("add", input)
         }
         /// **Crash** (tool `crash`, described in full on `Client::crash`).
         fn crash(
             &self,
             input: types::CrashInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("crash", input)
         }
         /// **Create order** (tool `create_order`, described in full on `Client::create_order`).
         fn create_order(
             &self,
             input: types::CreateOrderInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::CreateOrderOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::CreateOrderOutput>> + Send {
             ::mcpbind::__private::unimplemented("create_order", input)
         }
         /// **Delete item** (tool `delete_item`, described in full on `Client::delete_item`).
         fn delete_item(
             &self,
             input: types::DeleteItemInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("delete_item", input)
         }
         /// **Draw shape** (tool `draw_shape`, described in full on `Client::draw_shape`).
         fn draw_shape(
             &self,
             input: types::DrawShapeInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::DrawShapeOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::DrawShapeOutput>> + Send {
             ::mcpbind::__private::unimplemented("draw_shape", input)
         }
         /// **Echo** (tool `echo`, described in full on `Client::echo`).
         fn echo(
             &self,
             input: types::EchoInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("echo", input)
         }
         /// **Fail** (tool `fail`, described in full on `Client::fail`).
         fn fail(
             &self,
             input: types::FailInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("fail", input)
         }
         /// **Get weather** (tool `get_weather`, described in full on `Client::get_weather`).
         fn get_weather(
             &self,
             input: types::GetWeatherInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::GetWeatherOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::GetWeatherOutput>> + Send {
             ::mcpbind::__private::unimplemented("get_weather", input)
         }
         /// **Search** (tool `search`, described in full on `Client::search`).
         fn search(
             &self,
             input: types::SearchInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("search", input)
         }
         /// **Set mode** (tool `set_mode`, described in full on `Client::set_mode`).
         fn set_mode(
             &self,
             input: types::SetModeInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("set_mode", input)
         }
         /// **Sleep** (tool `sleep`, described in full on `Client::sleep`).
         fn sleep(
             &self,
             input: types::SleepInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("sleep", input)
         }
         /// **Tag counts** (tool `tag_counts`, described in full on `Client::tag_counts`).
         fn tag_counts(
             &self,
             input: types::TagCountsInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::TagCountsOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::TagCountsOutput>> + Send {
             ::mcpbind::__private::unimplemented("tag_counts", input)
         }
     }
@@ -823,25 +815,21 @@ Default: `10`.*/
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "add" => serve(tools::Add, args, |i| self.0.add(i)),
-                "crash" => serve(tools::Crash, args, |i| self.0.crash(i)),
-                "create_order" => {
-                    serve(tools::CreateOrder, args, |i| self.0.create_order(i))
-                }
-                "delete_item" => {
-                    serve(tools::DeleteItem, args, |i| self.0.delete_item(i))
-                }
-                "draw_shape" => serve(tools::DrawShape, args, |i| self.0.draw_shape(i)),
-                "echo" => serve(tools::Echo, args, |i| self.0.echo(i)),
-                "fail" => serve(tools::Fail, args, |i| self.0.fail(i)),
-                "get_weather" => {
-                    serve(tools::GetWeather, args, |i| self.0.get_weather(i))
-                }
-                "search" => serve(tools::Search, args, |i| self.0.search(i)),
-                "set_mode" => serve(tools::SetMode, args, |i| self.0.set_mode(i)),
-                "sleep" => serve(tools::Sleep, args, |i| self.0.sleep(i)),
-                "tag_counts" => serve(tools::TagCounts, args, |i| self.0.tag_counts(i)),
+                "add" => serve(Add, args, |i| h.add(i)),
+                "crash" => serve(Crash, args, |i| h.crash(i)),
+                "create_order" => serve(CreateOrder, args, |i| h.create_order(i)),
+                "delete_item" => serve(DeleteItem, args, |i| h.delete_item(i)),
+                "draw_shape" => serve(DrawShape, args, |i| h.draw_shape(i)),
+                "echo" => serve(Echo, args, |i| h.echo(i)),
+                "fail" => serve(Fail, args, |i| h.fail(i)),
+                "get_weather" => serve(GetWeather, args, |i| h.get_weather(i)),
+                "search" => serve(Search, args, |i| h.search(i)),
+                "set_mode" => serve(SetMode, args, |i| h.set_mode(i)),
+                "sleep" => serve(Sleep, args, |i| h.sleep(i)),
+                "tag_counts" => serve(TagCounts, args, |i| h.tag_counts(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }
@@ -862,7 +850,7 @@ Default: `10`.*/
 )]
 pub mod everything {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -2063,35 +2051,35 @@ Default: `5`.*/
         fn echo(
             &self,
             input: types::EchoInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("echo", input)
         }
         /// **Get Annotated Message Tool** (tool `get-annotated-message`, described in full on `Client::get_annotated_message`).
         fn get_annotated_message(
             &self,
             input: types::GetAnnotatedMessageInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-annotated-message", input)
         }
         /// **Print Environment Tool** (tool `get-env`, described in full on `Client::get_env`).
         fn get_env(
             &self,
             input: types::GetEnvInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-env", input)
         }
         /// **Get Resource Links Tool** (tool `get-resource-links`, described in full on `Client::get_resource_links`).
         fn get_resource_links(
             &self,
             input: types::GetResourceLinksInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-resource-links", input)
         }
         /// **Get Resource Reference Tool** (tool `get-resource-reference`, described in full on `Client::get_resource_reference`).
         fn get_resource_reference(
             &self,
             input: types::GetResourceReferenceInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-resource-reference", input)
         }
         /// **Get Structured Content Tool** (tool `get-structured-content`, described in full on `Client::get_structured_content`).
@@ -2099,7 +2087,7 @@ Default: `5`.*/
             &self,
             input: types::GetStructuredContentInput,
         ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::GetStructuredContentOutput>,
+            Output = HandlerResult<types::GetStructuredContentOutput>,
         > + Send {
             ::mcpbind::__private::unimplemented("get-structured-content", input)
         }
@@ -2107,56 +2095,56 @@ Default: `5`.*/
         fn get_sum(
             &self,
             input: types::GetSumInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-sum", input)
         }
         /// **Get Tiny Image Tool** (tool `get-tiny-image`, described in full on `Client::get_tiny_image`).
         fn get_tiny_image(
             &self,
             input: types::GetTinyImageInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-tiny-image", input)
         }
         /// **GZip File as Resource Tool** (tool `gzip-file-as-resource`, described in full on `Client::gzip_file_as_resource`).
         fn gzip_file_as_resource(
             &self,
             input: types::GzipFileAsResourceInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("gzip-file-as-resource", input)
         }
         /// **Simulate Research Query** (tool `simulate-research-query`, described in full on `Client::simulate_research_query`).
         fn simulate_research_query(
             &self,
             input: types::SimulateResearchQueryInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("simulate-research-query", input)
         }
         /// **Toggle Simulated Logging** (tool `toggle-simulated-logging`, described in full on `Client::toggle_simulated_logging`).
         fn toggle_simulated_logging(
             &self,
             input: types::ToggleSimulatedLoggingInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("toggle-simulated-logging", input)
         }
         /// **Toggle Subscriber Updates** (tool `toggle-subscriber-updates`, described in full on `Client::toggle_subscriber_updates`).
         fn toggle_subscriber_updates(
             &self,
             input: types::ToggleSubscriberUpdatesInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("toggle-subscriber-updates", input)
         }
         /// **Trigger Elicitation Request Tool** (tool `trigger-elicitation-request`, described in full on `Client::trigger_elicitation_request`).
         fn trigger_elicitation_request(
             &self,
             input: types::TriggerElicitationRequestInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("trigger-elicitation-request", input)
         }
         /// **Trigger Long Running Operation Tool** (tool `trigger-long-running-operation`, described in full on `Client::trigger_long_running_operation`).
         fn trigger_long_running_operation(
             &self,
             input: types::TriggerLongRunningOperationInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("trigger-long-running-operation", input)
         }
         /// Answers `prompts/get` for prompt `args-prompt` (see [`prompts::ArgsPromptArguments`]).
@@ -2415,81 +2403,57 @@ Default: `5`.*/
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "echo" => serve(tools::Echo, args, |i| self.0.echo(i)),
+                "echo" => serve(Echo, args, |i| h.echo(i)),
                 "get-annotated-message" => {
-                    serve(
-                        tools::GetAnnotatedMessage,
-                        args,
-                        |i| self.0.get_annotated_message(i),
-                    )
+                    serve(GetAnnotatedMessage, args, |i| h.get_annotated_message(i))
                 }
-                "get-env" => serve(tools::GetEnv, args, |i| self.0.get_env(i)),
+                "get-env" => serve(GetEnv, args, |i| h.get_env(i)),
                 "get-resource-links" => {
-                    serve(
-                        tools::GetResourceLinks,
-                        args,
-                        |i| self.0.get_resource_links(i),
-                    )
+                    serve(GetResourceLinks, args, |i| h.get_resource_links(i))
                 }
                 "get-resource-reference" => {
-                    serve(
-                        tools::GetResourceReference,
-                        args,
-                        |i| self.0.get_resource_reference(i),
-                    )
+                    serve(GetResourceReference, args, |i| h.get_resource_reference(i))
                 }
                 "get-structured-content" => {
-                    serve(
-                        tools::GetStructuredContent,
-                        args,
-                        |i| self.0.get_structured_content(i),
-                    )
+                    serve(GetStructuredContent, args, |i| h.get_structured_content(i))
                 }
-                "get-sum" => serve(tools::GetSum, args, |i| self.0.get_sum(i)),
-                "get-tiny-image" => {
-                    serve(tools::GetTinyImage, args, |i| self.0.get_tiny_image(i))
-                }
+                "get-sum" => serve(GetSum, args, |i| h.get_sum(i)),
+                "get-tiny-image" => serve(GetTinyImage, args, |i| h.get_tiny_image(i)),
                 "gzip-file-as-resource" => {
-                    serve(
-                        tools::GzipFileAsResource,
-                        args,
-                        |i| self.0.gzip_file_as_resource(i),
-                    )
+                    serve(GzipFileAsResource, args, |i| h.gzip_file_as_resource(i))
                 }
                 "simulate-research-query" => {
-                    serve(
-                        tools::SimulateResearchQuery,
-                        args,
-                        |i| self.0.simulate_research_query(i),
-                    )
+                    serve(SimulateResearchQuery, args, |i| h.simulate_research_query(i))
                 }
                 "toggle-simulated-logging" => {
                     serve(
-                        tools::ToggleSimulatedLogging,
+                        ToggleSimulatedLogging,
                         args,
-                        |i| self.0.toggle_simulated_logging(i),
+                        |i| h.toggle_simulated_logging(i),
                     )
                 }
                 "toggle-subscriber-updates" => {
                     serve(
-                        tools::ToggleSubscriberUpdates,
+                        ToggleSubscriberUpdates,
                         args,
-                        |i| self.0.toggle_subscriber_updates(i),
+                        |i| h.toggle_subscriber_updates(i),
                     )
                 }
                 "trigger-elicitation-request" => {
                     serve(
-                        tools::TriggerElicitationRequest,
+                        TriggerElicitationRequest,
                         args,
-                        |i| self.0.trigger_elicitation_request(i),
+                        |i| h.trigger_elicitation_request(i),
                     )
                 }
                 "trigger-long-running-operation" => {
                     serve(
-                        tools::TriggerLongRunningOperation,
+                        TriggerLongRunningOperation,
                         args,
-                        |i| self.0.trigger_long_running_operation(i),
+                        |i| h.trigger_long_running_operation(i),
                     )
                 }
                 _ => ::mcpbind::__private::no_such_tool(),
@@ -2512,7 +2476,7 @@ Default: `5`.*/
 )]
 pub mod filesystem {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -2559,7 +2523,6 @@ Default: `false`.*/
             pub edits: Vec<EditFileInputEditsItem>,
             pub path: String,
         }
-        /// `EditFileInputEditsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct EditFileInputEditsItem {
@@ -2659,7 +2622,6 @@ Default: `"name"`.*/
         pub struct ReadMediaFileOutput {
             pub content: Vec<ReadMediaFileOutputContentItem>,
         }
-        /// `ReadMediaFileOutputContentItem`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -2677,7 +2639,6 @@ Default: `"name"`.*/
                 type_: String,
             },
         }
-        /// `ReadMediaFileOutputContentItemVariant0Type`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         #[serde(rename_all = "snake_case")]
@@ -2685,7 +2646,6 @@ Default: `"name"`.*/
             Image,
             Audio,
         }
-        /// `ReadMediaFileOutputContentItemVariant1Resource`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ReadMediaFileOutputContentItemVariant1Resource {
             pub blob: String,
@@ -3321,36 +3281,28 @@ Default: `"name"`.*/
         fn create_directory(
             &self,
             input: types::CreateDirectoryInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::CreateDirectoryOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::CreateDirectoryOutput>> + Send {
             ::mcpbind::__private::unimplemented("create_directory", input)
         }
         /// **Directory Tree** (tool `directory_tree`, described in full on `Client::directory_tree`).
         fn directory_tree(
             &self,
             input: types::DirectoryTreeInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::DirectoryTreeOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::DirectoryTreeOutput>> + Send {
             ::mcpbind::__private::unimplemented("directory_tree", input)
         }
         /// **Edit File** (tool `edit_file`, described in full on `Client::edit_file`).
         fn edit_file(
             &self,
             input: types::EditFileInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::EditFileOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::EditFileOutput>> + Send {
             ::mcpbind::__private::unimplemented("edit_file", input)
         }
         /// **Get File Info** (tool `get_file_info`, described in full on `Client::get_file_info`).
         fn get_file_info(
             &self,
             input: types::GetFileInfoInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::GetFileInfoOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::GetFileInfoOutput>> + Send {
             ::mcpbind::__private::unimplemented("get_file_info", input)
         }
         /// **List Allowed Directories** (tool `list_allowed_directories`, described in full on `Client::list_allowed_directories`).
@@ -3358,7 +3310,7 @@ Default: `"name"`.*/
             &self,
             input: types::ListAllowedDirectoriesInput,
         ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::ListAllowedDirectoriesOutput>,
+            Output = HandlerResult<types::ListAllowedDirectoriesOutput>,
         > + Send {
             ::mcpbind::__private::unimplemented("list_allowed_directories", input)
         }
@@ -3366,9 +3318,7 @@ Default: `"name"`.*/
         fn list_directory(
             &self,
             input: types::ListDirectoryInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::ListDirectoryOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::ListDirectoryOutput>> + Send {
             ::mcpbind::__private::unimplemented("list_directory", input)
         }
         /// **List Directory with Sizes** (tool `list_directory_with_sizes`, described in full on `Client::list_directory_with_sizes`).
@@ -3376,7 +3326,7 @@ Default: `"name"`.*/
             &self,
             input: types::ListDirectoryWithSizesInput,
         ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::ListDirectoryWithSizesOutput>,
+            Output = HandlerResult<types::ListDirectoryWithSizesOutput>,
         > + Send {
             ::mcpbind::__private::unimplemented("list_directory_with_sizes", input)
         }
@@ -3384,63 +3334,49 @@ Default: `"name"`.*/
         fn move_file(
             &self,
             input: types::MoveFileInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::MoveFileOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::MoveFileOutput>> + Send {
             ::mcpbind::__private::unimplemented("move_file", input)
         }
         /// **Read File (Deprecated)** (tool `read_file`, described in full on `Client::read_file`).
         fn read_file(
             &self,
             input: types::ReadFileInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::ReadFileOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::ReadFileOutput>> + Send {
             ::mcpbind::__private::unimplemented("read_file", input)
         }
         /// **Read Media File** (tool `read_media_file`, described in full on `Client::read_media_file`).
         fn read_media_file(
             &self,
             input: types::ReadMediaFileInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::ReadMediaFileOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::ReadMediaFileOutput>> + Send {
             ::mcpbind::__private::unimplemented("read_media_file", input)
         }
         /// **Read Multiple Files** (tool `read_multiple_files`, described in full on `Client::read_multiple_files`).
         fn read_multiple_files(
             &self,
             input: types::ReadMultipleFilesInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::ReadMultipleFilesOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::ReadMultipleFilesOutput>> + Send {
             ::mcpbind::__private::unimplemented("read_multiple_files", input)
         }
         /// **Read Text File** (tool `read_text_file`, described in full on `Client::read_text_file`).
         fn read_text_file(
             &self,
             input: types::ReadTextFileInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::ReadTextFileOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::ReadTextFileOutput>> + Send {
             ::mcpbind::__private::unimplemented("read_text_file", input)
         }
         /// **Search Files** (tool `search_files`, described in full on `Client::search_files`).
         fn search_files(
             &self,
             input: types::SearchFilesInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::SearchFilesOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::SearchFilesOutput>> + Send {
             ::mcpbind::__private::unimplemented("search_files", input)
         }
         /// **Write File** (tool `write_file`, described in full on `Client::write_file`).
         fn write_file(
             &self,
             input: types::WriteFileInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::WriteFileOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::WriteFileOutput>> + Send {
             ::mcpbind::__private::unimplemented("write_file", input)
         }
     }
@@ -3467,53 +3403,39 @@ Default: `"name"`.*/
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
                 "create_directory" => {
-                    serve(tools::CreateDirectory, args, |i| self.0.create_directory(i))
+                    serve(CreateDirectory, args, |i| h.create_directory(i))
                 }
-                "directory_tree" => {
-                    serve(tools::DirectoryTree, args, |i| self.0.directory_tree(i))
-                }
-                "edit_file" => serve(tools::EditFile, args, |i| self.0.edit_file(i)),
-                "get_file_info" => {
-                    serve(tools::GetFileInfo, args, |i| self.0.get_file_info(i))
-                }
+                "directory_tree" => serve(DirectoryTree, args, |i| h.directory_tree(i)),
+                "edit_file" => serve(EditFile, args, |i| h.edit_file(i)),
+                "get_file_info" => serve(GetFileInfo, args, |i| h.get_file_info(i)),
                 "list_allowed_directories" => {
                     serve(
-                        tools::ListAllowedDirectories,
+                        ListAllowedDirectories,
                         args,
-                        |i| self.0.list_allowed_directories(i),
+                        |i| h.list_allowed_directories(i),
                     )
                 }
-                "list_directory" => {
-                    serve(tools::ListDirectory, args, |i| self.0.list_directory(i))
-                }
+                "list_directory" => serve(ListDirectory, args, |i| h.list_directory(i)),
                 "list_directory_with_sizes" => {
                     serve(
-                        tools::ListDirectoryWithSizes,
+                        ListDirectoryWithSizes,
                         args,
-                        |i| self.0.list_directory_with_sizes(i),
+                        |i| h.list_directory_with_sizes(i),
                     )
                 }
-                "move_file" => serve(tools::MoveFile, args, |i| self.0.move_file(i)),
-                "read_file" => serve(tools::ReadFile, args, |i| self.0.read_file(i)),
-                "read_media_file" => {
-                    serve(tools::ReadMediaFile, args, |i| self.0.read_media_file(i))
-                }
+                "move_file" => serve(MoveFile, args, |i| h.move_file(i)),
+                "read_file" => serve(ReadFile, args, |i| h.read_file(i)),
+                "read_media_file" => serve(ReadMediaFile, args, |i| h.read_media_file(i)),
                 "read_multiple_files" => {
-                    serve(
-                        tools::ReadMultipleFiles,
-                        args,
-                        |i| self.0.read_multiple_files(i),
-                    )
+                    serve(ReadMultipleFiles, args, |i| h.read_multiple_files(i))
                 }
-                "read_text_file" => {
-                    serve(tools::ReadTextFile, args, |i| self.0.read_text_file(i))
-                }
-                "search_files" => {
-                    serve(tools::SearchFiles, args, |i| self.0.search_files(i))
-                }
-                "write_file" => serve(tools::WriteFile, args, |i| self.0.write_file(i)),
+                "read_text_file" => serve(ReadTextFile, args, |i| h.read_text_file(i)),
+                "search_files" => serve(SearchFiles, args, |i| h.search_files(i)),
+                "write_file" => serve(WriteFile, args, |i| h.write_file(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }
@@ -3534,7 +3456,7 @@ Default: `"name"`.*/
 )]
 pub mod memory {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -3548,7 +3470,6 @@ pub mod memory {
         pub struct AddObservationsInput {
             pub observations: Vec<AddObservationsInputObservationsItem>,
         }
-        /// `AddObservationsInputObservationsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct AddObservationsInputObservationsItem {
             /// An array of observation contents to add
@@ -3562,7 +3483,6 @@ pub mod memory {
         pub struct AddObservationsOutput {
             pub results: Vec<AddObservationsOutputResultsItem>,
         }
-        /// `AddObservationsOutputResultsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct AddObservationsOutputResultsItem {
@@ -3607,7 +3527,6 @@ pub mod memory {
         pub struct DeleteObservationsInput {
             pub deletions: Vec<DeleteObservationsInputDeletionsItem>,
         }
-        /// `DeleteObservationsInputDeletionsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct DeleteObservationsInputDeletionsItem {
             /// The name of the entity containing the observations
@@ -3634,7 +3553,6 @@ pub mod memory {
             pub message: String,
             pub success: bool,
         }
-        /// `Entity`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Entity {
             /// The type of the entity
@@ -3663,7 +3581,6 @@ pub mod memory {
             pub entities: Vec<Entity>,
             pub relations: Vec<Relation>,
         }
-        /// `Relation`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Relation {
             /// The name of the entity where the relation starts
@@ -4028,36 +3945,28 @@ pub mod memory {
         fn add_observations(
             &self,
             input: types::AddObservationsInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::AddObservationsOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::AddObservationsOutput>> + Send {
             ::mcpbind::__private::unimplemented("add_observations", input)
         }
         /// **Create Entities** (tool `create_entities`, described in full on `Client::create_entities`).
         fn create_entities(
             &self,
             input: types::CreateEntitiesInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::CreateEntitiesOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::CreateEntitiesOutput>> + Send {
             ::mcpbind::__private::unimplemented("create_entities", input)
         }
         /// **Create Relations** (tool `create_relations`, described in full on `Client::create_relations`).
         fn create_relations(
             &self,
             input: types::CreateRelationsInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::CreateRelationsOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::CreateRelationsOutput>> + Send {
             ::mcpbind::__private::unimplemented("create_relations", input)
         }
         /// **Delete Entities** (tool `delete_entities`, described in full on `Client::delete_entities`).
         fn delete_entities(
             &self,
             input: types::DeleteEntitiesInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::DeleteEntitiesOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::DeleteEntitiesOutput>> + Send {
             ::mcpbind::__private::unimplemented("delete_entities", input)
         }
         /// **Delete Observations** (tool `delete_observations`, described in full on `Client::delete_observations`).
@@ -4065,7 +3974,7 @@ pub mod memory {
             &self,
             input: types::DeleteObservationsInput,
         ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::DeleteObservationsOutput>,
+            Output = HandlerResult<types::DeleteObservationsOutput>,
         > + Send {
             ::mcpbind::__private::unimplemented("delete_observations", input)
         }
@@ -4073,36 +3982,28 @@ pub mod memory {
         fn delete_relations(
             &self,
             input: types::DeleteRelationsInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::DeleteRelationsOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::DeleteRelationsOutput>> + Send {
             ::mcpbind::__private::unimplemented("delete_relations", input)
         }
         /// **Open Nodes** (tool `open_nodes`, described in full on `Client::open_nodes`).
         fn open_nodes(
             &self,
             input: types::OpenNodesInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::OpenNodesOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::OpenNodesOutput>> + Send {
             ::mcpbind::__private::unimplemented("open_nodes", input)
         }
         /// **Read Graph** (tool `read_graph`, described in full on `Client::read_graph`).
         fn read_graph(
             &self,
             input: types::ReadGraphInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::ReadGraphOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::ReadGraphOutput>> + Send {
             ::mcpbind::__private::unimplemented("read_graph", input)
         }
         /// **Search Nodes** (tool `search_nodes`, described in full on `Client::search_nodes`).
         fn search_nodes(
             &self,
             input: types::SearchNodesInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::SearchNodesOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::SearchNodesOutput>> + Send {
             ::mcpbind::__private::unimplemented("search_nodes", input)
         }
     }
@@ -4129,34 +4030,30 @@ pub mod memory {
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
                 "add_observations" => {
-                    serve(tools::AddObservations, args, |i| self.0.add_observations(i))
+                    serve(AddObservations, args, |i| h.add_observations(i))
                 }
                 "create_entities" => {
-                    serve(tools::CreateEntities, args, |i| self.0.create_entities(i))
+                    serve(CreateEntities, args, |i| h.create_entities(i))
                 }
                 "create_relations" => {
-                    serve(tools::CreateRelations, args, |i| self.0.create_relations(i))
+                    serve(CreateRelations, args, |i| h.create_relations(i))
                 }
                 "delete_entities" => {
-                    serve(tools::DeleteEntities, args, |i| self.0.delete_entities(i))
+                    serve(DeleteEntities, args, |i| h.delete_entities(i))
                 }
                 "delete_observations" => {
-                    serve(
-                        tools::DeleteObservations,
-                        args,
-                        |i| self.0.delete_observations(i),
-                    )
+                    serve(DeleteObservations, args, |i| h.delete_observations(i))
                 }
                 "delete_relations" => {
-                    serve(tools::DeleteRelations, args, |i| self.0.delete_relations(i))
+                    serve(DeleteRelations, args, |i| h.delete_relations(i))
                 }
-                "open_nodes" => serve(tools::OpenNodes, args, |i| self.0.open_nodes(i)),
-                "read_graph" => serve(tools::ReadGraph, args, |i| self.0.read_graph(i)),
-                "search_nodes" => {
-                    serve(tools::SearchNodes, args, |i| self.0.search_nodes(i))
-                }
+                "open_nodes" => serve(OpenNodes, args, |i| h.open_nodes(i)),
+                "read_graph" => serve(ReadGraph, args, |i| h.read_graph(i)),
+                "search_nodes" => serve(SearchNodes, args, |i| h.search_nodes(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }
@@ -4177,7 +4074,7 @@ pub mod memory {
 )]
 pub mod time {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -4217,7 +4114,6 @@ pub mod time {
             pub is_dst: bool,
             pub timezone: String,
         }
-        /// `TimeResult`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct TimeResult {
             pub datetime: String,
@@ -4355,18 +4251,14 @@ pub mod time {
         fn convert_time(
             &self,
             input: types::ConvertTimeInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::ConvertTimeOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::ConvertTimeOutput>> + Send {
             ::mcpbind::__private::unimplemented("convert_time", input)
         }
         /// Get current time in a specific timezone (tool `get_current_time`, described in full on `Client::get_current_time`).
         fn get_current_time(
             &self,
             input: types::GetCurrentTimeInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::GetCurrentTimeOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::GetCurrentTimeOutput>> + Send {
             ::mcpbind::__private::unimplemented("get_current_time", input)
         }
     }
@@ -4393,12 +4285,12 @@ pub mod time {
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "convert_time" => {
-                    serve(tools::ConvertTime, args, |i| self.0.convert_time(i))
-                }
+                "convert_time" => serve(ConvertTime, args, |i| h.convert_time(i)),
                 "get_current_time" => {
-                    serve(tools::GetCurrentTime, args, |i| self.0.get_current_time(i))
+                    serve(GetCurrentTime, args, |i| h.get_current_time(i))
                 }
                 _ => ::mcpbind::__private::no_such_tool(),
             }

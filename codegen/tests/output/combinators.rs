@@ -15,7 +15,7 @@
 )]
 pub mod combinators {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -31,7 +31,6 @@ pub mod combinators {
             pub conflicting: Option<AllOfInputConflicting>,
             pub merged: Option<AllOfInputMerged>,
         }
-        /// `AllOfInputConflicting`
         #[derive(
             serde::Deserialize,
             serde::Serialize,
@@ -45,7 +44,6 @@ pub mod combinators {
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(deny_unknown_fields)]
         pub enum AllOfInputConflicting {}
-        /// `AllOfInputMerged`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct AllOfInputMerged {
             pub a: String,
@@ -83,7 +81,6 @@ pub mod combinators {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub h: Option<NullablesInputH>,
         }
-        /// `NullablesInputD`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -104,7 +101,6 @@ pub mod combinators {
                 Self::Integer(value)
             }
         }
-        /// `NullablesInputE`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -118,7 +114,6 @@ pub mod combinators {
                 Self::Integer(value)
             }
         }
-        /// `NullablesInputG`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -146,7 +141,6 @@ pub mod combinators {
                 Self::Boolean(value)
             }
         }
-        /// `NullablesInputH`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct NullablesInputH {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -167,7 +161,6 @@ pub mod combinators {
             pub tag_not_required: Option<TaggedUnionInputTagNotRequired>,
             pub untagged: Option<TaggedUnionInputUntagged>,
         }
-        /// `TaggedUnionInputEvent`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(tag = "type")]
@@ -177,7 +170,6 @@ pub mod combinators {
             #[serde(rename = "key")]
             Key { key: String },
         }
-        /// `TaggedUnionInputShape`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(tag = "kind")]
@@ -189,7 +181,6 @@ pub mod combinators {
             #[serde(rename = "rect")]
             Rect { h: f64, w: f64 },
         }
-        /// `TaggedUnionInputTagNotRequired`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -205,7 +196,6 @@ pub mod combinators {
                 mode: Option<Value>,
             },
         }
-        /// `TaggedUnionInputUntagged`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         pub enum TaggedUnionInputUntagged {
@@ -602,37 +592,35 @@ pub mod combinators {
         fn all_of(
             &self,
             input: types::AllOfInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("all_of", input)
         }
         /// Keywords no Rust type says: not, if/then/else, contains (tool `not_if_then_else`, described in full on `Client::not_if_then_else`).
         fn not_if_then_else(
             &self,
             input: types::NotIfThenElseInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("not_if_then_else", input)
         }
         /// type arrays with null, anyOf with null, oneOf with null (tool `nullables`, described in full on `Client::nullables`).
         fn nullables(
             &self,
             input: types::NullablesInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::NullablesOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::NullablesOutput>> + Send {
             ::mcpbind::__private::unimplemented("nullables", input)
         }
         /// oneOf tagged by a const property and by a single-value enum (tool `tagged_union`, described in full on `Client::tagged_union`).
         fn tagged_union(
             &self,
             input: types::TaggedUnionInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("tagged_union", input)
         }
         /// 2020-12 prefixItems and draft-07 array items (tool `tuples`, described in full on `Client::tuples`).
         fn tuples(
             &self,
             input: types::TuplesInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("tuples", input)
         }
     }
@@ -659,16 +647,16 @@ pub mod combinators {
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "all_of" => serve(tools::AllOf, args, |i| self.0.all_of(i)),
+                "all_of" => serve(AllOf, args, |i| h.all_of(i)),
                 "not_if_then_else" => {
-                    serve(tools::NotIfThenElse, args, |i| self.0.not_if_then_else(i))
+                    serve(NotIfThenElse, args, |i| h.not_if_then_else(i))
                 }
-                "nullables" => serve(tools::Nullables, args, |i| self.0.nullables(i)),
-                "tagged_union" => {
-                    serve(tools::TaggedUnion, args, |i| self.0.tagged_union(i))
-                }
-                "tuples" => serve(tools::Tuples, args, |i| self.0.tuples(i)),
+                "nullables" => serve(Nullables, args, |i| h.nullables(i)),
+                "tagged_union" => serve(TaggedUnion, args, |i| h.tagged_union(i)),
+                "tuples" => serve(Tuples, args, |i| h.tuples(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }

@@ -20,7 +20,7 @@
 )]
 pub mod enums {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -34,7 +34,6 @@ pub mod enums {
         pub struct EnumOutputOutput {
             pub status: EnumOutputOutputStatus,
         }
-        /// `EnumOutputOutputStatus`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         #[serde(rename_all = "kebab-case")]
@@ -59,7 +58,6 @@ pub mod enums {
             pub untyped_strings: Option<StringEnumsInputUntypedStrings>,
             pub with_null: Option<StringEnumsInputWithNull>,
         }
-        /// `StringEnumsInputCase`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         pub enum StringEnumsInputCase {
@@ -67,7 +65,6 @@ pub mod enums {
             #[serde(rename = "a")]
             A2,
         }
-        /// `StringEnumsInputDashUnder`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         pub enum StringEnumsInputDashUnder {
@@ -80,7 +77,6 @@ pub mod enums {
             #[serde(rename = "aB")]
             AB4,
         }
-        /// `StringEnumsInputOdd`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         #[serde(rename_all = "snake_case")]
@@ -103,7 +99,6 @@ pub mod enums {
             X3,
             Null,
         }
-        /// `StringEnumsInputPlain`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         #[serde(rename_all = "snake_case")]
@@ -112,14 +107,12 @@ pub mod enums {
             Green,
             Blue,
         }
-        /// `StringEnumsInputSingle`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         pub enum StringEnumsInputSingle {
             #[serde(rename = "only")]
             Only,
         }
-        /// `StringEnumsInputUntypedStrings`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         #[serde(rename_all = "snake_case")]
@@ -127,7 +120,6 @@ pub mod enums {
             X,
             Y,
         }
-        /// `StringEnumsInputWithNull`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         #[serde(rename_all = "snake_case")]
@@ -300,16 +292,14 @@ pub mod enums {
         fn enum_output(
             &self,
             input: types::EnumOutputInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::EnumOutputOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::EnumOutputOutput>> + Send {
             ::mcpbind::__private::unimplemented("enum_output", input)
         }
         /// String enums whose values collide after PascalCasing, and odd values (tool `string_enums`, described in full on `Client::string_enums`).
         fn string_enums(
             &self,
             input: types::StringEnumsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("string_enums", input)
         }
     }
@@ -336,13 +326,11 @@ pub mod enums {
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "enum_output" => {
-                    serve(tools::EnumOutput, args, |i| self.0.enum_output(i))
-                }
-                "string_enums" => {
-                    serve(tools::StringEnums, args, |i| self.0.string_enums(i))
-                }
+                "enum_output" => serve(EnumOutput, args, |i| h.enum_output(i)),
+                "string_enums" => serve(StringEnums, args, |i| h.string_enums(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }

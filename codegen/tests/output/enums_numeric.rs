@@ -15,7 +15,7 @@
 )]
 pub mod enums_numeric {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -36,7 +36,6 @@ pub mod enums_numeric {
             pub mixed: Option<OtherEnumsInputMixed>,
             pub obj_const: Option<Value>,
         }
-        /// `OtherEnumsInputEnumOutsideType`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -57,7 +56,6 @@ pub mod enums_numeric {
                 Self::Integer(value)
             }
         }
-        /// `OtherEnumsInputFloats`
         #[derive(serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
@@ -97,7 +95,6 @@ pub mod enums_numeric {
                     })
             }
         }
-        /// `OtherEnumsInputInts`
         #[derive(serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
@@ -136,7 +133,6 @@ pub mod enums_numeric {
                     })
             }
         }
-        /// `OtherEnumsInputMixed`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -333,7 +329,7 @@ pub mod enums_numeric {
         fn other_enums(
             &self,
             input: types::OtherEnumsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("other_enums", input)
         }
     }
@@ -360,10 +356,10 @@ pub mod enums_numeric {
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "other_enums" => {
-                    serve(tools::OtherEnums, args, |i| self.0.other_enums(i))
-                }
+                "other_enums" => serve(OtherEnums, args, |i| h.other_enums(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }

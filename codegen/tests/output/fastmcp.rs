@@ -15,7 +15,7 @@
 )]
 pub mod fastmcp {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -24,13 +24,11 @@ pub mod fastmcp {
             serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
-        /// `Coordinates`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Coordinates {
             pub lat: f64,
             pub lon: f64,
         }
-        /// `DayForecast`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct DayForecast {
             pub date: String,
@@ -40,7 +38,6 @@ pub mod fastmcp {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub summary: Option<String>,
         }
-        /// `Filter`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Filter {
             pub field: String,
@@ -78,7 +75,6 @@ pub mod fastmcp {
             /// Default: `"metric"`.
             pub units: Option<Units>,
         }
-        /// `GetForecastInputLocation`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -110,7 +106,6 @@ pub mod fastmcp {
             pub metadata: Option<::std::collections::BTreeMap<String, String>>,
             pub query: String,
         }
-        /// `Units`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         #[serde(rename_all = "snake_case")]
@@ -358,25 +353,21 @@ pub mod fastmcp {
         fn get_forecast(
             &self,
             input: types::GetForecastInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::GetForecastOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::GetForecastOutput>> + Send {
             ::mcpbind::__private::unimplemented("get_forecast", input)
         }
         /// **Search Documents** (tool `search_documents`, described in full on `Client::search_documents`).
         fn search_documents(
             &self,
             input: types::SearchDocumentsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("search_documents", input)
         }
         /// FastMCP wraps non-object returns in {"result": ...} (tool `wrapped_result`, described in full on `Client::wrapped_result`).
         fn wrapped_result(
             &self,
             input: types::WrappedResultInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::WrappedResultOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::WrappedResultOutput>> + Send {
             ::mcpbind::__private::unimplemented("wrapped_result", input)
         }
     }
@@ -403,16 +394,14 @@ pub mod fastmcp {
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "get_forecast" => {
-                    serve(tools::GetForecast, args, |i| self.0.get_forecast(i))
-                }
+                "get_forecast" => serve(GetForecast, args, |i| h.get_forecast(i)),
                 "search_documents" => {
-                    serve(tools::SearchDocuments, args, |i| self.0.search_documents(i))
+                    serve(SearchDocuments, args, |i| h.search_documents(i))
                 }
-                "wrapped_result" => {
-                    serve(tools::WrappedResult, args, |i| self.0.wrapped_result(i))
-                }
+                "wrapped_result" => serve(WrappedResult, args, |i| h.wrapped_result(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }

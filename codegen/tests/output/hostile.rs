@@ -26,7 +26,7 @@
 )]
 pub mod hostile {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -277,7 +277,6 @@ after*/
             #[serde(skip_serializing_if = "Option::is_none")]
             pub x: Option<String>,
         }
-        /// `Unnamed`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         pub enum Unnamed {
@@ -1431,184 +1430,182 @@ assert!(false);
         fn unnamed_e3b0c4(
             &self,
             input: types::UnnamedE3B0C4Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("", input)
         }
         /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);** (tool ` `, described in full on `Client::unnamed_36a9e7`).
         fn unnamed_36a9e7(
             &self,
             input: types::Unnamed36A9E7Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented(" ", input)
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `\"#`, described in full on `Client::unnamed_589d42`).
         fn unnamed_589d42(
             &self,
             input: types::Unnamed589D42Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("\"#", input)
         }
         /// Tilde fence: (tool `*/`, described in full on `Client::unnamed_ed9623`).
         fn unnamed_ed9623(
             &self,
             input: types::UnnamedED9623Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("*/", input)
         }
         /// Fenced: (tool `123`, described in full on `Client::t_123`).
         fn t_123(
             &self,
             input: types::T123Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("123", input)
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div> (tool `Client`, described in full on `Client::client`).
         fn client(
             &self,
             input: types::ClientInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("Client", input)
         }
         /// **NUL here:: and CRLF second line** (tool `GetItem`, described in full on `Client::get_item_ec1ae4`).
         fn get_item_ec1ae4(
             &self,
             input: types::GetItemEC1AE4Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("GetItem", input)
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div> (tool `Self`, described in full on `Client::self_85bc0f`).
         fn self_85bc0f(
             &self,
             input: types::SelfTool85BC0FInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("Self", input)
         }
         /// **Indented code:     fn main() { panic!() } after** (tool `__`, described in full on `Client::unnamed_9911f4`).
         fn unnamed_9911f4(
             &self,
             input: types::Unnamed9911F4Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("__", input)
         }
         /// NUL here:: and CRLF (tool `a/b`, described in full on `Client::a_b`).
         fn a_b(
             &self,
             input: types::ABInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("a/b", input)
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ] (tool `connect`, described in full on `Client::connect_5a638a`).
         fn connect_5a638a(
             &self,
             input: types::ConnectInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("connect", input)
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ] (tool `crate`, described in full on `Client::crate_`).
         fn crate_(
             &self,
             input: types::CrateInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("crate", input)
         }
         /// Indented code: (tool `from_client`, described in full on `Client::from_client_d25781`).
         fn from_client_d25781(
             &self,
             input: types::FromClientInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("from_client", input)
         }
         /// **Ends a comment */ and starts one /* never closed** (tool `get-item`, described in full on `Client::get_item_e189d4`).
         fn get_item_e189d4(
             &self,
             input: types::GetItemE189D4Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-item", input)
         }
         /// Ends a comment */ and starts one /* never closed (tool `getItem`, described in full on `Client::get_item_48f24a`).
         fn get_item_48f24a(
             &self,
             input: types::GetItem48F24AInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("getItem", input)
         }
         /// Tilde fence: (tool `get_item`, described in full on `Client::get_item_296490`).
         fn get_item_296490(
             &self,
             input: types::GetItem296490Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get_item", input)
         }
         /// **Title with */ and   newline and ```rust** (tool `hostile_schema`, described in full on `Client::hostile_schema`).
         fn hostile_schema(
             &self,
             input: types::HostileSchemaInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::HostileSchemaOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::HostileSchemaOutput>> + Send {
             ::mcpbind::__private::unimplemented("hostile_schema", input)
         }
         /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>** (tool `inner`, described in full on `Client::inner_33bf6f`).
         fn inner_33bf6f(
             &self,
             input: types::InnerInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("inner", input)
         }
         /// NUL here:: and CRLF (tool `new`, described in full on `Client::new_11507a`).
         fn new_11507a(
             &self,
             input: types::NewInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("new", input)
         }
         /// Raw string end "# and "## and ]] and `backticks` and ``double`` (tool `r#type`, described in full on `Client::r_type`).
         fn r_type(
             &self,
             input: types::RTypeInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("r#type", input)
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `self`, described in full on `Client::self_06c604`).
         fn self_06c604(
             &self,
             input: types::SelfTool06C604Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("self", input)
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``** (tool `super`, described in full on `Client::super_`).
         fn super_(
             &self,
             input: types::SuperInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("super", input)
         }
         /// Fenced: (tool `tools`, described in full on `Client::tools`).
         fn tools(
             &self,
             input: types::ToolsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("tools", input)
         }
         /// Ends a comment */ and starts one /* never closed (tool `type`, described in full on `Client::type_`).
         fn type_(
             &self,
             input: types::TypeInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("type", input)
         }
         /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````** (tool `types`, described in full on `Client::types`).
         fn types(
             &self,
             input: types::TypesInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("types", input)
         }
         /// Indented code: (tool `\u{1f680}`, described in full on `Client::unnamed_ebbc0b`).
         fn unnamed_ebbc0b(
             &self,
             input: types::UnnamedEBBC0BInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("🚀", input)
         }
     }
@@ -1635,45 +1632,35 @@ assert!(false);
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "" => serve(tools::UnnamedE3B0C4, args, |i| self.0.unnamed_e3b0c4(i)),
-                " " => serve(tools::Unnamed36A9E7, args, |i| self.0.unnamed_36a9e7(i)),
-                "\"#" => serve(tools::Unnamed589D42, args, |i| self.0.unnamed_589d42(i)),
-                "*/" => serve(tools::UnnamedED9623, args, |i| self.0.unnamed_ed9623(i)),
-                "123" => serve(tools::T123, args, |i| self.0.t_123(i)),
-                "Client" => serve(tools::Client, args, |i| self.0.client(i)),
-                "GetItem" => {
-                    serve(tools::GetItemEC1AE4, args, |i| self.0.get_item_ec1ae4(i))
-                }
-                "Self" => serve(tools::SelfTool85BC0F, args, |i| self.0.self_85bc0f(i)),
-                "__" => serve(tools::Unnamed9911F4, args, |i| self.0.unnamed_9911f4(i)),
-                "a/b" => serve(tools::AB, args, |i| self.0.a_b(i)),
-                "connect" => serve(tools::Connect, args, |i| self.0.connect_5a638a(i)),
-                "crate" => serve(tools::Crate, args, |i| self.0.crate_(i)),
-                "from_client" => {
-                    serve(tools::FromClient, args, |i| self.0.from_client_d25781(i))
-                }
-                "get-item" => {
-                    serve(tools::GetItemE189D4, args, |i| self.0.get_item_e189d4(i))
-                }
-                "getItem" => {
-                    serve(tools::GetItem48F24A, args, |i| self.0.get_item_48f24a(i))
-                }
-                "get_item" => {
-                    serve(tools::GetItem296490, args, |i| self.0.get_item_296490(i))
-                }
-                "hostile_schema" => {
-                    serve(tools::HostileSchema, args, |i| self.0.hostile_schema(i))
-                }
-                "inner" => serve(tools::Inner, args, |i| self.0.inner_33bf6f(i)),
-                "new" => serve(tools::New, args, |i| self.0.new_11507a(i)),
-                "r#type" => serve(tools::RType, args, |i| self.0.r_type(i)),
-                "self" => serve(tools::SelfTool06C604, args, |i| self.0.self_06c604(i)),
-                "super" => serve(tools::Super, args, |i| self.0.super_(i)),
-                "tools" => serve(tools::Tools, args, |i| self.0.tools(i)),
-                "type" => serve(tools::Type, args, |i| self.0.type_(i)),
-                "types" => serve(tools::Types, args, |i| self.0.types(i)),
-                "🚀" => serve(tools::UnnamedEBBC0B, args, |i| self.0.unnamed_ebbc0b(i)),
+                "" => serve(UnnamedE3B0C4, args, |i| h.unnamed_e3b0c4(i)),
+                " " => serve(Unnamed36A9E7, args, |i| h.unnamed_36a9e7(i)),
+                "\"#" => serve(Unnamed589D42, args, |i| h.unnamed_589d42(i)),
+                "*/" => serve(UnnamedED9623, args, |i| h.unnamed_ed9623(i)),
+                "123" => serve(T123, args, |i| h.t_123(i)),
+                "Client" => serve(Client, args, |i| h.client(i)),
+                "GetItem" => serve(GetItemEC1AE4, args, |i| h.get_item_ec1ae4(i)),
+                "Self" => serve(SelfTool85BC0F, args, |i| h.self_85bc0f(i)),
+                "__" => serve(Unnamed9911F4, args, |i| h.unnamed_9911f4(i)),
+                "a/b" => serve(AB, args, |i| h.a_b(i)),
+                "connect" => serve(Connect, args, |i| h.connect_5a638a(i)),
+                "crate" => serve(Crate, args, |i| h.crate_(i)),
+                "from_client" => serve(FromClient, args, |i| h.from_client_d25781(i)),
+                "get-item" => serve(GetItemE189D4, args, |i| h.get_item_e189d4(i)),
+                "getItem" => serve(GetItem48F24A, args, |i| h.get_item_48f24a(i)),
+                "get_item" => serve(GetItem296490, args, |i| h.get_item_296490(i)),
+                "hostile_schema" => serve(HostileSchema, args, |i| h.hostile_schema(i)),
+                "inner" => serve(Inner, args, |i| h.inner_33bf6f(i)),
+                "new" => serve(New, args, |i| h.new_11507a(i)),
+                "r#type" => serve(RType, args, |i| h.r_type(i)),
+                "self" => serve(SelfTool06C604, args, |i| h.self_06c604(i)),
+                "super" => serve(Super, args, |i| h.super_(i)),
+                "tools" => serve(Tools, args, |i| h.tools(i)),
+                "type" => serve(Type, args, |i| h.type_(i)),
+                "types" => serve(Types, args, |i| h.types(i)),
+                "🚀" => serve(UnnamedEBBC0B, args, |i| h.unnamed_ebbc0b(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }

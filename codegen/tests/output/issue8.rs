@@ -20,7 +20,7 @@
 )]
 pub mod issue8 {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -29,7 +29,6 @@ pub mod issue8 {
             serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
-        /// `A`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
@@ -50,7 +49,6 @@ pub mod issue8 {
                 Self(value)
             }
         }
-        /// `O`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
@@ -78,14 +76,12 @@ pub mod issue8 {
             pub children: Vec<Root>,
             pub value: i64,
         }
-        /// `Root`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Root {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub children: Vec<Root>,
             pub value: i64,
         }
-        /// `S`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
@@ -136,14 +132,12 @@ Default: `10`.*/
             pub mixed: Option<UnionsInputMixed>,
             pub true_branch: Option<Value>,
         }
-        /// `UnionsInputBased`
         #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct UnionsInputBased {
             pub a: Option<String>,
             pub b: Option<String>,
         }
-        /// `UnionsInputFlagOrText`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -164,7 +158,6 @@ Default: `10`.*/
                 Self::Boolean(value)
             }
         }
-        /// `UnionsInputMixed`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -516,42 +509,42 @@ Default: `10`.*/
         fn get_user_5d95c2(
             &self,
             input: types::GetUser5D95C2Input,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get-user", input)
         }
         /// Tool `get_user`, described in full on `Client::get_user_bf1e2a`.
         fn get_user_bf1e2a(
             &self,
             input: types::GetUserBF1E2AInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("get_user", input)
         }
         /// A tree whose children refer to the root schema with `$ref: #` (tool `recursive_root`, described in full on `Client::recursive_root`).
         fn recursive_root(
             &self,
             input: types::RecursiveRootInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("recursive_root", input)
         }
         /// Definitions that only point at themselves (tool `self_refs`, described in full on `Client::self_refs`).
         fn self_refs(
             &self,
             input: types::SelfRefsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("self_refs", input)
         }
         /// Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell (tool `trojan`, described in full on `Client::trojan`).
         fn trojan(
             &self,
             input: types::TrojanInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("trojan", input)
         }
         /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum (tool `unions`, described in full on `Client::unions`).
         fn unions(
             &self,
             input: types::UnionsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<types::UnionsOutput>> + Send {
+        ) -> impl Future<Output = HandlerResult<types::UnionsOutput>> + Send {
             ::mcpbind::__private::unimplemented("unions", input)
         }
     }
@@ -578,19 +571,15 @@ Default: `10`.*/
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "get-user" => {
-                    serve(tools::GetUser5D95C2, args, |i| self.0.get_user_5d95c2(i))
-                }
-                "get_user" => {
-                    serve(tools::GetUserBF1E2A, args, |i| self.0.get_user_bf1e2a(i))
-                }
-                "recursive_root" => {
-                    serve(tools::RecursiveRoot, args, |i| self.0.recursive_root(i))
-                }
-                "self_refs" => serve(tools::SelfRefs, args, |i| self.0.self_refs(i)),
-                "trojan" => serve(tools::Trojan, args, |i| self.0.trojan(i)),
-                "unions" => serve(tools::Unions, args, |i| self.0.unions(i)),
+                "get-user" => serve(GetUser5D95C2, args, |i| h.get_user_5d95c2(i)),
+                "get_user" => serve(GetUserBF1E2A, args, |i| h.get_user_bf1e2a(i)),
+                "recursive_root" => serve(RecursiveRoot, args, |i| h.recursive_root(i)),
+                "self_refs" => serve(SelfRefs, args, |i| h.self_refs(i)),
+                "trojan" => serve(Trojan, args, |i| h.trojan(i)),
+                "unions" => serve(Unions, args, |i| h.unions(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }

@@ -15,7 +15,7 @@
 )]
 pub mod openapi {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -24,7 +24,6 @@ pub mod openapi {
             serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
-        /// `Cat`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct Cat {
@@ -32,7 +31,6 @@ pub mod openapi {
             pub lives_left: Option<i64>,
             pub pet_type: CatPetType,
         }
-        /// `CatPetType`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         pub enum CatPetType {
@@ -51,7 +49,6 @@ pub mod openapi {
             #[serde(rename = "X-Request-Id")]
             pub x_request_id: Option<String>,
         }
-        /// `CreatePetInputBody`
         #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct CreatePetInputBody {
@@ -66,7 +63,6 @@ pub mod openapi {
             pub tag: Option<String>,
             pub weight: Option<f64>,
         }
-        /// `CreatePetInputBodyPet`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -92,13 +88,11 @@ pub mod openapi {
             pub id: String,
             pub owner: Option<CreatePetOutputOwner>,
         }
-        /// `CreatePetOutputOwner`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct CreatePetOutputOwner {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub name: Option<String>,
         }
-        /// `Dog`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct Dog {
@@ -106,7 +100,6 @@ pub mod openapi {
             pub good_boy: Option<bool>,
             pub pet_type: DogPetType,
         }
-        /// `DogPetType`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         pub enum DogPetType {
@@ -123,7 +116,6 @@ pub mod openapi {
             pub since: Option<String>,
             pub sort: Option<ListPetsInputSort>,
         }
-        /// `ListPetsInputSort`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         #[serde(rename_all = "snake_case")]
@@ -142,7 +134,6 @@ pub mod openapi {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub next: Option<String>,
         }
-        /// `ListPetsOutputItemsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ListPetsOutputItemsItem {
             pub id: String,
@@ -310,18 +301,14 @@ pub mod openapi {
         fn create_pet(
             &self,
             input: types::CreatePetInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::CreatePetOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::CreatePetOutput>> + Send {
             ::mcpbind::__private::unimplemented("createPet", input)
         }
         /// GET /pets (tool `listPets`, described in full on `Client::list_pets`).
         fn list_pets(
             &self,
             input: types::ListPetsInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::ListPetsOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::ListPetsOutput>> + Send {
             ::mcpbind::__private::unimplemented("listPets", input)
         }
     }
@@ -348,9 +335,11 @@ pub mod openapi {
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "createPet" => serve(tools::CreatePet, args, |i| self.0.create_pet(i)),
-                "listPets" => serve(tools::ListPets, args, |i| self.0.list_pets(i)),
+                "createPet" => serve(CreatePet, args, |i| h.create_pet(i)),
+                "listPets" => serve(ListPets, args, |i| h.list_pets(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }

@@ -15,7 +15,7 @@
 )]
 pub mod prompts {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -713,14 +713,14 @@ pub mod prompts {
         fn prompt_review(
             &self,
             input: types::PromptReviewInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("prompt-review", input)
         }
         /// A tool named like the client's `prompts` accessor (tool `prompts`, described in full on `Client::prompts_eb7526`).
         fn prompts_eb7526(
             &self,
             input: types::PromptsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("prompts", input)
         }
         /// Answers `prompts/get` for prompt `Review` (see [`prompts::ReviewAFF076Arguments`]).
@@ -1026,11 +1026,11 @@ pub mod prompts {
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "prompt-review" => {
-                    serve(tools::PromptReview, args, |i| self.0.prompt_review(i))
-                }
-                "prompts" => serve(tools::Prompts, args, |i| self.0.prompts_eb7526(i)),
+                "prompt-review" => serve(PromptReview, args, |i| h.prompt_review(i)),
+                "prompts" => serve(Prompts, args, |i| h.prompts_eb7526(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }

@@ -26,7 +26,7 @@
 )]
 pub mod properties {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -65,29 +65,24 @@ pub mod properties {
             #[serde(default, skip_serializing_if = "Map::is_empty")]
             pub patterned_closed: Map<String, Value>,
         }
-        /// `AdditionalInputClosed`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct AdditionalInputClosed {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
         }
-        /// `AdditionalInputEmptyClosed`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(deny_unknown_fields)]
         pub struct AdditionalInputEmptyClosed {}
-        /// `AdditionalInputNestedValue`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct AdditionalInputNestedValue {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub v: Option<f64>,
         }
-        /// `AdditionalInputOpen`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct AdditionalInputOpen {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
         }
-        /// `AdditionalInputOpenTyped`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct AdditionalInputOpenTyped {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -154,7 +149,6 @@ pub mod properties {
             #[serde(rename = "Type")]
             pub type_2: Option<String>,
         }
-        /// `OptionDef`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         #[serde(rename_all = "snake_case")]
@@ -170,7 +164,6 @@ pub mod properties {
             #[serde(rename = "phantom-field")]
             pub phantom_field: Value,
         }
-        /// `StringDef`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct StringDef {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -185,13 +178,11 @@ pub mod properties {
             pub string: Option<StringDef>,
             pub vec: Option<VecDef>,
         }
-        /// `TypeNamesCollideTypeNamesCollideInput`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct TypeNamesCollideTypeNamesCollideInput {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub z: Option<String>,
         }
-        /// `VecDef`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
@@ -701,37 +692,35 @@ pub mod properties {
         fn additional(
             &self,
             input: types::AdditionalInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("additional", input)
         }
         /// A root that says additionalProperties: false (tool `closed_root`, described in full on `Client::closed_root`).
         fn closed_root(
             &self,
             input: types::ClosedRootInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("closed_root", input)
         }
         /// Property names that collide after snake_casing, and odd names (tool `colliding_names`, described in full on `Client::colliding_names`).
         fn colliding_names(
             &self,
             input: types::CollidingNamesInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::CollidingNamesOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::CollidingNamesOutput>> + Send {
             ::mcpbind::__private::unimplemented("colliding_names", input)
         }
         /// required names properties that are not declared (tool `required_undeclared`, described in full on `Client::required_undeclared`).
         fn required_undeclared(
             &self,
             input: types::RequiredUndeclaredInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("required_undeclared", input)
         }
         /// Nested types whose generated names collide with tool types (tool `type_names_collide`, described in full on `Client::type_names_collide`).
         fn type_names_collide(
             &self,
             input: types::TypeNamesCollideInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("type_names_collide", input)
         }
     }
@@ -758,27 +747,19 @@ pub mod properties {
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
-                "additional" => serve(tools::Additional, args, |i| self.0.additional(i)),
-                "closed_root" => {
-                    serve(tools::ClosedRoot, args, |i| self.0.closed_root(i))
-                }
+                "additional" => serve(Additional, args, |i| h.additional(i)),
+                "closed_root" => serve(ClosedRoot, args, |i| h.closed_root(i)),
                 "colliding_names" => {
-                    serve(tools::CollidingNames, args, |i| self.0.colliding_names(i))
+                    serve(CollidingNames, args, |i| h.colliding_names(i))
                 }
                 "required_undeclared" => {
-                    serve(
-                        tools::RequiredUndeclared,
-                        args,
-                        |i| self.0.required_undeclared(i),
-                    )
+                    serve(RequiredUndeclared, args, |i| h.required_undeclared(i))
                 }
                 "type_names_collide" => {
-                    serve(
-                        tools::TypeNamesCollide,
-                        args,
-                        |i| self.0.type_names_collide(i),
-                    )
+                    serve(TypeNamesCollide, args, |i| h.type_names_collide(i))
                 }
                 _ => ::mcpbind::__private::no_such_tool(),
             }

@@ -22,7 +22,7 @@
 )]
 pub mod refs {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -31,22 +31,18 @@ pub mod refs {
             serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
-        /// `A`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct A {
             pub x: f64,
         }
-        /// `AddressJson`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct AddressJson {
             pub street: String,
         }
-        /// `Args`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Args {
             pub n: i64,
         }
-        /// `B`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct B {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,13 +56,11 @@ pub mod refs {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub work: Option<Value>,
         }
-        /// `Inner`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct Inner {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub deep: Option<bool>,
         }
-        /// `Label`
         #[derive(
             serde::Deserialize,
             serde::Serialize,
@@ -106,7 +100,6 @@ pub mod refs {
                 Ok(Self(value.to_string()))
             }
         }
-        /// `Legacy`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct Legacy {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -128,7 +121,6 @@ Default: `"x"`.*/
             pub remote: Value,
             pub remote_fragment: Option<Value>,
         }
-        /// `Node`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Node {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -137,13 +129,11 @@ Default: `"x"`.*/
             pub parent: Option<Box<Node>>,
             pub value: String,
         }
-        /// `Outer`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct Outer {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub inner: Option<Inner>,
         }
-        /// `PersonName`
         #[derive(
             serde::Deserialize,
             serde::Serialize,
@@ -183,7 +173,6 @@ Default: `"x"`.*/
                 Ok(Self(value.to_string()))
             }
         }
-        /// `Point`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Point {
             pub x: f64,
@@ -203,7 +192,6 @@ Default: `"x"`.*/
             pub space: Option<WithSpace>,
             pub tilde: Option<WithTilde>,
         }
-        /// `RecursiveTreeA`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct RecursiveTreeA {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -218,7 +206,6 @@ Default: `"x"`.*/
             pub root: Node,
             pub self_ref: Option<Box<Root>>,
         }
-        /// `Root`
         #[skip_serializing_none]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Root {
@@ -239,7 +226,6 @@ Default: `"x"`.*/
             #[serde(skip_serializing_if = "Option::is_none")]
             pub p: Option<SharedDefsOnePoint>,
         }
-        /// `SharedDefsOnePoint`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct SharedDefsOnePoint {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -251,7 +237,6 @@ Default: `"x"`.*/
             #[serde(skip_serializing_if = "Option::is_none")]
             pub q: Option<Point>,
         }
-        /// `WithSlash`
         #[derive(
             serde::Deserialize,
             serde::Serialize,
@@ -291,7 +276,6 @@ Default: `"x"`.*/
                 Ok(Self(value.to_string()))
             }
         }
-        /// `WithSpace`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
@@ -323,7 +307,6 @@ Default: `"x"`.*/
                 Ok(Self(value.parse()?))
             }
         }
-        /// `WithTilde`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
@@ -355,7 +338,6 @@ Default: `"x"`.*/
                 Ok(Self(value.parse()?))
             }
         }
-        /// `X`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
@@ -809,51 +791,49 @@ Default: `"x"`.*/
         fn by_id_and_anchor(
             &self,
             input: types::ByIdAndAnchorInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("by_id_and_anchor", input)
         }
         /// Refs that would need the network, or that resolve to nothing (tool `network_refs`, described in full on `Client::network_refs`).
         fn network_refs(
             &self,
             input: types::NetworkRefsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("network_refs", input)
         }
         /// Refs to non-$defs pointers, nested $defs and draft-07 definitions (tool `pointers`, described in full on `Client::pointers`).
         fn pointers(
             &self,
             input: types::PointersInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("pointers", input)
         }
         /// A recursive tree node and a ref to the root (tool `recursive_tree`, described in full on `Client::recursive_tree`).
         fn recursive_tree(
             &self,
             input: types::RecursiveTreeInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("recursive_tree", input)
         }
         /// The whole inputSchema is a $ref (tool `root_is_ref`, described in full on `Client::root_is_ref`).
         fn root_is_ref(
             &self,
             input: types::RootIsRefInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("root_is_ref", input)
         }
         /// Shares a definition with shared_defs_two (tool `shared_defs_one`, described in full on `Client::shared_defs_one`).
         fn shared_defs_one(
             &self,
             input: types::SharedDefsOneInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::SharedDefsOneOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::SharedDefsOneOutput>> + Send {
             ::mcpbind::__private::unimplemented("shared_defs_one", input)
         }
         /// Same Point as shared_defs_one (tool `shared_defs_two`, described in full on `Client::shared_defs_two`).
         fn shared_defs_two(
             &self,
             input: types::SharedDefsTwoInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("shared_defs_two", input)
         }
     }
@@ -880,24 +860,18 @@ Default: `"x"`.*/
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
                 "by_id_and_anchor" => {
-                    serve(tools::ByIdAndAnchor, args, |i| self.0.by_id_and_anchor(i))
+                    serve(ByIdAndAnchor, args, |i| h.by_id_and_anchor(i))
                 }
-                "network_refs" => {
-                    serve(tools::NetworkRefs, args, |i| self.0.network_refs(i))
-                }
-                "pointers" => serve(tools::Pointers, args, |i| self.0.pointers(i)),
-                "recursive_tree" => {
-                    serve(tools::RecursiveTree, args, |i| self.0.recursive_tree(i))
-                }
-                "root_is_ref" => serve(tools::RootIsRef, args, |i| self.0.root_is_ref(i)),
-                "shared_defs_one" => {
-                    serve(tools::SharedDefsOne, args, |i| self.0.shared_defs_one(i))
-                }
-                "shared_defs_two" => {
-                    serve(tools::SharedDefsTwo, args, |i| self.0.shared_defs_two(i))
-                }
+                "network_refs" => serve(NetworkRefs, args, |i| h.network_refs(i)),
+                "pointers" => serve(Pointers, args, |i| h.pointers(i)),
+                "recursive_tree" => serve(RecursiveTree, args, |i| h.recursive_tree(i)),
+                "root_is_ref" => serve(RootIsRef, args, |i| h.root_is_ref(i)),
+                "shared_defs_one" => serve(SharedDefsOne, args, |i| h.shared_defs_one(i)),
+                "shared_defs_two" => serve(SharedDefsTwo, args, |i| h.shared_defs_two(i)),
                 _ => ::mcpbind::__private::no_such_tool(),
             }
         }

@@ -22,7 +22,7 @@
 )]
 pub mod untyped {
     #[allow(unused_imports)]
-    use ::std::future::Future;
+    use ::{mcpbind::HandlerResult, std::future::Future};
     /// Types of the tools' arguments and structured outputs.
     #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
     pub mod types {
@@ -130,7 +130,6 @@ pub mod untyped {
             pub props_only: Option<NoTypeInputPropsOnly>,
             pub truthy: Option<Value>,
         }
-        /// `NoTypeInputEnumOnly`
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
@@ -150,7 +149,6 @@ pub mod untyped {
                 Self::Integer(value)
             }
         }
-        /// `NoTypeInputPropsOnly`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct NoTypeInputPropsOnly {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -182,7 +180,6 @@ pub mod untyped {
             pub type_number: Option<Value>,
             pub x_ext: Option<String>,
         }
-        /// `OddKeywordsInputDupEnum`
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
         #[derive(WireStr)]
         #[serde(rename_all = "snake_case")]
@@ -888,65 +885,63 @@ pub mod untyped {
         fn boolean_input_schema(
             &self,
             input: types::BooleanInputSchemaInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("boolean_input_schema", input)
         }
         /// Defaults that match their type and defaults that do not (tool `defaults`, described in full on `Client::defaults`).
         fn defaults(
             &self,
             input: types::DefaultsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("defaults", input)
         }
         /// Tool `empty_input_schema`, described in full on `Client::empty_input_schema`.
         fn empty_input_schema(
             &self,
             input: types::EmptyInputSchemaInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("empty_input_schema", input)
         }
         /// Float bounds on integers and counts (tool `float_bounds`, described in full on `Client::float_bounds`).
         fn float_bounds(
             &self,
             input: types::FloatBoundsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("float_bounds", input)
         }
         /// No inputSchema at all (tool `no_input_schema`, described in full on `Client::no_input_schema`).
         fn no_input_schema(
             &self,
             input: types::NoInputSchemaInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("no_input_schema", input)
         }
         /// Subschemas without a type (tool `no_type`, described in full on `Client::no_type`).
         fn no_type(
             &self,
             input: types::NoTypeInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("no_type", input)
         }
         /// Tool `null_input_schema`, described in full on `Client::null_input_schema`.
         fn null_input_schema(
             &self,
             input: types::NullInputSchemaInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("null_input_schema", input)
         }
         /// Keywords with the wrong JSON type (tool `odd_keywords`, described in full on `Client::odd_keywords`).
         fn odd_keywords(
             &self,
             input: types::OddKeywordsInput,
-        ) -> impl Future<Output = ::mcpbind::HandlerResult<()>> + Send {
+        ) -> impl Future<Output = HandlerResult<()>> + Send {
             ::mcpbind::__private::unimplemented("odd_keywords", input)
         }
         /// Tool `string_input_schema`, described in full on `Client::string_input_schema`.
         fn string_input_schema(
             &self,
             input: types::StringInputSchemaInput,
-        ) -> impl Future<
-            Output = ::mcpbind::HandlerResult<types::StringInputSchemaOutput>,
-        > + Send {
+        ) -> impl Future<Output = HandlerResult<types::StringInputSchemaOutput>> + Send {
             ::mcpbind::__private::unimplemented("string_input_schema", input)
         }
     }
@@ -973,41 +968,25 @@ pub mod untyped {
             Option<Result<::mcpbind::__private::serde_json::Value, String>>,
         > {
             use ::mcpbind::__private::serve;
+            use self::tools::*;
+            let h = &self.0;
             match name {
                 "boolean_input_schema" => {
-                    serve(
-                        tools::BooleanInputSchema,
-                        args,
-                        |i| self.0.boolean_input_schema(i),
-                    )
+                    serve(BooleanInputSchema, args, |i| h.boolean_input_schema(i))
                 }
-                "defaults" => serve(tools::Defaults, args, |i| self.0.defaults(i)),
+                "defaults" => serve(Defaults, args, |i| h.defaults(i)),
                 "empty_input_schema" => {
-                    serve(
-                        tools::EmptyInputSchema,
-                        args,
-                        |i| self.0.empty_input_schema(i),
-                    )
+                    serve(EmptyInputSchema, args, |i| h.empty_input_schema(i))
                 }
-                "float_bounds" => {
-                    serve(tools::FloatBounds, args, |i| self.0.float_bounds(i))
-                }
-                "no_input_schema" => {
-                    serve(tools::NoInputSchema, args, |i| self.0.no_input_schema(i))
-                }
-                "no_type" => serve(tools::NoType, args, |i| self.0.no_type(i)),
+                "float_bounds" => serve(FloatBounds, args, |i| h.float_bounds(i)),
+                "no_input_schema" => serve(NoInputSchema, args, |i| h.no_input_schema(i)),
+                "no_type" => serve(NoType, args, |i| h.no_type(i)),
                 "null_input_schema" => {
-                    serve(tools::NullInputSchema, args, |i| self.0.null_input_schema(i))
+                    serve(NullInputSchema, args, |i| h.null_input_schema(i))
                 }
-                "odd_keywords" => {
-                    serve(tools::OddKeywords, args, |i| self.0.odd_keywords(i))
-                }
+                "odd_keywords" => serve(OddKeywords, args, |i| h.odd_keywords(i)),
                 "string_input_schema" => {
-                    serve(
-                        tools::StringInputSchema,
-                        args,
-                        |i| self.0.string_input_schema(i),
-                    )
+                    serve(StringInputSchema, args, |i| h.string_input_schema(i))
                 }
                 _ => ::mcpbind::__private::no_such_tool(),
             }
