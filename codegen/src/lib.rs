@@ -31,6 +31,7 @@ mod tool;
 mod toolbox;
 mod types;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream;
@@ -364,13 +365,15 @@ fn server_tokens(name: &str, server: &ServerLock) -> Result<(TokenStream, Vec<Wa
     let roots = types::root_types(&typed, &prepared.schemas);
     let placeholders = prepared.defs.placeholders;
 
-    let mut impls = ctor::string_froms(&typed.space);
-    for (input, _) in &prepared.slots {
-        if let Some(id) = &roots.structs[*input] {
-            let root = &prepared.schemas[*input].root;
-            impls.extend(ctor::constructor(&typed.space, id, root));
-        }
-    }
+    let impls = ctor::string_froms(&typed.space);
+    let constructors = prepared
+        .slots
+        .iter()
+        .filter_map(|(input, _)| {
+            let id = roots.structs[*input].as_ref()?;
+            ctor::constructor(&typed.space, id, &prepared.schemas[*input].root)
+        })
+        .collect();
     let tools = server
         .tools
         .iter()
@@ -399,8 +402,8 @@ fn server_tokens(name: &str, server: &ServerLock) -> Result<(TokenStream, Vec<Wa
         module: ident(&sanitize(name, Case::Snake)),
         docs: docs::doc_attrs(&server_doc(name, server)),
         server_info: canonical::canonical_json(&server.server_info),
-        types: postprocess::rewrite(types, placeholders, json_short),
-        impls: postprocess::rewrite(impls, placeholders, false),
+        types: postprocess::rewrite(types, placeholders, json_short, constructors),
+        impls: postprocess::rewrite(impls, placeholders, false, HashMap::new()),
         tools,
         prompts,
         templates,

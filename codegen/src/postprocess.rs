@@ -16,7 +16,7 @@
 //! cheap: nothing is re-parsed but the few literals that change.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::quote;
@@ -31,11 +31,19 @@ const PRIVATE: &str = "::mcpbind::__private";
 /// Rewrites typify's tokens (see the module docs). With `json_short`,
 /// `serde_json`'s `Map` and `Value` are named bare (the scope imports them:
 /// [`types_prelude`]).
-pub(crate) fn rewrite(tokens: TokenStream, placeholders: bool, json_short: bool) -> TokenStream {
+/// `constructors`: the params structs' names, with the arguments of their
+/// `#[constructors(…)]` (`ctor::constructor`).
+pub(crate) fn rewrite(
+    tokens: TokenStream,
+    placeholders: bool,
+    json_short: bool,
+    constructors: HashMap<String, TokenStream>,
+) -> TokenStream {
     Rewriter {
         placeholders,
         json_short,
         plain_enums: RefCell::default(),
+        constructors,
     }
     .stream(tokens)
 }
@@ -54,7 +62,7 @@ pub(crate) fn types_prelude(json_short: bool) -> TokenStream {
     quote! {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         #json
     }
@@ -83,6 +91,7 @@ struct Rewriter {
     /// The enums seen so far that derive `WireStr` (typify prints an
     /// enum's impls after it).
     plain_enums: RefCell<HashSet<String>>,
+    constructors: HashMap<String, TokenStream>,
 }
 
 impl Rewriter {
@@ -266,6 +275,10 @@ impl Rewriter {
                 // Above the derive, which sees the attributes it adds.
                 if container.skip_serializing_none {
                     push_attr(out, quote!(skip_serializing_none));
+                }
+                let name = struct_name(&trees[i + 2..]);
+                if let Some(required) = name.and_then(|n| self.constructors.get(&n)) {
+                    push_attr(out, quote!(constructors(#required)));
                 }
                 let (body, serde) = derive(&inner, lean);
                 push_attr(out, body);
@@ -588,6 +601,20 @@ fn names_item(inner: &[TokenTree], trees: &[TokenTree]) -> bool {
     let Some(name) = name.strip_prefix('`').and_then(|n| n.strip_suffix('`')) else {
         return false;
     };
+    matches!(
+        item_of(trees),
+        Some((kind, item)) if ["struct", "enum", "type"].contains(&kind.as_str()) && item == name
+    )
+}
+
+/// The name of the struct whose remaining attributes start at `trees[0]`.
+fn struct_name(trees: &[TokenTree]) -> Option<String> {
+    item_of(trees).and_then(|(kind, name)| (kind == "struct").then_some(name))
+}
+
+/// The keyword (`struct`…) and name of the item whose remaining attributes
+/// start at `trees[0]`.
+fn item_of(trees: &[TokenTree]) -> Option<(String, String)> {
     let mut j = 0;
     while is_attribute_at(trees, j) {
         j += 2;
@@ -596,11 +623,12 @@ fn names_item(inner: &[TokenTree], trees: &[TokenTree]) -> bool {
         !matches!(t, TokenTree::Ident(id) if id == "pub")
             && !matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)
     });
-    matches!(
-        (rest.next(), rest.next()),
-        (Some(TokenTree::Ident(kind)), Some(TokenTree::Ident(item)))
-            if (kind == "struct" || kind == "enum" || kind == "type") && item == name
-    )
+    match (rest.next(), rest.next()) {
+        (Some(TokenTree::Ident(kind)), Some(TokenTree::Ident(name))) => {
+            Some((kind.to_string(), name.to_string()))
+        }
+        _ => None,
+    }
 }
 
 /// Whether `#[…]` (an attribute) is at `trees[j]`.
@@ -771,7 +799,7 @@ mod tests {
     use super::*;
 
     fn rewritten(tokens: TokenStream) -> String {
-        rewrite(tokens, true, false).to_string()
+        rewrite(tokens, true, false, HashMap::new()).to_string()
     }
 
     #[test]

@@ -221,14 +221,7 @@ pub fn skip_serializing_none(args: TokenStream, input: TokenStream) -> TokenStre
             .into();
     }
     for field in &mut item.fields {
-        let is_option = match &field.ty {
-            syn::Type::Path(path) if path.qself.is_none() => path
-                .path
-                .segments
-                .last()
-                .is_some_and(|last| last.ident == "Option"),
-            _ => false,
-        };
+        let is_option = last_segment(&field.ty).is_some_and(|(name, _)| name == "Option");
         let skips =
             field.attrs.iter().any(|attr| {
                 attr.path().is_ident("serde")
@@ -247,6 +240,137 @@ pub fn skip_serializing_none(args: TokenStream, input: TokenStream) -> TokenStre
         }
     }
     quote!(#item).into()
+}
+
+/// `#[constructors(a, b)]` on a params struct: what a hand-written params
+/// type offers, without a dozen lines of it per type in the generated file.
+///
+/// - `new(a, b)` takes the named (required) fields, in that order (the
+///   schema's `required` order); a `String` field takes `impl Into<String>`.
+///   Every other field starts unset (`None`, or its `Default`), so that
+///   nothing the caller didn't ask for is sent and the server applies its own
+///   defaults.
+/// - `with_x(x)` sets each other field (an `Option<String>` takes `impl
+///   Into<String>`), so a call with many optional arguments stays one
+///   expression: `SearchInput::new("rust").with_limit(10)`.
+#[proc_macro_attribute]
+pub fn constructors(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item = syn::parse_macro_input!(input as syn::ItemStruct);
+    let parser = syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated;
+    let required = syn::parse_macro_input!(args with parser);
+    match expand_constructors(&item, &required.into_iter().collect::<Vec<_>>()) {
+        Ok(impls) => quote!(#item #impls).into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            quote!(#item #error).into()
+        }
+    }
+}
+
+fn expand_constructors(
+    item: &syn::ItemStruct,
+    required: &[syn::Ident],
+) -> syn::Result<TokenStream2> {
+    let Fields::Named(fields) = &item.fields else {
+        return Err(syn::Error::new_spanned(
+            &item.ident,
+            "constructors take a struct with named fields",
+        ));
+    };
+    let find = |ident: &syn::Ident| {
+        fields
+            .named
+            .iter()
+            .find(|f| f.ident.as_ref() == Some(ident))
+            .ok_or_else(|| syn::Error::new_spanned(ident, "no such field"))
+    };
+    let mut params = Vec::new();
+    let mut inits = Vec::new();
+    for ident in required {
+        let ty = &find(ident)?.ty;
+        if last_segment(ty).is_some_and(|(name, _)| name == "String") {
+            params.push(quote!(#ident: impl ::std::convert::Into<#ty>));
+            inits.push(quote!(#ident: #ident.into()));
+        } else {
+            params.push(quote!(#ident: #ty));
+            inits.push(quote!(#ident));
+        }
+    }
+    let mut setters = Vec::new();
+    for field in &fields.named {
+        let ident = field.ident.as_ref().expect("named fields have names");
+        if required.contains(ident) {
+            continue;
+        }
+        let name = ident.to_string();
+        let name = name.trim_start_matches("r#");
+        let method = format_ident!("with_{}", name);
+        let doc = format!(" Sets `{name}`.");
+        let (init, param, value) = match option_inner(&field.ty) {
+            Some(inner) if last_segment(inner).is_some_and(|(n, _)| n == "String") => (
+                quote!(::std::option::Option::None),
+                quote!(impl ::std::convert::Into<#inner>),
+                quote!(::std::option::Option::Some(#ident.into())),
+            ),
+            Some(inner) => (
+                quote!(::std::option::Option::None),
+                quote!(#inner),
+                quote!(::std::option::Option::Some(#ident)),
+            ),
+            None => {
+                let ty = &field.ty;
+                (
+                    quote!(::std::default::Default::default()),
+                    quote!(#ty),
+                    quote!(#ident),
+                )
+            }
+        };
+        inits.push(quote!(#ident: #init));
+        setters.push(quote! {
+            #[doc = #doc]
+            pub fn #method(mut self, #ident: #param) -> Self {
+                self.#ident = #value;
+                self
+            }
+        });
+    }
+    let name = &item.ident;
+    let doc = " From the required fields, in the schema's order; optional fields \
+               start unset (the server applies its defaults).";
+    Ok(quote! {
+        #[automatically_derived]
+        impl #name {
+            #[doc = #doc]
+            pub fn new(#(#params),*) -> Self {
+                Self { #(#inits),* }
+            }
+            #(#setters)*
+        }
+    })
+}
+
+/// A path type's last segment: its name and its arguments.
+fn last_segment(ty: &syn::Type) -> Option<(String, &syn::PathArguments)> {
+    match ty {
+        syn::Type::Path(path) if path.qself.is_none() => path
+            .path
+            .segments
+            .last()
+            .map(|last| (last.ident.to_string(), &last.arguments)),
+        _ => None,
+    }
+}
+
+/// `T` of an `Option<T>`.
+fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let (name, syn::PathArguments::AngleBracketed(args)) = last_segment(ty)? else {
+        return None;
+    };
+    match (name.as_str(), args.args.first()) {
+        ("Option", Some(syn::GenericArgument::Type(inner))) if args.args.len() == 1 => Some(inner),
+        _ => None,
+    }
 }
 
 /// `Display` and `FromStr` for an enum of unit variants, with the wire

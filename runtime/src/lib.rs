@@ -49,7 +49,9 @@ pub mod __private {
     /// The lean derives of generated structs and unit enums (serde's traits
     /// of the same names come with the glob), and unit enums' `Display` and
     /// `FromStr`.
-    pub use mcpbind_derive::{skip_serializing_none, Deserialize, Serialize, WireStr};
+    pub use mcpbind_derive::{
+        constructors, skip_serializing_none, Deserialize, Serialize, WireStr,
+    };
 }
 
 // The agent toolbox and call events (explicit: this list is the API).

@@ -21,10 +21,11 @@ pub mod demo {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add` tool: Add two integers and return their sum as structured output.
+        #[constructors(a, b)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct AddInput {
             /// The first addend.
@@ -39,12 +40,14 @@ pub mod demo {
             pub sum: i64,
         }
         /// Arguments of the `crash` tool: Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.
+        #[constructors(code)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct CrashInput {
             /// The exit code the server process exits with.
             pub code: i64,
         }
         /// Arguments of the `create_order` tool: Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.
+        #[constructors(customer, items)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct CreateOrderInput {
             /// Who the order is for.
@@ -73,12 +76,14 @@ pub mod demo {
             pub name: String,
         }
         /// Arguments of the `delete_item` tool: Delete an item by id. Destructive, but deleting the same item twice is harmless.
+        #[constructors(id)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct DeleteItemInput {
             /// The identifier of the item to delete.
             pub id: String,
         }
         /// Arguments of the `draw_shape` tool: Draw a circle or a rectangle and return its area as structured output.
+        #[constructors(shape)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct DrawShapeInput {
             /// The shape to draw.
@@ -91,6 +96,7 @@ pub mod demo {
             pub area: f64,
         }
         /// Arguments of the `echo` tool: Echo a message back, optionally repeated several times (joined by spaces).
+        #[constructors(message)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct EchoInput {
             /// The text to echo back.
@@ -102,12 +108,14 @@ Default: `1`.*/
             pub repeat: Option<i64>,
         }
         /// Arguments of the `fail` tool: Always fail: return a tool-level error result (`isError: true`) carrying the given message.
+        #[constructors(message)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct FailInput {
             /// The error message to return.
             pub message: String,
         }
         /// Arguments of the `get_weather` tool: Get the current weather for a city. The data is fake but deterministic (derived from the city name).
+        #[constructors(city)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct GetWeatherInput {
             /// The city to report on.
@@ -152,6 +160,7 @@ Default: `"celsius"`.*/
         }
         /// Arguments of the `search` tool: Search the (imaginary) catalogue and describe the query that would be run.
         #[skip_serializing_none]
+        #[constructors(query)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct SearchInput {
             /** An opaque pagination cursor from a previous search; null or absent for the first page.
@@ -166,6 +175,7 @@ Default: `10`.*/
             pub query: String,
         }
         /// Arguments of the `set_mode` tool: Switch the server to another operating mode.
+        #[constructors(mode)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct SetModeInput {
             /// The mode to switch to.
@@ -192,12 +202,14 @@ Default: `10`.*/
             },
         }
         /// Arguments of the `sleep` tool: Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.
+        #[constructors(millis)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct SleepInput {
             /// How long to sleep, in milliseconds.
             pub millis: u64,
         }
         /// Arguments of the `tag_counts` tool: Sum a map of tag counts and list its keys; free-form labels may be attached.
+        #[constructors(counts)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct TagCountsInput {
             /// How often each tag occurs, keyed by tag name.
@@ -225,131 +237,6 @@ Default: `10`.*/
         /// Error types.
         pub mod error {
             pub use ::mcpbind::__private::ConversionError;
-        }
-    }
-    impl types::AddInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(a: i64, b: i64) -> Self {
-            Self { a, b }
-        }
-    }
-    impl types::CrashInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(code: i64) -> Self {
-            Self { code }
-        }
-    }
-    impl types::CreateOrderInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(customer: types::Customer, items: Vec<types::LineItem>) -> Self {
-            Self {
-                customer,
-                items,
-                note: Option::None,
-            }
-        }
-        /// Sets `note`.
-        pub fn with_note(mut self, note: impl Into<String>) -> Self {
-            self.note = Option::Some(note.into());
-            self
-        }
-    }
-    impl types::DeleteItemInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(id: impl Into<String>) -> Self {
-            Self { id: id.into() }
-        }
-    }
-    impl types::DrawShapeInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(shape: types::Shape) -> Self {
-            Self { shape }
-        }
-    }
-    impl types::EchoInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(message: impl Into<String>) -> Self {
-            Self {
-                message: message.into(),
-                repeat: Option::None,
-            }
-        }
-        /// Sets `repeat`.
-        pub fn with_repeat(mut self, repeat: i64) -> Self {
-            self.repeat = Option::Some(repeat);
-            self
-        }
-    }
-    impl types::FailInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(message: impl Into<String>) -> Self {
-            Self { message: message.into() }
-        }
-    }
-    impl types::GetWeatherInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(city: impl Into<String>) -> Self {
-            Self {
-                city: city.into(),
-                units: Option::None,
-            }
-        }
-        /// Sets `units`.
-        pub fn with_units(mut self, units: types::Units) -> Self {
-            self.units = Option::Some(units);
-            self
-        }
-    }
-    impl types::SearchInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(query: impl Into<String>) -> Self {
-            Self {
-                query: query.into(),
-                after: Option::None,
-                limit: Option::None,
-            }
-        }
-        /// Sets `after`.
-        pub fn with_after(mut self, after: impl Into<String>) -> Self {
-            self.after = Option::Some(after.into());
-            self
-        }
-        /// Sets `limit`.
-        pub fn with_limit(mut self, limit: i64) -> Self {
-            self.limit = Option::Some(limit);
-            self
-        }
-    }
-    impl types::SetModeInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(mode: types::Mode) -> Self {
-            Self { mode }
-        }
-    }
-    impl types::SleepInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(millis: u64) -> Self {
-            Self { millis }
-        }
-    }
-    impl types::TagCountsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(counts: ::std::collections::BTreeMap<String, u64>) -> Self {
-            Self {
-                counts,
-                labels: Option::None,
-            }
-        }
-        /// Sets `labels`.
-        pub fn with_labels(
-            mut self,
-            labels: ::mcpbind::__private::serde_json::Map<
-                String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
-        ) -> Self {
-            self.labels = Option::Some(labels);
-            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
@@ -856,16 +743,18 @@ pub mod everything {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `echo` tool: Echoes back the input string
+        #[constructors(message)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct EchoInput {
             /// Message to echo
             pub message: String,
         }
         /// Arguments of the `get-annotated-message` tool: Demonstrates how annotations can be used to provide metadata about content.
+        #[constructors(message_type)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct GetAnnotatedMessageInput {
@@ -887,6 +776,7 @@ Default: `false`.*/
             Debug,
         }
         /// Arguments of the `get-resource-links` tool: Returns up to ten resource links that reference different types of resources
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct GetResourceLinksInput {
             /** Number of resource links to return (1-10)
@@ -897,6 +787,7 @@ Default: `3`.*/
         }
         /// Arguments of the `get-resource-reference` tool: Returns a resource reference that can be used by MCP clients
         #[skip_serializing_none]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct GetResourceReferenceInput {
@@ -915,6 +806,7 @@ Default: `1`.*/
             Blob,
         }
         /// Arguments of the `get-structured-content` tool: Returns structured content along with an output schema for client data validation
+        #[constructors(location)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct GetStructuredContentInput {
             /// Choose city
@@ -941,6 +833,7 @@ Default: `1`.*/
             pub temperature: f64,
         }
         /// Arguments of the `get-sum` tool: Returns the sum of two numbers
+        #[constructors(a, b)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct GetSumInput {
             /// First number
@@ -950,6 +843,7 @@ Default: `1`.*/
         }
         /// Arguments of the `gzip-file-as-resource` tool: Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
         #[skip_serializing_none]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct GzipFileAsResourceInput {
             /** URL or data URI of the file content to compress
@@ -977,6 +871,7 @@ Default: `"resourceLink"`.*/
             Resource,
         }
         /// Arguments of the `simulate-research-query` tool: Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
+        #[constructors(topic)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct SimulateResearchQueryInput {
             /** Simulate an ambiguous query that requires clarification (triggers input_required status)
@@ -989,6 +884,7 @@ Default: `false`.*/
         }
         /// Arguments of the `trigger-long-running-operation` tool: Demonstrates a long running operation with progress updates.
         #[skip_serializing_none]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct TriggerLongRunningOperationInput {
             /** Duration of the operation in seconds
@@ -1019,132 +915,6 @@ Default: `5`.*/
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct TriggerElicitationRequestInput {}
-    }
-    impl types::EchoInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(message: impl Into<String>) -> Self {
-            Self { message: message.into() }
-        }
-    }
-    impl types::GetAnnotatedMessageInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(message_type: types::GetAnnotatedMessageInputMessageType) -> Self {
-            Self {
-                message_type,
-                include_image: Option::None,
-            }
-        }
-        /// Sets `include_image`.
-        pub fn with_include_image(mut self, include_image: bool) -> Self {
-            self.include_image = Option::Some(include_image);
-            self
-        }
-    }
-    impl types::GetResourceLinksInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { count: Option::None }
-        }
-        /// Sets `count`.
-        pub fn with_count(mut self, count: f64) -> Self {
-            self.count = Option::Some(count);
-            self
-        }
-    }
-    impl types::GetResourceReferenceInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self {
-                resource_id: Option::None,
-                resource_type: Option::None,
-            }
-        }
-        /// Sets `resource_id`.
-        pub fn with_resource_id(mut self, resource_id: f64) -> Self {
-            self.resource_id = Option::Some(resource_id);
-            self
-        }
-        /// Sets `resource_type`.
-        pub fn with_resource_type(
-            mut self,
-            resource_type: types::GetResourceReferenceInputResourceType,
-        ) -> Self {
-            self.resource_type = Option::Some(resource_type);
-            self
-        }
-    }
-    impl types::GetStructuredContentInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(location: types::GetStructuredContentInputLocation) -> Self {
-            Self { location }
-        }
-    }
-    impl types::GetSumInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(a: f64, b: f64) -> Self {
-            Self { a, b }
-        }
-    }
-    impl types::GzipFileAsResourceInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self {
-                data: Option::None,
-                name: Option::None,
-                output_type: Option::None,
-            }
-        }
-        /// Sets `data`.
-        pub fn with_data(mut self, data: impl Into<String>) -> Self {
-            self.data = Option::Some(data.into());
-            self
-        }
-        /// Sets `name`.
-        pub fn with_name(mut self, name: impl Into<String>) -> Self {
-            self.name = Option::Some(name.into());
-            self
-        }
-        /// Sets `output_type`.
-        pub fn with_output_type(
-            mut self,
-            output_type: types::GzipFileAsResourceInputOutputType,
-        ) -> Self {
-            self.output_type = Option::Some(output_type);
-            self
-        }
-    }
-    impl types::SimulateResearchQueryInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(topic: impl Into<String>) -> Self {
-            Self {
-                topic: topic.into(),
-                ambiguous: Option::None,
-            }
-        }
-        /// Sets `ambiguous`.
-        pub fn with_ambiguous(mut self, ambiguous: bool) -> Self {
-            self.ambiguous = Option::Some(ambiguous);
-            self
-        }
-    }
-    impl types::TriggerLongRunningOperationInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self {
-                duration: Option::None,
-                steps: Option::None,
-            }
-        }
-        /// Sets `duration`.
-        pub fn with_duration(mut self, duration: f64) -> Self {
-            self.duration = Option::Some(duration);
-            self
-        }
-        /// Sets `steps`.
-        pub fn with_steps(mut self, steps: f64) -> Self {
-            self.steps = Option::Some(steps);
-            self
-        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
@@ -2482,10 +2252,11 @@ pub mod filesystem {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `create_directory` tool: Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
+        #[constructors(path)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct CreateDirectoryInput {
             pub path: String,
@@ -2496,6 +2267,7 @@ pub mod filesystem {
             pub content: String,
         }
         /// Arguments of the `directory_tree` tool: Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
+        #[constructors(path)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct DirectoryTreeInput {
             /// Default: `[]`.
@@ -2513,6 +2285,7 @@ pub mod filesystem {
             pub content: String,
         }
         /// Arguments of the `edit_file` tool: Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
+        #[constructors(path, edits)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct EditFileInput {
             /** Preview changes using git-style diff format
@@ -2537,6 +2310,7 @@ Default: `false`.*/
             pub content: String,
         }
         /// Arguments of the `get_file_info` tool: Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
+        #[constructors(path)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct GetFileInfoInput {
             pub path: String,
@@ -2552,6 +2326,7 @@ Default: `false`.*/
             pub content: String,
         }
         /// Arguments of the `list_directory` tool: Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+        #[constructors(path)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ListDirectoryInput {
             pub path: String,
@@ -2562,6 +2337,7 @@ Default: `false`.*/
             pub content: String,
         }
         /// Arguments of the `list_directory_with_sizes` tool: Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+        #[constructors(path)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ListDirectoryWithSizesInput {
             pub path: String,
@@ -2587,6 +2363,7 @@ Default: `"name"`.*/
             pub content: String,
         }
         /// Arguments of the `move_file` tool: Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
+        #[constructors(source, destination)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct MoveFileInput {
             pub destination: String,
@@ -2599,6 +2376,7 @@ Default: `"name"`.*/
         }
         /// Arguments of the `read_file` tool: Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
         #[skip_serializing_none]
+        #[constructors(path)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ReadFileInput {
             /// If provided, returns only the first N lines of the file
@@ -2613,6 +2391,7 @@ Default: `"name"`.*/
             pub content: String,
         }
         /// Arguments of the `read_media_file` tool: Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
+        #[constructors(path)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ReadMediaFileInput {
             pub path: String,
@@ -2654,6 +2433,7 @@ Default: `"name"`.*/
             pub uri: String,
         }
         /// Arguments of the `read_multiple_files` tool: Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
+        #[constructors(paths)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ReadMultipleFilesInput {
             /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
@@ -2666,6 +2446,7 @@ Default: `"name"`.*/
         }
         /// Arguments of the `read_text_file` tool: Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
         #[skip_serializing_none]
+        #[constructors(path)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ReadTextFileInput {
             /// If provided, returns only the first N lines of the file
@@ -2680,6 +2461,7 @@ Default: `"name"`.*/
             pub content: String,
         }
         /// Arguments of the `search_files` tool: Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
+        #[constructors(path, pattern)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct SearchFilesInput {
             /// Default: `[]`.
@@ -2698,6 +2480,7 @@ Default: `"name"`.*/
             pub content: String,
         }
         /// Arguments of the `write_file` tool: Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
+        #[constructors(path, content)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct WriteFileInput {
             pub content: String,
@@ -2715,158 +2498,6 @@ Default: `"name"`.*/
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct ListAllowedDirectoriesInput {}
-    }
-    impl types::CreateDirectoryInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(path: impl Into<String>) -> Self {
-            Self { path: path.into() }
-        }
-    }
-    impl types::DirectoryTreeInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(path: impl Into<String>) -> Self {
-            Self {
-                path: path.into(),
-                exclude_patterns: Default::default(),
-            }
-        }
-        /// Sets `exclude_patterns`.
-        pub fn with_exclude_patterns(mut self, exclude_patterns: Vec<String>) -> Self {
-            self.exclude_patterns = exclude_patterns;
-            self
-        }
-    }
-    impl types::EditFileInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(
-            path: impl Into<String>,
-            edits: Vec<types::EditFileInputEditsItem>,
-        ) -> Self {
-            Self {
-                path: path.into(),
-                edits,
-                dry_run: Option::None,
-            }
-        }
-        /// Sets `dry_run`.
-        pub fn with_dry_run(mut self, dry_run: bool) -> Self {
-            self.dry_run = Option::Some(dry_run);
-            self
-        }
-    }
-    impl types::GetFileInfoInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(path: impl Into<String>) -> Self {
-            Self { path: path.into() }
-        }
-    }
-    impl types::ListDirectoryInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(path: impl Into<String>) -> Self {
-            Self { path: path.into() }
-        }
-    }
-    impl types::ListDirectoryWithSizesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(path: impl Into<String>) -> Self {
-            Self {
-                path: path.into(),
-                sort_by: Option::None,
-            }
-        }
-        /// Sets `sort_by`.
-        pub fn with_sort_by(
-            mut self,
-            sort_by: types::ListDirectoryWithSizesInputSortBy,
-        ) -> Self {
-            self.sort_by = Option::Some(sort_by);
-            self
-        }
-    }
-    impl types::MoveFileInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(source: impl Into<String>, destination: impl Into<String>) -> Self {
-            Self {
-                source: source.into(),
-                destination: destination.into(),
-            }
-        }
-    }
-    impl types::ReadFileInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(path: impl Into<String>) -> Self {
-            Self {
-                path: path.into(),
-                head: Option::None,
-                tail: Option::None,
-            }
-        }
-        /// Sets `head`.
-        pub fn with_head(mut self, head: f64) -> Self {
-            self.head = Option::Some(head);
-            self
-        }
-        /// Sets `tail`.
-        pub fn with_tail(mut self, tail: f64) -> Self {
-            self.tail = Option::Some(tail);
-            self
-        }
-    }
-    impl types::ReadMediaFileInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(path: impl Into<String>) -> Self {
-            Self { path: path.into() }
-        }
-    }
-    impl types::ReadMultipleFilesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(paths: Vec<String>) -> Self {
-            Self { paths }
-        }
-    }
-    impl types::ReadTextFileInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(path: impl Into<String>) -> Self {
-            Self {
-                path: path.into(),
-                head: Option::None,
-                tail: Option::None,
-            }
-        }
-        /// Sets `head`.
-        pub fn with_head(mut self, head: f64) -> Self {
-            self.head = Option::Some(head);
-            self
-        }
-        /// Sets `tail`.
-        pub fn with_tail(mut self, tail: f64) -> Self {
-            self.tail = Option::Some(tail);
-            self
-        }
-    }
-    impl types::SearchFilesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(path: impl Into<String>, pattern: impl Into<String>) -> Self {
-            Self {
-                path: path.into(),
-                pattern: pattern.into(),
-                exclude_patterns: Default::default(),
-            }
-        }
-        /// Sets `exclude_patterns`.
-        pub fn with_exclude_patterns(mut self, exclude_patterns: Vec<String>) -> Self {
-            self.exclude_patterns = exclude_patterns;
-            self
-        }
-    }
-    impl types::WriteFileInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(path: impl Into<String>, content: impl Into<String>) -> Self {
-            Self {
-                path: path.into(),
-                content: content.into(),
-            }
-        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
@@ -3462,10 +3093,11 @@ pub mod memory {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `add_observations` tool: Add new observations to existing entities in the knowledge graph
+        #[constructors(observations)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct AddObservationsInput {
             pub observations: Vec<AddObservationsInputObservationsItem>,
@@ -3490,6 +3122,7 @@ pub mod memory {
             pub entity_name: String,
         }
         /// Arguments of the `create_entities` tool: Create multiple new entities in the knowledge graph
+        #[constructors(entities)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct CreateEntitiesInput {
             pub entities: Vec<Entity>,
@@ -3500,6 +3133,7 @@ pub mod memory {
             pub entities: Vec<Entity>,
         }
         /// Arguments of the `create_relations` tool: Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
+        #[constructors(relations)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct CreateRelationsInput {
             pub relations: Vec<Relation>,
@@ -3510,6 +3144,7 @@ pub mod memory {
             pub relations: Vec<Relation>,
         }
         /// Arguments of the `delete_entities` tool: Delete multiple entities and their associated relations from the knowledge graph
+        #[constructors(entity_names)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct DeleteEntitiesInput {
             /// An array of entity names to delete
@@ -3523,6 +3158,7 @@ pub mod memory {
             pub success: bool,
         }
         /// Arguments of the `delete_observations` tool: Delete specific observations from entities in the knowledge graph
+        #[constructors(deletions)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct DeleteObservationsInput {
             pub deletions: Vec<DeleteObservationsInputDeletionsItem>,
@@ -3542,6 +3178,7 @@ pub mod memory {
             pub success: bool,
         }
         /// Arguments of the `delete_relations` tool: Delete multiple relations from the knowledge graph
+        #[constructors(relations)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct DeleteRelationsInput {
             /// An array of relations to delete
@@ -3564,6 +3201,7 @@ pub mod memory {
             pub observations: Vec<String>,
         }
         /// Arguments of the `open_nodes` tool: Open specific nodes in the knowledge graph by their names
+        #[constructors(names)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct OpenNodesInput {
             /// An array of entity names to retrieve
@@ -3592,6 +3230,7 @@ pub mod memory {
             pub to: String,
         }
         /// Arguments of the `search_nodes` tool: Search for nodes in the knowledge graph based on a query
+        #[constructors(query)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct SearchNodesInput {
             /// The search query to match against entity names, types, and observation content
@@ -3610,56 +3249,6 @@ pub mod memory {
         /// The tool takes no arguments.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct ReadGraphInput {}
-    }
-    impl types::AddObservationsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(
-            observations: Vec<types::AddObservationsInputObservationsItem>,
-        ) -> Self {
-            Self { observations }
-        }
-    }
-    impl types::CreateEntitiesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(entities: Vec<types::Entity>) -> Self {
-            Self { entities }
-        }
-    }
-    impl types::CreateRelationsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(relations: Vec<types::Relation>) -> Self {
-            Self { relations }
-        }
-    }
-    impl types::DeleteEntitiesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(entity_names: Vec<String>) -> Self {
-            Self { entity_names }
-        }
-    }
-    impl types::DeleteObservationsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(deletions: Vec<types::DeleteObservationsInputDeletionsItem>) -> Self {
-            Self { deletions }
-        }
-    }
-    impl types::DeleteRelationsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(relations: Vec<types::Relation>) -> Self {
-            Self { relations }
-        }
-    }
-    impl types::OpenNodesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(names: Vec<String>) -> Self {
-            Self { names }
-        }
-    }
-    impl types::SearchNodesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(query: impl Into<String>) -> Self {
-            Self { query: query.into() }
-        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
@@ -4080,10 +3669,11 @@ pub mod time {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `convert_time` tool: Convert time between timezones
+        #[constructors(source_timezone, time, target_timezone)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ConvertTimeInput {
             /// Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.
@@ -4101,6 +3691,7 @@ pub mod time {
             pub time_difference: String,
         }
         /// Arguments of the `get_current_time` tool: Get current time in a specific timezone
+        #[constructors(timezone)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct GetCurrentTimeInput {
             /// IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
@@ -4124,26 +3715,6 @@ pub mod time {
         /// Error types.
         pub mod error {
             pub use ::mcpbind::__private::ConversionError;
-        }
-    }
-    impl types::ConvertTimeInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(
-            source_timezone: impl Into<String>,
-            time: impl Into<String>,
-            target_timezone: impl Into<String>,
-        ) -> Self {
-            Self {
-                source_timezone: source_timezone.into(),
-                time: time.into(),
-                target_timezone: target_timezone.into(),
-            }
-        }
-    }
-    impl types::GetCurrentTimeInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(timezone: impl Into<String>) -> Self {
-            Self { timezone: timezone.into() }
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with

@@ -21,11 +21,12 @@ pub mod combinators {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `all_of` tool: allOf merging objects, and allOf with a lone ref-like object.
         #[skip_serializing_none]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct AllOfInput {
             pub conflicting: Option<AllOfInputConflicting>,
@@ -52,6 +53,7 @@ pub mod combinators {
         }
         /// Arguments of the `not_if_then_else` tool: Keywords no Rust type says: not, if/then/else, contains.
         #[skip_serializing_none]
+        #[constructors(code)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct NotIfThenElseInput {
             pub anything_but_null: Option<Value>,
@@ -62,6 +64,7 @@ pub mod combinators {
             pub tags: Vec<String>,
         }
         /// Arguments of the `nullables` tool: type arrays with null, anyOf with null, oneOf with null.
+        #[constructors(a, b, c)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct NullablesInput {
             #[serde(deserialize_with = "Option::deserialize")]
@@ -154,6 +157,7 @@ pub mod combinators {
         }
         /// Arguments of the `tagged_union` tool: oneOf tagged by a const property and by a single-value enum.
         #[skip_serializing_none]
+        #[constructors(shape)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct TaggedUnionInput {
             pub event: Option<TaggedUnionInputEvent>,
@@ -205,6 +209,7 @@ pub mod combinators {
             Path(String),
         }
         /// Arguments of the `tuples` tool: 2020-12 prefixItems and draft-07 array items.
+        #[constructors(point)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct TuplesInput {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -248,174 +253,6 @@ pub mod combinators {
     impl From<&str> for types::NullablesInputG {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
-        }
-    }
-    impl types::AllOfInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self {
-                conflicting: Option::None,
-                merged: Option::None,
-            }
-        }
-        /// Sets `conflicting`.
-        pub fn with_conflicting(
-            mut self,
-            conflicting: types::AllOfInputConflicting,
-        ) -> Self {
-            self.conflicting = Option::Some(conflicting);
-            self
-        }
-        /// Sets `merged`.
-        pub fn with_merged(mut self, merged: types::AllOfInputMerged) -> Self {
-            self.merged = Option::Some(merged);
-            self
-        }
-    }
-    impl types::NotIfThenElseInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(code: impl Into<String>) -> Self {
-            Self {
-                code: code.into(),
-                anything_but_null: Option::None,
-                country: Option::None,
-                postal_code: Option::None,
-                tags: Default::default(),
-            }
-        }
-        /// Sets `anything_but_null`.
-        pub fn with_anything_but_null(
-            mut self,
-            anything_but_null: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.anything_but_null = Option::Some(anything_but_null);
-            self
-        }
-        /// Sets `country`.
-        pub fn with_country(mut self, country: impl Into<String>) -> Self {
-            self.country = Option::Some(country.into());
-            self
-        }
-        /// Sets `postal_code`.
-        pub fn with_postal_code(mut self, postal_code: impl Into<String>) -> Self {
-            self.postal_code = Option::Some(postal_code.into());
-            self
-        }
-        /// Sets `tags`.
-        pub fn with_tags(mut self, tags: Vec<String>) -> Self {
-            self.tags = tags;
-            self
-        }
-    }
-    impl types::NullablesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(
-            a: impl Into<Option<String>>,
-            b: Option<i64>,
-            c: Option<Vec<String>>,
-        ) -> Self {
-            Self {
-                a: a.into(),
-                b,
-                c,
-                d: Option::None,
-                e: Option::None,
-                f: Default::default(),
-                g: Option::None,
-                h: Option::None,
-            }
-        }
-        /// Sets `d`.
-        pub fn with_d(mut self, d: types::NullablesInputD) -> Self {
-            self.d = Option::Some(d);
-            self
-        }
-        /// Sets `e`.
-        pub fn with_e(mut self, e: types::NullablesInputE) -> Self {
-            self.e = Option::Some(e);
-            self
-        }
-        /// Sets `f`.
-        pub fn with_f(mut self, f: ()) -> Self {
-            self.f = f;
-            self
-        }
-        /// Sets `g`.
-        pub fn with_g(mut self, g: types::NullablesInputG) -> Self {
-            self.g = Option::Some(g);
-            self
-        }
-        /// Sets `h`.
-        pub fn with_h(mut self, h: types::NullablesInputH) -> Self {
-            self.h = Option::Some(h);
-            self
-        }
-    }
-    impl types::TaggedUnionInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(shape: types::TaggedUnionInputShape) -> Self {
-            Self {
-                shape,
-                event: Option::None,
-                tag_not_required: Option::None,
-                untagged: Option::None,
-            }
-        }
-        /// Sets `event`.
-        pub fn with_event(mut self, event: types::TaggedUnionInputEvent) -> Self {
-            self.event = Option::Some(event);
-            self
-        }
-        /// Sets `tag_not_required`.
-        pub fn with_tag_not_required(
-            mut self,
-            tag_not_required: types::TaggedUnionInputTagNotRequired,
-        ) -> Self {
-            self.tag_not_required = Option::Some(tag_not_required);
-            self
-        }
-        /// Sets `untagged`.
-        pub fn with_untagged(
-            mut self,
-            untagged: types::TaggedUnionInputUntagged,
-        ) -> Self {
-            self.untagged = Option::Some(untagged);
-            self
-        }
-    }
-    impl types::TuplesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(point: Vec<::mcpbind::__private::serde_json::Value>) -> Self {
-            Self {
-                point,
-                legacy_open: Default::default(),
-                legacy_pair: Default::default(),
-                point_open: Default::default(),
-            }
-        }
-        /// Sets `legacy_open`.
-        pub fn with_legacy_open(
-            mut self,
-            legacy_open: Vec<::mcpbind::__private::serde_json::Value>,
-        ) -> Self {
-            self.legacy_open = legacy_open;
-            self
-        }
-        /// Sets `legacy_pair`.
-        pub fn with_legacy_pair(
-            mut self,
-            legacy_pair: Vec<::mcpbind::__private::serde_json::Value>,
-        ) -> Self {
-            self.legacy_pair = legacy_pair;
-            self
-        }
-        /// Sets `point_open`.
-        pub fn with_point_open(
-            mut self,
-            point_open: Vec<::mcpbind::__private::serde_json::Value>,
-        ) -> Self {
-            self.point_open = point_open;
-            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with

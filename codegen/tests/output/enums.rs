@@ -26,7 +26,7 @@ pub mod enums {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Structured output of the `enum_output` tool.
@@ -47,6 +47,7 @@ pub mod enums {
         }
         /// Arguments of the `string_enums` tool: String enums whose values collide after PascalCasing, and odd values.
         #[skip_serializing_none]
+        #[constructors(dash_under, case, odd)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct StringEnumsInput {
             pub case: StringEnumsInputCase,
@@ -133,59 +134,6 @@ pub mod enums {
         }
         /// Alias of the type generated for this schema.
         pub type EnumOutputInput = Map<String, Value>;
-    }
-    impl types::StringEnumsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(
-            dash_under: types::StringEnumsInputDashUnder,
-            case: types::StringEnumsInputCase,
-            odd: types::StringEnumsInputOdd,
-        ) -> Self {
-            Self {
-                dash_under,
-                case,
-                odd,
-                constant: Option::None,
-                plain: Option::None,
-                single: Option::None,
-                untyped_strings: Option::None,
-                with_null: Option::None,
-            }
-        }
-        /// Sets `constant`.
-        pub fn with_constant(
-            mut self,
-            constant: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.constant = Option::Some(constant);
-            self
-        }
-        /// Sets `plain`.
-        pub fn with_plain(mut self, plain: types::StringEnumsInputPlain) -> Self {
-            self.plain = Option::Some(plain);
-            self
-        }
-        /// Sets `single`.
-        pub fn with_single(mut self, single: types::StringEnumsInputSingle) -> Self {
-            self.single = Option::Some(single);
-            self
-        }
-        /// Sets `untyped_strings`.
-        pub fn with_untyped_strings(
-            mut self,
-            untyped_strings: types::StringEnumsInputUntypedStrings,
-        ) -> Self {
-            self.untyped_strings = Option::Some(untyped_strings);
-            self
-        }
-        /// Sets `with_null`.
-        pub fn with_with_null(
-            mut self,
-            with_null: types::StringEnumsInputWithNull,
-        ) -> Self {
-            self.with_null = Option::Some(with_null);
-            self
-        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

@@ -21,11 +21,12 @@ pub mod enums_numeric {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `other_enums` tool: Integer, number, boolean and mixed enums.
         #[skip_serializing_none]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct OtherEnumsInput {
             pub bools: Option<bool>,
@@ -187,64 +188,6 @@ pub mod enums_numeric {
     impl From<&str> for types::OtherEnumsInputMixed {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
-        }
-    }
-    impl types::OtherEnumsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self {
-                bools: Option::None,
-                enum_outside_type: Option::None,
-                floats: Option::None,
-                int_const: Option::None,
-                ints: Option::None,
-                mixed: Option::None,
-                obj_const: Option::None,
-            }
-        }
-        /// Sets `bools`.
-        pub fn with_bools(mut self, bools: bool) -> Self {
-            self.bools = Option::Some(bools);
-            self
-        }
-        /// Sets `enum_outside_type`.
-        pub fn with_enum_outside_type(
-            mut self,
-            enum_outside_type: types::OtherEnumsInputEnumOutsideType,
-        ) -> Self {
-            self.enum_outside_type = Option::Some(enum_outside_type);
-            self
-        }
-        /// Sets `floats`.
-        pub fn with_floats(mut self, floats: types::OtherEnumsInputFloats) -> Self {
-            self.floats = Option::Some(floats);
-            self
-        }
-        /// Sets `int_const`.
-        pub fn with_int_const(
-            mut self,
-            int_const: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.int_const = Option::Some(int_const);
-            self
-        }
-        /// Sets `ints`.
-        pub fn with_ints(mut self, ints: types::OtherEnumsInputInts) -> Self {
-            self.ints = Option::Some(ints);
-            self
-        }
-        /// Sets `mixed`.
-        pub fn with_mixed(mut self, mixed: types::OtherEnumsInputMixed) -> Self {
-            self.mixed = Option::Some(mixed);
-            self
-        }
-        /// Sets `obj_const`.
-        pub fn with_obj_const(
-            mut self,
-            obj_const: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.obj_const = Option::Some(obj_const);
-            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with

@@ -21,7 +21,7 @@ pub mod fastmcp {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -59,6 +59,7 @@ pub mod fastmcp {
         }
         /// Arguments of the `get_forecast` tool: Get the weather forecast for a location.
         #[skip_serializing_none]
+        #[constructors(location)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct GetForecastInput {
             /// Default: `null`.
@@ -95,6 +96,7 @@ pub mod fastmcp {
         }
         /// Arguments of the `search_documents` tool: Full-text search.
         #[skip_serializing_none]
+        #[constructors(query)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct SearchDocumentsInput {
             /// Default: `[]`.
@@ -134,79 +136,6 @@ pub mod fastmcp {
     impl From<&str> for types::GetForecastInputLocation {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
-        }
-    }
-    impl types::GetForecastInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(location: types::GetForecastInputLocation) -> Self {
-            Self {
-                location,
-                coords: Option::None,
-                days: Option::None,
-                fields: Option::None,
-                include_hourly: Option::None,
-                language: Option::None,
-                units: Option::None,
-            }
-        }
-        /// Sets `coords`.
-        pub fn with_coords(mut self, coords: types::Coordinates) -> Self {
-            self.coords = Option::Some(coords);
-            self
-        }
-        /// Sets `days`.
-        pub fn with_days(mut self, days: ::std::num::NonZeroU64) -> Self {
-            self.days = Option::Some(days);
-            self
-        }
-        /// Sets `fields`.
-        pub fn with_fields(mut self, fields: Vec<String>) -> Self {
-            self.fields = Option::Some(fields);
-            self
-        }
-        /// Sets `include_hourly`.
-        pub fn with_include_hourly(mut self, include_hourly: bool) -> Self {
-            self.include_hourly = Option::Some(include_hourly);
-            self
-        }
-        /// Sets `language`.
-        pub fn with_language(mut self, language: impl Into<String>) -> Self {
-            self.language = Option::Some(language.into());
-            self
-        }
-        /// Sets `units`.
-        pub fn with_units(mut self, units: types::Units) -> Self {
-            self.units = Option::Some(units);
-            self
-        }
-    }
-    impl types::SearchDocumentsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(query: impl Into<String>) -> Self {
-            Self {
-                query: query.into(),
-                filters: Default::default(),
-                limit: Option::None,
-                metadata: Option::None,
-            }
-        }
-        /// Sets `filters`.
-        pub fn with_filters(mut self, filters: Vec<types::Filter>) -> Self {
-            self.filters = filters;
-            self
-        }
-        /// Sets `limit`.
-        pub fn with_limit(mut self, limit: u64) -> Self {
-            self.limit = Option::Some(limit);
-            self
-        }
-        /// Sets `metadata`.
-        pub fn with_metadata(
-            mut self,
-            metadata: ::std::collections::BTreeMap<String, String>,
-        ) -> Self {
-            self.metadata = Option::Some(metadata);
-            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with

@@ -32,7 +32,7 @@ pub mod hostile {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `a/b` tool: NUL here:: and CRLF
@@ -50,6 +50,7 @@ assert!(false);
             pub x: Option<String>,
         }
         /// Arguments of the `Client` tool: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct ClientInput {
             /** Tilde fence:
@@ -65,6 +66,7 @@ nested
             pub x: Option<String>,
         }
         /// Arguments of the `connect` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct ConnectInput {
             /** NUL here:: and CRLF
@@ -74,6 +76,7 @@ lone CR*/
             pub x: Option<String>,
         }
         /// Arguments of the `crate` tool: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct CrateInput {
             /** NUL here:: and CRLF
@@ -89,6 +92,7 @@ lone CR*/
             pub v: Option<String>,
         }
         /// Arguments of the `from_client` tool: Indented code:
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct FromClientInput {
             /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
@@ -96,6 +100,7 @@ lone CR*/
             pub x: Option<String>,
         }
         /// Arguments of the `get_item` tool: Tilde fence:
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct GetItem296490Input {
             /// Ends a comment */ and starts one /* never closed
@@ -138,6 +143,7 @@ let x = 1;
 ```text
 ```*/
         #[skip_serializing_none]
+        #[constructors(x)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct HostileSchemaInput {
             #[serde(rename = "<b>")]
@@ -175,6 +181,7 @@ unclosed
             pub out: Option<String>,
         }
         /// Arguments of the `inner` tool: Fenced:
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct InnerInput {
             /** Indented code:
@@ -188,6 +195,7 @@ after*/
             pub x: Option<String>,
         }
         /// Arguments of the `new` tool: NUL here:: and CRLF
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct NewInput {
             /** Fenced:
@@ -202,6 +210,7 @@ assert!(false);
             pub x: Option<String>,
         }
         /// Arguments of the `r#type` tool: Raw string end "# and "## and ]] and `backticks` and ``double``
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct RTypeInput {
             /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
@@ -209,6 +218,7 @@ assert!(false);
             pub x: Option<String>,
         }
         /// Arguments of the `self` tool: Ends a comment */ and starts one /* never closed
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct SelfTool06C604Input {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
@@ -231,6 +241,7 @@ nested
             pub x: Option<String>,
         }
         /// Arguments of the `super` tool: Tilde fence:
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct SuperInput {
             /// Ends a comment */ and starts one /* never closed
@@ -238,6 +249,7 @@ nested
             pub x: Option<String>,
         }
         /// Arguments of the `123` tool: Fenced:
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct T123Input {
             /** Indented code:
@@ -251,6 +263,7 @@ after*/
             pub x: Option<String>,
         }
         /// Arguments of the `tools` tool: Fenced:
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct ToolsInput {
             /** Indented code:
@@ -264,6 +277,7 @@ after*/
             pub x: Option<String>,
         }
         /// Arguments of the `type` tool: Ends a comment */ and starts one /* never closed
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct TypeInput {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
@@ -271,6 +285,7 @@ after*/
             pub x: Option<String>,
         }
         /// Arguments of the `types` tool: Indented code:
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct TypesInput {
             /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
@@ -305,6 +320,7 @@ lone CR*/
             pub x: Option<String>,
         }
         /// Arguments of the `\"#` tool: Ends a comment */ and starts one /* never closed
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct Unnamed589D42Input {
             /// Raw string end "# and "## and ]] and `backticks` and ``double``
@@ -312,6 +328,7 @@ lone CR*/
             pub x: Option<String>,
         }
         /// Arguments of the `__` tool: NUL here:: and CRLF
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct Unnamed9911F4Input {
             /** Fenced:
@@ -368,232 +385,6 @@ assert!(false);
         pub type GetItem48F24AInput = super::types::GetItem48F24aInput;
         /// Alias of the type generated for this schema.
         pub type UnnamedEBBC0BInput = super::types::UnnamedEbbc0bInput;
-    }
-    impl types::Unnamed589D42Input {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::T123Input {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::ClientInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::Unnamed9911F4Input {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::ConnectInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::CrateInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::FromClientInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::GetItem296490Input {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::HostileSchemaInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(x: impl Into<String>) -> Self {
-            Self {
-                x: x.into(),
-                b: Option::None,
-                rust: Option::None,
-                x2: Option::None,
-                x3: Option::None,
-                x4: Option::None,
-                x5: Option::None,
-                x6: Option::None,
-            }
-        }
-        /// Sets `b`.
-        pub fn with_b(mut self, b: impl Into<String>) -> Self {
-            self.b = Option::Some(b.into());
-            self
-        }
-        /// Sets `rust`.
-        pub fn with_rust(mut self, rust: impl Into<String>) -> Self {
-            self.rust = Option::Some(rust.into());
-            self
-        }
-        /// Sets `x2`.
-        pub fn with_x2(mut self, x2: impl Into<String>) -> Self {
-            self.x2 = Option::Some(x2.into());
-            self
-        }
-        /// Sets `x3`.
-        pub fn with_x3(mut self, x3: types::Evil) -> Self {
-            self.x3 = Option::Some(x3);
-            self
-        }
-        /// Sets `x4`.
-        pub fn with_x4(mut self, x4: types::Unnamed) -> Self {
-            self.x4 = Option::Some(x4);
-            self
-        }
-        /// Sets `x5`.
-        pub fn with_x5(mut self, x5: impl Into<String>) -> Self {
-            self.x5 = Option::Some(x5.into());
-            self
-        }
-        /// Sets `x6`.
-        pub fn with_x6(mut self, x6: impl Into<String>) -> Self {
-            self.x6 = Option::Some(x6.into());
-            self
-        }
-    }
-    impl types::InnerInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::NewInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::RTypeInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::SelfTool06C604Input {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::SuperInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::ToolsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::TypeInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::TypesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.

@@ -26,7 +26,7 @@ pub mod issue8 {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
@@ -70,6 +70,7 @@ pub mod issue8 {
             }
         }
         /// Arguments of the `recursive_root` tool: A tree whose children refer to the root schema with `$ref: #`.
+        #[constructors(value)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct RecursiveRootInput {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -104,6 +105,7 @@ pub mod issue8 {
         }
         /// Arguments of the `self_refs` tool: Definitions that only point at themselves.
         #[skip_serializing_none]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct SelfRefsInput {
             pub a: Option<A>,
@@ -111,6 +113,7 @@ pub mod issue8 {
             pub s: Option<S>,
         }
         /// Arguments of the `trojan` tool: Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct TrojanInput {
             /// evil \u{2067}rtl\u{2069} text
@@ -119,6 +122,7 @@ pub mod issue8 {
         }
         /// Arguments of the `unions` tool: Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
         #[skip_serializing_none]
+        #[constructors(count, flag_or_text)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct UnionsInput {
             pub any_branch: Option<Value>,
@@ -211,101 +215,6 @@ Default: `10`.*/
     impl From<&str> for types::UnionsInputMixed {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
-        }
-    }
-    impl types::RecursiveRootInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(value: i64) -> Self {
-            Self {
-                value,
-                children: Default::default(),
-            }
-        }
-        /// Sets `children`.
-        pub fn with_children(mut self, children: Vec<types::Root>) -> Self {
-            self.children = children;
-            self
-        }
-    }
-    impl types::SelfRefsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self {
-                a: Option::None,
-                o: Option::None,
-                s: Option::None,
-            }
-        }
-        /// Sets `a`.
-        pub fn with_a(mut self, a: types::A) -> Self {
-            self.a = Option::Some(a);
-            self
-        }
-        /// Sets `o`.
-        pub fn with_o(mut self, o: types::O) -> Self {
-            self.o = Option::Some(o);
-            self
-        }
-        /// Sets `s`.
-        pub fn with_s(mut self, s: types::S) -> Self {
-            self.s = Option::Some(s);
-            self
-        }
-    }
-    impl types::TrojanInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { x: Option::None }
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-    }
-    impl types::UnionsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(count: u64, flag_or_text: types::UnionsInputFlagOrText) -> Self {
-            Self {
-                count,
-                flag_or_text,
-                any_branch: Option::None,
-                based: Option::None,
-                limit: Option::None,
-                mixed: Option::None,
-                true_branch: Option::None,
-            }
-        }
-        /// Sets `any_branch`.
-        pub fn with_any_branch(
-            mut self,
-            any_branch: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.any_branch = Option::Some(any_branch);
-            self
-        }
-        /// Sets `based`.
-        pub fn with_based(mut self, based: types::UnionsInputBased) -> Self {
-            self.based = Option::Some(based);
-            self
-        }
-        /// Sets `limit`.
-        pub fn with_limit(mut self, limit: i64) -> Self {
-            self.limit = Option::Some(limit);
-            self
-        }
-        /// Sets `mixed`.
-        pub fn with_mixed(mut self, mixed: types::UnionsInputMixed) -> Self {
-            self.mixed = Option::Some(mixed);
-            self
-        }
-        /// Sets `true_branch`.
-        pub fn with_true_branch(
-            mut self,
-            true_branch: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.true_branch = Option::Some(true_branch);
-            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with

@@ -21,7 +21,7 @@ pub mod openapi {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -39,6 +39,7 @@ pub mod openapi {
         }
         /// Arguments of the `createPet` tool: POST /pets
         #[skip_serializing_none]
+        #[constructors(body)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct CreatePetInput {
             pub body: CreatePetInputBody,
@@ -108,6 +109,7 @@ pub mod openapi {
         }
         /// Arguments of the `listPets` tool: GET /pets
         #[skip_serializing_none]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct ListPetsInput {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -143,57 +145,6 @@ pub mod openapi {
         /// Error types.
         pub mod error {
             pub use ::mcpbind::__private::ConversionError;
-        }
-    }
-    impl types::CreatePetInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(body: types::CreatePetInputBody) -> Self {
-            Self {
-                body,
-                dry_run: Option::None,
-                x_request_id: Option::None,
-            }
-        }
-        /// Sets `dry_run`.
-        pub fn with_dry_run(mut self, dry_run: bool) -> Self {
-            self.dry_run = Option::Some(dry_run);
-            self
-        }
-        /// Sets `x_request_id`.
-        pub fn with_x_request_id(mut self, x_request_id: impl Into<String>) -> Self {
-            self.x_request_id = Option::Some(x_request_id.into());
-            self
-        }
-    }
-    impl types::ListPetsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self {
-                ids: Default::default(),
-                limit: Option::None,
-                since: Option::None,
-                sort: Option::None,
-            }
-        }
-        /// Sets `ids`.
-        pub fn with_ids(mut self, ids: Vec<String>) -> Self {
-            self.ids = ids;
-            self
-        }
-        /// Sets `limit`.
-        pub fn with_limit(mut self, limit: i64) -> Self {
-            self.limit = Option::Some(limit);
-            self
-        }
-        /// Sets `since`.
-        pub fn with_since(mut self, since: impl Into<String>) -> Self {
-            self.since = Option::Some(since.into());
-            self
-        }
-        /// Sets `sort`.
-        pub fn with_sort(mut self, sort: types::ListPetsInputSort) -> Self {
-            self.sort = Option::Some(sort);
-            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with

@@ -21,7 +21,7 @@ pub mod prompts {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Error types.

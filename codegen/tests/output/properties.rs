@@ -32,11 +32,12 @@ pub mod properties {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         /// Arguments of the `additional` tool: additionalProperties as schema, false, true; patternProperties.
         #[skip_serializing_none]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct AdditionalInput {
             pub closed: Option<AdditionalInputClosed>,
@@ -91,12 +92,14 @@ pub mod properties {
             pub extra: ::std::collections::BTreeMap<String, i64>,
         }
         /// Arguments of the `closed_root` tool: A root that says additionalProperties: false.
+        #[constructors(q)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ClosedRootInput {
             pub q: String,
         }
         /// Arguments of the `colliding_names` tool: Property names that collide after snake_casing, and odd names.
         #[skip_serializing_none]
+        #[constructors(foo_bar, foo_bar_2, type_, x5)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct CollidingNamesInput {
@@ -157,6 +160,7 @@ pub mod properties {
             B,
         }
         /// Arguments of the `required_undeclared` tool: required names properties that are not declared.
+        #[constructors(known, ghost, phantom_field)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct RequiredUndeclaredInput {
             pub ghost: Value,
@@ -171,6 +175,7 @@ pub mod properties {
         }
         /// Arguments of the `type_names_collide` tool: Nested types whose generated names collide with tool types.
         #[skip_serializing_none]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct TypeNamesCollideInput {
             pub inner: Option<TypeNamesCollideTypeNamesCollideInput>,
@@ -217,305 +222,6 @@ pub mod properties {
         /// Error types.
         pub mod error {
             pub use ::mcpbind::__private::ConversionError;
-        }
-    }
-    impl types::AdditionalInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self {
-                closed: Option::None,
-                counts: Default::default(),
-                empty: Default::default(),
-                empty_closed: Option::None,
-                labels: Default::default(),
-                nested: Default::default(),
-                open: Option::None,
-                open_typed: Option::None,
-                patterned: Default::default(),
-                patterned_closed: Default::default(),
-            }
-        }
-        /// Sets `closed`.
-        pub fn with_closed(mut self, closed: types::AdditionalInputClosed) -> Self {
-            self.closed = Option::Some(closed);
-            self
-        }
-        /// Sets `counts`.
-        pub fn with_counts(
-            mut self,
-            counts: ::std::collections::BTreeMap<String, u64>,
-        ) -> Self {
-            self.counts = counts;
-            self
-        }
-        /// Sets `empty`.
-        pub fn with_empty(
-            mut self,
-            empty: ::mcpbind::__private::serde_json::Map<
-                String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
-        ) -> Self {
-            self.empty = empty;
-            self
-        }
-        /// Sets `empty_closed`.
-        pub fn with_empty_closed(
-            mut self,
-            empty_closed: types::AdditionalInputEmptyClosed,
-        ) -> Self {
-            self.empty_closed = Option::Some(empty_closed);
-            self
-        }
-        /// Sets `labels`.
-        pub fn with_labels(
-            mut self,
-            labels: ::std::collections::BTreeMap<String, String>,
-        ) -> Self {
-            self.labels = labels;
-            self
-        }
-        /// Sets `nested`.
-        pub fn with_nested(
-            mut self,
-            nested: ::std::collections::BTreeMap<
-                String,
-                types::AdditionalInputNestedValue,
-            >,
-        ) -> Self {
-            self.nested = nested;
-            self
-        }
-        /// Sets `open`.
-        pub fn with_open(mut self, open: types::AdditionalInputOpen) -> Self {
-            self.open = Option::Some(open);
-            self
-        }
-        /// Sets `open_typed`.
-        pub fn with_open_typed(
-            mut self,
-            open_typed: types::AdditionalInputOpenTyped,
-        ) -> Self {
-            self.open_typed = Option::Some(open_typed);
-            self
-        }
-        /// Sets `patterned`.
-        pub fn with_patterned(
-            mut self,
-            patterned: ::mcpbind::__private::serde_json::Map<
-                String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
-        ) -> Self {
-            self.patterned = patterned;
-            self
-        }
-        /// Sets `patterned_closed`.
-        pub fn with_patterned_closed(
-            mut self,
-            patterned_closed: ::mcpbind::__private::serde_json::Map<
-                String,
-                ::mcpbind::__private::serde_json::Value,
-            >,
-        ) -> Self {
-            self.patterned_closed = patterned_closed;
-            self
-        }
-    }
-    impl types::ClosedRootInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(q: impl Into<String>) -> Self {
-            Self { q: q.into() }
-        }
-    }
-    impl types::CollidingNamesInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(
-            foo_bar: impl Into<String>,
-            foo_bar_2: i64,
-            type_: impl Into<String>,
-            x5: impl Into<String>,
-        ) -> Self {
-            Self {
-                foo_bar: foo_bar.into(),
-                foo_bar_2,
-                type_: type_.into(),
-                x5: x5.into(),
-                a_b: Option::None,
-                a_b_2: Option::None,
-                async_: Option::None,
-                crate_: Option::None,
-                dyn_: Option::None,
-                foo_bar_3: Option::None,
-                foo_bar_4: Option::None,
-                match_: Option::None,
-                option: Option::None,
-                r_type: Option::None,
-                self_: Option::None,
-                self_2: Option::None,
-                serde: Option::None,
-                std: Option::None,
-                super_: Option::None,
-                try_: Option::None,
-                x: Option::None,
-                x123: Option::None,
-                x2: Option::None,
-                x3: Option::None,
-                x4: Option::None,
-            }
-        }
-        /// Sets `a_b`.
-        pub fn with_a_b(mut self, a_b: impl Into<String>) -> Self {
-            self.a_b = Option::Some(a_b.into());
-            self
-        }
-        /// Sets `a_b_2`.
-        pub fn with_a_b_2(mut self, a_b_2: impl Into<String>) -> Self {
-            self.a_b_2 = Option::Some(a_b_2.into());
-            self
-        }
-        /// Sets `async_`.
-        pub fn with_async_(mut self, async_: impl Into<String>) -> Self {
-            self.async_ = Option::Some(async_.into());
-            self
-        }
-        /// Sets `crate_`.
-        pub fn with_crate_(mut self, crate_: impl Into<String>) -> Self {
-            self.crate_ = Option::Some(crate_.into());
-            self
-        }
-        /// Sets `dyn_`.
-        pub fn with_dyn_(mut self, dyn_: impl Into<String>) -> Self {
-            self.dyn_ = Option::Some(dyn_.into());
-            self
-        }
-        /// Sets `foo_bar_3`.
-        pub fn with_foo_bar_3(mut self, foo_bar_3: bool) -> Self {
-            self.foo_bar_3 = Option::Some(foo_bar_3);
-            self
-        }
-        /// Sets `foo_bar_4`.
-        pub fn with_foo_bar_4(mut self, foo_bar_4: f64) -> Self {
-            self.foo_bar_4 = Option::Some(foo_bar_4);
-            self
-        }
-        /// Sets `match_`.
-        pub fn with_match_(mut self, match_: impl Into<String>) -> Self {
-            self.match_ = Option::Some(match_.into());
-            self
-        }
-        /// Sets `option`.
-        pub fn with_option(mut self, option: impl Into<String>) -> Self {
-            self.option = Option::Some(option.into());
-            self
-        }
-        /// Sets `r_type`.
-        pub fn with_r_type(mut self, r_type: impl Into<String>) -> Self {
-            self.r_type = Option::Some(r_type.into());
-            self
-        }
-        /// Sets `self_`.
-        pub fn with_self_(mut self, self_: impl Into<String>) -> Self {
-            self.self_ = Option::Some(self_.into());
-            self
-        }
-        /// Sets `self_2`.
-        pub fn with_self_2(mut self, self_2: impl Into<String>) -> Self {
-            self.self_2 = Option::Some(self_2.into());
-            self
-        }
-        /// Sets `serde`.
-        pub fn with_serde(mut self, serde: impl Into<String>) -> Self {
-            self.serde = Option::Some(serde.into());
-            self
-        }
-        /// Sets `std`.
-        pub fn with_std(mut self, std: impl Into<String>) -> Self {
-            self.std = Option::Some(std.into());
-            self
-        }
-        /// Sets `super_`.
-        pub fn with_super_(mut self, super_: impl Into<String>) -> Self {
-            self.super_ = Option::Some(super_.into());
-            self
-        }
-        /// Sets `try_`.
-        pub fn with_try_(mut self, try_: impl Into<String>) -> Self {
-            self.try_ = Option::Some(try_.into());
-            self
-        }
-        /// Sets `x`.
-        pub fn with_x(mut self, x: impl Into<String>) -> Self {
-            self.x = Option::Some(x.into());
-            self
-        }
-        /// Sets `x123`.
-        pub fn with_x123(mut self, x123: impl Into<String>) -> Self {
-            self.x123 = Option::Some(x123.into());
-            self
-        }
-        /// Sets `x2`.
-        pub fn with_x2(mut self, x2: impl Into<String>) -> Self {
-            self.x2 = Option::Some(x2.into());
-            self
-        }
-        /// Sets `x3`.
-        pub fn with_x3(mut self, x3: impl Into<String>) -> Self {
-            self.x3 = Option::Some(x3.into());
-            self
-        }
-        /// Sets `x4`.
-        pub fn with_x4(mut self, x4: impl Into<String>) -> Self {
-            self.x4 = Option::Some(x4.into());
-            self
-        }
-    }
-    impl types::RequiredUndeclaredInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(
-            known: impl Into<String>,
-            ghost: ::mcpbind::__private::serde_json::Value,
-            phantom_field: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            Self {
-                known: known.into(),
-                ghost,
-                phantom_field,
-            }
-        }
-    }
-    impl types::TypeNamesCollideInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self {
-                inner: Option::None,
-                opt: Option::None,
-                string: Option::None,
-                vec: Option::None,
-            }
-        }
-        /// Sets `inner`.
-        pub fn with_inner(
-            mut self,
-            inner: types::TypeNamesCollideTypeNamesCollideInput,
-        ) -> Self {
-            self.inner = Option::Some(inner);
-            self
-        }
-        /// Sets `opt`.
-        pub fn with_opt(mut self, opt: types::OptionDef) -> Self {
-            self.opt = Option::Some(opt);
-            self
-        }
-        /// Sets `string`.
-        pub fn with_string(mut self, string: types::StringDef) -> Self {
-            self.string = Option::Some(string);
-            self
-        }
-        /// Sets `vec`.
-        pub fn with_vec(mut self, vec: types::VecDef) -> Self {
-            self.vec = Option::Some(vec);
-            self
         }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with

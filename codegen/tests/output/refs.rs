@@ -28,7 +28,7 @@ pub mod refs {
     pub mod types {
         #[allow(unused_imports)]
         use ::mcpbind::__private::{
-            serde, skip_serializing_none, Deserialize, Serialize, WireStr,
+            constructors, serde, skip_serializing_none, Deserialize, Serialize, WireStr,
         };
         use ::mcpbind::__private::serde_json::{Map, Value};
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -49,6 +49,7 @@ pub mod refs {
             pub a: Option<RecursiveTreeA>,
         }
         /// Arguments of the `by_id_and_anchor` tool: Refs by $id and by $anchor.
+        #[constructors(home, name)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct ByIdAndAnchorInput {
             pub home: AddressJson,
@@ -107,6 +108,7 @@ pub mod refs {
         }
         /// Arguments of the `network_refs` tool: Refs that would need the network, or that resolve to nothing.
         #[skip_serializing_none]
+        #[constructors(remote)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct NetworkRefsInput {
             pub dynamic: Option<Value>,
@@ -180,6 +182,7 @@ Default: `"x"`.*/
         }
         /// Arguments of the `pointers` tool: Refs to non-$defs pointers, nested $defs and draft-07 definitions.
         #[skip_serializing_none]
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct PointersInput {
             pub a: Option<A>,
@@ -199,6 +202,7 @@ Default: `"x"`.*/
         }
         /// Arguments of the `recursive_tree` tool: A recursive tree node and a ref to the root.
         #[skip_serializing_none]
+        #[constructors(root)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct RecursiveTreeInput {
             pub label: Option<String>,
@@ -215,6 +219,7 @@ Default: `"x"`.*/
             pub self_ref: Option<Box<Root>>,
         }
         /// Arguments of the `shared_defs_one` tool: Shares a definition with shared_defs_two.
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct SharedDefsOneInput {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -232,6 +237,7 @@ Default: `"x"`.*/
             pub x: Option<i64>,
         }
         /// Arguments of the `shared_defs_two` tool: Same Point as shared_defs_one.
+        #[constructors()]
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct SharedDefsTwoInput {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -375,201 +381,6 @@ Default: `"x"`.*/
         }
         /// Alias of the type generated for this schema.
         pub type RootIsRefInput = super::types::Args;
-    }
-    impl types::ByIdAndAnchorInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(home: types::AddressJson, name: types::PersonName) -> Self {
-            Self {
-                home,
-                name,
-                work: Option::None,
-            }
-        }
-        /// Sets `work`.
-        pub fn with_work(
-            mut self,
-            work: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.work = Option::Some(work);
-            self
-        }
-    }
-    impl types::NetworkRefsInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(remote: ::mcpbind::__private::serde_json::Value) -> Self {
-            Self {
-                remote,
-                dynamic: Option::None,
-                label: Option::None,
-                missing: Option::None,
-                not_a_string: Option::None,
-                ref_with_siblings: Option::None,
-                relative: Option::None,
-                remote_fragment: Option::None,
-            }
-        }
-        /// Sets `dynamic`.
-        pub fn with_dynamic(
-            mut self,
-            dynamic: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.dynamic = Option::Some(dynamic);
-            self
-        }
-        /// Sets `label`.
-        pub fn with_label(mut self, label: impl Into<String>) -> Self {
-            self.label = Option::Some(label.into());
-            self
-        }
-        /// Sets `missing`.
-        pub fn with_missing(
-            mut self,
-            missing: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.missing = Option::Some(missing);
-            self
-        }
-        /// Sets `not_a_string`.
-        pub fn with_not_a_string(
-            mut self,
-            not_a_string: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.not_a_string = Option::Some(not_a_string);
-            self
-        }
-        /// Sets `ref_with_siblings`.
-        pub fn with_ref_with_siblings(
-            mut self,
-            ref_with_siblings: types::Label,
-        ) -> Self {
-            self.ref_with_siblings = Option::Some(ref_with_siblings);
-            self
-        }
-        /// Sets `relative`.
-        pub fn with_relative(
-            mut self,
-            relative: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.relative = Option::Some(relative);
-            self
-        }
-        /// Sets `remote_fragment`.
-        pub fn with_remote_fragment(
-            mut self,
-            remote_fragment: ::mcpbind::__private::serde_json::Value,
-        ) -> Self {
-            self.remote_fragment = Option::Some(remote_fragment);
-            self
-        }
-    }
-    impl types::PointersInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self {
-                a: Option::None,
-                b: Option::None,
-                c: Option::None,
-                inner: Option::None,
-                legacy: Option::None,
-                outer: Option::None,
-                slash: Option::None,
-                space: Option::None,
-                tilde: Option::None,
-            }
-        }
-        /// Sets `a`.
-        pub fn with_a(mut self, a: types::A) -> Self {
-            self.a = Option::Some(a);
-            self
-        }
-        /// Sets `b`.
-        pub fn with_b(mut self, b: types::A) -> Self {
-            self.b = Option::Some(b);
-            self
-        }
-        /// Sets `c`.
-        pub fn with_c(mut self, c: types::X) -> Self {
-            self.c = Option::Some(c);
-            self
-        }
-        /// Sets `inner`.
-        pub fn with_inner(mut self, inner: types::Inner) -> Self {
-            self.inner = Option::Some(inner);
-            self
-        }
-        /// Sets `legacy`.
-        pub fn with_legacy(mut self, legacy: types::Legacy) -> Self {
-            self.legacy = Option::Some(legacy);
-            self
-        }
-        /// Sets `outer`.
-        pub fn with_outer(mut self, outer: types::Outer) -> Self {
-            self.outer = Option::Some(outer);
-            self
-        }
-        /// Sets `slash`.
-        pub fn with_slash(mut self, slash: types::WithSlash) -> Self {
-            self.slash = Option::Some(slash);
-            self
-        }
-        /// Sets `space`.
-        pub fn with_space(mut self, space: types::WithSpace) -> Self {
-            self.space = Option::Some(space);
-            self
-        }
-        /// Sets `tilde`.
-        pub fn with_tilde(mut self, tilde: types::WithTilde) -> Self {
-            self.tilde = Option::Some(tilde);
-            self
-        }
-    }
-    impl types::RecursiveTreeInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new(root: types::Node) -> Self {
-            Self {
-                root,
-                label: Option::None,
-                mutual: Option::None,
-                self_ref: Option::None,
-            }
-        }
-        /// Sets `label`.
-        pub fn with_label(mut self, label: impl Into<String>) -> Self {
-            self.label = Option::Some(label.into());
-            self
-        }
-        /// Sets `mutual`.
-        pub fn with_mutual(mut self, mutual: types::RecursiveTreeA) -> Self {
-            self.mutual = Option::Some(mutual);
-            self
-        }
-        /// Sets `self_ref`.
-        pub fn with_self_ref(mut self, self_ref: Box<types::Root>) -> Self {
-            self.self_ref = Option::Some(self_ref);
-            self
-        }
-    }
-    impl types::SharedDefsOneInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { p: Option::None }
-        }
-        /// Sets `p`.
-        pub fn with_p(mut self, p: types::Point) -> Self {
-            self.p = Option::Some(p);
-            self
-        }
-    }
-    impl types::SharedDefsTwoInput {
-        /// From the required fields, in the schema's order; optional fields start unset (the server applies its defaults).
-        pub fn new() -> Self {
-            Self { q: Option::None }
-        }
-        /// Sets `q`.
-        pub fn with_q(mut self, q: types::Point) -> Self {
-            self.q = Option::Some(q);
-            self
-        }
     }
     /// One marker type per tool, implementing [`::mcpbind::Tool`] with
     /// the locked metadata.
