@@ -17,6 +17,7 @@ mod container;
 mod ctor;
 pub mod diff;
 mod docs;
+mod literals;
 pub mod lock;
 mod naming;
 mod postprocess;
@@ -42,6 +43,7 @@ pub use lock::{
     LockError, LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, ServerLock,
 };
 
+use crate::literals::LongLiterals;
 use crate::naming::{sanitize, Case, ToolNames};
 use crate::template::{ServerModule, CLIENT_RESERVED};
 use crate::tool::{ident, ToolMethod};
@@ -253,7 +255,7 @@ impl Generator {
         self.warnings.clear();
         let mut out = TokenStream::new();
         for (name, server) in self.servers(lockfile, path)? {
-            let (tokens, warnings) = server_tokens(name, server)?;
+            let (tokens, warnings) = server_tokens(name, server, None)?;
             out.extend(tokens);
             self.warnings.extend(warnings);
         }
@@ -268,8 +270,17 @@ impl Generator {
         self.warnings.clear();
         let servers = self.servers(lockfile, path)?;
         let server_text = |(name, server): (&String, &ServerLock)| {
-            let (tokens, warnings) = server_tokens(name, server)?;
-            Ok((format_items(tokens, name)?, warnings))
+            let long = LongLiterals::default();
+            let (tokens, warnings) = server_tokens(name, server, Some(&long))?;
+            let text = format_items(tokens, name)?;
+            match long.restore(&text) {
+                Some(text) => Ok((text, warnings)),
+                // A doc comment held a placeholder (see `literals`).
+                None => Ok((
+                    format_items(server_tokens(name, server, None)?.0, name)?,
+                    warnings,
+                )),
+            }
         };
         let jobs = self.settings.jobs.clamp(1, servers.len().max(1));
         let texts: Vec<Result<(String, Vec<Warning>)>> = if jobs == 1 {
@@ -355,7 +366,12 @@ fn parallel_map<T: Send, R: Send>(
 
 /// One server's module, and what generation had to loosen in it: names,
 /// then schemas prepared and typed, then the module template around them.
-fn server_tokens(name: &str, server: &ServerLock) -> Result<(TokenStream, Vec<Warning>)> {
+/// With `long`, long literals are placeholders (see `literals`).
+fn server_tokens(
+    name: &str,
+    server: &ServerLock,
+    long: Option<&LongLiterals>,
+) -> Result<(TokenStream, Vec<Warning>)> {
     let names = ToolNames::new(
         server.tools.iter().map(|t| t.name.as_str()),
         CLIENT_RESERVED,
@@ -408,6 +424,7 @@ fn server_tokens(name: &str, server: &ServerLock) -> Result<(TokenStream, Vec<Wa
         prompts,
         templates,
         completions: server.completions,
+        long,
     };
     Ok((module.tokens(), warnings))
 }

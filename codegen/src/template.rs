@@ -6,6 +6,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+use crate::literals::LongLiterals;
 use crate::prompts::ServerPrompts;
 use crate::resources::ServerTemplates;
 use crate::tool::ToolMethod;
@@ -31,6 +32,8 @@ pub(crate) struct ServerModule<'a> {
     pub(crate) templates: Option<ServerTemplates<'a>>,
     /// Whether it answers `completion/complete`.
     pub(crate) completions: bool,
+    /// Where long literals go while the module is formatted, if it is.
+    pub(crate) long: Option<&'a LongLiterals>,
 }
 
 /// Method names every generated client has; tools get other names.
@@ -54,7 +57,10 @@ impl ServerModule<'_> {
             impls,
             ..
         } = self;
-        let markers = self.tools.iter().map(|t| t.marker_tokens(self.name));
+        let markers = self
+            .tools
+            .iter()
+            .map(|t| t.marker_tokens(self.name, self.long));
         let metas = self.tools.iter().map(|t| {
             let marker = &t.marker;
             quote!(<tools::#marker as ::mcpbind::Tool>::META)

@@ -5,6 +5,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
 use crate::docs::doc_attrs;
+use crate::literals::LongLiterals;
 use crate::lock::LockedTool;
 
 /// Everything the generator needs to emit one tool.
@@ -139,7 +140,7 @@ impl ToolMethod<'_> {
         }
     }
     /// The marker type and its `::mcpbind::Tool` impl, in `mod tools`.
-    pub(crate) fn marker_tokens(&self, server: &str) -> TokenStream {
+    pub(crate) fn marker_tokens(&self, server: &str, long: Option<&LongLiterals>) -> TokenStream {
         let tool = self.tool;
         let marker = &self.marker;
         let docs = doc_attrs(&self.summary_docs());
@@ -169,7 +170,10 @@ impl ToolMethod<'_> {
             );
             quote!((#start, #end))
         });
-        let definition = str_literal(&definition);
+        let definition = match long {
+            Some(long) => long.literal(&definition),
+            None => str_literal(&definition),
+        };
         let read_only = tool.hint("readOnlyHint").unwrap_or(false);
         let destructive = tool.hint("destructiveHint").unwrap_or(true);
         let idempotent = tool.hint("idempotentHint").unwrap_or(false);
