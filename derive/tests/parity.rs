@@ -74,188 +74,44 @@ twins! {
     #[derive(Deserialize, Serialize, Debug, PartialEq, Default)]
     #[serde(crate = "::mcpbind::__private::serde")]
     pub struct Empty {}
-    #[derive(Deserialize, Serialize, Debug, PartialEq)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "lowercase")]
-    pub struct Fields0 {
-        pub one: i64,
-        pub two_words: Option<i64>,
-        pub r#type: Option<i64>,
-        pub a_b2_c: Option<i64>,
-        pub trailing_: Option<i64>,
-        #[serde(rename = "kept")]
-        pub renamed_anyway: Option<i64>,
+
+    // A struct and an enum under each of serde's `rename_all` rules.
+    macro_rules! renamed {
+        ($($fields:ident, $variants:ident: $rule:literal;)*) => {$(
+            #[derive(Deserialize, Serialize, Debug, PartialEq)]
+            #[serde(crate = "::mcpbind::__private::serde", rename_all = $rule)]
+            pub struct $fields {
+                pub one: i64,
+                pub two_words: Option<i64>,
+                pub r#type: Option<i64>,
+                pub a_b2_c: Option<i64>,
+                pub trailing_: Option<i64>,
+                #[serde(rename = "kept")]
+                pub renamed_anyway: Option<i64>,
+            }
+
+            #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
+            #[serde(crate = "::mcpbind::__private::serde", rename_all = $rule)]
+            pub enum $variants {
+                One,
+                TwoWords,
+                ABc,
+                X2x,
+                #[serde(rename = "kept")]
+                RenamedAnyway,
+            }
+        )*};
     }
 
-    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "lowercase")]
-    pub enum Variants0 {
-        One,
-        TwoWords,
-        ABc,
-        X2x,
-        #[serde(rename = "kept")]
-        RenamedAnyway,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "UPPERCASE")]
-    pub struct Fields1 {
-        pub one: i64,
-        pub two_words: Option<i64>,
-        pub r#type: Option<i64>,
-        pub a_b2_c: Option<i64>,
-        pub trailing_: Option<i64>,
-        #[serde(rename = "kept")]
-        pub renamed_anyway: Option<i64>,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "UPPERCASE")]
-    pub enum Variants1 {
-        One,
-        TwoWords,
-        ABc,
-        X2x,
-        #[serde(rename = "kept")]
-        RenamedAnyway,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "PascalCase")]
-    pub struct Fields2 {
-        pub one: i64,
-        pub two_words: Option<i64>,
-        pub r#type: Option<i64>,
-        pub a_b2_c: Option<i64>,
-        pub trailing_: Option<i64>,
-        #[serde(rename = "kept")]
-        pub renamed_anyway: Option<i64>,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "PascalCase")]
-    pub enum Variants2 {
-        One,
-        TwoWords,
-        ABc,
-        X2x,
-        #[serde(rename = "kept")]
-        RenamedAnyway,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "camelCase")]
-    pub struct Fields3 {
-        pub one: i64,
-        pub two_words: Option<i64>,
-        pub r#type: Option<i64>,
-        pub a_b2_c: Option<i64>,
-        pub trailing_: Option<i64>,
-        #[serde(rename = "kept")]
-        pub renamed_anyway: Option<i64>,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "camelCase")]
-    pub enum Variants3 {
-        One,
-        TwoWords,
-        ABc,
-        X2x,
-        #[serde(rename = "kept")]
-        RenamedAnyway,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "snake_case")]
-    pub struct Fields4 {
-        pub one: i64,
-        pub two_words: Option<i64>,
-        pub r#type: Option<i64>,
-        pub a_b2_c: Option<i64>,
-        pub trailing_: Option<i64>,
-        #[serde(rename = "kept")]
-        pub renamed_anyway: Option<i64>,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "snake_case")]
-    pub enum Variants4 {
-        One,
-        TwoWords,
-        ABc,
-        X2x,
-        #[serde(rename = "kept")]
-        RenamedAnyway,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "SCREAMING_SNAKE_CASE")]
-    pub struct Fields5 {
-        pub one: i64,
-        pub two_words: Option<i64>,
-        pub r#type: Option<i64>,
-        pub a_b2_c: Option<i64>,
-        pub trailing_: Option<i64>,
-        #[serde(rename = "kept")]
-        pub renamed_anyway: Option<i64>,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "SCREAMING_SNAKE_CASE")]
-    pub enum Variants5 {
-        One,
-        TwoWords,
-        ABc,
-        X2x,
-        #[serde(rename = "kept")]
-        RenamedAnyway,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "kebab-case")]
-    pub struct Fields6 {
-        pub one: i64,
-        pub two_words: Option<i64>,
-        pub r#type: Option<i64>,
-        pub a_b2_c: Option<i64>,
-        pub trailing_: Option<i64>,
-        #[serde(rename = "kept")]
-        pub renamed_anyway: Option<i64>,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "kebab-case")]
-    pub enum Variants6 {
-        One,
-        TwoWords,
-        ABc,
-        X2x,
-        #[serde(rename = "kept")]
-        RenamedAnyway,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "SCREAMING-KEBAB-CASE")]
-    pub struct Fields7 {
-        pub one: i64,
-        pub two_words: Option<i64>,
-        pub r#type: Option<i64>,
-        pub a_b2_c: Option<i64>,
-        pub trailing_: Option<i64>,
-        #[serde(rename = "kept")]
-        pub renamed_anyway: Option<i64>,
-    }
-
-    #[derive(Deserialize, Serialize, Debug, PartialEq, Clone, Copy)]
-    #[serde(crate = "::mcpbind::__private::serde", rename_all = "SCREAMING-KEBAB-CASE")]
-    pub enum Variants7 {
-        One,
-        TwoWords,
-        ABc,
-        X2x,
-        #[serde(rename = "kept")]
-        RenamedAnyway,
+    renamed! {
+        Fields0, Variants0: "lowercase";
+        Fields1, Variants1: "UPPERCASE";
+        Fields2, Variants2: "PascalCase";
+        Fields3, Variants3: "camelCase";
+        Fields4, Variants4: "snake_case";
+        Fields5, Variants5: "SCREAMING_SNAKE_CASE";
+        Fields6, Variants6: "kebab-case";
+        Fields7, Variants7: "SCREAMING-KEBAB-CASE";
     }
 }
 
