@@ -107,9 +107,14 @@ impl ToolMethod<'_> {
                 .join(" ");
             let description = description.map(str::to_owned);
             let description = description.unwrap_or_else(|| format!("Calls the `{name}` tool."));
-            let hints = hints.replace(" (", ", ").replace(')', "");
+            let hints: String = hints.iter().map(|h| format!(", {h}")).collect();
             return format!("**{title}** (tool `{name}`{hints})\n\n{description}");
         }
+        let hints = if hints.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", hints.join(", "))
+        };
         match description {
             Some(d) if starts_plain(d) => format!("Tool `{name}`{hints}: {d}"),
             Some(d) => format!("Tool `{name}`{hints}.\n\n{d}"),
@@ -117,8 +122,8 @@ impl ToolMethod<'_> {
         }
     }
 
-    /// The tool's annotations, as ` (read-only, idempotent)`, or nothing.
-    fn hints(&self) -> String {
+    /// The tool's annotations, in words (`read-only`, `idempotent`…).
+    fn hints(&self) -> Vec<&'static str> {
         let tool = self.tool;
         let mut hints = Vec::new();
         if tool.hint("readOnlyHint") == Some(true) {
@@ -133,12 +138,9 @@ impl ToolMethod<'_> {
         if tool.hint("openWorldHint") == Some(false) {
             hints.push("closed-world");
         }
-        if hints.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", hints.join(", "))
-        }
+        hints
     }
+
     /// The marker type and its `::mcpbind::Tool` impl, in `mod tools`.
     pub(crate) fn marker_tokens(&self, server: &str, long: Option<&LongLiterals>) -> TokenStream {
         let tool = self.tool;
