@@ -221,11 +221,8 @@ impl ToolMethod<'_> {
         };
         quote! {
             #docs
-            pub async fn #method(
-                &self,
-                input: #input,
-            ) -> ::mcpbind::Result<::mcpbind::ToolResult<#output>> {
-                self.inner.call::<tools::#marker>(&input).await
+            pub fn #method(&self, input: #input) -> impl ::mcpbind::CallFuture<#output> + '_ {
+                self.inner.call_owned::<tools::#marker>(input)
             }
         }
     }

@@ -5,6 +5,7 @@
 //! a view whose calls have another timeout. How a client lives (idle
 //! connections, shutdown) is in `client/lifecycle.rs`.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -42,6 +43,13 @@ mod lifecycle;
 use deadline::Deadlines;
 pub use lifecycle::Closed;
 use lifecycle::{Activity, Live};
+
+/// A typed tool call of a generated client, in flight: a future of its
+/// [`ToolResult`] (`client.add(input).await?`). It is `Send` when the
+/// tool's types are, as generated ones are.
+pub trait CallFuture<T>: Future<Output = Result<ToolResult<T>>> {}
+
+impl<T, F: Future<Output = Result<ToolResult<T>>>> CallFuture<T> for F {}
 
 /// A connection to one MCP server, made from its [`ServerConfig`].
 ///
@@ -875,6 +883,22 @@ impl Client {
             ..CallOptions::default()
         };
         self.call_with::<T>(input, &options).await
+    }
+
+    /// [`Client::call`], taking the input by value: what a generated
+    /// client's method returns. The method is then no `async fn` of its
+    /// own, so the user's crate has no state machine per tool to check
+    /// (7% of rustc's time checking a large lockfile's bindings;
+    /// BENCHMARKS.md).
+    #[doc(hidden)]
+    pub fn call_owned<'a, T: Tool + 'a>(
+        &'a self,
+        input: T::Input,
+    ) -> impl CallFuture<T::Output> + 'a
+    where
+        T::Input: 'a,
+    {
+        async move { self.call::<T>(&input).await }
     }
 
     /// [`Client::call`] for arguments the toolbox validated already.

@@ -89,7 +89,7 @@ mod validate;
 #[cfg(feature = "client")]
 pub use call::ToolResult;
 #[cfg(feature = "client")]
-pub use client::{CallOptions, Client, Closed};
+pub use client::{CallFuture, CallOptions, Client, Closed};
 #[cfg(feature = "client")]
 pub use elicit::{AcceptDefaults, ClientHooks, Elicitation, Roots, Sampling};
 #[cfg(feature = "client")]

@@ -463,110 +463,110 @@ Default: `10`.*/
         /// **Add** (tool `add`, read-only, idempotent)
         ///
         /// Add two integers and return their sum as structured output.
-        pub async fn add(
+        pub fn add(
             &self,
             input: types::AddInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::AddOutput>> {
-            self.inner.call::<tools::Add>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::AddOutput> + '_ {
+            self.inner.call_owned::<tools::Add>(input)
         }
         /// **Crash** (tool `crash`)
         ///
         /// Exit the server process immediately with the given exit code, after writing a line to stderr. For testing how clients handle a dead server.
-        pub async fn crash(
+        pub fn crash(
             &self,
             input: types::CrashInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Crash>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Crash>(input)
         }
         /// **Create order** (tool `create_order`)
         ///
         /// Create an order for a customer from a list of line items. Returns a text summary and a structured receipt.
-        pub async fn create_order(
+        pub fn create_order(
             &self,
             input: types::CreateOrderInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateOrderOutput>> {
-            self.inner.call::<tools::CreateOrder>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::CreateOrderOutput> + '_ {
+            self.inner.call_owned::<tools::CreateOrder>(input)
         }
         /// **Delete item** (tool `delete_item`, destructive, idempotent)
         ///
         /// Delete an item by id. Destructive, but deleting the same item twice is harmless.
-        pub async fn delete_item(
+        pub fn delete_item(
             &self,
             input: types::DeleteItemInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::DeleteItem>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::DeleteItem>(input)
         }
         /// **Draw shape** (tool `draw_shape`, read-only)
         ///
         /// Draw a circle or a rectangle and return its area as structured output.
-        pub async fn draw_shape(
+        pub fn draw_shape(
             &self,
             input: types::DrawShapeInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DrawShapeOutput>> {
-            self.inner.call::<tools::DrawShape>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::DrawShapeOutput> + '_ {
+            self.inner.call_owned::<tools::DrawShape>(input)
         }
         /// **Echo** (tool `echo`, read-only)
         ///
         /// Echo a message back, optionally repeated several times (joined by spaces).
-        pub async fn echo(
+        pub fn echo(
             &self,
             input: types::EchoInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Echo>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Echo>(input)
         }
         /// **Fail** (tool `fail`, read-only)
         ///
         /// Always fail: return a tool-level error result (`isError: true`) carrying the given message.
-        pub async fn fail(
+        pub fn fail(
             &self,
             input: types::FailInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Fail>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Fail>(input)
         }
         /// **Get weather** (tool `get_weather`, read-only, closed-world)
         ///
         /// Get the current weather for a city. The data is fake but deterministic (derived from the city name).
-        pub async fn get_weather(
+        pub fn get_weather(
             &self,
             input: types::GetWeatherInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetWeatherOutput>> {
-            self.inner.call::<tools::GetWeather>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::GetWeatherOutput> + '_ {
+            self.inner.call_owned::<tools::GetWeather>(input)
         }
         /// **Search** (tool `search`, read-only)
         ///
         /// Search the (imaginary) catalogue and describe the query that would be run.
-        pub async fn search(
+        pub fn search(
             &self,
             input: types::SearchInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Search>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Search>(input)
         }
         /// **Set mode** (tool `set_mode`, idempotent)
         ///
         /// Switch the server to another operating mode.
-        pub async fn set_mode(
+        pub fn set_mode(
             &self,
             input: types::SetModeInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::SetMode>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::SetMode>(input)
         }
         /// **Sleep** (tool `sleep`, read-only)
         ///
         /// Sleep for the given number of milliseconds, then report it. Stops early when the request is cancelled.
-        pub async fn sleep(
+        pub fn sleep(
             &self,
             input: types::SleepInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Sleep>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Sleep>(input)
         }
         /// **Tag counts** (tool `tag_counts`, read-only)
         ///
         /// Sum a map of tag counts and list its keys; free-form labels may be attached.
-        pub async fn tag_counts(
+        pub fn tag_counts(
             &self,
             input: types::TagCountsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::TagCountsOutput>> {
-            self.inner.call::<tools::TagCounts>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::TagCountsOutput> + '_ {
+            self.inner.call_owned::<tools::TagCounts>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
@@ -1664,130 +1664,128 @@ Default: `5`.*/
         /// **Echo Tool** (tool `echo`, read-only, idempotent, closed-world)
         ///
         /// Echoes back the input string
-        pub async fn echo(
+        pub fn echo(
             &self,
             input: types::EchoInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Echo>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Echo>(input)
         }
         /// **Get Annotated Message Tool** (tool `get-annotated-message`, read-only, idempotent, closed-world)
         ///
         /// Demonstrates how annotations can be used to provide metadata about content.
-        pub async fn get_annotated_message(
+        pub fn get_annotated_message(
             &self,
             input: types::GetAnnotatedMessageInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetAnnotatedMessage>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetAnnotatedMessage>(input)
         }
         /// **Print Environment Tool** (tool `get-env`, read-only, idempotent, closed-world)
         ///
         /// Returns all environment variables, helpful for debugging MCP server configuration
-        pub async fn get_env(
+        pub fn get_env(
             &self,
             input: types::GetEnvInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetEnv>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetEnv>(input)
         }
         /// **Get Resource Links Tool** (tool `get-resource-links`, read-only, idempotent, closed-world)
         ///
         /// Returns up to ten resource links that reference different types of resources
-        pub async fn get_resource_links(
+        pub fn get_resource_links(
             &self,
             input: types::GetResourceLinksInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetResourceLinks>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetResourceLinks>(input)
         }
         /// **Get Resource Reference Tool** (tool `get-resource-reference`, read-only, idempotent, closed-world)
         ///
         /// Returns a resource reference that can be used by MCP clients
-        pub async fn get_resource_reference(
+        pub fn get_resource_reference(
             &self,
             input: types::GetResourceReferenceInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetResourceReference>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetResourceReference>(input)
         }
         /// **Get Structured Content Tool** (tool `get-structured-content`, read-only, idempotent, closed-world)
         ///
         /// Returns structured content along with an output schema for client data validation
-        pub async fn get_structured_content(
+        pub fn get_structured_content(
             &self,
             input: types::GetStructuredContentInput,
-        ) -> ::mcpbind::Result<
-            ::mcpbind::ToolResult<types::GetStructuredContentOutput>,
-        > {
-            self.inner.call::<tools::GetStructuredContent>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::GetStructuredContentOutput> + '_ {
+            self.inner.call_owned::<tools::GetStructuredContent>(input)
         }
         /// **Get Sum Tool** (tool `get-sum`, read-only, idempotent, closed-world)
         ///
         /// Returns the sum of two numbers
-        pub async fn get_sum(
+        pub fn get_sum(
             &self,
             input: types::GetSumInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetSum>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetSum>(input)
         }
         /// **Get Tiny Image Tool** (tool `get-tiny-image`, read-only, idempotent, closed-world)
         ///
         /// Returns a tiny MCP logo image.
-        pub async fn get_tiny_image(
+        pub fn get_tiny_image(
             &self,
             input: types::GetTinyImageInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetTinyImage>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetTinyImage>(input)
         }
         /// **GZip File as Resource Tool** (tool `gzip-file-as-resource`, idempotent)
         ///
         /// Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
-        pub async fn gzip_file_as_resource(
+        pub fn gzip_file_as_resource(
             &self,
             input: types::GzipFileAsResourceInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GzipFileAsResource>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GzipFileAsResource>(input)
         }
         /// **Simulate Research Query** (tool `simulate-research-query`, closed-world)
         ///
         /// Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
-        pub async fn simulate_research_query(
+        pub fn simulate_research_query(
             &self,
             input: types::SimulateResearchQueryInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::SimulateResearchQuery>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::SimulateResearchQuery>(input)
         }
         /// **Toggle Simulated Logging** (tool `toggle-simulated-logging`, closed-world)
         ///
         /// Toggles simulated, random-leveled logging on or off.
-        pub async fn toggle_simulated_logging(
+        pub fn toggle_simulated_logging(
             &self,
             input: types::ToggleSimulatedLoggingInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::ToggleSimulatedLogging>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::ToggleSimulatedLogging>(input)
         }
         /// **Toggle Subscriber Updates** (tool `toggle-subscriber-updates`, closed-world)
         ///
         /// Toggles simulated resource subscription updates on or off.
-        pub async fn toggle_subscriber_updates(
+        pub fn toggle_subscriber_updates(
             &self,
             input: types::ToggleSubscriberUpdatesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::ToggleSubscriberUpdates>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::ToggleSubscriberUpdates>(input)
         }
         /// **Trigger Elicitation Request Tool** (tool `trigger-elicitation-request`, closed-world)
         ///
         /// Trigger a Request from the Server for User Elicitation
-        pub async fn trigger_elicitation_request(
+        pub fn trigger_elicitation_request(
             &self,
             input: types::TriggerElicitationRequestInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::TriggerElicitationRequest>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::TriggerElicitationRequest>(input)
         }
         /// **Trigger Long Running Operation Tool** (tool `trigger-long-running-operation`, read-only, idempotent, closed-world)
         ///
         /// Demonstrates a long running operation with progress updates.
-        pub async fn trigger_long_running_operation(
+        pub fn trigger_long_running_operation(
             &self,
             input: types::TriggerLongRunningOperationInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::TriggerLongRunningOperation>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::TriggerLongRunningOperation>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
@@ -2753,132 +2751,128 @@ Default: `"name"`.*/
         /// **Create Directory** (tool `create_directory`, idempotent, closed-world)
         ///
         /// Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
-        pub async fn create_directory(
+        pub fn create_directory(
             &self,
             input: types::CreateDirectoryInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateDirectoryOutput>> {
-            self.inner.call::<tools::CreateDirectory>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::CreateDirectoryOutput> + '_ {
+            self.inner.call_owned::<tools::CreateDirectory>(input)
         }
         /// **Directory Tree** (tool `directory_tree`, read-only, closed-world)
         ///
         /// Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
-        pub async fn directory_tree(
+        pub fn directory_tree(
             &self,
             input: types::DirectoryTreeInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DirectoryTreeOutput>> {
-            self.inner.call::<tools::DirectoryTree>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::DirectoryTreeOutput> + '_ {
+            self.inner.call_owned::<tools::DirectoryTree>(input)
         }
         /// **Edit File** (tool `edit_file`, destructive, closed-world)
         ///
         /// Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
-        pub async fn edit_file(
+        pub fn edit_file(
             &self,
             input: types::EditFileInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::EditFileOutput>> {
-            self.inner.call::<tools::EditFile>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::EditFileOutput> + '_ {
+            self.inner.call_owned::<tools::EditFile>(input)
         }
         /// **Get File Info** (tool `get_file_info`, read-only, closed-world)
         ///
         /// Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
-        pub async fn get_file_info(
+        pub fn get_file_info(
             &self,
             input: types::GetFileInfoInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetFileInfoOutput>> {
-            self.inner.call::<tools::GetFileInfo>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::GetFileInfoOutput> + '_ {
+            self.inner.call_owned::<tools::GetFileInfo>(input)
         }
         /// **List Allowed Directories** (tool `list_allowed_directories`, read-only, closed-world)
         ///
         /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
-        pub async fn list_allowed_directories(
+        pub fn list_allowed_directories(
             &self,
             input: types::ListAllowedDirectoriesInput,
-        ) -> ::mcpbind::Result<
-            ::mcpbind::ToolResult<types::ListAllowedDirectoriesOutput>,
-        > {
-            self.inner.call::<tools::ListAllowedDirectories>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::ListAllowedDirectoriesOutput> + '_ {
+            self.inner.call_owned::<tools::ListAllowedDirectories>(input)
         }
         /// **List Directory** (tool `list_directory`, read-only, closed-world)
         ///
         /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-        pub async fn list_directory(
+        pub fn list_directory(
             &self,
             input: types::ListDirectoryInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ListDirectoryOutput>> {
-            self.inner.call::<tools::ListDirectory>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::ListDirectoryOutput> + '_ {
+            self.inner.call_owned::<tools::ListDirectory>(input)
         }
         /// **List Directory with Sizes** (tool `list_directory_with_sizes`, read-only, closed-world)
         ///
         /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
-        pub async fn list_directory_with_sizes(
+        pub fn list_directory_with_sizes(
             &self,
             input: types::ListDirectoryWithSizesInput,
-        ) -> ::mcpbind::Result<
-            ::mcpbind::ToolResult<types::ListDirectoryWithSizesOutput>,
-        > {
-            self.inner.call::<tools::ListDirectoryWithSizes>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::ListDirectoryWithSizesOutput> + '_ {
+            self.inner.call_owned::<tools::ListDirectoryWithSizes>(input)
         }
         /// **Move File** (tool `move_file`, destructive, closed-world)
         ///
         /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
-        pub async fn move_file(
+        pub fn move_file(
             &self,
             input: types::MoveFileInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::MoveFileOutput>> {
-            self.inner.call::<tools::MoveFile>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::MoveFileOutput> + '_ {
+            self.inner.call_owned::<tools::MoveFile>(input)
         }
         /// **Read File (Deprecated)** (tool `read_file`, read-only, closed-world)
         ///
         /// Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
-        pub async fn read_file(
+        pub fn read_file(
             &self,
             input: types::ReadFileInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadFileOutput>> {
-            self.inner.call::<tools::ReadFile>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::ReadFileOutput> + '_ {
+            self.inner.call_owned::<tools::ReadFile>(input)
         }
         /// **Read Media File** (tool `read_media_file`, read-only, closed-world)
         ///
         /// Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
-        pub async fn read_media_file(
+        pub fn read_media_file(
             &self,
             input: types::ReadMediaFileInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadMediaFileOutput>> {
-            self.inner.call::<tools::ReadMediaFile>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::ReadMediaFileOutput> + '_ {
+            self.inner.call_owned::<tools::ReadMediaFile>(input)
         }
         /// **Read Multiple Files** (tool `read_multiple_files`, read-only, closed-world)
         ///
         /// Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
-        pub async fn read_multiple_files(
+        pub fn read_multiple_files(
             &self,
             input: types::ReadMultipleFilesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadMultipleFilesOutput>> {
-            self.inner.call::<tools::ReadMultipleFiles>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::ReadMultipleFilesOutput> + '_ {
+            self.inner.call_owned::<tools::ReadMultipleFiles>(input)
         }
         /// **Read Text File** (tool `read_text_file`, read-only, closed-world)
         ///
         /// Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
-        pub async fn read_text_file(
+        pub fn read_text_file(
             &self,
             input: types::ReadTextFileInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadTextFileOutput>> {
-            self.inner.call::<tools::ReadTextFile>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::ReadTextFileOutput> + '_ {
+            self.inner.call_owned::<tools::ReadTextFile>(input)
         }
         /// **Search Files** (tool `search_files`, read-only, closed-world)
         ///
         /// Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
-        pub async fn search_files(
+        pub fn search_files(
             &self,
             input: types::SearchFilesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::SearchFilesOutput>> {
-            self.inner.call::<tools::SearchFiles>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::SearchFilesOutput> + '_ {
+            self.inner.call_owned::<tools::SearchFiles>(input)
         }
         /// **Write File** (tool `write_file`, destructive, idempotent, closed-world)
         ///
         /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
-        pub async fn write_file(
+        pub fn write_file(
             &self,
             input: types::WriteFileInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::WriteFileOutput>> {
-            self.inner.call::<tools::WriteFile>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::WriteFileOutput> + '_ {
+            self.inner.call_owned::<tools::WriteFile>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
@@ -3429,83 +3423,83 @@ pub mod memory {
         /// **Add Observations** (tool `add_observations`, closed-world)
         ///
         /// Add new observations to existing entities in the knowledge graph
-        pub async fn add_observations(
+        pub fn add_observations(
             &self,
             input: types::AddObservationsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::AddObservationsOutput>> {
-            self.inner.call::<tools::AddObservations>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::AddObservationsOutput> + '_ {
+            self.inner.call_owned::<tools::AddObservations>(input)
         }
         /// **Create Entities** (tool `create_entities`, closed-world)
         ///
         /// Create multiple new entities in the knowledge graph
-        pub async fn create_entities(
+        pub fn create_entities(
             &self,
             input: types::CreateEntitiesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateEntitiesOutput>> {
-            self.inner.call::<tools::CreateEntities>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::CreateEntitiesOutput> + '_ {
+            self.inner.call_owned::<tools::CreateEntities>(input)
         }
         /// **Create Relations** (tool `create_relations`, closed-world)
         ///
         /// Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
-        pub async fn create_relations(
+        pub fn create_relations(
             &self,
             input: types::CreateRelationsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreateRelationsOutput>> {
-            self.inner.call::<tools::CreateRelations>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::CreateRelationsOutput> + '_ {
+            self.inner.call_owned::<tools::CreateRelations>(input)
         }
         /// **Delete Entities** (tool `delete_entities`, destructive, idempotent, closed-world)
         ///
         /// Delete multiple entities and their associated relations from the knowledge graph
-        pub async fn delete_entities(
+        pub fn delete_entities(
             &self,
             input: types::DeleteEntitiesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DeleteEntitiesOutput>> {
-            self.inner.call::<tools::DeleteEntities>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::DeleteEntitiesOutput> + '_ {
+            self.inner.call_owned::<tools::DeleteEntities>(input)
         }
         /// **Delete Observations** (tool `delete_observations`, destructive, idempotent, closed-world)
         ///
         /// Delete specific observations from entities in the knowledge graph
-        pub async fn delete_observations(
+        pub fn delete_observations(
             &self,
             input: types::DeleteObservationsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DeleteObservationsOutput>> {
-            self.inner.call::<tools::DeleteObservations>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::DeleteObservationsOutput> + '_ {
+            self.inner.call_owned::<tools::DeleteObservations>(input)
         }
         /// **Delete Relations** (tool `delete_relations`, destructive, idempotent, closed-world)
         ///
         /// Delete multiple relations from the knowledge graph
-        pub async fn delete_relations(
+        pub fn delete_relations(
             &self,
             input: types::DeleteRelationsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::DeleteRelationsOutput>> {
-            self.inner.call::<tools::DeleteRelations>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::DeleteRelationsOutput> + '_ {
+            self.inner.call_owned::<tools::DeleteRelations>(input)
         }
         /// **Open Nodes** (tool `open_nodes`, read-only, idempotent, closed-world)
         ///
         /// Open specific nodes in the knowledge graph by their names
-        pub async fn open_nodes(
+        pub fn open_nodes(
             &self,
             input: types::OpenNodesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::OpenNodesOutput>> {
-            self.inner.call::<tools::OpenNodes>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::OpenNodesOutput> + '_ {
+            self.inner.call_owned::<tools::OpenNodes>(input)
         }
         /// **Read Graph** (tool `read_graph`, read-only, idempotent, closed-world)
         ///
         /// Read the entire knowledge graph
-        pub async fn read_graph(
+        pub fn read_graph(
             &self,
             input: types::ReadGraphInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ReadGraphOutput>> {
-            self.inner.call::<tools::ReadGraph>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::ReadGraphOutput> + '_ {
+            self.inner.call_owned::<tools::ReadGraph>(input)
         }
         /// **Search Nodes** (tool `search_nodes`, read-only, idempotent, closed-world)
         ///
         /// Search for nodes in the knowledge graph based on a query
-        pub async fn search_nodes(
+        pub fn search_nodes(
             &self,
             input: types::SearchNodesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::SearchNodesOutput>> {
-            self.inner.call::<tools::SearchNodes>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::SearchNodesOutput> + '_ {
+            self.inner.call_owned::<tools::SearchNodes>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
@@ -3789,18 +3783,18 @@ pub mod time {
             }
         }
         /// Tool `convert_time` (read-only, idempotent, closed-world): Convert time between timezones
-        pub async fn convert_time(
+        pub fn convert_time(
             &self,
             input: types::ConvertTimeInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ConvertTimeOutput>> {
-            self.inner.call::<tools::ConvertTime>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::ConvertTimeOutput> + '_ {
+            self.inner.call_owned::<tools::ConvertTime>(input)
         }
         /// Tool `get_current_time` (read-only, idempotent, closed-world): Get current time in a specific timezone
-        pub async fn get_current_time(
+        pub fn get_current_time(
             &self,
             input: types::GetCurrentTimeInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetCurrentTimeOutput>> {
-            self.inner.call::<tools::GetCurrentTime>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::GetCurrentTimeOutput> + '_ {
+            self.inner.call_owned::<tools::GetCurrentTime>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -131,8 +131,8 @@ fn refresh_relocks_before_generating() {
         .collect();
     assert_eq!(names, ["add", "echo"]);
     let code = std::fs::read_to_string(written).unwrap();
-    assert!(code.contains("pub async fn add("));
-    assert!(!code.contains("pub async fn sleep("));
+    assert!(code.contains("pub fn add("));
+    assert!(!code.contains("pub fn sleep("));
 }
 
 /// A tool's parameter renamed in the lockfile: the user's crate no longer

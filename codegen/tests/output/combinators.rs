@@ -372,39 +372,39 @@ pub mod combinators {
             }
         }
         /// Tool `all_of`: allOf merging objects, and allOf with a lone ref-like object.
-        pub async fn all_of(
+        pub fn all_of(
             &self,
             input: types::AllOfInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::AllOf>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::AllOf>(input)
         }
         /// Tool `not_if_then_else`: Keywords no Rust type says: not, if/then/else, contains.
-        pub async fn not_if_then_else(
+        pub fn not_if_then_else(
             &self,
             input: types::NotIfThenElseInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::NotIfThenElse>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::NotIfThenElse>(input)
         }
         /// Tool `nullables`: type arrays with null, anyOf with null, oneOf with null.
-        pub async fn nullables(
+        pub fn nullables(
             &self,
             input: types::NullablesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::NullablesOutput>> {
-            self.inner.call::<tools::Nullables>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::NullablesOutput> + '_ {
+            self.inner.call_owned::<tools::Nullables>(input)
         }
         /// Tool `tagged_union`: oneOf tagged by a const property and by a single-value enum.
-        pub async fn tagged_union(
+        pub fn tagged_union(
             &self,
             input: types::TaggedUnionInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::TaggedUnion>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::TaggedUnion>(input)
         }
         /// Tool `tuples`: 2020-12 prefixItems and draft-07 array items.
-        pub async fn tuples(
+        pub fn tuples(
             &self,
             input: types::TuplesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Tuples>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Tuples>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -207,18 +207,18 @@ pub mod enums {
             }
         }
         /// Calls the `enum_output` tool.
-        pub async fn enum_output(
+        pub fn enum_output(
             &self,
             input: types::EnumOutputInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::EnumOutputOutput>> {
-            self.inner.call::<tools::EnumOutput>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::EnumOutputOutput> + '_ {
+            self.inner.call_owned::<tools::EnumOutput>(input)
         }
         /// Tool `string_enums`: String enums whose values collide after PascalCasing, and odd values.
-        pub async fn string_enums(
+        pub fn string_enums(
             &self,
             input: types::StringEnumsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::StringEnums>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::StringEnums>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

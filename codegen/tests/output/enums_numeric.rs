@@ -247,11 +247,11 @@ pub mod enums_numeric {
             }
         }
         /// Tool `other_enums`: Integer, number, boolean and mixed enums.
-        pub async fn other_enums(
+        pub fn other_enums(
             &self,
             input: types::OtherEnumsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::OtherEnums>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::OtherEnums>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -239,27 +239,27 @@ pub mod fastmcp {
         /// Args:
         ///     location: City name or coordinates.
         ///     days: Number of days.
-        pub async fn get_forecast(
+        pub fn get_forecast(
             &self,
             input: types::GetForecastInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::GetForecastOutput>> {
-            self.inner.call::<tools::GetForecast>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::GetForecastOutput> + '_ {
+            self.inner.call_owned::<tools::GetForecast>(input)
         }
         /// **Search Documents** (tool `search_documents`)
         ///
         /// Full-text search.
-        pub async fn search_documents(
+        pub fn search_documents(
             &self,
             input: types::SearchDocumentsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::SearchDocuments>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::SearchDocuments>(input)
         }
         /// Tool `wrapped_result`: FastMCP wraps non-object returns in {"result": ...}.
-        pub async fn wrapped_result(
+        pub fn wrapped_result(
             &self,
             input: types::WrappedResultInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::WrappedResultOutput>> {
-            self.inner.call::<tools::WrappedResult>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::WrappedResultOutput> + '_ {
+            self.inner.call_owned::<tools::WrappedResult>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -908,29 +908,29 @@ assert!(false);
             }
         }
         /// Tool ``: Raw string end "# and "## and ]] and `backticks` and ``double``
-        pub async fn unnamed_e3b0c4(
+        pub fn unnamed_e3b0c4(
             &self,
             input: types::UnnamedE3B0C4Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::UnnamedE3B0C4>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::UnnamedE3B0C4>(input)
         }
         /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);** (tool ` `)
         ///
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        pub async fn unnamed_36a9e7(
+        pub fn unnamed_36a9e7(
             &self,
             input: types::Unnamed36A9E7Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Unnamed36A9E7>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Unnamed36A9E7>(input)
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `\"#`)
         ///
         /// Ends a comment */ and starts one /* never closed
-        pub async fn unnamed_589d42(
+        pub fn unnamed_589d42(
             &self,
             input: types::Unnamed589D42Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Unnamed589D42>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Unnamed589D42>(input)
         }
         /// Tool `*/`: Tilde fence:
         /// ~~~text
@@ -941,11 +941,11 @@ assert!(false);
         /// nested
         /// ```
         /// ````
-        pub async fn unnamed_ed9623(
+        pub fn unnamed_ed9623(
             &self,
             input: types::UnnamedED9623Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::UnnamedED9623>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::UnnamedED9623>(input)
         }
         /// Tool `123`: Fenced:
         /// ```text
@@ -955,66 +955,63 @@ assert!(false);
         /// ```text
         /// assert!(false);
         /// ```
-        pub async fn t_123(
+        pub fn t_123(
             &self,
             input: types::T123Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::T123>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::T123>(input)
         }
         /// Tool `Client`: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        pub async fn client(
+        pub fn client(
             &self,
             input: types::ClientInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Client>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Client>(input)
         }
         /// **NUL here:: and CRLF second line** (tool `GetItem`)
         ///
         /// Raw string end "# and "## and ]] and `backticks` and ``double``
-        pub async fn get_item_ec1ae4(
+        pub fn get_item_ec1ae4(
             &self,
             input: types::GetItemEC1AE4Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetItemEC1AE4>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetItemEC1AE4>(input)
         }
         /// Tool `Self`: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        pub async fn self_85bc0f(
+        pub fn self_85bc0f(
             &self,
             input: types::SelfTool85BC0FInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::SelfTool85BC0F>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::SelfTool85BC0F>(input)
         }
         /// **Indented code:     fn main() { panic!() } after** (tool `__`)
         ///
         /// NUL here:: and CRLF
         /// second line
-        pub async fn unnamed_9911f4(
+        pub fn unnamed_9911f4(
             &self,
             input: types::Unnamed9911F4Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Unnamed9911F4>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Unnamed9911F4>(input)
         }
         /// Tool `a/b`: NUL here:: and CRLF
         /// second line
-        pub async fn a_b(
-            &self,
-            input: types::ABInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::AB>(&input).await
+        pub fn a_b(&self, input: types::ABInput) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::AB>(input)
         }
         /// Tool `connect`: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        pub async fn connect_5a638a(
+        pub fn connect_5a638a(
             &self,
             input: types::ConnectInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Connect>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Connect>(input)
         }
         /// Tool `crate`: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
-        pub async fn crate_(
+        pub fn crate_(
             &self,
             input: types::CrateInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Crate>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Crate>(input)
         }
         /// Tool `from_client`: Indented code:
         ///
@@ -1023,27 +1020,27 @@ assert!(false);
         ///
         /// ```
         /// after
-        pub async fn from_client_d25781(
+        pub fn from_client_d25781(
             &self,
             input: types::FromClientInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::FromClient>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::FromClient>(input)
         }
         /// **Ends a comment */ and starts one /* never closed** (tool `get-item`)
         ///
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
-        pub async fn get_item_e189d4(
+        pub fn get_item_e189d4(
             &self,
             input: types::GetItemE189D4Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetItemE189D4>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetItemE189D4>(input)
         }
         /// Tool `getItem`: Ends a comment */ and starts one /* never closed
-        pub async fn get_item_48f24a(
+        pub fn get_item_48f24a(
             &self,
             input: types::GetItem48F24AInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetItem48F24A>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetItem48F24A>(input)
         }
         /// Tool `get_item`: Tilde fence:
         /// ~~~text
@@ -1054,22 +1051,22 @@ assert!(false);
         /// nested
         /// ```
         /// ````
-        pub async fn get_item_296490(
+        pub fn get_item_296490(
             &self,
             input: types::GetItem296490Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetItem296490>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetItem296490>(input)
         }
         /// **Title with */ and   newline and ```rust** (tool `hostile_schema`)
         ///
         /// ```text
         /// fn main(){}
         /// ```
-        pub async fn hostile_schema(
+        pub fn hostile_schema(
             &self,
             input: types::HostileSchemaInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::HostileSchemaOutput>> {
-            self.inner.call::<tools::HostileSchema>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::HostileSchemaOutput> + '_ {
+            self.inner.call_owned::<tools::HostileSchema>(input)
         }
         /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>** (tool `inner`)
         ///
@@ -1081,35 +1078,35 @@ assert!(false);
         /// ```text
         /// assert!(false);
         /// ```
-        pub async fn inner_33bf6f(
+        pub fn inner_33bf6f(
             &self,
             input: types::InnerInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Inner>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Inner>(input)
         }
         /// Tool `new`: NUL here:: and CRLF
         /// second line
-        pub async fn new_11507a(
+        pub fn new_11507a(
             &self,
             input: types::NewInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::New>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::New>(input)
         }
         /// Tool `r#type`: Raw string end "# and "## and ]] and `backticks` and ``double``
-        pub async fn r_type(
+        pub fn r_type(
             &self,
             input: types::RTypeInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::RType>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::RType>(input)
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `self`)
         ///
         /// Ends a comment */ and starts one /* never closed
-        pub async fn self_06c604(
+        pub fn self_06c604(
             &self,
             input: types::SelfTool06C604Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::SelfTool06C604>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::SelfTool06C604>(input)
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``** (tool `super`)
         ///
@@ -1122,11 +1119,11 @@ assert!(false);
         /// nested
         /// ```
         /// ````
-        pub async fn super_(
+        pub fn super_(
             &self,
             input: types::SuperInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Super>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Super>(input)
         }
         /// Tool `tools`: Fenced:
         /// ```text
@@ -1136,18 +1133,18 @@ assert!(false);
         /// ```text
         /// assert!(false);
         /// ```
-        pub async fn tools(
+        pub fn tools(
             &self,
             input: types::ToolsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Tools>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Tools>(input)
         }
         /// Tool `type`: Ends a comment */ and starts one /* never closed
-        pub async fn type_(
+        pub fn type_(
             &self,
             input: types::TypeInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Type>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Type>(input)
         }
         /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````** (tool `types`)
         ///
@@ -1158,11 +1155,11 @@ assert!(false);
         ///
         /// ```
         /// after
-        pub async fn types(
+        pub fn types(
             &self,
             input: types::TypesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Types>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Types>(input)
         }
         /// Tool `\u{1f680}`: Indented code:
         ///
@@ -1171,11 +1168,11 @@ assert!(false);
         ///
         /// ```
         /// after
-        pub async fn unnamed_ebbc0b(
+        pub fn unnamed_ebbc0b(
             &self,
             input: types::UnnamedEBBC0BInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::UnnamedEBBC0B>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::UnnamedEBBC0B>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

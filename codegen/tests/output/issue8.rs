@@ -353,46 +353,46 @@ Default: `10`.*/
             }
         }
         /// Tool `get-user`: Colliding names: each gets a suffix from its own wire name.
-        pub async fn get_user_5d95c2(
+        pub fn get_user_5d95c2(
             &self,
             input: types::GetUser5D95C2Input,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetUser5D95C2>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetUser5D95C2>(input)
         }
         /// Calls the `get_user` tool.
-        pub async fn get_user_bf1e2a(
+        pub fn get_user_bf1e2a(
             &self,
             input: types::GetUserBF1E2AInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::GetUserBF1E2A>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::GetUserBF1E2A>(input)
         }
         /// Tool `recursive_root`: A tree whose children refer to the root schema with `$ref: #`.
-        pub async fn recursive_root(
+        pub fn recursive_root(
             &self,
             input: types::RecursiveRootInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::RecursiveRoot>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::RecursiveRoot>(input)
         }
         /// Tool `self_refs`: Definitions that only point at themselves.
-        pub async fn self_refs(
+        pub fn self_refs(
             &self,
             input: types::SelfRefsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::SelfRefs>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::SelfRefs>(input)
         }
         /// Tool `trojan`: Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
-        pub async fn trojan(
+        pub fn trojan(
             &self,
             input: types::TrojanInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Trojan>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Trojan>(input)
         }
         /// Tool `unions`: Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
-        pub async fn unions(
+        pub fn unions(
             &self,
             input: types::UnionsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::UnionsOutput>> {
-            self.inner.call::<tools::Unions>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::UnionsOutput> + '_ {
+            self.inner.call_owned::<tools::Unions>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

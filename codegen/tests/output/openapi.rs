@@ -219,18 +219,18 @@ pub mod openapi {
             }
         }
         /// Tool `createPet`: POST /pets
-        pub async fn create_pet(
+        pub fn create_pet(
             &self,
             input: types::CreatePetInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CreatePetOutput>> {
-            self.inner.call::<tools::CreatePet>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::CreatePetOutput> + '_ {
+            self.inner.call_owned::<tools::CreatePet>(input)
         }
         /// Tool `listPets`: GET /pets
-        pub async fn list_pets(
+        pub fn list_pets(
             &self,
             input: types::ListPetsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::ListPetsOutput>> {
-            self.inner.call::<tools::ListPets>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::ListPetsOutput> + '_ {
+            self.inner.call_owned::<tools::ListPets>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -680,18 +680,18 @@ pub mod prompts {
             resources::Resources(&self.inner)
         }
         /// Tool `prompt-review`: A tool whose handler method would be the prompt's.
-        pub async fn prompt_review(
+        pub fn prompt_review(
             &self,
             input: types::PromptReviewInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::PromptReview>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::PromptReview>(input)
         }
         /// Tool `prompts`: A tool named like the client's `prompts` accessor.
-        pub async fn prompts_eb7526(
+        pub fn prompts_eb7526(
             &self,
             input: types::PromptsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Prompts>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Prompts>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -341,39 +341,39 @@ pub mod properties {
             }
         }
         /// Tool `additional`: additionalProperties as schema, false, true; patternProperties.
-        pub async fn additional(
+        pub fn additional(
             &self,
             input: types::AdditionalInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Additional>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Additional>(input)
         }
         /// Tool `closed_root`: A root that says additionalProperties: false.
-        pub async fn closed_root(
+        pub fn closed_root(
             &self,
             input: types::ClosedRootInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::ClosedRoot>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::ClosedRoot>(input)
         }
         /// Tool `colliding_names`: Property names that collide after snake_casing, and odd names.
-        pub async fn colliding_names(
+        pub fn colliding_names(
             &self,
             input: types::CollidingNamesInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::CollidingNamesOutput>> {
-            self.inner.call::<tools::CollidingNames>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::CollidingNamesOutput> + '_ {
+            self.inner.call_owned::<tools::CollidingNames>(input)
         }
         /// Tool `required_undeclared`: required names properties that are not declared.
-        pub async fn required_undeclared(
+        pub fn required_undeclared(
             &self,
             input: types::RequiredUndeclaredInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::RequiredUndeclared>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::RequiredUndeclared>(input)
         }
         /// Tool `type_names_collide`: Nested types whose generated names collide with tool types.
-        pub async fn type_names_collide(
+        pub fn type_names_collide(
             &self,
             input: types::TypeNamesCollideInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::TypeNamesCollide>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::TypeNamesCollide>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -529,53 +529,53 @@ Default: `"x"`.*/
             }
         }
         /// Tool `by_id_and_anchor`: Refs by $id and by $anchor.
-        pub async fn by_id_and_anchor(
+        pub fn by_id_and_anchor(
             &self,
             input: types::ByIdAndAnchorInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::ByIdAndAnchor>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::ByIdAndAnchor>(input)
         }
         /// Tool `network_refs`: Refs that would need the network, or that resolve to nothing.
-        pub async fn network_refs(
+        pub fn network_refs(
             &self,
             input: types::NetworkRefsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::NetworkRefs>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::NetworkRefs>(input)
         }
         /// Tool `pointers`: Refs to non-$defs pointers, nested $defs and draft-07 definitions.
-        pub async fn pointers(
+        pub fn pointers(
             &self,
             input: types::PointersInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Pointers>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Pointers>(input)
         }
         /// Tool `recursive_tree`: A recursive tree node and a ref to the root.
-        pub async fn recursive_tree(
+        pub fn recursive_tree(
             &self,
             input: types::RecursiveTreeInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::RecursiveTree>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::RecursiveTree>(input)
         }
         /// Tool `root_is_ref`: The whole inputSchema is a $ref.
-        pub async fn root_is_ref(
+        pub fn root_is_ref(
             &self,
             input: types::RootIsRefInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::RootIsRef>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::RootIsRef>(input)
         }
         /// Tool `shared_defs_one`: Shares a definition with shared_defs_two.
-        pub async fn shared_defs_one(
+        pub fn shared_defs_one(
             &self,
             input: types::SharedDefsOneInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::SharedDefsOneOutput>> {
-            self.inner.call::<tools::SharedDefsOne>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::SharedDefsOneOutput> + '_ {
+            self.inner.call_owned::<tools::SharedDefsOne>(input)
         }
         /// Tool `shared_defs_two`: Same Point as shared_defs_one.
-        pub async fn shared_defs_two(
+        pub fn shared_defs_two(
             &self,
             input: types::SharedDefsTwoInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::SharedDefsTwo>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::SharedDefsTwo>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

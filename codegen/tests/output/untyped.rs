@@ -395,67 +395,67 @@ pub mod untyped {
             }
         }
         /// Calls the `boolean_input_schema` tool.
-        pub async fn boolean_input_schema(
+        pub fn boolean_input_schema(
             &self,
             input: types::BooleanInputSchemaInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::BooleanInputSchema>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::BooleanInputSchema>(input)
         }
         /// Tool `defaults`: Defaults that match their type and defaults that do not.
-        pub async fn defaults(
+        pub fn defaults(
             &self,
             input: types::DefaultsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::Defaults>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::Defaults>(input)
         }
         /// Calls the `empty_input_schema` tool.
-        pub async fn empty_input_schema(
+        pub fn empty_input_schema(
             &self,
             input: types::EmptyInputSchemaInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::EmptyInputSchema>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::EmptyInputSchema>(input)
         }
         /// Tool `float_bounds`: Float bounds on integers and counts.
-        pub async fn float_bounds(
+        pub fn float_bounds(
             &self,
             input: types::FloatBoundsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::FloatBounds>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::FloatBounds>(input)
         }
         /// Tool `no_input_schema`: No inputSchema at all.
-        pub async fn no_input_schema(
+        pub fn no_input_schema(
             &self,
             input: types::NoInputSchemaInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::NoInputSchema>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::NoInputSchema>(input)
         }
         /// Tool `no_type`: Subschemas without a type.
-        pub async fn no_type(
+        pub fn no_type(
             &self,
             input: types::NoTypeInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::NoType>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::NoType>(input)
         }
         /// Calls the `null_input_schema` tool.
-        pub async fn null_input_schema(
+        pub fn null_input_schema(
             &self,
             input: types::NullInputSchemaInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::NullInputSchema>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::NullInputSchema>(input)
         }
         /// Tool `odd_keywords`: Keywords with the wrong JSON type.
-        pub async fn odd_keywords(
+        pub fn odd_keywords(
             &self,
             input: types::OddKeywordsInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<()>> {
-            self.inner.call::<tools::OddKeywords>(&input).await
+        ) -> impl ::mcpbind::CallFuture<()> + '_ {
+            self.inner.call_owned::<tools::OddKeywords>(input)
         }
         /// Calls the `string_input_schema` tool.
-        pub async fn string_input_schema(
+        pub fn string_input_schema(
             &self,
             input: types::StringInputSchemaInput,
-        ) -> ::mcpbind::Result<::mcpbind::ToolResult<types::StringInputSchemaOutput>> {
-            self.inner.call::<tools::StringInputSchema>(&input).await
+        ) -> impl ::mcpbind::CallFuture<types::StringInputSchemaOutput> + '_ {
+            self.inner.call_owned::<tools::StringInputSchema>(input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
