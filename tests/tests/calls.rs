@@ -420,3 +420,14 @@ async fn dropping_the_client_kills_and_reaps_the_server() {
         "process {pid} still exists after the client was dropped: {state}"
     );
 }
+
+/// A typed call's future is `Send` (an agent spawns it on a runtime) and
+/// borrows nothing but the client: checked by the compiler.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_calls_can_be_spawned() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = demo::Client::connect(&config(dir.path())).await.unwrap();
+    let input = demo::types::AddInput::new(2, 40);
+    let call = tokio::spawn(async move { demo.add(input).await.map(|r| r.output) });
+    assert_eq!(call.await.unwrap().unwrap().sum, 42);
+}
