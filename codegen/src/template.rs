@@ -23,7 +23,8 @@ pub(crate) struct ServerModule<'a> {
     pub(crate) server_info: String,
     /// The contents of `mod types`.
     pub(crate) types: TokenStream,
-    /// Items that go beside the types (constructors: `impl types::X`).
+    /// Items that go beside the types (`From<String>` and `From<&str>` for
+    /// unions with one string branch: `ctor::string_froms`).
     pub(crate) impls: TokenStream,
     pub(crate) tools: Vec<ToolMethod<'a>>,
     /// Its prompts, if it has any.
