@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 
-use crate::postprocess::{is_attribute_at, string_value};
+use crate::postprocess::{into_stream, is_attribute_at, string_value};
 use crate::prepare::strip_placeholders;
 
 /// serde's rules, in the order they are tried (the first of equals wins):
@@ -138,7 +138,11 @@ pub(crate) fn container_attrs(item: &mut [TokenTree], placeholders: bool) -> Con
     let Some(TokenTree::Group(group)) = body else {
         return ContainerAttrs::default();
     };
-    let tokens: Vec<TokenTree> = group.stream().into_iter().collect();
+    // Taken out of the group, not copied (see `postprocess::into_stream`),
+    // and put back below.
+    let span = group.span();
+    let taken = std::mem::replace(group, Group::new(Delimiter::Brace, TokenStream::new()));
+    let tokens: Vec<TokenTree> = into_stream(taken).into_iter().collect();
     let entries = entries(&tokens, placeholders);
     let name = |rule: &str, e: &Entry| match is_enum {
         true => variant_name(rule, &e.name),
@@ -164,24 +168,22 @@ pub(crate) fn container_attrs(item: &mut [TokenTree], placeholders: bool) -> Con
             removed.entry(at).or_default().push("skip_serializing_if");
         }
     }
-    if !removed.is_empty() {
-        let mut kept = Vec::with_capacity(tokens.len());
-        let mut k = 0;
-        while k < tokens.len() {
-            if let Some(keys) = removed.get(&k) {
-                if let Some(rest) = without_keys(&tokens[k + 1], keys) {
-                    kept.extend([tokens[k].clone(), rest]);
-                }
-                k += 2;
-            } else {
-                kept.push(tokens[k].clone());
-                k += 1;
+    let mut kept = Vec::with_capacity(tokens.len());
+    let mut tokens = tokens.into_iter().enumerate();
+    while let Some((k, token)) = tokens.next() {
+        let Some(keys) = removed.get(&k) else {
+            kept.push(token);
+            continue;
+        };
+        // The attribute's `#`, then its bracketed group.
+        if let Some((_, attr)) = tokens.next() {
+            if let Some(rest) = without_keys(&attr, keys) {
+                kept.extend([token, rest]);
             }
         }
-        let span = group.span();
-        *group = Group::new(Delimiter::Brace, kept.into_iter().collect());
-        group.set_span(span);
     }
+    *group = Group::new(Delimiter::Brace, kept.into_iter().collect());
+    group.set_span(span);
     ContainerAttrs {
         rename_all,
         skip_serializing_none,

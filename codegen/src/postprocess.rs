@@ -676,7 +676,7 @@ fn inspect_group<R>(tree: &mut TokenTree, f: impl FnOnce(&mut [TokenTree]) -> R)
 
 /// A group's tokens, without copying them: the group is dropped first, so
 /// the stream is no longer shared when it is iterated.
-fn into_stream(g: Group) -> TokenStream {
+pub(crate) fn into_stream(g: Group) -> TokenStream {
     g.stream()
 }
 

@@ -95,7 +95,12 @@ fn serialize_struct(fields: &syn::FieldsNamed, container: &Container) -> syn::Re
             flattened = Some(quote!(object.flatten(&self.#ident)?;));
             continue;
         }
-        let key = field_name(ident, attrs.rename, container.rename_all);
+        let key = wire_name(
+            ident,
+            attrs.rename,
+            container.rename_all,
+            RenameRule::apply_to_field,
+        );
         let write = quote!(object.field(#key, &self.#ident)?;);
         writes.push(match attrs.skip_serializing_if {
             Some(skip) => quote!(if !#skip(&self.#ident) { #write }),
@@ -110,13 +115,18 @@ fn serialize_struct(fields: &syn::FieldsNamed, container: &Container) -> syn::Re
     })
 }
 
-/// A field's name on the wire: its `rename`, else its name under the
-/// container's `rename_all`.
-fn field_name(ident: &syn::Ident, rename: Option<String>, rule: Option<RenameRule>) -> LitStr {
+/// A field's (or variant's) name on the wire: its `rename`, else its name
+/// (`r#` cut) under the container's `rename_all`, as `apply` says.
+fn wire_name(
+    ident: &syn::Ident,
+    rename: Option<String>,
+    rule: Option<RenameRule>,
+    apply: fn(RenameRule, &str) -> String,
+) -> LitStr {
     let name = rename.unwrap_or_else(|| {
         let name = ident.to_string();
         let name = name.trim_start_matches("r#");
-        rule.map_or_else(|| name.to_owned(), |rule| rule.apply_to_field(name))
+        rule.map_or_else(|| name.to_owned(), |rule| apply(rule, name))
     });
     LitStr::new(&name, Span::call_site())
 }
@@ -570,7 +580,12 @@ fn struct_body(
             flattened = Some(quote!(let #local = object.rest()?;));
             continue;
         }
-        let key = field_name(ident, attrs.rename, container.rename_all);
+        let key = wire_name(
+            ident,
+            attrs.rename,
+            container.rename_all,
+            RenameRule::apply_to_field,
+        );
         wire_names.push(key.clone());
         let value = match (&attrs.deserialize_with, &attrs.default) {
             (None, None) => quote!(object.field(#key)?),
@@ -648,12 +663,13 @@ fn unit_variants<'a>(
                 }
             })?;
         }
-        let wire = rename.unwrap_or_else(|| {
-            let name = variant.ident.to_string();
-            let name = name.trim_start_matches("r#");
-            rename_all.map_or_else(|| name.to_owned(), |rule| rule.apply_to_variant(name))
-        });
-        variants.push((&variant.ident, LitStr::new(&wire, Span::call_site())));
+        let wire = wire_name(
+            &variant.ident,
+            rename,
+            rename_all,
+            RenameRule::apply_to_variant,
+        );
+        variants.push((&variant.ident, wire));
     }
     if variants.is_empty() {
         return Err(unsupported(name, "an enum without variants"));
