@@ -17,7 +17,6 @@ mod container;
 mod ctor;
 pub mod diff;
 mod docs;
-mod literals;
 pub mod lock;
 mod naming;
 mod postprocess;
@@ -27,6 +26,7 @@ mod resources;
 mod shapes;
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
+mod splice;
 mod template;
 mod tool;
 mod toolbox;
@@ -43,8 +43,8 @@ pub use lock::{
     LockError, LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, ServerLock,
 };
 
-use crate::literals::LongLiterals;
 use crate::naming::{sanitize, Case, ToolNames};
+use crate::splice::Splices;
 use crate::template::{ServerModule, CLIENT_RESERVED};
 use crate::tool::{ident, ToolMethod};
 
@@ -270,12 +270,12 @@ impl Generator {
         self.warnings.clear();
         let servers = self.servers(lockfile, path)?;
         let server_text = |(name, server): (&String, &ServerLock)| {
-            let long = LongLiterals::default();
-            let (tokens, warnings) = server_tokens(name, server, Some(&long))?;
+            let splices = Splices::default();
+            let (tokens, warnings) = server_tokens(name, server, Some(&splices))?;
             let text = format_items(tokens, name)?;
-            match long.restore(&text) {
+            match splices.restore(&text) {
                 Some(text) => Ok((text, warnings)),
-                // A doc comment held a placeholder (see `literals`).
+                // A doc comment printed a placeholder (see `splice`).
                 None => Ok((
                     format_items(server_tokens(name, server, None)?.0, name)?,
                     warnings,
@@ -366,11 +366,11 @@ fn parallel_map<T: Send, R: Send>(
 
 /// One server's module, and what generation had to loosen in it: names,
 /// then schemas prepared and typed, then the module template around them.
-/// With `long`, long literals are placeholders (see `literals`).
+/// With `splices`, the per-tool code is placeholders (see `splice`).
 fn server_tokens(
     name: &str,
     server: &ServerLock,
-    long: Option<&LongLiterals>,
+    splices: Option<&Splices>,
 ) -> Result<(TokenStream, Vec<Warning>)> {
     let names = ToolNames::new(
         server.tools.iter().map(|t| t.name.as_str()),
@@ -397,8 +397,8 @@ fn server_tokens(
         .zip(&prepared.slots)
         .map(|((tool, names), (input, output))| ToolMethod {
             tool,
-            method: ident(&names.method),
-            marker: ident(&names.marker),
+            method: names.method.clone(),
+            marker: names.marker.clone(),
             input: roots.paths[*input].clone(),
             output: output.map(|o| roots.paths[o].clone()),
         })
@@ -424,7 +424,7 @@ fn server_tokens(
         prompts,
         templates,
         completions: server.completions,
-        long,
+        splices,
     };
     Ok((module.tokens(), warnings))
 }

@@ -6,10 +6,10 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use crate::literals::LongLiterals;
 use crate::prompts::ServerPrompts;
 use crate::resources::ServerTemplates;
-use crate::tool::ToolMethod;
+use crate::splice::{Context, Splices};
+use crate::tool::{ident, Lines, ToolMethod};
 
 /// What goes into one server's module.
 pub(crate) struct ServerModule<'a> {
@@ -33,8 +33,9 @@ pub(crate) struct ServerModule<'a> {
     pub(crate) templates: Option<ServerTemplates<'a>>,
     /// Whether it answers `completion/complete`.
     pub(crate) completions: bool,
-    /// Where long literals go while the module is formatted, if it is.
-    pub(crate) long: Option<&'a LongLiterals>,
+    /// Where the per-tool code goes while the module is formatted, if it
+    /// is.
+    pub(crate) splices: Option<&'a Splices>,
 }
 
 /// Method names every generated client has; tools get other names.
@@ -49,7 +50,7 @@ pub(crate) const CLIENT_RESERVED: &[&str] = &[
     "with_timeout",
 ];
 
-impl ServerModule<'_> {
+impl<'a> ServerModule<'a> {
     pub(crate) fn tokens(&self) -> TokenStream {
         let ServerModule {
             module,
@@ -58,17 +59,13 @@ impl ServerModule<'_> {
             impls,
             ..
         } = self;
-        let markers = self
-            .tools
+        let markers = self.run(Context::ToolsModule, |t| t.marker(self.name));
+        let markers_idents: Vec<_> = self.tools.iter().map(|t| ident(&t.marker)).collect();
+        let metas = markers_idents
             .iter()
-            .map(|t| t.marker_tokens(self.name, self.long));
-        let metas = self.tools.iter().map(|t| {
-            let marker = &t.marker;
-            quote!(<tools::#marker as ::mcpbind::Tool>::META)
-        });
+            .map(|marker| quote!(<tools::#marker as ::mcpbind::Tool>::META));
         let client = self.client();
-        let bound_server =
-            crate::toolbox::bound_server_tokens(self.tools.iter().map(|t| &t.marker));
+        let bound_server = crate::toolbox::bound_server_tokens(&markers_idents);
         let handler = self.handler();
         let prompts = self.prompts.as_ref().map(ServerPrompts::module_tokens);
         let templates = self.templates.as_ref().map(ServerTemplates::module_tokens);
@@ -107,7 +104,7 @@ impl ServerModule<'_> {
                 /// One marker type per tool, implementing [`::mcpbind::Tool`] with
                 /// the locked metadata.
                 pub mod tools {
-                    #(#markers)*
+                    #markers
                 }
 
                 /// The locked metadata of every tool, in lockfile order.
@@ -123,9 +120,16 @@ impl ServerModule<'_> {
         }
     }
 
+    /// One piece per tool, written as text (see `splice`): a placeholder
+    /// while the module is formatted, else its tokens.
+    fn run(&self, context: Context, piece: impl Fn(&ToolMethod<'a>) -> Lines) -> TokenStream {
+        let text: String = self.tools.iter().map(|t| piece(t).finish()).collect();
+        Splices::run(self.splices, context, text)
+    }
+
     fn client(&self) -> TokenStream {
         let name = self.name;
-        let methods = self.tools.iter().map(ToolMethod::method_tokens);
+        let methods = self.run(Context::ClientImpl, ToolMethod::method);
         let prompts = self.prompts.as_ref().map(ServerPrompts::client_tokens);
         let templates = self.templates.as_ref().map(ServerTemplates::client_tokens);
         quote! {
@@ -172,15 +176,15 @@ impl ServerModule<'_> {
 
                 #prompts
                 #templates
-                #(#methods)*
+                #methods
             }
         }
     }
 
     fn handler(&self) -> TokenStream {
         let server_info = &self.server_info;
-        let handler_methods = self.tools.iter().map(ToolMethod::handler_tokens);
-        let dispatch_arms = self.tools.iter().map(ToolMethod::dispatch_tokens);
+        let handler_methods = self.run(Context::HandlerTrait, ToolMethod::handler);
+        let dispatch_arms = self.run(Context::DispatchArms, ToolMethod::dispatch_arm);
         // The markers, named bare so that an arm fits on a line.
         let dispatch_scope = (!self.tools.is_empty()).then(|| {
             quote! {
@@ -204,7 +208,7 @@ impl ServerModule<'_> {
             /// then serve it with `mcpbind::serve_stdio(Server(handler))`.
             #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
             pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-                #(#handler_methods)*
+                #handler_methods
                 #(#prompt_methods)*
                 #(#template_methods)*
             }
@@ -234,7 +238,7 @@ impl ServerModule<'_> {
                     use ::mcpbind::__private::serve;
                     #dispatch_scope
                     match name {
-                        #(#dispatch_arms)*
+                        #dispatch_arms
                         _ => ::mcpbind::__private::no_such_tool(),
                     }
                 }

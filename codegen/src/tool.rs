@@ -1,25 +1,23 @@
 //! Per-tool IR ([`ToolMethod`]) and its emission: the marker type with its
 //! metadata, and the client method.
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::quote;
+use proc_macro2::{Ident, Literal, Span};
 
-use crate::docs::doc_attrs;
-use crate::literals::LongLiterals;
 use crate::lock::LockedTool;
+use crate::splice::{Context, MARGIN};
 
 /// Everything the generator needs to emit one tool.
 #[derive(Debug)]
 pub(crate) struct ToolMethod<'a> {
     pub(crate) tool: &'a LockedTool,
     /// `snake_case` method name.
-    pub(crate) method: Ident,
+    pub(crate) method: String,
     /// `PascalCase` marker type name (in `tools`).
-    pub(crate) marker: Ident,
+    pub(crate) marker: String,
     /// The input type (`types::…`).
-    pub(crate) input: TokenStream,
+    pub(crate) input: String,
     /// The output type (`types::…`), if the tool has an `outputSchema`.
-    pub(crate) output: Option<TokenStream>,
+    pub(crate) output: Option<String>,
 }
 
 pub(crate) fn ident(name: &str) -> Ident {
@@ -33,6 +31,13 @@ pub(crate) fn ident(name: &str) -> Ident {
 /// `escape_debug` (as proc_macro2 does it), and the lexer reads the text
 /// back.
 pub(crate) fn str_literal(value: &str) -> Literal {
+    str_repr(value)
+        .parse()
+        .unwrap_or_else(|_| Literal::string(value))
+}
+
+/// The text of [`str_literal`], quotes included.
+pub(crate) fn str_repr(value: &str) -> String {
     let mut repr = String::with_capacity(value.len() + value.len() / 8 + 2);
     repr.push('"');
     let mut chars = value.chars().peekable();
@@ -47,7 +52,7 @@ pub(crate) fn str_literal(value: &str) -> Literal {
         }
     }
     repr.push('"');
-    repr.parse().unwrap_or_else(|_| Literal::string(value))
+    repr
 }
 
 impl ToolMethod<'_> {
@@ -142,16 +147,9 @@ impl ToolMethod<'_> {
     }
 
     /// The marker type and its `::mcpbind::Tool` impl, in `mod tools`.
-    pub(crate) fn marker_tokens(&self, server: &str, long: Option<&LongLiterals>) -> TokenStream {
+    pub(crate) fn marker(&self, server: &str) -> Lines {
         let tool = self.tool;
         let marker = &self.marker;
-        let docs = doc_attrs(&self.summary_docs());
-        let input = &self.input;
-        let output = match &self.output {
-            Some(o) => quote!(super::#o),
-            None => quote!(()),
-        };
-        let name = tool.name.as_str();
         let definition = crate::canonical::canonical_json(&tool.definition);
         let title = text_span(
             &definition,
@@ -165,103 +163,229 @@ impl ToolMethod<'_> {
             top_level_range(&definition, "inputSchema").unwrap_or_default(),
             top_level_range(&definition, "outputSchema").unwrap_or_default(),
         ]
-        .map(|(start, end)| {
-            let (start, end) = (
-                Literal::usize_unsuffixed(start),
-                Literal::usize_unsuffixed(end),
-            );
-            quote!((#start, #end))
-        });
-        let definition = match long {
-            Some(long) => long.literal(&definition),
-            None => str_literal(&definition),
-        };
-        let read_only = tool.hint("readOnlyHint").unwrap_or(false);
-        let destructive = tool.hint("destructiveHint").unwrap_or(true);
-        let idempotent = tool.hint("idempotentHint").unwrap_or(false);
-        let open_world = tool.hint("openWorldHint").unwrap_or(true);
-        let args = quote! {
-            #server,
-            #name,
-            #definition,
-            [#(#spans),*],
-            [#read_only, #destructive, #idempotent, #open_world],
-        };
+        .map(|(start, end)| format!("({start}, {end})"))
+        .join(", ");
+        let hints = [
+            tool.hint("readOnlyHint").unwrap_or(false),
+            tool.hint("destructiveHint").unwrap_or(true),
+            tool.hint("idempotentHint").unwrap_or(false),
+            tool.hint("openWorldHint").unwrap_or(true),
+        ]
+        .map(|h| h.to_string())
+        .join(", ");
         // A text whose JSON has escapes is no slice of the definition.
         let escaped = (title.is_none() && tool.title().is_some())
             || (description.is_none() && tool.description().is_some());
-        let meta = if escaped {
-            let (title, description) = (opt_str(tool.title()), opt_str(tool.description()));
-            quote!(::mcpbind::ToolMeta::with_texts(#args #title, #description))
-        } else {
-            quote!(::mcpbind::ToolMeta::new(#args))
+        let constructor = if escaped { "with_texts" } else { "new" };
+        let output = match &self.output {
+            Some(o) => format!("super::{o}"),
+            None => "()".to_owned(),
         };
-        quote! {
-            #docs
-            #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-            pub struct #marker;
+        let args = [
+            str_repr(server),
+            str_repr(&tool.name),
+            str_repr(&definition),
+        ];
 
-            impl ::mcpbind::Tool for #marker {
-                type Input = super::#input;
-                type Output = #output;
-                const META: ::mcpbind::ToolMeta = #meta;
+        let mut out = Lines::new(Context::ToolsModule);
+        let i = out.indent;
+        out.docs(i, &self.summary_docs());
+        out.line(
+            i,
+            &["#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]"],
+        );
+        out.line(i, &["pub struct ", marker, ";"]);
+        out.line(i, &["impl ::mcpbind::Tool for ", marker, " {"]);
+        out.line(i + 4, &["type Input = super::", &self.input, ";"]);
+        out.line(i + 4, &["type Output = ", &output, ";"]);
+        let call = [
+            "const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::",
+            constructor,
+            "(",
+        ];
+        // The arguments go one to a line: they never fit on one.
+        out.breaks(
+            i + 4,
+            &call,
+            &[&args.join(", "), ", [", &spans, "], [", &hints, "]);"],
+        );
+        out.line(i + 4, &call);
+        for arg in &args {
+            out.literal(i + 8, &[arg, ","]);
+        }
+        out.line(i + 8, &["[", &spans, "],"]);
+        out.line(i + 8, &["[", &hints, "],"]);
+        if escaped {
+            for text in [tool.title(), tool.description()] {
+                match text {
+                    None => out.line(i + 8, &["::std::option::Option::None,"]),
+                    Some(text) => {
+                        let text = str_repr(text);
+                        let some = "::std::option::Option::Some(";
+                        if out.fits(i + 8, &[some, &text, "),"]) {
+                            out.line(i + 8, &[some, &text, "),"]);
+                        } else {
+                            out.line(i + 8, &[some]);
+                            out.literal(i + 12, &[&text, ","]);
+                            out.line(i + 8, &["),"]);
+                        }
+                    }
+                }
             }
         }
+        out.line(i + 4, &[");"]);
+        out.line(i, &["}"]);
+        out
     }
 
     /// The typed client method.
-    pub(crate) fn method_tokens(&self) -> TokenStream {
-        let docs = doc_attrs(&self.docs());
-        let method = &self.method;
-        let marker = &self.marker;
-        let input = &self.input;
-        let output = match &self.output {
-            Some(o) => quote!(#o),
-            None => quote!(()),
-        };
-        quote! {
-            #docs
-            pub fn #method(&self, input: #input) -> impl ::mcpbind::CallFuture<#output> + '_ {
-                self.inner.call_owned::<tools::#marker>(input)
-            }
-        }
+    pub(crate) fn method(&self) -> Lines {
+        let output = self.output.as_deref().unwrap_or("()");
+        let mut out = Lines::new(Context::ClientImpl);
+        let i = out.indent;
+        out.docs(i, &self.docs());
+        out.signature(
+            ["pub fn ", &self.method, "("],
+            &self.input,
+            ") -> impl ::mcpbind::CallFuture<",
+            &[output],
+            "> + '_ {",
+        );
+        let call = ["self.inner.call_owned::<tools::", &self.marker, ">(input)"];
+        out.line(i + 4, &call);
+        out.line(i, &["}"]);
+        out
     }
 }
 
 impl ToolMethod<'_> {
-    fn output_type(&self) -> TokenStream {
-        match &self.output {
-            Some(o) => quote!(#o),
-            None => quote!(()),
-        }
-    }
-
     /// The `Handler` trait method, whose default answers "not implemented".
-    pub(crate) fn handler_tokens(&self) -> TokenStream {
-        let docs = doc_attrs(&self.summary_docs());
-        let method = &self.method;
-        let input = &self.input;
-        let output = self.output_type();
-        let name = self.tool.name.as_str();
-        quote! {
-            #docs
-            fn #method(
-                &self,
-                input: #input,
-            ) -> impl Future<Output = HandlerResult<#output>> + Send {
-                ::mcpbind::__private::unimplemented(#name, input)
-            }
-        }
+    pub(crate) fn handler(&self) -> Lines {
+        let output = self.output.as_deref().unwrap_or("()");
+        let name = str_repr(&self.tool.name);
+        let mut out = Lines::new(Context::HandlerTrait);
+        let i = out.indent;
+        out.docs(i, &self.summary_docs());
+        out.signature(
+            ["fn ", &self.method, "("],
+            &self.input,
+            ") -> impl Future<",
+            &["Output = HandlerResult<", output, ">"],
+            "> + Send {",
+        );
+        out.line(
+            i + 4,
+            &["::mcpbind::__private::unimplemented(", &name, ", input)"],
+        );
+        out.line(i, &["}"]);
+        out
     }
 
     /// The `Server<H>` dispatch arm.
-    pub(crate) fn dispatch_tokens(&self) -> TokenStream {
-        let method = &self.method;
-        let marker = &self.marker;
-        let name = self.tool.name.as_str();
-        quote! {
-            #name => serve(#marker, args, |i| h.#method(i)),
+    pub(crate) fn dispatch_arm(&self) -> Lines {
+        let name = str_repr(&self.tool.name);
+        let (marker, method) = (&self.marker, &self.method);
+        let serve = ["serve(", marker, ", args, |i| h.", method, "(i))"];
+        let mut out = Lines::new(Context::DispatchArms);
+        let i = out.indent;
+        let arrow = [name.as_str(), " => "];
+        // The comma after an arm may pass the width.
+        if out.fits(i, &[&arrow[..], &serve].concat()) {
+            out.line(i, &[&arrow[..], &serve, &[","]].concat());
+        } else {
+            // Too long for a line: prettyplease puts the call in a block.
+            out.line(i, &[&arrow[..], &["{"]].concat());
+            out.line(i + 4, &serve);
+            out.line(i, &["}"]);
         }
+        out
+    }
+}
+
+/// A piece of code written line by line in prettyplease's layout, and
+/// whether it kept to the shapes written here: a line that may break but
+/// does not fit (or a choice these shapes do not make) sends the piece
+/// through prettyplease ([`Context::format`]).
+pub(crate) struct Lines {
+    context: Context,
+    indent: usize,
+    text: String,
+    laid_out: bool,
+}
+
+impl Lines {
+    fn new(context: Context) -> Lines {
+        Lines {
+            context,
+            indent: context.indent(),
+            text: String::with_capacity(1024),
+            laid_out: true,
+        }
+    }
+
+    /// Whether a line of `parts` at `indent` fits the width.
+    fn fits(&self, indent: usize, parts: &[&str]) -> bool {
+        indent + parts.iter().map(|p| p.len()).sum::<usize>() <= MARGIN
+    }
+
+    /// A line that prettyplease would break if it did not fit.
+    fn line(&mut self, indent: usize, parts: &[&str]) {
+        self.laid_out &= self.fits(indent, parts);
+        self.literal(indent, parts);
+    }
+
+    /// A line as long as its string literal makes it (nothing in it can
+    /// break).
+    fn literal(&mut self, indent: usize, parts: &[&str]) {
+        self.text.extend(std::iter::repeat_n(' ', indent));
+        self.text.extend(parts.iter().copied());
+        self.text.push('\n');
+    }
+
+    /// Records that `head` followed by `rest` must not fit on one line
+    /// (the shape written breaks it).
+    fn breaks(&mut self, indent: usize, head: &[&str], rest: &[&str]) {
+        self.laid_out &= !self.fits(indent, &[head, rest].concat());
+    }
+
+    /// `///` lines, as prettyplease prints `#[doc]`s of one line each.
+    fn docs(&mut self, indent: usize, text: &str) {
+        for line in crate::docs::doc_text(text).lines() {
+            let line = format!(" {line}");
+            self.literal(indent, &["///", line.trim_end_matches(' ')]);
+        }
+    }
+
+    /// A signature `head&self, input: T) -> R<A> …` (`open` is `) -> R<`,
+    /// `args` are `A`, `close` is `> … {`): on one line if it fits; else one
+    /// parameter to a line and the return type on one line, or with its
+    /// generic arguments on a line of their own.
+    fn signature(&mut self, head: [&str; 3], input: &str, open: &str, args: &[&str], close: &str) {
+        let i = self.indent;
+        let params = ["&self, input: ", input];
+        let one_line = [&head[..], &params, &[open], args, &[close]].concat();
+        if self.fits(i, &one_line) {
+            return self.line(i, &one_line);
+        }
+        self.line(i, &head);
+        self.line(i + 4, &["&self,"]);
+        self.line(i + 4, &["input: ", input, ","]);
+        let ret = [&[open], args, &[close]].concat();
+        if self.fits(i, &ret) {
+            self.line(i, &ret);
+        } else {
+            self.line(i, &[open]);
+            self.line(i + 4, &[args, &[","]].concat());
+            self.line(i, &[close]);
+        }
+    }
+
+    /// The text, through prettyplease if it left the shapes written here.
+    pub(crate) fn finish(self) -> String {
+        if self.laid_out {
+            return self.text;
+        }
+        self.context.format(&self.text).unwrap_or(self.text)
     }
 }
 
@@ -280,16 +404,6 @@ fn starts_plain(text: &str) -> bool {
         && !first.starts_with("* ")
         && !first.starts_with("```")
         && !list_number
-}
-
-fn opt_str(s: Option<&str>) -> TokenStream {
-    match s {
-        Some(s) => {
-            let s = str_literal(s);
-            quote!(::std::option::Option::Some(#s))
-        }
-        None => quote!(::std::option::Option::None),
-    }
 }
 
 /// The byte range of `text` inside its quotes in the canonical `definition`,
@@ -364,6 +478,65 @@ pub(crate) fn top_level_range(json: &str, key: &str) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every piece written as text is what prettyplease makes of it, for
+    /// names of every length around the width's edges: a layout depends on
+    /// nothing else. Pieces the writer sends through prettyplease (a line
+    /// too long for its shapes) are counted, so that the test cannot pass
+    /// by sending everything there.
+    #[test]
+    fn pieces_are_laid_out_as_prettyplease_lays_them_out() {
+        let (mut laid_out, mut total) = (0, 0);
+        let mut seed = 7u64;
+        let mut next = |below: usize| {
+            // A fixed sequence (xorshift): the same cases every run.
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % below as u64) as usize + 1
+        };
+        for _ in 0..300 {
+            let (m, x, n) = (next(40), next(55), next(40));
+            let output = (next(4) > 1).then(|| format!("types::{}", "O".repeat(next(55))));
+            let text = |len: usize| "t\"é".chars().cycle().take(len).collect::<String>();
+            let mut definition = serde_json::json!({
+                "name": "n".repeat(n),
+                "inputSchema": {"type": "object", "description": "d".repeat(next(4) * 10usize.pow(next(5) as u32))},
+            });
+            match next(4) {
+                1 => definition["title"] = text(next(90)).into(),
+                2 => definition["description"] = text(next(90)).into(),
+                3 => {
+                    definition["annotations"] =
+                        serde_json::json!({"title": "Plain", "readOnlyHint": true})
+                }
+                _ => {}
+            }
+            let tool = LockedTool::new(definition).unwrap();
+            let piece = ToolMethod {
+                tool: &tool,
+                method: "m".repeat(m),
+                marker: "M".repeat(m + 2),
+                input: format!("types::{}", "I".repeat(x)),
+                output,
+            };
+            for lines in [
+                piece.marker(&"s".repeat(next(20))),
+                piece.method(),
+                piece.handler(),
+                piece.dispatch_arm(),
+            ] {
+                total += 1;
+                let formatted = lines.context.format(&lines.text).unwrap();
+                if lines.laid_out {
+                    laid_out += 1;
+                    assert_eq!(lines.text, formatted, "{:?}", lines.context);
+                }
+                assert_eq!(lines.finish(), formatted);
+            }
+        }
+        assert!(laid_out * 3 > total * 2, "{laid_out} of {total} laid out");
+    }
 
     #[test]
     fn str_literal_is_literal_string() {

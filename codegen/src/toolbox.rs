@@ -9,9 +9,9 @@ use quote::quote;
 
 /// The `BoundServer` impl of a module whose marker types (in `tools`) are
 /// `markers`, in lockfile order.
-pub(crate) fn bound_server_tokens<'a>(markers: impl IntoIterator<Item = &'a Ident>) -> TokenStream {
+pub(crate) fn bound_server_tokens(markers: &[Ident]) -> TokenStream {
     let entries = markers
-        .into_iter()
+        .iter()
         .map(|marker| quote!(::mcpbind::ToolEntry::of::<tools::#marker>()));
     quote! {
         /// Hands this server's tools to an `mcpbind::Toolbox`.

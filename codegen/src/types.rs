@@ -73,7 +73,7 @@ pub(crate) struct RootTypes {
     /// roots it couldn't type (both go in `mod types`).
     pub(crate) aliases: TokenStream,
     /// Per root: its path from the server module (`types::AddInput`).
-    pub(crate) paths: Vec<TokenStream>,
+    pub(crate) paths: Vec<String>,
     /// Per root: its struct, when typify made one of that name (the
     /// constructors are for those).
     pub(crate) structs: Vec<Option<typify::TypeId>>,
@@ -122,7 +122,7 @@ pub(crate) fn root_types(typed: &TypedSchemas, schemas: &[PreparedSchema]) -> Ro
                 pub type #wanted = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
             }),
         }
-        roots.paths.push(quote!(types::#wanted));
+        roots.paths.push(format!("types::{wanted}"));
         roots.structs.push(structure);
     }
     roots
