@@ -12,7 +12,6 @@
 #![deny(missing_docs)]
 
 mod builder;
-mod canonical;
 mod container;
 mod ctor;
 pub mod diff;
@@ -417,7 +416,7 @@ fn server_tokens(
         name,
         module: ident(&sanitize(name, Case::Snake)),
         docs: docs::doc_attrs(&server_doc(name, server)),
-        server_info: canonical::canonical_json(&server.server_info),
+        server_info: mcpbind_core::hash::canonical_json(&server.server_info),
         types: postprocess::rewrite(types, placeholders, json_short, constructors),
         impls: postprocess::rewrite(impls, placeholders, false, HashMap::new()),
         tools,

@@ -351,7 +351,7 @@ impl PromptMethod<'_> {
             quote!(::mcpbind::PromptArgumentMeta::new(#wire, #description, #required))
         });
         let sha = prompt.sha256.as_str();
-        let definition = crate::canonical::canonical_json(&prompt.definition);
+        let definition = mcpbind_core::hash::canonical_json(&prompt.definition);
         quote! {
             ::mcpbind::PromptMeta::new(
                 #server,

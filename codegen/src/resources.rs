@@ -255,7 +255,7 @@ impl TemplateMethod<'_> {
                 .and_then(serde_json::Value::as_str),
         );
         let sha = template.sha256.as_str();
-        let definition = crate::canonical::canonical_json(&template.definition);
+        let definition = mcpbind_core::hash::canonical_json(&template.definition);
         quote! {
             ::mcpbind::ResourceTemplateMeta::new(
                 #server,

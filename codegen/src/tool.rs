@@ -150,7 +150,7 @@ impl ToolMethod<'_> {
     pub(crate) fn marker(&self, server: &str) -> Lines {
         let tool = self.tool;
         let marker = &self.marker;
-        let definition = crate::canonical::canonical_json(&tool.definition);
+        let definition = mcpbind_core::hash::canonical_json(&tool.definition);
         let title = text_span(
             &definition,
             tool.title(),

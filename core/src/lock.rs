@@ -445,11 +445,18 @@ impl Lockfile {
             let value: Value =
                 from_str_deep(text, depth).map_err(|e| invalid(e.line(), e.to_string()))?;
             check_version(&value, text, path)?;
-            let lockfile: Lockfile =
-                from_str_deep(text, depth).map_err(|e| invalid(e.line(), e.to_string()))?;
-            for (server, entry) in &lockfile.servers {
-                check_server(server, entry, text, path)?;
-            }
+            // The text is parsed once; only an error is looked for in it
+            // again, for its line.
+            let lockfile: Lockfile = match Lockfile::deserialize(value) {
+                Ok(lockfile) => lockfile,
+                Err(e) => {
+                    let line = from_str_deep::<Lockfile>(text, depth)
+                        .err()
+                        .map_or(1, |e| e.line());
+                    return Err(invalid(line, e.to_string()));
+                }
+            };
+            check_servers(&lockfile, depth, text, path)?;
             Ok(lockfile)
         })
     }
@@ -582,6 +589,48 @@ fn check_version(value: &Value, text: &str, path: &Path) -> Result<()> {
             ),
         }),
     }
+}
+
+/// Checks every server's entry ([`check_server`]); a large lockfile on
+/// several threads (hashing every definition is most of reading it). The
+/// error reported is the first in the file's order either way.
+fn check_servers(lockfile: &Lockfile, depth: usize, text: &str, path: &Path) -> Result<()> {
+    let servers: Vec<_> = lockfile.servers.iter().collect();
+    let entries: usize = servers.iter().map(|(_, s)| s.tools.len()).sum();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(servers.len())
+        .min(entries / 256 + 1);
+    let check = |chunk: &[(&String, &ServerLock)]| {
+        chunk
+            .iter()
+            .try_for_each(|(server, entry)| check_server(server, entry, text, path))
+    };
+    if threads <= 1 {
+        return check(&servers);
+    }
+    // Contiguous chunks of about the same number of tools.
+    let per_thread = entries.div_ceil(threads);
+    let mut chunks = Vec::with_capacity(threads);
+    let (mut start, mut count) = (0, 0);
+    for (i, (_, server)) in servers.iter().enumerate() {
+        count += server.tools.len();
+        if count >= per_thread {
+            chunks.push(&servers[start..=i]);
+            (start, count) = (i + 1, 0);
+        }
+    }
+    chunks.push(&servers[start..]);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = chunks
+            .iter()
+            .map(|chunk| scope.spawn(|| on_deep_stack(depth, || check(chunk))))
+            .collect();
+        workers.into_iter().try_for_each(|w| {
+            w.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    })
 }
 
 /// Checks one server's entry: its name, and each tool's name, digest and

@@ -90,6 +90,41 @@ fn rejects_edited_definition() {
     );
 }
 
+/// A lockfile large enough to be checked on several threads reports the
+/// same error as one checked in order: the first in the file.
+#[test]
+fn a_large_lockfile_reports_its_first_error() {
+    let mut lock = Lockfile::new();
+    for server in ["s1", "s2", "s3", "s4"] {
+        let tools = (0..300)
+            .map(|i| json!({"name": format!("t{i:03}"), "inputSchema": {"type": "object", "x": i}}))
+            .collect();
+        let entry = ServerLock::new(server, "2025-11-25".into(), json!({}), tools).unwrap();
+        lock.servers.insert(server.into(), entry);
+    }
+    let text = lock.to_json().unwrap();
+    assert!(Lockfile::parse(&text, Path::new("mcpbind.lock")).is_ok());
+    // Edits in the second server's tool t007 and in the fourth server's t100.
+    let edited = text
+        .replacen("\"x\": 7\n", "\"x\": -7\n", 2)
+        .replacen("\"x\": -7\n", "\"x\": 7\n", 1)
+        .replacen("\"x\": 100\n", "\"x\": -100\n", 4)
+        .replacen("\"x\": -100\n", "\"x\": 100\n", 3);
+    assert_eq!(
+        edited.matches("-7\n").count() + edited.matches("-100\n").count(),
+        2
+    );
+    let err = Lockfile::parse(&edited, Path::new("mcpbind.lock")).unwrap_err();
+    let s2 = text.find("\"s2\":").unwrap();
+    let line = line_of_nth(&text[s2..], "\"sha256\": \"", 7) + text[..s2].matches('\n').count();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "mcpbind.lock:{line}: server `s2`, tool `t007`: sha256 does not match the definition"
+        )
+    );
+}
+
 #[test]
 fn rejects_newer_version_and_bad_json() {
     let err = Lockfile::parse(
