@@ -195,9 +195,11 @@ pub(crate) fn strip_placeholders(text: &str) -> String {
     out
 }
 
-/// Keywords dropped because no Rust type expresses them; the locked schema
-/// still says them.
+/// Keywords dropped because no Rust type expresses them (the locked schema
+/// still says them), and definitions (hoisted by then).
 const DROPPED: &[&str] = &[
+    "$defs",
+    "definitions",
     "$schema",
     "$id",
     "$anchor",
@@ -439,10 +441,15 @@ impl LocalRefs<'_> {
             self.normalize_ref(schema, &reference, at);
             return;
         }
-        obj.remove("$defs");
-        obj.remove("definitions");
-        for key in DROPPED {
-            obj.remove(*key);
+        // The keywords present, removed in `DROPPED`'s order (one pass over
+        // the few keys an object has, rather than a lookup per keyword).
+        let mut dropped: Vec<(usize, String)> = obj
+            .keys()
+            .filter_map(|k| Some((DROPPED.iter().position(|d| d == k)?, k.clone())))
+            .collect();
+        dropped.sort_unstable();
+        for (_, key) in dropped {
+            obj.remove(&key);
         }
         // The keys first, then each removed in that order (with
         // `preserve_order`, `remove` moves the last key into the gap, so the
