@@ -141,14 +141,22 @@ fn fixtures_generate_and_match_goldens() {
     std::fs::create_dir_all(&out_dir).expect("output dir");
     for (stem, lockfile) in fixtures() {
         let (text, warnings) = generate(&lockfile);
-        if let Err(e) = syn::parse_file(&text) {
+        let file = syn::parse_file(&text).unwrap_or_else(|e| {
             let dump = std::env::temp_dir().join(format!("mcpbind-{stem}.rs"));
             std::fs::write(&dump, &text).ok();
             panic!(
                 "{stem}: output does not parse: {e} (see {})",
                 dump.display()
             );
-        }
+        });
+        // The per-tool code is written as text (`splice.rs`): the file is
+        // still what prettyplease makes of it, and the same code as the
+        // tokens `mcp_tools!` expands to.
+        let header = format!("{}\n\n", mcpbind_codegen::GENERATED_HEADER);
+        assert!(
+            format!("{header}{}", prettyplease::unparse(&file)) == text,
+            "{stem}: output is not as prettyplease formats it"
+        );
         let (again, warnings_again) = generate(&lockfile);
         assert_eq!(text, again, "{stem}: generation is not deterministic");
         assert_eq!(warnings, warnings_again, "{stem}: warnings differ");
@@ -163,6 +171,13 @@ fn fixtures_generate_and_match_goldens() {
             .unwrap()
             .to_string();
         assert_eq!(a, b, "{stem}: tokens are not deterministic");
+        let tokens = generator
+            .generate_tokens(&lockfile, Path::new("mcpbind.lock"))
+            .unwrap();
+        assert!(
+            mcpbind_codegen::format_tokens(tokens, &stem).unwrap() == text,
+            "{stem}: tokens and text are not the same code"
+        );
         check_warnings(&stem, &lockfile, &warnings);
         assert_golden(
             &out_dir.join(format!("{stem}.rs")),
