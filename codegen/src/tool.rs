@@ -304,8 +304,8 @@ impl ToolMethod<'_> {
 
 /// A piece of code written line by line in prettyplease's layout, and
 /// whether it kept to the shapes written here: a line that may break but
-/// does not fit (or a choice these shapes do not make) sends the piece
-/// through prettyplease ([`Context::format`]).
+/// does not fit sends the piece through prettyplease
+/// ([`Context::format`]).
 pub(crate) struct Lines {
     context: Context,
     indent: usize,

@@ -621,14 +621,22 @@ fn check_servers(lockfile: &Lockfile, depth: usize, text: &str, path: &Path) -> 
         }
     }
     chunks.push(&servers[start..]);
+    let check = &check;
     std::thread::scope(|scope| {
         let workers: Vec<_> = chunks
-            .iter()
-            .map(|chunk| scope.spawn(|| on_deep_stack(depth, || check(chunk))))
+            .into_iter()
+            .map(|chunk| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || on_deep_stack(depth, || check(chunk)))
+                    .map_err(|_| chunk)
+            })
             .collect();
-        workers.into_iter().try_for_each(|w| {
-            w.join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        workers.into_iter().try_for_each(|worker| match worker {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: checked on this one.
+            Err(chunk) => check(chunk),
         })
     })
 }
