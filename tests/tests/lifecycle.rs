@@ -662,9 +662,10 @@ fn verbose_cli_traces_calls_without_secrets() {
 
 /// Over Streamable HTTP the client reuses its TCP connections: 40 calls, a
 /// handful of connections (counted in /proc/net/tcp by client port). A
-/// client without a pool opens one per call; on a loaded machine rmcp's
-/// 50 ms drain of a finished response can expire and retire a connection,
-/// so a few more than the GET stream and one POST connection are allowed.
+/// client without a pool opens one per call (40 or more); on a loaded
+/// machine rmcp's 50 ms drain of a finished response can expire and retire
+/// a connection (CI, compiling trybuild's cases beside this test, once saw
+/// 11), so up to half as many connections as calls are allowed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_calls_reuse_tcp_connections() {
     let server = util::demo_http();
@@ -683,7 +684,7 @@ async fn http_calls_reuse_tcp_connections() {
         ports.extend(client_ports(port));
     }
     assert!(
-        (1..=10).contains(&ports.len()),
+        (1..=20).contains(&ports.len()),
         "40 calls used {} TCP connections: {ports:?}",
         ports.len()
     );
