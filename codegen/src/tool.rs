@@ -273,9 +273,10 @@ impl ToolMethod<'_> {
             &["Output = HandlerResult<", output, ">"],
             "> + Send {",
         );
-        out.line(
+        out.call(
             i + 4,
-            &["::mcpbind::__private::unimplemented(", &name, ", input)"],
+            "::mcpbind::__private::unimplemented",
+            &[&name, "input"],
         );
         out.line(i, &["}"]);
         out
@@ -285,17 +286,18 @@ impl ToolMethod<'_> {
     pub(crate) fn dispatch_arm(&self) -> Lines {
         let name = str_repr(&self.tool.name);
         let (marker, method) = (&self.marker, &self.method);
-        let serve = ["serve(", marker, ", args, |i| h.", method, "(i))"];
+        let closure = format!("|i| h.{method}(i)");
+        let serve = ["serve(", marker, ", args, ", &closure, ")"];
         let mut out = Lines::new(Context::DispatchArms);
         let i = out.indent;
         let arrow = [name.as_str(), " => "];
         // The comma after an arm may pass the width.
         if out.fits(i, &[&arrow[..], &serve].concat()) {
-            out.line(i, &[&arrow[..], &serve, &[","]].concat());
+            out.literal(i, &[&arrow[..], &serve, &[","]].concat());
         } else {
             // Too long for a line: prettyplease puts the call in a block.
             out.line(i, &[&arrow[..], &["{"]].concat());
-            out.line(i + 4, &serve);
+            out.call(i + 4, "serve", &[marker, "args", &closure]);
             out.line(i, &["}"]);
         }
         out
@@ -346,6 +348,19 @@ impl Lines {
     /// (the shape written breaks it).
     fn breaks(&mut self, indent: usize, head: &[&str], rest: &[&str]) {
         self.laid_out &= !self.fits(indent, &[head, rest].concat());
+    }
+
+    /// `f(args…)`: on one line if it fits, else one argument to a line.
+    fn call(&mut self, indent: usize, f: &str, args: &[&str]) {
+        let joined = args.join(", ");
+        if self.fits(indent, &[f, "(", &joined, ")"]) {
+            return self.line(indent, &[f, "(", &joined, ")"]);
+        }
+        self.line(indent, &[f, "("]);
+        for arg in args {
+            self.line(indent + 4, &[arg, ","]);
+        }
+        self.line(indent, &[")"]);
     }
 
     /// `///` lines, as prettyplease prints `#[doc]`s of one line each.
