@@ -37,7 +37,9 @@ fn is_hidden(c: char) -> bool {
 
 /// Escapes hidden characters (see [`is_hidden`]) as `\u{..}`.
 fn escape_hidden(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_hidden) {
+    // Printable ASCII, tabs and line breaks (most texts): nothing hidden.
+    let plain = |b: u8| matches!(b, b' '..=b'~' | b'\n' | b'\t');
+    if text.bytes().all(plain) || !text.chars().any(is_hidden) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -91,10 +93,8 @@ pub(crate) fn doc_text(text: &str) -> String {
             }
         }
         prev_blank = blank;
-        let fence: String = trimmed
-            .chars()
-            .take_while(|c| *c == '`' || *c == '~')
-            .collect();
+        let fence_len = trimmed.len() - trimmed.trim_start_matches(['`', '~']).len();
+        let fence = &trimmed[..fence_len];
         let is_fence = fence.len() >= 3
             && fence
                 .chars()
@@ -103,9 +103,9 @@ pub(crate) fn doc_text(text: &str) -> String {
             None if is_fence => {
                 let indent = &line[..line.len() - trimmed.len()];
                 out.push_str(indent);
-                out.push_str(&fence);
+                out.push_str(fence);
                 out.push_str("text");
-                in_fence = Some(fence);
+                in_fence = Some(fence.to_owned());
             }
             Some(open) if is_fence && trimmed.trim_end() == open.as_str() => {
                 out.push_str(line);
