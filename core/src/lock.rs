@@ -442,18 +442,17 @@ impl Lockfile {
             ));
         }
         on_deep_stack(depth, || {
-            let value: Value =
-                from_str_deep(text, depth).map_err(|e| invalid(e.line(), e.to_string()))?;
-            check_version(&value, text, path)?;
-            // The text is parsed once; only an error is looked for in it
-            // again, for its line.
-            let lockfile: Lockfile = match Lockfile::deserialize(value) {
-                Ok(lockfile) => lockfile,
-                Err(e) => {
-                    let line = from_str_deep::<Lockfile>(text, depth)
-                        .err()
-                        .map_or(1, |e| e.line());
-                    return Err(invalid(line, e.to_string()));
+            let parsed = from_str_deep::<Lockfile>(text, depth);
+            let lockfile = match parsed {
+                Ok(lockfile) if lockfile.lockfile_version == LOCKFILE_VERSION => lockfile,
+                // Another version, or a shape this one doesn't read: read as
+                // any JSON, the text says which (the version first, as a
+                // newer format may well have another shape).
+                parsed => {
+                    let value: Value =
+                        from_str_deep(text, depth).map_err(|e| invalid(e.line(), e.to_string()))?;
+                    check_version(&value, text, path)?;
+                    parsed.map_err(|e| invalid(e.line(), e.to_string()))?
                 }
             };
             check_servers(&lockfile, depth, text, path)?;
