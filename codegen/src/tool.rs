@@ -148,8 +148,31 @@ impl ToolMethod<'_> {
 
     /// The marker type and its `::mcpbind::Tool` impl, in `mod tools`.
     pub(crate) fn marker(&self, server: &str) -> Lines {
-        let tool = self.tool;
         let marker = &self.marker;
+        let output = match &self.output {
+            Some(o) => format!("super::{o}"),
+            None => "()".to_owned(),
+        };
+        let mut out = Lines::new(Context::ToolsModule);
+        let i = out.indent;
+        out.docs(i, &self.summary_docs());
+        out.line(
+            i,
+            &["#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]"],
+        );
+        out.line(i, &["pub struct ", marker, ";"]);
+        out.line(i, &["impl ::mcpbind::Tool for ", marker, " {"]);
+        out.line(i + 4, &["type Input = super::", &self.input, ";"]);
+        out.line(i + 4, &["type Output = ", &output, ";"]);
+        self.meta(server, &mut out);
+        out.line(i, &["}"]);
+        out
+    }
+
+    /// The marker's `const META`: the definition, where its texts and
+    /// schemas are in it, and the annotations.
+    fn meta(&self, server: &str, out: &mut Lines) {
+        let tool = self.tool;
         let definition = mcpbind_core::hash::canonical_json(&tool.definition);
         let title = text_span(
             &definition,
@@ -177,27 +200,13 @@ impl ToolMethod<'_> {
         let escaped = (title.is_none() && tool.title().is_some())
             || (description.is_none() && tool.description().is_some());
         let constructor = if escaped { "with_texts" } else { "new" };
-        let output = match &self.output {
-            Some(o) => format!("super::{o}"),
-            None => "()".to_owned(),
-        };
         let args = [
             str_repr(server),
             str_repr(&tool.name),
             str_repr(&definition),
         ];
 
-        let mut out = Lines::new(Context::ToolsModule);
-        let i = out.indent;
-        out.docs(i, &self.summary_docs());
-        out.line(
-            i,
-            &["#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]"],
-        );
-        out.line(i, &["pub struct ", marker, ";"]);
-        out.line(i, &["impl ::mcpbind::Tool for ", marker, " {"]);
-        out.line(i + 4, &["type Input = super::", &self.input, ";"]);
-        out.line(i + 4, &["type Output = ", &output, ";"]);
+        let i = out.indent + 4;
         let call = [
             "const META: ::mcpbind::ToolMeta = ::mcpbind::ToolMeta::",
             constructor,
@@ -205,37 +214,35 @@ impl ToolMethod<'_> {
         ];
         // The arguments go one to a line: they never fit on one.
         out.breaks(
-            i + 4,
+            i,
             &call,
             &[&args.join(", "), ", [", &spans, "], [", &hints, "]);"],
         );
-        out.line(i + 4, &call);
+        out.line(i, &call);
         for arg in &args {
-            out.literal(i + 8, &[arg, ","]);
+            out.literal(i + 4, &[arg, ","]);
         }
-        out.line(i + 8, &["[", &spans, "],"]);
-        out.line(i + 8, &["[", &hints, "],"]);
+        out.line(i + 4, &["[", &spans, "],"]);
+        out.line(i + 4, &["[", &hints, "],"]);
         if escaped {
             for text in [tool.title(), tool.description()] {
                 match text {
-                    None => out.line(i + 8, &["::std::option::Option::None,"]),
+                    None => out.line(i + 4, &["::std::option::Option::None,"]),
                     Some(text) => {
                         let text = str_repr(text);
                         let some = "::std::option::Option::Some(";
-                        if out.fits(i + 8, &[some, &text, "),"]) {
-                            out.line(i + 8, &[some, &text, "),"]);
+                        if out.fits(i + 4, &[some, &text, "),"]) {
+                            out.line(i + 4, &[some, &text, "),"]);
                         } else {
-                            out.line(i + 8, &[some]);
-                            out.literal(i + 12, &[&text, ","]);
-                            out.line(i + 8, &["),"]);
+                            out.line(i + 4, &[some]);
+                            out.literal(i + 8, &[&text, ","]);
+                            out.line(i + 4, &["),"]);
                         }
                     }
                 }
             }
         }
-        out.line(i + 4, &[");"]);
-        out.line(i, &["}"]);
-        out
+        out.line(i, &[");"]);
     }
 
     /// The typed client method.
