@@ -3,8 +3,8 @@
 //! Each tool adds four pieces of a fixed shape to its server's module: the
 //! marker type with its metadata, the `Client` method, the `Handler` method
 //! and the `Server<H>` dispatch arm. Made as tokens, parsed by syn and
-//! printed by prettyplease, they took about half of the generator's time
-//! (a `build.rs` runs it unoptimized), and none of that work decides
+//! printed by prettyplease, they took over a quarter of the generator's
+//! time (a `build.rs` runs it unoptimized), and none of that work decides
 //! anything: their layout depends only on the lengths of their names. So
 //! `tool.rs` writes them as text, laid out as prettyplease lays them out,
 //! and a piece with a line its shapes do not cover is formatted by
