@@ -7,9 +7,11 @@
 //! events, never blocks a call. Nothing is built when nobody subscribes.
 //!
 //! Secrets: an event holds the arguments the caller passed and a one-line
-//! outcome, never the server's config; any value of a `${VAR}` the server's
-//! config refers to is replaced by `${VAR}` in both, in case a server echoed
-//! it into an error or a caller passed it on.
+//! outcome, never the server's config; every secret the server's config
+//! resolves to ([`ServerConfig::secrets`]: `${VAR}` values, in `auth` too,
+//! and URL passwords, also percent-encoded) is replaced in both, in case a
+//! server echoed it into an error or a caller passed it on: a variable's
+//! value by `${VAR}`, a URL's password by `***`.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -22,7 +24,7 @@ use tokio::sync::broadcast;
 
 use crate::call::ToolResult;
 use crate::client::Client;
-use crate::config::{ServerConfig, TransportConfig};
+use crate::config::ServerConfig;
 use crate::error::{Error, Result};
 use crate::tool::ToolMeta;
 
@@ -243,66 +245,34 @@ pub(crate) fn publish_rejected(
 }
 
 fn publish(config: &ServerConfig, mut event: ToolInvoked) {
-    let secrets = secrets_of(config);
+    let secrets = config.labelled_secrets();
     if !secrets.is_empty() {
         redact_value(&mut event.arguments, &secrets);
         match &mut event.outcome {
             Outcome::Ok => {}
             Outcome::ToolError { message }
             | Outcome::Rejected { message }
-            | Outcome::Failed { message } => redact(message, &secrets),
+            | Outcome::Failed { message } => *message = redact(message, &secrets),
         }
     }
     // An error only means nobody listens any more.
     let _ = bus().send(Arc::new(event));
 }
 
-/// The `(VAR, value)` of every `${VAR}` the server's config refers to that
-/// is set and non-empty.
-fn secrets_of(config: &ServerConfig) -> Vec<(String, String)> {
-    let texts: Vec<&String> = match &config.transport {
-        TransportConfig::Stdio {
-            command, args, env, ..
-        } => std::iter::once(command)
-            .chain(args)
-            .chain(env.values())
-            .collect(),
-        TransportConfig::StreamableHttp { url, headers }
-        | TransportConfig::Sse { url, headers } => {
-            std::iter::once(url).chain(headers.values()).collect()
-        }
-    };
-    let mut secrets = Vec::new();
-    for text in texts {
-        let mut rest = text.as_str();
-        while let Some(start) = rest.find("${") {
-            let after = &rest[start + 2..];
-            let Some(end) = after.find('}') else { break };
-            let var = after[..end].split(":-").next().unwrap_or_default();
-            if let Ok(value) = std::env::var(var) {
-                if !value.is_empty() {
-                    secrets.push((var.to_owned(), value));
-                }
-            }
-            rest = &after[end + 1..];
+/// `text` with each secret replaced by its label.
+fn redact(text: &str, secrets: &[(String, String)]) -> String {
+    let mut text = text.to_owned();
+    for (secret, label) in secrets {
+        if text.contains(secret.as_str()) {
+            text = text.replace(secret.as_str(), label);
         }
     }
-    // Longest first, so that a secret containing another is replaced whole.
-    secrets.sort_by_key(|s| std::cmp::Reverse(s.1.len()));
-    secrets
-}
-
-fn redact(text: &mut String, secrets: &[(String, String)]) {
-    for (var, value) in secrets {
-        if text.contains(value.as_str()) {
-            *text = text.replace(value.as_str(), &format!("${{{var}}}"));
-        }
-    }
+    text
 }
 
 fn redact_value(value: &mut Value, secrets: &[(String, String)]) {
     match value {
-        Value::String(s) => redact(s, secrets),
+        Value::String(s) => *s = redact(s, secrets),
         Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secrets)),
         Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secrets)),
         _ => {}
@@ -315,12 +285,66 @@ mod tests {
 
     #[test]
     fn redacts_secret_values_everywhere() {
-        let secrets = vec![("TOKEN".to_owned(), "s3cr3t-value".to_owned())];
+        let secrets = vec![("s3cr3t-value".to_owned(), "${TOKEN}".to_owned())];
         let mut value = serde_json::json!({"a": ["x s3cr3t-value y"], "b": "s3cr3t-value"});
         redact_value(&mut value, &secrets);
         assert_eq!(
             value,
             serde_json::json!({"a": ["x ${TOKEN} y"], "b": "${TOKEN}"})
         );
+    }
+
+    /// Every secret the config resolves to is hidden in an event: a
+    /// header's `${VAR}` and its percent-encoded form as `${VAR}`, a URL's
+    /// password as `***`.
+    #[test]
+    fn events_hide_every_secret_of_the_config() {
+        std::env::set_var("MCPBIND_EVENTS_TEST_TOKEN", "tok/en+value");
+        let config = crate::config::Config::from_toml_str(
+            r#"
+            [servers.events-test]
+            transport = "streamable-http"
+            url = "https://user:p4ssw0rd@example.com/mcp"
+            headers = { Authorization = "Bearer ${MCPBIND_EVENTS_TEST_TOKEN}" }
+            "#,
+        )
+        .unwrap();
+        let mut events = subscribe();
+        let arguments = serde_json::json!({
+            "a": "tok/en+value",
+            "b": "tok%2Fen%2Bvalue",
+            "c": ["the p4ssw0rd"],
+        });
+        publish(
+            &config.servers["events-test"],
+            ToolInvoked {
+                server: "events-test".into(),
+                tool: "t".into(),
+                model_name: None,
+                arguments,
+                outcome: Outcome::Failed {
+                    message: "server said tok/en+value".into(),
+                },
+                duration: Duration::ZERO,
+                attempts: 1,
+                source: CallSource::Typed,
+            },
+        );
+        // The bus is the process's: skip other tests' events.
+        let event = std::iter::from_fn(|| events.0.try_recv().ok())
+            .find(|e| e.server == "events-test")
+            .expect("the event");
+        assert_eq!(
+            event.arguments,
+            serde_json::json!({
+                "a": "${MCPBIND_EVENTS_TEST_TOKEN}",
+                "b": "${MCPBIND_EVENTS_TEST_TOKEN}",
+                "c": ["the ***"],
+            })
+        );
+        let Outcome::Failed { message } = &event.outcome else {
+            panic!("{:?}", event.outcome)
+        };
+        assert_eq!(message, "server said ${MCPBIND_EVENTS_TEST_TOKEN}");
     }
 }

@@ -17,7 +17,9 @@ const MIN_SECRET_LEN: usize = 4;
 /// environment.
 pub(crate) struct Expander<'a> {
     server: &'a str,
-    secrets: Vec<String>,
+    /// Each secret, with what stands for it in an event: `${VAR}` for a
+    /// variable's value, `***` for a URL's password.
+    secrets: Vec<(String, String)>,
 }
 
 impl<'a> Expander<'a> {
@@ -34,7 +36,7 @@ impl<'a> Expander<'a> {
         let expanded = expand_vars_with(self.server, value, |var| {
             let value = std::env::var(var).ok();
             if let Some(v) = &value {
-                found.borrow_mut().push(v.clone());
+                found.borrow_mut().push((v.clone(), format!("${{{var}}}")));
             }
             value
         })?;
@@ -48,7 +50,7 @@ impl<'a> Expander<'a> {
         let url = self.expand(value)?;
         if let Ok(parsed) = reqwest::Url::parse(&url) {
             if let Some(password) = parsed.password() {
-                self.secrets.push(password.to_owned());
+                self.secrets.push((password.to_owned(), "***".to_owned()));
             }
         }
         Ok(url)
@@ -57,30 +59,51 @@ impl<'a> Expander<'a> {
     /// The secrets, each also percent-encoded (as a URL prints it), longest
     /// first.
     pub(crate) fn finish(self) -> Arc<[String]> {
-        let mut all: Vec<String> = Vec::new();
-        for secret in self.secrets {
+        self.labelled()
+            .into_iter()
+            .map(|(secret, _)| secret)
+            .collect()
+    }
+
+    /// [`Expander::finish`], each secret with what stands for it in an
+    /// event.
+    fn labelled(self) -> Vec<(String, String)> {
+        let mut all = Vec::new();
+        for (secret, label) in self.secrets {
             if secret.len() < MIN_SECRET_LEN {
                 continue;
             }
             let encoded = percent_encode(&secret);
             if encoded != secret {
-                all.push(encoded);
+                all.push((encoded, label.clone()));
             }
-            all.push(secret);
+            all.push((secret, label));
         }
-        all.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        all.dedup();
-        all.into()
+        all.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
+        all.dedup_by(|a, b| a.0 == b.0);
+        all
     }
 }
 
 impl crate::config::ServerConfig {
     /// The secrets this server's config resolves to now: the value of every
-    /// `${VAR}` it refers to (in `command`, `args`, `env`, `url`, `headers`)
-    /// and a URL password, each also percent-encoded, longest first. What
-    /// prints a log line that a lower layer (rmcp, reqwest) may have filled
-    /// with them replaces them with `***` (the CLI's `-v` output does).
+    /// `${VAR}` it refers to (in `command`, `args`, `env`, `url`, `headers`,
+    /// `auth`) and a URL password, each also percent-encoded, longest first.
+    /// What prints a log line that a lower layer (rmcp, reqwest) may have
+    /// filled with them replaces them with `***` (the CLI's `-v` output
+    /// does).
     pub fn secrets(&self) -> Vec<String> {
+        self.expander().finish().to_vec()
+    }
+
+    /// [`ServerConfig::secrets`], each with what stands for it in an event:
+    /// `${VAR}` for a variable's value, `***` for a URL's password.
+    pub(crate) fn labelled_secrets(&self) -> Vec<(String, String)> {
+        self.expander().labelled()
+    }
+
+    /// An expander that has expanded every value of the config.
+    fn expander(&self) -> Expander<'static> {
         use crate::config::TransportConfig;
         let mut expander = Expander::new("");
         match &self.transport {
@@ -102,7 +125,7 @@ impl crate::config::ServerConfig {
         if let Some(secret) = self.auth.as_ref().and_then(|a| a.secret()) {
             let _ = expander.expand(secret);
         }
-        expander.finish().to_vec()
+        expander
     }
 }
 
