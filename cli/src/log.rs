@@ -16,9 +16,9 @@ static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 /// Hides the secrets of every server of `config` from log output from now on
 /// (called whenever the CLI loads a config).
 pub fn hide_secrets_of(config: &mcpbind::Config) {
-    let Ok(mut all) = SECRETS.write() else {
-        return;
-    };
+    let mut all = SECRETS
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     all.extend(config.servers.values().flat_map(|s| s.secrets()));
     all.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     all.dedup();
@@ -26,15 +26,11 @@ pub fn hide_secrets_of(config: &mcpbind::Config) {
 
 /// `text` with every hidden secret replaced by `***`.
 pub fn redact(text: &str) -> String {
-    let mut text = text.to_owned();
-    if let Ok(secrets) = SECRETS.read() {
-        for secret in secrets.iter() {
-            if text.contains(secret.as_str()) {
-                text = text.replace(secret.as_str(), "***");
-            }
-        }
-    }
-    text
+    // A panic elsewhere while the list was written leaves it as it was.
+    let secrets = SECRETS
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    mcpbind::redact(text, &secrets)
 }
 
 /// Stderr for `tracing_subscriber::fmt`, redacted one event at a time.

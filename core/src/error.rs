@@ -346,9 +346,11 @@ impl std::fmt::Debug for Redacted {
 
 impl std::error::Error for Redacted {}
 
-/// `text` with every secret replaced by `***`, longest first (so that a
-/// secret containing another is replaced whole).
-pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
+/// `text` with every secret replaced by `***`, in order: pass them longest
+/// first (as [`ServerConfig::secrets`](crate::ServerConfig::secrets) gives
+/// them), so that a secret containing another is replaced whole. For a log
+/// line that a lower layer (rmcp, reqwest) may have filled with them.
+pub fn redact(text: &str, secrets: &[String]) -> String {
     let mut text = text.to_owned();
     for secret in secrets {
         if !secret.is_empty() && text.contains(secret.as_str()) {

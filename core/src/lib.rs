@@ -93,7 +93,7 @@ pub use client::{CallFuture, CallOptions, Client, Closed};
 #[cfg(feature = "client")]
 pub use elicit::{AcceptDefaults, ClientHooks, Elicitation, Roots, Sampling};
 #[cfg(feature = "client")]
-pub use error::{Error, Result};
+pub use error::{redact, Error, Result};
 #[cfg(feature = "client")]
 pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
 #[cfg(feature = "client")]
