@@ -125,8 +125,9 @@ impl EventReceiver {
     }
 }
 
+static BUS: OnceLock<broadcast::Sender<Arc<ToolInvoked>>> = OnceLock::new();
+
 fn bus() -> &'static broadcast::Sender<Arc<ToolInvoked>> {
-    static BUS: OnceLock<broadcast::Sender<Arc<ToolInvoked>>> = OnceLock::new();
     BUS.get_or_init(|| broadcast::channel(CAPACITY).0)
 }
 
@@ -136,7 +137,9 @@ pub fn subscribe() -> EventReceiver {
 }
 
 fn has_subscribers() -> bool {
-    bus().receiver_count() > 0
+    // Counting receivers takes the channel's lock: a process that never
+    // subscribed has no channel, and pays nothing per call.
+    BUS.get().is_some_and(|bus| bus.receiver_count() > 0)
 }
 
 /// What a toolbox tells the typed path about the call it is making.

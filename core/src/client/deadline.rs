@@ -1,45 +1,38 @@
-//! Request deadlines on one timer per client.
+//! Request deadlines on one timer thread for the whole process.
 //!
 //! With a tokio timeout per request, each request registers a timer, and
 //! registering one wakes the runtime thread parked on the time driver so
 //! that it recomputes when to wake: a context switch per call, about a
-//! tenth of a stdio call's client CPU (BENCHMARKS.md). A client's requests
-//! share one timer task instead: a request adds its deadline and learns
-//! when it has passed, and the task re-arms its timer only for a deadline
-//! earlier than the one it sleeps until, which calls that all have the same
-//! timeout never are. Under a steady stream of calls the timer fires once
-//! per timeout period; with no request in flight the task sleeps untimed.
-//! The task runs on the runtime of the client's first request (as the
-//! connection's own task runs on the runtime that connected), is spawned
-//! again if that runtime has shut down, and ends with the client.
+//! tenth of a stdio call's client CPU (BENCHMARKS.md). And while any tokio
+//! timer is armed, every park of a runtime thread reads the clock. So
+//! requests share one plain thread instead (`mcpbind-deadlines`, started on
+//! first use): a request adds its deadline to a map and learns when it has
+//! passed; the thread sleeps on a condition variable until the earliest
+//! deadline, and is woken only for a deadline earlier than the one it sleeps
+//! until, which calls that all have the same timeout never are. Under a
+//! steady stream of calls it wakes once per timeout period; with nothing
+//! pending it sleeps untimed. Being no task, it belongs to no runtime: a
+//! client used from several runtimes, or from one that has shut down, keeps
+//! its timeouts.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use tokio::sync::{oneshot, Notify};
-use tokio::task::JoinHandle;
-use tokio::time::Instant;
+use tokio::sync::oneshot;
 
 /// How far away a deadline too far to represent is put (tokio's own "far
 /// future").
 const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 
-/// The deadlines of one client's requests.
-#[derive(Default)]
-pub(super) struct Deadlines {
-    inner: Arc<Inner>,
-}
-
-#[derive(Default)]
-struct Inner {
+/// The process's pending deadlines and the thread that tells them.
+struct Timer {
     state: Mutex<State>,
-    /// Wakes the timer task for a deadline earlier than the one it sleeps
-    /// until (a permit is kept if it is not waiting yet).
-    earlier: Notify,
+    /// Wakes the thread for a deadline earlier than the one it sleeps until.
+    earlier: Condvar,
 }
 
 #[derive(Default)]
@@ -48,49 +41,44 @@ struct State {
     /// deadlines).
     pending: BTreeMap<(Instant, u64), oneshot::Sender<()>>,
     next_id: u64,
-    /// What the timer task sleeps until (`None`: untimed, nothing pending).
+    /// What the thread sleeps until (`None`: untimed, or not started).
     armed: Option<Instant>,
-    task: Option<JoinHandle<()>>,
+    /// Whether the thread runs (it is started on first use; should starting
+    /// it fail, the next deadline tries again).
+    started: bool,
 }
 
-impl Deadlines {
-    /// A future that completes once `timeout` from now has passed. Must be
-    /// called within a tokio runtime (the timer task is spawned on the first
-    /// call, and again if its runtime has shut down).
-    pub(super) fn after(&self, timeout: Duration) -> Expiry {
-        let now = Instant::now();
-        let at = now.checked_add(timeout).unwrap_or(now + FAR_FUTURE);
-        let (sender, receiver) = oneshot::channel();
-        let mut state = self.inner.lock();
-        let key = (at, state.next_id);
-        state.next_id += 1;
-        state.pending.insert(key, sender);
-        let earlier = state.armed.is_none_or(|armed| at < armed);
-        match &state.task {
-            Some(task) if !task.is_finished() => {
-                if earlier {
-                    self.inner.earlier.notify_one();
-                }
-            }
-            _ => state.task = Some(tokio::spawn(run(Arc::clone(&self.inner)))),
-        }
-        Expiry {
-            receiver,
-            key,
-            inner: Arc::clone(&self.inner),
-        }
+fn timer() -> &'static Timer {
+    static TIMER: OnceLock<Timer> = OnceLock::new();
+    TIMER.get_or_init(|| Timer {
+        state: Mutex::new(State::default()),
+        earlier: Condvar::new(),
+    })
+}
+
+/// A future that completes once `timeout` from now has passed.
+pub(super) fn after(timeout: Duration) -> Expiry {
+    let timer = timer();
+    let now = Instant::now();
+    let at = now.checked_add(timeout).unwrap_or(now + FAR_FUTURE);
+    let (sender, receiver) = oneshot::channel();
+    let mut state = timer.lock();
+    let key = (at, state.next_id);
+    state.next_id += 1;
+    state.pending.insert(key, sender);
+    if !state.started {
+        state.started = std::thread::Builder::new()
+            .name("mcpbind-deadlines".into())
+            .spawn(|| self::timer().run())
+            .is_ok();
     }
-}
-
-impl Drop for Deadlines {
-    fn drop(&mut self) {
-        if let Some(task) = self.inner.lock().task.take() {
-            task.abort();
-        }
+    if state.armed.is_none_or(|armed| at < armed) {
+        timer.earlier.notify_one();
     }
+    Expiry { receiver, key }
 }
 
-impl Inner {
+impl Timer {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state
             .lock()
@@ -98,9 +86,8 @@ impl Inner {
     }
 
     /// Tells every request whose deadline is not after `now`, and returns
-    /// the next deadline, which the timer is then armed for.
-    fn fire(&self, now: Instant) -> Option<Instant> {
-        let mut state = self.lock();
+    /// the next deadline, which the thread then sleeps until.
+    fn fire(state: &mut State, now: Instant) -> Option<Instant> {
         while let Some(entry) = state.pending.first_entry() {
             if entry.key().0 > now {
                 break;
@@ -111,20 +98,25 @@ impl Inner {
         state.armed = state.pending.keys().next().map(|&(at, _)| at);
         state.armed
     }
-}
 
-/// The timer task: sleeps until the earliest deadline (or until an earlier
-/// one comes), tells the requests whose deadline passed, and goes on.
-async fn run(inner: Arc<Inner>) {
-    loop {
-        match inner.fire(Instant::now()) {
-            Some(at) => {
-                tokio::select! {
-                    () = tokio::time::sleep_until(at) => {}
-                    () = inner.earlier.notified() => {}
+    /// The thread: sleeps until the earliest deadline (or until an earlier
+    /// one comes), tells the requests whose deadline passed, and goes on.
+    fn run(&self) {
+        let mut state = self.lock();
+        loop {
+            let now = Instant::now();
+            state = match Self::fire(&mut state, now) {
+                Some(at) => {
+                    self.earlier
+                        .wait_timeout(state, at.saturating_duration_since(now))
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .0
                 }
-            }
-            None => inner.earlier.notified().await,
+                None => self
+                    .earlier
+                    .wait(state)
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
+            };
         }
     }
 }
@@ -134,22 +126,20 @@ async fn run(inner: Arc<Inner>) {
 pub(super) struct Expiry {
     receiver: oneshot::Receiver<()>,
     key: (Instant, u64),
-    inner: Arc<Inner>,
 }
 
 impl Future for Expiry {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        // A dropped sender (the client is going away) counts as expired:
-        // never wait forever.
+        // A dropped sender counts as expired: never wait forever.
         Pin::new(&mut self.receiver).poll(cx).map(|_| ())
     }
 }
 
 impl Drop for Expiry {
     fn drop(&mut self) {
-        self.inner.lock().pending.remove(&self.key);
+        timer().lock().pending.remove(&self.key);
     }
 }
 
@@ -159,10 +149,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_deadline_fires_once_it_has_passed() {
-        let deadlines = Deadlines::default();
-        let started = std::time::Instant::now();
-        let soon = deadlines.after(Duration::from_millis(50));
-        let later = deadlines.after(Duration::from_secs(60));
+        let started = Instant::now();
+        let soon = after(Duration::from_millis(50));
+        let later = after(Duration::from_secs(60));
         soon.await;
         assert!(started.elapsed() >= Duration::from_millis(50));
         let mut later = std::pin::pin!(later);
@@ -171,38 +160,47 @@ mod tests {
 
     #[tokio::test]
     async fn an_earlier_deadline_rearms_the_timer() {
-        let deadlines = Deadlines::default();
-        let _late = deadlines.after(Duration::from_secs(60));
-        // Let the timer task arm itself for the late deadline first.
+        let _late = after(Duration::from_secs(60));
+        // Let the thread arm itself for the late deadline first.
         tokio::time::sleep(Duration::from_millis(20)).await;
-        let soon = deadlines.after(Duration::from_millis(20));
+        let soon = after(Duration::from_millis(20));
         tokio::time::timeout(Duration::from_secs(10), soon)
             .await
             .expect("the earlier deadline fired without waiting for the later one");
     }
 
     #[tokio::test]
-    async fn a_dropped_expiry_is_forgotten_and_the_task_ends_with_the_client() {
-        let deadlines = Deadlines::default();
-        drop(deadlines.after(Duration::from_secs(60)));
-        assert!(deadlines.inner.lock().pending.is_empty());
-        let inner = Arc::clone(&deadlines.inner);
-        drop(deadlines);
-        // The aborted task drops its `Arc<Inner>`.
-        for _ in 0..100 {
-            if Arc::strong_count(&inner) == 1 {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        panic!("the timer task outlived its client");
+    async fn a_dropped_expiry_is_forgotten() {
+        let expiry = after(Duration::from_secs(60));
+        let key = expiry.key;
+        assert!(timer().lock().pending.contains_key(&key));
+        drop(expiry);
+        assert!(!timer().lock().pending.contains_key(&key));
     }
 
     #[tokio::test]
     async fn a_huge_timeout_does_not_overflow() {
-        let deadlines = Deadlines::default();
-        let never = deadlines.after(Duration::MAX);
+        let never = after(Duration::MAX);
         let mut never = std::pin::pin!(never);
         assert!(futures::poll!(never.as_mut()).is_pending());
+    }
+
+    #[test]
+    fn deadlines_outlive_the_runtime_that_set_the_first_one() {
+        let first = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        first.block_on(async { drop(after(Duration::from_secs(60))) });
+        drop(first);
+        let second = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        second.block_on(async {
+            tokio::time::timeout(Duration::from_secs(10), after(Duration::from_millis(20)))
+                .await
+                .expect("a deadline fired after the first runtime was gone");
+        });
     }
 }
