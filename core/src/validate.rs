@@ -8,15 +8,15 @@
 //! still checks.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{OnceLock, RwLock};
 
+use foldhash::fast::FixedState;
 use serde_json::Value;
 
 /// Compiled validators by the address and length of their schema's text.
 /// They live as long as the process, as the `'static` texts do: the lookup
 /// on every call is then a read lock and no reference count.
-type Cache = RwLock<HashMap<(usize, usize), Option<&'static jsonschema::Validator>, ByAddress>>;
+type Cache = RwLock<HashMap<(usize, usize), Option<&'static jsonschema::Validator>, FixedState>>;
 
 fn validator(schema: &'static str) -> Option<&'static jsonschema::Validator> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
@@ -33,33 +33,6 @@ fn validator(schema: &'static str) -> Option<&'static jsonschema::Validator> {
     *cache
         .entry(key)
         .or_insert_with(|| compiled.map(|v| &*Box::leak(Box::new(v))))
-}
-
-/// Hashes the cache's keys, addresses, with a multiply (SipHash's
-/// resistance to chosen keys buys nothing for them).
-type ByAddress = BuildHasherDefault<AddressHasher>;
-
-#[derive(Default)]
-struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// The first violations of `schema` by `instance`, each as
