@@ -5,6 +5,7 @@
 //! a view whose calls have another timeout. How a client lives (idle
 //! connections, shutdown) is in `client/lifecycle.rs`.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -303,6 +304,15 @@ impl Client {
     /// connection; nothing connects anew after a shutdown began, and a new
     /// connection is refused while the circuit is open.
     async fn connection(&self) -> Result<Arc<Live>> {
+        // The common case, connected and the slot free, without the
+        // asynchronous lock's machinery.
+        if let Ok(slot) = self.shared.slot.try_lock() {
+            if let Some(live) = slot.as_ref() {
+                if !live.session.service.peer().is_transport_closed() {
+                    return Ok(Arc::clone(live));
+                }
+            }
+        }
         let mut slot = self.shared.slot.lock().await;
         match slot.as_ref() {
             Some(live) if !live.session.service.peer().is_transport_closed() => {
@@ -736,17 +746,29 @@ impl Client {
     /// backoff; [`Error::Attempts`] then says how many attempts were made.
     /// The call runs in a `tracing` span `mcp.call` (server, tool, request
     /// id, attempt, outcome, duration).
-    pub async fn call_raw(
-        &self,
+    pub fn call_raw<'a>(
+        &'a self,
         tool: &str,
+        arguments: Map<String, Value>,
+        options: &'a CallOptions,
+    ) -> impl Future<Output = Result<CallToolResult>> + Send + 'a {
+        self.call_tool(Cow::Owned(tool.to_owned()), arguments, options)
+    }
+
+    /// [`Client::call_raw`], for a tool name that may be `'static` (a
+    /// typed call's), which is then sent without a copy.
+    async fn call_tool(
+        &self,
+        tool: Cow<'static, str>,
         arguments: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<CallToolResult> {
+        let tool = &tool;
         let timeout = options.timeout.unwrap_or_else(|| self.timeout());
         let span = tracing::info_span!(
             "mcp.call",
             server = %self.name,
-            tool,
+            tool = &**tool,
             request_id = tracing::field::Empty,
             attempt = tracing::field::Empty,
             outcome = tracing::field::Empty,
@@ -755,13 +777,13 @@ impl Client {
         if span.is_disabled() {
             // Nobody records calls: no clock reads, no outcome.
             return self
-                .call_with_retries(tool, arguments, options.retry_safe, timeout)
+                .call_with_retries(tool, arguments, options.retry_safe, timeout, false)
                 .await;
         }
         let call = async {
             let started = Instant::now();
             let result = self
-                .call_with_retries(tool, arguments, options.retry_safe, timeout)
+                .call_with_retries(tool, arguments, options.retry_safe, timeout, true)
                 .await;
             let outcome = match &result {
                 Ok(r) if r.is_error == Some(true) => "tool error",
@@ -777,12 +799,15 @@ impl Client {
         call.instrument(span).await
     }
 
+    /// The call of [`Client::call_raw`], `traced` when it runs in a span
+    /// that records its attempts.
     async fn call_with_retries(
         &self,
-        tool: &str,
+        tool: &Cow<'static, str>,
         arguments: Map<String, Value>,
         retry_safe: bool,
         timeout: Duration,
+        traced: bool,
     ) -> Result<CallToolResult> {
         let _permit = match &self.shared.limit {
             Some(limit) => Some(limit.acquire().await.map_err(|_| Error::Shutdown {
@@ -797,8 +822,10 @@ impl Client {
         loop {
             attempt += 1;
             crate::events::record_attempt(); // event hook: counts sends
-            tracing::Span::current().record("attempt", attempt);
-            let (error, retry) = match self.attempt(tool, &arguments, timeout).await {
+            if traced {
+                tracing::Span::current().record("attempt", attempt);
+            }
+            let (error, retry) = match self.attempt(tool, &arguments, timeout, traced).await {
                 Ok(result) => return Ok(result),
                 Err(Failure::Unsent(e)) => (e, true),
                 Err(Failure::Lost(e)) => (e, retry_safe),
@@ -809,7 +836,7 @@ impl Client {
                     1 => error,
                     attempts => Error::Attempts {
                         server: self.name.clone(),
-                        tool: tool.to_owned(),
+                        tool: tool.to_string(),
                         attempts,
                         last: Box::new(error),
                     },
@@ -824,9 +851,10 @@ impl Client {
     /// One attempt of a call.
     async fn attempt(
         &self,
-        tool: &str,
+        tool: &Cow<'static, str>,
         arguments: &Map<String, Value>,
         timeout: Duration,
+        traced: bool,
     ) -> std::result::Result<CallToolResult, Failure> {
         let session = self.session().await.map_err(|e| match e {
             Error::Connect { .. } | Error::Spawn { .. } | Error::Closed { .. } => {
@@ -848,13 +876,13 @@ impl Client {
             } => Error::Timeout {
                 server,
                 method: format!("{method} {tool}"),
-                tool: Some(tool.to_owned()),
+                tool: Some(tool.to_string()),
                 timeout,
             },
             e => e,
         };
         let peer = session.service.peer();
-        let mut params = CallToolRequestParams::new(tool.to_owned());
+        let mut params = CallToolRequestParams::new(tool.clone());
         params.arguments = Some(arguments.clone());
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = match self.send(&session, peer, request, method).await {
@@ -862,7 +890,9 @@ impl Client {
             Err(e @ Error::Closed { .. }) => return Err(Failure::Unsent(e)),
             Err(e) => return Err(Failure::Final(with_tool(e))),
         };
-        tracing::Span::current().record("request_id", tracing::field::display(&handle.id));
+        if traced {
+            tracing::Span::current().record("request_id", tracing::field::display(&handle.id));
+        }
         let response = self.await_handle(&session, handle, method, timeout).await;
         match response {
             Ok(ServerResult::CallToolResult(result)) => {
@@ -924,14 +954,20 @@ impl Client {
         options: &CallOptions,
     ) -> Result<ToolResult<T::Output>> {
         // Event hook (core/src/events.rs): times the call, counts its
-        // attempts and publishes one `ToolInvoked` per call.
-        crate::events::observe(
-            self,
-            &T::META,
-            input,
-            self.call_unobserved::<T>(input, options),
-        )
-        .await
+        // attempts and publishes one `ToolInvoked` per call, when someone
+        // listens. Boxed: the hook's future holds the call's twice (an
+        // `async fn` keeps its arguments beside its locals), and inline it
+        // would double every call's future, listened to or not.
+        if crate::events::observed() {
+            return Box::pin(crate::events::observe(
+                self,
+                &T::META,
+                input,
+                self.call_unobserved::<T>(input, options),
+            ))
+            .await;
+        }
+        self.call_unobserved::<T>(input, options).await
     }
 
     async fn call_unobserved<T: Tool>(
@@ -981,7 +1017,9 @@ impl Client {
             retry_safe: options.retry_safe || meta.is_retry_safe(),
             validated: options.validated,
         };
-        let result = self.call_raw(meta.name, arguments, &options).await?;
+        let result = self
+            .call_tool(Cow::Borrowed(meta.name), arguments, &options)
+            .await?;
         if let (true, Some(schema), Some(structured), false) = (
             self.config.validate_output,
             meta.output_schema,
@@ -1013,8 +1051,10 @@ impl Client {
         request: ClientRequest,
         method: &str,
     ) -> Result<RequestHandle<RoleClient>> {
-        match peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
+        // Boxed: rmcp's future is 3 KB, and inline it would make every
+        // layer of a call's future that much larger, each layer copying it
+        // once more (a malloc is cheaper; BENCHMARKS.md).
+        match Box::pin(peer.send_request_with_option(request, PeerRequestOptions::no_options()))
             .await
         {
             Ok(handle) => Ok(handle),
@@ -1028,6 +1068,11 @@ impl Client {
     /// Waits for the answer to a request for up to `timeout`. When the
     /// timeout passes, or the caller stops waiting (drops this future), the
     /// server is sent `notifications/cancelled`.
+    ///
+    /// The answer is read from the handle's channel rather than through
+    /// `RequestHandle::await_response`: with no rmcp timeout, progress reset
+    /// or subscription (`send` asks for none), that is all it does, and its
+    /// future (3.4 KB) would be part of, and copied with, every call's.
     async fn await_handle(
         &self,
         session: &Arc<Session>,
@@ -1035,15 +1080,16 @@ impl Client {
         method: &str,
         timeout: Duration,
     ) -> Result<ServerResult> {
-        let guard = CancelOnDrop::new(&handle);
+        let mut pending = Pending::new(handle);
         let expiry = deadline::after(timeout);
         let response = tokio::select! {
             biased;
-            response = handle.await_response() => response,
+            response = pending.answer() => response,
             () = expiry => {
                 // Sent before the error returns, so that a CLI that exits on
-                // it has told the server.
-                guard.cancel("request timeout").await;
+                // it has told the server. Boxed: rare, and its future is
+                // large (~1.7 KB).
+                Box::pin(pending.cancel("request timeout")).await;
                 return Err(Error::Timeout {
                     server: self.name.clone(),
                     method: method.to_owned(),
@@ -1052,7 +1098,6 @@ impl Client {
                 });
             }
         };
-        guard.disarm();
         match response {
             Ok(response) => Ok(response),
             Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
@@ -1120,44 +1165,47 @@ fn outcome_of(error: &Error) -> &'static str {
     }
 }
 
-/// Sends `notifications/cancelled` for a request whose caller stopped
-/// waiting (its future was dropped).
-struct CancelOnDrop {
-    peer: Option<Peer<RoleClient>>,
-    id: rmcp::model::RequestId,
+/// A request sent and not yet answered. Dropped before its answer came (the
+/// caller stopped waiting), it sends the server `notifications/cancelled`.
+struct Pending {
+    handle: RequestHandle<RoleClient>,
+    answered: bool,
 }
 
-impl CancelOnDrop {
-    fn new(handle: &RequestHandle<RoleClient>) -> Self {
-        CancelOnDrop {
-            peer: Some(handle.peer.clone()),
-            id: handle.id.clone(),
+impl Pending {
+    fn new(handle: RequestHandle<RoleClient>) -> Self {
+        Pending {
+            handle,
+            answered: false,
         }
     }
 
-    fn disarm(mut self) {
-        self.peer = None;
+    /// Waits for the answer (a dropped channel means the connection closed,
+    /// as in rmcp).
+    async fn answer(&mut self) -> std::result::Result<ServerResult, ServiceError> {
+        let answer = (&mut self.handle.rx).await;
+        self.answered = true;
+        answer.unwrap_or(Err(ServiceError::TransportClosed))
     }
 
     /// Sends `notifications/cancelled` now, with `reason`.
     async fn cancel(mut self, reason: &str) {
-        let Some(peer) = self.peer.take() else {
-            return;
-        };
+        self.answered = true;
         let param = rmcp::model::CancelledNotificationParam::new(
-            Some(self.id.clone()),
+            Some(self.handle.id.clone()),
             Some(reason.to_owned()),
         );
-        let _ = peer.notify_cancelled(param).await;
+        let _ = self.handle.peer.notify_cancelled(param).await;
     }
 }
 
-impl Drop for CancelOnDrop {
+impl Drop for Pending {
     fn drop(&mut self) {
-        let Some(peer) = self.peer.take() else {
+        if self.answered {
             return;
-        };
-        let id = self.id.clone();
+        }
+        let peer = self.handle.peer.clone();
+        let id = self.handle.id.clone();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
                 let param = rmcp::model::CancelledNotificationParam::new(

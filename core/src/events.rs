@@ -164,8 +164,15 @@ pub(crate) fn record_attempt() {
     let _ = SCOPE.try_with(|s| s.attempts.fetch_add(1, Ordering::Relaxed));
 }
 
-/// Wraps one typed call: times it, counts its attempts and publishes its
-/// [`ToolInvoked`] (the hook in `Client::call`).
+/// Whether a typed call now would be observed: it runs inside a toolbox
+/// dispatch, or someone subscribed to the events.
+pub(crate) fn observed() -> bool {
+    SCOPE.try_with(|_| ()).is_ok() || has_subscribers()
+}
+
+/// Wraps one typed call that is [`observed`]: times it, counts its attempts
+/// and publishes its [`ToolInvoked`] (the hook in `Client::call`). A
+/// subscriber that arrives during an unobserved call sees the next one.
 pub(crate) async fn observe<I: Serialize, O>(
     client: &Client,
     meta: &ToolMeta,
@@ -174,8 +181,7 @@ pub(crate) async fn observe<I: Serialize, O>(
 ) -> Result<ToolResult<O>> {
     let outer = SCOPE.try_with(Arc::clone).ok();
     if outer.is_none() && !has_subscribers() {
-        // Nobody listens (the common case): no scope, no timing. A
-        // subscriber that arrives during this call sees the next one.
+        // The last subscriber left since `observed` said yes.
         return call.await;
     }
     let scope = outer.clone().unwrap_or_default();

@@ -19,10 +19,8 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
-
-use tokio::sync::oneshot;
 
 /// How far away a deadline too far to represent is put (tokio's own "far
 /// future").
@@ -37,9 +35,10 @@ struct Timer {
 
 #[derive(Default)]
 struct State {
-    /// Waiting requests by deadline (and a number that tells apart equal
-    /// deadlines).
-    pending: BTreeMap<(Instant, u64), oneshot::Sender<()>>,
+    /// The tasks waiting on a deadline, by deadline (and a number that tells
+    /// apart equal deadlines). The thread takes an entry out when its
+    /// deadline passes: an [`Expiry`] whose entry is gone has expired.
+    pending: BTreeMap<(Instant, u64), Waker>,
     next_id: u64,
     /// What the thread sleeps until (`None`: untimed, or not started).
     armed: Option<Instant>,
@@ -56,26 +55,12 @@ fn timer() -> &'static Timer {
     })
 }
 
-/// A future that completes once `timeout` from now has passed.
+/// A future that completes once `timeout` from now has passed. It takes
+/// its place among the pending deadlines when first polled.
 pub(super) fn after(timeout: Duration) -> Expiry {
-    let timer = timer();
     let now = Instant::now();
     let at = now.checked_add(timeout).unwrap_or(now + FAR_FUTURE);
-    let (sender, receiver) = oneshot::channel();
-    let mut state = timer.lock();
-    let key = (at, state.next_id);
-    state.next_id += 1;
-    state.pending.insert(key, sender);
-    if !state.started {
-        state.started = std::thread::Builder::new()
-            .name("mcpbind-deadlines".into())
-            .spawn(|| self::timer().run())
-            .is_ok();
-    }
-    if state.armed.is_none_or(|armed| at < armed) {
-        timer.earlier.notify_one();
-    }
-    Expiry { receiver, key }
+    Expiry { at, id: None }
 }
 
 impl Timer {
@@ -85,27 +70,55 @@ impl Timer {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Tells every request whose deadline is not after `now`, and returns
-    /// the next deadline, which the thread then sleeps until.
-    fn fire(state: &mut State, now: Instant) -> Option<Instant> {
+    /// Adds a deadline, starting the thread if need be and waking it if the
+    /// deadline is earlier than the one it sleeps until. Returns its id.
+    fn add(&self, at: Instant, waker: Waker) -> u64 {
+        let mut state = self.lock();
+        let id = state.next_id;
+        state.next_id += 1;
+        state.pending.insert((at, id), waker);
+        if !state.started {
+            state.started = std::thread::Builder::new()
+                .name("mcpbind-deadlines".into())
+                .spawn(|| self::timer().run())
+                .is_ok();
+        }
+        if state.armed.is_none_or(|armed| at < armed) {
+            self.earlier.notify_one();
+        }
+        id
+    }
+
+    /// Takes out every deadline not after `now`, for the caller to wake
+    /// once the lock is released, and returns the next deadline, which the
+    /// thread then sleeps until.
+    fn fire(state: &mut State, now: Instant, due: &mut Vec<Waker>) -> Option<Instant> {
         while let Some(entry) = state.pending.first_entry() {
             if entry.key().0 > now {
                 break;
             }
-            // The request may have its answer already and stopped waiting.
-            let _ = entry.remove().send(());
+            due.push(entry.remove());
         }
         state.armed = state.pending.keys().next().map(|&(at, _)| at);
         state.armed
     }
 
     /// The thread: sleeps until the earliest deadline (or until an earlier
-    /// one comes), tells the requests whose deadline passed, and goes on.
+    /// one comes), wakes the tasks whose deadline passed, and goes on.
     fn run(&self) {
+        let mut due = Vec::new();
         let mut state = self.lock();
         loop {
             let now = Instant::now();
-            state = match Self::fire(&mut state, now) {
+            let next = Self::fire(&mut state, now, &mut due);
+            if !due.is_empty() {
+                drop(state);
+                due.drain(..).for_each(Waker::wake);
+                state = self.lock();
+                // Deadlines may have come meanwhile: look again.
+                continue;
+            }
+            state = match next {
                 Some(at) => {
                     self.earlier
                         .wait_timeout(state, at.saturating_duration_since(now))
@@ -123,29 +136,58 @@ impl Timer {
 
 /// Completes when its request's deadline has passed; dropping it (the
 /// answer came first) forgets the deadline.
+///
+/// No channel: the thread wakes the task and takes the deadline out of the
+/// map, which is how a poll tells it has passed. A request answered before
+/// its deadline costs two short locks, and nothing wakes its task (a wake
+/// while it runs would have the runtime poll it again for nothing, waking a
+/// parked worker thread to do so: an eventfd write and an `epoll_wait`
+/// return per call; BENCHMARKS.md).
 pub(super) struct Expiry {
-    receiver: oneshot::Receiver<()>,
-    key: (Instant, u64),
+    at: Instant,
+    /// Set once among the pending deadlines.
+    id: Option<u64>,
 }
 
 impl Future for Expiry {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        // A dropped sender counts as expired: never wait forever.
-        Pin::new(&mut self.receiver).poll(cx).map(|_| ())
+        let timer = timer();
+        let Some(id) = self.id else {
+            self.id = Some(timer.add(self.at, cx.waker().clone()));
+            return Poll::Pending;
+        };
+        let mut state = timer.lock();
+        match state.pending.get_mut(&(self.at, id)) {
+            None => Poll::Ready(()),
+            Some(waker) => {
+                if !waker.will_wake(cx.waker()) {
+                    *waker = cx.waker().clone();
+                }
+                Poll::Pending
+            }
+        }
     }
 }
 
 impl Drop for Expiry {
     fn drop(&mut self) {
-        timer().lock().pending.remove(&self.key);
+        if let Some(id) = self.id {
+            let waker = timer().lock().pending.remove(&(self.at, id));
+            drop(waker);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Polls `expiry` once (which registers it) and says it is pending.
+    async fn register(expiry: Pin<&mut Expiry>) {
+        assert!(futures::poll!(expiry).is_pending());
+    }
 
     #[tokio::test]
     async fn a_deadline_fires_once_it_has_passed() {
@@ -155,12 +197,14 @@ mod tests {
         soon.await;
         assert!(started.elapsed() >= Duration::from_millis(50));
         let mut later = std::pin::pin!(later);
+        register(later.as_mut()).await;
         assert!(futures::poll!(later.as_mut()).is_pending());
     }
 
     #[tokio::test]
     async fn an_earlier_deadline_rearms_the_timer() {
-        let _late = after(Duration::from_secs(60));
+        let mut late = std::pin::pin!(after(Duration::from_secs(60)));
+        register(late.as_mut()).await;
         // Let the thread arm itself for the late deadline first.
         tokio::time::sleep(Duration::from_millis(20)).await;
         let soon = after(Duration::from_millis(20));
@@ -171,8 +215,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_dropped_expiry_is_forgotten() {
-        let expiry = after(Duration::from_secs(60));
-        let key = expiry.key;
+        let mut expiry = Box::pin(after(Duration::from_secs(60)));
+        register(expiry.as_mut()).await;
+        let key = (expiry.at, expiry.id.unwrap());
         assert!(timer().lock().pending.contains_key(&key));
         drop(expiry);
         assert!(!timer().lock().pending.contains_key(&key));
@@ -182,6 +227,7 @@ mod tests {
     async fn a_huge_timeout_does_not_overflow() {
         let never = after(Duration::MAX);
         let mut never = std::pin::pin!(never);
+        register(never.as_mut()).await;
         assert!(futures::poll!(never.as_mut()).is_pending());
     }
 
@@ -191,7 +237,10 @@ mod tests {
             .enable_all()
             .build()
             .unwrap();
-        first.block_on(async { drop(after(Duration::from_secs(60))) });
+        first.block_on(async {
+            let mut expiry = std::pin::pin!(after(Duration::from_secs(60)));
+            register(expiry.as_mut()).await;
+        });
         drop(first);
         let second = tokio::runtime::Builder::new_current_thread()
             .enable_all()
