@@ -752,7 +752,11 @@ impl Client {
         arguments: Map<String, Value>,
         options: &'a CallOptions,
     ) -> impl Future<Output = Result<CallToolResult>> + Send + 'a {
-        self.call_tool(Cow::Owned(tool.to_owned()), arguments, options)
+        self.call_tool(
+            Cow::Owned(tool.to_owned()),
+            Arguments::Map(arguments),
+            options,
+        )
     }
 
     /// [`Client::call_raw`], for a tool name that may be `'static` (a
@@ -760,7 +764,7 @@ impl Client {
     async fn call_tool(
         &self,
         tool: Cow<'static, str>,
-        arguments: Map<String, Value>,
+        arguments: Arguments<'_>,
         options: &CallOptions,
     ) -> Result<CallToolResult> {
         let tool = &tool;
@@ -804,7 +808,7 @@ impl Client {
     async fn call_with_retries(
         &self,
         tool: &Cow<'static, str>,
-        arguments: Map<String, Value>,
+        mut arguments: Arguments<'_>,
         retry_safe: bool,
         timeout: Duration,
         traced: bool,
@@ -825,7 +829,11 @@ impl Client {
             if traced {
                 tracing::Span::current().record("attempt", attempt);
             }
-            let (error, retry) = match self.attempt(tool, &arguments, timeout, traced).await {
+            let last = attempt > lifecycle.retries;
+            let (error, retry) = match self
+                .attempt(tool, arguments.take(last), timeout, traced)
+                .await
+            {
                 Ok(result) => return Ok(result),
                 Err(Failure::Unsent(e)) => (e, true),
                 Err(Failure::Lost(e)) => (e, retry_safe),
@@ -852,7 +860,7 @@ impl Client {
     async fn attempt(
         &self,
         tool: &Cow<'static, str>,
-        arguments: &Map<String, Value>,
+        arguments: Map<String, Value>,
         timeout: Duration,
         traced: bool,
     ) -> std::result::Result<CallToolResult, Failure> {
@@ -883,7 +891,7 @@ impl Client {
         };
         let peer = session.service.peer();
         let mut params = CallToolRequestParams::new(tool.clone());
-        params.arguments = Some(arguments.clone());
+        params.arguments = Some(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = match self.send(&session, peer, request, method).await {
             Ok(handle) => handle,
@@ -1017,6 +1025,15 @@ impl Client {
             retry_safe: options.retry_safe || meta.is_retry_safe(),
             validated: options.validated,
         };
+        // A retry serializes the input again rather than keep a copy.
+        let again = || match serde_json::to_value(input) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        let arguments = Arguments::Typed {
+            first: Some(arguments),
+            again: &again,
+        };
         let result = self
             .call_tool(Cow::Borrowed(meta.name), arguments, &options)
             .await?;
@@ -1051,10 +1068,11 @@ impl Client {
         request: ClientRequest,
         method: &str,
     ) -> Result<RequestHandle<RoleClient>> {
-        // Boxed: rmcp's future is 3 KB, and inline it would make every
-        // layer of a call's future that much larger, each layer copying it
-        // once more (a malloc is cheaper; BENCHMARKS.md).
-        match Box::pin(peer.send_request_with_option(request, PeerRequestOptions::no_options()))
+        // rmcp's future is 3 KB, and every layer of a call's future copies
+        // it once; boxing it costs more still (a large allocation misses
+        // the allocator's caches; BENCHMARKS.md).
+        match peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
         {
             Ok(handle) => Ok(handle),
@@ -1162,6 +1180,30 @@ fn outcome_of(error: &Error) -> &'static str {
         Error::Drift { .. } => "pin drift",
         Error::Shutdown { .. } => "shut down",
         _ => "error",
+    }
+}
+
+/// A call's arguments, for each of its attempts.
+enum Arguments<'a> {
+    /// Given as JSON (`call_raw`): copied for each attempt that a retry
+    /// could follow.
+    Map(Map<String, Value>),
+    /// A typed call's: the first attempt takes them, a retry serializes the
+    /// input again.
+    Typed {
+        first: Option<Map<String, Value>>,
+        again: &'a (dyn Fn() -> Map<String, Value> + Sync),
+    },
+}
+
+impl Arguments<'_> {
+    /// The arguments for an attempt (`last`: no retry can follow it).
+    fn take(&mut self, last: bool) -> Map<String, Value> {
+        match self {
+            Arguments::Map(map) if last => std::mem::take(map),
+            Arguments::Map(map) => map.clone(),
+            Arguments::Typed { first, again } => first.take().unwrap_or_else(|| again()),
+        }
     }
 }
 

@@ -108,7 +108,7 @@ impl ToolMeta {
 /// marker type per tool.
 pub trait Tool {
     /// The arguments (`inputSchema`).
-    type Input: serde::Serialize + serde::de::DeserializeOwned + Send;
+    type Input: serde::Serialize + serde::de::DeserializeOwned + Send + Sync;
     /// The structured output (`outputSchema`), or `()` when the tool has none.
     type Output: serde::Serialize + serde::de::DeserializeOwned + Send;
     /// The tool's locked metadata.

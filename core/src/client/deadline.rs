@@ -15,7 +15,6 @@
 //! client used from several runtimes, or from one that has shut down, keeps
 //! its timeouts.
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
@@ -33,18 +32,40 @@ struct Timer {
     earlier: Condvar,
 }
 
+/// The pending deadlines, in slots: adding and forgetting one, which every
+/// request does, touch one slot; the thread, which wakes about once per
+/// timeout period, scans them all (one per request in flight).
 #[derive(Default)]
 struct State {
-    /// The tasks waiting on a deadline, by deadline (and a number that tells
-    /// apart equal deadlines). The thread takes an entry out when its
-    /// deadline passes: an [`Expiry`] whose entry is gone has expired.
-    pending: BTreeMap<(Instant, u64), Waker>,
+    slots: Vec<Option<Pending>>,
+    /// Slots free for reuse.
+    free: Vec<usize>,
+    /// Tells apart the deadlines that used a slot in turn.
     next_id: u64,
     /// What the thread sleeps until (`None`: untimed, or not started).
     armed: Option<Instant>,
     /// Whether the thread runs (it is started on first use; should starting
     /// it fail, the next deadline tries again).
     started: bool,
+}
+
+/// A task waiting on a deadline. The thread takes it out of its slot when
+/// the deadline passes: an [`Expiry`] whose slot no longer holds its id has
+/// expired.
+struct Pending {
+    id: u64,
+    at: Instant,
+    waker: Waker,
+}
+
+impl State {
+    /// The deadline `id` in `slot`, if it is still pending.
+    fn get(&mut self, slot: usize, id: u64) -> Option<&mut Pending> {
+        self.slots
+            .get_mut(slot)?
+            .as_mut()
+            .filter(|pending| pending.id == id)
+    }
 }
 
 fn timer() -> &'static Timer {
@@ -60,7 +81,7 @@ fn timer() -> &'static Timer {
 pub(super) fn after(timeout: Duration) -> Expiry {
     let now = Instant::now();
     let at = now.checked_add(timeout).unwrap_or(now + FAR_FUTURE);
-    Expiry { at, id: None }
+    Expiry { at, key: None }
 }
 
 impl Timer {
@@ -71,12 +92,23 @@ impl Timer {
     }
 
     /// Adds a deadline, starting the thread if need be and waking it if the
-    /// deadline is earlier than the one it sleeps until. Returns its id.
-    fn add(&self, at: Instant, waker: Waker) -> u64 {
+    /// deadline is earlier than the one it sleeps until. Returns its slot
+    /// and id.
+    fn add(&self, at: Instant, waker: Waker) -> (usize, u64) {
         let mut state = self.lock();
         let id = state.next_id;
         state.next_id += 1;
-        state.pending.insert((at, id), waker);
+        let pending = Some(Pending { id, at, waker });
+        let slot = match state.free.pop() {
+            Some(slot) => {
+                state.slots[slot] = pending;
+                slot
+            }
+            None => {
+                state.slots.push(pending);
+                state.slots.len() - 1
+            }
+        };
         if !state.started {
             state.started = std::thread::Builder::new()
                 .name("mcpbind-deadlines".into())
@@ -84,23 +116,30 @@ impl Timer {
                 .is_ok();
         }
         if state.armed.is_none_or(|armed| at < armed) {
+            state.armed = Some(at);
             self.earlier.notify_one();
         }
-        id
+        (slot, id)
     }
 
     /// Takes out every deadline not after `now`, for the caller to wake
     /// once the lock is released, and returns the next deadline, which the
     /// thread then sleeps until.
     fn fire(state: &mut State, now: Instant, due: &mut Vec<Waker>) -> Option<Instant> {
-        while let Some(entry) = state.pending.first_entry() {
-            if entry.key().0 > now {
-                break;
+        let mut next: Option<Instant> = None;
+        for (slot, entry) in state.slots.iter_mut().enumerate() {
+            let Some(pending) = entry else { continue };
+            if pending.at <= now {
+                if let Some(pending) = entry.take() {
+                    due.push(pending.waker);
+                }
+                state.free.push(slot);
+            } else if next.is_none_or(|at| pending.at < at) {
+                next = Some(pending.at);
             }
-            due.push(entry.remove());
         }
-        state.armed = state.pending.keys().next().map(|&(at, _)| at);
-        state.armed
+        state.armed = next;
+        next
     }
 
     /// The thread: sleeps until the earliest deadline (or until an earlier
@@ -137,16 +176,16 @@ impl Timer {
 /// Completes when its request's deadline has passed; dropping it (the
 /// answer came first) forgets the deadline.
 ///
-/// No channel: the thread wakes the task and takes the deadline out of the
-/// map, which is how a poll tells it has passed. A request answered before
+/// No channel: the thread wakes the task and takes the deadline out of its
+/// slot, which is how a poll tells it has passed. A request answered before
 /// its deadline costs two short locks, and nothing wakes its task (a wake
 /// while it runs would have the runtime poll it again for nothing, waking a
 /// parked worker thread to do so: an eventfd write and an `epoll_wait`
 /// return per call; BENCHMARKS.md).
 pub(super) struct Expiry {
     at: Instant,
-    /// Set once among the pending deadlines.
-    id: Option<u64>,
+    /// Its slot and id, once among the pending deadlines.
+    key: Option<(usize, u64)>,
 }
 
 impl Future for Expiry {
@@ -154,16 +193,16 @@ impl Future for Expiry {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let timer = timer();
-        let Some(id) = self.id else {
-            self.id = Some(timer.add(self.at, cx.waker().clone()));
+        let Some((slot, id)) = self.key else {
+            self.key = Some(timer.add(self.at, cx.waker().clone()));
             return Poll::Pending;
         };
         let mut state = timer.lock();
-        match state.pending.get_mut(&(self.at, id)) {
+        match state.get(slot, id) {
             None => Poll::Ready(()),
-            Some(waker) => {
-                if !waker.will_wake(cx.waker()) {
-                    *waker = cx.waker().clone();
+            Some(pending) => {
+                if !pending.waker.will_wake(cx.waker()) {
+                    pending.waker = cx.waker().clone();
                 }
                 Poll::Pending
             }
@@ -173,10 +212,15 @@ impl Future for Expiry {
 
 impl Drop for Expiry {
     fn drop(&mut self) {
-        if let Some(id) = self.id {
-            let waker = timer().lock().pending.remove(&(self.at, id));
-            drop(waker);
+        let Some((slot, id)) = self.key else { return };
+        let mut state = timer().lock();
+        if state.get(slot, id).is_none() {
+            return;
         }
+        let pending = state.slots[slot].take();
+        state.free.push(slot);
+        drop(state);
+        drop(pending);
     }
 }
 
@@ -217,10 +261,10 @@ mod tests {
     async fn a_dropped_expiry_is_forgotten() {
         let mut expiry = Box::pin(after(Duration::from_secs(60)));
         register(expiry.as_mut()).await;
-        let key = (expiry.at, expiry.id.unwrap());
-        assert!(timer().lock().pending.contains_key(&key));
+        let (slot, id) = expiry.key.unwrap();
+        assert!(timer().lock().get(slot, id).is_some());
         drop(expiry);
-        assert!(!timer().lock().pending.contains_key(&key));
+        assert!(timer().lock().get(slot, id).is_none());
     }
 
     #[tokio::test]
