@@ -77,6 +77,9 @@ struct Shared {
     limit: Option<tokio::sync::Semaphore>,
     activity: Activity,
     pins: Mutex<Option<Pins>>,
+    /// `pins`' `checked`, or `u64::MAX` without pins: a call sees without a
+    /// lock that its connection was checked.
+    pins_checked: AtomicU64,
     /// One pin re-check at a time after a reconnect.
     pin_gate: tokio::sync::Mutex<()>,
     /// How many connections were made (the current one's number).
@@ -188,6 +191,7 @@ impl Client {
                 .map(|n| tokio::sync::Semaphore::new(n.min(tokio::sync::Semaphore::MAX_PERMITS))),
             activity: Activity::default(),
             pins: Mutex::new(None),
+            pins_checked: AtomicU64::new(u64::MAX),
             pin_gate: tokio::sync::Mutex::new(()),
             generation: AtomicU64::new(0),
             shut: AtomicBool::new(false),
@@ -362,7 +366,9 @@ impl Client {
     /// again when it is a new connection.
     async fn session(&self) -> Result<Arc<Session>> {
         let live = self.connection().await?;
-        if self.pins_due(live.generation).is_some() {
+        if self.shared.pins_checked.load(Ordering::Acquire) < live.generation
+            && self.pins_due(live.generation).is_some()
+        {
             // Boxed for the same reason as `connect` in `connection`.
             Box::pin(self.recheck_pins(&live)).await?;
         }
@@ -388,6 +394,7 @@ impl Client {
                 tools: tools.to_vec(),
                 checked,
             });
+            self.shared.pins_checked.store(checked, Ordering::Release);
         }
     }
 
@@ -404,6 +411,7 @@ impl Client {
                 if let Ok(mut pins) = self.shared.pins.lock() {
                     if let Some(p) = pins.as_mut() {
                         p.checked = p.checked.max(live.generation);
+                        self.shared.pins_checked.store(p.checked, Ordering::Release);
                     }
                 }
                 Ok(())
@@ -893,7 +901,15 @@ impl Client {
         let mut params = CallToolRequestParams::new(tool.clone());
         params.arguments = Some(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = match self.send(&session, peer, request, method).await {
+        // `send`, spelled out: one layer less of a call's future.
+        let sent = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await;
+        let sent = match sent {
+            Ok(handle) => Ok(handle),
+            Err(e) => Err(self.send_failed(&session, method, e).await),
+        };
+        let handle = match sent {
             Ok(handle) => handle,
             Err(e @ Error::Closed { .. }) => return Err(Failure::Unsent(e)),
             Err(e) => return Err(Failure::Final(with_tool(e))),
@@ -917,12 +933,15 @@ impl Client {
 
     /// Calls a typed tool: serializes its input, checks the result and parses
     /// its structured output.
-    pub async fn call<T: Tool>(&self, input: &T::Input) -> Result<ToolResult<T::Output>> {
+    pub fn call<'a, T: Tool + 'a>(
+        &'a self,
+        input: &'a T::Input,
+    ) -> impl CallFuture<T::Output> + 'a {
         let options = CallOptions {
             retry_safe: T::META.is_retry_safe(),
             ..CallOptions::default()
         };
-        self.call_with::<T>(input, &options).await
+        self.typed_call::<T>(input, options)
     }
 
     /// [`Client::call`], taking the input by value: what a generated
@@ -942,46 +961,58 @@ impl Client {
     }
 
     /// [`Client::call`] for arguments the toolbox validated already.
-    pub(crate) async fn call_validated<T: Tool>(
-        &self,
-        input: &T::Input,
-    ) -> Result<ToolResult<T::Output>> {
+    pub(crate) fn call_validated<'a, T: Tool + 'a>(
+        &'a self,
+        input: &'a T::Input,
+    ) -> impl CallFuture<T::Output> + 'a {
         let options = CallOptions {
             retry_safe: T::META.is_retry_safe(),
             validated: true,
             ..CallOptions::default()
         };
-        self.call_with::<T>(input, &options).await
+        self.typed_call::<T>(input, options)
     }
 
     /// [`Client::call`] with options (a timeout for this call; `retry_safe`
     /// is taken from the tool's annotations when not set).
-    pub async fn call_with<T: Tool>(
-        &self,
-        input: &T::Input,
+    pub fn call_with<'a, T: Tool + 'a>(
+        &'a self,
+        input: &'a T::Input,
         options: &CallOptions,
-    ) -> Result<ToolResult<T::Output>> {
+    ) -> impl CallFuture<T::Output> + 'a {
+        self.typed_call::<T>(input, options.clone())
+    }
+
+    /// The future of a typed call. The public ways in are plain functions
+    /// rather than `async fn`s, each of which would be one more layer of
+    /// state machine that holds, and copies, the whole call's future.
+    fn typed_call<'a, T: Tool + 'a>(
+        &'a self,
+        input: &'a T::Input,
+        options: CallOptions,
+    ) -> impl CallFuture<T::Output> + 'a {
         // Event hook (core/src/events.rs): times the call, counts its
         // attempts and publishes one `ToolInvoked` per call, when someone
-        // listens. Boxed: the hook's future holds the call's twice (an
-        // `async fn` keeps its arguments beside its locals), and inline it
-        // would double every call's future, listened to or not.
+        // listens (checked when the call's future is made). Boxed: the
+        // hook's future holds the call's twice (an `async fn` keeps its
+        // arguments beside its locals), and inline it would double every
+        // call's future, listened to or not.
         if crate::events::observed() {
-            return Box::pin(crate::events::observe(
+            futures::future::Either::Left(Box::pin(crate::events::observe(
                 self,
                 &T::META,
                 input,
                 self.call_unobserved::<T>(input, options),
-            ))
-            .await;
+            )))
+        } else {
+            futures::future::Either::Right(self.call_unobserved::<T>(input, options))
         }
-        self.call_unobserved::<T>(input, options).await
     }
 
     async fn call_unobserved<T: Tool>(
         &self,
         input: &T::Input,
-        options: &CallOptions,
+        options: CallOptions,
     ) -> Result<ToolResult<T::Output>> {
         let meta = &T::META;
         let mut arguments = match serde_json::to_value(input) {
@@ -1076,10 +1107,17 @@ impl Client {
             .await
         {
             Ok(handle) => Ok(handle),
-            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
-                Err(self.closed_error(session).await)
+            Err(e) => Err(self.send_failed(session, method, e).await),
+        }
+    }
+
+    /// The error of a request that could not be sent.
+    async fn send_failed(&self, session: &Arc<Session>, method: &str, e: ServiceError) -> Error {
+        match e {
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                self.closed_error(session).await
             }
-            Err(e) => Err(self.service_error(method, e)),
+            e => self.service_error(method, e),
         }
     }
 
