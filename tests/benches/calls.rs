@@ -11,7 +11,9 @@
 //! the rounds are printed. `MCPBIND_BENCH_CALLS` sets the sequential calls
 //! per round (default 2,000); for a profile of one path (under callgrind,
 //! say), `MCPBIND_BENCH_TRANSPORT=stdio|streamable-http` picks a transport
-//! and `MCPBIND_BENCH_ONLY=raw|typed` a client.
+//! and `MCPBIND_BENCH_ONLY=raw|typed` a client;
+//! `MCPBIND_BENCH_SERVER_TOML` adds keys to the typed client's server
+//! (`validate_input = false`, to see what validation costs).
 
 use std::io::BufRead;
 use std::process::{Command, Stdio};
@@ -216,6 +218,9 @@ fn main() {
                 ),
                 _ => format!("[servers.demo]\nurl = {url:?}\n"),
             };
+            // More keys for the typed client's server, to see what a
+            // feature costs (`validate_input = false`, say).
+            let config = config + &std::env::var("MCPBIND_BENCH_SERVER_TOML").unwrap_or_default();
             let config = Config::from_toml_str(&config).unwrap();
             let typed = Caller::Typed(demo::Client::connect(&config).await.unwrap());
             let raw = match transport {
