@@ -775,12 +775,11 @@ impl Client {
         arguments: Arguments<'_>,
         options: &CallOptions,
     ) -> Result<CallToolResult> {
-        let tool = &tool;
         let timeout = options.timeout.unwrap_or_else(|| self.timeout());
         let span = tracing::info_span!(
             "mcp.call",
             server = %self.name,
-            tool = &**tool,
+            tool = &*tool,
             request_id = tracing::field::Empty,
             attempt = tracing::field::Empty,
             outcome = tracing::field::Empty,
@@ -815,7 +814,7 @@ impl Client {
     /// that records its attempts.
     async fn call_with_retries(
         &self,
-        tool: &Cow<'static, str>,
+        tool: Cow<'static, str>,
         mut arguments: Arguments<'_>,
         retry_safe: bool,
         timeout: Duration,
@@ -839,7 +838,7 @@ impl Client {
             }
             let last = attempt > lifecycle.retries;
             let (error, retry) = match self
-                .attempt(tool, arguments.take(last), timeout, traced)
+                .attempt(&tool, tool.clone(), arguments.take(last), timeout, traced)
                 .await
             {
                 Ok(result) => return Ok(result),
@@ -864,10 +863,12 @@ impl Client {
         }
     }
 
-    /// One attempt of a call.
+    /// One attempt of a call (`name` is `tool`, as sent: a `'static` name
+    /// stays borrowed).
     async fn attempt(
         &self,
-        tool: &Cow<'static, str>,
+        tool: &str,
+        name: Cow<'static, str>,
         arguments: Map<String, Value>,
         timeout: Duration,
         traced: bool,
@@ -898,7 +899,7 @@ impl Client {
             e => e,
         };
         let peer = session.service.peer();
-        let mut params = CallToolRequestParams::new(tool.clone());
+        let mut params = CallToolRequestParams::new(name);
         params.arguments = Some(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         // `send`, spelled out: one layer less of a call's future.
@@ -1240,7 +1241,7 @@ impl Arguments<'_> {
         match self {
             Arguments::Map(map) if last => std::mem::take(map),
             Arguments::Map(map) => map.clone(),
-            Arguments::Typed { first, again } => first.take().unwrap_or_else(|| again()),
+            Arguments::Typed { first, again } => first.take().unwrap_or_else(again),
         }
     }
 }

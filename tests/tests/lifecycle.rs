@@ -374,6 +374,48 @@ async fn a_lost_connection_is_retried_only_for_retry_safe_calls() {
     );
 }
 
+/// The recorder's `slow` as a typed, read-only tool (JSON input).
+struct Slow;
+
+impl mcpbind::Tool for Slow {
+    type Input = Value;
+    type Output = ();
+    // The input schema is bytes 15..32 of the definition.
+    const META: mcpbind::ToolMeta = mcpbind::ToolMeta::new(
+        "rec",
+        "slow",
+        r#"{"inputSchema":{"type":"object"},"name":"slow"}"#,
+        [(0, 0), (0, 0), (15, 32), (0, 0)],
+        [true, false, false, false],
+    );
+}
+
+/// A typed call keeps no copy of its arguments for a retry: the retry
+/// serializes the input again, and the server gets the same arguments.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typed_retry_sends_the_same_arguments() {
+    assert_eq!(
+        <Slow as mcpbind::Tool>::META.input_schema,
+        r#"{"type":"object"}"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let config = recorder(&record, "retry_backoff = 0.01");
+    let client = Client::connect(&config, "rec").await.unwrap();
+    let pid = client.process_id().await.unwrap();
+    let killer = kill_once_received(&record, pid);
+    let input = json!({"tag": "typed", "millis": 800});
+    let result = client.call::<Slow>(&input).await.unwrap();
+    killer.await.unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "typed");
+    let sent: Vec<Value> = recorded(&record)
+        .iter()
+        .filter(|m| m["method"] == "tools/call")
+        .map(|m| m["params"]["arguments"].clone())
+        .collect();
+    assert_eq!(sent, [input.clone(), input], "sent once per connection");
+}
+
 /// `max_concurrent_calls = 1`: calls reach the server one at a time, in the
 /// order they were made; without it they overlap.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

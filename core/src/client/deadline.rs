@@ -267,6 +267,27 @@ mod tests {
         assert!(timer().lock().get(slot, id).is_none());
     }
 
+    /// The answer came first: forgetting the deadline must not wake the
+    /// task, which is running (a wake would have the runtime poll it again
+    /// for nothing, and wake a parked worker to do so).
+    #[test]
+    fn forgetting_a_deadline_does_not_wake_its_task() {
+        struct Count(std::sync::atomic::AtomicUsize);
+        impl std::task::Wake for Count {
+            fn wake(self: std::sync::Arc<Self>) {
+                self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        let count = std::sync::Arc::new(Count(Default::default()));
+        let waker = Waker::from(std::sync::Arc::clone(&count));
+        let mut expiry = Box::pin(after(Duration::from_secs(60)));
+        let mut cx = Context::from_waker(&waker);
+        assert!(expiry.as_mut().poll(&mut cx).is_pending());
+        assert!(expiry.as_mut().poll(&mut cx).is_pending());
+        drop(expiry);
+        assert_eq!(count.0.load(std::sync::atomic::Ordering::SeqCst), 0);
+    }
+
     #[tokio::test]
     async fn a_huge_timeout_does_not_overflow() {
         let never = after(Duration::MAX);
