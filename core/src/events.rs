@@ -131,7 +131,8 @@ fn bus() -> &'static broadcast::Sender<Arc<ToolInvoked>> {
     BUS.get_or_init(|| broadcast::channel(CAPACITY).0)
 }
 
-/// Subscribes to every tool call made in this process from now on.
+/// Subscribes to every tool call made in this process from now on (a call
+/// whose future was made before is not reported).
 pub fn subscribe() -> EventReceiver {
     EventReceiver(bus().subscribe())
 }
