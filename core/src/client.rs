@@ -251,9 +251,7 @@ impl Client {
     /// Whether a connection is open now (none before the first call of a
     /// lazy client, after `idle_timeout`, or after the connection was lost).
     pub async fn is_connected(&self) -> bool {
-        let slot = self.shared.slot.lock().await;
-        slot.as_ref()
-            .is_some_and(|live| !live.session.service.peer().is_transport_closed())
+        open_in(&*self.shared.slot.lock().await).is_some()
     }
 
     /// What the server said of itself in the handshake.
@@ -310,23 +308,16 @@ impl Client {
     async fn connection(&self) -> Result<Arc<Live>> {
         // The common case, connected and the slot free, without the
         // asynchronous lock's machinery.
-        if let Ok(slot) = self.shared.slot.try_lock() {
-            if let Some(live) = slot.as_ref() {
-                if !live.session.service.peer().is_transport_closed() {
-                    return Ok(Arc::clone(live));
-                }
-            }
+        if let Some(live) = self.shared.slot.try_lock().ok().and_then(|s| open_in(&s)) {
+            return Ok(live);
         }
         let mut slot = self.shared.slot.lock().await;
-        match slot.as_ref() {
-            Some(live) if !live.session.service.peer().is_transport_closed() => {
-                return Ok(Arc::clone(live))
-            }
-            Some(_) => {
-                self.open()?;
-                tracing::info!(server = %self.name, "the connection was lost; reconnecting");
-            }
-            None => self.open()?,
+        if let Some(live) = open_in(&slot) {
+            return Ok(live);
+        }
+        self.open()?;
+        if slot.is_some() {
+            tracing::info!(server = %self.name, "the connection was lost; reconnecting");
         }
         let _admission = self.shared.breaker.admit()?;
         let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
@@ -902,18 +893,19 @@ impl Client {
         let mut params = CallToolRequestParams::new(name);
         params.arguments = Some(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        // `send`, spelled out: one layer less of a call's future.
+        // `send`, spelled out: one layer less of a call's future, which
+        // each layer copies (rmcp's is 3 KB; boxing it costs more than the
+        // copies, a large allocation missing the allocator's caches:
+        // BENCHMARKS.md).
         let sent = peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await;
-        let sent = match sent {
-            Ok(handle) => Ok(handle),
-            Err(e) => Err(self.send_failed(&session, method, e).await),
-        };
         let handle = match sent {
             Ok(handle) => handle,
-            Err(e @ Error::Closed { .. }) => return Err(Failure::Unsent(e)),
-            Err(e) => return Err(Failure::Final(with_tool(e))),
+            Err(e) => match self.send_failed(&session, method, e).await {
+                e @ Error::Closed { .. } => return Err(Failure::Unsent(e)),
+                e => return Err(Failure::Final(with_tool(e))),
+            },
         };
         if traced {
             tracing::Span::current().record("request_id", tracing::field::display(&handle.id));
@@ -1100,9 +1092,6 @@ impl Client {
         request: ClientRequest,
         method: &str,
     ) -> Result<RequestHandle<RoleClient>> {
-        // rmcp's future is 3 KB, and every layer of a call's future copies
-        // it once; boxing it costs more still (a large allocation misses
-        // the allocator's caches; BENCHMARKS.md).
         match peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
@@ -1178,6 +1167,13 @@ impl Client {
     pub async fn close(self) {
         self.shutdown(lifecycle::CLOSE_GRACE).await;
     }
+}
+
+/// The connection in `slot`, if it is open.
+fn open_in(slot: &Option<Arc<Live>>) -> Option<Arc<Live>> {
+    slot.as_ref()
+        .filter(|live| !live.session.service.peer().is_transport_closed())
+        .cloned()
 }
 
 /// The request for one page of a list.

@@ -52,6 +52,13 @@ fn slow(tag: &str, millis: u64) -> serde_json::Map<String, Value> {
     args(json!({"tag": tag, "millis": millis}))
 }
 
+/// A client of the recorder (recording into `dir`) that retries at once.
+async fn retrying_recorder(dir: &Path) -> (PathBuf, Client) {
+    let record = dir.join("record.jsonl");
+    let config = recorder(&record, "retry_backoff = 0.01");
+    (record, Client::connect(&config, "rec").await.unwrap())
+}
+
 /// The retry-safe options generated code uses for a read-only tool.
 fn retry_safe() -> mcpbind::CallOptions {
     let mut options = mcpbind::CallOptions::default();
@@ -343,11 +350,8 @@ async fn retries_back_off_and_report_the_attempts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_connection_is_retried_only_for_retry_safe_calls() {
     let dir = tempfile::tempdir().unwrap();
-    let record = dir.path().join("record.jsonl");
-    let config = recorder(&record, "retry_backoff = 0.01");
-    let client = Client::connect(&config, "rec").await.unwrap();
-    let pid = client.process_id().await.unwrap();
-    let killer = kill_once_received(&record, pid);
+    let (record, client) = retrying_recorder(dir.path()).await;
+    let killer = kill_once_received(&record, client.process_id().await.unwrap());
     let result = client
         .call_raw("slow", slow("safe", 800), &retry_safe())
         .await
@@ -399,11 +403,8 @@ async fn a_typed_retry_sends_the_same_arguments() {
         r#"{"type":"object"}"#
     );
     let dir = tempfile::tempdir().unwrap();
-    let record = dir.path().join("record.jsonl");
-    let config = recorder(&record, "retry_backoff = 0.01");
-    let client = Client::connect(&config, "rec").await.unwrap();
-    let pid = client.process_id().await.unwrap();
-    let killer = kill_once_received(&record, pid);
+    let (record, client) = retrying_recorder(dir.path()).await;
+    let killer = kill_once_received(&record, client.process_id().await.unwrap());
     let input = json!({"tag": "typed", "millis": 800});
     let result = client.call::<Slow>(&input).await.unwrap();
     killer.await.unwrap();
