@@ -6,7 +6,7 @@
 //! tenth of a stdio call's client CPU (BENCHMARKS.md). And while any tokio
 //! timer is armed, every park of a runtime thread reads the clock. So
 //! requests share one plain thread instead (`mcpbind-deadlines`, started on
-//! first use): a request adds its deadline to a map and learns when it has
+//! first use): a request puts its deadline in a slot and learns when it has
 //! passed; the thread sleeps on a condition variable until the earliest
 //! deadline, and is woken only for a deadline earlier than the one it sleeps
 //! until, which calls that all have the same timeout never are. Under a
@@ -37,7 +37,7 @@ struct Timer {
 /// timeout period, scans them all (one per request in flight).
 #[derive(Default)]
 struct State {
-    slots: Vec<Option<Pending>>,
+    slots: Vec<Option<Waiting>>,
     /// Slots free for reuse.
     free: Vec<usize>,
     /// Tells apart the deadlines that used a slot in turn.
@@ -52,7 +52,7 @@ struct State {
 /// A task waiting on a deadline. The thread takes it out of its slot when
 /// the deadline passes: an [`Expiry`] whose slot no longer holds its id has
 /// expired.
-struct Pending {
+struct Waiting {
     id: u64,
     at: Instant,
     waker: Waker,
@@ -60,7 +60,7 @@ struct Pending {
 
 impl State {
     /// The deadline `id` in `slot`, if it is still pending.
-    fn get(&mut self, slot: usize, id: u64) -> Option<&mut Pending> {
+    fn get(&mut self, slot: usize, id: u64) -> Option<&mut Waiting> {
         self.slots
             .get_mut(slot)?
             .as_mut()
@@ -98,7 +98,7 @@ impl Timer {
         let mut state = self.lock();
         let id = state.next_id;
         state.next_id += 1;
-        let pending = Some(Pending { id, at, waker });
+        let pending = Some(Waiting { id, at, waker });
         let slot = match state.free.pop() {
             Some(slot) => {
                 state.slots[slot] = pending;
