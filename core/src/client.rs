@@ -19,7 +19,7 @@ use rmcp::model::{
 };
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ListToolsRequest,
-    PaginatedRequestParams, ServerPeerInfo, ServerResult,
+    PaginatedRequestParams, RequestMetaObject, ServerPeerInfo, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RequestHandle};
 use rmcp::{Peer, RoleClient, ServiceError};
@@ -34,15 +34,19 @@ use crate::connect::{connect, id_key, Handler, Session};
 use crate::elicit::ClientHooks;
 use crate::error::{Error, Result};
 use crate::lock::EntryKind;
+use crate::notices::{Notices, Progress, ProgressSink, Watch};
 use crate::prompt::{Prompt, ResourceTemplateMeta};
-use crate::tool::{Tool, ToolMeta};
+use crate::tool::{TaskSupport, Tool, ToolMeta};
 use crate::uri_template::UriValue;
 
 mod deadline;
 mod lifecycle;
+mod pins;
+mod task;
 
 pub use lifecycle::Closed;
 use lifecycle::{Activity, Live};
+pub use task::{TaskHandle, TaskState};
 
 /// A typed tool call of a generated client, in flight: a future of its
 /// [`ToolResult`] (`client.add(input).await?`). It is `Send` when the
@@ -85,8 +89,11 @@ struct Shared {
     /// How many connections were made (the current one's number).
     generation: AtomicU64,
     shut: AtomicBool,
-    /// Answers what the server asks (elicitation, sampling, roots).
+    /// Answers what the server asks (elicitation, sampling, roots), and
+    /// hears what it says (progress, logs, list changes).
     handler: Handler,
+    /// Tools changed while connected, under `pin_policy = "refuse"`.
+    refused: pins::Refused,
 }
 
 /// The tools whose pins are checked again after each reconnect.
@@ -111,12 +118,26 @@ impl std::fmt::Debug for Client {
 #[non_exhaustive]
 pub struct CallOptions {
     /// Overrides the client's timeout (the server's `timeout`, or the one
-    /// given to [`Client::with_timeout`]).
+    /// given to [`Client::with_timeout`]): how long the call waits without
+    /// hearing from the server. Each progress report starts it again.
     pub timeout: Option<Duration>,
+    /// Overrides the server's `max_call_time`: the call's total limit,
+    /// however often the server reports progress (every attempt and a
+    /// task's polls included).
+    pub max_call_time: Option<Duration>,
     /// Whether the call may be sent again after the connection was lost while
     /// it was in flight. Generated code sets it for read-only and idempotent
     /// tools.
     pub retry_safe: bool,
+    /// Run the call as a task (MCP 2025-11-25 `execution.taskSupport`):
+    /// needed for `optional` tools only, since a typed call of a `required`
+    /// one always runs as a task. For [`Client::call_raw`], which knows no
+    /// definition, it decides.
+    pub as_task: bool,
+    /// Receives the call's progress reports.
+    pub progress: Option<ProgressSink>,
+    /// Sent as the request's `_meta` (beside the progress token).
+    pub meta: Option<Map<String, Value>>,
     /// The arguments were validated against the locked input schema already
     /// (the toolbox does, on the model's JSON): the typed call does not
     /// validate them again.
@@ -129,6 +150,68 @@ impl CallOptions {
         CallOptions {
             timeout: Some(timeout),
             ..Self::default()
+        }
+    }
+
+    /// These options, with a total limit ([`CallOptions::max_call_time`]).
+    pub fn max_call_time(mut self, limit: Duration) -> Self {
+        self.max_call_time = Some(limit);
+        self
+    }
+
+    /// These options, running the call as a task ([`CallOptions::as_task`]).
+    pub fn run_as_task(mut self) -> Self {
+        self.as_task = true;
+        self
+    }
+
+    /// These options, calling `f` with each progress report of the call.
+    pub fn on_progress(mut self, f: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(ProgressSink::new(f));
+        self
+    }
+
+    /// These options, sending `meta` as the request's `_meta`.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
+/// How one call goes: its limits and what it asks of the server, fixed
+/// when it starts (the same for every attempt).
+pub(crate) struct Plan<'o> {
+    /// How long to wait without hearing from the server.
+    pub(crate) timeout: Duration,
+    /// When the whole call ends, progress or not.
+    pub(crate) until: Instant,
+    /// The `max_call_time` that `until` came from, for its error.
+    pub(crate) limit: Duration,
+    pub(crate) retry_safe: bool,
+    /// Create a task rather than call.
+    pub(crate) task: bool,
+    pub(crate) progress: Option<&'o ProgressSink>,
+    pub(crate) meta: Option<&'o Map<String, Value>>,
+}
+
+/// How long to wait for one answer.
+#[derive(Clone, Copy)]
+pub(crate) struct Wait<'w> {
+    /// Without hearing from the server.
+    timeout: Duration,
+    /// At most until then, and `limit` is what that was.
+    until: Option<(Instant, Duration)>,
+    /// The call's progress, which starts `timeout` again.
+    watch: Option<&'w Watch>,
+}
+
+impl Wait<'_> {
+    /// Up to `timeout`, progress or not.
+    fn plain(timeout: Duration) -> Wait<'static> {
+        Wait {
+            timeout,
+            until: None,
+            watch: None,
         }
     }
 }
@@ -195,12 +278,15 @@ impl Client {
             pin_gate: tokio::sync::Mutex::new(()),
             generation: AtomicU64::new(0),
             shut: AtomicBool::new(false),
-            handler: Handler::new(name, hooks),
+            handler: Handler::new(name, hooks, Notices::new(name, config.labelled_secrets())),
+            refused: pins::Refused::default(),
         };
+        let (config, shared) = (Arc::new(config), Arc::new(shared));
+        Client::follow_list_changes(name, &config, &shared);
         Client {
             name: name.to_owned(),
-            config: Arc::new(config),
-            shared: Arc::new(shared),
+            config,
+            shared,
             timeout: None,
         }
     }
@@ -278,7 +364,7 @@ impl Client {
         let started = Instant::now();
         let request = ClientRequest::PingRequest(Default::default());
         let handle = self.send(&session, &peer, request, "ping").await?;
-        self.await_handle(&session, handle, "ping", self.timeout())
+        self.await_handle(&session, handle, "ping", Wait::plain(self.timeout()))
             .await?;
         self.shared.breaker.success();
         Ok(started.elapsed())
@@ -472,8 +558,24 @@ impl Client {
         if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {
             return Ok(Vec::new());
         }
-        // The same drift detector as `mcpbind check`: the locked tools
-        // against the live ones of the same names.
+        let drift = self.pin_diff(tools).await?.drift_lines();
+        match self.config.pin_policy {
+            PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
+                server: self.name.clone(),
+                drift,
+            }),
+            _ => {
+                for line in &drift {
+                    tracing::warn!(server = %self.name, "changed since it was locked: {line}; review with `mcpbind diff {}`", self.name);
+                }
+                Ok(drift)
+            }
+        }
+    }
+
+    /// How the live server's tools differ from the locked `tools`: the
+    /// same drift detector as `mcpbind check`, on the tools of those names.
+    async fn pin_diff(&self, tools: &[ToolMeta]) -> Result<crate::ServerDiff> {
         let locked: Vec<crate::LockedTool> = tools
             .iter()
             .map(|meta| crate::LockedTool {
@@ -492,19 +594,7 @@ impl Client {
             })
             .filter_map(crate::LockedTool::new)
             .collect();
-        let drift = crate::ServerDiff::tools(&locked, &live).drift_lines();
-        match self.config.pin_policy {
-            PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
-                server: self.name.clone(),
-                drift,
-            }),
-            _ => {
-                for line in &drift {
-                    tracing::warn!(server = %self.name, "changed since it was locked: {line}; review with `mcpbind diff {}`", self.name);
-                }
-                Ok(drift)
-            }
-        }
+        Ok(crate::ServerDiff::tools(&locked, &live))
     }
 
     /// Lists the server's tools exactly as it sent them: every page, the raw
@@ -584,7 +674,7 @@ impl Client {
             let handle = self.send(session, peer, request, method).await?;
             let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
             let response = self
-                .await_handle(session, handle, method, self.config.timeout)
+                .await_handle(session, handle, method, Wait::plain(self.config.timeout))
                 .await?;
             let raw = session.tap.as_ref().and_then(|tap| tap.take(&id_key(&id)));
             let first = tools.len() + skipped.len();
@@ -609,7 +699,7 @@ impl Client {
         let peer = session.service.peer().clone();
         let handle = self.send(&session, &peer, request, method).await?;
         let response = self
-            .await_handle(&session, handle, method, self.timeout())
+            .await_handle(&session, handle, method, Wait::plain(self.timeout()))
             .await?;
         self.shared.breaker.success();
         Ok(response)
@@ -755,18 +845,30 @@ impl Client {
             Cow::Owned(tool.to_owned()),
             Arguments::Map(arguments),
             options,
+            options.as_task,
         )
     }
 
     /// [`Client::call_raw`], for a tool name that may be `'static` (a
-    /// typed call's), which is then sent without a copy.
+    /// typed call's), which is then sent without a copy; `task`: create a
+    /// task rather than call.
     async fn call_tool(
         &self,
         tool: Cow<'static, str>,
         arguments: Arguments<'_>,
         options: &CallOptions,
+        task: bool,
     ) -> Result<CallToolResult> {
-        let timeout = options.timeout.unwrap_or_else(|| self.timeout());
+        let limit = options.max_call_time.unwrap_or(self.config.max_call_time);
+        let plan = Plan {
+            timeout: options.timeout.unwrap_or_else(|| self.timeout()),
+            until: deadline::later(Instant::now(), limit),
+            limit,
+            retry_safe: options.retry_safe,
+            task,
+            progress: options.progress.as_ref(),
+            meta: options.meta.as_ref(),
+        };
         let span = tracing::info_span!(
             "mcp.call",
             server = %self.name,
@@ -778,15 +880,11 @@ impl Client {
         );
         if span.is_disabled() {
             // Nobody records calls: no clock reads, no outcome.
-            return self
-                .call_with_retries(tool, arguments, options.retry_safe, timeout, false)
-                .await;
+            return self.call_with_retries(tool, arguments, &plan, false).await;
         }
         let call = async {
             let started = Instant::now();
-            let result = self
-                .call_with_retries(tool, arguments, options.retry_safe, timeout, true)
-                .await;
+            let result = self.call_with_retries(tool, arguments, &plan, true).await;
             let outcome = match &result {
                 Ok(r) if r.is_error == Some(true) => "tool error",
                 Ok(_) => "ok",
@@ -807,8 +905,7 @@ impl Client {
         &self,
         tool: Cow<'static, str>,
         mut arguments: Arguments<'_>,
-        retry_safe: bool,
-        timeout: Duration,
+        plan: &Plan<'_>,
         traced: bool,
     ) -> Result<CallToolResult> {
         let _permit = match &self.shared.limit {
@@ -818,6 +915,7 @@ impl Client {
             None => None,
         };
         self.open()?;
+        self.refuse_drifted(&tool)?;
         let _busy = self.shared.activity.enter();
         let lifecycle = &self.config.lifecycle;
         let mut attempt: u32 = 0;
@@ -829,15 +927,18 @@ impl Client {
             }
             let last = attempt > lifecycle.retries;
             let (error, retry) = match self
-                .attempt(&tool, tool.clone(), arguments.take(last), timeout, traced)
+                .attempt(&tool, tool.clone(), arguments.take(last), plan, traced)
                 .await
             {
                 Ok(result) => return Ok(result),
                 Err(Failure::Unsent(e)) => (e, true),
-                Err(Failure::Lost(e)) => (e, retry_safe),
+                Err(Failure::Lost(e)) => (e, plan.retry_safe),
                 Err(Failure::Final(e)) => (e, false),
             };
-            if !retry || attempt > lifecycle.retries {
+            let delay = backoff(lifecycle, attempt);
+            // One deadline covers every attempt.
+            let late = Instant::now() + delay >= plan.until;
+            if !retry || attempt > lifecycle.retries || late {
                 return Err(match attempt {
                     1 => error,
                     attempts => Error::Attempts {
@@ -848,7 +949,6 @@ impl Client {
                     },
                 });
             }
-            let delay = backoff(lifecycle, attempt);
             tracing::info!(%error, attempt, delay_ms = millis(delay), "retrying");
             tokio::time::sleep(delay).await;
         }
@@ -861,7 +961,7 @@ impl Client {
         tool: &str,
         name: Cow<'static, str>,
         arguments: Map<String, Value>,
-        timeout: Duration,
+        plan: &Plan<'_>,
         traced: bool,
     ) -> std::result::Result<CallToolResult, Failure> {
         let session = self.session().await.map_err(|e| match e {
@@ -873,26 +973,9 @@ impl Client {
         // Errors name the tool in their method; a successful call builds
         // no such string.
         let method = "tools/call";
-        let with_tool = |e: Error| match e {
-            Error::Service { server, source, .. } => Error::Service {
-                server,
-                method: format!("{method} {tool}"),
-                source,
-            },
-            Error::Timeout {
-                server, timeout, ..
-            } => Error::Timeout {
-                server,
-                method: format!("{method} {tool}"),
-                tool: Some(tool.to_string()),
-                timeout,
-            },
-            e => e,
-        };
+        let with_tool = |e: Error| with_tool(e, method, tool);
         let peer = session.service.peer();
-        let mut params = CallToolRequestParams::new(name);
-        params.arguments = Some(arguments);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let request = call_request(name.clone(), arguments, plan);
         // `send`, spelled out: one layer less of a call's future, which
         // each layer copies (rmcp's is 3 KB; boxing it costs more than the
         // copies, a large allocation missing the allocator's caches:
@@ -910,11 +993,31 @@ impl Client {
         if traced {
             tracing::Span::current().record("request_id", tracing::field::display(&handle.id));
         }
-        let response = self.await_handle(&session, handle, method, timeout).await;
+        // Progress reports for this request start its timeout again, and
+        // reach the caller.
+        let watching = self.shared.handler.notices.watch(
+            handle.progress_token.clone(),
+            name,
+            plan.progress.cloned(),
+        );
+        let wait = Wait {
+            timeout: plan.timeout,
+            until: Some((plan.until, plan.limit)),
+            watch: Some(watching.watch()),
+        };
+        let response = self.await_handle(&session, handle, method, wait).await;
         match response {
             Ok(ServerResult::CallToolResult(result)) => {
                 self.shared.breaker.success();
                 Ok(result)
+            }
+            // A task was created: the call is its result. A lost connection
+            // now loses the task, not the request: it is not sent again.
+            Ok(created) if plan.task => {
+                self.shared.breaker.success();
+                Box::pin(self.run_task(tool, created, plan, watching.watch()))
+                    .await
+                    .map_err(|e| Failure::Final(with_tool(e)))
             }
             Ok(_) => Err(Failure::Final(with_tool(
                 self.service_error(method, ServiceError::UnexpectedResponse),
@@ -1008,7 +1111,40 @@ impl Client {
         options: CallOptions,
     ) -> Result<ToolResult<T::Output>> {
         let meta = &T::META;
-        let mut arguments = match serde_json::to_value(input) {
+        let arguments = self.typed_arguments::<T>(input, options.validated)?;
+        let task = match meta.task_support() {
+            TaskSupport::Required => true,
+            TaskSupport::Optional => options.as_task,
+            _ => false,
+        };
+        let options = CallOptions {
+            retry_safe: options.retry_safe || meta.is_retry_safe(),
+            ..options
+        };
+        // A retry serializes the input again rather than keep a copy.
+        let again = || match serde_json::to_value(input) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        let arguments = Arguments::Typed {
+            first: Some(arguments),
+            again: &again,
+        };
+        let result = self
+            .call_tool(Cow::Borrowed(meta.name), arguments, &options, task)
+            .await?;
+        self.typed_result::<T>(result)
+    }
+
+    /// A typed call's arguments: its input as a JSON object, checked
+    /// against the locked input schema unless `validated` already.
+    fn typed_arguments<T: Tool>(
+        &self,
+        input: &T::Input,
+        validated: bool,
+    ) -> Result<Map<String, Value>> {
+        let meta = &T::META;
+        let arguments = match serde_json::to_value(input) {
             Ok(Value::Object(map)) => map,
             Ok(Value::Null) => Map::new(),
             Ok(other) => {
@@ -1026,41 +1162,34 @@ impl Client {
                 })
             }
         };
-        if self.config.validate_input && !options.validated {
-            let object = Value::Object(arguments);
-            let violations = crate::validate::violations(meta.input_schema, &object);
-            let Value::Object(back) = object else {
-                unreachable!("built as an object above")
-            };
-            arguments = back;
-            if !violations.is_empty() {
-                return Err(Error::Arguments {
-                    server: self.name.clone(),
-                    tool: meta.name.to_owned(),
-                    reason: format!(
-                        "{} (checked against the locked inputSchema; the call was not sent)",
-                        violations.join("; ")
-                    ),
-                });
-            }
+        if !self.config.validate_input || validated {
+            return Ok(arguments);
         }
-        let options = CallOptions {
-            timeout: options.timeout,
-            retry_safe: options.retry_safe || meta.is_retry_safe(),
-            validated: options.validated,
+        let object = Value::Object(arguments);
+        let violations = crate::validate::violations(meta.input_schema, &object);
+        if !violations.is_empty() {
+            return Err(Error::Arguments {
+                server: self.name.clone(),
+                tool: meta.name.to_owned(),
+                reason: format!(
+                    "{} (checked against the locked inputSchema; the call was not sent)",
+                    violations.join("; ")
+                ),
+            });
+        }
+        let Value::Object(arguments) = object else {
+            unreachable!("built as an object above")
         };
-        // A retry serializes the input again rather than keep a copy.
-        let again = || match serde_json::to_value(input) {
-            Ok(Value::Object(map)) => map,
-            _ => Map::new(),
-        };
-        let arguments = Arguments::Typed {
-            first: Some(arguments),
-            again: &again,
-        };
-        let result = self
-            .call_tool(Cow::Borrowed(meta.name), arguments, &options)
-            .await?;
+        Ok(arguments)
+    }
+
+    /// A typed call's result: its structured content checked against the
+    /// locked output schema and parsed.
+    pub(crate) fn typed_result<T: Tool>(
+        &self,
+        result: CallToolResult,
+    ) -> Result<ToolResult<T::Output>> {
+        let meta = &T::META;
         if let (true, Some(schema), Some(structured), false) = (
             self.config.validate_output,
             meta.output_schema,
@@ -1111,9 +1240,11 @@ impl Client {
         }
     }
 
-    /// Waits for the answer to a request for up to `timeout`. When the
-    /// timeout passes, or the caller stops waiting (drops this future), the
-    /// server is sent `notifications/cancelled`.
+    /// Waits for the answer to a request for up to `wait.timeout` without
+    /// hearing from the server (each progress report of `wait.watch` starts
+    /// it again), and never past `wait.until`. When either passes, or the
+    /// caller stops waiting (drops this future), the server is sent
+    /// `notifications/cancelled`.
     ///
     /// The answer is read from the handle's channel rather than through
     /// `RequestHandle::await_response`: with no rmcp timeout, progress reset
@@ -1124,24 +1255,32 @@ impl Client {
         session: &Arc<Session>,
         handle: RequestHandle<RoleClient>,
         method: &str,
-        timeout: Duration,
+        wait: Wait<'_>,
     ) -> Result<ServerResult> {
         let mut pending = Pending::new(handle);
-        let expiry = deadline::after(timeout);
-        let response = tokio::select! {
-            biased;
-            response = pending.answer() => response,
-            () = expiry => {
-                // Sent before the error returns, so that a CLI that exits on
-                // it has told the server. Boxed: rare, and its future is
-                // large (~1.7 KB).
-                Box::pin(pending.cancel("request timeout")).await;
-                return Err(Error::Timeout {
-                    server: self.name.clone(),
-                    method: method.to_owned(),
-                    tool: None,
-                    timeout,
-                });
+        let mut from = Instant::now();
+        let response = loop {
+            let idle = deadline::later(from, wait.timeout);
+            let at = match wait.until {
+                Some((until, _)) => idle.min(until),
+                None => idle,
+            };
+            tokio::select! {
+                biased;
+                response = pending.answer() => break response,
+                () = deadline::at(at) => {}
+            }
+            let heard = wait.watch.and_then(Watch::last_heard);
+            match heard {
+                // Progress since the timeout started: it starts again then.
+                Some(heard) if heard > from && at == idle => from = heard,
+                _ => {
+                    // Sent before the error returns, so that a CLI that
+                    // exits on it has told the server. Boxed: rare, and its
+                    // future is large (~1.7 KB).
+                    Box::pin(pending.cancel("request timeout")).await;
+                    return Err(self.expired(method, wait, at == idle));
+                }
             }
         };
         match response {
@@ -1150,6 +1289,25 @@ impl Client {
                 Err(self.closed_error(session).await)
             }
             Err(e) => Err(self.service_error(method, e)),
+        }
+    }
+
+    /// The error of a request that waited too long: `idle` without hearing
+    /// from the server, or else past its total limit.
+    fn expired(&self, method: &str, wait: Wait<'_>, idle: bool) -> Error {
+        match wait.until {
+            Some((_, limit)) if !idle => Error::TimeLimit {
+                server: self.name.clone(),
+                method: method.to_owned(),
+                tool: None,
+                limit,
+            },
+            _ => Error::Timeout {
+                server: self.name.clone(),
+                method: method.to_owned(),
+                tool: None,
+                timeout: wait.timeout,
+            },
         }
     }
 
@@ -1174,6 +1332,50 @@ fn open_in(slot: &Option<Arc<Live>>) -> Option<Arc<Live>> {
     slot.as_ref()
         .filter(|live| !live.session.service.peer().is_transport_closed())
         .cloned()
+}
+
+/// The `tools/call` request of a call: a plain one, or one that creates a
+/// task.
+fn call_request(
+    name: Cow<'static, str>,
+    arguments: Map<String, Value>,
+    plan: &Plan<'_>,
+) -> ClientRequest {
+    if plan.task {
+        return task::create_request(&name, arguments, plan.meta);
+    }
+    let mut params = CallToolRequestParams::new(name);
+    params.arguments = Some(arguments);
+    if let Some(meta) = plan.meta {
+        params.meta = Some(RequestMetaObject::from(meta.clone()));
+    }
+    ClientRequest::CallToolRequest(CallToolRequest::new(params))
+}
+
+/// An error of a `tools/call`, naming its tool.
+fn with_tool(e: Error, method: &str, tool: &str) -> Error {
+    match e {
+        Error::Service { server, source, .. } => Error::Service {
+            server,
+            method: format!("{method} {tool}"),
+            source,
+        },
+        Error::Timeout {
+            server, timeout, ..
+        } => Error::Timeout {
+            server,
+            method: format!("{method} {tool}"),
+            tool: Some(tool.to_string()),
+            timeout,
+        },
+        Error::TimeLimit { server, limit, .. } => Error::TimeLimit {
+            server,
+            method: format!("{method} {tool}"),
+            tool: Some(tool.to_string()),
+            limit,
+        },
+        e => e,
+    }
 }
 
 /// The request for one page of a list.
@@ -1207,6 +1409,7 @@ fn millis(d: Duration) -> u64 {
 fn outcome_of(error: &Error) -> &'static str {
     match error {
         Error::Timeout { .. } => "timeout",
+        Error::TimeLimit { .. } => "time limit",
         Error::Closed { .. } => "connection lost",
         Error::Connect { .. } | Error::Spawn { .. } => "connect failed",
         Error::CircuitOpen { .. } => "circuit open",

@@ -15,6 +15,10 @@ use serde::Deserialize;
 /// The default per-call timeout when a server sets none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The default total limit of one call (`max_call_time`): however often the
+/// server reports progress, a call ends after this long.
+pub const DEFAULT_MAX_CALL_TIME: Duration = Duration::from_secs(600);
+
 /// The default time allowed to start a server and finish the handshake.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -65,8 +69,13 @@ pub struct ServerConfig {
     /// Resource templates never locked nor bound (applied after
     /// `enabled_resource_templates`).
     pub disabled_resource_templates: Vec<String>,
-    /// The per-call timeout.
+    /// How long a call waits without hearing from the server: each
+    /// progress notification (and each answer to a task's poll) starts it
+    /// again, up to `max_call_time`.
     pub timeout: Duration,
+    /// The total limit of one call, progress or not (a task's polls
+    /// included).
+    pub max_call_time: Duration,
     /// How long starting the server and the MCP handshake may take (a first
     /// `npx -y` run downloads the package).
     pub connect_timeout: Duration,
@@ -522,6 +531,7 @@ struct RawServer {
     #[serde(default)]
     disabled_resource_templates: Vec<String>,
     timeout: Option<f64>,
+    max_call_time: Option<f64>,
     connect_timeout: Option<f64>,
     validate_input: Option<bool>,
     validate_output: Option<bool>,
@@ -634,6 +644,7 @@ impl RawServer {
             }
         };
         let timeout = seconds("timeout", self.timeout, DEFAULT_TIMEOUT)?;
+        let max_call_time = seconds("max_call_time", self.max_call_time, DEFAULT_MAX_CALL_TIME)?;
         let connect_timeout = seconds(
             "connect_timeout",
             self.connect_timeout,
@@ -661,6 +672,7 @@ impl RawServer {
             enabled_resource_templates: self.enabled_resource_templates,
             disabled_resource_templates: self.disabled_resource_templates,
             timeout,
+            max_call_time,
             connect_timeout,
             validate_input: self.validate_input.unwrap_or(true),
             validate_output: self.validate_output.unwrap_or(true),
@@ -849,6 +861,7 @@ impl JsonServer {
             disabled_resource_templates: Vec::new(),
             // Hosts write milliseconds (Claude Code's `timeout`); ours are seconds.
             timeout: self.timeout.map(|ms| ms / 1000.0),
+            max_call_time: None,
             connect_timeout: None,
             validate_input: None,
             validate_output: None,

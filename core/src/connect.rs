@@ -17,9 +17,11 @@ use rmcp::model::{
     CreateMessageRequestMethod, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ListRootsResult,
 };
-use rmcp::service::RequestContext;
+#[allow(deprecated)] // logging: SEP-2577 (see notices.rs)
+use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
 use rmcp::service::RunningService;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _};
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -39,23 +41,26 @@ pub(crate) use tap::{id_key, RawTap};
 use crate::config::{ServerConfig, TransportConfig};
 use crate::elicit::ClientHooks;
 use crate::error::{redact, Error, Redacted, Result};
+use crate::notices::{ListKind, Notices};
 use secrets::Expander;
 
-/// The client side of the session: who we are, and how we answer what the
-/// server asks ([`ClientHooks`]). A capability is declared only when its
-/// hook is there.
+/// The client side of the session: who we are, how we answer what the
+/// server asks ([`ClientHooks`]; a capability is declared only when its
+/// hook is there), and where what it tells us goes ([`Notices`]).
 #[derive(Clone)]
 pub(crate) struct Handler {
     /// The server's name, for the hooks.
     server: Arc<str>,
     hooks: ClientHooks,
+    pub(crate) notices: Arc<Notices>,
 }
 
 impl Handler {
-    pub(crate) fn new(server: &str, hooks: ClientHooks) -> Handler {
+    pub(crate) fn new(server: &str, hooks: ClientHooks, notices: Notices) -> Handler {
         Handler {
             server: server.into(),
             hooks,
+            notices: Arc::new(notices),
         }
     }
 }
@@ -113,6 +118,35 @@ impl rmcp::ClientHandler for Handler {
         _context: RequestContext<RoleClient>,
     ) -> std::result::Result<ListRootsResult, ErrorData> {
         Ok(self.hooks.list_roots(&self.server).await)
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.notices.progress(params);
+    }
+
+    #[allow(deprecated)] // logging: SEP-2577 (see notices.rs)
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.notices.log(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.notices.list_changed(ListKind::Tools);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.notices.list_changed(ListKind::Prompts);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.notices.list_changed(ListKind::Resources);
     }
 }
 

@@ -145,6 +145,33 @@ pub enum Error {
         /// The timeout that expired.
         timeout: Duration,
     },
+    /// The call went on past its total limit (`max_call_time`) while the
+    /// server kept reporting progress; it was cancelled on the wire.
+    #[error("{} ran past its max_call_time of {}", match tool { Some(tool) => format!("call to `{server}.{tool}`"), None => format!("request `{method}` to server `{server}`") }, humantime(*limit))]
+    TimeLimit {
+        /// The server.
+        server: String,
+        /// The request (`tools/call echo`).
+        method: String,
+        /// The tool, for a `tools/call`.
+        tool: Option<String>,
+        /// The `max_call_time` that passed.
+        limit: Duration,
+    },
+    /// A task ended without a result: it failed, or was cancelled.
+    #[error("task `{task}` of `{server}.{tool}` ended {}{}", status_name(*status), message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Task {
+        /// The server.
+        server: String,
+        /// The tool the task runs.
+        tool: String,
+        /// The task's id.
+        task: String,
+        /// How it ended (`failed` or `cancelled`).
+        status: crate::model::TaskStatus,
+        /// What the server said of it (its `statusMessage` or error).
+        message: Option<String>,
+    },
     /// The server answered a request with a JSON-RPC error, or the request
     /// failed in rmcp.
     #[error("request `{method}` to server `{server}` failed")]
@@ -264,6 +291,9 @@ impl Error {
                 "raise `max_response_bytes` for server `{server}` in mcpbind.toml (default {} bytes)",
                 crate::config::DEFAULT_MAX_RESPONSE_BYTES
             )),
+            Error::TimeLimit { server, .. } => Some(format!(
+                "raise `max_call_time` for server `{server}` in mcpbind.toml, or give this call `CallOptions::max_call_time`"
+            )),
             Error::ConnectTimeout { server, .. } => Some(format!(
                 "raise `connect_timeout` for server `{server}` in mcpbind.toml if it is just slow to start"
             )),
@@ -370,6 +400,18 @@ fn tail(stderr: &Option<String>) -> String {
     }
 }
 
+fn status_name(status: crate::model::TaskStatus) -> &'static str {
+    use crate::model::TaskStatus;
+    match status {
+        TaskStatus::Working => "working",
+        TaskStatus::InputRequired => "waiting for input",
+        TaskStatus::Completed => "completed",
+        TaskStatus::Failed => "failed",
+        TaskStatus::Cancelled => "cancelled",
+        _ => "in an unknown state",
+    }
+}
+
 fn humantime(d: Duration) -> String {
     if d.subsec_millis() == 0 {
         format!("{}s", d.as_secs())
@@ -381,6 +423,31 @@ fn humantime(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_limit_and_task_messages() {
+        let e = Error::TimeLimit {
+            server: "s".into(),
+            method: "tools/call long".into(),
+            tool: Some("long".into()),
+            limit: Duration::from_secs(600),
+        };
+        assert_eq!(
+            e.to_string(),
+            "call to `s.long` ran past its max_call_time of 600s"
+        );
+        let e = Error::Task {
+            server: "s".into(),
+            tool: "research".into(),
+            task: "t1".into(),
+            status: crate::model::TaskStatus::Cancelled,
+            message: Some("stopped".into()),
+        };
+        assert_eq!(
+            e.to_string(),
+            "task `t1` of `s.research` ended cancelled: stopped"
+        );
+    }
 
     #[test]
     fn messages() {

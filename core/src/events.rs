@@ -262,7 +262,7 @@ fn publish(config: &ServerConfig, mut event: ToolInvoked) {
             Outcome::Ok => {}
             Outcome::ToolError { message }
             | Outcome::Rejected { message }
-            | Outcome::Failed { message } => *message = redact(message, &secrets),
+            | Outcome::Failed { message } => *message = redact_labelled(message, &secrets),
         }
     }
     // An error only means nobody listens any more.
@@ -270,7 +270,7 @@ fn publish(config: &ServerConfig, mut event: ToolInvoked) {
 }
 
 /// `text` with each secret replaced by its label.
-fn redact(text: &str, secrets: &[(String, String)]) -> String {
+pub(crate) fn redact_labelled(text: &str, secrets: &[(String, String)]) -> String {
     let mut text = text.to_owned();
     for (secret, label) in secrets {
         if text.contains(secret.as_str()) {
@@ -280,9 +280,9 @@ fn redact(text: &str, secrets: &[(String, String)]) -> String {
     text
 }
 
-fn redact_value(value: &mut Value, secrets: &[(String, String)]) {
+pub(crate) fn redact_value(value: &mut Value, secrets: &[(String, String)]) {
     match value {
-        Value::String(s) => *s = redact(s, secrets),
+        Value::String(s) => *s = redact_labelled(s, secrets),
         Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secrets)),
         Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secrets)),
         _ => {}

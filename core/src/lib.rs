@@ -55,7 +55,7 @@ pub use lock::{
     LockedTool, Lockfile, ServerLock,
 };
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
-pub use tool::{Tool, ToolMeta};
+pub use tool::{TaskSupport, Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
 
 #[cfg(feature = "server")]
@@ -80,6 +80,8 @@ mod error;
 #[cfg(feature = "client")]
 pub mod events;
 #[cfg(feature = "client")]
+pub mod notices;
+#[cfg(feature = "client")]
 mod servers;
 #[cfg(feature = "client")]
 pub mod toolbox;
@@ -89,13 +91,15 @@ mod validate;
 #[cfg(feature = "client")]
 pub use call::ToolResult;
 #[cfg(feature = "client")]
-pub use client::{CallFuture, CallOptions, Client, Closed};
+pub use client::{CallFuture, CallOptions, Client, Closed, TaskHandle, TaskState};
 #[cfg(feature = "client")]
 pub use elicit::{AcceptDefaults, ClientHooks, Elicitation, Roots, Sampling};
 #[cfg(feature = "client")]
 pub use error::{redact, Error, Result};
 #[cfg(feature = "client")]
 pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
+#[cfg(feature = "client")]
+pub use notices::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
 #[cfg(feature = "client")]
 pub use servers::{Health, Servers};
 #[cfg(feature = "client")]
@@ -114,7 +118,7 @@ pub mod model {
         CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction,
         ElicitationSchema, GetPromptResult, Implementation, PromptMessage, ProtocolVersion,
         ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role, Root,
-        ServerPeerInfo, Tool as ToolDefinition,
+        ServerPeerInfo, TaskStatus, Tool as ToolDefinition,
     };
 }
 

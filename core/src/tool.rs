@@ -102,6 +102,47 @@ impl ToolMeta {
     pub fn is_retry_safe(&self) -> bool {
         self.read_only || self.idempotent
     }
+
+    /// Whether the tool runs as a task (`execution.taskSupport`, MCP
+    /// 2025-11-25): a `required` one is always called as a task.
+    pub fn task_support(&self) -> TaskSupport {
+        // Most definitions don't say: they are not parsed on each call.
+        if !self.definition.contains("\"taskSupport\"") {
+            return TaskSupport::Forbidden;
+        }
+        serde_json::from_str::<serde_json::Value>(self.definition)
+            .map(|definition| TaskSupport::of(&definition))
+            .unwrap_or_default()
+    }
+}
+
+/// How a tool may run as a task (its `execution.taskSupport`): a task is
+/// created by `tools/call`, polled (`tasks/get`) and its result fetched
+/// (`tasks/result`), so that work longer than one request can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never as a task (`forbidden`, or nothing said).
+    #[default]
+    Forbidden,
+    /// As a task when the caller asks (`optional`).
+    Optional,
+    /// Only as a task (`required`): a plain call is refused by the server.
+    Required,
+}
+
+impl TaskSupport {
+    /// What a tool's definition (as listed) says.
+    pub fn of(definition: &serde_json::Value) -> TaskSupport {
+        match definition
+            .pointer("/execution/taskSupport")
+            .and_then(serde_json::Value::as_str)
+        {
+            Some("required") => TaskSupport::Required,
+            Some("optional") => TaskSupport::Optional,
+            _ => TaskSupport::Forbidden,
+        }
+    }
 }
 
 /// A tool with typed input and output. Generated code implements it for one
@@ -153,5 +194,19 @@ mod tests {
         assert_eq!(BARE.input_schema, "{}");
         assert_eq!(BARE.output_schema, None);
         assert_eq!(BARE.description, Some("a \"quoted\" word"));
+        assert_eq!(BARE.task_support(), TaskSupport::Forbidden);
+    }
+
+    #[test]
+    fn task_support_is_read_from_the_definition() {
+        let meta = |definition| ToolMeta::new("s", "t", definition, [(0, 0); 4], [false; 4]);
+        let required = r#"{"execution":{"taskSupport":"required"},"name":"t"}"#;
+        assert_eq!(meta(required).task_support(), TaskSupport::Required);
+        let optional = r#"{"execution":{"taskSupport":"optional"},"name":"t"}"#;
+        assert_eq!(meta(optional).task_support(), TaskSupport::Optional);
+        // A property that happens to be called so is not the tool's.
+        let property =
+            r#"{"inputSchema":{"properties":{"taskSupport":{"const":"required"}}},"name":"t"}"#;
+        assert_eq!(meta(property).task_support(), TaskSupport::Forbidden);
     }
 }

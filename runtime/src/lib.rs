@@ -58,6 +58,8 @@ pub mod __private {
 #[cfg(feature = "client")]
 pub use mcpbind_core::events::{self, subscribe as subscribe_events};
 #[cfg(feature = "client")]
+pub use mcpbind_core::notices::{self, subscribe as subscribe_notices};
+#[cfg(feature = "client")]
 pub use mcpbind_core::toolbox::{
     self, BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult,
     OpenAiShape, PromptRequest, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook,

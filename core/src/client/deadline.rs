@@ -78,10 +78,20 @@ fn timer() -> &'static Timer {
 
 /// A future that completes once `timeout` from now has passed. It takes
 /// its place among the pending deadlines when first polled.
+#[cfg(test)]
 pub(super) fn after(timeout: Duration) -> Expiry {
-    let now = Instant::now();
-    let at = now.checked_add(timeout).unwrap_or(now + FAR_FUTURE);
+    at(later(Instant::now(), timeout))
+}
+
+/// A future that completes once `at` has passed.
+pub(super) fn at(at: Instant) -> Expiry {
     Expiry { at, key: None }
+}
+
+/// `from + timeout`, or far in the future when that is too far to
+/// represent.
+pub(super) fn later(from: Instant, timeout: Duration) -> Instant {
+    from.checked_add(timeout).unwrap_or(from + FAR_FUTURE)
 }
 
 impl Timer {

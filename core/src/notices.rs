@@ -1,0 +1,445 @@
+//! What a server says beside its answers: progress of a call, its log
+//! messages, and that its tools (prompts, resources) changed.
+//!
+//! Each client keeps a [`Notices`] shared with its connection's handler.
+//! A tool call registers a [`Watch`] under its request's progress token
+//! (rmcp puts one in every request's `_meta`); the handler finds it when a
+//! `notifications/progress` comes, records when (the call's `timeout` then
+//! starts again) and hands the progress to the caller's [`ProgressSink`].
+//!
+//! Everything a server says also goes to tracing (target `mcpbind::server`)
+//! and, when someone listens, to the process-wide bus of [`Notice`]s
+//! ([`subscribe`]), with the config's secrets replaced as in
+//! [`ToolInvoked`](crate::ToolInvoked) events.
+
+// Logging is deprecated by SEP-2577 (2026-07-28), and servers of earlier
+// revisions send it: it is heard until rmcp removes it.
+#![allow(deprecated)]
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam};
+use rmcp::model::{NumberOrString, ProgressToken};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+/// How many notices a slow subscriber may fall behind before losing some.
+const CAPACITY: usize = 1024;
+
+/// One progress report of a call (`notifications/progress`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Progress {
+    /// How far the work is; it grows with each report.
+    pub progress: f64,
+    /// The total, when the server knows it.
+    pub total: Option<f64>,
+    /// What the server says it is doing.
+    pub message: Option<String>,
+}
+
+impl Progress {
+    /// `progress / total`, between 0 and 1, when the total is known.
+    pub fn fraction(&self) -> Option<f64> {
+        let total = self.total.filter(|t| *t > 0.0)?;
+        Some((self.progress / total).clamp(0.0, 1.0))
+    }
+}
+
+/// Receives the progress of one call ([`CallOptions::on_progress`]).
+///
+/// [`CallOptions::on_progress`]: crate::CallOptions::on_progress
+#[derive(Clone)]
+pub struct ProgressSink(Arc<dyn Fn(&Progress) + Send + Sync>);
+
+impl ProgressSink {
+    /// A sink that calls `f` with each report (on the connection's task:
+    /// keep it short, or send the report on through a channel).
+    pub fn new(f: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        ProgressSink(Arc::new(f))
+    }
+}
+
+impl fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
+
+/// Which of a server's lists changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ListKind {
+    /// `notifications/tools/list_changed`.
+    Tools,
+    /// `notifications/prompts/list_changed`.
+    Prompts,
+    /// `notifications/resources/list_changed`.
+    Resources,
+}
+
+/// Something a server said beside its answers, as published on the bus.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Notice {
+    /// A call in flight reported progress.
+    Progress {
+        /// The server.
+        server: String,
+        /// The tool being called.
+        tool: String,
+        /// The report.
+        progress: Progress,
+    },
+    /// The server logged a message (`notifications/message`).
+    Log {
+        /// The server.
+        server: String,
+        /// Its level (`debug` … `emergency`).
+        level: String,
+        /// The logger's name, if it gave one.
+        logger: Option<String>,
+        /// What it logged.
+        data: Value,
+    },
+    /// The server said one of its lists changed.
+    ListChanged {
+        /// The server.
+        server: String,
+        /// Which list.
+        list: ListKind,
+    },
+    /// After a change, tools no longer match what was locked (under
+    /// `pin_policy` `warn` or `refuse`).
+    Drift {
+        /// The server.
+        server: String,
+        /// The tools that changed or went away.
+        tools: Vec<String>,
+        /// What changed, one line per tool.
+        lines: Vec<String>,
+        /// Whether calls to them are refused from now on (`refuse`).
+        refused: bool,
+    },
+}
+
+/// Receives [`Notice`]s published after [`subscribe`].
+#[derive(Debug)]
+pub struct NoticeReceiver(broadcast::Receiver<Arc<Notice>>);
+
+impl NoticeReceiver {
+    /// The next notice; notices lost to lag are skipped.
+    pub async fn recv(&mut self) -> Option<Arc<Notice>> {
+        loop {
+            match self.0.recv().await {
+                Ok(notice) => return Some(notice),
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    /// The next notice if one is waiting.
+    pub fn try_recv(&mut self) -> Option<Arc<Notice>> {
+        loop {
+            match self.0.try_recv() {
+                Ok(notice) => return Some(notice),
+                Err(broadcast::error::TryRecvError::Lagged(_)) => continue,
+                Err(_) => return None,
+            }
+        }
+    }
+}
+
+static BUS: OnceLock<broadcast::Sender<Arc<Notice>>> = OnceLock::new();
+
+/// Subscribes to what every server says from now on: progress, logs, list
+/// changes and the drift they reveal.
+pub fn subscribe() -> NoticeReceiver {
+    NoticeReceiver(
+        BUS.get_or_init(|| broadcast::channel(CAPACITY).0)
+            .subscribe(),
+    )
+}
+
+/// The instant all [`Watch`] times count from.
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+/// One call waiting for its answer, as the handler sees it.
+pub(crate) struct Watch {
+    tool: Cow<'static, str>,
+    sink: Option<ProgressSink>,
+    /// When progress was last heard, in nanoseconds after [`epoch`] plus
+    /// one (0: never).
+    heard: AtomicU64,
+}
+
+impl Watch {
+    /// When the server last reported progress for this call.
+    pub(crate) fn last_heard(&self) -> Option<Instant> {
+        match self.heard.load(Ordering::Acquire) {
+            0 => None,
+            n => Some(epoch() + std::time::Duration::from_nanos(n - 1)),
+        }
+    }
+
+    fn hear(&self) {
+        let nanos = u64::try_from(epoch().elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
+        self.heard.store(nanos + 1, Ordering::Release);
+    }
+}
+
+/// What a client's connections share with it about what servers say:
+/// the calls waiting for progress, and who to tell of a changed list.
+pub(crate) struct Notices {
+    server: Arc<str>,
+    /// `${VAR}` values and what stands for them, hidden in published notices.
+    secrets: Vec<(String, String)>,
+    watches: Mutex<HashMap<ProgressToken, Arc<Watch>>>,
+    /// Told (on the connection's task) when a list changed.
+    listener: OnceLock<Box<dyn Fn(ListKind) + Send + Sync>>,
+}
+
+impl Notices {
+    pub(crate) fn new(server: &str, secrets: Vec<(String, String)>) -> Self {
+        Notices {
+            server: server.into(),
+            secrets,
+            watches: Mutex::default(),
+            listener: OnceLock::new(),
+        }
+    }
+
+    /// Who to tell when a list changes (set once, by the client).
+    pub(crate) fn on_list_changed(&self, listener: impl Fn(ListKind) + Send + Sync + 'static) {
+        let _ = self.listener.set(Box::new(listener));
+    }
+
+    /// Watches the progress of the request with `token` until the returned
+    /// guard is dropped.
+    pub(crate) fn watch(
+        self: &Arc<Self>,
+        token: ProgressToken,
+        tool: Cow<'static, str>,
+        sink: Option<ProgressSink>,
+    ) -> Watching {
+        let watch = Arc::new(Watch {
+            tool,
+            sink,
+            heard: AtomicU64::new(0),
+        });
+        if let Ok(mut watches) = self.watches.lock() {
+            watches.insert(token.clone(), Arc::clone(&watch));
+        }
+        Watching {
+            notices: Arc::clone(self),
+            token,
+            watch,
+        }
+    }
+
+    /// A `notifications/progress` came.
+    pub(crate) fn progress(&self, params: ProgressNotificationParam) {
+        let watch = self
+            .watches
+            .lock()
+            .ok()
+            .and_then(|w| w.get(&params.progress_token).cloned());
+        let Some(watch) = watch else {
+            tracing::debug!(server = %self.server, token = %token_text(&params.progress_token), "progress for no call in flight");
+            return;
+        };
+        watch.hear();
+        let progress = Progress {
+            progress: params.progress,
+            total: params.total,
+            message: params.message,
+        };
+        tracing::debug!(
+            target: "mcpbind::server",
+            server = %self.server,
+            tool = %watch.tool,
+            progress = progress.progress,
+            total = progress.total,
+            message = progress.message.as_deref().unwrap_or(""),
+            "progress"
+        );
+        if let Some(sink) = &watch.sink {
+            (sink.0)(&progress);
+        }
+        self.publish(|| Notice::Progress {
+            server: self.server.to_string(),
+            tool: watch.tool.to_string(),
+            progress: progress.clone(),
+        });
+    }
+
+    /// A `notifications/message` came: to tracing at its level, and to the
+    /// bus.
+    pub(crate) fn log(&self, params: LoggingMessageNotificationParam) {
+        let text = match &params.data {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let text = crate::events::redact_labelled(&text, &self.secrets);
+        let logger = params.logger.as_deref().unwrap_or("");
+        let server = &*self.server;
+        match params.level {
+            LoggingLevel::Debug => {
+                tracing::debug!(target: "mcpbind::server", server, logger, "{text}")
+            }
+            LoggingLevel::Info | LoggingLevel::Notice => {
+                tracing::info!(target: "mcpbind::server", server, logger, "{text}")
+            }
+            LoggingLevel::Warning => {
+                tracing::warn!(target: "mcpbind::server", server, logger, "{text}")
+            }
+            _ => tracing::error!(target: "mcpbind::server", server, logger, "{text}"),
+        }
+        self.publish(|| Notice::Log {
+            server: self.server.to_string(),
+            level: level_name(params.level).to_owned(),
+            logger: params.logger.clone(),
+            data: params.data.clone(),
+        });
+    }
+
+    /// A `notifications/*/list_changed` came.
+    pub(crate) fn list_changed(&self, list: ListKind) {
+        tracing::info!(target: "mcpbind::server", server = %self.server, ?list, "the server's list changed");
+        self.publish(|| Notice::ListChanged {
+            server: self.server.to_string(),
+            list,
+        });
+        if let Some(listener) = self.listener.get() {
+            listener(list);
+        }
+    }
+
+    /// Publishes a notice, when anyone listens, with secrets hidden.
+    pub(crate) fn publish(&self, notice: impl FnOnce() -> Notice) {
+        let Some(bus) = BUS.get().filter(|bus| bus.receiver_count() > 0) else {
+            return;
+        };
+        let mut notice = notice();
+        if !self.secrets.is_empty() {
+            hide_secrets(&mut notice, &self.secrets);
+        }
+        let _ = bus.send(Arc::new(notice));
+    }
+}
+
+/// The registration of a [`Watch`]; dropping it ends the watch.
+pub(crate) struct Watching {
+    notices: Arc<Notices>,
+    token: ProgressToken,
+    watch: Arc<Watch>,
+}
+
+impl Watching {
+    pub(crate) fn watch(&self) -> &Watch {
+        &self.watch
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        if let Ok(mut watches) = self.notices.watches.lock() {
+            watches.remove(&self.token);
+        }
+    }
+}
+
+fn hide_secrets(notice: &mut Notice, secrets: &[(String, String)]) {
+    let hide = |s: &mut String| *s = crate::events::redact_labelled(s, secrets);
+    match notice {
+        Notice::Progress { progress, .. } => {
+            if let Some(message) = &mut progress.message {
+                hide(message);
+            }
+        }
+        Notice::Log { data, logger, .. } => {
+            crate::events::redact_value(data, secrets);
+            if let Some(logger) = logger {
+                hide(logger);
+            }
+        }
+        Notice::Drift { lines, .. } => lines.iter_mut().for_each(hide),
+        Notice::ListChanged { .. } => {}
+    }
+}
+
+fn token_text(token: &ProgressToken) -> String {
+    match &token.0 {
+        NumberOrString::Number(n) => n.to_string(),
+        NumberOrString::String(s) => s.to_string(),
+    }
+}
+
+fn level_name(level: LoggingLevel) -> &'static str {
+    match level {
+        LoggingLevel::Debug => "debug",
+        LoggingLevel::Info => "info",
+        LoggingLevel::Notice => "notice",
+        LoggingLevel::Warning => "warning",
+        LoggingLevel::Error => "error",
+        LoggingLevel::Critical => "critical",
+        LoggingLevel::Alert => "alert",
+        LoggingLevel::Emergency => "emergency",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_watch_hears_its_progress_and_ends_with_its_guard() {
+        let notices = Arc::new(Notices::new("s", Vec::new()));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = {
+            let seen = Arc::clone(&seen);
+            ProgressSink::new(move |p| seen.lock().unwrap().push(p.progress))
+        };
+        let token = ProgressToken(NumberOrString::Number(7));
+        let guard = notices.watch(token.clone(), "t".into(), Some(sink));
+        assert!(guard.watch().last_heard().is_none());
+        let before = Instant::now();
+        notices.progress(ProgressNotificationParam::new(token.clone(), 1.0));
+        assert!(guard.watch().last_heard().is_some_and(|t| t >= before));
+        // Another call's token is not this call's progress.
+        notices.progress(ProgressNotificationParam::new(
+            ProgressToken(NumberOrString::Number(8)),
+            5.0,
+        ));
+        assert_eq!(*seen.lock().unwrap(), [1.0]);
+        drop(guard);
+        notices.progress(ProgressNotificationParam::new(token, 2.0));
+        assert_eq!(*seen.lock().unwrap(), [1.0]);
+        assert!(notices.watches.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn fraction_is_clamped_and_needs_a_total() {
+        let p = |progress, total| Progress {
+            progress,
+            total,
+            message: None,
+        };
+        assert_eq!(p(2.0, Some(4.0)).fraction(), Some(0.5));
+        assert_eq!(p(9.0, Some(4.0)).fraction(), Some(1.0));
+        assert_eq!(p(2.0, None).fraction(), None);
+        assert_eq!(p(2.0, Some(0.0)).fraction(), None);
+    }
+}
