@@ -46,6 +46,8 @@ fn logging(verbose: u8, format: LogFormat) {
     };
     let filter = Targets::new()
         .with_target("mcpbind_core", ours)
+        // What servers log (`notifications/message`), at their levels.
+        .with_target("mcpbind::server", ours)
         .with_target("rmcp", rmcp)
         // rmcp's OAuth debug lines show the authorization code.
         .with_target("rmcp::transport::auth", rmcp.min(LevelFilter::INFO))

@@ -292,7 +292,7 @@ impl Error {
                 crate::config::DEFAULT_MAX_RESPONSE_BYTES
             )),
             Error::TimeLimit { server, .. } => Some(format!(
-                "raise `max_call_time` for server `{server}` in mcpbind.toml, or give this call `CallOptions::max_call_time`"
+                "raise `max_call_time` for server `{server}` in mcpbind.toml"
             )),
             Error::ConnectTimeout { server, .. } => Some(format!(
                 "raise `connect_timeout` for server `{server}` in mcpbind.toml if it is just slow to start"

@@ -7,8 +7,8 @@
 //! `notifications/progress` comes, records when (the call's `timeout` then
 //! starts again) and hands the progress to the caller's [`ProgressSink`].
 //!
-//! Everything a server says also goes to tracing (target `mcpbind::server`)
-//! and, when someone listens, to the process-wide bus of [`Notice`]s
+//! Everything a server says also goes to tracing (its logs under target
+//! `mcpbind::server`, at their levels) and, when someone listens, to the process-wide bus of [`Notice`]s
 //! ([`subscribe`]), with the config's secrets replaced as in
 //! [`ToolInvoked`](crate::ToolInvoked) events.
 
@@ -33,7 +33,7 @@ use tokio::sync::broadcast;
 const CAPACITY: usize = 1024;
 
 /// One progress report of a call (`notifications/progress`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct Progress {
     /// How far the work is; it grows with each report.
@@ -267,7 +267,6 @@ impl Notices {
             message: params.message,
         };
         tracing::debug!(
-            target: "mcpbind::server",
             server = %self.server,
             tool = %watch.tool,
             progress = progress.progress,
@@ -317,7 +316,7 @@ impl Notices {
 
     /// A `notifications/*/list_changed` came.
     pub(crate) fn list_changed(&self, list: ListKind) {
-        tracing::info!(target: "mcpbind::server", server = %self.server, ?list, "the server's list changed");
+        tracing::info!(server = %self.server, ?list, "the server's list changed");
         self.publish(|| Notice::ListChanged {
             server: self.server.to_string(),
             list,

@@ -8,6 +8,100 @@ use serde_json::Value;
 
 use crate::Paths;
 
+/// Calls the tool, as a task when its definition requires one (or
+/// `--task`), showing its progress on stderr.
+async fn call(
+    client: &mcpbind::Client,
+    args: &Args,
+    arguments: serde_json::Map<String, Value>,
+    progress: &ProgressLine,
+) -> mcpbind::Result<mcpbind::model::CallToolResult> {
+    let mut options = mcpbind::CallOptions::default();
+    if args.task || requires_task(client, &args.tool).await? {
+        options = options.run_as_task();
+    }
+    let line = progress.clone();
+    options = options.on_progress(move |p| line.show(p));
+    client.call_raw(&args.tool, arguments, &options).await
+}
+
+/// Whether the server lists `tool` with `execution.taskSupport: "required"`
+/// (the live definition: `call` needs no lockfile).
+async fn requires_task(client: &mcpbind::Client, tool: &str) -> mcpbind::Result<bool> {
+    let tools = client.list_tools_raw().await?;
+    let definition = tools
+        .iter()
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(tool));
+    Ok(definition.map(mcpbind::TaskSupport::of) == Some(mcpbind::TaskSupport::Required))
+}
+
+/// The progress of a call on stderr: one line redrawn in place on a
+/// terminal, a line per report otherwise.
+#[derive(Clone)]
+struct ProgressLine {
+    terminal: bool,
+    drawn: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl ProgressLine {
+    fn new() -> Self {
+        use std::io::IsTerminal as _;
+        ProgressLine {
+            terminal: std::io::stderr().is_terminal(),
+            drawn: Default::default(),
+        }
+    }
+
+    fn show(&self, progress: &mcpbind::Progress) {
+        let text = describe(progress);
+        let mut stderr = std::io::stderr().lock();
+        // A closed stderr loses the progress, not the call.
+        let _ = if self.terminal {
+            self.drawn.store(true, std::sync::atomic::Ordering::Relaxed);
+            write!(stderr, "\r\x1b[2K{text}")
+        } else {
+            writeln!(stderr, "{text}")
+        };
+        let _ = stderr.flush();
+    }
+
+    /// Ends the redrawn line, if one was drawn.
+    fn finish(&self) {
+        if self.drawn.load(std::sync::atomic::Ordering::Relaxed) {
+            let _ = writeln!(std::io::stderr());
+        }
+    }
+}
+
+/// `progress: [#####     ] 3/6 message`, with what the server wrote made
+/// safe for a terminal.
+fn describe(progress: &mcpbind::Progress) -> String {
+    const WIDTH: usize = 20;
+    let number = |n: f64| {
+        if n.fract() == 0.0 && n.abs() < 1e15 {
+            format!("{}", n as i64)
+        } else {
+            format!("{n:.2}")
+        }
+    };
+    let mut text = String::from("progress: ");
+    if let (Some(fraction), Some(total)) = (progress.fraction(), progress.total) {
+        let filled = (fraction * WIDTH as f64).round() as usize;
+        text += &format!("[{}{}] ", "#".repeat(filled), " ".repeat(WIDTH - filled));
+        text += &format!("{}/{}", number(progress.progress), number(total));
+    } else {
+        text += &number(progress.progress);
+    }
+    if let Some(message) = &progress.message {
+        text.push(' ');
+        text.extend(message.chars().take(200).flat_map(|c| {
+            let unsafe_char = c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            if unsafe_char { c.escape_default().collect::<Vec<_>>() } else { vec![c] }
+        }));
+    }
+    text
+}
+
 /// Call a tool with JSON arguments and print its result.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -23,6 +117,10 @@ pub struct Args {
     /// Print the whole result as JSON.
     #[arg(long)]
     json: bool,
+    /// Run the call as a task (for a tool whose `execution.taskSupport` is
+    /// `optional`; one that says `required` always runs as a task).
+    #[arg(long)]
+    task: bool,
 }
 
 /// Runs `mcpbind call`.
@@ -33,14 +131,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(_) => bail!("the arguments must be a JSON object, e.g. '{{\"city\": \"Oslo\"}}'"),
         Err(e) => bail!("the arguments are not valid JSON: {e}"),
     };
+    let progress = ProgressLine::new();
     let result = crate::runtime()?.block_on(async {
         let client = mcpbind::Client::connect_server(&args.server, server).await?;
-        let result = client
-            .call_raw(&args.tool, arguments, &mcpbind::CallOptions::default())
-            .await;
+        let result = call(&client, &args, arguments, &progress).await;
         client.close().await;
         result
     });
+    progress.finish();
     let result =
         result.with_context(|| format!("failed to call `{}.{}`", args.server, args.tool))?;
     let mut stdout = std::io::stdout().lock();
@@ -72,4 +170,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(progress: f64, total: Option<f64>, message: Option<&str>) -> mcpbind::Progress {
+        let json = serde_json::json!({ "progress": progress, "total": total, "message": message });
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn progress_is_a_bar_with_a_safe_message() {
+        assert_eq!(
+            describe(&progress(3.0, Some(6.0), Some("step"))),
+            "progress: [##########          ] 3/6 step"
+        );
+        assert_eq!(describe(&progress(2.5, None, None)), "progress: 2.50");
+        // Terminal escapes and bidi controls from the server are shown, not obeyed.
+        assert_eq!(
+            describe(&progress(1.0, None, Some("\u{1b}[2J\u{202e}x"))),
+            "progress: 1 \\u{1b}[2J\\u{202e}x"
+        );
+    }
 }
