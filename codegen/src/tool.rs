@@ -143,6 +143,14 @@ impl ToolMethod<'_> {
         if tool.hint("openWorldHint") == Some(false) {
             hints.push("closed-world");
         }
+        // `execution.taskSupport`: the method creates, polls and reads a task.
+        match mcpbind_core::TaskSupport::of(&tool.definition) {
+            mcpbind_core::TaskSupport::Required => hints.push("runs as a task"),
+            mcpbind_core::TaskSupport::Optional => {
+                hints.push("runs as a task with `CallOptions::run_as_task`")
+            }
+            _ => {}
+        }
         hints
     }
 

@@ -156,6 +156,17 @@ struct ServerSlot {
     held_back: bool,
 }
 
+impl ServerSlot {
+    /// Whether `tool` is held back: by the caller (itself or its server), or
+    /// because it changed on the server while connected and the server's
+    /// `pin_policy` refuses it (its definition here would be stale).
+    fn holds_back(&self, tool: &ToolSlot) -> bool {
+        self.held_back
+            || tool.held_back
+            || (matches!(tool.kind, SlotKind::Tool(_)) && self.client.is_refused(tool.wire_name()))
+    }
+}
+
 #[derive(Clone)]
 struct ToolSlot {
     kind: SlotKind,
@@ -401,17 +412,19 @@ impl Toolbox {
             .flat_map(|s| {
                 s.tools
                     .iter()
-                    .filter(move |t| s.held_back || t.held_back)
+                    .filter(move |t| s.holds_back(t))
                     .map(|t| t.model_name.as_str())
             })
             .collect()
     }
 
     fn available(&self) -> impl Iterator<Item = (&ServerSlot, &ToolSlot)> {
-        self.servers
-            .iter()
-            .filter(|s| !s.held_back)
-            .flat_map(|s| s.tools.iter().filter(|t| !t.held_back).map(move |t| (s, t)))
+        self.servers.iter().filter(|s| !s.held_back).flat_map(|s| {
+            s.tools
+                .iter()
+                .filter(|t| !s.holds_back(t))
+                .map(move |t| (s, t))
+        })
     }
 
     /// The model-facing names of the tools the model can call now.
@@ -448,7 +461,7 @@ impl Toolbox {
                 tools: s
                     .tools
                     .iter()
-                    .filter(|t| !s.held_back && !t.held_back)
+                    .filter(|t| !s.holds_back(t))
                     .map(|t| ToolInventory {
                         name: t.model_name.clone(),
                         tool: t.wire_name().to_owned(),
@@ -458,7 +471,7 @@ impl Toolbox {
                 held_back_tools: s
                     .tools
                     .iter()
-                    .filter(|t| s.held_back || t.held_back)
+                    .filter(|t| s.holds_back(t))
                     .map(|t| t.model_name.clone())
                     .collect(),
             })
@@ -555,7 +568,7 @@ impl Toolbox {
             let server = &self.servers[s];
             (server, &server.tools[t])
         });
-        let Some((server, tool)) = found.filter(|(s, t)| !s.held_back && !t.held_back) else {
+        let Some((server, tool)) = found.filter(|(s, t)| !s.holds_back(t)) else {
             return ToolCall {
                 name: name.to_owned(),
                 target: found.map(|(s, t)| (s.name.clone(), t.wire_name())),

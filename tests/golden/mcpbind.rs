@@ -1742,7 +1742,7 @@ Default: `5`.*/
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
             self.inner.call_owned::<tools::GzipFileAsResource>(input)
         }
-        /// **Simulate Research Query** (tool `simulate-research-query`, closed-world)
+        /// **Simulate Research Query** (tool `simulate-research-query`, closed-world, runs as a task)
         ///
         /// Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
         pub fn simulate_research_query(

@@ -11,6 +11,7 @@ mod double;
 mod elicit;
 mod lifecycle;
 mod lock;
+mod long_running;
 mod misbehave;
 mod oauth;
 mod prompts;

@@ -14,8 +14,8 @@
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolResult, ClientRequest, CustomRequest, GetExtensions as _, RequestMetaObject,
-    ServerResult, TaskStatus,
+    CallToolResult, ClientRequest, CustomRequest, CustomResult, GetExtensions as _,
+    RequestMetaObject, ServerResult, TaskStatus,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -23,6 +23,7 @@ use serde_json::{json, Map, Value};
 use super::{Client, Plan, Wait};
 use crate::call::ToolResult;
 use crate::client::CallOptions;
+use crate::connect::{id_key, RawTap};
 use crate::error::{Error, Result};
 use crate::notices::Watch;
 use crate::tool::Tool;
@@ -336,7 +337,8 @@ impl Client {
         TaskState::parse(&self.name, "tasks/cancel", answer)
     }
 
-    /// Sends `method` for task `id` and waits for its answer.
+    /// Sends `method` for task `id` and waits for its answer: as the
+    /// server sent it (from the transport's tap) when it is a task.
     async fn task_request(
         &self,
         method: &'static str,
@@ -347,8 +349,15 @@ impl Client {
         let peer = session.service.peer().clone();
         let request = CustomRequest::new(method, Some(json!({ "taskId": id })));
         let request = ClientRequest::CustomRequest(request);
+        let tap = session.tap.as_ref().filter(|_| method != "tasks/result");
+        let _armed = tap.map(|tap| Armed::new(tap));
         let handle = self.send(&session, &peer, request, method).await?;
-        self.await_handle(&session, handle, method, wait).await
+        let key = id_key(&serde_json::to_value(&handle.id).unwrap_or_default());
+        let answer = self.await_handle(&session, handle, method, wait).await?;
+        Ok(match tap.and_then(|tap| tap.take(&key)) {
+            Some(raw) => ServerResult::CustomResult(CustomResult(raw)),
+            None => answer,
+        })
     }
 }
 
@@ -361,6 +370,22 @@ impl Wait<'static> {
             until: Some(until),
             watch: None,
         }
+    }
+}
+
+/// The tap armed for one request while it lives.
+struct Armed<'t>(&'t RawTap);
+
+impl<'t> Armed<'t> {
+    fn new(tap: &'t RawTap) -> Self {
+        tap.arm(true);
+        Armed(tap)
+    }
+}
+
+impl Drop for Armed<'_> {
+    fn drop(&mut self) {
+        self.0.arm(false);
     }
 }
 
@@ -385,7 +410,6 @@ impl Drop for CancelOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmcp::model::CustomResult;
 
     fn parse(value: Value) -> Result<TaskState> {
         TaskState::parse(

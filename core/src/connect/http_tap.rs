@@ -209,11 +209,14 @@ impl TapClient {
     }
 }
 
-fn is_tools_list(message: &ClientJsonRpcMessage) -> bool {
+/// A request whose raw answer is kept: `tools/list`, and a task's poll
+/// (`tasks/get`); both are safe to send again through rmcp's client.
+fn is_tapped(message: &ClientJsonRpcMessage) -> bool {
     matches!(
         message,
         ClientJsonRpcMessage::Request(request)
-            if matches!(request.request, ClientRequest::ListToolsRequest(_))
+            if matches!(&request.request, ClientRequest::ListToolsRequest(_))
+                || matches!(&request.request, ClientRequest::CustomRequest(custom) if custom.method == "tasks/get")
     )
 }
 
@@ -248,7 +251,7 @@ impl StreamableHttpClient for TapClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> HttpResult<StreamableHttpPostResponse> {
-        if self.tap.is_armed() && is_tools_list(&message) {
+        if self.tap.is_armed() && is_tapped(&message) {
             if let Some(response) = self
                 .post_tapped(
                     &uri,

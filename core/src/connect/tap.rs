@@ -6,7 +6,7 @@
 //! closed" can say what happened.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use serde_json::Value;
@@ -58,11 +58,14 @@ impl Failure {
     }
 }
 
-/// Captures the raw `result` of JSON-RPC responses that carry `tools`, keyed
-/// by request id, while armed; and the transport's first failure.
+/// Captures the raw `result` of JSON-RPC responses that carry a list
+/// (`tools`, `prompts`, `resourceTemplates`) or a task (`taskId`), keyed by
+/// request id, while armed; and the transport's first failure.
 #[derive(Default)]
 pub(crate) struct RawTap {
-    armed: AtomicBool,
+    /// How many requests want their raw answer now (a listing and a task's
+    /// poll may be in flight at once).
+    armed: AtomicUsize,
     results: Mutex<BTreeMap<String, Value>>,
     failure: Mutex<Option<Failure>>,
     /// `failure` holds one: the stdio reader asks on every read, without
@@ -72,11 +75,18 @@ pub(crate) struct RawTap {
 
 impl RawTap {
     pub(crate) fn is_armed(&self) -> bool {
-        self.armed.load(Ordering::SeqCst)
+        self.armed.load(Ordering::SeqCst) > 0
     }
 
+    /// One more request wants its raw answer (`on`), or one less.
     pub(crate) fn arm(&self, on: bool) {
-        self.armed.store(on, Ordering::SeqCst);
+        if on {
+            self.armed.fetch_add(1, Ordering::SeqCst);
+        } else {
+            let _ = self
+                .armed
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        }
     }
 
     /// Takes the captured result of the response to request `id`.
@@ -136,8 +146,9 @@ impl RawTap {
         let (Some(id), Some(result)) = (msg.remove("id"), msg.remove("result")) else {
             return;
         };
-        // The lists the lockfile keeps raw: tools, prompts, resource templates.
-        if ["tools", "prompts", "resourceTemplates"]
+        // The lists the lockfile keeps raw: tools, prompts, resource
+        // templates; and tasks, whose 2025-11-25 fields rmcp's model drops.
+        if ["tools", "prompts", "resourceTemplates", "taskId"]
             .iter()
             .any(|key| result.get(key).is_some())
         {

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""A stdio MCP server that does what a long session meets, for
+tests/tests/long_running.rs. Standard library only.
+
+Tools:
+  greet    {"name": string}; after `change`, {"name": integer}
+  change   changes `greet`'s schema, then sends notifications/tools/list_changed
+  restore  puts `greet` back as it was, then sends list_changed again
+  shout    logs its `text` (notifications/message, level warning), then answers
+  hang     never answers; writes `hang ID` on stderr when it gets the call and
+           `cancelled ID` when notifications/cancelled names it
+  stall    execution.taskSupport "required": creates a task that never ends
+           (`created TASK` on stderr); tasks/cancel writes `tasks/cancel TASK`
+
+Everything it writes to stderr is flushed at once, so that a test reading the
+client's stderr tail sees it.
+"""
+
+import copy
+import json
+import sys
+
+GREET = {
+    "name": "greet",
+    "description": "Greets someone.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
+    },
+}
+OTHERS = [
+    {"name": "change", "inputSchema": {"type": "object"}},
+    {"name": "restore", "inputSchema": {"type": "object"}},
+    {
+        "name": "shout",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+    },
+    {"name": "hang", "inputSchema": {"type": "object"}},
+    {
+        "name": "stall",
+        "inputSchema": {"type": "object"},
+        "execution": {"taskSupport": "required"},
+    },
+]
+NOW = "2026-11-26T00:00:00Z"
+
+state = {"greet": copy.deepcopy(GREET), "tasks": {}}
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def say(text):
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def task(task_id, status):
+    return {
+        "taskId": task_id,
+        "status": status,
+        "createdAt": NOW,
+        "lastUpdatedAt": NOW,
+        "ttl": 60000,
+        "pollInterval": 100,
+    }
+
+
+def text(value):
+    return {"content": [{"type": "text", "text": value}]}
+
+
+def call(params, request_id):
+    """The result of a tools/call, or None when it is not answered now."""
+    name = params.get("name")
+    arguments = params.get("arguments") or {}
+    if name == "greet":
+        return text("hello " + str(arguments.get("name")))
+    if name in ("change", "restore"):
+        greet = copy.deepcopy(GREET)
+        if name == "change":
+            greet["inputSchema"]["properties"]["name"] = {"type": "integer"}
+        state["greet"] = greet
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        return text(name + "d")
+    if name == "shout":
+        send({
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "warning", "logger": "evolving", "data": arguments.get("text")},
+        })
+        return text("shouted")
+    if name == "hang":
+        say("hang " + json.dumps(request_id))
+        return None
+    if name == "stall":
+        if "task" not in params:
+            raise ValueError("stall requires task augmentation")
+        task_id = "task-%d" % (len(state["tasks"]) + 1)
+        state["tasks"][task_id] = "working"
+        say("created " + task_id)
+        return {"task": task(task_id, "working")}
+    raise ValueError("unknown tool " + str(name))
+
+
+def answer(message):
+    method = message.get("method")
+    params = message.get("params") or {}
+    if method == "initialize":
+        return {
+            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+            "capabilities": {
+                "tools": {"listChanged": True},
+                "logging": {},
+                "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}},
+            },
+            "serverInfo": {"name": "evolving", "version": "1.0.0"},
+        }
+    if method == "tools/list":
+        return {"tools": [state["greet"]] + OTHERS}
+    if method == "tools/call":
+        return call(params, message.get("id"))
+    if method == "tasks/get":
+        task_id = params["taskId"]
+        return task(task_id, state["tasks"][task_id])
+    if method == "tasks/cancel":
+        task_id = params["taskId"]
+        state["tasks"][task_id] = "cancelled"
+        say("tasks/cancel " + task_id)
+        return task(task_id, "cancelled")
+    if method in ("ping", "logging/setLevel"):
+        return {}
+    raise ValueError("unknown method " + str(method))
+
+
+def main():
+    for line in sys.stdin:
+        message = json.loads(line)
+        if "id" not in message:
+            if message.get("method") == "notifications/cancelled":
+                say("cancelled " + json.dumps(message["params"].get("requestId")))
+            continue
+        if "method" not in message:
+            continue  # a response to something we never ask
+        try:
+            result = answer(message)
+        except (ValueError, KeyError) as e:
+            send({"jsonrpc": "2.0", "id": message["id"],
+                  "error": {"code": -32602, "message": str(e)}})
+            continue
+        if result is not None:
+            send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,415 @@
+//! Work that takes time or changes while it runs: progress that keeps a
+//! call alive, tasks (MCP 2025-11-25), cancellation of what the caller
+//! drops, and tool lists that change while connected. Against the pinned
+//! server-everything, and `tests/servers/evolving.py` for what it can't do
+//! on demand (change its tools, hang, a task that never ends).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpbind::model::{ElicitRequestParams, ElicitResult, ElicitationAction, TaskStatus};
+use mcpbind::{CallOptions, Client, ClientHooks, Config, Error, Notice, Progress, ToolMeta};
+use mcpbind_tests::everything;
+use serde_json::{json, Map, Value};
+
+use crate::util;
+
+fn config(dir: &std::path::Path, extra: &str) -> Config {
+    let mut toml = util::stdio_config(dir);
+    toml = toml.replace(
+        "[servers.everything]\n",
+        &format!("[servers.everything]\n{extra}\n"),
+    );
+    Config::from_toml_str(&toml).unwrap()
+}
+
+fn text_of(result: &mcpbind::model::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Each progress report starts the call's `timeout` again: six reports a
+/// second apart keep a call with a 2.5 s timeout alive for 6 s, and each
+/// reaches the caller.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_keeps_a_call_alive_and_reaches_the_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), "timeout = 2.5");
+    let client = everything::Client::connect(&config).await.unwrap();
+    let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+    let sink = Arc::clone(&seen);
+    let options = CallOptions::default().on_progress(move |p| sink.lock().unwrap().push(p.clone()));
+    let input = everything::types::TriggerLongRunningOperationInput {
+        duration: Some(6.0),
+        steps: Some(6.0),
+    };
+    let mut notices = mcpbind::subscribe_notices();
+    let result = client
+        .inner()
+        .call_with::<everything::tools::TriggerLongRunningOperation>(&input, &options)
+        .await
+        .unwrap();
+    assert!(
+        result.text().contains("Long running operation completed"),
+        "{}",
+        result.text()
+    );
+    let seen = seen.lock().unwrap();
+    let steps: Vec<(f64, Option<f64>)> = seen.iter().map(|p| (p.progress, p.total)).collect();
+    assert_eq!(
+        steps,
+        (1..=6).map(|i| (i as f64, Some(6.0))).collect::<Vec<_>>()
+    );
+    // The bus heard them too, naming server and tool.
+    let mut on_bus = 0;
+    while let Some(notice) = notices.try_recv() {
+        if let Notice::Progress { server, tool, .. } = &*notice {
+            if server == "everything" && tool == "trigger-long-running-operation" {
+                on_bus += 1;
+            }
+        }
+    }
+    assert!(on_bus >= 6, "{on_bus} progress notices on the bus");
+}
+
+/// `max_call_time` bounds a call however often it reports progress.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_call_time_ends_a_call_that_keeps_reporting() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), "timeout = 2.5\nmax_call_time = 3");
+    let client = everything::Client::connect(&config).await.unwrap();
+    let err = client
+        .trigger_long_running_operation(everything::types::TriggerLongRunningOperationInput {
+            duration: Some(20.0),
+            steps: Some(20.0),
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::TimeLimit { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "call to `everything.trigger-long-running-operation` ran past its max_call_time of 3s"
+    );
+}
+
+/// A tool whose locked definition requires a task is called as one by its
+/// generated method: created, polled, its result fetched and typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_required_tool_runs_as_a_task_by_its_generated_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), "");
+    let client = everything::Client::connect(&config).await.unwrap();
+    let report = client
+        .simulate_research_query(everything::types::SimulateResearchQueryInput {
+            topic: "rust".into(),
+            ambiguous: None,
+        })
+        .await
+        .unwrap();
+    assert!(
+        report.text().contains("# Research Report: rust"),
+        "{}",
+        report.text()
+    );
+}
+
+/// A task that needs input (`input_required`) asks through the client's
+/// elicitation hook, and goes on with the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_waiting_for_input_is_answered_by_the_elicitation_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), "");
+    let asked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = Arc::clone(&asked);
+    let hooks = ClientHooks::default().elicitation(move |request: ElicitRequestParams| {
+        let log = Arc::clone(&log);
+        async move {
+            log.lock().unwrap().push(format!("{request:?}"));
+            ElicitResult::new(ElicitationAction::Accept)
+                .with_content(json!({ "interpretation": "historical" }))
+        }
+    });
+    let client = Client::connect_with(&config, "everything", hooks)
+        .await
+        .unwrap();
+    let client = everything::Client::from_client(client);
+    let report = client
+        .simulate_research_query(everything::types::SimulateResearchQueryInput {
+            topic: "rust".into(),
+            ambiguous: Some(true),
+        })
+        .await
+        .unwrap();
+    assert!(
+        report
+            .text()
+            .contains("# Research Report: rust (historical)"),
+        "{}",
+        report.text()
+    );
+    assert_eq!(asked.lock().unwrap().len(), 1, "the hook was asked once");
+}
+
+/// A task handle: start, read the status, resume by id, wait for the typed
+/// result; and cancel another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_handle_reads_waits_resumes_and_cancels() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), "");
+    let client = everything::Client::connect(&config).await.unwrap();
+    let inner = client.inner();
+    let input = everything::types::SimulateResearchQueryInput {
+        topic: "tasks".into(),
+        ambiguous: None,
+    };
+    let options = CallOptions::default();
+    let task = inner
+        .start_typed_task::<everything::tools::SimulateResearchQuery>(&input, &options)
+        .await
+        .unwrap();
+    let state = task.status().await.unwrap();
+    assert_eq!(state.id, task.id());
+    assert_eq!(state.status, TaskStatus::Working);
+    assert_eq!(state.poll_interval, Some(Duration::from_secs(1)));
+    // Taken up again by id, as after a reconnect.
+    let again = inner.resume_task(task.tool(), task.id());
+    let report = again
+        .wait_for::<everything::tools::SimulateResearchQuery>()
+        .await
+        .unwrap();
+    assert!(report.text().contains("# Research Report: tasks"));
+
+    let doomed = inner
+        .start_typed_task::<everything::tools::SimulateResearchQuery>(&input, &options)
+        .await
+        .unwrap();
+    let cancelled = doomed.cancel().await.unwrap();
+    assert_eq!(cancelled.status, TaskStatus::Cancelled);
+    let err = doomed.wait().await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Task {
+                status: TaskStatus::Cancelled,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+fn evolving(policy: &str) -> mcpbind::ServerConfig {
+    let script = util::servers_dir().join("evolving.py");
+    let toml = format!(
+        "[servers.evolving]\ncommand = \"python3\"\nargs = [{:?}]\npin_policy = {policy:?}\ntimeout = 60\n",
+        script.display().to_string()
+    );
+    Config::from_toml_str(&toml).unwrap().servers["evolving"].clone()
+}
+
+/// `greet` as locked: before the server changes it.
+const GREET: ToolMeta = ToolMeta::new(
+    "evolving",
+    "greet",
+    r#"{"description":"Greets someone.","inputSchema":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"},"name":"greet"}"#,
+    [(0, 0); 4],
+    [false, true, false, true],
+);
+
+async fn call(client: &Client, tool: &str, arguments: Value) -> mcpbind::Result<String> {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments are an object")
+    };
+    let result = client
+        .call_raw(tool, arguments, &CallOptions::default())
+        .await?;
+    Ok(text_of(&result))
+}
+
+/// Waits (boundedly) for the client's stderr tail to contain `text`.
+async fn stderr_says(client: &Client, text: &str) -> bool {
+    for _ in 0..200 {
+        if client.stderr_tail().await.is_some_and(|t| t.contains(text)) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+/// Under `refuse`, a tool that changes while connected is refused (and
+/// published as drift) until it matches its lock again; other tools go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_changes_while_connected_is_refused_under_refuse() {
+    let client = Client::connect_server("evolving", evolving("refuse"))
+        .await
+        .unwrap();
+    assert!(client.check_pins(&[GREET]).await.unwrap().is_empty());
+    assert_eq!(
+        call(&client, "greet", json!({"name": "Ada"}))
+            .await
+            .unwrap(),
+        "hello Ada"
+    );
+    let mut notices = mcpbind::subscribe_notices();
+    call(&client, "change", json!({})).await.unwrap();
+    let mut drift = None;
+    while drift.is_none() {
+        let notice = tokio::time::timeout(Duration::from_secs(30), notices.recv())
+            .await
+            .expect("no drift notice")
+            .unwrap();
+        if let Notice::Drift {
+            server,
+            tools,
+            refused,
+            ..
+        } = &*notice
+        {
+            if server == "evolving" {
+                drift = Some((tools.clone(), *refused));
+            }
+        }
+    }
+    assert_eq!(drift, Some((vec!["greet".to_owned()], true)));
+    assert!(client.is_refused("greet"));
+    let err = call(&client, "greet", json!({"name": "Ada"}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Drift { .. }), "{err:?}");
+    assert!(err.to_string().contains("tool `greet` changed"), "{err}");
+    // Other tools are still called; a change back lifts the refusal.
+    call(&client, "restore", json!({})).await.unwrap();
+    for _ in 0..200 {
+        if !client.is_refused("greet") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        call(&client, "greet", json!({"name": "Bo"})).await.unwrap(),
+        "hello Bo"
+    );
+}
+
+/// Under `warn`, the drift is published and calls go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_changes_while_connected_is_reported_under_warn() {
+    let client = Client::connect_server("evolving", evolving("warn"))
+        .await
+        .unwrap();
+    client.check_pins(&[GREET]).await.unwrap();
+    let mut notices = mcpbind::subscribe_notices();
+    call(&client, "change", json!({})).await.unwrap();
+    loop {
+        let notice = tokio::time::timeout(Duration::from_secs(30), notices.recv())
+            .await
+            .expect("no drift notice")
+            .unwrap();
+        if let Notice::Drift {
+            server,
+            refused,
+            lines,
+            ..
+        } = &*notice
+        {
+            if server == "evolving" {
+                assert!(!refused);
+                assert!(lines[0].contains("tool `greet` changed"), "{lines:?}");
+                break;
+            }
+        }
+    }
+    assert!(!client.is_refused("greet"));
+    // The server now wants an integer; mcpbind does not stand in the way.
+    assert_eq!(
+        call(&client, "greet", json!({"name": 7})).await.unwrap(),
+        "hello 7"
+    );
+}
+
+/// A server's log message reaches the bus, with its level and logger.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_log_message_reaches_the_bus() {
+    let client = Client::connect_server("evolving", evolving("warn"))
+        .await
+        .unwrap();
+    let mut notices = mcpbind::subscribe_notices();
+    call(&client, "shout", json!({"text": "disk almost full"}))
+        .await
+        .unwrap();
+    loop {
+        let notice = tokio::time::timeout(Duration::from_secs(30), notices.recv())
+            .await
+            .expect("no log notice")
+            .unwrap();
+        if let Notice::Log {
+            server,
+            level,
+            logger,
+            data,
+        } = &*notice
+        {
+            if server == "evolving" {
+                assert_eq!(level, "warning");
+                assert_eq!(logger.as_deref(), Some("evolving"));
+                assert_eq!(data, &json!("disk almost full"));
+                break;
+            }
+        }
+    }
+}
+
+/// Dropping a call's future sends `notifications/cancelled` for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_call_is_cancelled_on_the_wire() {
+    let client = Client::connect_server("evolving", evolving("warn"))
+        .await
+        .unwrap();
+    let caller = client.clone();
+    let hung = tokio::spawn(async move { call(&caller, "hang", json!({})).await });
+    assert!(
+        stderr_says(&client, "hang ").await,
+        "the call never arrived"
+    );
+    hung.abort();
+    let tail = client.stderr_tail().await.unwrap_or_default();
+    let id = tail
+        .lines()
+        .find_map(|l| l.strip_prefix("hang "))
+        .unwrap()
+        .to_owned();
+    assert!(
+        stderr_says(&client, &format!("cancelled {id}")).await,
+        "the server never heard of the cancellation: {:?}",
+        client.stderr_tail().await
+    );
+}
+
+/// Dropping the call of a task-required tool cancels its task
+/// (`tasks/cancel`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_task_call_cancels_its_task() {
+    let client = Client::connect_server("evolving", evolving("warn"))
+        .await
+        .unwrap();
+    let caller = client.clone();
+    let stalled = tokio::spawn(async move {
+        let options = CallOptions::default().run_as_task();
+        caller.call_raw("stall", Map::new(), &options).await
+    });
+    assert!(
+        stderr_says(&client, "created task-1").await,
+        "no task created"
+    );
+    stalled.abort();
+    assert!(
+        stderr_says(&client, "tasks/cancel task-1").await,
+        "the task was never cancelled: {:?}",
+        client.stderr_tail().await
+    );
+}
