@@ -933,9 +933,18 @@ impl Client {
                 Ok(result) => return Ok(result),
                 Err(Failure::Unsent(e)) => (e, true),
                 Err(Failure::Lost(e)) => (e, plan.retry_safe),
+                // Busy (429, 503): a retry-safe call waits as it asks.
+                Err(Failure::Final(
+                    e @ Error::Http {
+                        status: Some(429 | 503),
+                        ..
+                    },
+                )) => (e, plan.retry_safe),
                 Err(Failure::Final(e)) => (e, false),
             };
-            let delay = backoff(lifecycle, attempt);
+            let delay = error
+                .retry_after()
+                .unwrap_or_else(|| backoff(lifecycle, attempt));
             // One deadline covers every attempt.
             let late = Instant::now() + delay >= plan.until;
             if !retry || attempt > lifecycle.retries || late {

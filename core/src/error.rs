@@ -65,7 +65,7 @@ pub enum Error {
     },
     /// The server answered an HTTP request with an error status, or with
     /// something that is not MCP (an HTML page).
-    #[error("server `{server}` answered `{method}` with {answer}")]
+    #[error("server `{server}` answered `{method}` with {answer}{}", retry_after.map(|d| format!(" (retry after {})", humantime(d))).unwrap_or_default())]
     Http {
         /// The server.
         server: String,
@@ -75,6 +75,9 @@ pub enum Error {
         answer: String,
         /// The HTTP status, when there was one.
         status: Option<u16>,
+        /// How long the server asked to wait before trying again
+        /// (`Retry-After`, with a 429 or 503).
+        retry_after: Option<Duration>,
     },
     /// OAuth failed, or the server needs a login first.
     #[error("server `{server}` needs authorization: {reason}")]
@@ -263,6 +266,16 @@ pub enum Error {
 }
 
 impl Error {
+    /// How long the server asked to wait before this call is tried again
+    /// (an HTTP 429 or 503 with `Retry-After`), after any retries.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::Http { retry_after, .. } => *retry_after,
+            Error::Attempts { last, .. } => last.retry_after(),
+            _ => None,
+        }
+    }
+
     /// What the user can do about it, when that is known: the CLI, the
     /// macro and the build helper print it as a `help:` line.
     pub fn help(&self) -> Option<String> {
@@ -287,6 +300,13 @@ impl Error {
                 status: Some(404),
                 ..
             } => Some(format!("check the `url` of server `{server}` in mcpbind.toml")),
+            Error::Http {
+                server,
+                status: Some(429 | 503),
+                ..
+            } => Some(format!(
+                "server `{server}` is busy: try again later; calls of read-only or idempotent tools wait as it asks (within `max_call_time`)"
+            )),
             Error::TooLarge { server, .. } => Some(format!(
                 "raise `max_response_bytes` for server `{server}` in mcpbind.toml (default {} bytes)",
                 crate::config::DEFAULT_MAX_RESPONSE_BYTES
@@ -482,12 +502,25 @@ mod tests {
             method: "tools/call echo".into(),
             answer: "HTTP 401 Unauthorized".into(),
             status: Some(401),
+            retry_after: None,
         };
         assert_eq!(
             e.to_string(),
             "server `api` answered `tools/call echo` with HTTP 401 Unauthorized"
         );
         assert!(e.help().unwrap().contains("headers"));
+        let e = Error::Http {
+            server: "api".into(),
+            method: "tools/call echo".into(),
+            answer: "HTTP 429 Too Many Requests".into(),
+            status: Some(429),
+            retry_after: Some(Duration::from_secs(7)),
+        };
+        assert_eq!(
+            e.to_string(),
+            "server `api` answered `tools/call echo` with HTTP 429 Too Many Requests (retry after 7s)"
+        );
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(7)));
         let e = Error::UnknownServer { server: "x".into() };
         assert_eq!(e.to_string(), "server `x` is not in the config");
         let e = Error::CircuitOpen {

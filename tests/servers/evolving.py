@@ -14,11 +14,17 @@ Tools:
 
 Everything it writes to stderr is flushed at once, so that a test reading the
 client's stderr tail sees it.
+
+evolving.py --http BUSY: Streamable HTTP (prints `listening on URL`) with one
+tool, `busy`, whose first BUSY calls are answered HTTP 429 with
+`Retry-After: 1`; then it answers `done after N calls`.
 """
 
 import copy
 import json
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GREET = {
     "name": "greet",
@@ -155,5 +161,66 @@ def main():
             send({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
 
+def busy_server(busy):
+    calls = {"n": 0}
+
+    class Busy(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def send(self, code, data, extra=()):
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in extra:
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            self.send(405, b"{}")
+
+        def do_DELETE(self):
+            self.send(200, b"{}")
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length", 0))
+            message = json.loads(self.rfile.read(length) or b"{}")
+            method = message.get("method")
+            if "id" not in message:
+                self.send(202, b"")
+                return
+            if method == "initialize":
+                result = {
+                    "protocolVersion": message["params"]["protocolVersion"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "busy", "version": "1.0.0"},
+                }
+            elif method == "tools/list":
+                result = {"tools": [{"name": "busy", "inputSchema": {"type": "object"},
+                                     "annotations": {"readOnlyHint": True}}]}
+            elif method == "tools/call":
+                calls["n"] += 1
+                if calls["n"] <= busy:
+                    self.send(429, b'{"error": "slow down"}', [("Retry-After", "1")])
+                    return
+                result = text("done after %d calls" % calls["n"])
+            else:
+                result = {}
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+            self.send(200, json.dumps(reply).encode(), [("Mcp-Session-Id", "s1")])
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Busy)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print("listening on http://127.0.0.1:%d/mcp" % server.server_address[1], flush=True)
+    threading.Event().wait()
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 2 and sys.argv[1] == "--http":
+        busy_server(int(sys.argv[2]))
+    else:
+        main()

@@ -413,3 +413,48 @@ async fn a_dropped_task_call_cancels_its_task() {
         client.stderr_tail().await
     );
 }
+
+fn busy(times: u32) -> (util::Running, mcpbind::ServerConfig) {
+    let mut command = std::process::Command::new("python3");
+    command
+        .arg(util::servers_dir().join("evolving.py"))
+        .args(["--http", &times.to_string()]);
+    let running = util::Running::start(command);
+    let toml = format!(
+        "[servers.busy]\nurl = {:?}\ntimeout = 30\nretries = 3\n",
+        running.url
+    );
+    let config = Config::from_toml_str(&toml).unwrap().servers["busy"].clone();
+    (running, config)
+}
+
+/// HTTP 429 with `Retry-After`: a retry-safe call waits as the server asks
+/// and is sent again; any other call fails with an error that says when to
+/// retry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_server_is_retried_after_the_time_it_asks_for() {
+    let (_server, config) = busy(1);
+    let client = Client::connect_server("busy", config).await.unwrap();
+    let mut options = CallOptions::default();
+    options.retry_safe = true;
+    let started = std::time::Instant::now();
+    let result = client.call_raw("busy", Map::new(), &options).await.unwrap();
+    assert_eq!(text_of(&result), "done after 2 calls");
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "it did not wait"
+    );
+
+    let (_server, config) = busy(1);
+    let client = Client::connect_server("busy", config).await.unwrap();
+    let err = client
+        .call_raw("busy", Map::new(), &CallOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!(err.retry_after(), Some(Duration::from_secs(1)), "{err:?}");
+    assert!(
+        err.to_string()
+            .ends_with("HTTP 429 Too Many Requests (retry after 1s)"),
+        "{err}"
+    );
+}

@@ -170,6 +170,14 @@ pub struct Running {
     pub url: String,
 }
 
+impl Running {
+    /// Starts `command`, an HTTP test server that prints `listening on URL`.
+    pub fn start(command: Command) -> Running {
+        let (child, url) = start_listening(command);
+        Running { child, url }
+    }
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -54,6 +54,7 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
             method: method.to_owned(),
             answer,
             status,
+            retry_after: None,
         })
     };
     let status = |code: u16| {
@@ -73,7 +74,12 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
             http(Some(403), status(403) + &needs)
         }
         StreamableHttpError::SessionExpired => http(Some(404), status(404)),
-        StreamableHttpError::HttpStatus(e) => http(Some(e.status), status(e.status)),
+        StreamableHttpError::HttpStatus(e) => Some(Failure::Http {
+            method: method.to_owned(),
+            answer: status(e.status),
+            status: Some(e.status),
+            retry_after: e.retry_after.as_deref().and_then(super::tap::retry_after),
+        }),
         StreamableHttpError::Client(e) => e
             .status()
             .and_then(|s| http(Some(s.as_u16()), status(s.as_u16()))),

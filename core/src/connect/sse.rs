@@ -110,10 +110,16 @@ async fn endpoint(base: &reqwest::Url, events: &mut Events) -> Result<reqwest::U
 /// A failure for an HTTP response that is not a success.
 fn http_failure(method: &str, response: &reqwest::Response) -> Failure {
     let status = response.status();
+    let retry_after = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(super::tap::retry_after);
     Failure::Http {
         method: method.to_owned(),
         answer: format!("HTTP {status}"),
         status: Some(status.as_u16()),
+        retry_after,
     }
 }
 

@@ -26,6 +26,8 @@ pub(crate) enum Failure {
         method: String,
         answer: String,
         status: Option<u16>,
+        /// What `Retry-After` asked for.
+        retry_after: Option<std::time::Duration>,
     },
     /// The transport refused to go on (secrets already redacted).
     Refused(String),
@@ -42,11 +44,13 @@ impl Failure {
                 method,
                 answer,
                 status,
+                retry_after,
             } => Error::Http {
                 server,
                 method,
                 answer,
                 status,
+                retry_after,
             },
             Failure::Refused(reason) => Error::Refused { server, reason },
             Failure::Invalid { method, reason } => Error::Invalid {
@@ -165,6 +169,20 @@ pub(crate) fn nesting_depth(json: &[u8]) -> usize {
     crate::lock::depth::text_depth(json, usize::MAX).0
 }
 
+/// A `Retry-After` value: seconds, or an HTTP date (RFC 9110 §10.2.3);
+/// `None` for anything else.
+pub(crate) fn retry_after(value: &str) -> Option<std::time::Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(std::time::Duration::from_secs(seconds));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(
+        at.duration_since(std::time::SystemTime::now())
+            .unwrap_or_default(),
+    )
+}
+
 /// The key under which a request id's response is captured.
 pub(crate) fn id_key(id: &Value) -> String {
     match id {
@@ -176,6 +194,19 @@ pub(crate) fn id_key(id: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_is_seconds_or_a_date() {
+        use std::time::{Duration, SystemTime};
+        assert_eq!(retry_after(" 5 "), Some(Duration::from_secs(5)));
+        let soon = SystemTime::now() + Duration::from_secs(120);
+        let waited = retry_after(&httpdate::fmt_http_date(soon)).unwrap();
+        assert!(waited > Duration::from_secs(100) && waited <= Duration::from_secs(120));
+        let past = httpdate::fmt_http_date(SystemTime::UNIX_EPOCH);
+        assert_eq!(retry_after(&past), Some(Duration::ZERO));
+        assert_eq!(retry_after("soon"), None);
+        assert_eq!(retry_after("-3"), None);
+    }
 
     #[test]
     fn depth_skips_strings() {
