@@ -101,6 +101,8 @@ impl Breaker {
         if !matches!(*state, State::Closed { failures: 0 }) {
             if !matches!(*state, State::Closed { .. }) {
                 tracing::info!(server = %self.server, "circuit closed: the server is back");
+                #[cfg(feature = "metrics")]
+                crate::metrics::circuit(&self.server, false);
             }
             *state = State::Closed { failures: 0 };
         }
@@ -128,6 +130,8 @@ impl Breaker {
                 cooldown_ms = self.cooldown.as_millis() as u64,
                 "circuit open: calls fail fast until the cool-down has passed"
             );
+            #[cfg(feature = "metrics")]
+            crate::metrics::circuit(&self.server, true);
         } else {
             *state = State::Closed { failures };
         }

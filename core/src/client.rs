@@ -917,9 +917,11 @@ impl Client {
         self.open()?;
         self.refuse_drifted(&tool)?;
         let _busy = self.shared.activity.enter();
+        #[cfg(feature = "metrics")]
+        let started = Instant::now();
         let lifecycle = &self.config.lifecycle;
         let mut attempt: u32 = 0;
-        loop {
+        let result = loop {
             attempt += 1;
             crate::events::record_attempt(); // event hook: counts sends
             if traced {
@@ -930,7 +932,7 @@ impl Client {
                 .attempt(&tool, tool.clone(), arguments.take(last), plan, traced)
                 .await
             {
-                Ok(result) => return Ok(result),
+                Ok(result) => break Ok(result),
                 Err(Failure::Unsent(e)) => (e, true),
                 Err(Failure::Lost(e)) => (e, plan.retry_safe),
                 // Busy (429, 503): a retry-safe call waits as it asks.
@@ -948,7 +950,7 @@ impl Client {
             // One deadline covers every attempt.
             let late = Instant::now() + delay >= plan.until;
             if !retry || attempt > lifecycle.retries || late {
-                return Err(match attempt {
+                break Err(match attempt {
                     1 => error,
                     attempts => Error::Attempts {
                         server: self.name.clone(),
@@ -960,7 +962,17 @@ impl Client {
             }
             tracing::info!(%error, attempt, delay_ms = millis(delay), "retrying");
             tokio::time::sleep(delay).await;
+        };
+        #[cfg(feature = "metrics")]
+        {
+            let outcome = match &result {
+                Ok(r) if r.is_error == Some(true) => "tool error",
+                Ok(_) => "ok",
+                Err(e) => outcome_of(e),
+            };
+            crate::metrics::call(&self.name, &tool, outcome, started.elapsed(), attempt);
         }
+        result
     }
 
     /// One attempt of a call (`name` is `tool`, as sent: a `'static` name

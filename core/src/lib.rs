@@ -79,6 +79,8 @@ pub mod elicit;
 mod error;
 #[cfg(feature = "client")]
 pub mod events;
+#[cfg(feature = "metrics")]
+mod metrics;
 #[cfg(feature = "client")]
 pub mod notices;
 #[cfg(feature = "client")]
