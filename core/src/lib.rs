@@ -80,6 +80,8 @@ mod error;
 #[cfg(feature = "client")]
 pub mod events;
 #[cfg(feature = "client")]
+mod paging;
+#[cfg(feature = "client")]
 mod servers;
 #[cfg(feature = "client")]
 pub mod toolbox;
@@ -93,7 +95,7 @@ pub use client::{CallFuture, CallOptions, Client, Closed};
 #[cfg(feature = "client")]
 pub use elicit::{AcceptDefaults, ClientHooks, Elicitation, Roots, Sampling};
 #[cfg(feature = "client")]
-pub use error::{redact, Error, Result};
+pub use error::{redact, Error, PageProblem, Result};
 #[cfg(feature = "client")]
 pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
 #[cfg(feature = "client")]
