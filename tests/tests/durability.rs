@@ -417,3 +417,101 @@ fn assert_server_gone(pid: i32) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A project whose server `fake` lists `tools` (written to `tools.json`),
+/// locked.
+fn locked_with(tools: serde_json::Value) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tools.json");
+    std::fs::write(&path, tools.to_string()).unwrap();
+    write_config(
+        dir.path(),
+        &[("fake", "tools", &path.display().to_string())],
+    );
+    let out = mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    dir
+}
+
+#[test]
+fn schemas_the_generator_cannot_type_are_errors_with_their_pointer() {
+    let dir = locked_with(serde_json::json!([{"name": "me", "inputSchema": {"$ref": "#"}}]));
+    let out = mcpbind(dir.path(), &["generate"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.starts_with(
+        "error: server `fake`, tool `me`, at /inputSchema: the schema is only a `$ref` to itself, which defines no type\nhelp: "
+    ), "{out:?}");
+    assert!(!out.stderr.contains("panicked"), "{out:?}");
+
+    // A chain of 1,000 definitions, which a server can send (it is flat).
+    let mut defs = serde_json::Map::new();
+    for i in 0..1000 {
+        defs.insert(
+            format!("d{i:04}"),
+            serde_json::json!({"type": "object", "properties": {"next": {"$ref": format!("#/$defs/d{:04}", i + 1)}}}),
+        );
+    }
+    defs.insert("d1000".into(), serde_json::json!({"type": "string"}));
+    let schema = serde_json::json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d0000"}}, "$defs": defs});
+    let dir = locked_with(serde_json::json!([{"name": "chain", "inputSchema": schema}]));
+    let out = mcpbind(dir.path(), &["generate"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains(
+        "tool `chain`, at /inputSchema/$defs/d0000: a `$ref` chain goes through more than 128 definitions"
+    ), "{out:?}");
+}
+
+#[test]
+fn servers_whose_modules_collide_are_refused_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = write_tools(dir.path(), 1);
+    write_config(
+        dir.path(),
+        &[("fn", "tools", &tools), ("fn_", "tools", &tools)],
+    );
+    assert_eq!(mcpbind(dir.path(), &["lock"]).code, Some(0));
+    let out = mcpbind(dir.path(), &["generate"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr
+            .starts_with("error: servers `fn` and `fn_` would both be `pub mod fn_`\nhelp: "),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn list_escapes_what_a_server_sends() {
+    let dir = locked_with(serde_json::json!([{
+        "name": "evil\u{1b}[2J",
+        "description": "Looks \u{202e}reversed\u{202c} and \u{1b}]0;title\u{7}",
+        "inputSchema": {"type": "object"},
+    }]));
+    let out = mcpbind(dir.path(), &["list"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(!out.stdout.contains('\u{1b}'), "{out:?}");
+    assert!(!out.stdout.contains('\u{202e}'), "{out:?}");
+    assert!(out.stdout.contains("evil\\u{1b}[2J"), "{out:?}");
+    assert!(out.stdout.contains("Looks \\u{202e}reversed"), "{out:?}");
+}
+
+#[test]
+fn exit_codes_say_whether_a_comparison_was_made() {
+    let dir = locked(2);
+    for args in [&["check", "nosuch"][..], &["diff", "nosuch"]] {
+        let out = mcpbind(dir.path(), args);
+        assert_eq!(out.code, Some(2), "{args:?}: {out:?}");
+        assert!(out.stderr.contains("server `nosuch` is not in"), "{out:?}");
+    }
+    let out = mcpbind(dir.path(), &["list", "nosuch"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("help: locked servers: fake"), "{out:?}");
+    // The server is gone: diff says it could not look, never "no changes".
+    write_config(dir.path(), &[("fake", "tools", "/nonexistent/tools.json")]);
+    let out = mcpbind(dir.path(), &["diff"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(!out.stdout.contains("no changes"), "{out:?}");
+    assert!(
+        out.stderr.contains("failed to check server `fake`"),
+        "{out:?}"
+    );
+}
