@@ -134,7 +134,8 @@ fn lock_never_overwrites_a_file_that_is_not_a_lockfile() {
     std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
     std::fs::write(dir.path().join("other.json"), "{\"a\": 1}\n").unwrap();
     std::os::unix::fs::symlink("other.json", dir.path().join("mcpbind.lock")).unwrap();
-    let cases: [(&[&str], &[(&str, &str)], &str); 4] = [
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 4] = [
         (&["lock", "--lockfile", "mcpbind.toml"], &[], "mcpbind.toml"),
         (&["lock", "--lockfile", "NOTES.md"], &[], "NOTES.md"),
         (
