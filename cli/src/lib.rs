@@ -12,6 +12,21 @@ use clap::{Parser, Subcommand};
 
 pub mod commands;
 pub mod log;
+pub mod signal;
+
+/// `eprintln!` that never panics: a failed write to stderr (`2>/dev/full`,
+/// a closed pipe) is ignored, as there is nowhere left to report it.
+#[macro_export]
+macro_rules! status {
+    () => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr());
+    }};
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+    }};
+}
 
 /// Typed bindings to the tools of MCP servers.
 #[derive(Debug, Parser)]
@@ -112,18 +127,14 @@ impl Paths {
         mcpbind::lock::find_lockfile(&path, &dir)
     }
 
-    /// The lockfile path: the one found, or where a new one goes (where
-    /// the lookup looks first). Same as [`Paths::lockfile_to_write`].
-    pub fn lockfile(&self) -> PathBuf {
-        self.lockfile_to_write()
-    }
-
-    /// Where `mcpbind lock` writes: the lockfile found, or where the lookup
-    /// looks first.
+    /// Where `mcpbind lock` writes: `MCPBIND_LOCKFILE`, else `--lockfile`,
+    /// else `mcpbind.lock` beside the config; never a lockfile the lookup
+    /// would find at the workspace root, which belongs to the root's
+    /// config (a member's config locked into it would replace the root's
+    /// servers with the member's).
     pub fn lockfile_to_write(&self) -> PathBuf {
         let (path, dir) = self.lookup();
-        mcpbind::lock::find_lockfile(&path, &dir)
-            .unwrap_or_else(|_| mcpbind::lock::lockfile_candidates(&path, &dir).remove(0))
+        mcpbind::lock::lockfile_candidates(&path, &dir).remove(0)
     }
 
     fn lookup(&self) -> (PathBuf, PathBuf) {
@@ -178,14 +189,33 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Reports an error that ended a command and gives its exit code: 128 + the
+/// signal for a command a signal stopped, 0 for a closed stdout (`mcpbind
+/// list | head -1`: the reader has what it wanted), else 1.
+pub fn exit_code_of(err: &anyhow::Error) -> ExitCode {
+    if let Some(interrupted) = err.downcast_ref::<signal::Interrupted>() {
+        status!("error: {interrupted}");
+        return interrupted.exit_code();
+    }
+    let broken_pipe = err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    if broken_pipe {
+        return ExitCode::SUCCESS;
+    }
+    report(err);
+    ExitCode::FAILURE
+}
+
 /// Prints an error to stderr, cargo style: `error: ` and the message with
 /// its causes, then a `help:` line when one of them knows what to do.
 pub fn report(err: &anyhow::Error) {
-    eprintln!("error: {err:#}");
+    crate::status!("error: {err:#}");
     // A hint given as context comes first; else the first error that has one.
     let context = err.downcast_ref::<Hinted>().map(|h| h.help.clone());
     if let Some(help) = context.or_else(|| err.chain().find_map(help_of)) {
-        eprintln!("help: {help}");
+        crate::status!("help: {help}");
     }
 }
 

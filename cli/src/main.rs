@@ -6,13 +6,23 @@ use mcpbind_cli::LogFormat;
 fn main() -> ExitCode {
     let cli = mcpbind_cli::Cli::parse();
     quiet_typify_panics();
+    ignore_file_size_signal();
     logging(cli.verbose, cli.log_format);
     match mcpbind_cli::run(cli) {
         Ok(code) => code,
-        Err(err) => {
-            mcpbind_cli::report(&err);
-            ExitCode::FAILURE
-        }
+        Err(err) => mcpbind_cli::exit_code_of(&err),
+    }
+}
+
+/// A write past `ulimit -f` raises SIGXFSZ, which kills the process by
+/// default (mid-write, leaving a temporary file); ignored, the write fails
+/// with EFBIG instead, and mcpbind reports it and removes the temporary.
+fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal to SIG_IGN before any thread is started;
+    // no handler runs.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 

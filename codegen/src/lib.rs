@@ -14,6 +14,7 @@
 mod builder;
 mod container;
 mod ctor;
+pub mod depth;
 pub mod diff;
 mod docs;
 pub mod lock;
@@ -73,6 +74,28 @@ pub enum Error {
         /// The lockfile.
         path: PathBuf,
     },
+    /// A tool's schema the type generator can't be given (see [`depth`]).
+    #[error("server `{server}`, tool `{tool}`, at {pointer}: {problem}")]
+    Schema {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// The JSON pointer, from the tool's definition.
+        pointer: String,
+        /// What is wrong.
+        problem: depth::SchemaProblem,
+    },
+    /// Two servers whose names become the same Rust module.
+    #[error("servers `{first}` and `{second}` would both be `pub mod {module}`")]
+    ModuleCollision {
+        /// The first server, by name.
+        first: String,
+        /// The second.
+        second: String,
+        /// The module both become.
+        module: String,
+    },
     /// Reading or writing a file failed.
     #[error("failed to access {}", path.display())]
     Io {
@@ -130,6 +153,13 @@ impl Error {
                 )
             )),
             Error::Build { help, .. } => help.clone(),
+            Error::Schema { server, .. } => Some(format!(
+                "leave server `{server}` out (`mcpbind generate` with the other servers' names), or report the schema to its authors"
+            )),
+            Error::ModuleCollision { second, .. } => Some(format!(
+                "rename one of the two servers in mcpbind.toml (e.g. `{second}` to `{}_2`) and run `mcpbind lock`",
+                second.trim_end_matches('_')
+            )),
             Error::Refresh { source, .. } => source.help(),
             #[cfg(feature = "snapshot")]
             Error::Runtime(e) => e.help(),
@@ -298,8 +328,18 @@ impl Generator {
         Ok(out)
     }
 
-    /// The servers to bind, in order.
+    /// The servers to bind, in order, once checked ([`check_servers`]).
     fn servers<'a>(
+        &self,
+        lockfile: &'a Lockfile,
+        path: &Path,
+    ) -> Result<Vec<(&'a String, &'a ServerLock)>> {
+        let servers = self.pick_servers(lockfile, path)?;
+        check_servers(&servers)?;
+        Ok(servers)
+    }
+
+    fn pick_servers<'a>(
         &self,
         lockfile: &'a Lockfile,
         path: &Path,
@@ -323,6 +363,39 @@ impl Generator {
         picked.dedup_by(|a, b| a.0 == b.0);
         Ok(picked)
     }
+}
+
+/// Refuses what can't be generated before any of it is: two servers that
+/// become the same module (`fn` and `fn_`), and a tool schema the type
+/// generator would overflow its stack on ([`depth::check_schema`]).
+fn check_servers(servers: &[(&String, &ServerLock)]) -> Result<()> {
+    let mut modules: HashMap<String, &str> = HashMap::new();
+    for (name, server) in servers {
+        let module = sanitize(name, Case::Snake);
+        if let Some(first) = modules.insert(module.clone(), name.as_str()) {
+            return Err(Error::ModuleCollision {
+                first: first.to_owned(),
+                second: (*name).clone(),
+                module,
+            });
+        }
+        for tool in &server.tools {
+            for key in ["inputSchema", "outputSchema"] {
+                let Some(schema) = tool.definition.get(key) else {
+                    continue;
+                };
+                if let Err((pointer, problem)) = depth::check_schema(schema) {
+                    return Err(Error::Schema {
+                        server: (*name).clone(),
+                        tool: tool.name.clone(),
+                        pointer: format!("/{key}{pointer}"),
+                        problem,
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `f` over `items` on `jobs` threads, the costliest items (by `cost`)

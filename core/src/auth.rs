@@ -90,16 +90,35 @@ impl FileStore {
         ))
     }
 
+    /// Atomically, mode 0600 from creation, never through a symlink or a
+    /// leftover temporary file ([`crate::write::write_private`]).
     fn write(&self, text: &[u8]) -> std::io::Result<()> {
         let dir = self.path.parent().unwrap_or(std::path::Path::new("."));
         create_private_dir(dir)?;
-        let tmp = self.path.with_extension("json.tmp");
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        std::io::Write::write_all(&mut options.open(&tmp)?, text)?;
-        std::fs::rename(&tmp, &self.path)
+        crate::write::write_private(&self.path, text)
+    }
+
+    /// Fails unless the token file can be written: its directory exists
+    /// (or can be created) and is a directory. Checked before a login's
+    /// browser flow, so that a misplaced file fails first, not after.
+    fn check_writable(&self) -> Result<()> {
+        let dir = self.path.parent().unwrap_or(std::path::Path::new("."));
+        let problem = match create_private_dir(dir) {
+            Err(e) => Some(e.to_string()),
+            Ok(()) if !dir.is_dir() => Some("it is not a directory".to_owned()),
+            Ok(()) => std::fs::symlink_metadata(&self.path)
+                .ok()
+                .filter(|m| m.is_dir())
+                .map(|_| format!("{} is a directory", self.path.display())),
+        };
+        match problem {
+            None => Ok(()),
+            Some(problem) => Err(Error::Auth {
+                server: self.server.clone(),
+                reason: format!("cannot store tokens in {}: {problem}", dir.display()),
+                login: false,
+            }),
+        }
     }
 }
 
@@ -287,6 +306,9 @@ pub(crate) async fn connect_manager(
 /// code.
 pub async fn login(server: &str, config: &ServerConfig, open: impl FnOnce(&str)) -> Result<()> {
     let target = Target::of(server, config)?;
+    // Where the tokens will go must work before the user is sent to a
+    // browser, not only after the code came back.
+    FileStore::new(server, &target.url)?.check_writable()?;
     let AuthConfig::OAuth {
         client_id,
         scopes,

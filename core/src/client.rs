@@ -664,7 +664,7 @@ impl Client {
     ) -> Result<(Vec<Value>, Vec<String>)> {
         let (mut tools, mut skipped) = (Vec::new(), Vec::new());
         let mut cursor = None;
-        let mut seen_cursors = std::collections::BTreeSet::new();
+        let mut pages = crate::paging::PageBound::new(&self.name, kind.method());
         let method = kind.method();
         loop {
             let params = cursor
@@ -679,12 +679,12 @@ impl Client {
             let raw = session.tap.as_ref().and_then(|tap| tap.take(&id_key(&id)));
             let first = tools.len() + skipped.len();
             let page = crate::connect::tools::read_page(&self.name, kind, response, raw, first)?;
+            pages.add(&page.tools)?;
             tools.extend(page.tools);
             skipped.extend(page.skipped);
             match page.next_cursor {
-                // A server that repeats a cursor would page forever.
-                Some(next) if seen_cursors.insert(next.clone()) => cursor = Some(next),
-                _ => break,
+                Some(next) => cursor = Some(pages.next(next)?),
+                None => break,
             }
         }
         Ok((tools, skipped))
@@ -777,7 +777,7 @@ impl Client {
         let method = "resources/list";
         let mut resources = Vec::new();
         let mut cursor = None;
-        let mut seen_cursors = std::collections::BTreeSet::new();
+        let mut pages = crate::paging::PageBound::new(&self.name, method);
         loop {
             let params = cursor
                 .take()
@@ -791,10 +791,11 @@ impl Client {
             else {
                 return Err(self.service_error(method, ServiceError::UnexpectedResponse));
             };
+            pages.add(&page.resources)?;
             resources.extend(page.resources);
             match page.next_cursor {
-                Some(next) if seen_cursors.insert(next.clone()) => cursor = Some(next),
-                _ => return Ok(resources),
+                Some(next) => cursor = Some(pages.next(next)?),
+                None => return Ok(resources),
             }
         }
     }

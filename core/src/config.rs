@@ -368,10 +368,16 @@ impl Config {
     /// in `.json`.
     pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        // A FIFO or a device is refused unread, and no config is 16 MiB.
+        let text = crate::write::read_regular(path, 16 << 20)
+            .and_then(|bytes| {
+                String::from_utf8(bytes)
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            })
+            .map_err(|source| ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            })?;
         let json = path.extension().is_some_and(|e| e == "json");
         let mut config = if json {
             Config::from_json_str(&text)

@@ -21,7 +21,7 @@ use std::fmt;
 
 pub use classify::{classify_tool, Class, Entry, Finding, Message, MessagePart, ServerReview};
 pub use prompts::{classify_prompt, classify_resource_template};
-pub use report::{Review, REPORT_FORMAT_VERSION};
+pub use report::{terminal_safe, Review, REPORT_FORMAT_VERSION};
 pub use words::{word_diff, WordOp};
 
 use serde_json::Value;

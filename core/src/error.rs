@@ -108,6 +108,17 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A paginated list that would not end: a cursor given twice, or more
+    /// pages or bytes than mcpbind reads.
+    #[error("server `{server}`: `{method}` {problem}")]
+    Pagination {
+        /// The server.
+        server: String,
+        /// The list: `tools/list`, `resources/list`…
+        method: String,
+        /// What went wrong.
+        problem: PageProblem,
+    },
     /// The transport refused what the server did: a legacy SSE endpoint or
     /// an HTTP redirect to another origin (where configured headers would
     /// go).
@@ -265,6 +276,45 @@ pub enum Error {
     },
 }
 
+/// Why a paginated list was given up on ([`Error::Pagination`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PageProblem {
+    /// Page `page` (1-based) gave a cursor an earlier page gave: paging
+    /// on would never end, stopping would silently drop the rest.
+    RepeatedCursor {
+        /// The page that repeated it.
+        page: usize,
+    },
+    /// More than `limit` pages.
+    TooManyPages {
+        /// The most pages read.
+        limit: usize,
+    },
+    /// More than `limit` bytes over all pages.
+    TooManyBytes {
+        /// The most bytes read.
+        limit: usize,
+    },
+}
+
+impl std::fmt::Display for PageProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PageProblem::RepeatedCursor { page } => write!(
+                f,
+                "page {page} repeats the cursor of an earlier page (the list would never end)"
+            ),
+            PageProblem::TooManyPages { limit } => {
+                write!(f, "did not end after {limit} pages")
+            }
+            PageProblem::TooManyBytes { limit } => {
+                write!(f, "did not end within {} MiB", limit >> 20)
+            }
+        }
+    }
+}
+
 impl Error {
     /// How long the server asked to wait before this call is tried again
     /// (an HTTP 429 or 503 with `Retry-After`), after any retries.
@@ -313,6 +363,9 @@ impl Error {
             )),
             Error::TimeLimit { server, .. } => Some(format!(
                 "raise `max_call_time` for server `{server}` in mcpbind.toml"
+            )),
+            Error::Pagination { server, .. } => Some(format!(
+                "the pagination of server `{server}` is broken; report it to its authors"
             )),
             Error::ConnectTimeout { server, .. } => Some(format!(
                 "raise `connect_timeout` for server `{server}` in mcpbind.toml if it is just slow to start"

@@ -84,6 +84,8 @@ mod metrics;
 #[cfg(feature = "client")]
 pub mod notices;
 #[cfg(feature = "client")]
+mod paging;
+#[cfg(feature = "client")]
 mod servers;
 #[cfg(feature = "client")]
 pub mod toolbox;
@@ -97,7 +99,7 @@ pub use client::{CallFuture, CallOptions, Client, Closed, TaskHandle, TaskState}
 #[cfg(feature = "client")]
 pub use elicit::{AcceptDefaults, ClientHooks, Elicitation, Roots, Sampling};
 #[cfg(feature = "client")]
-pub use error::{redact, Error, Result};
+pub use error::{redact, Error, PageProblem, Result};
 #[cfg(feature = "client")]
 pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
 #[cfg(feature = "client")]

@@ -48,6 +48,10 @@ pub use find::{find_lockfile, lockfile_candidates, workspace_root, LOCKFILE_ENV,
 /// The lockfile format this version reads and writes.
 pub const LOCKFILE_VERSION: u64 = 1;
 
+/// The largest lockfile read: far more than 10,000 tools, and a bound on
+/// what a file that keeps growing (or is mistaken for one) can cost.
+pub const MAX_LOCKFILE_BYTES: u64 = 512 << 20;
+
 /// `Result` with [`LockError`].
 pub type Result<T, E = LockError> = std::result::Result<T, E>;
 
@@ -390,7 +394,10 @@ impl Lockfile {
                 .keys()
                 .find(|n| !config.servers.contains_key(*n))
             {
-                return Err(stale(name, "the server is no longer configured".into()));
+                return Err(LockError::Unconfigured {
+                    server: name.clone(),
+                    path: path.to_owned(),
+                });
             }
         }
         Ok(())
@@ -404,20 +411,31 @@ impl Lockfile {
     /// A missing or unreadable file, or one [`Lockfile::parse`] rejects.
     pub fn read(path: impl AsRef<Path>) -> Result<Lockfile> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::NotFound {
-                LockError::Missing {
-                    path: path.to_owned(),
-                    looked: vec![path.to_owned()],
-                }
-            } else {
-                LockError::Read {
-                    path: path.to_owned(),
-                    source,
-                }
-            }
-        })?;
-        Lockfile::parse(&text, path)
+        let text = read_text(path)?;
+        Lockfile::parse(&text, path).map_err(|e| classify_unreadable(e, &text, path))
+    }
+
+    /// Reads the lockfile `mcpbind lock` is about to update: an empty one
+    /// when there is none yet (or the file is empty), else
+    /// [`Lockfile::read`]. Whatever can't be read is an error, never a
+    /// fresh start: the caller must not overwrite what it could not read.
+    ///
+    /// # Errors
+    ///
+    /// As [`Lockfile::read`]: notably [`LockError::NotALockfile`] for a
+    /// file that isn't one (`mcpbind.toml`, `Cargo.toml`),
+    /// [`LockError::Conflict`] for one with git conflict markers and
+    /// [`LockError::Version`] for a newer format.
+    pub fn read_for_update(path: impl AsRef<Path>) -> Result<Lockfile> {
+        let path = path.as_ref();
+        let text = match read_text(path) {
+            Err(LockError::Missing { .. }) => return Ok(Lockfile::new()),
+            text => text?,
+        };
+        if text.trim().is_empty() {
+            return Ok(Lockfile::new());
+        }
+        Lockfile::parse(&text, path).map_err(|e| classify_unreadable(e, &text, path))
     }
 
     /// Parses and checks lockfile text; `path` is used in errors.
@@ -514,6 +532,49 @@ impl Lockfile {
                 source,
             }
         })
+    }
+}
+
+/// The text of the lockfile at `path`: a regular file (a FIFO or device
+/// is refused unread) of at most [`MAX_LOCKFILE_BYTES`], in UTF-8.
+fn read_text(path: &Path) -> Result<String> {
+    crate::write::read_regular(path, MAX_LOCKFILE_BYTES)
+        .and_then(|bytes| {
+            String::from_utf8(bytes)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        })
+        .map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                LockError::Missing {
+                    path: path.to_owned(),
+                    looked: vec![path.to_owned()],
+                }
+            } else {
+                LockError::Read {
+                    path: path.to_owned(),
+                    source,
+                }
+            }
+        })
+}
+
+/// Why a lockfile could not be parsed, said better when the text shows it:
+/// git conflict markers, or a file that isn't a lockfile at all.
+fn classify_unreadable(err: LockError, text: &str, path: &Path) -> LockError {
+    if let Some(line) = text.lines().position(|l| {
+        l.starts_with("<<<<<<< ") || l.starts_with(">>>>>>> ") || l == "<<<<<<<" || l == ">>>>>>>"
+    }) {
+        return LockError::Conflict {
+            path: path.to_owned(),
+            line: line + 1,
+        };
+    }
+    let ours = text.trim_start().starts_with('{') && text.contains("\"lockfile_version\"");
+    match err {
+        LockError::Invalid { .. } if !ours => LockError::NotALockfile {
+            path: path.to_owned(),
+        },
+        err => err,
     }
 }
 

@@ -13,7 +13,8 @@ Tools:
            (`created TASK` on stderr); tasks/cancel writes `tasks/cancel TASK`
 
 Everything it writes to stderr is flushed at once, so that a test reading the
-client's stderr tail sees it.
+client's stderr tail sees it; with EVOLVING_LOG set, it is appended to that
+file too.
 
 evolving.py --http BUSY: Streamable HTTP (prints `listening on URL`) with one
 tool, `busy`, whose first BUSY calls are answered HTTP 429 with
@@ -22,6 +23,7 @@ tool, `busy`, whose first BUSY calls are answered HTTP 429 with
 
 import copy
 import json
+import os
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -62,6 +64,10 @@ def send(message):
 def say(text):
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
+    # For a client whose stderr tail the test cannot read (the CLI).
+    if os.environ.get("EVOLVING_LOG"):
+        with open(os.environ["EVOLVING_LOG"], "a") as log:
+            log.write(text + "\n")
 
 
 def task(task_id, status):

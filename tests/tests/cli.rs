@@ -163,7 +163,7 @@ fn tool_listed_twice_is_refused_with_its_line() {
     assert_eq!(out.code, Some(1), "{out:?}");
     assert_eq!(
         out.stderr,
-        format!("error: mcpbind.lock:{line}: server `time` lists tool `{tool}` twice\nhelp: remove one of the two entries, or run `mcpbind lock time` to rewrite mcpbind.lock\n")
+        format!("error: mcpbind.lock:{line}: server `time` lists tool `{tool}` twice\nhelp: remove one of the two entries, or run `mcpbind lock` to rewrite mcpbind.lock\n")
     );
 }
 

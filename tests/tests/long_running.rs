@@ -458,3 +458,59 @@ async fn a_busy_server_is_retried_after_the_time_it_asks_for() {
         "{err}"
     );
 }
+
+/// SIGINT or SIGTERM to `mcpbind call` cancels the call on the wire before
+/// it exits: `notifications/cancelled` for a plain call, `tasks/cancel` for
+/// a task-required tool (run as a task because the server lists it so).
+#[test]
+fn a_signal_to_mcpbind_call_cancels_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.evolving]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ EVOLVING_LOG = {:?} }}\n",
+            util::servers_dir().join("evolving.py").display().to_string(),
+            log.display().to_string(),
+        ),
+    )
+    .unwrap();
+    let said = |text: &str| {
+        (0..400).any(|_| {
+            let found = std::fs::read_to_string(&log).is_ok_and(|l| l.contains(text));
+            if !found {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            found
+        })
+    };
+    for (tool, signal, started, cancelled, code) in [
+        ("hang", libc::SIGINT, "hang ", "cancelled ", 130),
+        (
+            "stall",
+            libc::SIGTERM,
+            "created task-1",
+            "tasks/cancel task-1",
+            143,
+        ),
+    ] {
+        let _ = std::fs::remove_file(&log);
+        let mut child = std::process::Command::new(util::bin("mcpbind"))
+            .current_dir(dir.path())
+            .args(["call", "evolving", tool])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        assert!(said(started), "{tool}: the call never reached the server");
+        // SAFETY: a plain kill(2) of our own child.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "{tool}");
+        assert!(
+            said(cancelled),
+            "{tool}: the server never heard of the cancellation: {:?}",
+            std::fs::read_to_string(&log)
+        );
+    }
+}

@@ -8,6 +8,7 @@ mod calls;
 mod cli;
 mod compile;
 mod double;
+mod durability;
 mod elicit;
 mod lifecycle;
 mod lock;

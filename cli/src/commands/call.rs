@@ -132,13 +132,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) => bail!("the arguments are not valid JSON: {e}"),
     };
     let progress = ProgressLine::new();
-    let result = crate::runtime()?.block_on(async {
+    // On SIGINT or SIGTERM the call is dropped, which cancels it on the
+    // wire (`notifications/cancelled`, `tasks/cancel` for a task); `held`
+    // keeps the connection open meanwhile, for the cancellation to go out.
+    let held = std::sync::Mutex::new(None);
+    let result = crate::signal::block_on(async {
         let client = mcpbind::Client::connect_server(&args.server, server).await?;
+        *held.lock().unwrap_or_else(|e| e.into_inner()) = Some(client.clone());
         let result = call(&client, &args, arguments, &progress).await;
         client.close().await;
         result
     });
     progress.finish();
+    drop(held);
+    let result = result?;
     let result =
         result.with_context(|| format!("failed to call `{}.{}`", args.server, args.tool))?;
     let mut stdout = std::io::stdout().lock();
@@ -163,9 +170,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if result.is_error == Some(true) {
-        eprintln!(
+        crate::status!(
             "error: tool `{}.{}` returned an error",
-            args.server, args.tool
+            args.server,
+            args.tool
         );
         return Ok(ExitCode::FAILURE);
     }

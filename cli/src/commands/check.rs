@@ -59,7 +59,10 @@ impl Deny {
 
 /// Runs `mcpbind check`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let live = live_review(&args.selection)?;
+    let live = match live_review(&args.selection) {
+        Ok(live) => live,
+        Err(err) => return could_not_compare(err),
+    };
     if args.format != Format::Text || live.review.worst().is_some() {
         print_report(&live.review, args.format)?;
     }
@@ -88,13 +91,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }));
         } else if server.findings.is_empty() {
             let tools = live.lock.servers.get(name).map_or(0, |s| s.tools.len());
-            eprintln!("          Ok {name}: {tools} tools match");
+            crate::status!("          Ok {name}: {tools} tools match");
         } else {
             let summary = Review {
                 servers: vec![server.clone()],
             }
             .summary();
-            eprintln!(
+            crate::status!(
                 "          Ok {name}: {summary} (allowed by --deny {})",
                 args.deny.as_str()
             );
@@ -107,6 +110,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A comparison that could not be made: the lockfile no longer matching
+/// the config is drift (the error, exit 1), a signal stops the command;
+/// anything else (an unknown server, an unreadable config or lockfile) is
+/// reported here, exit 2.
+pub(crate) fn could_not_compare(err: anyhow::Error) -> anyhow::Result<ExitCode> {
+    let drift = err.chain().any(|e| {
+        matches!(
+            e.downcast_ref::<LockError>(),
+            Some(LockError::Stale { .. } | LockError::Unconfigured { .. })
+        )
+    });
+    if drift || err.is::<crate::signal::Interrupted>() {
+        return Err(err);
+    }
+    crate::report(&err);
+    Ok(ExitCode::from(COULD_NOT_COMPARE))
 }
 
 /// The live servers compared with the lockfile.
@@ -137,7 +158,7 @@ pub(crate) fn live_review(selection: &ServerSelection) -> anyhow::Result<Live> {
         None => config.servers.keys().cloned().collect(),
     };
     let live =
-        crate::runtime()?.block_on(mcpbind_codegen::snapshot::snapshot_servers(&config, &names));
+        crate::signal::block_on(mcpbind_codegen::snapshot::snapshot_servers(&config, &names))?;
     let mut review = Review::default();
     let mut reasons = std::collections::BTreeMap::new();
     let mut unreachable = false;

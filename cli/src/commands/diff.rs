@@ -59,19 +59,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let review = if args.from.is_some() || args.git.is_some() {
         offline_review(&args)
     } else {
-        let live = super::check::live_review(&args.selection)?;
-        if live.unreachable {
-            print_report(&live.review, args.format)?;
-            return Ok(ExitCode::from(COULD_NOT_COMPARE));
-        }
-        Ok(live.review)
+        live_review(&args)
     };
     let review = match review {
         Ok(review) => review,
-        Err(err) => {
-            crate::report(&err);
-            return Ok(ExitCode::from(COULD_NOT_COMPARE));
-        }
+        Err(err) if err.is::<Unreachable>() => return Ok(ExitCode::from(COULD_NOT_COMPARE)),
+        Err(err) => return super::check::could_not_compare(err),
     };
     print_report(&review, args.format)?;
     Ok(if review.worst().is_some() {
@@ -80,6 +73,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ExitCode::SUCCESS
     })
 }
+
+/// The live servers against the lockfile; [`Unreachable`] when a server
+/// could not be listed, after printing what could be compared (never "no
+/// changes" for what could not).
+fn live_review(args: &Args) -> anyhow::Result<Review> {
+    let live = super::check::live_review(&args.selection)?;
+    if live.unreachable {
+        if live.review.worst().is_some() || args.format == Format::Json {
+            print_report(&live.review, args.format)?;
+        }
+        return Err(Unreachable.into());
+    }
+    Ok(live.review)
+}
+
+/// A server could not be reached (its error was printed).
+#[derive(Debug)]
+struct Unreachable;
+
+impl std::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a server could not be reached")
+    }
+}
+
+impl std::error::Error for Unreachable {}
 
 /// `--from`/`--to` or `--git`: two lockfiles, no server started.
 fn offline_review(args: &Args) -> anyhow::Result<Review> {
@@ -153,7 +172,7 @@ fn lockfile_at(rev: &str, path: &Path) -> anyhow::Result<Lockfile> {
     }
     let spec = format!("{rev}:./{file}");
     if !git(&["cat-file", "-e", &spec])?.status.success() {
-        eprintln!("note: {file} is not in `{rev}`: every server in it is new");
+        crate::status!("note: {file} is not in `{rev}`: every server in it is new");
         return Ok(Lockfile::new());
     }
     let shown = git(&["show", &spec])?;

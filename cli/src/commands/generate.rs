@@ -45,7 +45,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut generator = Generator::new(&settings);
     let text = generator.generate_text(&lock, &lockfile)?;
     for warning in generator.warnings() {
-        eprintln!("warning: {warning}");
+        crate::status!("warning: {warning}");
     }
     match &args.out {
         Some(path) => {

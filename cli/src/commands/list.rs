@@ -26,9 +26,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let lock = Lockfile::read(&lockfile)?;
     if let Some(name) = &args.server {
         if !lock.servers.contains_key(name) {
+            let locked: Vec<&str> = lock.servers.keys().map(String::as_str).collect();
             return Err(crate::Hinted::new(
                 format!("server `{name}` is not in {}", lockfile.display()),
-                format!("run `mcpbind lock {name}`"),
+                format!(
+                    "locked servers: {}; to lock a server, add it to mcpbind.toml and run `mcpbind lock`",
+                    locked.join(", ")
+                ),
             )
             .into());
         }
@@ -39,27 +43,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             continue;
         }
         let info = &server.server_info;
-        let field = |k: &str| info.get(k).and_then(|v| v.as_str()).unwrap_or("?");
+        let field = |k: &str| one_line(info.get(k).and_then(|v| v.as_str()).unwrap_or("?"));
         out.push_str(&format!(
             "{name} ({} {}, protocol {}, {} tools)\n",
             field("name"),
             field("version"),
-            server.protocol_version,
+            one_line(&server.protocol_version),
             server.tools.len()
         ));
-        let width = server
-            .tools
-            .iter()
-            .map(|t| t.name.chars().count())
-            .max()
-            .unwrap_or(0);
-        for tool in &server.tools {
+        let names: Vec<String> = server.tools.iter().map(|t| one_line(&t.name)).collect();
+        let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+        for (tool, shown) in server.tools.iter().zip(&names) {
             let summary = tool
                 .description()
                 .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
                 .unwrap_or("");
             let summary: String = summary.chars().take(100).collect();
-            let line = format!("  {:width$}  {summary}", tool.name);
+            let line = format!("  {shown:width$}  {}", one_line(&summary));
             out.push_str(line.trim_end());
             out.push('\n');
         }
@@ -69,4 +69,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// Text from a server on one line of a terminal: line breaks as spaces,
+/// escapes and bidirectional controls shown as `\u{..}` (as `diff` does).
+fn one_line(text: &str) -> String {
+    mcpbind::diff::terminal_safe(&text.replace(['\n', '\r', '\t'], " "))
 }

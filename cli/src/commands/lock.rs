@@ -1,6 +1,7 @@
 //! `mcpbind lock`: snapshot servers into the lockfile.
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context as _};
@@ -16,18 +17,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if config.servers.is_empty() {
         bail!("{} configures no servers", args.paths.config.display());
     }
-    let mut lock = match Lockfile::read(&lock_path) {
-        Ok(lock) => lock,
-        Err(LockError::Missing { .. }) => Lockfile::new(),
-        // A broken lockfile is rewritten whole.
-        Err(_) if args.servers.is_empty() => Lockfile::new(),
-        Err(e) => {
-            return Err(anyhow::Error::new(e).context(crate::Hinted::new(
-                "cannot update part of a broken lockfile",
-                "run `mcpbind lock` without server names to rewrite it whole",
-            )))
-        }
-    };
+    let (mut lock, damaged) = read_for_update(&lock_path, args.servers.is_empty())?;
     let before = lock.clone();
     let names: Vec<String> = if args.servers.is_empty() {
         config.servers.keys().cloned().collect()
@@ -37,18 +27,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let progress = std::io::stderr().is_terminal();
     if progress {
         for name in &names {
-            eprintln!("     Locking {name}");
+            crate::status!("     Locking {name}");
         }
     }
-    let refreshed = crate::runtime()?.block_on(mcpbind_codegen::snapshot::refresh(
+    let refreshed = crate::signal::block_on(mcpbind_codegen::snapshot::refresh(
         &config,
         &mut lock,
         &args.servers,
-    ));
+    ))?;
     for line in &refreshed.skipped {
-        eprintln!("warning: {line}");
+        crate::status!("warning: {line}");
     }
     let failures = refreshed.failures;
+    if let (Some(damaged), false) = (&damaged, failures.is_empty()) {
+        // Rewriting it whole would drop the entries of the servers that
+        // failed: keep the file as it is.
+        report_failures(failures);
+        crate::report(&anyhow::Error::new(crate::Hinted::new(
+            format!(
+                "did not rewrite {}: it could not be read ({damaged}), and the servers above could not be listed, so their entries would be lost",
+                lock_path.display()
+            ),
+            format!("restore {} (e.g. from git), or make every server reachable and run `mcpbind lock` again", lock_path.display()),
+        )));
+        return Ok(ExitCode::FAILURE);
+    }
     for name in &names {
         if failures.iter().any(|(n, _)| n == name) {
             continue;
@@ -59,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 Some(old) if old == server => "unchanged",
                 Some(_) => "changed",
             };
-            eprintln!(
+            crate::status!(
                 "      Locked {name}: {} tools ({status})",
                 server.tools.len()
             );
@@ -71,13 +74,44 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .write(&lock_path)
             .with_context(|| format!("failed to write {}", lock_path.display()))?;
     if wrote {
-        eprintln!("       Wrote {}", lock_path.display());
+        crate::status!("       Wrote {}", lock_path.display());
     }
     if failures.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
+    report_failures(failures);
+    Ok(ExitCode::FAILURE)
+}
+
+fn report_failures(failures: Vec<(String, mcpbind_codegen::Error)>) {
     for (name, err) in failures {
         crate::report(&anyhow::Error::new(err).context(format!("failed to lock server `{name}`")));
     }
-    Ok(ExitCode::FAILURE)
+}
+
+/// The lockfile to update, and the error it could not be read with when
+/// it is an mcpbind lockfile that will be rewritten whole (when every
+/// server is locked, and only if every one of them is listed). Anything
+/// else that can't be read is never overwritten: a file that isn't a
+/// lockfile, a newer format, git conflict markers, a FIFO.
+fn read_for_update(path: &Path, all: bool) -> anyhow::Result<(Lockfile, Option<LockError>)> {
+    match Lockfile::read_for_update(path) {
+        Ok(lock) => Ok((lock, None)),
+        Err(
+            e @ (LockError::Invalid { .. }
+            | LockError::Hash { .. }
+            | LockError::DuplicateTool { .. }),
+        ) if all => Ok((Lockfile::new(), Some(e))),
+        Err(
+            e @ (LockError::Invalid { .. }
+            | LockError::Hash { .. }
+            | LockError::DuplicateTool { .. }),
+        ) => Err(anyhow::Error::new(e).context(crate::Hinted::new(
+            "cannot update part of a broken lockfile",
+            "run `mcpbind lock` without server names to rewrite it whole",
+        ))),
+        Err(e) => {
+            Err(anyhow::Error::new(e).context(format!("refusing to overwrite {}", path.display())))
+        }
+    }
 }

@@ -32,12 +32,11 @@ pub struct LogoutArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let server = args.paths.load_server(&args.server)?;
     let no_browser = args.no_browser;
-    crate::runtime()?
-        .block_on(mcpbind::auth::login(&args.server, &server, |url| {
-            open_browser(url, no_browser)
-        }))
-        .with_context(|| format!("failed to log in to server `{}`", args.server))?;
-    eprintln!(
+    crate::signal::block_on(mcpbind::auth::login(&args.server, &server, |url| {
+        open_browser(url, no_browser)
+    }))?
+    .with_context(|| format!("failed to log in to server `{}`", args.server))?;
+    crate::status!(
         "logged in to server `{}` (tokens stored in {})",
         args.server,
         mcpbind::auth::credentials_dir()
@@ -51,9 +50,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 pub fn run_logout(args: LogoutArgs) -> anyhow::Result<ExitCode> {
     let server = args.paths.load_server(&args.server)?;
     if mcpbind::auth::logout(&args.server, &server)? {
-        eprintln!("logged out of server `{}`", args.server);
+        crate::status!("logged out of server `{}`", args.server);
     } else {
-        eprintln!("no stored tokens for server `{}`", args.server);
+        crate::status!("no stored tokens for server `{}`", args.server);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -61,7 +60,7 @@ pub fn run_logout(args: LogoutArgs) -> anyhow::Result<ExitCode> {
 /// Shows the authorization URL, and opens it with `$BROWSER` (a command,
 /// the URL appended), else the platform's opener when there is a display.
 fn open_browser(url: &str, no_browser: bool) {
-    eprintln!("Open this URL to authorize mcpbind:\n\n    {url}\n");
+    crate::status!("Open this URL to authorize mcpbind:\n\n    {url}\n");
     if no_browser {
         return;
     }
@@ -90,7 +89,7 @@ fn open_browser(url: &str, no_browser: bool) {
         .stderr(std::process::Stdio::null())
         .spawn();
     if let Err(e) = spawned {
-        eprintln!("(could not start `{program}`: {e}; open the URL yourself)");
+        crate::status!("(could not start `{program}`: {e}; open the URL yourself)");
     }
-    eprintln!("Waiting for the browser to come back...");
+    crate::status!("Waiting for the browser to come back...");
 }

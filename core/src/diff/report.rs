@@ -248,9 +248,11 @@ fn class_color(class: Class) -> &'static str {
     }
 }
 
-/// Control characters (but newlines and tabs) and bidirectional or
-/// invisible formatting characters as `\u{..}`.
-fn terminal_safe(text: &str) -> String {
+/// `text` safe to print on a terminal: control characters (but newlines
+/// and tabs) and bidirectional or invisible formatting characters as
+/// `\u{..}`, so that a server's names and descriptions can't move the
+/// cursor, clear the screen or reorder what is shown.
+pub fn terminal_safe(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         let invisible = matches!(c,

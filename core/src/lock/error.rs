@@ -89,6 +89,28 @@ pub enum LockError {
         /// What differs.
         reason: String,
     },
+    /// A locked server is no longer in the config.
+    #[error("server `{server}` in {} is out of date (the server is no longer configured)", path.display())]
+    Unconfigured {
+        /// The server.
+        server: String,
+        /// The lockfile.
+        path: PathBuf,
+    },
+    /// The file is not an mcpbind lockfile (a config, a manifest, notes).
+    #[error("{} is not an mcpbind lockfile", path.display())]
+    NotALockfile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The lockfile holds git conflict markers.
+    #[error("{}:{line}: the lockfile has git conflict markers", path.display())]
+    Conflict {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line of the first marker.
+        line: usize,
+    },
     /// A server's `tools/list` can't be locked as it is.
     #[error("server `{server}`: {message}")]
     Server {
@@ -126,8 +148,20 @@ impl LockError {
                 "run `mcpbind lock` to rewrite {}",
                 file_name(path)
             ),
-            LockError::DuplicateTool { path, server, .. } => format!(
-                "remove one of the two entries, or run `mcpbind lock {server}` to rewrite {}",
+            LockError::Unconfigured { path, .. } => format!(
+                "run `mcpbind lock` (all servers) to drop it from {0}, and commit {0}",
+                file_name(path)
+            ),
+            LockError::NotALockfile { path } => format!(
+                "name the lockfile with `--lockfile PATH` (or MCPBIND_LOCKFILE), or move {} out of the way",
+                path.display()
+            ),
+            LockError::Conflict { path, .. } => format!(
+                "resolve the conflict (e.g. `git checkout --theirs -- {0}`), then run `mcpbind lock` and commit {0}",
+                file_name(path)
+            ),
+            LockError::DuplicateTool { path, .. } => format!(
+                "remove one of the two entries, or run `mcpbind lock` to rewrite {}",
                 file_name(path)
             ),
             LockError::Version { .. } => {

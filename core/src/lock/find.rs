@@ -30,7 +30,9 @@ pub const LOCKFILE_ENV: &str = "MCPBIND_LOCKFILE";
 /// [`LockError::Missing`], listing every place it looked.
 pub fn find_lockfile(path: &Path, crate_dir: &Path) -> Result<PathBuf, LockError> {
     let looked = lockfile_candidates(path, crate_dir);
-    if let Some(found) = looked.iter().find(|p| p.is_file()) {
+    // Whatever is there (a directory, a FIFO) is found, and then refused
+    // by the reader with what it is, rather than called missing.
+    if let Some(found) = looked.iter().find(|p| std::fs::metadata(p).is_ok()) {
         return Ok(found.clone());
     }
     let env = std::env::var_os(LOCKFILE_ENV).filter(|v| !v.is_empty());

@@ -179,7 +179,7 @@ fn rejects_a_tool_listed_twice() {
     assert!(matches!(err, LockError::DuplicateTool { .. }));
     assert_eq!(
         err.help().unwrap(),
-        "remove one of the two entries, or run `mcpbind lock demo` to rewrite mcpbind.lock"
+        "remove one of the two entries, or run `mcpbind lock` to rewrite mcpbind.lock"
     );
 }
 
