@@ -40,7 +40,43 @@
 //! core were this crate.
 #![deny(missing_docs)]
 
-pub use mcpbind_core::*;
+// The API, item by item: what is listed here is what `mcpbind` promises
+// (semver); the rest of `mcpbind-core` is its own business.
+
+// The config (`mcpbind.toml`, `.mcp.json`) and the lockfile.
+pub use mcpbind_core::{
+    find_lockfile, AuthConfig, Config, ConfigError, EntryKind, Lifecycle, LockError,
+    LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy,
+    ServerConfig, ServerDiff, ServerLock, TransportConfig,
+};
+// What generated code implements and describes itself with.
+pub use mcpbind_core::{
+    include_bindings, Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta, TaskSupport,
+    Tool, ToolMeta, UriTemplate, UriTemplateError, UriValue,
+};
+// Serving a generated `Handler` (test doubles, proxies).
+pub use mcpbind_core::{HandlerResult, Reply, ToolFailure, ToolServer, UriVariables};
+#[cfg(feature = "server")]
+pub use mcpbind_core::{serve_io, serve_stdio};
+// Modules whose items are used by path: the lockfile's hashes
+// (`hash::sha256_hex`), JSON read as generated types read it
+// (`json::from_value`), the lockfile and its diff.
+pub use mcpbind_core::{diff, hash, json, lock, uri_template};
+
+// Connections and calls.
+#[cfg(feature = "client")]
+pub use mcpbind_core::{
+    redact, AcceptDefaults, CallFuture, CallOptions, Client, ClientHooks, Closed, Elicitation,
+    Error, Health, PageProblem, Result, Roots, Sampling, Servers, TaskHandle, TaskState,
+    ToolResult,
+};
+// The protocol types that cross the API, rmcp's own (re-exported rather
+// than copied; `rmcp` itself is not part of the API).
+#[cfg(feature = "client")]
+pub use mcpbind_core::model;
+// OAuth (`auth::login`) and what the client answers (`elicit`).
+#[cfg(feature = "client")]
+pub use mcpbind_core::{auth, elicit};
 
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]
@@ -54,19 +90,25 @@ pub mod __private {
     };
 }
 
-// The agent toolbox and call events (explicit: this list is the API).
+// Call events, and what servers say beside their answers.
 #[cfg(feature = "client")]
 pub use mcpbind_core::events::{self, subscribe as subscribe_events};
 #[cfg(feature = "client")]
 pub use mcpbind_core::notices::{self, subscribe as subscribe_notices};
+#[cfg(feature = "client")]
+pub use mcpbind_core::{CallSource, EventReceiver, Outcome, ToolInvoked};
+#[cfg(feature = "client")]
+pub use mcpbind_core::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
+// The agent toolbox.
 #[cfg(feature = "client")]
 pub use mcpbind_core::toolbox::{
     self, BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult,
     OpenAiShape, PromptRequest, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook,
     ToolInventory, Toolbox, ToolboxError,
 };
-#[cfg(feature = "client")]
-pub use mcpbind_core::{CallSource, EventReceiver, Outcome, ToolInvoked};
+/// rig-core, for the types of `Toolbox::rig_tools` (feature `rig`).
+#[cfg(feature = "rig")]
+pub use mcpbind_core::rig_core;
 
 /// Generates bindings from a lockfile at compile time (the same code the
 /// `build.rs` helper writes).
