@@ -40,6 +40,7 @@ pub mod hash;
 pub mod json;
 pub mod lock;
 mod prompt;
+pub mod sandbox;
 mod ser;
 mod tool;
 pub mod uri_template;
@@ -54,6 +55,7 @@ pub use lock::{
     find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
     LockedTool, Lockfile, ServerLock,
 };
+pub use sandbox::SandboxConfig;
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
 pub use tool::{Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};

@@ -13,6 +13,7 @@ mod lifecycle;
 mod lock;
 mod misbehave;
 mod oauth;
+mod privilege;
 mod prompts;
 mod review;
 mod roundtrip;
