@@ -141,3 +141,33 @@ async fn npx_starts_with_the_filtered_environment() {
     let tools = client.list_tools_raw().await.unwrap();
     assert!(tools.iter().any(|t| t["name"] == "echo"), "{tools:?}");
 }
+
+/// A server that prints its arguments on a usage error and exits (as
+/// clap-based servers do): `mcpbind lock` reports its stderr without the
+/// token its arguments held, in any encoding.
+#[test]
+fn lock_does_not_print_a_token_the_server_echoed() {
+    let token = "tok-\"3f9a/c0de\"";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.probe]\ncommand = {:?}\nargs = [{:?}, \"--token\", \"${{PROBE_TOKEN}}\"]\n",
+            python(),
+            probe()
+        ),
+    )
+    .unwrap();
+    let out = util::mcpbind_env(dir.path(), &["lock"], &[("PROBE_TOKEN", token)]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    // The server's stderr is shown, with the token hidden.
+    assert!(
+        out.stderr.contains("unexpected arguments: --token ***"),
+        "{}",
+        out.stderr
+    );
+    for shown in [token, "3f9a/c0de", "3f9a%2Fc0de"] {
+        assert!(!out.stderr.contains(shown), "{}", out.stderr);
+        assert!(!out.stdout.contains(shown), "{}", out.stdout);
+    }
+}
