@@ -50,6 +50,18 @@ pub enum Error {
         /// The allowed commands.
         allowed: Vec<String>,
     },
+    /// A `[servers.NAME.sandbox]` setting cannot be enforced here (and the
+    /// sandbox's `required` is not false), or preparing it failed.
+    #[error("cannot sandbox server `{server}`: `{setting}` cannot be enforced here: {reason}")]
+    Sandbox {
+        /// The server.
+        server: String,
+        /// The setting, as in `[servers.NAME.sandbox]` (`network`, `read`,
+        /// `processes`).
+        setting: String,
+        /// Why.
+        reason: String,
+    },
     /// The MCP handshake with the server failed.
     #[error("failed to connect to server `{server}`: {reason}{}", tail(stderr))]
     Connect {
@@ -273,6 +285,9 @@ impl Error {
             Error::Cwd { server, .. } => Some(format!(
                 "create the directory, or fix `cwd` of server `{server}` (a relative `cwd` is relative to the config file)"
             )),
+            Error::Sandbox { server, .. } => Some(format!(
+                "to run the server with this setting not enforced (and a warning), set `required = false` in `[servers.{server}.sandbox]`"
+            )),
             Error::Config(ConfigError::MissingVar { var, .. }) => {
                 Some(format!("export `{var}`, or write `${{{var}:-default}}`"))
             }
@@ -495,6 +510,16 @@ mod tests {
             "server `api` answered `tools/call echo` with HTTP 401 Unauthorized"
         );
         assert!(e.help().unwrap().contains("headers"));
+        let e = Error::Sandbox {
+            server: "files".into(),
+            setting: "network".into(),
+            reason: "user namespaces are disabled (user.max_user_namespaces = 0)".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "cannot sandbox server `files`: `network` cannot be enforced here: user namespaces are disabled (user.max_user_namespaces = 0)"
+        );
+        assert!(e.help().unwrap().contains("`required = false` in `[servers.files.sandbox]`"));
         let e = Error::UnknownServer { server: "x".into() };
         assert_eq!(e.to_string(), "server `x` is not in the config");
         let e = Error::CircuitOpen {

@@ -11,6 +11,15 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+#[cfg(all(feature = "client", target_os = "linux"))]
+mod linux;
+#[cfg(feature = "client")]
+pub(crate) mod plan;
+#[cfg(feature = "client")]
+mod spawn;
+#[cfg(feature = "client")]
+pub(crate) use spawn::{confine, Scratch};
+
 
 /// A server's sandbox (`[servers.NAME.sandbox]`).
 #[derive(Debug, Clone, PartialEq)]

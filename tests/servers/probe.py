@@ -13,7 +13,8 @@ is `errno NAME: message`):
   write   {path, text} writes the file
   list    {path}       the directory's entries, as a JSON array
   connect {host, port} opens a TCP connection and closes it
-  children {count}     starts `count` processes that sleep, and reaps them
+  children {count}     starts `count` processes that exit, and reaps them
+  hold    {count}      opens `count` descriptors at once, then closes them
 """
 
 import errno
@@ -31,6 +32,7 @@ TOOLS = [
         ("list", {"path": {"type": "string"}}),
         ("connect", {"host": {"type": "string"}, "port": {"type": "integer"}}),
         ("children", {"count": {"type": "integer"}}),
+        ("hold", {"count": {"type": "integer"}}),
     ]
 ]
 
@@ -66,6 +68,15 @@ def run(name, args):
             return "connected"
     if name == "children":
         return children(int(args["count"]))
+    if name == "hold":
+        held = []
+        try:
+            for _ in range(int(args["count"])):
+                held.append(os.open(os.devnull, os.O_RDONLY))
+        finally:
+            for fd in held:
+                os.close(fd)
+        return "held %d" % len(held)
     raise ValueError("unknown tool %s" % name)
 
 

@@ -2,6 +2,8 @@
 //! starts can see and do (`tests/servers/probe.py` reports it), the
 //! sandbox on real servers, and no secret in any error.
 
+use std::path::Path;
+
 use mcpbind::{CallOptions, Client, Config};
 use serde_json::{json, Map, Value};
 
@@ -170,4 +172,180 @@ fn lock_does_not_print_a_token_the_server_echoed() {
         assert!(!out.stderr.contains(shown), "{}", out.stderr);
         assert!(!out.stdout.contains(shown), "{}", out.stdout);
     }
+}
+
+/// A test directory: `allowed/` (readable), `out/` (writable), and
+/// `secret.txt` beside them (neither).
+fn sandbox_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("allowed")).unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    std::fs::write(dir.path().join("allowed/data.txt"), "allowed data").unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "agent secret").unwrap();
+    dir
+}
+
+fn path_of(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).display().to_string()
+}
+
+/// Landlock must be there: a kernel without it fails the tests that need
+/// it, with this message, rather than skipping them.
+fn require_landlock() {
+    // SAFETY: the version query of landlock_create_ruleset(2).
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    };
+    assert!(
+        abi >= 1,
+        "these tests need Landlock (Linux 5.13+ with landlock in `lsm=`): landlock_create_ruleset says {abi} ({})",
+        std::io::Error::last_os_error()
+    );
+}
+
+#[tokio::test]
+async fn files_are_confined_to_read_and_write() {
+    require_landlock();
+    let dir = sandbox_dir();
+    let config = probe_config(&format!(
+        "[servers.probe.sandbox]\nread = [{:?}]\nwrite = [{:?}]\n",
+        path_of(&dir, "allowed"),
+        path_of(&dir, "out")
+    ));
+    let client = Client::connect(&config, "probe").await.unwrap();
+    let read = |name: &str| json!({"path": path_of(&dir, name)});
+    assert_eq!(
+        call(&client, "read", read("allowed/data.txt")).await,
+        (false, "allowed data".to_owned())
+    );
+    // The kernel refuses what the config does not grant (root included).
+    let (failed, text) = call(&client, "read", read("secret.txt")).await;
+    assert!(failed && text.starts_with("errno EACCES"), "{text}");
+    let write = |name: &str| json!({"path": path_of(&dir, name), "text": "x"});
+    assert_eq!(
+        call(&client, "write", write("out/new.txt")).await,
+        (false, "written".to_owned())
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("out/new.txt")).unwrap(), "x");
+    let (failed, text) = call(&client, "write", write("allowed/new.txt")).await;
+    assert!(failed && text.starts_with("errno EACCES"), "{text}");
+    // The agent's own process: its environment is not the server's to read.
+    let environ = format!("/proc/{}/environ", std::process::id());
+    let (failed, text) = call(&client, "read", json!({ "path": environ })).await;
+    assert!(failed && text.starts_with("errno EACCES"), "{text}");
+    // Its own temp dir is private and writable.
+    let (_, env) = call(&client, "env", json!({})).await;
+    let env: Value = serde_json::from_str(&env).unwrap();
+    let tmp = env["TMPDIR"].as_str().unwrap().to_owned();
+    assert_ne!(Some(tmp.as_str()), std::env::var("TMPDIR").ok().as_deref());
+    let in_tmp = json!({"path": format!("{tmp}/scratch"), "text": "x"});
+    assert_eq!(call(&client, "write", in_tmp).await, (false, "written".to_owned()));
+}
+
+/// Without a sandbox, the same read succeeds: the refusal above is the
+/// sandbox's.
+#[tokio::test]
+async fn without_a_sandbox_the_same_read_succeeds() {
+    let dir = sandbox_dir();
+    let client = Client::connect(&probe_config(""), "probe").await.unwrap();
+    let read = json!({"path": path_of(&dir, "secret.txt")});
+    assert_eq!(
+        call(&client, "read", read).await,
+        (false, "agent secret".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn network_false_cannot_connect_out() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let target = json!({"host": "127.0.0.1", "port": port});
+    // Unconfined, the listener is reachable.
+    let open = Client::connect(&probe_config(""), "probe").await.unwrap();
+    assert_eq!(
+        call(&open, "connect", target.clone()).await,
+        (false, "connected".to_owned())
+    );
+    let config = probe_config("[servers.probe.sandbox]\nnetwork = false\n");
+    let confined = Client::connect(&config, "probe").await.unwrap();
+    let (failed, text) = call(&confined, "connect", target).await;
+    assert!(failed && text.starts_with("errno ENETUNREACH"), "{text}");
+}
+
+#[tokio::test]
+async fn isolated_home_is_fresh_and_removed_after() {
+    let config = probe_config("[servers.probe.sandbox]\nhome = \"isolated\"\n");
+    let client = Client::connect(&config, "probe").await.unwrap();
+    let (_, env) = call(&client, "env", json!({})).await;
+    let env: Value = serde_json::from_str(&env).unwrap();
+    let home = env["HOME"].as_str().unwrap().to_owned();
+    assert_ne!(Some(home.as_str()), std::env::var("HOME").ok().as_deref());
+    assert_eq!(
+        call(&client, "list", json!({ "path": home })).await,
+        (false, "[]".to_owned())
+    );
+    client.close().await;
+    assert!(!Path::new(&home).exists(), "{home} was left behind");
+}
+
+/// `processes`: enforced for a user other than root (in the server's own
+/// user namespace, so the count is the server's); the kernel does not apply
+/// RLIMIT_NPROC to root, so as root connecting fails and says so.
+#[tokio::test]
+async fn processes_are_limited_or_refused_for_root() {
+    let config = probe_config("[servers.probe.sandbox]\nprocesses = 3\n");
+    // SAFETY: getuid cannot fail.
+    if unsafe { libc::getuid() } == 0 {
+        let error = Client::connect(&config, "probe").await.unwrap_err();
+        assert!(
+            matches!(&error, mcpbind::Error::Sandbox { setting, .. } if setting == "processes"),
+            "{error:#}"
+        );
+        assert!(error.to_string().contains("RLIMIT_NPROC"), "{error}");
+        return;
+    }
+    let client = Client::connect(&config, "probe").await.unwrap();
+    let (failed, text) = call(&client, "children", json!({"count": 1})).await;
+    assert!(!failed, "{text}");
+    let (failed, text) = call(&client, "children", json!({"count": 10})).await;
+    assert!(failed && text.starts_with("errno EAGAIN"), "{text}");
+}
+
+/// `open_files`: the server cannot hold more descriptors than granted.
+#[tokio::test]
+async fn open_files_are_limited() {
+    let dir = sandbox_dir();
+    let config = probe_config("[servers.probe.sandbox]\nopen_files = 12\n");
+    let client = Client::connect(&config, "probe").await.unwrap();
+    let (failed, text) = call(&client, "list", json!({"path": path_of(&dir, "allowed")})).await;
+    assert!(!failed, "{text}");
+    let (failed, text) = call(&client, "hold", json!({"count": 20})).await;
+    assert!(failed && text.starts_with("errno EMFILE"), "{text}");
+}
+
+/// A host allow-list is not enforceable yet: connecting fails and says so,
+/// or, with `required = false`, goes on.
+#[tokio::test]
+async fn what_cannot_be_enforced_fails_unless_not_required() {
+    let sandbox = "[servers.probe.sandbox]\nnetwork = [\"api.github.com:443\"]\n";
+    let error = Client::connect(&probe_config(sandbox), "probe")
+        .await
+        .unwrap_err();
+    let mcpbind::Error::Sandbox {
+        server, setting, ..
+    } = &error
+    else {
+        panic!("{error:#}")
+    };
+    assert_eq!((server.as_str(), setting.as_str()), ("probe", "network"));
+    assert!(error.to_string().contains("filtering proxy"), "{error}");
+    let relaxed = format!("{sandbox}required = false\n");
+    let client = Client::connect(&probe_config(&relaxed), "probe").await.unwrap();
+    let (failed, text) = call(&client, "env", json!({})).await;
+    assert!(!failed, "{text}");
 }

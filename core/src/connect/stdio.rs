@@ -19,7 +19,8 @@ use tokio::process::{Child, Command};
 
 use super::secrets::Expander;
 use crate::config::is_safe_env;
-use crate::sandbox::SandboxConfig;
+use crate::sandbox::plan::Target;
+use crate::sandbox::{self, SandboxConfig, Scratch};
 use super::tap::{Failure, RawTap};
 use super::{handshake, ConnectFailure, Handler, Lifecycle, Session};
 use crate::error::{redact, Error};
@@ -34,6 +35,8 @@ pub(crate) struct Process {
     /// The config's secrets: a server may print its arguments (a
     /// `--token ${TOKEN}`) or environment on a usage error.
     secrets: Arc<[String]>,
+    /// The sandbox's HOME and temp dir, removed with the process.
+    _scratch: Scratch,
 }
 
 impl Process {
@@ -217,10 +220,7 @@ fn command_allowed(program: &str, allowed: &[String]) -> bool {
 }
 
 /// The command to run, with `${VAR}`s expanded, and the secrets they held.
-fn command(
-    name: &str,
-    spawn: &Spawn<'_>,
-) -> Result<(Command, String, Arc<[String]>), ConnectFailure> {
+fn command(name: &str, spawn: &Spawn<'_>) -> Result<Prepared, ConnectFailure> {
     let mut expander = Expander::new(name);
     let program = expander.expand(spawn.command)?;
     if let Some(allowed) = spawn.allow_commands {
@@ -235,9 +235,11 @@ fn command(
         }
     }
     let mut cmd = Command::new(&program);
+    let mut args = Vec::with_capacity(spawn.args.len());
     for arg in spawn.args {
-        cmd.arg(expander.expand(arg)?);
+        args.push(expander.expand(arg)?);
     }
+    cmd.args(&args);
     if !spawn.inherit_env {
         // The agent's API keys stay with the agent: only the safe list, then
         // what the config names.
@@ -248,8 +250,13 @@ fn command(
             }
         }
     }
+    let mut path = None;
     for (key, value) in spawn.env {
-        cmd.env(key, expander.expand(value)?);
+        let value = expander.expand(value)?;
+        if key == "PATH" {
+            path = Some(value.clone().into());
+        }
+        cmd.env(key, value);
     }
     if let Some(cwd) = spawn.cwd {
         // Spawning in a missing directory fails as if the program were
@@ -263,7 +270,35 @@ fn command(
         }
         cmd.current_dir(cwd);
     }
-    Ok((cmd, program, expander.finish()))
+    let scratch = match spawn.sandbox {
+        Some(sandbox) => {
+            let target = Target {
+                server: name,
+                program: &program,
+                args: &args,
+                cwd: spawn.cwd,
+                path: path.or_else(|| std::env::var_os("PATH")),
+            };
+            sandbox::confine(sandbox, &target, &mut cmd)?
+        }
+        None => Scratch::default(),
+    };
+    Ok(Prepared {
+        cmd,
+        program,
+        secrets: expander.finish(),
+        scratch,
+    })
+}
+
+/// A command ready to spawn.
+struct Prepared {
+    cmd: Command,
+    /// The program, for errors.
+    program: String,
+    secrets: Arc<[String]>,
+    /// The sandbox's directories for this start.
+    scratch: Scratch,
 }
 
 pub(crate) async fn connect_stdio(
@@ -272,7 +307,12 @@ pub(crate) async fn connect_stdio(
     handler: &Handler,
     lifecycle: Lifecycle,
 ) -> Result<Session, ConnectFailure> {
-    let (mut cmd, command, secrets) = command(name, spawn)?;
+    let Prepared {
+        mut cmd,
+        program: command,
+        secrets,
+        scratch,
+    } = command(name, spawn)?;
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -291,6 +331,7 @@ pub(crate) async fn connect_stdio(
         child: Mutex::new(child),
         stderr: keep_tail(stderr),
         secrets: Arc::clone(&secrets),
+        _scratch: scratch,
     };
     let tap = Arc::new(RawTap::default());
     let reader = TeeReader {
