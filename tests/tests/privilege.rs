@@ -349,3 +349,50 @@ async fn what_cannot_be_enforced_fails_unless_not_required() {
     let (failed, text) = call(&client, "env", json!({})).await;
     assert!(!failed, "{text}");
 }
+
+/// server-filesystem (npm) told to serve the whole test directory, but
+/// sandboxed to `allowed/`: the kernel refuses what its own allowed
+/// directories would permit.
+#[tokio::test]
+async fn server_filesystem_is_confined_by_the_kernel() {
+    require_landlock();
+    let dir = sandbox_dir();
+    let config = Config::from_toml_str(&format!(
+        "[servers.fs]\ncommand = \"node\"\nargs = [{:?}, {:?}]\n[servers.fs.sandbox]\nread = [{:?}]\nnetwork = false\nhome = \"isolated\"\n",
+        util::npm_server("server-filesystem"),
+        dir.path().display().to_string(),
+        path_of(&dir, "allowed"),
+    ))
+    .unwrap();
+    let client = Client::connect(&config, "fs").await.unwrap();
+    let read = |name: &str| json!({"path": path_of(&dir, name)});
+    let (failed, text) = call(&client, "read_text_file", read("allowed/data.txt")).await;
+    assert!(!failed && text.contains("allowed data"), "{text}");
+    let (failed, text) = call(&client, "read_text_file", read("secret.txt")).await;
+    assert!(failed, "{text}");
+    assert!(text.contains("EACCES") || text.contains("permission denied"), "{text}");
+    assert!(!text.contains("agent secret"), "{text}");
+}
+
+/// `mcpbind call` goes through the same spawn: the sandbox holds there.
+#[test]
+fn the_cli_spawns_through_the_sandbox() {
+    require_landlock();
+    let dir = sandbox_dir();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.probe]\ncommand = {:?}\nargs = [{:?}]\n[servers.probe.sandbox]\nread = [\"allowed\"]\n",
+            python(),
+            probe()
+        ),
+    )
+    .unwrap();
+    let args = json!({ "path": path_of(&dir, "secret.txt") }).to_string();
+    let out = util::mcpbind(dir.path(), &["call", "probe", "read", &args]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stdout.starts_with("errno EACCES"), "{out:?}");
+    let args = json!({ "path": path_of(&dir, "allowed/data.txt") }).to_string();
+    let out = util::mcpbind(dir.path(), &["call", "probe", "read", &args]);
+    assert_eq!((out.code, out.stdout.trim()), (Some(0), "allowed data"), "{out:?}");
+}
