@@ -52,8 +52,21 @@ pub const SAFE_ENV: &[&str] = &[
 /// Windows programs need to start, as the TypeScript SDK passes them.
 #[cfg(windows)]
 pub const SAFE_ENV: &[&str] = &[
-    "APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT", "PROCESSOR_ARCHITECTURE",
-    "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "TMP", "USERNAME", "USERPROFILE", "PROGRAMFILES", "COMSPEC",
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PATHEXT",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "TMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES",
+    "COMSPEC",
 ];
 
 /// Whether variable `name` of the agent's environment reaches a stdio
@@ -1181,13 +1194,21 @@ disabled_resource_templates = ["Logs"]
             "[servers.a]\ncommand = \"x\"\ninherit_env = true\n\n[servers.b]\ncommand = \"y\"\n\n[servers.b.sandbox]\nnetwork = false\nread = [\"data\"]\n",
         )
         .unwrap();
-        let TransportConfig::Stdio { inherit_env, sandbox, .. } = &config.servers["a"].transport
+        let TransportConfig::Stdio {
+            inherit_env,
+            sandbox,
+            ..
+        } = &config.servers["a"].transport
         else {
             panic!("stdio expected")
         };
         assert!(*inherit_env);
         assert_eq!(*sandbox, None);
-        let TransportConfig::Stdio { inherit_env, sandbox, .. } = &config.servers["b"].transport
+        let TransportConfig::Stdio {
+            inherit_env,
+            sandbox,
+            ..
+        } = &config.servers["b"].transport
         else {
             panic!("stdio expected")
         };
@@ -1195,12 +1216,14 @@ disabled_resource_templates = ["Logs"]
         let sandbox = sandbox.as_ref().unwrap();
         assert_eq!(sandbox.network, crate::sandbox::NetworkPolicy::Deny);
         for key in ["inherit_env = false", "sandbox = { network = false }"] {
-            let err = Config::from_toml_str(&format!("[servers.a]\nurl = \"http://h/mcp\"\n{key}\n"))
-                .unwrap_err();
+            let err =
+                Config::from_toml_str(&format!("[servers.a]\nurl = \"http://h/mcp\"\n{key}\n"))
+                    .unwrap_err();
             assert!(err.contains("only valid for stdio servers"), "{err}");
         }
-        let err = Config::from_toml_str("[servers.a]\ncommand = \"x\"\nsandbox = { home = \"tmp\" }\n")
-            .unwrap_err();
+        let err =
+            Config::from_toml_str("[servers.a]\ncommand = \"x\"\nsandbox = { home = \"tmp\" }\n")
+                .unwrap_err();
         assert!(err.contains("unknown sandbox home `tmp`"), "{err}");
         assert!(is_safe_env("PATH") && is_safe_env("LC_ALL"));
         assert!(!is_safe_env("AWS_SECRET_ACCESS_KEY") && !is_safe_env("LD_PRELOAD"));

@@ -311,7 +311,10 @@ impl Error {
 
     fn redact_in_place(&mut self, secrets: &[String]) {
         let hide = |text: &mut String| {
-            if secrets.iter().any(|s| !s.is_empty() && text.contains(s.as_str())) {
+            if secrets
+                .iter()
+                .any(|s| !s.is_empty() && text.contains(s.as_str()))
+            {
                 *text = redact(text, secrets);
             }
         };
@@ -519,7 +522,10 @@ mod tests {
             e.to_string(),
             "cannot sandbox server `files`: `network` cannot be enforced here: user namespaces are disabled (user.max_user_namespaces = 0)"
         );
-        assert!(e.help().unwrap().contains("`required = false` in `[servers.files.sandbox]`"));
+        assert!(e
+            .help()
+            .unwrap()
+            .contains("`required = false` in `[servers.files.sandbox]`"));
         let e = Error::UnknownServer { server: "x".into() };
         assert_eq!(e.to_string(), "server `x` is not in the config");
         let e = Error::CircuitOpen {
@@ -586,10 +592,12 @@ mod redaction {
         let rpc = Error::Service {
             server: "s".into(),
             method: "tools/call t".into(),
-            source: Box::new(rmcp::ServiceError::McpError(rmcp::ErrorData::invalid_params(
-                "no user for s3cr3t-tok",
-                Some(serde_json::json!({"token": "s3cr3t-tok"})),
-            ))),
+            source: Box::new(rmcp::ServiceError::McpError(
+                rmcp::ErrorData::invalid_params(
+                    "no user for s3cr3t-tok",
+                    Some(serde_json::json!({"token": "s3cr3t-tok"})),
+                ),
+            )),
         };
         let closed = Error::Attempts {
             server: "s".into(),

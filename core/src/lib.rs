@@ -55,8 +55,8 @@ pub use lock::{
     find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
     LockedTool, Lockfile, ServerLock,
 };
-pub use sandbox::SandboxConfig;
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
+pub use sandbox::SandboxConfig;
 pub use tool::{Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
 

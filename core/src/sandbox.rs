@@ -20,7 +20,6 @@ mod spawn;
 #[cfg(feature = "client")]
 pub(crate) use spawn::{confine, Scratch};
 
-
 /// A server's sandbox (`[servers.NAME.sandbox]`).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -98,7 +97,8 @@ pub struct Limits {
 impl SandboxConfig {
     /// Whether the server runs in its own user namespace: for
     /// `network = false` (with a network namespace) and for `processes`
-    /// (so that the count is the server's own, and applies to root too).
+    /// (so that the count is the server's own).
+    #[cfg(feature = "client")]
     pub(crate) fn needs_user_namespace(&self) -> bool {
         self.network == NetworkPolicy::Deny || self.limits.processes.is_some()
     }
@@ -260,6 +260,7 @@ mod tests {
             }
         );
         assert!(!sandbox.required);
+        #[cfg(feature = "client")]
         assert!(sandbox.needs_user_namespace());
     }
 
@@ -271,26 +272,44 @@ mod tests {
         assert_eq!(sandbox.home, HomePolicy::Inherit);
         assert_eq!(sandbox.limits, Limits::default());
         assert!(sandbox.required);
+        #[cfg(feature = "client")]
         assert!(!sandbox.needs_user_namespace());
         // `read = []` alone confines files to the runtime's own.
-        assert_eq!(parse("read = []").unwrap().files, Some(FileAccess::default()));
+        assert_eq!(
+            parse("read = []").unwrap().files,
+            Some(FileAccess::default())
+        );
     }
 
     #[test]
     fn refuses_what_it_cannot_mean() {
         for (body, wanted) in [
-            ("home = \"tmp\"", "unknown sandbox home `tmp`, expected `inherit` or `isolated`"),
-            ("memory = \"lots\"", "sandbox `memory` must be bytes or a size like \"512M\" or \"2G\", not \"lots\""),
+            (
+                "home = \"tmp\"",
+                "unknown sandbox home `tmp`, expected `inherit` or `isolated`",
+            ),
+            (
+                "memory = \"lots\"",
+                "sandbox `memory` must be bytes or a size like \"512M\" or \"2G\", not \"lots\"",
+            ),
             ("cpu = 0", "sandbox `cpu` must be at least 1"),
-            ("network = [\"example.com\"]", "sandbox `network` entry `example.com` is not `host:port`"),
+            (
+                "network = [\"example.com\"]",
+                "sandbox `network` entry `example.com` is not `host:port`",
+            ),
         ] {
             assert_eq!(parse(body).unwrap_err(), wanted, "{body}");
         }
-        assert!(parse("netwrok = false").unwrap_err().contains("unknown field `netwrok`"));
+        assert!(parse("netwrok = false")
+            .unwrap_err()
+            .contains("unknown field `netwrok`"));
         assert_eq!(
             parse("network = [\"api.github.com:443\"]").unwrap().network,
             NetworkPolicy::AllowList(vec!["api.github.com:443".into()])
         );
-        assert_eq!(parse("memory = \"2GiB\"").unwrap().limits.memory, Some(2 << 30));
+        assert_eq!(
+            parse("memory = \"2GiB\"").unwrap().limits.memory,
+            Some(2 << 30)
+        );
     }
 }

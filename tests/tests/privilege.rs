@@ -231,7 +231,10 @@ async fn files_are_confined_to_read_and_write() {
         call(&client, "write", write("out/new.txt")).await,
         (false, "written".to_owned())
     );
-    assert_eq!(std::fs::read_to_string(dir.path().join("out/new.txt")).unwrap(), "x");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out/new.txt")).unwrap(),
+        "x"
+    );
     let (failed, text) = call(&client, "write", write("allowed/new.txt")).await;
     assert!(failed && text.starts_with("errno EACCES"), "{text}");
     // The agent's own process: its environment is not the server's to read.
@@ -244,7 +247,10 @@ async fn files_are_confined_to_read_and_write() {
     let tmp = env["TMPDIR"].as_str().unwrap().to_owned();
     assert_ne!(Some(tmp.as_str()), std::env::var("TMPDIR").ok().as_deref());
     let in_tmp = json!({"path": format!("{tmp}/scratch"), "text": "x"});
-    assert_eq!(call(&client, "write", in_tmp).await, (false, "written".to_owned()));
+    assert_eq!(
+        call(&client, "write", in_tmp).await,
+        (false, "written".to_owned())
+    );
 }
 
 /// Without a sandbox, the same read succeeds: the refusal above is the
@@ -345,7 +351,9 @@ async fn what_cannot_be_enforced_fails_unless_not_required() {
     assert_eq!((server.as_str(), setting.as_str()), ("probe", "network"));
     assert!(error.to_string().contains("filtering proxy"), "{error}");
     let relaxed = format!("{sandbox}required = false\n");
-    let client = Client::connect(&probe_config(&relaxed), "probe").await.unwrap();
+    let client = Client::connect(&probe_config(&relaxed), "probe")
+        .await
+        .unwrap();
     let (failed, text) = call(&client, "env", json!({})).await;
     assert!(!failed, "{text}");
 }
@@ -370,7 +378,10 @@ async fn server_filesystem_is_confined_by_the_kernel() {
     assert!(!failed && text.contains("allowed data"), "{text}");
     let (failed, text) = call(&client, "read_text_file", read("secret.txt")).await;
     assert!(failed, "{text}");
-    assert!(text.contains("EACCES") || text.contains("permission denied"), "{text}");
+    assert!(
+        text.contains("EACCES") || text.contains("permission denied"),
+        "{text}"
+    );
     assert!(!text.contains("agent secret"), "{text}");
 }
 
@@ -394,5 +405,9 @@ fn the_cli_spawns_through_the_sandbox() {
     assert!(out.stdout.starts_with("errno EACCES"), "{out:?}");
     let args = json!({ "path": path_of(&dir, "allowed/data.txt") }).to_string();
     let out = util::mcpbind(dir.path(), &["call", "probe", "read", &args]);
-    assert_eq!((out.code, out.stdout.trim()), (Some(0), "allowed data"), "{out:?}");
+    assert_eq!(
+        (out.code, out.stdout.trim()),
+        (Some(0), "allowed data"),
+        "{out:?}"
+    );
 }

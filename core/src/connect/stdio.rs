@@ -18,12 +18,12 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, ReadBuf};
 use tokio::process::{Child, Command};
 
 use super::secrets::Expander;
-use crate::config::is_safe_env;
-use crate::sandbox::plan::Target;
-use crate::sandbox::{self, SandboxConfig, Scratch};
 use super::tap::{Failure, RawTap};
 use super::{handshake, ConnectFailure, Handler, Lifecycle, Session};
+use crate::config::is_safe_env;
 use crate::error::{redact, Error};
+use crate::sandbox::plan::Target;
+use crate::sandbox::{self, SandboxConfig, Scratch};
 
 /// How many bytes of a server's stderr are kept for error messages.
 const STDERR_TAIL_BYTES: usize = 8 * 1024;

@@ -109,7 +109,11 @@ pub(crate) fn check(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
     }
     if plan.user_namespace {
         if let Some(reason) = user_namespaces_off() {
-            let setting = if plan.deny_network { "network" } else { "processes" };
+            let setting = if plan.deny_network {
+                "network"
+            } else {
+                "processes"
+            };
             missing.push(Unenforced { setting, reason });
         }
     }
@@ -118,7 +122,11 @@ pub(crate) fn check(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
 
 /// Why unprivileged user namespaces are off, when a sysctl says so.
 fn user_namespaces_off() -> Option<String> {
-    let read = |path: &str| std::fs::read_to_string(path).ok().map(|s| s.trim().to_owned());
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|s| s.trim().to_owned())
+    };
     if read("/proc/sys/user/max_user_namespaces").as_deref() == Some("0") {
         return Some("user namespaces are disabled (user.max_user_namespaces = 0)".into());
     }
@@ -219,7 +227,11 @@ impl Prepared {
 
 /// A Landlock ruleset handling `handled`, allowing `read` and `write`
 /// (paths that do not exist are skipped: there is nothing to allow).
-fn ruleset(handled: u64, read: &[std::path::PathBuf], write: &[std::path::PathBuf]) -> io::Result<OwnedFd> {
+fn ruleset(
+    handled: u64,
+    read: &[std::path::PathBuf],
+    write: &[std::path::PathBuf],
+) -> io::Result<OwnedFd> {
     let attr = RulesetAttr {
         handled_access_fs: handled,
     };
@@ -243,7 +255,11 @@ fn ruleset(handled: u64, read: &[std::path::PathBuf], write: &[std::path::PathBu
         let Some(fd) = open_existing(path)? else {
             continue;
         };
-        let rights = if path.is_dir() { rights } else { rights & FILE_RIGHTS };
+        let rights = if path.is_dir() {
+            rights
+        } else {
+            rights & FILE_RIGHTS
+        };
         add_rule(&ruleset, &fd, rights & handled)?;
     }
     Ok(ruleset)
@@ -293,7 +309,11 @@ fn write_file(path: &CString, text: &CString) -> io::Result<()> {
     check_rc(fd)?;
     let bytes = text.as_bytes();
     let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-    let result = if n < 0 { Err(io::Error::last_os_error()) } else { Ok(()) };
+    let result = if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    };
     unsafe { libc::close(fd) };
     result
 }

@@ -9,14 +9,29 @@ use super::{HomePolicy, NetworkPolicy, SandboxConfig};
 
 /// System directories every program needs to start (read and execute).
 const SYSTEM_READ: &[&str] = &[
-    "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc",
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/bin",
+    "/sbin",
+    "/etc",
     // What runtimes read about the machine (CPUs, memory, cgroup limits).
-    "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/sys/devices/system/cpu",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/stat",
+    "/sys/devices/system/cpu",
     "/sys/fs/cgroup",
 ];
 
 /// Devices every program may use (read and write).
-const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
 
 /// What a spawn applies, computed before the fork.
 #[derive(Debug, Default)]
@@ -89,7 +104,8 @@ impl Plan {
             read.extend(files.read.iter().cloned());
             read.extend(runtime_paths(target));
             plan.write.extend(DEVICES.iter().map(PathBuf::from));
-            plan.write.extend(state_dirs(target.program, home.as_deref()));
+            plan.write
+                .extend(state_dirs(target.program, home.as_deref()));
             plan.read = Some(read);
         }
         // npx keeps its packages in the agent's cache, not the fresh HOME.
@@ -248,7 +264,10 @@ mod tests {
             script_root(Path::new("/p/node_modules/@s/fs/dist/index.js")),
             Path::new("/p/node_modules")
         );
-        assert_eq!(script_root(Path::new("/srv/tools/server.py")), Path::new("/srv/tools"));
+        assert_eq!(
+            script_root(Path::new("/srv/tools/server.py")),
+            Path::new("/srv/tools")
+        );
         assert_eq!(
             installation(Path::new("/nonexistent/venv/bin/python")),
             [PathBuf::from("/nonexistent/venv")]

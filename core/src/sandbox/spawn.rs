@@ -76,19 +76,34 @@ fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
 
 #[cfg(not(target_os = "linux"))]
 fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
-    let reason = || "mcpbind's sandbox uses Landlock and namespaces, which only Linux has".to_owned();
+    let reason =
+        || "mcpbind's sandbox uses Landlock and namespaces, which only Linux has".to_owned();
     let mut gaps = Vec::new();
     if plan.read.is_some() {
-        gaps.push(Unenforced { setting: "read", reason: reason() });
+        gaps.push(Unenforced {
+            setting: "read",
+            reason: reason(),
+        });
     }
     if plan.deny_network {
-        gaps.push(Unenforced { setting: "network", reason: reason() });
+        gaps.push(Unenforced {
+            setting: "network",
+            reason: reason(),
+        });
     }
     if limits.processes.is_some() {
-        gaps.push(Unenforced { setting: "processes", reason: reason() });
+        gaps.push(Unenforced {
+            setting: "processes",
+            reason: reason(),
+        });
     }
-    if cfg!(not(unix)) && (limits.memory, limits.cpu_seconds, limits.open_files) != (None, None, None) {
-        gaps.push(Unenforced { setting: "memory", reason: "resource limits need setrlimit (Unix)".into() });
+    if cfg!(not(unix))
+        && (limits.memory, limits.cpu_seconds, limits.open_files) != (None, None, None)
+    {
+        gaps.push(Unenforced {
+            setting: "memory",
+            reason: "resource limits need setrlimit (Unix)".into(),
+        });
     }
     gaps
 }
@@ -115,7 +130,10 @@ fn enforce(_: &Plan, limits: &Limits, cmd: &mut tokio::process::Command) -> std:
                 (libc::RLIMIT_NOFILE, limits.open_files),
             ] {
                 if let Some(value) = value {
-                    let limit = libc::rlimit { rlim_cur: value as _, rlim_max: value as _ };
+                    let limit = libc::rlimit {
+                        rlim_cur: value as _,
+                        rlim_max: value as _,
+                    };
                     if libc::setrlimit(resource, &limit) != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
