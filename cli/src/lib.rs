@@ -211,7 +211,7 @@ pub fn exit_code_of(err: &anyhow::Error) -> ExitCode {
 /// Prints an error to stderr, cargo style: `error: ` and the message with
 /// its causes, then a `help:` line when one of them knows what to do.
 pub fn report(err: &anyhow::Error) {
-    crate::status!("error: {err:#}");
+    crate::status!("error: {}", log::redact(&format!("{err:#}")));
     // A hint given as context comes first; else the first error that has one.
     let context = err.downcast_ref::<Hinted>().map(|h| h.help.clone());
     if let Some(help) = context.or_else(|| err.chain().find_map(help_of)) {

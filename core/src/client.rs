@@ -700,7 +700,8 @@ impl Client {
         let handle = self.send(&session, &peer, request, method).await?;
         let response = self
             .await_handle(&session, handle, method, Wait::plain(self.timeout()))
-            .await?;
+            .await
+            .map_err(|e| self.hide_secrets(e))?;
         self.shared.breaker.success();
         Ok(response)
     }
@@ -973,7 +974,14 @@ impl Client {
             };
             crate::metrics::call(&self.name, &tool, outcome, started.elapsed(), attempt);
         }
-        result
+        result.map_err(|e| self.hide_secrets(e))
+    }
+
+    /// `error` with the config's secrets hidden in what the server wrote
+    /// (an `isError` text, a JSON-RPC message, a stderr tail), in case it
+    /// echoed one.
+    fn hide_secrets(&self, error: Error) -> Error {
+        error.redacted(&self.config.secrets())
     }
 
     /// One attempt of a call (`name` is `tool`, as sent: a `'static` name
@@ -1220,7 +1228,7 @@ impl Client {
         ) {
             let violations = crate::validate::violations(schema, structured);
             if !violations.is_empty() {
-                return Err(Error::Output {
+                return Err(self.hide_secrets(Error::Output {
                     server: self.name.clone(),
                     tool: meta.name.to_owned(),
                     reason: format!(
@@ -1228,10 +1236,10 @@ impl Client {
                         violations.join("; ")
                     ),
                     result: Box::new(result),
-                });
+                }));
             }
         }
-        ToolResult::from_result(&self.name, meta, result)
+        ToolResult::from_result(&self.name, meta, result).map_err(|e| self.hide_secrets(e))
     }
 
     /// Sends a request; [`Client::await_handle`] waits for its answer

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::sandbox::{RawSandbox, SandboxConfig};
+
 /// The default per-call timeout when a server sets none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -39,6 +41,49 @@ pub const DEFAULT_BREAKER_THRESHOLD: u32 = 5;
 
 /// The default time an open circuit fails calls fast before a probe.
 pub const DEFAULT_BREAKER_COOLDOWN: Duration = Duration::from_secs(30);
+
+/// The variables a stdio server gets from the agent's environment unless
+/// its config says `inherit_env = true` (besides its own `env`, and every
+/// `LC_*`): those a program needs to find its files and speak the user's
+/// language, and none that commonly hold credentials.
+#[cfg(not(windows))]
+pub const SAFE_ENV: &[&str] = &[
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR",
+];
+
+/// The variables a stdio server gets from the agent's environment unless
+/// its config says `inherit_env = true` (besides its own `env`): what
+/// Windows programs need to start, as the TypeScript SDK passes them.
+#[cfg(windows)]
+pub const SAFE_ENV: &[&str] = &[
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PATHEXT",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "TMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES",
+    "COMSPEC",
+];
+
+/// Whether variable `name` of the agent's environment reaches a stdio
+/// server that does not set `inherit_env = true`: it is in [`SAFE_ENV`], or
+/// a locale category (`LC_*`).
+pub fn is_safe_env(name: &str) -> bool {
+    let name = if cfg!(windows) {
+        name.to_ascii_uppercase()
+    } else {
+        name.to_owned()
+    };
+    SAFE_ENV.contains(&name.as_str()) || name.starts_with("LC_")
+}
 
 /// A parsed configuration: the servers, by name.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -274,6 +319,12 @@ pub enum TransportConfig {
         cwd: Option<PathBuf>,
         /// Extra environment variables.
         env: BTreeMap<String, String>,
+        /// Pass the agent's whole environment on (`inherit_env = true`).
+        /// Off by default: the server gets `env` plus [`SAFE_ENV`].
+        inherit_env: bool,
+        /// What the server's process may touch (`[servers.NAME.sandbox]`);
+        /// `None`: no confinement beyond the environment.
+        sandbox: Option<SandboxConfig>,
     },
     /// Streamable HTTP (MCP 2025-03-26 and later).
     StreamableHttp {
@@ -405,12 +456,17 @@ impl Config {
         }
         if let Some(dir) = base.filter(|d| !d.as_os_str().is_empty()) {
             for server in config.servers.values_mut() {
-                if let TransportConfig::Stdio { cwd, .. } = &mut server.transport {
+                if let TransportConfig::Stdio { cwd, sandbox, .. } = &mut server.transport {
                     *cwd = Some(match cwd.take() {
                         Some(c) if c.is_relative() => dir.join(c),
                         Some(c) => c,
                         None => dir.to_owned(),
                     });
+                    // `read` and `write` are relative to the config file
+                    // (not to `cwd`).
+                    if let Some(sandbox) = sandbox {
+                        sandbox.resolve_paths(dir);
+                    }
                 }
             }
         }
@@ -523,6 +579,8 @@ struct RawServer {
     cwd: Option<PathBuf>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    inherit_env: Option<bool>,
+    sandbox: Option<RawSandbox>,
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
@@ -611,6 +669,8 @@ impl RawServer {
                     args: self.args,
                     cwd: self.cwd,
                     env: self.env,
+                    inherit_env: self.inherit_env.unwrap_or(false),
+                    sandbox: self.sandbox.map(RawSandbox::into_sandbox).transpose()?,
                 }
             }
             "streamable-http" | "http" | "sse" => {
@@ -621,6 +681,8 @@ impl RawServer {
                 http_only("args", !self.args.is_empty())?;
                 http_only("cwd", self.cwd.is_some())?;
                 http_only("env", !self.env.is_empty())?;
+                http_only("inherit_env", self.inherit_env.is_some())?;
+                http_only("sandbox", self.sandbox.is_some())?;
                 let authorization = self
                     .headers
                     .keys()
@@ -856,6 +918,10 @@ impl JsonServer {
             args: self.args,
             cwd: self.cwd,
             env: self.env,
+            // Imported servers get the same filtered environment (hosts
+            // have no key for it).
+            inherit_env: None,
+            sandbox: None,
             url: self.url,
             headers: self.headers,
             tool_prefix: None,
@@ -1018,6 +1084,7 @@ impl Config {
                     args,
                     cwd,
                     env,
+                    ..
                 } => {
                     fix(command);
                     args.iter_mut().for_each(fix);
@@ -1138,6 +1205,73 @@ disabled_resource_templates = ["Logs"]
         assert!(remote.allows_resource_template("Files"));
         assert!(!remote.allows_resource_template("Logs"));
         assert!(everything.allows_prompt("anything"));
+    }
+
+    #[test]
+    fn parses_least_privilege_keys() {
+        let config = Config::from_toml_str(
+            "[servers.a]\ncommand = \"x\"\ninherit_env = true\n\n[servers.b]\ncommand = \"y\"\n\n[servers.b.sandbox]\nnetwork = false\nread = [\"data\"]\n",
+        )
+        .unwrap();
+        let TransportConfig::Stdio {
+            inherit_env,
+            sandbox,
+            ..
+        } = &config.servers["a"].transport
+        else {
+            panic!("stdio expected")
+        };
+        assert!(*inherit_env);
+        assert_eq!(*sandbox, None);
+        let TransportConfig::Stdio {
+            inherit_env,
+            sandbox,
+            ..
+        } = &config.servers["b"].transport
+        else {
+            panic!("stdio expected")
+        };
+        assert!(!*inherit_env);
+        let sandbox = sandbox.as_ref().unwrap();
+        assert_eq!(sandbox.network, crate::sandbox::NetworkPolicy::Deny);
+        for key in ["inherit_env = false", "sandbox = { network = false }"] {
+            let err =
+                Config::from_toml_str(&format!("[servers.a]\nurl = \"http://h/mcp\"\n{key}\n"))
+                    .unwrap_err();
+            assert!(err.contains("only valid for stdio servers"), "{err}");
+        }
+        let err =
+            Config::from_toml_str("[servers.a]\ncommand = \"x\"\nsandbox = { home = \"tmp\" }\n")
+                .unwrap_err();
+        assert!(err.contains("unknown sandbox home `tmp`"), "{err}");
+        assert!(is_safe_env("PATH") && is_safe_env("LC_ALL"));
+        assert!(!is_safe_env("AWS_SECRET_ACCESS_KEY") && !is_safe_env("LD_PRELOAD"));
+    }
+
+    /// `read` and `write` are relative to the config file, like `cwd`.
+    #[test]
+    fn sandbox_paths_are_relative_to_the_config_file() {
+        let dir = tempfile_dir("sandbox-paths");
+        let file = dir.join("mcpbind.toml");
+        std::fs::write(
+            &file,
+            "[servers.a]\ncommand = \"x\"\ncwd = \"sub\"\n[servers.a.sandbox]\nread = [\"data\", \"/abs\"]\nwrite = [\"out\"]\n",
+        )
+        .unwrap();
+        let config = Config::load(&file).unwrap();
+        let TransportConfig::Stdio { sandbox, .. } = &config.servers["a"].transport else {
+            panic!("stdio expected")
+        };
+        let files = sandbox.as_ref().unwrap().files.as_ref().unwrap();
+        assert_eq!(files.read, [dir.join("data"), PathBuf::from("/abs")]);
+        assert_eq!(files.write, [dir.join("out")]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn tempfile_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("mcpbind-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 
     #[test]

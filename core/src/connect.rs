@@ -303,6 +303,8 @@ async fn connect_transport(
             args,
             cwd,
             env,
+            inherit_env,
+            sandbox,
         } => {
             let spawn = stdio::Spawn {
                 command,
@@ -311,6 +313,8 @@ async fn connect_transport(
                 env,
                 max_response_bytes: config.max_response_bytes,
                 allow_commands: config.allow_commands.as_deref(),
+                inherit_env: *inherit_env,
+                sandbox: sandbox.as_ref(),
             };
             stdio::connect_stdio(name, &spawn, handler, lifecycle).await
         }

@@ -50,6 +50,18 @@ pub enum Error {
         /// The allowed commands.
         allowed: Vec<String>,
     },
+    /// A `[servers.NAME.sandbox]` setting cannot be enforced here (and the
+    /// sandbox's `required` is not false), or preparing it failed.
+    #[error("cannot sandbox server `{server}`: `{setting}` cannot be enforced here: {reason}")]
+    Sandbox {
+        /// The server.
+        server: String,
+        /// The setting, as in `[servers.NAME.sandbox]` (`network`, `read`,
+        /// `processes`).
+        setting: String,
+        /// Why.
+        reason: String,
+    },
     /// The MCP handshake with the server failed.
     #[error("failed to connect to server `{server}`: {reason}{}", tail(stderr))]
     Connect {
@@ -376,11 +388,91 @@ impl Error {
             Error::Cwd { server, .. } => Some(format!(
                 "create the directory, or fix `cwd` of server `{server}` (a relative `cwd` is relative to the config file)"
             )),
+            Error::Sandbox { server, .. } => Some(format!(
+                "to run the server with this setting not enforced (and a warning), set `required = false` in `[servers.{server}.sandbox]`"
+            )),
             Error::Config(ConfigError::MissingVar { var, .. }) => {
                 Some(format!("export `{var}`, or write `${{{var}:-default}}`"))
             }
             _ => None,
         }
+    }
+}
+
+impl Error {
+    /// This error with each of `secrets` replaced by `***` in the text a
+    /// server wrote: a stderr tail, an `isError` text (and the result's
+    /// text blocks), a JSON-RPC error message and its data, and the reasons
+    /// built from what a server sent; through [`Error::Attempts`] too.
+    /// Pass a server's [`ServerConfig::secrets`](crate::ServerConfig::secrets).
+    pub fn redacted(mut self, secrets: &[String]) -> Error {
+        if !secrets.is_empty() {
+            self.redact_in_place(secrets);
+        }
+        self
+    }
+
+    fn redact_in_place(&mut self, secrets: &[String]) {
+        let hide = |text: &mut String| {
+            if secrets
+                .iter()
+                .any(|s| !s.is_empty() && text.contains(s.as_str()))
+            {
+                *text = redact(text, secrets);
+            }
+        };
+        match self {
+            Error::Connect { reason, stderr, .. } => {
+                hide(reason);
+                stderr.iter_mut().for_each(hide);
+            }
+            Error::Closed { stderr, .. } => stderr.iter_mut().for_each(hide),
+            Error::Tool {
+                message, result, ..
+            } => {
+                hide(message);
+                redact_result(result, secrets);
+            }
+            Error::Output { reason, result, .. } => {
+                hide(reason);
+                redact_result(result, secrets);
+            }
+            Error::Invalid { reason, .. } | Error::Refused { reason, .. } => hide(reason),
+            Error::Service { source, .. } => {
+                if let rmcp::ServiceError::McpError(data) = &mut **source {
+                    let mut message = data.message.to_string();
+                    hide(&mut message);
+                    data.message = message.into();
+                    if let Some(value) = &mut data.data {
+                        redact_value(value, secrets);
+                    }
+                }
+            }
+            Error::Attempts { last, .. } => last.redact_in_place(secrets),
+            _ => {}
+        }
+    }
+}
+
+/// The text blocks and structured content of a result, redacted.
+fn redact_result(result: &mut CallToolResult, secrets: &[String]) {
+    for block in &mut result.content {
+        if let rmcp::model::ContentBlock::Text(text) = block {
+            text.text = redact(&text.text, secrets);
+        }
+    }
+    if let Some(value) = &mut result.structured_content {
+        redact_value(value, secrets);
+    }
+}
+
+fn redact_value(value: &mut serde_json::Value, secrets: &[String]) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => *s = redact(s, secrets),
+        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secrets)),
+        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secrets)),
+        _ => {}
     }
 }
 
@@ -574,6 +666,19 @@ mod tests {
             "server `api` answered `tools/call echo` with HTTP 429 Too Many Requests (retry after 7s)"
         );
         assert_eq!(e.retry_after(), Some(Duration::from_secs(7)));
+        let e = Error::Sandbox {
+            server: "files".into(),
+            setting: "network".into(),
+            reason: "user namespaces are disabled (user.max_user_namespaces = 0)".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "cannot sandbox server `files`: `network` cannot be enforced here: user namespaces are disabled (user.max_user_namespaces = 0)"
+        );
+        assert!(e
+            .help()
+            .unwrap()
+            .contains("`required = false` in `[servers.files.sandbox]`"));
         let e = Error::UnknownServer { server: "x".into() };
         assert_eq!(e.to_string(), "server `x` is not in the config");
         let e = Error::CircuitOpen {
@@ -622,5 +727,51 @@ mod redaction {
         assert!(!format!("{e:?}").contains("s3cr3t"));
         assert!(std::error::Error::source(&e).is_none());
         assert!(e.get_ref().downcast_ref::<Outer>().is_some());
+    }
+
+    #[test]
+    fn server_texts_are_redacted() {
+        let secrets = vec!["s3cr3t-tok".to_owned()];
+        let mut result = CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+            "bad token s3cr3t-tok",
+        )]);
+        result.structured_content = Some(serde_json::json!({"echo": ["s3cr3t-tok"]}));
+        let tool = Error::Tool {
+            server: "s".into(),
+            tool: "t".into(),
+            message: "bad token s3cr3t-tok".into(),
+            result: Box::new(result),
+        };
+        let rpc = Error::Service {
+            server: "s".into(),
+            method: "tools/call t".into(),
+            source: Box::new(rmcp::ServiceError::McpError(
+                rmcp::ErrorData::invalid_params(
+                    "no user for s3cr3t-tok",
+                    Some(serde_json::json!({"token": "s3cr3t-tok"})),
+                ),
+            )),
+        };
+        let closed = Error::Attempts {
+            server: "s".into(),
+            tool: "t".into(),
+            attempts: 2,
+            last: Box::new(Error::Closed {
+                server: "s".into(),
+                exit: None,
+                stderr: Some("argv: --token s3cr3t-tok".into()),
+            }),
+        };
+        for error in [tool, rpc, closed] {
+            let error = error.redacted(&secrets);
+            let shown = format!("{:#} {error:?}", anyhow_like(&error));
+            assert!(!shown.contains("s3cr3t-tok"), "{shown}");
+            assert!(shown.contains("***"), "{shown}");
+        }
+    }
+
+    /// The message and its sources, as the CLI prints them.
+    fn anyhow_like(error: &Error) -> String {
+        chain(error)
     }
 }

@@ -40,6 +40,7 @@ pub mod hash;
 pub mod json;
 pub mod lock;
 mod prompt;
+pub mod sandbox;
 mod ser;
 mod tool;
 pub mod uri_template;
@@ -55,6 +56,7 @@ pub use lock::{
     LockedTool, Lockfile, ServerLock,
 };
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
+pub use sandbox::SandboxConfig;
 pub use tool::{TaskSupport, Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
 

@@ -45,8 +45,8 @@
 
 // The config (`mcpbind.toml`, `.mcp.json`) and the lockfile.
 pub use mcpbind_core::{
-    find_lockfile, AuthConfig, Config, ConfigError, EntryKind, Lifecycle, LockError,
-    LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy,
+    find_lockfile, AuthConfig, Config, ConfigError, EntryKind, Lifecycle, LockError, LockedEntry,
+    LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy, SandboxConfig,
     ServerConfig, ServerDiff, ServerLock, TransportConfig,
 };
 // What generated code implements and describes itself with.
@@ -55,13 +55,14 @@ pub use mcpbind_core::{
     Tool, ToolMeta, UriTemplate, UriTemplateError, UriValue,
 };
 // Serving a generated `Handler` (test doubles, proxies).
-pub use mcpbind_core::{HandlerResult, Reply, ToolFailure, ToolServer, UriVariables};
 #[cfg(feature = "server")]
 pub use mcpbind_core::{serve_io, serve_stdio};
+pub use mcpbind_core::{HandlerResult, Reply, ToolFailure, ToolServer, UriVariables};
 // Modules whose items are used by path: the lockfile's hashes
 // (`hash::sha256_hex`), JSON read as generated types read it
-// (`json::from_value`), the lockfile and its diff.
-pub use mcpbind_core::{diff, hash, json, lock, uri_template};
+// (`json::from_value`), the config (`config::is_safe_env`), the lockfile
+// and its diff.
+pub use mcpbind_core::{config, diff, hash, json, lock, uri_template};
 
 // Connections and calls.
 #[cfg(feature = "client")]
@@ -100,15 +101,15 @@ pub use mcpbind_core::{CallSource, EventReceiver, Outcome, ToolInvoked};
 #[cfg(feature = "client")]
 pub use mcpbind_core::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
 // The agent toolbox.
+/// rig-core, for the types of `Toolbox::rig_tools` (feature `rig`).
+#[cfg(feature = "rig")]
+pub use mcpbind_core::rig_core;
 #[cfg(feature = "client")]
 pub use mcpbind_core::toolbox::{
     self, BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult,
     OpenAiShape, PromptRequest, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook,
     ToolInventory, Toolbox, ToolboxError,
 };
-/// rig-core, for the types of `Toolbox::rig_tools` (feature `rig`).
-#[cfg(feature = "rig")]
-pub use mcpbind_core::rig_core;
 
 /// Generates bindings from a lockfile at compile time (the same code the
 /// `build.rs` helper writes).

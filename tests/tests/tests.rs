@@ -15,6 +15,7 @@ mod lock;
 mod long_running;
 mod misbehave;
 mod oauth;
+mod privilege;
 mod prompts;
 mod review;
 mod roundtrip;

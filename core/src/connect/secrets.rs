@@ -56,8 +56,8 @@ impl<'a> Expander<'a> {
         Ok(url)
     }
 
-    /// The secrets, each also percent-encoded (as a URL prints it), longest
-    /// first.
+    /// The secrets, each also percent-encoded (as a URL prints it) and
+    /// JSON-escaped, longest first.
     pub(crate) fn finish(self) -> Arc<[String]> {
         self.labelled()
             .into_iter()
@@ -76,6 +76,16 @@ impl<'a> Expander<'a> {
             let encoded = percent_encode(&secret);
             if encoded != secret {
                 all.push((encoded, label.clone()));
+            }
+            // As a JSON string shows it (a server's error data, a JSON
+            // log line): `"` and `\` escaped.
+            let quoted = serde_json::to_string(&secret).unwrap_or_default();
+            let escaped = quoted
+                .strip_prefix('"')
+                .and_then(|q| q.strip_suffix('"'))
+                .unwrap_or(&secret);
+            if escaped != secret {
+                all.push((escaped.to_owned(), label.clone()));
             }
             all.push((secret, label));
         }
@@ -161,5 +171,15 @@ mod tests {
             "http://user:***@h/mcp?api_key=***"
         );
         assert_eq!(redact("k3y with space", &secrets), "***");
+    }
+
+    #[test]
+    fn json_escaped_values_are_secrets() {
+        std::env::set_var("MCPBIND_SECRETS_TEST_QUOTED", "pa\"ss\\word");
+        let mut expander = Expander::new("s");
+        expander.expand("${MCPBIND_SECRETS_TEST_QUOTED}").unwrap();
+        let secrets = expander.finish();
+        let json = serde_json::json!({"echo": "pa\"ss\\word"}).to_string();
+        assert_eq!(redact(&json, &secrets), r#"{"echo":"***"}"#);
     }
 }

@@ -20,7 +20,10 @@ use tokio::process::{Child, Command};
 use super::secrets::Expander;
 use super::tap::{Failure, RawTap};
 use super::{handshake, ConnectFailure, Handler, Lifecycle, Session};
+use crate::config::is_safe_env;
 use crate::error::{redact, Error};
+use crate::sandbox::plan::Target;
+use crate::sandbox::{self, SandboxConfig, Scratch};
 
 /// How many bytes of a server's stderr are kept for error messages.
 const STDERR_TAIL_BYTES: usize = 8 * 1024;
@@ -29,14 +32,28 @@ const STDERR_TAIL_BYTES: usize = 8 * 1024;
 pub(crate) struct Process {
     child: Mutex<Child>,
     stderr: Arc<Mutex<StderrTail>>,
+    /// The config's secrets: a server may print its arguments (a
+    /// `--token ${TOKEN}`) or environment on a usage error.
+    secrets: Arc<[String]>,
+    /// The sandbox's HOME and temp dir, removed with the process.
+    _scratch: Scratch,
 }
 
 impl Process {
-    /// The last bytes the process wrote to stderr.
+    /// The last bytes the process wrote to stderr, with the config's
+    /// secrets replaced by `***`.
     pub(crate) fn stderr_tail(&self) -> Option<String> {
         let tail = self.stderr.lock().ok()?;
         let bytes: Vec<u8> = tail.buf.iter().copied().collect();
-        (!bytes.is_empty()).then(|| String::from_utf8_lossy(&bytes).into_owned())
+        if bytes.is_empty() {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        Some(if tail.truncated {
+            redact_cut(&text, &self.secrets)
+        } else {
+            redact(&text, &self.secrets)
+        })
     }
 
     /// The process id, while it runs.
@@ -76,14 +93,41 @@ struct StderrTail {
     buf: VecDeque<u8>,
     /// The process closed its stderr (it exited, usually).
     closed: bool,
+    /// Bytes were dropped from the front: the tail may start inside a
+    /// secret.
+    truncated: bool,
 }
 
 impl StderrTail {
     fn push(&mut self, bytes: &[u8]) {
-        let bytes = &bytes[bytes.len().saturating_sub(STDERR_TAIL_BYTES)..];
-        self.buf.extend(bytes);
+        let kept = &bytes[bytes.len().saturating_sub(STDERR_TAIL_BYTES)..];
+        self.truncated |= kept.len() < bytes.len();
+        self.buf.extend(kept);
         let excess = self.buf.len().saturating_sub(STDERR_TAIL_BYTES);
+        self.truncated |= excess > 0;
         self.buf.drain(..excess);
+    }
+}
+
+/// [`redact`] for text cut at its start: a start that is the end of a
+/// secret (the rest of it was dropped) is replaced by `***` too.
+fn redact_cut(text: &str, secrets: &[String]) -> String {
+    let text = redact(text, secrets);
+    let cut = secrets
+        .iter()
+        .filter_map(|secret| {
+            // A cut leaving fewer than 4 bytes of a secret would hide any
+            // tail that starts with one of its last letters.
+            (1..secret.len().saturating_sub(3))
+                .filter(|&i| secret.is_char_boundary(i))
+                .map(|i| &secret[i..])
+                .find(|end| text.starts_with(end))
+        })
+        .map(str::len)
+        .max();
+    match cut {
+        Some(len) => format!("***{}", &text[len..]),
+        None => text,
     }
 }
 
@@ -164,6 +208,9 @@ pub(crate) struct Spawn<'a> {
     pub(crate) env: &'a BTreeMap<String, String>,
     pub(crate) max_response_bytes: usize,
     pub(crate) allow_commands: Option<&'a [String]>,
+    /// Pass the agent's whole environment (`inherit_env = true`).
+    pub(crate) inherit_env: bool,
+    pub(crate) sandbox: Option<&'a SandboxConfig>,
 }
 
 /// Whether `program` is in `allowed`: an entry with a `/` is an exact path,
@@ -173,10 +220,7 @@ fn command_allowed(program: &str, allowed: &[String]) -> bool {
 }
 
 /// The command to run, with `${VAR}`s expanded, and the secrets they held.
-fn command(
-    name: &str,
-    spawn: &Spawn<'_>,
-) -> Result<(Command, String, Arc<[String]>), ConnectFailure> {
+fn command(name: &str, spawn: &Spawn<'_>) -> Result<Prepared, ConnectFailure> {
     let mut expander = Expander::new(name);
     let program = expander.expand(spawn.command)?;
     if let Some(allowed) = spawn.allow_commands {
@@ -191,11 +235,28 @@ fn command(
         }
     }
     let mut cmd = Command::new(&program);
+    let mut args = Vec::with_capacity(spawn.args.len());
     for arg in spawn.args {
-        cmd.arg(expander.expand(arg)?);
+        args.push(expander.expand(arg)?);
     }
+    cmd.args(&args);
+    if !spawn.inherit_env {
+        // The agent's API keys stay with the agent: only the safe list, then
+        // what the config names.
+        cmd.env_clear();
+        for (key, value) in std::env::vars_os() {
+            if key.to_str().is_some_and(is_safe_env) {
+                cmd.env(key, value);
+            }
+        }
+    }
+    let mut path = None;
     for (key, value) in spawn.env {
-        cmd.env(key, expander.expand(value)?);
+        let value = expander.expand(value)?;
+        if key == "PATH" {
+            path = Some(value.clone().into());
+        }
+        cmd.env(key, value);
     }
     if let Some(cwd) = spawn.cwd {
         // Spawning in a missing directory fails as if the program were
@@ -209,7 +270,35 @@ fn command(
         }
         cmd.current_dir(cwd);
     }
-    Ok((cmd, program, expander.finish()))
+    let scratch = match spawn.sandbox {
+        Some(sandbox) => {
+            let target = Target {
+                server: name,
+                program: &program,
+                args: &args,
+                cwd: spawn.cwd,
+                path: path.or_else(|| std::env::var_os("PATH")),
+            };
+            sandbox::confine(sandbox, &target, &mut cmd)?
+        }
+        None => Scratch::default(),
+    };
+    Ok(Prepared {
+        cmd,
+        program,
+        secrets: expander.finish(),
+        scratch,
+    })
+}
+
+/// A command ready to spawn.
+struct Prepared {
+    cmd: Command,
+    /// The program, for errors.
+    program: String,
+    secrets: Arc<[String]>,
+    /// The sandbox's directories for this start.
+    scratch: Scratch,
 }
 
 pub(crate) async fn connect_stdio(
@@ -218,7 +307,12 @@ pub(crate) async fn connect_stdio(
     handler: &Handler,
     lifecycle: Lifecycle,
 ) -> Result<Session, ConnectFailure> {
-    let (mut cmd, command, secrets) = command(name, spawn)?;
+    let Prepared {
+        mut cmd,
+        program: command,
+        secrets,
+        scratch,
+    } = command(name, spawn)?;
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -236,6 +330,8 @@ pub(crate) async fn connect_stdio(
     let process = Process {
         child: Mutex::new(child),
         stderr: keep_tail(stderr),
+        secrets: Arc::clone(&secrets),
+        _scratch: scratch,
     };
     let tap = Arc::new(RawTap::default());
     let reader = TeeReader {
@@ -256,7 +352,13 @@ pub(crate) async fn connect_stdio(
             tap: Some(tap),
         }),
         Err(e) => {
-            let e = super::classify(e, lifecycle)?;
+            // A rejection's message is the server's text.
+            let e = super::classify(e, lifecycle).map_err(|failure| match failure {
+                ConnectFailure::Rejected(message) => {
+                    ConnectFailure::Rejected(redact(&message, &secrets))
+                }
+                other => other,
+            })?;
             if let Some(failure) = tap.failure() {
                 return Err(failure.into_error(name).into());
             }
@@ -306,5 +408,18 @@ mod tests {
         tail.push(b"end");
         assert_eq!(tail.buf.len(), STDERR_TAIL_BYTES);
         assert!(tail.buf.iter().rev().take(3).eq(b"dne".iter()));
+        assert!(tail.truncated);
+    }
+
+    #[test]
+    fn a_tail_cut_inside_a_secret_hides_what_is_left_of_it() {
+        let secrets = ["tok-5ecret-value".to_owned()];
+        assert_eq!(
+            redact_cut("5ecret-value and tok-5ecret-value", &secrets),
+            "*** and ***"
+        );
+        assert_eq!(redact_cut("value is cut", &secrets), "*** is cut");
+        assert_eq!(redact_cut("ue is too short", &secrets), "ue is too short");
+        assert_eq!(redact_cut("nothing here", &secrets), "nothing here");
     }
 }

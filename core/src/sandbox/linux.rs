@@ -1,0 +1,327 @@
+//! Enforcing a [`Plan`] on Linux without root: Landlock for files, a user
+//! and network namespace for the network, `setrlimit` for limits.
+//!
+//! Everything that allocates or opens paths from the config (the Landlock
+//! ruleset and its rules, the uid map text) is prepared in the parent
+//! before the fork; the child, between fork and exec, only makes syscalls
+//! on what was prepared ([`Prepared::apply`]), as `pre_exec` requires.
+//!
+//! Why a network namespace rather than Landlock's TCP rules for
+//! `network = false`: Landlock (ABI 4 and later) filters TCP bind and
+//! connect by port only, so UDP (DNS included) and other protocols would
+//! stay open; a fresh network namespace has no interface but a loopback
+//! that is down, so nothing leaves, whatever the protocol.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
+use std::path::Path;
+
+use super::plan::{Plan, Unenforced};
+use super::Limits;
+
+// Landlock's ABI (linux/landlock.h).
+const CREATE_RULESET_VERSION: u32 = 1 << 0;
+const RULE_PATH_BENEATH: libc::c_int = 1;
+const ACCESS_EXECUTE: u64 = 1 << 0;
+const ACCESS_WRITE_FILE: u64 = 1 << 1;
+const ACCESS_READ_FILE: u64 = 1 << 2;
+const ACCESS_READ_DIR: u64 = 1 << 3;
+/// `REMOVE_DIR` up to `MAKE_SYM` (ABI 1).
+const ACCESS_CHANGE_DIR: u64 = 0b1_1111_1111 << 4;
+const ACCESS_REFER: u64 = 1 << 13;
+const ACCESS_TRUNCATE: u64 = 1 << 14;
+const ACCESS_IOCTL_DEV: u64 = 1 << 15;
+/// The rights that apply to a file (not a directory).
+const FILE_RIGHTS: u64 =
+    ACCESS_EXECUTE | ACCESS_WRITE_FILE | ACCESS_READ_FILE | ACCESS_TRUNCATE | ACCESS_IOCTL_DEV;
+const READ_RIGHTS: u64 = ACCESS_EXECUTE | ACCESS_READ_FILE | ACCESS_READ_DIR;
+
+#[repr(C)]
+struct RulesetAttr {
+    handled_access_fs: u64,
+}
+
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// The Landlock ABI version of the running kernel; 0 without Landlock.
+pub(crate) fn landlock_abi() -> i64 {
+    // SAFETY: a query with no attribute, as landlock(7) documents.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<RulesetAttr>(),
+            0usize,
+            CREATE_RULESET_VERSION,
+        )
+    };
+    abi.max(0)
+}
+
+/// All filesystem rights Landlock `abi` knows.
+fn handled_rights(abi: i64) -> u64 {
+    let mut rights = READ_RIGHTS | ACCESS_WRITE_FILE | ACCESS_CHANGE_DIR;
+    if abi >= 2 {
+        rights |= ACCESS_REFER;
+    }
+    if abi >= 3 {
+        rights |= ACCESS_TRUNCATE;
+    }
+    if abi >= 5 {
+        rights |= ACCESS_IOCTL_DEV;
+    }
+    rights
+}
+
+/// What the child applies between fork and exec.
+pub(crate) struct Prepared {
+    ruleset: Option<OwnedFd>,
+    /// `/proc/self`, ruled readable in the child (where it is the child's).
+    proc_self: CString,
+    read_rights: u64,
+    namespaces: libc::c_int,
+    maps: Option<[(CString, CString); 3]>,
+    limits: Vec<(libc::c_int, u64)>,
+}
+
+/// Why a plan cannot be enforced here: the settings it needs that this
+/// kernel lacks.
+pub(crate) fn check(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
+    let mut missing = Vec::new();
+    if plan.read.is_some() && landlock_abi() < 1 {
+        missing.push(Unenforced {
+            setting: "read",
+            reason: "Landlock is not available in this kernel (or not enabled in `lsm=`)".into(),
+        });
+    }
+    // SAFETY: getuid cannot fail.
+    if limits.processes.is_some() && unsafe { libc::getuid() } == 0 {
+        // fork(2) checks RLIMIT_NPROC for every user but root (kuid 0, in
+        // any user namespace).
+        missing.push(Unenforced {
+            setting: "processes",
+            reason: "the kernel does not apply RLIMIT_NPROC to root, and mcpbind runs as root (run the agent as another user, or leave `processes` out)".into(),
+        });
+    }
+    if plan.user_namespace {
+        if let Some(reason) = user_namespaces_off() {
+            let setting = if plan.deny_network {
+                "network"
+            } else {
+                "processes"
+            };
+            missing.push(Unenforced { setting, reason });
+        }
+    }
+    missing
+}
+
+/// Why unprivileged user namespaces are off, when a sysctl says so.
+fn user_namespaces_off() -> Option<String> {
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|s| s.trim().to_owned())
+    };
+    if read("/proc/sys/user/max_user_namespaces").as_deref() == Some("0") {
+        return Some("user namespaces are disabled (user.max_user_namespaces = 0)".into());
+    }
+    if read("/proc/sys/kernel/unprivileged_userns_clone").as_deref() == Some("0") {
+        return Some(
+            "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0)"
+                .into(),
+        );
+    }
+    if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns").as_deref() == Some("1") {
+        return Some("AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1)".into());
+    }
+    None
+}
+
+impl Prepared {
+    /// Builds the ruleset and everything else the child needs.
+    pub(crate) fn new(plan: &Plan, limits: &Limits) -> io::Result<Prepared> {
+        let abi = landlock_abi();
+        let handled = handled_rights(abi);
+        let ruleset = match &plan.read {
+            Some(read) => Some(ruleset(handled, read, &plan.write)?),
+            None => None,
+        };
+        let mut namespaces = 0;
+        if plan.user_namespace {
+            namespaces |= libc::CLONE_NEWUSER;
+        }
+        if plan.deny_network {
+            namespaces |= libc::CLONE_NEWNET;
+        }
+        let maps = plan.user_namespace.then(|| {
+            // SAFETY: getuid and getgid cannot fail.
+            let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+            let c = |s: String| CString::new(s).unwrap_or_default();
+            [
+                (c("/proc/self/setgroups".into()), c("deny".into())),
+                (c("/proc/self/uid_map".into()), c(format!("{uid} {uid} 1"))),
+                (c("/proc/self/gid_map".into()), c(format!("{gid} {gid} 1"))),
+            ]
+        });
+        let mut rlimits = Vec::new();
+        for (resource, value) in [
+            (libc::RLIMIT_DATA, limits.memory),
+            (libc::RLIMIT_CPU, limits.cpu_seconds),
+            (libc::RLIMIT_NOFILE, limits.open_files),
+            (libc::RLIMIT_NPROC, limits.processes),
+        ] {
+            if let Some(value) = value {
+                rlimits.push((resource as libc::c_int, value));
+            }
+        }
+        Ok(Prepared {
+            ruleset,
+            proc_self: CString::new("/proc/self").unwrap_or_default(),
+            read_rights: READ_RIGHTS,
+            namespaces,
+            maps,
+            limits: rlimits,
+        })
+    }
+
+    /// Applies it to the calling process: run in the child between fork and
+    /// exec. Only syscalls on prepared data (async-signal-safe).
+    pub(crate) fn apply(&self) -> io::Result<()> {
+        if self.namespaces != 0 {
+            // SAFETY: unshare takes flags only.
+            check_rc(unsafe { libc::unshare(self.namespaces) })?;
+        }
+        if let Some(maps) = &self.maps {
+            for (path, text) in maps {
+                write_file(path, text)?;
+            }
+        }
+        for &(resource, value) in &self.limits {
+            let limit = libc::rlimit {
+                rlim_cur: value,
+                rlim_max: value,
+            };
+            // SAFETY: a valid rlimit for a valid resource.
+            check_rc(unsafe { libc::setrlimit(resource as _, &limit) })?;
+        }
+        if let Some(ruleset) = &self.ruleset {
+            // The child's own /proc entries (not the agent's environ).
+            let fd = open_path(&self.proc_self)?;
+            add_rule(ruleset, &fd, self.read_rights)?;
+            drop(fd);
+            // SAFETY: prctl and landlock_restrict_self on a valid fd.
+            check_rc(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
+            let rc = unsafe {
+                libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32)
+            };
+            check_rc(rc as libc::c_int)?;
+        }
+        Ok(())
+    }
+}
+
+/// A Landlock ruleset handling `handled`, allowing `read` and `write`
+/// (paths that do not exist are skipped: there is nothing to allow).
+fn ruleset(
+    handled: u64,
+    read: &[std::path::PathBuf],
+    write: &[std::path::PathBuf],
+) -> io::Result<OwnedFd> {
+    let attr = RulesetAttr {
+        handled_access_fs: handled,
+    };
+    // SAFETY: attr is a valid landlock_ruleset_attr of the size given.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            &attr as *const RulesetAttr,
+            std::mem::size_of::<RulesetAttr>(),
+            0u32,
+        )
+    };
+    check_rc(fd as libc::c_int)?;
+    // SAFETY: a new fd that nothing else owns.
+    let ruleset = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
+    let rules = read
+        .iter()
+        .map(|p| (p, READ_RIGHTS))
+        .chain(write.iter().map(|p| (p, handled)));
+    for (path, rights) in rules {
+        let Some(fd) = open_existing(path)? else {
+            continue;
+        };
+        let rights = if path.is_dir() {
+            rights
+        } else {
+            rights & FILE_RIGHTS
+        };
+        add_rule(&ruleset, &fd, rights & handled)?;
+    }
+    Ok(ruleset)
+}
+
+fn open_existing(path: &Path) -> io::Result<Option<OwnedFd>> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return Ok(None);
+    };
+    match open_path(&c) {
+        Ok(fd) => Ok(Some(fd)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn open_path(path: &CString) -> io::Result<OwnedFd> {
+    // SAFETY: a NUL-terminated path.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    check_rc(fd)?;
+    // SAFETY: a new fd that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn add_rule(ruleset: &OwnedFd, path: &OwnedFd, rights: u64) -> io::Result<()> {
+    let attr = PathBeneathAttr {
+        allowed_access: rights,
+        parent_fd: path.as_raw_fd(),
+    };
+    // SAFETY: a valid path-beneath attribute and ruleset fd.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset.as_raw_fd(),
+            RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        )
+    };
+    check_rc(rc as libc::c_int)
+}
+
+fn write_file(path: &CString, text: &CString) -> io::Result<()> {
+    // SAFETY: NUL-terminated path; a buffer of the length given.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    check_rc(fd)?;
+    let bytes = text.as_bytes();
+    let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    let result = if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    };
+    unsafe { libc::close(fd) };
+    result
+}
+
+fn check_rc(rc: libc::c_int) -> io::Result<()> {
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}

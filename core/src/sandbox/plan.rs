@@ -1,0 +1,284 @@
+//! From a server's sandbox config to what its spawn applies: the paths it
+//! may read and write (its runtime's own installation included), the HOME
+//! and temp dir it gets, and what this platform cannot enforce.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{HomePolicy, NetworkPolicy, SandboxConfig};
+
+/// System directories every program needs to start (read and execute).
+const SYSTEM_READ: &[&str] = &[
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/bin",
+    "/sbin",
+    "/etc",
+    // What runtimes read about the machine (CPUs, memory, cgroup limits).
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/stat",
+    "/sys/devices/system/cpu",
+    "/sys/fs/cgroup",
+];
+
+/// Devices every program may use (read and write).
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// What a spawn applies, computed before the fork.
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    /// Files are confined to these (read, execute) and `write`; `None`:
+    /// files are not confined.
+    pub(crate) read: Option<Vec<PathBuf>>,
+    /// Read and write.
+    pub(crate) write: Vec<PathBuf>,
+    /// Variables set for the server (`HOME`, `TMPDIR`, `npm_config_cache`).
+    pub(crate) env: Vec<(&'static str, PathBuf)>,
+    /// Directories made for this start, removed when it ends.
+    pub(crate) scratch: Vec<PathBuf>,
+    /// No network: a user and network namespace.
+    pub(crate) deny_network: bool,
+    /// A user namespace (for `network = false` and `processes`).
+    pub(crate) user_namespace: bool,
+    /// The settings this platform cannot enforce, and why.
+    pub(crate) unenforced: Vec<Unenforced>,
+}
+
+/// A setting that cannot be enforced here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unenforced {
+    /// The key, as in `[servers.NAME.sandbox]`.
+    pub(crate) setting: &'static str,
+    /// Why.
+    pub(crate) reason: String,
+}
+
+/// What the spawn knows of the server.
+pub(crate) struct Target<'a> {
+    pub(crate) server: &'a str,
+    pub(crate) program: &'a str,
+    pub(crate) args: &'a [String],
+    pub(crate) cwd: Option<&'a Path>,
+    /// The `PATH` the server gets.
+    pub(crate) path: Option<std::ffi::OsString>,
+}
+
+impl Plan {
+    /// The plan for `sandbox`; creates the isolated HOME and temp dir.
+    pub(crate) fn new(sandbox: &SandboxConfig, target: &Target<'_>) -> std::io::Result<Plan> {
+        let mut plan = Plan {
+            deny_network: sandbox.network == NetworkPolicy::Deny,
+            user_namespace: sandbox.needs_user_namespace(),
+            ..Plan::default()
+        };
+        if let NetworkPolicy::AllowList(hosts) = &sandbox.network {
+            plan.unenforced.push(Unenforced {
+                setting: "network",
+                reason: format!(
+                    "an allow-list ({}) needs a filtering proxy, which mcpbind does not have yet (Landlock filters TCP by port, not host)",
+                    hosts.join(", ")
+                ),
+            });
+        }
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        if sandbox.home == HomePolicy::Isolated {
+            let dir = plan.scratch_dir(target.server, "home")?;
+            plan.env.push(("HOME", dir.clone()));
+            plan.write.push(dir);
+        }
+        if let Some(files) = &sandbox.files {
+            let tmp = plan.scratch_dir(target.server, "tmp")?;
+            plan.env.push(("TMPDIR", tmp.clone()));
+            plan.write.push(tmp);
+            plan.write.extend(files.write.iter().cloned());
+            let mut read: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
+            read.extend(files.read.iter().cloned());
+            read.extend(runtime_paths(target));
+            plan.write.extend(DEVICES.iter().map(PathBuf::from));
+            plan.write
+                .extend(state_dirs(target.program, home.as_deref()));
+            plan.read = Some(read);
+        }
+        // npx keeps its packages in the agent's cache, not the fresh HOME.
+        if sandbox.home == HomePolicy::Isolated && is_npm(target.program) {
+            if let Some(cache) = home.map(|h| h.join(".npm")) {
+                plan.env.push(("npm_config_cache", cache));
+            }
+        }
+        Ok(plan)
+    }
+
+    /// A new empty directory for this start of the server.
+    fn scratch_dir(&mut self, server: &str, what: &str) -> std::io::Result<PathBuf> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "mcpbind-{server}-{what}-{}-{n}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        create_private_dir(&dir)?;
+        self.scratch.push(dir.clone());
+        Ok(dir)
+    }
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    std::fs::DirBuilder::new().mode(0o700).create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir(dir)
+}
+
+fn is_npm(program: &str) -> bool {
+    let name = Path::new(program).file_name().and_then(|n| n.to_str());
+    matches!(name, Some("npx" | "npm"))
+}
+
+/// The package managers' own state under the agent's HOME, which they
+/// write as they run (`npx` its cache, `uvx` its tools).
+fn state_dirs(program: &str, home: Option<&Path>) -> Vec<PathBuf> {
+    let Some(home) = home else {
+        return Vec::new();
+    };
+    let name = Path::new(program).file_name().and_then(|n| n.to_str());
+    let dirs: &[&str] = match name {
+        Some("npx" | "npm") => &[".npm"],
+        Some("uvx" | "uv") => &[".cache/uv", ".local/share/uv"],
+        _ => &[],
+    };
+    dirs.iter().map(|d| home.join(d)).collect()
+}
+
+/// The program's installation (its prefix, through symlinks and a `#!`
+/// line), and the scripts named in its arguments with their packages.
+fn runtime_paths(target: &Target<'_>) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    if let Some(program) = resolve(target.program, target.cwd, target.path.as_deref()) {
+        paths.extend(installation(&program));
+        if let Some(interpreter) = shebang(&program) {
+            if let Some(found) = resolve(&interpreter, target.cwd, target.path.as_deref()) {
+                paths.extend(installation(&found));
+            }
+        }
+    }
+    for arg in target.args {
+        let path = match target.cwd {
+            Some(cwd) => cwd.join(arg),
+            None => PathBuf::from(arg),
+        };
+        if path.is_file() {
+            paths.push(script_root(&path));
+        }
+    }
+    paths
+}
+
+/// A program as the spawn finds it: a path (relative to `cwd`), or a name
+/// on `PATH`.
+pub(crate) fn resolve(
+    program: &str,
+    cwd: Option<&Path>,
+    path: Option<&std::ffi::OsStr>,
+) -> Option<PathBuf> {
+    if program.contains('/') {
+        let found = match cwd {
+            Some(cwd) => cwd.join(program),
+            None => PathBuf::from(program),
+        };
+        return found.is_file().then_some(found);
+    }
+    std::env::split_paths(path?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// The installation `program` belongs to: the directory above its `bin`
+/// (a Node prefix, a venv), or its own directory; for the path as found
+/// and through its symlinks.
+fn installation(program: &Path) -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    let real = std::fs::canonicalize(program).ok();
+    for path in std::iter::once(program).chain(real.as_deref()) {
+        if let Some(dir) = path.parent() {
+            let root = match dir.file_name() {
+                Some(name) if name == "bin" => dir.parent().unwrap_or(dir),
+                _ => dir,
+            };
+            if root != Path::new("/") {
+                roots.push(root.to_owned());
+            }
+        }
+    }
+    roots
+}
+
+/// The interpreter of a `#!` line (the program `env` runs, for
+/// `#!/usr/bin/env python3`).
+fn shebang(program: &Path) -> Option<String> {
+    use std::io::Read as _;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(program).ok()?.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
+    let line = std::str::from_utf8(line).ok()?;
+    let mut words = line.split_whitespace();
+    let interpreter = words.next()?;
+    if interpreter.ends_with("/env") {
+        words.find(|w| !w.starts_with('-')).map(str::to_owned)
+    } else {
+        Some(interpreter.to_owned())
+    }
+}
+
+/// What a script needs beside it: its package's `node_modules` (where its
+/// dependencies are), else its own directory.
+fn script_root(script: &Path) -> PathBuf {
+    script
+        .ancestors()
+        .find(|dir| dir.file_name().is_some_and(|n| n == "node_modules"))
+        .unwrap_or_else(|| script.parent().unwrap_or(Path::new("/")))
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_an_installation_and_a_scripts_package() {
+        assert_eq!(
+            script_root(Path::new("/p/node_modules/@s/fs/dist/index.js")),
+            Path::new("/p/node_modules")
+        );
+        assert_eq!(
+            script_root(Path::new("/srv/tools/server.py")),
+            Path::new("/srv/tools")
+        );
+        assert_eq!(
+            installation(Path::new("/nonexistent/venv/bin/python")),
+            [PathBuf::from("/nonexistent/venv")]
+        );
+        let dir = std::env::temp_dir().join(format!("mcpbind-plan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = dir.join("server");
+        std::fs::write(&script, "#!/usr/bin/env -S python3 -u\nprint()\n").unwrap();
+        assert_eq!(shebang(&script).as_deref(), Some("python3"));
+        std::fs::write(&script, "#!/opt/py/bin/python3\n").unwrap();
+        assert_eq!(shebang(&script).as_deref(), Some("/opt/py/bin/python3"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

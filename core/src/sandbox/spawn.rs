@@ -1,0 +1,151 @@
+//! Applying a sandbox to the one spawn of a stdio server
+//! (`connect/stdio.rs`): the checks, the warnings of `required = false`,
+//! and the scratch directories that live as long as the process.
+
+use std::path::PathBuf;
+
+use super::plan::{Plan, Target, Unenforced};
+use super::{Limits, SandboxConfig};
+use crate::error::Error;
+
+/// The directories made for one start of a server (its isolated HOME and
+/// temp dir): removed when the process is dropped.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch(Vec<PathBuf>);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        for dir in &self.0 {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Confines `cmd` as `sandbox` says, or fails with [`Error::Sandbox`]
+/// naming the first setting this platform cannot enforce (a warning per
+/// setting instead, when `required = false`).
+pub(crate) fn confine(
+    sandbox: &SandboxConfig,
+    target: &Target<'_>,
+    cmd: &mut tokio::process::Command,
+) -> Result<Scratch, Error> {
+    let server = target.server;
+    let failed = |setting: &str, e: std::io::Error| Error::Sandbox {
+        server: server.to_owned(),
+        setting: setting.to_owned(),
+        reason: format!("preparing it failed: {e}"),
+    };
+    let mut plan = Plan::new(sandbox, target).map_err(|e| failed("home", e))?;
+    let scratch = Scratch(std::mem::take(&mut plan.scratch));
+    let mut limits = sandbox.limits;
+    let mut unenforced = std::mem::take(&mut plan.unenforced);
+    unenforced.extend(platform_gaps(&plan, &limits));
+    for gap in unenforced {
+        if sandbox.required {
+            return Err(Error::Sandbox {
+                server: server.to_owned(),
+                setting: gap.setting.to_owned(),
+                reason: gap.reason,
+            });
+        }
+        tracing::warn!(server, setting = gap.setting, reason = %gap.reason, "sandbox setting not enforced (`required = false`)");
+        relax(&mut plan, &mut limits, gap.setting);
+    }
+    for (key, value) in &plan.env {
+        cmd.env(key, value);
+    }
+    enforce(&plan, &limits, cmd).map_err(|e| failed("read", e))?;
+    Ok(scratch)
+}
+
+/// Drops a setting that cannot be enforced (`required = false`).
+fn relax(plan: &mut Plan, limits: &mut Limits, setting: &str) {
+    match setting {
+        "read" | "write" => plan.read = None,
+        "network" => plan.deny_network = false,
+        "processes" => limits.processes = None,
+        _ => {}
+    }
+    plan.user_namespace = plan.deny_network || limits.processes.is_some();
+}
+
+#[cfg(target_os = "linux")]
+fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
+    super::linux::check(plan, limits)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
+    let reason =
+        || "mcpbind's sandbox uses Landlock and namespaces, which only Linux has".to_owned();
+    let mut gaps = Vec::new();
+    if plan.read.is_some() {
+        gaps.push(Unenforced {
+            setting: "read",
+            reason: reason(),
+        });
+    }
+    if plan.deny_network {
+        gaps.push(Unenforced {
+            setting: "network",
+            reason: reason(),
+        });
+    }
+    if limits.processes.is_some() {
+        gaps.push(Unenforced {
+            setting: "processes",
+            reason: reason(),
+        });
+    }
+    if cfg!(not(unix))
+        && (limits.memory, limits.cpu_seconds, limits.open_files) != (None, None, None)
+    {
+        gaps.push(Unenforced {
+            setting: "memory",
+            reason: "resource limits need setrlimit (Unix)".into(),
+        });
+    }
+    gaps
+}
+
+#[cfg(target_os = "linux")]
+fn enforce(plan: &Plan, limits: &Limits, cmd: &mut tokio::process::Command) -> std::io::Result<()> {
+    let prepared = super::linux::Prepared::new(plan, limits)?;
+    // SAFETY: `apply` only makes syscalls on data prepared before the fork.
+    unsafe {
+        cmd.pre_exec(move || prepared.apply());
+    }
+    Ok(())
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn enforce(_: &Plan, limits: &Limits, cmd: &mut tokio::process::Command) -> std::io::Result<()> {
+    let limits = *limits;
+    // SAFETY: setrlimit only.
+    unsafe {
+        cmd.pre_exec(move || {
+            for (resource, value) in [
+                (libc::RLIMIT_DATA, limits.memory),
+                (libc::RLIMIT_CPU, limits.cpu_seconds),
+                (libc::RLIMIT_NOFILE, limits.open_files),
+            ] {
+                if let Some(value) = value {
+                    let limit = libc::rlimit {
+                        rlim_cur: value as _,
+                        rlim_max: value as _,
+                    };
+                    if libc::setrlimit(resource, &limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+            }
+            Ok(())
+        });
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn enforce(_: &Plan, _: &Limits, _: &mut tokio::process::Command) -> std::io::Result<()> {
+    Ok(())
+}

@@ -1,0 +1,88 @@
+//! What the sandbox costs at spawn: time to ready (spawn plus the MCP
+//! handshake) of the same Python stdio server (`tests/servers/probe.py`),
+//! unconfined and under each sandbox setting, interleaved run by run so
+//! that the machine's noise hits all alike. Run with `cargo bench -p
+//! mcpbind-tests --bench sandbox`; it prints medians and ratios to the
+//! unconfined start.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use mcpbind::Config;
+
+const RUNS: usize = 25;
+
+fn main() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("servers");
+    let status = Command::new("bash")
+        .arg(dir.join("install.sh"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let data = tempfile_dir();
+    let server = |sandbox: &str| {
+        format!(
+            "command = {:?}\nargs = [{:?}]\n{sandbox}",
+            dir.join(".venv/bin/python").display().to_string(),
+            dir.join("probe.py").display().to_string()
+        )
+    };
+    let variants = [
+        ("unconfined (filtered env)", String::new()),
+        ("read/write (Landlock)", format!("sandbox = {{ read = [{data:?}], write = [{data:?}] }}")),
+        ("network = false (namespaces)", "sandbox = { network = false }".into()),
+        ("home = \"isolated\"", "sandbox = { home = \"isolated\" }".into()),
+        ("limits (setrlimit)", "sandbox = { memory = \"1G\", cpu = 60, open_files = 256 }".into()),
+        (
+            "all of them",
+            format!("sandbox = {{ read = [{data:?}], write = [{data:?}], network = false, home = \"isolated\", memory = \"1G\", cpu = 60, open_files = 256 }}"),
+        ),
+    ];
+    let toml: String = variants
+        .iter()
+        .enumerate()
+        .map(|(i, (_, sandbox))| format!("[servers.s{i}]\n{}\n", server(sandbox)))
+        .collect();
+    let config = Config::from_toml_str(&toml).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut times = vec![Vec::with_capacity(RUNS); variants.len()];
+    runtime.block_on(async {
+        for _ in 0..RUNS {
+            for (i, samples) in times.iter_mut().enumerate() {
+                let started = Instant::now();
+                let client = mcpbind::Client::connect(&config, &format!("s{i}"))
+                    .await
+                    .unwrap();
+                samples.push(started.elapsed());
+                client.close().await;
+            }
+        }
+    });
+    let medians: Vec<Duration> = times
+        .iter_mut()
+        .map(|t| {
+            t.sort();
+            t[RUNS / 2]
+        })
+        .collect();
+    println!("time to ready, median of {RUNS} interleaved starts (probe.py, Python 3)");
+    for ((name, _), median) in variants.iter().zip(&medians) {
+        println!(
+            "  {name:<30} {:>8.1} ms  {:>5.2}x",
+            median.as_secs_f64() * 1e3,
+            median.as_secs_f64() / medians[0].as_secs_f64()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+fn tempfile_dir() -> String {
+    let dir = std::env::temp_dir().join(format!("mcpbind-bench-sandbox-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.display().to_string()
+}
