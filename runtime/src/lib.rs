@@ -61,9 +61,10 @@ pub use mcpbind_core::events::{self, subscribe as subscribe_events};
 pub use mcpbind_core::notices::{self, subscribe as subscribe_notices};
 #[cfg(feature = "client")]
 pub use mcpbind_core::toolbox::{
-    self, BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult,
-    OpenAiShape, PromptRequest, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook,
-    ToolInventory, Toolbox, ToolboxError,
+    self, Approval, BoundServer, CallError, CallRequest, ContentKind, ContentNote, ContentOptions,
+    Definitions, DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement,
+    PromptRequest, Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall,
+    ToolEntry, ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError, Verdict,
 };
 #[cfg(feature = "client")]
 pub use mcpbind_core::{CallSource, EventReceiver, Outcome, ToolInvoked};
