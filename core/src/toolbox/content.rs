@@ -611,30 +611,7 @@ pub(crate) fn render(
             ))),
         }
     }
-    let message = match provider {
-        Provider::OpenAiChat => json!({
-            "role": "tool",
-            "tool_call_id": call_id,
-            "content": joined(&blocks),
-        }),
-        Provider::OpenAiResponses => json!({
-            "type": "function_call_output",
-            "call_id": call_id,
-            "output": block_list(provider, &blocks),
-        }),
-        Provider::Anthropic => {
-            let mut block = json!({
-                "type": "tool_result",
-                "tool_use_id": call_id,
-                "content": block_list(provider, &blocks),
-            });
-            if is_error {
-                block["is_error"] = json!(true);
-            }
-            block
-        }
-        Provider::Gemini => gemini_response(name, call_id, &blocks, is_error),
-    };
+    let message = message(provider, name, call_id, &blocks, is_error);
     let follow_up = match provider {
         Provider::OpenAiChat | Provider::OpenAiResponses if !follow_up.is_empty() => {
             vec![json!({"role": "user", "content": follow_up})]
@@ -646,6 +623,40 @@ pub(crate) fn render(
         follow_up,
         notes,
         is_error,
+    }
+}
+
+/// The provider's tool-result value for the blocks.
+fn message(
+    provider: Provider,
+    name: &str,
+    call_id: &str,
+    blocks: &[Block<'_>],
+    is_error: bool,
+) -> Value {
+    match provider {
+        Provider::OpenAiChat => json!({
+            "role": "tool",
+            "tool_call_id": call_id,
+            "content": joined(blocks),
+        }),
+        Provider::OpenAiResponses => json!({
+            "type": "function_call_output",
+            "call_id": call_id,
+            "output": block_list(provider, blocks),
+        }),
+        Provider::Anthropic => {
+            let mut block = json!({
+                "type": "tool_result",
+                "tool_use_id": call_id,
+                "content": block_list(provider, blocks),
+            });
+            if is_error {
+                block["is_error"] = json!(true);
+            }
+            block
+        }
+        Provider::Gemini => gemini_response(name, call_id, blocks, is_error),
     }
 }
 
