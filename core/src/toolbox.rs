@@ -11,9 +11,11 @@
 //! Generated code gives the toolbox what it needs through [`BoundServer`]:
 //! each server's generated `Client` lists one [`ToolEntry`] per tool.
 //!
-//! Two opt-ins go beyond tools: a server's resource templates as read tools
-//! ([`Toolbox::add_resource_templates`], `templates.rs`), and prompts
-//! rendered into a system prompt ([`Toolbox::system_prompt`], `prompts.rs`).
+//! Three opt-ins go beyond tools: a server's resource templates as read
+//! tools ([`Toolbox::add_resource_templates`], `templates.rs`), prompts
+//! rendered into a system prompt ([`Toolbox::system_prompt`], `prompts.rs`),
+//! and concrete resources rendered within a budget
+//! ([`Toolbox::resource_context`], `resources.rs`).
 
 mod content;
 mod dispatch;
@@ -23,6 +25,7 @@ mod names;
 mod params;
 mod prompts;
 mod providers;
+mod resources;
 #[cfg(feature = "rig")]
 mod rig;
 mod select;
@@ -141,6 +144,17 @@ pub enum ToolboxError {
         template: String,
         /// Why its `uriTemplate` doesn't parse.
         reason: String,
+    },
+    /// A server's resources could not be listed or read.
+    #[error("{} of server `{server}` could not be read", uri.as_deref().map_or("the resources".to_owned(), |u| format!("resource `{u}`")))]
+    Resource {
+        /// The server.
+        server: String,
+        /// The resource, when reading it failed (`None`: listing failed).
+        uri: Option<String>,
+        /// Why (boxed: the error is large).
+        #[source]
+        source: Box<crate::error::Error>,
     },
     /// A prompt for the system prompt could not be got.
     #[error("prompt `{prompt}` of server `{server}` could not be rendered")]

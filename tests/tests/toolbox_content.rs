@@ -409,3 +409,53 @@ fn limits_are_reported_and_a_subset_is_picked() {
     assert_eq!(tools.enable_where(|t| t.tool == "delete_item"), 12);
     assert!(tools.names().contains(&"d0_delete_item"));
 }
+
+// ---------------------------------------------------------------------------
+// Resources as context
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resources_render_into_context_within_a_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path());
+    let client = everything::Client::connect(&config).await.unwrap();
+    let listed = client.inner().list_resources().await.unwrap();
+    assert!(listed.len() >= 5, "{listed:?}");
+    let mut tools = Toolbox::new();
+    tools.add(client).unwrap();
+
+    // Room for everything: each document's text, as the server has it.
+    let docs = util::npm_server("server-everything");
+    let docs = std::path::Path::new(&docs)
+        .parent()
+        .unwrap()
+        .join("docs/features.md");
+    let features = std::fs::read_to_string(docs).unwrap();
+    let all = tools
+        .resource_context(&["everything"], 1 << 20)
+        .await
+        .unwrap();
+    assert!(all.contains(features.trim()), "{all}");
+    assert!(!all.contains("Left out"));
+
+    // A small budget: what fits, then the rest named, none missing.
+    let budget = 4000;
+    let some = tools
+        .resource_context(&["everything"], budget)
+        .await
+        .unwrap();
+    assert!(some.len() <= budget, "{} bytes", some.len());
+    let (_, left_out) = some
+        .split_once("Left out (over the budget of 4000 bytes): ")
+        .unwrap();
+    for resource in &listed {
+        let named = format!("<{}>", resource.uri);
+        assert!(some.contains(&named), "{named} neither shown nor named");
+    }
+    assert!(left_out.contains("demo://resource/static/document/"));
+
+    let unknown = tools.resource_context(&["nope"], budget).await;
+    assert!(matches!(
+        unknown,
+        Err(mcpbind::ToolboxError::UnknownServer { .. })
+    ));
+}
