@@ -110,9 +110,10 @@ pub use notices::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
 pub use servers::{Health, Servers};
 #[cfg(feature = "client")]
 pub use toolbox::{
-    BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult, OpenAiShape,
-    PromptRequest, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook, ToolInventory, Toolbox,
-    ToolboxError,
+    Approval, BoundServer, CallError, CallRequest, ContentKind, ContentNote, ContentOptions,
+    Definitions, DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement,
+    PromptRequest, Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall,
+    ToolEntry, ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError, Verdict,
 };
 
 /// rmcp's protocol types, re-exported rather than copied.

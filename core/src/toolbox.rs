@@ -11,18 +11,24 @@
 //! Generated code gives the toolbox what it needs through [`BoundServer`]:
 //! each server's generated `Client` lists one [`ToolEntry`] per tool.
 //!
-//! Two opt-ins go beyond tools: a server's resource templates as read tools
-//! ([`Toolbox::add_resource_templates`], `templates.rs`), and prompts
-//! rendered into a system prompt ([`Toolbox::system_prompt`], `prompts.rs`).
+//! Three opt-ins go beyond tools: a server's resource templates as read
+//! tools ([`Toolbox::add_resource_templates`], `templates.rs`), prompts
+//! rendered into a system prompt ([`Toolbox::system_prompt`], `prompts.rs`),
+//! and concrete resources rendered within a budget
+//! ([`Toolbox::resource_context`], `resources.rs`).
 
+mod content;
 mod dispatch;
 mod hooks;
 mod inventory;
 mod names;
+mod params;
 mod prompts;
 mod providers;
+mod resources;
 #[cfg(feature = "rig")]
 mod rig;
+mod select;
 mod templates;
 
 use std::collections::HashMap;
@@ -36,12 +42,16 @@ use crate::events::{self, CallScope};
 use crate::prompt::ResourceTemplateMeta;
 use crate::tool::{Tool, ToolMeta};
 
+pub use content::{ContentKind, ContentNote, ContentOptions, Placement, Provider, ProviderResult};
 pub use dispatch::{CallError, ModelResult, ToolCall};
-pub use hooks::{HookCall, ToolHook};
+pub use hooks::{Approval, CallRequest, HookCall, ToolHook, Verdict};
 pub use inventory::{ServerInventory, ToolInventory};
 pub use names::{is_legal as is_legal_tool_name, model_name, MAX_NAME_LEN};
 pub use prompts::PromptRequest;
-pub use providers::{Definitions, DescriptionPolicy, OpenAiShape, Refusal};
+pub use providers::{
+    Definitions, DescriptionPolicy, LimitExceeded, OpenAiShape, Refusal, RequestLimit,
+};
+pub use select::ToolFacts;
 
 use dispatch::CallFn;
 use providers::ToolView;
@@ -135,6 +145,17 @@ pub enum ToolboxError {
         /// Why its `uriTemplate` doesn't parse.
         reason: String,
     },
+    /// A server's resources could not be listed or read.
+    #[error("{} of server `{server}` could not be read", uri.as_deref().map_or("the resources".to_owned(), |u| format!("resource `{u}`")))]
+    Resource {
+        /// The server.
+        server: String,
+        /// The resource, when reading it failed (`None`: listing failed).
+        uri: Option<String>,
+        /// Why (boxed: the error is large).
+        #[source]
+        source: Box<crate::error::Error>,
+    },
     /// A prompt for the system prompt could not be got.
     #[error("prompt `{prompt}` of server `{server}` could not be rendered")]
     Prompt {
@@ -217,6 +238,7 @@ pub struct Toolbox {
     index: HashMap<String, (usize, usize)>,
     description: DescriptionPolicy,
     hooks: Vec<Arc<dyn ToolHook>>,
+    approvals: Vec<Arc<dyn Approval>>,
     warnings: Vec<String>,
 }
 
@@ -283,8 +305,10 @@ impl Toolbox {
                 });
             }
             added.insert(model_name.clone(), tools.len());
-            let schema = serde_json::from_str(entry.meta.input_schema)
-                .unwrap_or_else(|_| serde_json::json!({"type": "object"}));
+            let schema = providers::object_root(
+                serde_json::from_str(entry.meta.input_schema)
+                    .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
+            );
             tools.push(ToolSlot {
                 kind: SlotKind::Tool(*entry),
                 model_name,
@@ -352,6 +376,12 @@ impl Toolbox {
     /// Adds a hook run around every dispatched call.
     pub fn with_hook(&mut self, hook: impl ToolHook + 'static) -> &mut Self {
         self.hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// Adds an approval run before every dispatched call (see [`Approval`]).
+    pub fn with_approval(&mut self, approval: impl Approval + 'static) -> &mut Self {
+        self.approvals.push(Arc::new(approval));
         self
     }
 
@@ -515,7 +545,7 @@ impl Toolbox {
             out.tools
                 .push(providers::openai::definition(&view, shape, strict_schema));
         }
-        out
+        out.check(RequestLimit::OpenAiFunctions)
     }
 
     /// Anthropic definitions (`tools` of the Messages API).
@@ -525,7 +555,7 @@ impl Toolbox {
                 .views()
                 .map(|v| providers::anthropic::definition(&v))
                 .collect(),
-            refusals: Vec::new(),
+            ..Definitions::default()
         }
     }
 
@@ -543,7 +573,7 @@ impl Toolbox {
                 }),
             }
         }
-        out
+        out.check(RequestLimit::GeminiFunctionDeclarations)
     }
 
     /// Dispatches a model's call: `arguments` is the JSON text the model
@@ -580,6 +610,10 @@ impl Toolbox {
                 attempts: 0,
             };
         };
+        let arguments = match self.approve(name, server, tool, arguments).await {
+            Ok(arguments) => arguments,
+            Err((reason, arguments)) => return refused(server, tool, reason, arguments, start),
+        };
         if self.hooks.is_empty() {
             return self.run(server, tool, arguments, start).await;
         }
@@ -598,6 +632,40 @@ impl Toolbox {
             hook.after(&hook_call, &call);
         }
         call
+    }
+
+    /// Runs the approvals in order: the arguments to send (amended or not),
+    /// or the first refusal's reason. Arguments that aren't JSON go on
+    /// unreviewed: they are rejected before anything is sent.
+    async fn approve(
+        &self,
+        name: &str,
+        server: &ServerSlot,
+        tool: &ToolSlot,
+        arguments: Result<Value, String>,
+    ) -> Result<Result<Value, String>, (String, Value)> {
+        let Ok(mut value) = arguments else {
+            return Ok(arguments);
+        };
+        for approval in &self.approvals {
+            let facts = select::facts(&server.name, tool);
+            let request = CallRequest {
+                name: name.to_owned(),
+                server: server.name.clone(),
+                tool: facts.tool.to_owned(),
+                arguments: value.clone(),
+                read_only: facts.read_only,
+                destructive: facts.destructive,
+                idempotent: facts.idempotent,
+                open_world: facts.open_world,
+            };
+            match approval.review(request).await {
+                Verdict::Approve => {}
+                Verdict::Amend { arguments } => value = arguments,
+                Verdict::Refuse { reason } => return Err((reason, value)),
+            }
+        }
+        Ok(Ok(value))
     }
 
     async fn run(
@@ -637,6 +705,7 @@ impl Toolbox {
             Ok(map) => Value::Object(map),
             Err((reason, shown)) => return rejected(CallError::MalformedJson { reason }, shown),
         };
+        params::unalias(&tool.schema, &mut arguments);
         let mut problems = dispatch::prepare(&tool.schema, &mut arguments);
         if problems.is_empty() {
             let violations = crate::validate::violations(meta.input_schema, &arguments);
@@ -661,6 +730,35 @@ impl Toolbox {
             events::with_scope(Arc::clone(&scope), (entry.call)(&server.client, map)).await;
         let attempts = scope.attempts.load(std::sync::atomic::Ordering::Relaxed);
         finish(outcome, attempts)
+    }
+}
+
+/// A call an approval refused: never sent; the model reads the reason.
+fn refused(
+    server: &ServerSlot,
+    tool: &ToolSlot,
+    reason: String,
+    arguments: Value,
+    start: Instant,
+) -> ToolCall {
+    let error = CallError::Refused { reason };
+    if let SlotKind::Tool(entry) = &tool.kind {
+        events::publish_rejected(
+            server.client.server_config(),
+            &server.name,
+            &entry.meta,
+            &tool.model_name,
+            arguments,
+            error.to_string(),
+            start.elapsed(),
+        );
+    }
+    ToolCall {
+        name: tool.model_name.clone(),
+        target: Some((server.name.clone(), tool.wire_name())),
+        outcome: Err(error),
+        duration: start.elapsed(),
+        attempts: 0,
     }
 }
 

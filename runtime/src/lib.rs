@@ -106,9 +106,10 @@ pub use mcpbind_core::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink}
 pub use mcpbind_core::rig_core;
 #[cfg(feature = "client")]
 pub use mcpbind_core::toolbox::{
-    self, BoundServer, CallError, Definitions, DescriptionPolicy, HookCall, ModelResult,
-    OpenAiShape, PromptRequest, Refusal, ServerInventory, ToolCall, ToolEntry, ToolHook,
-    ToolInventory, Toolbox, ToolboxError,
+    self, Approval, BoundServer, CallError, CallRequest, ContentKind, ContentNote, ContentOptions,
+    Definitions, DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement,
+    PromptRequest, Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall,
+    ToolEntry, ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError, Verdict,
 };
 
 /// Generates bindings from a lockfile at compile time (the same code the

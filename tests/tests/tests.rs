@@ -20,3 +20,4 @@ mod prompts;
 mod review;
 mod roundtrip;
 mod toolbox;
+mod toolbox_content;

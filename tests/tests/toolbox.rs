@@ -325,6 +325,10 @@ const GEMINI_RULES: &[Rule] = &[
         }
         Ok(())
     }),
+    (
+        "G6 every Schema node has a type",
+        gemini_every_node_has_a_type,
+    ),
     ("G5 parameter names", |t| {
         for (at, node) in gemini_nodes(t) {
             for name in node["properties"]
@@ -344,6 +348,46 @@ const GEMINI_RULES: &[Rule] = &[
         Ok(())
     }),
 ];
+
+/// Every `Schema` node of a Gemini declaration, unions included.
+fn gemini_schema_nodes(node: &Value, at: String, out: &mut Vec<(String, Value)>) {
+    out.push((at.clone(), node.clone()));
+    for (k, v) in node["properties"].as_object().into_iter().flatten() {
+        gemini_schema_nodes(v, format!("{at}/properties/{k}"), out);
+    }
+    if let Some(items) = node.get("items") {
+        gemini_schema_nodes(items, format!("{at}/items"), out);
+    }
+    for (i, b) in node["anyOf"].as_array().into_iter().flatten().enumerate() {
+        gemini_schema_nodes(b, format!("{at}/anyOf/{i}"), out);
+    }
+}
+
+/// G6: `Schema.type` is "Required" (<https://ai.google.dev/api/caching#Schema>);
+/// a union's branches carry theirs.
+fn gemini_every_node_has_a_type(t: &Value) -> Result<(), String> {
+    let mut nodes = Vec::new();
+    if let Some(parameters) = t.get("parameters") {
+        gemini_schema_nodes(parameters, String::new(), &mut nodes);
+    }
+    match nodes
+        .iter()
+        .find(|(_, n)| n.get("type").is_none() && n.get("anyOf").is_none())
+    {
+        Some((at, node)) => Err(format!("{at}: no type in {node}")),
+        None => Ok(()),
+    }
+}
+
+/// OpenAI, strict or not: `parameters` is an object schema
+/// (<https://platform.openai.com/docs/guides/function-calling>: "parameters
+/// … defined by a JSON schema" whose root is `"type": "object"`).
+const OPENAI_RULES: &[Rule] = &[("root is an object schema with properties", |t| {
+    let p = &t["function"]["parameters"];
+    (p["type"] == "object" && p["properties"].is_object())
+        .then_some(())
+        .ok_or_else(|| format!("parameters {p}"))
+})];
 
 fn check_rules(provider: &str, rules: &[Rule], tools: &[Value]) {
     assert!(tools.len() > 40, "{provider}: only {} tools", tools.len());
@@ -369,6 +413,8 @@ fn openai_strict_definitions_follow_the_documented_subset() {
         .cloned()
         .collect();
     check_rules("openai strict", OPENAI_STRICT_RULES, &strict);
+    check_rules("openai", OPENAI_RULES, &definitions.tools);
+    assert_eq!(definitions.exceeded, [], "fewer than 128 tools");
     // The honest refusals: open objects only, each naming where.
     let refused: Vec<(&str, &str)> = definitions
         .refusals

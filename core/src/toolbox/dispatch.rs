@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::call::{text_of, ToolResult};
+use super::content::{self, ContentOptions, Provider, ProviderResult};
+use crate::call::ToolResult;
 use crate::client::Client;
 use crate::error::Error;
 use crate::handler::BoxFuture;
@@ -77,6 +78,12 @@ pub enum CallError {
         /// One line per problem: `"<JSON pointer>: <what was expected and given>"`.
         problems: Vec<String>,
     },
+    /// An [`Approval`](super::Approval) refused the call; it was not sent.
+    #[error("the call was refused: {reason}")]
+    Refused {
+        /// Why, as the approval said.
+        reason: String,
+    },
     /// The typed call failed (an `isError` result, a timeout, a lost
     /// connection…).
     #[error(transparent)]
@@ -118,28 +125,38 @@ impl ToolCall {
 
     /// The result as the model should see it: the text content joined (or
     /// the structured content as JSON when there is no text), an `isError`
-    /// result's text, or an error it can correct itself from.
+    /// result's text, or an error it can correct itself from. Content that
+    /// is not text is named, not dropped: an image or audio block is a note
+    /// of its kind, MIME type and size, an embedded text resource is
+    /// inlined (up to [`ContentOptions::max_resource_bytes`]), a blob a note,
+    /// a resource link its name and URI. For a provider's own shape (images
+    /// included), see [`for_provider`](Self::for_provider).
     pub fn for_model(&self) -> ModelResult {
+        let options = ContentOptions::default();
         match &self.outcome {
             Ok(result) => {
-                let text = text_of(&result.content);
-                let text = match (&result.structured_content, text.is_empty()) {
-                    (Some(structured), true) => structured.to_string(),
-                    _ => text,
-                };
+                let (pieces, notes) = content::pieces(
+                    &result.content,
+                    result.structured_content.as_ref(),
+                    &options,
+                );
                 ModelResult {
-                    text,
+                    text: content::text_only(&pieces, &notes),
                     is_error: false,
                 }
             }
-            Err(CallError::Call(Error::Tool { message, .. })) => ModelResult {
-                text: if message.is_empty() {
-                    "the tool reported an error without a message".into()
-                } else {
-                    message.clone()
-                },
-                is_error: true,
-            },
+            Err(CallError::Call(Error::Tool { result, .. })) => {
+                let (pieces, notes) = content::pieces(&result.content, None, &options);
+                let text = content::text_only(&pieces, &notes);
+                ModelResult {
+                    text: if text.is_empty() {
+                        "the tool reported an error without a message".into()
+                    } else {
+                        text
+                    },
+                    is_error: true,
+                }
+            }
             Err(CallError::Arguments { problems }) => ModelResult {
                 text: format!(
                     "invalid arguments for `{}`:\n{}\nFix these arguments and call the tool again.",
@@ -152,11 +169,54 @@ impl ToolCall {
                 ),
                 is_error: true,
             },
+            Err(CallError::Refused { reason }) => ModelResult {
+                text: format!(
+                    "the call to `{}` was refused and not made: {reason}\nDo not repeat it unchanged.",
+                    self.name
+                ),
+                is_error: true,
+            },
             Err(e) => ModelResult {
                 text: e.to_string(),
                 is_error: true,
             },
         }
+    }
+
+    /// The result in `provider`'s documented tool-result shape (see
+    /// [`Provider`] and the `content` module docs), answering the model's
+    /// call `call_id` (OpenAI `tool_call_id`/`call_id`, Anthropic
+    /// `tool_use_id`, Gemini's optional function call `id`: `""` leaves it
+    /// out). Images and audio go where the provider accepts them; what it
+    /// accepts nowhere is named in the result and listed in
+    /// [`ProviderResult::notes`].
+    pub fn for_provider(&self, provider: Provider, call_id: &str) -> ProviderResult {
+        self.for_provider_with(provider, call_id, &ContentOptions::default())
+    }
+
+    /// [`for_provider`](Self::for_provider) with bounds of its own.
+    pub fn for_provider_with(
+        &self,
+        provider: Provider,
+        call_id: &str,
+        options: &ContentOptions,
+    ) -> ProviderResult {
+        let (pieces, notes, is_error) = match &self.outcome {
+            Ok(result) => {
+                let (pieces, notes) =
+                    content::pieces(&result.content, result.structured_content.as_ref(), options);
+                (pieces, notes, false)
+            }
+            Err(CallError::Call(Error::Tool { result, .. })) if !result.content.is_empty() => {
+                let (pieces, notes) = content::pieces(&result.content, None, options);
+                (pieces, notes, true)
+            }
+            Err(_) => {
+                let reply = self.for_model();
+                (vec![content::Piece::Text(reply.text)], Vec::new(), true)
+            }
+        };
+        content::render(provider, &self.name, call_id, pieces, notes, is_error)
     }
 }
 

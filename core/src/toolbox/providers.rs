@@ -7,6 +7,9 @@ pub(crate) mod anthropic;
 pub(crate) mod gemini;
 pub(crate) mod openai;
 
+#[cfg(test)]
+mod corpus_tests;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -73,6 +76,62 @@ pub struct Definitions {
     pub tools: Vec<Value>,
     /// Tools left out (Gemini) or not strict (OpenAI strict), and why.
     pub refusals: Vec<Refusal>,
+    /// The provider's per-request limits these definitions exceed (the
+    /// request would be refused): hold some tools back
+    /// ([`Toolbox::hold_back_where`](crate::Toolbox::hold_back_where),
+    /// [`Toolbox::hold_back_server`](crate::Toolbox::hold_back_server)).
+    pub exceeded: Vec<LimitExceeded>,
+}
+
+/// A per-request limit of a provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub enum RequestLimit {
+    /// OpenAI: "A max of 128 functions are supported" (Chat Completions
+    /// `tools`, <https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools>;
+    /// the Responses API takes the same functions).
+    OpenAiFunctions,
+    /// Gemini on Vertex AI: "Maximum 64 function declarations can be
+    /// provided" (`Tool.functionDeclarations`,
+    /// <https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/Tool>).
+    GeminiFunctionDeclarations,
+}
+
+impl RequestLimit {
+    /// The limit's value.
+    pub const fn max(self) -> usize {
+        match self {
+            RequestLimit::OpenAiFunctions => 128,
+            RequestLimit::GeminiFunctionDeclarations => 64,
+        }
+    }
+}
+
+/// Definitions hold more than a provider takes in one request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{actual} tools, more than the {max} a request may hold ({limit:?}); hold some back")]
+#[non_exhaustive]
+pub struct LimitExceeded {
+    /// Which limit.
+    pub limit: RequestLimit,
+    /// Its value.
+    pub max: usize,
+    /// How many the definitions hold.
+    pub actual: usize,
+}
+
+impl Definitions {
+    /// Records `limit` if the definitions exceed it.
+    pub(crate) fn check(mut self, limit: RequestLimit) -> Self {
+        if self.tools.len() > limit.max() {
+            self.exceeded.push(LimitExceeded {
+                limit,
+                max: limit.max(),
+                actual: self.tools.len(),
+            });
+        }
+        self
+    }
 }
 
 /// What each provider module needs of a tool.
@@ -89,9 +148,45 @@ pub(crate) fn is_dropped_everywhere(key: &str) -> bool {
     matches!(key, "$schema" | "$id" | "$comment" | "examples")
 }
 
+/// The root of an input schema as every provider takes it: an object
+/// schema with `properties`. MCP requires `"type": "object"` at the root,
+/// but real servers send `{}` or only `{"$schema": …}` for a tool without
+/// parameters, which OpenAI refuses; and some models refuse an object
+/// schema without `properties`. Neither addition changes what is valid
+/// (calls are checked against the locked schema anyway).
+pub(crate) fn object_root(schema: Value) -> Value {
+    let mut map = match schema {
+        Value::Object(map) => map,
+        // `true` or something that isn't a schema.
+        _ => serde_json::Map::new(),
+    };
+    if !map.contains_key("type") && !map.contains_key("anyOf") && !map.contains_key("oneOf") {
+        map.insert("type".into(), Value::String("object".into()));
+    }
+    if map.get("type").and_then(Value::as_str) == Some("object") && !map.contains_key("properties")
+    {
+        map.insert("properties".into(), Value::Object(Default::default()));
+    }
+    Value::Object(map)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn empty_roots_become_empty_object_schemas() {
+        let empty = json!({"type": "object", "properties": {}});
+        assert_eq!(object_root(json!({})), empty);
+        let with_schema =
+            object_root(json!({"$schema": "https://json-schema.org/draft/2020-12/schema"}));
+        assert_eq!(with_schema["type"], "object");
+        assert_eq!(with_schema["properties"], json!({}));
+        assert_eq!(object_root(json!(true)), empty);
+        let kept = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        assert_eq!(object_root(kept.clone()), kept);
+    }
 
     #[test]
     fn truncates_at_word_boundary() {

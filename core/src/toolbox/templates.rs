@@ -108,7 +108,16 @@ pub(super) async fn call(
     start: Instant,
 ) -> ToolCall {
     let outcome = match object_arguments(arguments) {
-        Ok(map) => template.read(&server.client, &map).await,
+        Ok(map) => {
+            // Gemini's declaration names a variable like `user.id` by an alias.
+            let mut arguments = Value::Object(map);
+            super::params::unalias(&tool.schema, &mut arguments);
+            let map = match arguments {
+                Value::Object(map) => map,
+                _ => Default::default(),
+            };
+            template.read(&server.client, &map).await
+        }
         Err((reason, _)) => Err(CallError::MalformedJson { reason }),
     };
     let sent = !matches!(
@@ -307,17 +316,8 @@ pub(crate) fn blob_note(mime_type: Option<&str>, base64: &str) -> String {
     format!(
         "[binary contents: {}, {} bytes]",
         mime_type.unwrap_or("no MIME type"),
-        decoded_len(base64)
+        super::content::decoded_len(base64)
     )
-}
-
-/// The length of what base64 text decodes to, without decoding it.
-fn decoded_len(base64: &str) -> usize {
-    let digits = base64
-        .bytes()
-        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
-        .count();
-    digits * 3 / 4
 }
 
 #[cfg(test)]
@@ -366,6 +366,7 @@ mod tests {
 
     #[test]
     fn blobs_are_described_not_copied() {
+        use crate::toolbox::content::decoded_len;
         assert_eq!(decoded_len("aGVsbG8="), 5);
         assert_eq!(decoded_len("aGVsbG8h"), 6);
         assert_eq!(decoded_len(""), 0);

@@ -2,8 +2,11 @@
 //! network, no API key): the model's turns are a fixed script. It lists the
 //! tools, calls two servers (the bundled demo server and
 //! `@modelcontextprotocol/server-filesystem` on a temporary directory) in
-//! one turn, sends a bad argument, recovers from the error text, and
-//! answers. The run prints the transcript.
+//! one turn, sends a bad argument, recovers from the error text, reads an
+//! image (shown as each provider takes it back: OpenAI Chat Completions,
+//! OpenAI Responses, Anthropic, Gemini), tries a destructive call that the
+//! host's approval hook refuses, and answers. The run prints the
+//! transcript.
 //!
 //! ```text
 //! MCPBIND_DEMO_SERVER=target/debug/mcpbind-demo-server \
@@ -16,7 +19,7 @@
 
 mcpbind::include_bindings!();
 
-use mcpbind::{Config, Toolbox};
+use mcpbind::{CallRequest, Config, Provider, Toolbox, Verdict};
 use serde_json::{json, Value};
 
 /// One tool call the model asks for.
@@ -81,8 +84,18 @@ impl ScriptedModel {
                     },
                 ])
             }
+            4 => Turn::Calls(vec![
+                Call {
+                    name: "filesystem_read_media_file",
+                    arguments: json!({"path": format!("{}/chart.png", self.workdir)}),
+                },
+                Call {
+                    name: "demo_delete_item",
+                    arguments: json!({"id": "notes"}),
+                },
+            ]),
             _ => Turn::Answer(format!(
-                "Done: the sum is in {notes}, and I have the weather in Lisbon."
+                "Done: the sum is in {notes}, I have the weather in Lisbon and I saw the chart; deleting needs your approval."
             )),
         }
     }
@@ -129,6 +142,21 @@ async fn run(workdir: &str) -> Result<(), Box<dyn std::error::Error>> {
     // The model won't need these; they stay out of its context.
     tools.hold_back_tool("demo_crash")?;
     tools.hold_back_tool("demo_sleep")?;
+    // A human in the loop for destructive tools: the user approved writing
+    // files for this session, and says no to anything else.
+    tools.with_approval(|call: CallRequest| async move {
+        const APPROVED: &[&str] = &["write_file"];
+        if call.destructive && !APPROVED.contains(&call.tool.as_str()) {
+            Verdict::refuse(format!(
+                "`{}` is destructive and the user said no",
+                call.tool
+            ))
+        } else {
+            Verdict::Approve
+        }
+    });
+    // A chart the host made earlier (a 1×1 PNG).
+    std::fs::write(format!("{workdir}/chart.png"), PNG)?;
 
     // What a real loop sends with each request (Anthropic's shape here).
     let definitions = tools.anthropic_tools().tools;
@@ -159,12 +187,65 @@ async fn run(workdir: &str) -> Result<(), Box<dyn std::error::Error>> {
                     let tag = if reply.is_error { "error" } else { "ok" };
                     let text = one_line(&reply.text).replace(workdir, "<workdir>");
                     println!("tool  <- {} [{tag}] {text}", call.name);
+                    if outcome
+                        .outcome
+                        .as_ref()
+                        .is_ok_and(|r| r.content.iter().any(|c| c.as_image().is_some()))
+                    {
+                        show_providers(&outcome);
+                    }
                     results.push((reply.text, reply.is_error));
                 }
             }
         }
     }
     Ok(())
+}
+
+/// A 1×1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x64, 0x60, 0xf8, 0x5f,
+    0x0f, 0x00, 0x02, 0x87, 0x01, 0x80, 0xeb, 0x47, 0xba, 0x92, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// What each provider is sent back for a result with an image (base64
+/// shortened for the transcript): the tool result, and what goes after it.
+fn show_providers(call: &mcpbind::ToolCall) {
+    for (provider, id) in [
+        (Provider::OpenAiChat, "call_1"),
+        (Provider::OpenAiResponses, "call_1"),
+        (Provider::Anthropic, "toolu_1"),
+        (Provider::Gemini, ""),
+    ] {
+        let rendered = call.for_provider(provider, id);
+        println!("        as {provider:?}: {}", shorten(&rendered.message));
+        for extra in &rendered.follow_up {
+            println!("          then: {}", shorten(extra));
+        }
+    }
+}
+
+/// The JSON text with base64 data cut to its first 12 characters.
+fn shorten(value: &Value) -> String {
+    fn walk(value: &mut Value) {
+        match value {
+            Value::String(s) if s.len() > 40 && !s.contains(' ') => {
+                // Keep a data URL's `data:<mime>;base64,` prefix.
+                let keep = s.find(',').map_or(0, |comma| comma + 1) + 12;
+                let head: String = s.chars().take(keep).collect();
+                *s = format!("{head}…");
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            Value::Object(map) => map.values_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    let mut value = value.clone();
+    walk(&mut value);
+    value.to_string()
 }
 
 /// Runs the calls of one turn concurrently, results in call order.

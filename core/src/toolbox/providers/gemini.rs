@@ -19,7 +19,12 @@
 //! - G5 parameter names "must start with a letter or an underscore and must
 //!   only contain chars a-z, A-Z, 0-9, or underscores with a maximum length
 //!   of 64" (Vertex AI `FunctionDeclaration.parameters`,
-//!   <https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.cachedContents#FunctionDeclaration>).
+//!   <https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.cachedContents#FunctionDeclaration>):
+//!   a refused name is declared under an alias and mapped back on dispatch
+//!   (`params.rs`);
+//! - G6 a `Schema` has a `type` (`Type`, "Required. Data type."); a node
+//!   that accepts any JSON value gets the closest form, a nullable `anyOf`
+//!   of every type.
 //!
 //! The reduction inlines local `$ref`s, turns `oneOf` into `anyOf`, `const`
 //! into a one-value `enum`, and drops what G1 lacks. Constraints it drops
@@ -30,6 +35,7 @@ use serde_json::{json, Map, Value};
 
 use super::ToolView;
 use crate::toolbox::dispatch::resolve;
+use crate::toolbox::params;
 
 /// G1.
 pub(crate) const SCHEMA_FIELDS: &[&str] = &[
@@ -76,12 +82,59 @@ pub(crate) const FORMATS: &[(&str, &str)] = &[
 /// a plain `OBJECT`.
 const MAX_INLINE_DEPTH: usize = 12;
 
-/// G5.
-pub(crate) fn is_legal_parameter_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+/// G2 for a node that names no type (it accepts any JSON value, or its
+/// `enum`/`const` values are not strings): the type of its values when they
+/// share one, else the closest form `Schema` has, a union of every type.
+/// The locked schema still decides what is valid: every call is checked
+/// against it before it is sent.
+fn any_value(map: &Map<String, Value>, out: &mut Map<String, Value>) {
+    let values: Vec<&Value> = match (map.get("enum"), map.get("const")) {
+        (Some(Value::Array(values)), _) => values.iter().collect(),
+        (_, Some(value)) => vec![value],
+        _ => Vec::new(),
+    };
+    let types: std::collections::BTreeSet<&str> = values
+        .iter()
+        .filter_map(|v| match v {
+            Value::Bool(_) => Some("BOOLEAN"),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some("INTEGER"),
+            Value::Number(_) => Some("NUMBER"),
+            Value::String(_) => Some("STRING"),
+            Value::Array(_) => Some("ARRAY"),
+            Value::Object(_) => Some("OBJECT"),
+            Value::Null => None,
+        })
+        .collect();
+    if types.len() == 1 {
+        let only = types.into_iter().next().unwrap_or("STRING");
+        out.insert("type".into(), json!(only));
+        if only == "ARRAY" {
+            out.insert("items".into(), any_scalar_or_object());
+        }
+        return;
+    }
+    let mut branches = match any_scalar_or_object() {
+        Value::Object(mut m) => match m.remove("anyOf") {
+            Some(Value::Array(b)) => b,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    branches.push(json!({"type": "ARRAY", "items": any_scalar_or_object()}));
+    out.insert("anyOf".into(), Value::Array(branches));
+    out.insert("nullable".into(), json!(true));
+}
+
+/// Any value but an array (an array's items can't be "anything" again
+/// without recursion, which `Schema` can't express).
+fn any_scalar_or_object() -> Value {
+    json!({"anyOf": [
+        {"type": "STRING"}, {"type": "NUMBER"}, {"type": "BOOLEAN"}, {"type": "OBJECT"}
+    ]})
+}
+
+fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// The declaration of one tool, or why it can't have one.
@@ -112,7 +165,10 @@ fn reduce(root: &Value, node: &Value, pointer: &str, depth: usize) -> Result<Val
         depth + 1
     };
     let Value::Object(map) = resolved else {
-        return Ok(json!({}));
+        // `true` (or a `$ref` that doesn't resolve to an object): any value.
+        let mut out = Map::new();
+        any_value(&Map::new(), &mut out);
+        return Ok(Value::Object(out));
     };
     let mut out = Map::new();
     let mut nullable = false;
@@ -217,28 +273,31 @@ fn reduce_keywords(
         );
     }
     if let Some(Value::Object(properties)) = map.get("properties") {
+        // G5: a refused name is declared under its alias (`params`), which
+        // dispatch maps back.
+        let declared = params::aliases(properties.keys().map(String::as_str));
         let mut reduced = Map::new();
-        for (name, property) in properties {
-            if !is_legal_parameter_name(name) {
-                return Err(format!(
-                    "{pointer}/properties/{name}: Gemini parameter names must start with a letter or `_` and hold only letters, digits and `_` (G5)"
-                ));
-            }
-            let child = format!("{pointer}/properties/{name}");
-            reduced.insert(name.clone(), reduce(root, property, &child, depth + 1)?);
+        for ((name, alias), property) in declared.iter().zip(properties.values()) {
+            let child = format!("{pointer}/properties/{}", pointer_token(name));
+            reduced.insert(alias.clone(), reduce(root, property, &child, depth + 1)?);
         }
-        let required: Vec<&Value> = map
+        let required: Vec<Value> = map
             .get("required")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .filter(|r| r.as_str().is_some_and(|r| reduced.contains_key(r)))
+            .filter_map(Value::as_str)
+            .filter_map(|r| declared.iter().find(|(name, _)| *name == r))
+            .map(|(_, alias)| json!(alias))
             .collect();
         out.insert("type".into(), json!("OBJECT"));
         out.insert("properties".into(), Value::Object(reduced));
         if !required.is_empty() {
             out.insert("required".into(), json!(required));
         }
+    }
+    if !out.contains_key("type") && !out.contains_key("anyOf") {
+        any_value(map, out);
     }
     Ok(())
 }
