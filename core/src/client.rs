@@ -34,7 +34,7 @@ use crate::connect::{connect, id_key, Handler, Session};
 use crate::elicit::ClientHooks;
 use crate::error::{Error, Result};
 use crate::lock::EntryKind;
-use crate::notices::{Notices, Progress, ProgressSink, Watch};
+use crate::notices::{Notices, Progress, ProgressSink, Watching};
 use crate::prompt::{Prompt, ResourceTemplateMeta};
 use crate::tool::{TaskSupport, Tool, ToolMeta};
 use crate::uri_template::UriValue;
@@ -202,7 +202,7 @@ pub(crate) struct Wait<'w> {
     /// At most until then, and `limit` is what that was.
     until: Option<(Instant, Duration)>,
     /// The call's progress, which starts `timeout` again.
-    watch: Option<&'w Watch>,
+    watch: Option<&'w Watching<'w>>,
 }
 
 impl Wait<'_> {
@@ -1033,7 +1033,7 @@ impl Client {
         let wait = Wait {
             timeout: plan.timeout,
             until: Some((plan.until, plan.limit)),
-            watch: Some(watching.watch()),
+            watch: Some(&watching),
         };
         let response = self.await_handle(&session, handle, method, wait).await;
         match response {
@@ -1045,7 +1045,7 @@ impl Client {
             // now loses the task, not the request: it is not sent again.
             Ok(created) if plan.task => {
                 self.shared.breaker.success();
-                Box::pin(self.run_task(tool, created, plan, watching.watch()))
+                Box::pin(self.run_task(tool, created, plan, &watching))
                     .await
                     .map_err(|e| Failure::Final(with_tool(e)))
             }
@@ -1300,7 +1300,7 @@ impl Client {
                 response = pending.answer() => break response,
                 () = deadline::at(at) => {}
             }
-            let heard = wait.watch.and_then(Watch::last_heard);
+            let heard = wait.watch.and_then(Watching::last_heard);
             match heard {
                 // Progress since the timeout started: it starts again then.
                 Some(heard) if heard > from && at == idle => from = heard,

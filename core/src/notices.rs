@@ -19,7 +19,6 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -170,34 +169,12 @@ pub fn subscribe() -> NoticeReceiver {
     )
 }
 
-/// The instant all [`Watch`] times count from.
-fn epoch() -> Instant {
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
-    *EPOCH.get_or_init(Instant::now)
-}
-
 /// One call waiting for its answer, as the handler sees it.
-pub(crate) struct Watch {
+struct Watch {
     tool: Cow<'static, str>,
     sink: Option<ProgressSink>,
-    /// When progress was last heard, in nanoseconds after [`epoch`] plus
-    /// one (0: never).
-    heard: AtomicU64,
-}
-
-impl Watch {
-    /// When the server last reported progress for this call.
-    pub(crate) fn last_heard(&self) -> Option<Instant> {
-        match self.heard.load(Ordering::Acquire) {
-            0 => None,
-            n => Some(epoch() + std::time::Duration::from_nanos(n - 1)),
-        }
-    }
-
-    fn hear(&self) {
-        let nanos = u64::try_from(epoch().elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
-        self.heard.store(nanos + 1, Ordering::Release);
-    }
+    /// When progress was last heard.
+    heard: Option<Instant>,
 }
 
 /// What a client's connections share with it about what servers say:
@@ -206,7 +183,10 @@ pub(crate) struct Notices {
     server: Arc<str>,
     /// `${VAR}` values and what stands for them, hidden in published notices.
     secrets: Vec<(String, String)>,
-    watches: Mutex<HashMap<ProgressToken, Arc<Watch>>>,
+    /// Kept by value under the lock: registering a call is one insert (no
+    /// allocation), and its waiter reads `heard` only when its timeout
+    /// passed.
+    watches: Mutex<HashMap<ProgressToken, Watch, foldhash::fast::FixedState>>,
     /// Told (on the connection's task) when a list changed.
     listener: OnceLock<Box<dyn Fn(ListKind) + Send + Sync>>,
 }
@@ -216,7 +196,7 @@ impl Notices {
         Notices {
             server: server.into(),
             secrets,
-            watches: Mutex::default(),
+            watches: Mutex::new(HashMap::with_hasher(Default::default())),
             listener: OnceLock::new(),
         }
     }
@@ -229,38 +209,37 @@ impl Notices {
     /// Watches the progress of the request with `token` until the returned
     /// guard is dropped.
     pub(crate) fn watch(
-        self: &Arc<Self>,
+        &self,
         token: ProgressToken,
         tool: Cow<'static, str>,
         sink: Option<ProgressSink>,
-    ) -> Watching {
-        let watch = Arc::new(Watch {
+    ) -> Watching<'_> {
+        let watch = Watch {
             tool,
             sink,
-            heard: AtomicU64::new(0),
-        });
+            heard: None,
+        };
         if let Ok(mut watches) = self.watches.lock() {
-            watches.insert(token.clone(), Arc::clone(&watch));
+            watches.insert(token.clone(), watch);
         }
         Watching {
-            notices: Arc::clone(self),
+            notices: self,
             token,
-            watch,
         }
     }
 
     /// A `notifications/progress` came.
     pub(crate) fn progress(&self, params: ProgressNotificationParam) {
-        let watch = self
-            .watches
-            .lock()
-            .ok()
-            .and_then(|w| w.get(&params.progress_token).cloned());
-        let Some(watch) = watch else {
+        let heard = Instant::now();
+        let found = self.watches.lock().ok().and_then(|mut watches| {
+            let watch = watches.get_mut(&params.progress_token)?;
+            watch.heard = Some(heard);
+            Some((watch.tool.clone(), watch.sink.clone()))
+        });
+        let Some((tool, sink)) = found else {
             tracing::debug!(server = %self.server, token = %token_text(&params.progress_token), "progress for no call in flight");
             return;
         };
-        watch.hear();
         let progress = Progress {
             progress: params.progress,
             total: params.total,
@@ -268,18 +247,18 @@ impl Notices {
         };
         tracing::debug!(
             server = %self.server,
-            tool = %watch.tool,
+            tool = %tool,
             progress = progress.progress,
             total = progress.total,
             message = progress.message.as_deref().unwrap_or(""),
             "progress"
         );
-        if let Some(sink) = &watch.sink {
+        if let Some(sink) = &sink {
             (sink.0)(&progress);
         }
         self.publish(|| Notice::Progress {
             server: self.server.to_string(),
-            tool: watch.tool.to_string(),
+            tool: tool.into_owned(),
             progress: progress.clone(),
         });
     }
@@ -339,20 +318,21 @@ impl Notices {
     }
 }
 
-/// The registration of a [`Watch`]; dropping it ends the watch.
-pub(crate) struct Watching {
-    notices: Arc<Notices>,
+/// The registration of a call's progress; dropping it ends the watch.
+pub(crate) struct Watching<'n> {
+    notices: &'n Notices,
     token: ProgressToken,
-    watch: Arc<Watch>,
 }
 
-impl Watching {
-    pub(crate) fn watch(&self) -> &Watch {
-        &self.watch
+impl Watching<'_> {
+    /// When the server last reported progress for this call.
+    pub(crate) fn last_heard(&self) -> Option<Instant> {
+        let watches = self.notices.watches.lock().ok()?;
+        watches.get(&self.token)?.heard
     }
 }
 
-impl Drop for Watching {
+impl Drop for Watching<'_> {
     fn drop(&mut self) {
         if let Ok(mut watches) = self.notices.watches.lock() {
             watches.remove(&self.token);
@@ -405,7 +385,7 @@ mod tests {
 
     #[test]
     fn a_watch_hears_its_progress_and_ends_with_its_guard() {
-        let notices = Arc::new(Notices::new("s", Vec::new()));
+        let notices = Notices::new("s", Vec::new());
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = {
             let seen = Arc::clone(&seen);
@@ -413,10 +393,10 @@ mod tests {
         };
         let token = ProgressToken(NumberOrString::Number(7));
         let guard = notices.watch(token.clone(), "t".into(), Some(sink));
-        assert!(guard.watch().last_heard().is_none());
+        assert!(guard.last_heard().is_none());
         let before = Instant::now();
         notices.progress(ProgressNotificationParam::new(token.clone(), 1.0));
-        assert!(guard.watch().last_heard().is_some_and(|t| t >= before));
+        assert!(guard.last_heard().is_some_and(|t| t >= before));
         // Another call's token is not this call's progress.
         notices.progress(ProgressNotificationParam::new(
             ProgressToken(NumberOrString::Number(8)),

@@ -26,6 +26,8 @@ pub struct ToolMeta {
     pub open_world: bool,
     /// The whole locked definition, as canonical JSON text.
     pub definition: &'static str,
+    /// `execution.taskSupport`: whether the tool runs as a task.
+    pub task_support: TaskSupport,
 }
 
 impl ToolMeta {
@@ -88,6 +90,7 @@ impl ToolMeta {
             idempotent: hints[2],
             open_world: hints[3],
             definition,
+            task_support: task_support_in(definition, input.0),
         }
     }
 
@@ -106,14 +109,47 @@ impl ToolMeta {
     /// Whether the tool runs as a task (`execution.taskSupport`, MCP
     /// 2025-11-25): a `required` one is always called as a task.
     pub fn task_support(&self) -> TaskSupport {
-        // Most definitions don't say: they are not parsed on each call.
-        if !self.definition.contains("\"taskSupport\"") {
-            return TaskSupport::Forbidden;
-        }
-        serde_json::from_str::<serde_json::Value>(self.definition)
-            .map(|definition| TaskSupport::of(&definition))
-            .unwrap_or_default()
+        self.task_support
     }
+}
+
+/// What `definition` (canonical JSON) says of `execution.taskSupport`,
+/// read in a `const` context, so that a call need not look. Canonical JSON
+/// sorts keys, so the tool's own `execution` comes before its
+/// `inputSchema` (at `input_start`; 0: unknown, the whole text is looked
+/// at), and a quote inside a string is escaped: the text
+/// `"taskSupport":"required"` before the input schema is the tool's, or
+/// a custom annotation of the same name, which is taken for the same.
+const fn task_support_in(definition: &str, input_start: usize) -> TaskSupport {
+    let text = definition.as_bytes();
+    let end = if input_start == 0 || input_start > text.len() {
+        text.len()
+    } else {
+        input_start
+    };
+    if contains(text, end, b"\"taskSupport\":\"required\"") {
+        TaskSupport::Required
+    } else if contains(text, end, b"\"taskSupport\":\"optional\"") {
+        TaskSupport::Optional
+    } else {
+        TaskSupport::Forbidden
+    }
+}
+
+/// Whether `needle` occurs in `text[..end]`.
+const fn contains(text: &[u8], end: usize, needle: &[u8]) -> bool {
+    let mut start = 0;
+    while start + needle.len() <= end {
+        let mut i = 0;
+        while i < needle.len() && text[start + i] == needle[i] {
+            i += 1;
+        }
+        if i == needle.len() {
+            return true;
+        }
+        start += 1;
+    }
+    false
 }
 
 /// How a tool may run as a task (its `execution.taskSupport`): a task is
@@ -199,7 +235,11 @@ mod tests {
 
     #[test]
     fn task_support_is_read_from_the_definition() {
-        let meta = |definition| ToolMeta::new("s", "t", definition, [(0, 0); 4], [false; 4]);
+        let meta = |definition: &'static str| {
+            let input = definition.find("{\"properties").unwrap_or(0);
+            let spans = [(0, 0), (0, 0), (input, definition.len() - 8), (0, 0)];
+            ToolMeta::new("s", "t", definition, spans, [false; 4])
+        };
         let required = r#"{"execution":{"taskSupport":"required"},"name":"t"}"#;
         assert_eq!(meta(required).task_support(), TaskSupport::Required);
         let optional = r#"{"execution":{"taskSupport":"optional"},"name":"t"}"#;

@@ -25,7 +25,7 @@ use crate::call::ToolResult;
 use crate::client::CallOptions;
 use crate::connect::{id_key, RawTap};
 use crate::error::{Error, Result};
-use crate::notices::Watch;
+use crate::notices::Watching;
 use crate::tool::Tool;
 
 /// How often to poll a task whose server suggests no interval.
@@ -246,7 +246,7 @@ impl Client {
         tool: &str,
         created: ServerResult,
         plan: &Plan<'_>,
-        watch: &Watch,
+        watch: &Watching<'_>,
     ) -> Result<CallToolResult> {
         let state = TaskState::parse(&self.name, "tools/call", created)?;
         tracing::debug!(server = %self.name, tool, task = %state.id, "task created");
@@ -275,7 +275,7 @@ impl Client {
         mut state: TaskState,
         timeout: Duration,
         until: (Instant, Duration),
-        watch: Option<&Watch>,
+        watch: Option<&Watching<'_>>,
     ) -> Result<CallToolResult> {
         let mut lost = 0;
         while state.status == TaskStatus::Working {
