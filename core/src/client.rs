@@ -41,6 +41,7 @@ use crate::uri_template::UriValue;
 
 mod deadline;
 mod lifecycle;
+mod mrtr;
 mod pins;
 mod task;
 
@@ -692,18 +693,33 @@ impl Client {
 
     /// Sends one request (not retried) with the client's timeout and
     /// returns the server's result.
+    /// An `input_required` answer (2026-07-28) is answered with the hooks
+    /// and the request sent again ([`mrtr`]).
     async fn request(&self, request: ClientRequest, method: &str) -> Result<ServerResult> {
         self.open()?;
         let _busy = self.shared.activity.enter();
         let session = self.session().await?;
         let peer = session.service.peer().clone();
-        let handle = self.send(&session, &peer, request, method).await?;
-        let response = self
-            .await_handle(&session, handle, method, Wait::plain(self.timeout()))
-            .await
-            .map_err(|e| self.hide_secrets(e))?;
-        self.shared.breaker.success();
-        Ok(response)
+        let multi_round = speaks_mrtr(&peer);
+        let (mut request, mut round) = (request, 0);
+        loop {
+            let sent = multi_round.then(|| request.clone());
+            let handle = self.send(&session, &peer, request, method).await?;
+            let response = self
+                .await_handle(&session, handle, method, Wait::plain(self.timeout()))
+                .await
+                .map_err(|e| self.hide_secrets(e))?;
+            match (response, sent) {
+                (ServerResult::InputRequiredResult(input), Some(sent)) => {
+                    request = self.next_round(sent, input, method, round).await?;
+                    round += 1;
+                }
+                (response, _) => {
+                    self.shared.breaker.success();
+                    return Ok(response);
+                }
+            }
+        }
     }
 
     /// Gets a prompt (`prompts/get`) with string arguments by name.
@@ -797,6 +813,43 @@ impl Client {
             match page.next_cursor {
                 Some(next) => cursor = Some(pages.next(next)?),
                 None => return Ok(resources),
+            }
+        }
+    }
+
+    /// Lists the server's skills (SEP-2640 `skills/list`, every page): each
+    /// skill's entry (URI, frontmatter, and the digest and size of its
+    /// files). No skill file is read: a caller reads one
+    /// ([`Client::read_resource`]) when it loads that skill. Empty when the
+    /// server does not declare the skills extension.
+    pub async fn list_skills(&self) -> Result<Vec<rmcp::model::Skill>> {
+        let method = "skills/list";
+        if !self
+            .has_capability(rmcp::model::ServerCapabilities::supports_skills)
+            .await?
+        {
+            return Ok(Vec::new());
+        }
+        let mut skills = Vec::new();
+        let mut cursor = None;
+        let mut pages = crate::paging::PageBound::new(&self.name, method);
+        loop {
+            let params = cursor
+                .take()
+                .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+            let request = ClientRequest::ListSkillsRequest(rmcp::model::ListSkillsRequest {
+                method: Default::default(),
+                params,
+                extensions: Default::default(),
+            });
+            let ServerResult::ListSkillsResult(page) = self.request(request, method).await? else {
+                return Err(self.service_error(method, ServiceError::UnexpectedResponse));
+            };
+            pages.add(&page.skills)?;
+            skills.extend(page.skills);
+            match page.next_cursor {
+                Some(next) => cursor = Some(pages.next(next)?),
+                None => return Ok(skills),
             }
         }
     }
@@ -1006,6 +1059,8 @@ impl Client {
         let with_tool = |e: Error| with_tool(e, method, tool);
         let peer = session.service.peer();
         let request = call_request(name.clone(), arguments, plan);
+        // Kept to be sent again if the server answers `input_required`.
+        let again = speaks_mrtr(peer).then(|| request.clone());
         // `send`, spelled out: one layer less of a call's future, which
         // each layer copies (rmcp's is 3 KB; boxing it costs more than the
         // copies, a large allocation missing the allocator's caches:
@@ -1035,7 +1090,17 @@ impl Client {
             until: Some((plan.until, plan.limit)),
             watch: Some(&watching),
         };
-        let response = self.await_handle(&session, handle, method, wait).await;
+        let response = match (
+            self.await_handle(&session, handle, method, wait).await,
+            again,
+        ) {
+            // Boxed: rare, and the rounds' future would be part of every
+            // call's.
+            (Ok(ServerResult::InputRequiredResult(input)), Some(sent)) => {
+                Box::pin(self.more_rounds(&session, sent, input, method, wait)).await
+            }
+            (response, _) => response,
+        };
         match response {
             Ok(ServerResult::CallToolResult(result)) => {
                 self.shared.breaker.success();
@@ -1355,6 +1420,14 @@ impl Client {
     pub async fn close(self) {
         self.shutdown(lifecycle::CLOSE_GRACE).await;
     }
+}
+
+/// Whether the connection negotiated a version with multi round-trip
+/// requests (2026-07-28): only then may a server answer `input_required`,
+/// and only then is a request kept to be sent again.
+fn speaks_mrtr(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info()
+        .is_some_and(|info| info.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28)
 }
 
 /// The connection in `slot`, if it is open.

@@ -28,6 +28,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ErrorData;
 use rmcp::RoleClient;
 
+mod headers;
 mod http_tap;
 pub(crate) mod secrets;
 mod sse;
@@ -62,6 +63,45 @@ impl Handler {
             hooks,
             notices: Arc::new(notices),
         }
+    }
+}
+
+impl Handler {
+    /// The answer to one input request of an `input_required` result
+    /// (SEP-2322), from the same hooks that answer the server's own
+    /// requests.
+    pub(crate) async fn answer_input(
+        &self,
+        request: rmcp::model::InputRequest,
+    ) -> std::result::Result<serde_json::Value, ErrorData> {
+        use rmcp::model::InputRequest;
+        let answer = match request {
+            InputRequest::Elicitation(request) => {
+                let result = match &self.hooks.elicitation {
+                    Some(hook) => hook.elicit(&self.server, request.params).await,
+                    None => ElicitResult::new(ElicitationAction::Decline),
+                };
+                serde_json::to_value(result)
+            }
+            #[allow(deprecated)] // sampling: SEP-2577 (see elicit.rs)
+            InputRequest::CreateMessage(request) => match &self.hooks.sampling {
+                Some(hook) => {
+                    serde_json::to_value(hook.create_message(&self.server, request.params).await?)
+                }
+                None => return Err(ErrorData::method_not_found::<CreateMessageRequestMethod>()),
+            },
+            InputRequest::ListRoots(_) => {
+                serde_json::to_value(self.hooks.list_roots(&self.server).await)
+            }
+            _ => {
+                return Err(ErrorData::invalid_params(
+                    "an input request of a kind mcpbind does not know",
+                    None,
+                ))
+            }
+        };
+        answer
+            .map_err(|e| ErrorData::internal_error(format!("cannot encode the answer: {e}"), None))
     }
 }
 
@@ -189,37 +229,41 @@ pub(crate) async fn connect(
     // A server that never answers `initialize` must not hang the caller;
     // dropping the attempt kills a child process.
     let attempt = async {
-        match connect_transport(name, config, handler, Lifecycle::Initialize).await {
+        let first = first_lifecycle(config);
+        let message = match connect_transport(name, config, handler, first).await {
+            Ok(session) => return Ok(session),
+            Err(ConnectFailure::Error(e)) => return Err(e),
+            Err(ConnectFailure::Rejected(message)) => message,
+        };
+        // The other handshake, on a new transport: a 2026-07-28 server may
+        // answer only `server/discover`, an older one only `initialize`.
+        let second = match first {
+            Lifecycle::Negotiate => Lifecycle::Initialize,
+            _ => Lifecycle::Discover,
+        };
+        let (tried, then) = (first.method(), second.method());
+        match connect_transport(name, config, handler, second).await {
             Ok(session) => Ok(session),
-            Err(ConnectFailure::Error(e)) => Err(e),
-            // A 2026-07-28 server may answer only `server/discover`.
-            Err(ConnectFailure::Rejected(message)) => {
-                match connect_transport(name, config, handler, Lifecycle::Discover).await {
-                    Ok(session) => Ok(session),
-                    // Only a rejected `initialize` is retried; discover's
-                    // own rejection is an ordinary failure.
-                    Err(ConnectFailure::Rejected(discover)) => Err(Error::Connect {
-                        server: name.to_owned(),
-                        reason: format!("the server rejected `initialize` ({message}) and `server/discover` ({discover})"),
-                        stderr: None,
-                        source: None,
-                    }),
-                    Err(ConnectFailure::Error(Error::Connect {
-                        server,
-                        reason,
-                        stderr,
-                        source,
-                    })) => Err(Error::Connect {
-                        server,
-                        reason: format!(
-                            "the server rejected `initialize` ({message}), and then {reason}"
-                        ),
-                        stderr,
-                        source,
-                    }),
-                    Err(ConnectFailure::Error(other)) => Err(other),
-                }
-            }
+            // Only the first handshake's rejection is retried; the
+            // second's is an ordinary failure.
+            Err(ConnectFailure::Rejected(other)) => Err(Error::Connect {
+                server: name.to_owned(),
+                reason: format!("the server rejected `{tried}` ({message}) and `{then}` ({other})"),
+                stderr: None,
+                source: None,
+            }),
+            Err(ConnectFailure::Error(Error::Connect {
+                server,
+                reason,
+                stderr,
+                source,
+            })) => Err(Error::Connect {
+                server,
+                reason: format!("the server rejected `{tried}` ({message}), and then {reason}"),
+                stderr,
+                source,
+            }),
+            Err(ConnectFailure::Error(other)) => Err(other),
         }
     };
     match tokio::time::timeout(config.connect_timeout, attempt).await {
@@ -239,11 +283,42 @@ pub(crate) enum Lifecycle {
     Initialize,
     /// `server/discover` with per-request metadata (2026-07-28).
     Discover,
+    /// As the 2026-07-28 revision orders it: `server/discover` first (with
+    /// the newest version, and again with one the server names when it
+    /// answers -32022 / HTTP 400), then `initialize` on the same transport
+    /// when the server turns out to predate `server/discover` (a JSON-RPC
+    /// error, or an HTTP 4xx).
+    Negotiate,
 }
 
-/// The MCP handshake over a transport. rmcp's `Auto` lifecycle is not used:
-/// it probes `server/discover` first and waits 10 s for servers that ignore
-/// unknown methods.
+impl Lifecycle {
+    /// The request that opens this handshake, as errors name it.
+    fn method(self) -> &'static str {
+        match self {
+            Lifecycle::Initialize => "initialize",
+            Lifecycle::Discover | Lifecycle::Negotiate => "server/discover",
+        }
+    }
+}
+
+/// The protocol versions mcpbind speaks without `initialize`, newest first:
+/// what `server/discover` offers.
+pub(crate) const DISCOVER_VERSIONS: &[ProtocolVersion] = &[ProtocolVersion::V_2026_07_28];
+
+/// The handshake tried first. Streamable HTTP negotiates as the 2026-07-28
+/// revision says (every answer is an HTTP response, so a server that ignores
+/// `server/discover` cannot leave the probe waiting). A stdio or SSE server
+/// that predates it may never answer an unknown method before
+/// `initialize` (rmcp's `Auto` then waits 10 s), so those start with
+/// `initialize` and fall back to `server/discover` when it is rejected.
+fn first_lifecycle(config: &ServerConfig) -> Lifecycle {
+    match config.transport {
+        TransportConfig::StreamableHttp { .. } => Lifecycle::Negotiate,
+        _ => Lifecycle::Initialize,
+    }
+}
+
+/// The MCP handshake over a transport.
 pub(crate) async fn handshake<T, E, A>(
     transport: T,
     handler: &Handler,
@@ -256,23 +331,46 @@ where
     let mode = match lifecycle {
         Lifecycle::Initialize => ClientLifecycleMode::Initialize,
         Lifecycle::Discover => ClientLifecycleMode::Discover {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            preferred_versions: DISCOVER_VERSIONS.to_vec(),
+        },
+        Lifecycle::Negotiate => ClientLifecycleMode::Auto {
+            preferred_versions: DISCOVER_VERSIONS.to_vec(),
+            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
         },
     };
     handler.clone().serve_with_lifecycle(transport, mode).await
 }
 
-/// Picks out, by its kind, the rejection of `initialize` that [`connect`]
-/// retries with `server/discover`.
+/// Picks out, by its kind, the rejection that [`connect`] retries with the
+/// other handshake: `initialize` answered with a JSON-RPC error; or
+/// `server/discover` answered with something that is not a discover result
+/// (a server that answers any method it does not know with `{}`), or with
+/// no version mcpbind speaks without `initialize`.
 pub(crate) fn classify(
     error: ClientInitializeError,
     lifecycle: Lifecycle,
 ) -> std::result::Result<ClientInitializeError, ConnectFailure> {
-    match error {
-        ClientInitializeError::JsonRpcError(data) if lifecycle == Lifecycle::Initialize => {
+    match (error, lifecycle) {
+        (ClientInitializeError::JsonRpcError(data), Lifecycle::Initialize) => {
             Err(ConnectFailure::Rejected(data.message.into_owned()))
         }
-        other => Ok(other),
+        (ClientInitializeError::ExpectedInitResult(_), Lifecycle::Negotiate) => Err(
+            ConnectFailure::Rejected("its answer is not a `server/discover` result".to_owned()),
+        ),
+        (
+            ClientInitializeError::NoCompatibleProtocolVersion {
+                server_supported, ..
+            },
+            Lifecycle::Negotiate,
+        ) => Err(ConnectFailure::Rejected(format!(
+            "it supports {}, none of which mcpbind speaks without `initialize`",
+            server_supported
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        (other, _) => Ok(other),
     }
 }
 

@@ -7,6 +7,7 @@ mod build;
 mod calls;
 mod cli;
 mod compile;
+mod discover_http;
 mod double;
 mod durability;
 mod elicit;

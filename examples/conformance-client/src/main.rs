@@ -89,6 +89,40 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
             client.close().await;
             Ok(())
         }
+        // 2026-07-28 (SEP-2575): negotiate (the server first rejects the
+        // version with -32022 and HTTP 400), then list with per-request
+        // `_meta` and the `MCP-Protocol-Version` header.
+        "request-metadata" | "json-schema-ref-no-deref" => {
+            let client = connect(&config, ClientHooks::default()).await?;
+            list_tools(&client).await?;
+            client.close().await;
+            Ok(())
+        }
+        "sep-2322-client-request-state" => mrtr(&config).await,
+        "http-standard-headers" => standard_headers(&config).await,
+        "http-custom-headers" => custom_headers(&config).await,
+        // Tools with an invalid `x-mcp-header` mapping are skipped when
+        // listed; every tool listed is called.
+        "http-invalid-tool-headers" => {
+            let client = connect(&config, ClientHooks::default()).await?;
+            for tool in list_tools(&client).await? {
+                call(&client, &tool, json!({})).await?;
+            }
+            client.close().await;
+            Ok(())
+        }
+        "json-schema-2020-12-preservation" => schema_echo(&config).await,
+        // Skills are listed; none of their files is read before one is
+        // loaded (SEP-2640).
+        "sep-2640-client-no-prefetch" => {
+            let client = connect(&config, ClientHooks::default()).await?;
+            let skills = client.list_skills().await.map_err(|e| e.to_string())?;
+            if skills.is_empty() {
+                return Err("the server listed no skill".into());
+            }
+            client.close().await;
+            Ok(())
+        }
         // The OAuth-protected server: authorize (the suite's authorization
         // server approves at once), then connect, list, and call
         // `test-tool` when listed.
@@ -239,4 +273,115 @@ fn follow(url: &str) {
             eprintln!("conformance-client: the authorization request failed: {e}");
         }
     });
+}
+
+/// SEP-2322: tools that answer `input_required` (with and without
+/// `requestState`), a plain tool called while one of them waits for its
+/// input, and a result without `resultType`. The default elicitation hook
+/// answers the input requests.
+async fn mrtr(config: &Config) -> Result<(), String> {
+    let client = connect(config, ClientHooks::default()).await?;
+    let tools = list_tools(&client).await?;
+    for tool in [
+        "test_mrtr_echo_state",
+        "test_mrtr_no_state",
+        "test_mrtr_unrelated",
+        "test_mrtr_no_result_type",
+    ] {
+        require_tool(&tools, tool)?;
+    }
+    // In parallel: the unrelated call must carry none of the other's state.
+    let (echo, unrelated) = tokio::join!(
+        call(&client, "test_mrtr_echo_state", json!({})),
+        call(&client, "test_mrtr_unrelated", json!({})),
+    );
+    expect_text(&echo?, "echo-state-ok")?;
+    expect_text(&unrelated?, "unrelated-ok")?;
+    expect_text(
+        &call(&client, "test_mrtr_no_state", json!({})).await?,
+        "no-state-ok",
+    )?;
+    expect_text(
+        &call(&client, "test_mrtr_no_result_type", json!({})).await?,
+        "no-result-type-test-ok",
+    )?;
+    client.close().await;
+    Ok(())
+}
+
+fn expect_text(result: &CallToolResult, want: &str) -> Result<(), String> {
+    let text = text_of(result);
+    if text.contains(want) {
+        Ok(())
+    } else {
+        Err(format!("expected {want:?}, the server answered {text:?}"))
+    }
+}
+
+/// SEP-2243 `Mcp-Method` / `Mcp-Name`: every kind of request that has them.
+async fn standard_headers(config: &Config) -> Result<(), String> {
+    let client = connect(config, ClientHooks::default()).await?;
+    for tool in list_tools(&client).await? {
+        call(&client, &tool, json!({})).await?;
+    }
+    let resources = client.list_resources().await.map_err(|e| e.to_string())?;
+    for resource in &resources {
+        client
+            .read_resource(&resource.uri)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    let (prompts, _) = client
+        .list_prompts_checked()
+        .await
+        .map_err(|e| e.to_string())?;
+    for prompt in prompts {
+        if let Some(name) = prompt.get("name").and_then(Value::as_str) {
+            client
+                .get_prompt_raw(name, Map::new())
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    client.close().await;
+    Ok(())
+}
+
+/// SEP-2243 `Mcp-Param-*`: the calls the scenario's context names, whose
+/// `x-mcp-header` parameters are mirrored into headers.
+async fn custom_headers(config: &Config) -> Result<(), String> {
+    let context = context()?.ok_or("the scenario gave no context")?;
+    let calls = context
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .ok_or("the scenario's context has no `toolCalls`")?;
+    let client = connect(config, ClientHooks::default()).await?;
+    let tools = list_tools(&client).await?;
+    for entry in calls {
+        let name = entry
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or("a tool call in the context has no name")?;
+        require_tool(&tools, name)?;
+        let arguments = entry.get("arguments").cloned().unwrap_or(json!({}));
+        call(&client, name, arguments).await?;
+    }
+    client.close().await;
+    Ok(())
+}
+
+/// JSON Schema 2020-12: the focal tool's `inputSchema`, exactly as listed,
+/// is sent back through the echo tool.
+async fn schema_echo(config: &Config) -> Result<(), String> {
+    let client = connect(config, ClientHooks::default()).await?;
+    let tools = client.list_tools_raw().await.map_err(|e| e.to_string())?;
+    let schema = tools
+        .iter()
+        .find(|tool| tool.get("name").and_then(Value::as_str) == Some("json_schema_2020_12_tool"))
+        .and_then(|tool| tool.get("inputSchema"))
+        .cloned()
+        .ok_or("the server does not list `json_schema_2020_12_tool`")?;
+    call(&client, "json_schema_echo", json!({ "schema": schema })).await?;
+    client.close().await;
+    Ok(())
 }
