@@ -791,30 +791,21 @@ impl Client {
     /// Lists the server's concrete resources (`resources/list`, every
     /// page). They are data, not schema: the lockfile does not keep them.
     pub async fn list_resources(&self) -> Result<Vec<Resource>> {
-        let method = "resources/list";
-        let mut resources = Vec::new();
-        let mut cursor = None;
-        let mut pages = crate::paging::PageBound::new(&self.name, method);
-        loop {
-            let params = cursor
-                .take()
-                .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-            let request = ClientRequest::ListResourcesRequest(ListResourcesRequest {
-                method: Default::default(),
-                params,
-                extensions: Default::default(),
-            });
-            let ServerResult::ListResourcesResult(page) = self.request(request, method).await?
-            else {
-                return Err(self.service_error(method, ServiceError::UnexpectedResponse));
-            };
-            pages.add(&page.resources)?;
-            resources.extend(page.resources);
-            match page.next_cursor {
-                Some(next) => cursor = Some(pages.next(next)?),
-                None => return Ok(resources),
-            }
-        }
+        self.every_page(
+            "resources/list",
+            |params| {
+                ClientRequest::ListResourcesRequest(ListResourcesRequest {
+                    method: Default::default(),
+                    params,
+                    extensions: Default::default(),
+                })
+            },
+            |answer| match answer {
+                ServerResult::ListResourcesResult(page) => Some((page.resources, page.next_cursor)),
+                _ => None,
+            },
+        )
+        .await
     }
 
     /// Lists the server's skills (SEP-2640 `skills/list`, every page): each
@@ -823,33 +814,54 @@ impl Client {
     /// ([`Client::read_resource`]) when it loads that skill. Empty when the
     /// server does not declare the skills extension.
     pub async fn list_skills(&self) -> Result<Vec<rmcp::model::Skill>> {
-        let method = "skills/list";
         if !self
             .has_capability(rmcp::model::ServerCapabilities::supports_skills)
             .await?
         {
             return Ok(Vec::new());
         }
-        let mut skills = Vec::new();
+        self.every_page(
+            "skills/list",
+            |params| {
+                ClientRequest::ListSkillsRequest(rmcp::model::ListSkillsRequest {
+                    method: Default::default(),
+                    params,
+                    extensions: Default::default(),
+                })
+            },
+            |answer| match answer {
+                ServerResult::ListSkillsResult(page) => Some((page.skills, page.next_cursor)),
+                _ => None,
+            },
+        )
+        .await
+    }
+
+    /// Every page of a typed list (`request` makes the request for a page,
+    /// `page` reads its entries and next cursor), bounded in pages and
+    /// bytes.
+    async fn every_page<T: serde::Serialize>(
+        &self,
+        method: &str,
+        request: impl Fn(Option<PaginatedRequestParams>) -> ClientRequest,
+        page: impl Fn(ServerResult) -> Option<(Vec<T>, Option<String>)>,
+    ) -> Result<Vec<T>> {
+        let mut entries = Vec::new();
         let mut cursor = None;
         let mut pages = crate::paging::PageBound::new(&self.name, method);
         loop {
             let params = cursor
                 .take()
                 .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-            let request = ClientRequest::ListSkillsRequest(rmcp::model::ListSkillsRequest {
-                method: Default::default(),
-                params,
-                extensions: Default::default(),
-            });
-            let ServerResult::ListSkillsResult(page) = self.request(request, method).await? else {
+            let answer = self.request(request(params), method).await?;
+            let Some((found, next)) = page(answer) else {
                 return Err(self.service_error(method, ServiceError::UnexpectedResponse));
             };
-            pages.add(&page.skills)?;
-            skills.extend(page.skills);
-            match page.next_cursor {
+            pages.add(&found)?;
+            entries.extend(found);
+            match next {
                 Some(next) => cursor = Some(pages.next(next)?),
-                None => return Ok(skills),
+                None => return Ok(entries),
             }
         }
     }
