@@ -360,10 +360,7 @@ async fn the_circuit_opens_fails_fast_and_probes_after_the_cooldown() {
     }
     assert_eq!(started(), 4);
     // The probe fails: one start.
-    assert!(matches!(
-        after_cooldown().await,
-        Err(Error::Connect { .. })
-    ));
+    assert!(matches!(after_cooldown().await, Err(Error::Connect { .. })));
     assert_eq!(started(), 5);
     // The server is back: the next probe connects and closes the circuit;
     // the call after it uses the same connection.
