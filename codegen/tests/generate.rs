@@ -13,8 +13,12 @@
 //! To accept changed output: `MCPBIND_BLESS=1 cargo nextest run -p
 //! mcpbind-codegen --test generate`, then review `git diff`.
 
+#[path = "support/golden.rs"]
+mod golden;
+
 use std::path::{Path, PathBuf};
 
+use golden::assert_golden;
 use mcpbind_codegen::{GenerationSettings, Generator, Lockfile, ServerLock, Warning};
 use serde_json::Value;
 
@@ -103,36 +107,16 @@ fn golden_text(text: &str, warnings: &[Warning]) -> String {
     out
 }
 
-fn assert_golden(path: &Path, actual: &str) {
-    let actual = actual.replace("\r\n", "\n");
-    if std::env::var_os("MCPBIND_BLESS").is_some_and(|v| v == "1") {
-        if std::fs::read_to_string(path).ok().as_deref() != Some(actual.as_str()) {
-            std::fs::write(path, &actual).expect("write golden");
-        }
-        return;
+/// `MCPBIND_BLESS=1` and only `1` rewrites goldens: `0` or any other value
+/// compares, as when the variable is unset.
+#[test]
+fn only_bless_1_rewrites() {
+    use std::ffi::OsStr;
+    assert!(golden::bless_from(Some(OsStr::new("1"))));
+    for value in ["0", "", "true", "yes", " 1"] {
+        assert!(!golden::bless_from(Some(OsStr::new(value))), "{value:?}");
     }
-    let expected = std::fs::read_to_string(path)
-        .unwrap_or_else(|_| {
-            panic!(
-                "{} is missing; run with MCPBIND_BLESS=1 to create it",
-                path.display()
-            )
-        })
-        .replace("\r\n", "\n");
-    if expected != actual {
-        let first = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
-        panic!(
-            "{} differs from the generated output (first at line {}):\n  golden:    {:?}\n  generated: {:?}\nrun with MCPBIND_BLESS=1 to accept, then review git diff",
-            path.display(),
-            first + 1,
-            expected.lines().nth(first),
-            actual.lines().nth(first),
-        );
-    }
+    assert!(!golden::bless_from(None));
 }
 
 #[test]

@@ -7,7 +7,11 @@ use std::process::Command;
 use crate::util;
 
 fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    // No inherited `MCPBIND_LOCKFILE` (it would redirect the build scripts'
+    // lookup), colour switch or locale.
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    util::clean_env(&mut command);
+    command
 }
 
 #[test]

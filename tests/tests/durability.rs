@@ -80,7 +80,7 @@ fn a_lock_that_cannot_be_written_whole_leaves_the_old_lockfile() {
     write_tools(dir.path(), 2_000);
     // `ulimit -f`: mcpbind may write no file past 64 KiB; the new lockfile
     // is about 400 KiB.
-    let mut command = Command::new(util::bin("mcpbind"));
+    let mut command = util::mcpbind_command();
     command.current_dir(dir.path()).arg("lock");
     limit_file_size(&mut command, 64 * 1024);
     let out = command.output().unwrap();
@@ -291,7 +291,7 @@ fn closed_or_full_output_never_panics() {
     let dir = locked(2_000);
     // stderr on a full disk: the lock still happens.
     std::fs::remove_file(dir.path().join("mcpbind.lock")).unwrap();
-    let status = Command::new(util::bin("mcpbind"))
+    let status = util::mcpbind_command()
         .current_dir(dir.path())
         .arg("lock")
         .stderr(std::fs::File::create("/dev/full").unwrap())
@@ -301,7 +301,7 @@ fn closed_or_full_output_never_panics() {
     assert!(dir.path().join("mcpbind.lock").is_file());
     // `| head -1`: the reader goes away after a line; exit 0, no panic.
     for args in [&["list"][..], &["generate"]] {
-        let mut child = Command::new(util::bin("mcpbind"))
+        let mut child = util::mcpbind_command()
             .current_dir(dir.path())
             .args(args)
             .stdout(Stdio::piped())
@@ -363,7 +363,7 @@ fn signals_stop_mcpbind_and_the_server_it_started() {
         );
         // The lock's filters match the config's (none): check and diff
         // get as far as listing.
-        let mut child = Command::new(util::bin("mcpbind"))
+        let mut child = util::mcpbind_command()
             .current_dir(dir.path())
             .arg(command)
             .stdout(Stdio::null())

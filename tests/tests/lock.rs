@@ -1,7 +1,7 @@
 //! `mcpbind lock` against real servers: reproducible bytes, the committed
 //! lockfile, no secrets, every transport the same.
 
-use crate::util::{self, assert_file, mcpbind_env};
+use crate::util::{self, assert_golden, mcpbind_env};
 
 const CANARY: &str = "canary-7f3a9c-secret";
 
@@ -38,7 +38,7 @@ fn lock_is_reproducible_matches_committed_and_leaks_no_secret() {
     // included (server-everything sends `execution`).
     assert!(lock.contains("\"execution\""));
 
-    assert_file(&util::tests_dir().join("mcpbind.lock"), &lock);
+    assert_golden(&util::tests_dir().join("mcpbind.lock"), &lock);
 
     let generated = mcpbind_env(dir.path(), &["generate"], &env);
     assert_eq!(generated.code, Some(0), "{generated:?}");
@@ -158,7 +158,7 @@ fn legacy_sse_lists_the_same_tools_as_stdio() {
 #[test]
 fn generated_bindings_match_the_golden_file() {
     let generated = include_str!(concat!(env!("OUT_DIR"), "/mcpbind.rs"));
-    assert_file(&util::tests_dir().join("golden/mcpbind.rs"), generated);
+    assert_golden(&util::tests_dir().join("golden/mcpbind.rs"), generated);
 }
 
 /// A server that lists its tools in pages: every page is followed, and the

@@ -495,7 +495,7 @@ fn a_signal_to_mcpbind_call_cancels_the_call() {
         ),
     ] {
         let _ = std::fs::remove_file(&log);
-        let mut child = std::process::Command::new(util::bin("mcpbind"))
+        let mut child = util::mcpbind_command()
             .current_dir(dir.path())
             .args(["call", "evolving", tool])
             .stdout(std::process::Stdio::null())

@@ -169,7 +169,7 @@ async fn fetch_server_prompt_is_locked_and_typed() {
     let out = util::mcpbind(dir.path(), &["lock"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     let lock = std::fs::read_to_string(dir.path().join("mcpbind.lock")).unwrap();
-    util::assert_file(&util::tests_dir().join("prompts.lock"), &lock);
+    util::assert_golden(&util::tests_dir().join("prompts.lock"), &lock);
 
     let meta = &<fetch::prompts::FetchArguments as mcpbind::Prompt>::META;
     assert_eq!(

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use mcpbind_tests::demo;
 
-use crate::util::{assert_file, bin, mcpbind, mcpbind_env, tests_dir, Output};
+use crate::util::{assert_golden, bin, mcpbind, mcpbind_env, tests_dir, Output};
 
 /// A dir whose config runs the demo server in the variant named by
 /// `$DEMO_VARIANT` (default: the default server), with `extra` config
@@ -134,9 +134,9 @@ fn check_and_diff_classify_the_changed_server() {
     // Markdown, for a pull-request comment: a golden file.
     let out = v2(dir.path(), &["check", "--format", "markdown"]);
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert_file(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
+    assert_golden(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
     let out = v2(dir.path(), &["diff", "--format", "markdown"]);
-    assert_file(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
+    assert_golden(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
 }
 
 /// Exit codes follow `--deny`: with the tool filter, the same v2 server
@@ -248,7 +248,7 @@ fn diff_compares_lockfiles_offline() {
     assert_eq!(out.stdout, V2_TEXT);
     let out = mcpbind(path, &["diff", "--git", "HEAD", "--format", "markdown"]);
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert_file(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
+    assert_golden(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
     // Reversed, the same changes point the other way.
     let out = mcpbind(
         path,
@@ -608,7 +608,7 @@ fn check_and_diff_classify_prompts_and_templates() {
 
     let out = mcpbind(dir.path(), &["check", "--format", "markdown"]);
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert_file(
+    assert_golden(
         &tests_dir().join("golden/review_everything_prompts.md"),
         &out.stdout,
     );

@@ -7,6 +7,7 @@ mod build;
 mod calls;
 mod cli;
 mod compile;
+mod derive;
 mod discover_http;
 mod double;
 mod durability;

@@ -612,7 +612,7 @@ fn inventory_renders_as_markdown() {
     let inventory = tools.tools_by_server();
     assert_eq!(inventory.len(), 5);
     assert_eq!(inventory[0].held_back_tools, ["demo_crash"]);
-    util::assert_file(
+    util::assert_golden(
         &util::tests_dir().join("golden/toolbox_inventory.md"),
         &tools.render_markdown(),
     );
@@ -934,7 +934,7 @@ fn agent_example_runs_its_script() {
     let demo = util::bin("mcpbind-demo-server");
     let filesystem = util::npm_server("server-filesystem");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = std::process::Command::new(cargo)
+    let out = util::clean_env(&mut std::process::Command::new(cargo))
         .current_dir(util::root())
         .args(["run", "--quiet", "-p", "mcpbind-example-agent"])
         .env("MCPBIND_DEMO_SERVER", demo)
@@ -952,7 +952,7 @@ fn agent_example_runs_its_script() {
         stdout.contains(r#"model -> demo_get_weather {"city":"Lisbon","units":"celsius"}"#),
         "{stdout}"
     );
-    util::assert_file(
+    util::assert_golden(
         &util::tests_dir().join("golden/agent_transcript.txt"),
         &stdout,
     );

@@ -188,7 +188,7 @@ impl Drop for Running {
 /// Starts the demo server over Streamable HTTP on a free loopback port.
 pub fn demo_http() -> Running {
     let mut command = Command::new(bin("mcpbind-demo-server"));
-    command.args(["--http", "127.0.0.1:0"]);
+    clean_env(&mut command).args(["--http", "127.0.0.1:0"]);
     let (child, url) = start_listening(command);
     Running { child, url }
 }
@@ -225,7 +225,7 @@ pub fn everything_sse() -> Running {
 
 fn everything_over(mode: &str, path: &str) -> Running {
     let dir = servers_dir();
-    let mut child = Command::new("node")
+    let mut child = clean_env(&mut Command::new("node"))
         .arg("--require")
         .arg(dir.join("listen-report.cjs"))
         .arg(npm_server("server-everything"))
@@ -261,7 +261,7 @@ pub fn mcpbind(dir: &Path, args: &[&str]) -> Output {
 }
 
 pub fn mcpbind_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let out = Command::new(bin("mcpbind"))
+    let out = mcpbind_command()
         .current_dir(dir)
         .args(args)
         .envs(env.iter().copied())
@@ -274,6 +274,59 @@ pub fn mcpbind_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     }
 }
 
+/// `mcpbind`, with the environment of [`clean_env`]: what a test passes
+/// with `.env` is all it gets of those variables.
+pub fn mcpbind_command() -> Command {
+    let mut command = Command::new(bin("mcpbind"));
+    clean_env(&mut command);
+    command
+}
+
+/// Removes from a child's environment what the developer's shell (or CI)
+/// may have set and the output depends on: mcpbind's own variables
+/// (`MCPBIND_LOCKFILE` redirects every lookup), colour switches (`NO_COLOR`,
+/// `CLICOLOR_FORCE`), log filters, and the locale (`LANG`, `LANGUAGE`,
+/// `LC_*`: servers written in Node or Python format by it). The child runs
+/// in the C locale, as on a bare CI machine.
+pub fn clean_env(command: &mut Command) -> &mut Command {
+    for (key, _) in std::env::vars_os() {
+        let Some(key) = key.to_str() else { continue };
+        if is_inherited_noise(key) {
+            command.env_remove(key);
+        }
+    }
+    command
+}
+
+/// The variables [`clean_env`] removes.
+fn is_inherited_noise(key: &str) -> bool {
+    key.starts_with("MCPBIND_")
+        || key.starts_with("LC_")
+        || matches!(
+            key,
+            "LANG" | "LANGUAGE" | "NO_COLOR" | "CLICOLOR" | "CLICOLOR_FORCE" | "RUST_LOG"
+        )
+}
+
+#[test]
+fn clean_env_removes_what_output_depends_on() {
+    for key in [
+        "MCPBIND_LOCKFILE",
+        "MCPBIND_REFRESH",
+        "NO_COLOR",
+        "CLICOLOR_FORCE",
+        "LANG",
+        "LC_ALL",
+        "LC_NUMERIC",
+        "LANGUAGE",
+    ] {
+        assert!(is_inherited_noise(key), "{key}");
+    }
+    for key in ["PATH", "HOME", "CARGO", "TMPDIR"] {
+        assert!(!is_inherited_noise(key), "{key}");
+    }
+}
+
 #[derive(Debug)]
 pub struct Output {
     pub code: Option<i32>,
@@ -281,27 +334,10 @@ pub struct Output {
     pub stderr: String,
 }
 
+// The one bless helper (`MCPBIND_BLESS=1` only), shared with the codegen
+// and fidelity tests.
+#[path = "../../codegen/tests/support/golden.rs"]
+mod golden;
+
 /// Compares `actual` with a committed file; `MCPBIND_BLESS=1` rewrites it.
-pub fn assert_file(path: &Path, actual: &str) {
-    if std::env::var_os("MCPBIND_BLESS").is_some() {
-        std::fs::write(path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .replace("\r\n", "\n");
-    if expected != actual {
-        let first = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(expected.lines().count().min(actual.lines().count()));
-        panic!(
-            "{} differs from the actual output (first at line {}):\n  expected: {:?}\n  actual:   {:?}\nrun with MCPBIND_BLESS=1 to accept, then review with git diff",
-            path.display(),
-            first + 1,
-            expected.lines().nth(first),
-            actual.lines().nth(first)
-        );
-    }
-}
+pub use golden::assert_golden;

@@ -29,13 +29,28 @@ pub const LOCKFILE_ENV: &str = "MCPBIND_LOCKFILE";
 ///
 /// [`LockError::Missing`], listing every place it looked.
 pub fn find_lockfile(path: &Path, crate_dir: &Path) -> Result<PathBuf, LockError> {
-    let looked = lockfile_candidates(path, crate_dir);
+    find_lockfile_in(path, crate_dir, lockfile_env().as_deref())
+}
+
+/// `MCPBIND_LOCKFILE`, when set and not empty: read once per lookup, so
+/// that the lookup itself ([`find_lockfile_in`]) is a function of its
+/// arguments.
+fn lockfile_env() -> Option<std::ffi::OsString> {
+    std::env::var_os(LOCKFILE_ENV).filter(|v| !v.is_empty())
+}
+
+/// [`find_lockfile`] with the variable's value given.
+fn find_lockfile_in(
+    path: &Path,
+    crate_dir: &Path,
+    env: Option<&std::ffi::OsStr>,
+) -> Result<PathBuf, LockError> {
+    let looked = candidates_in(path, crate_dir, env);
     // Whatever is there (a directory, a FIFO) is found, and then refused
     // by the reader with what it is, rather than called missing.
     if let Some(found) = looked.iter().find(|p| std::fs::metadata(p).is_ok()) {
         return Ok(found.clone());
     }
-    let env = std::env::var_os(LOCKFILE_ENV).filter(|v| !v.is_empty());
     Err(LockError::Missing {
         path: env.map_or_else(|| path.to_owned(), PathBuf::from),
         looked,
@@ -45,7 +60,12 @@ pub fn find_lockfile(path: &Path, crate_dir: &Path) -> Result<PathBuf, LockError
 /// The places [`find_lockfile`] looks, in order. The first is where a new
 /// lockfile goes.
 pub fn lockfile_candidates(path: &Path, crate_dir: &Path) -> Vec<PathBuf> {
-    if let Some(env) = std::env::var_os(LOCKFILE_ENV).filter(|v| !v.is_empty()) {
+    candidates_in(path, crate_dir, lockfile_env().as_deref())
+}
+
+/// [`lockfile_candidates`] with the variable's value given.
+fn candidates_in(path: &Path, crate_dir: &Path, env: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
+    if let Some(env) = env {
         return vec![crate_dir.join(env)];
     }
     let first = crate_dir.join(path);
@@ -88,11 +108,10 @@ mod tests {
     /// A workspace with a member crate; the lockfile at the root only.
     #[test]
     fn crate_dir_then_workspace_root() {
-        // The variable would override everything; tests of the override run
-        // the CLI in its own process (tests/tests/cli.rs).
-        if std::env::var_os(LOCKFILE_ENV).is_some() {
-            return;
-        }
+        // The lookup with the variable unset, whatever this process has
+        // (the override is tested below, and through the CLI in
+        // tests/tests/cli.rs).
+        let find_lockfile = |path: &Path, dir: &Path| find_lockfile_in(path, dir, None);
         let root = std::env::temp_dir().join(format!("mcpbind-find-{}", std::process::id()));
         let member = root.join("crates/app");
         std::fs::create_dir_all(&member).unwrap();
@@ -123,6 +142,25 @@ mod tests {
         std::fs::write(member.join(name), "{}").unwrap();
         assert_eq!(find_lockfile(name, &member).unwrap(), member.join(name));
         assert_eq!(workspace_root(&member).unwrap(), root);
+
+        // The variable overrides both, relative to the crate dir; a missing
+        // override names the variable's value and looks nowhere else.
+        let other = std::ffi::OsStr::new("other.lock");
+        assert_eq!(
+            candidates_in(name, &member, Some(other)),
+            [member.join("other.lock")]
+        );
+        let err = find_lockfile_in(name, &member, Some(other)).unwrap_err();
+        let LockError::Missing { path, looked } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(path, Path::new("other.lock"));
+        assert_eq!(looked, &[member.join("other.lock")]);
+        std::fs::write(member.join("other.lock"), "{}").unwrap();
+        assert_eq!(
+            find_lockfile_in(name, &member, Some(other)).unwrap(),
+            member.join("other.lock")
+        );
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -9,6 +9,11 @@
 //! `MCPBIND_BLESS=1 cargo nextest run -p mcpbind-fidelity-test`, then review
 //! `git diff`.
 
+// The one bless helper (`MCPBIND_BLESS=1` only), shared with the other
+// golden tests.
+#[path = "../../../codegen/tests/support/golden.rs"]
+mod golden;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -156,7 +161,7 @@ fn instances_roundtrip() {
     summary("issue 8 cases (valid and invalid instances)", &named);
     let all: Vec<Outcome> = suite.into_iter().chain(named).collect();
     let (known, compile) = known_failures();
-    if std::env::var_os("MCPBIND_BLESS").is_some_and(|v| v == "1") {
+    if golden::bless() {
         bless(&all, &compile);
         return;
     }

@@ -3,6 +3,8 @@
 
 use ::mcpbind::__private::{Deserialize, Serialize, WireStr};
 
+// `FastMode`, `SlowMode`: renamed variants, as a server's enum gives them.
+#[allow(clippy::enum_variant_names)]
 #[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, WireStr)]
 pub enum Mode {
     #[serde(rename = "fast-mode")]
