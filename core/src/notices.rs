@@ -1,16 +1,16 @@
 //! What a server says beside its answers: progress of a call, its log
 //! messages, and that its tools (prompts, resources) changed.
 //!
-//! Each client keeps a [`Notices`] shared with its connection's handler.
-//! A tool call registers a [`Watch`] under its request's progress token
-//! (rmcp puts one in every request's `_meta`); the handler finds it when a
+//! Each client keeps a `Notices` shared with its connection's handler. A
+//! tool call registers a watch under its request's progress token (rmcp
+//! puts one in every request's `_meta`); the handler finds it when a
 //! `notifications/progress` comes, records when (the call's `timeout` then
 //! starts again) and hands the progress to the caller's [`ProgressSink`].
 //!
 //! Everything a server says also goes to tracing (its logs under target
-//! `mcpbind::server`, at their levels) and, when someone listens, to the process-wide bus of [`Notice`]s
-//! ([`subscribe`]), with the config's secrets replaced as in
-//! [`ToolInvoked`](crate::ToolInvoked) events.
+//! `mcpbind::server`, at their levels) and, when someone listens, to the
+//! process-wide bus of [`Notice`]s ([`subscribe`]), with the config's
+//! secrets replaced as in [`ToolInvoked`](crate::ToolInvoked) events.
 
 // Logging is deprecated by SEP-2577 (2026-07-28), and servers of earlier
 // revisions send it: it is heard until rmcp removes it.
