@@ -101,3 +101,80 @@ fn past_the_limit_a_change_is_for_review_at_its_pointer() {
         (Class::Review, "other-changed", &pointer)
     );
 }
+
+/// `{"a": {"$ref": "#/$defs/d0000"}}` and `n` definitions, each made by
+/// `link` from the name of the next; the last is `{"type": last}`.
+fn chain(n: usize, last: &str, link: impl Fn(String) -> Value) -> Value {
+    let mut defs = Map::new();
+    for i in 0..n {
+        defs.insert(format!("d{i:04}"), link(format!("#/$defs/d{:04}", i + 1)));
+    }
+    defs.insert(format!("d{n:04}"), json!({ "type": last }));
+    json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d0000"}}, "$defs": defs})
+}
+
+#[test]
+fn long_ref_chains_are_followed_to_their_end() {
+    // Each definition only refers to the next (an alias chain), 100 long:
+    // once given up on after 32 hops, so the change was only `other-changed`.
+    let alias = |next: String| json!({ "$ref": next });
+    let found = review(chain(100, "string", alias), chain(100, "integer", alias));
+    assert_eq!(
+        found
+            .iter()
+            .map(|f| (f.0, f.1, f.2.as_str()))
+            .collect::<Vec<_>>(),
+        [(
+            Class::Breaking,
+            "type-changed",
+            "/inputSchema/$defs/d0100/type"
+        )]
+    );
+
+    // Each definition an object whose property refers to the next, 60
+    // long: once given up on at 43 levels ("nested too deeply").
+    let nested = |next: String| json!({"type": "object", "properties": {"next": {"$ref": next}}});
+    let found = review(chain(60, "string", nested), chain(60, "integer", nested));
+    assert_eq!(
+        found
+            .iter()
+            .map(|f| (f.0, f.1, f.2.as_str()))
+            .collect::<Vec<_>>(),
+        [(
+            Class::Breaking,
+            "type-changed",
+            "/inputSchema/$defs/d0060/type"
+        )]
+    );
+    let message = &found[0].3;
+    let path = format!("a{}", ".next".repeat(60));
+    assert_eq!(
+        message,
+        &format!("type of param `{path}` changed: `string` → `integer`")
+    );
+}
+
+#[test]
+fn a_ref_cycle_ends_the_chain() {
+    // `a` → `b` → `a`: a cycle, which compares as the reference it is; the
+    // change beside it is still found.
+    let schema = |t: &str| {
+        json!({
+            "type": "object",
+            "properties": {"loop": {"$ref": "#/$defs/a"}, "x": {"type": t}},
+            "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+        })
+    };
+    let found = review(schema("string"), schema("integer"));
+    assert_eq!(
+        found
+            .iter()
+            .map(|f| (f.0, f.1, f.2.as_str()))
+            .collect::<Vec<_>>(),
+        [(
+            Class::Breaking,
+            "type-changed",
+            "/inputSchema/properties/x/type"
+        )]
+    );
+}

@@ -227,10 +227,13 @@ impl<'a> SchemaCmp<'a> {
         }
     }
 
-    /// Follows a local `$ref` (and the ref of its target…), merging the
-    /// referring node's other keywords over the target's.
+    /// Follows a local `$ref` (and the ref of its target…, however long the
+    /// chain), merging the referring node's other keywords over the
+    /// target's. A definition met twice is a cycle: the node reached is
+    /// returned with its `$ref`, which then compares as a reference.
     fn resolve(&self, root: &Value, mut node: Node) -> Node {
-        for _ in 0..32 {
+        let mut visited = HashSet::new();
+        loop {
             let Some(map) = node.value.as_object() else {
                 return node;
             };
@@ -244,6 +247,9 @@ impl<'a> SchemaCmp<'a> {
             let Some(target) = root.pointer(&pointer) else {
                 return node;
             };
+            if !visited.insert(pointer.clone()) {
+                return node;
+            }
             let mut merged = match target {
                 Value::Object(t) => t.clone(),
                 Value::Bool(true) => Map::new(),
@@ -264,7 +270,6 @@ impl<'a> SchemaCmp<'a> {
                 ptr: format!("{}{pointer}", self.base),
             };
         }
-        node
     }
 
     fn compare(&mut self, old: Node, new: Node, path: &str) {
