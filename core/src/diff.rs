@@ -12,6 +12,8 @@
 mod classify;
 #[cfg(test)]
 mod classify_tests;
+#[cfg(test)]
+mod depth_tests;
 mod prompts;
 mod report;
 mod schema;

@@ -6,12 +6,27 @@
 //! schema that can't be compiled (an unknown draft, a network `$ref`, which
 //! is never fetched) disables validation for that schema only: the server
 //! still checks.
+//!
+//! The validator recurses over the instance as deep as the schema leads it,
+//! and a recursive schema (`{"properties": {"child": {"$ref": "#"}}}`) leads
+//! it all the way down. Schemas are at most 128 levels (serde_json's limit
+//! when the text is parsed here, the generator's when it is written), but
+//! an instance is whatever the caller built; so an instance nested deeper
+//! than [`MAX_INSTANCE_DEPTH`] is a violation at the pointer where it goes
+//! too deep, checked without recursing, instead of a stack overflow.
 
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
 use foldhash::fast::FixedState;
 use serde_json::Value;
+
+use crate::lock::value_depth;
+
+/// The deepest instance validated, in JSON levels: as deep as serde_json
+/// (and so rmcp, on either side) parses a message, envelope included, so a
+/// deeper one could not reach a server anyway.
+pub(crate) const MAX_INSTANCE_DEPTH: usize = 128;
 
 /// Compiled validators by the address and length of their schema's text.
 /// They live as long as the process, as the `'static` texts do: the lookup
@@ -41,6 +56,12 @@ pub(crate) fn violations(schema: &'static str, instance: &Value) -> Vec<String> 
     let Some(validator) = validator(schema) else {
         return Vec::new();
     };
+    if value_depth(instance) > MAX_INSTANCE_DEPTH {
+        let at = too_deep_at(instance, MAX_INSTANCE_DEPTH);
+        return vec![format!(
+            "{at}: nested deeper than {MAX_INSTANCE_DEPTH} levels, more than is validated or sent"
+        )];
+    }
     // The common case, valid, without building any error.
     if validator.is_valid(instance) {
         return Vec::new();
@@ -53,6 +74,37 @@ pub(crate) fn violations(schema: &'static str, instance: &Value) -> Vec<String> 
             format!("{}: {e}", if at.is_empty() { "/" } else { &at })
         })
         .collect()
+}
+
+/// The JSON pointer of the first object or array nested deeper than
+/// `limit` (iterative: any depth is safe).
+fn too_deep_at(instance: &Value, limit: usize) -> String {
+    let mut stack = vec![(instance, 1usize, String::new())];
+    while let Some((value, depth, pointer)) = stack.pop() {
+        let children: Vec<(String, &Value)> = match value {
+            Value::Object(map) => map
+                .iter()
+                .map(|(k, v)| (k.replace('~', "~0").replace('/', "~1"), v))
+                .collect(),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i.to_string(), v))
+                .collect(),
+            _ => continue,
+        };
+        if depth > limit {
+            return if pointer.is_empty() {
+                "/".into()
+            } else {
+                pointer
+            };
+        }
+        for (token, child) in children {
+            stack.push((child, depth + 1, format!("{pointer}/{token}")));
+        }
+    }
+    "/".into()
 }
 
 #[cfg(test)]
@@ -70,6 +122,43 @@ mod tests {
         let v = violations(SCHEMA, &json!({}));
         assert_eq!(v.len(), 1);
         assert!(v[0].starts_with("/: "), "{v:?}");
+    }
+
+    #[test]
+    fn deep_instances_are_violations_not_overflows() {
+        const TREE: &str =
+            r##"{"type":"object","properties":{"child":{"$ref":"#"},"n":{"type":"integer"}}}"##;
+        // Built by moving each level in (`json!` would copy it, recursively).
+        let nest = |levels: usize| {
+            let mut v = json!({"n": 1});
+            for _ in 1..levels {
+                let mut parent = serde_json::Map::new();
+                parent.insert("child".into(), v);
+                v = Value::Object(parent);
+            }
+            v
+        };
+        // As deep as may be: validated (and wrong where it is wrong).
+        let ok = nest(MAX_INSTANCE_DEPTH);
+        assert!(violations(TREE, &ok).is_empty());
+        let mut bad = nest(MAX_INSTANCE_DEPTH - 1);
+        bad["n"] = json!("one");
+        assert_eq!(
+            violations(TREE, &bad),
+            [r#"/n: "one" is not of type "integer""#]
+        );
+        // Far deeper: the validator would recurse 100,000 levels.
+        let deep = nest(100_000);
+        let v = violations(TREE, &deep);
+        let pointer = format!("{}: ", "/child".repeat(MAX_INSTANCE_DEPTH));
+        assert_eq!(v.len(), 1);
+        assert!(v[0].starts_with(&pointer), "{}", &v[0][..200]);
+        assert!(
+            v[0].ends_with(": nested deeper than 128 levels, more than is validated or sent"),
+            "{}",
+            &v[0][v[0].len() - 100..]
+        );
+        crate::lock::depth::drop_deep(deep);
     }
 
     #[test]

@@ -516,3 +516,30 @@ fn exit_codes_say_whether_a_comparison_was_made() {
         "{out:?}"
     );
 }
+
+/// A schema whose property `a` goes through a chain of `n` definitions,
+/// each an object referring to the next; the last is `{"type": last}`.
+fn ref_chain(n: usize, last: &str) -> serde_json::Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..n {
+        defs.insert(
+            format!("d{i:04}"),
+            serde_json::json!({"type": "object", "properties": {"next": {"$ref": format!("#/$defs/d{:04}", i + 1)}}}),
+        );
+    }
+    defs.insert(format!("d{n:04}"), serde_json::json!({ "type": last }));
+    serde_json::json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d0000"}}, "$defs": defs})
+}
+
+#[test]
+fn a_type_changed_at_the_end_of_a_long_ref_chain_is_breaking() {
+    let tools =
+        |last: &str| serde_json::json!([{"name": "chain", "inputSchema": ref_chain(60, last)}]);
+    let dir = locked_with(tools("string"));
+    std::fs::write(dir.path().join("tools.json"), tools("integer").to_string()).unwrap();
+    let out = mcpbind(dir.path(), &["check", "--deny", "breaking"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    let report = format!("{}{}", out.stdout, out.stderr);
+    assert!(report.contains("breaking"), "{out:?}");
+    assert!(report.contains("changed: `string` → `integer`"), "{out:?}");
+}

@@ -19,7 +19,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::prompts::{classify_prompt, classify_resource_template};
-use super::schema::{short, Direction, SchemaCmp};
+use super::schema::{short, Direction, SchemaCmp, MAX_COMPARE_DEPTH};
 use super::{diff_values, escape, Change, ServerDiff};
 use crate::lock::{on_deep_stack, value_depth, EntryKind, LockedEntry, ServerLock};
 
@@ -490,13 +490,19 @@ const HINTS: [(&str, bool, &str, &str); 4] = [
 /// Classifies the changes between two versions of one tool definition (the
 /// tool object as listed). The findings' `entry` is left for the caller.
 pub fn classify_tool(old: &Value, new: &Value) -> Vec<Finding> {
-    let depth = value_depth(old).max(value_depth(new));
-    on_deep_stack(depth * 2 + 64, || {
-        classify_tool_impl(old, new, depth * 2 + 32)
-    })
+    on_deep_stack(compare_stack(old, new), || classify_tool_impl(old, new))
 }
 
-fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding> {
+/// The stack, in levels, that classifying `old` against `new` needs: the
+/// schema comparison recurses at most [`MAX_COMPARE_DEPTH`] levels (two
+/// frames each), and each level may clone or compare a value as deep as
+/// the definitions.
+pub(super) fn compare_stack(old: &Value, new: &Value) -> usize {
+    let depth = value_depth(old).max(value_depth(new));
+    2 * (MAX_COMPARE_DEPTH + depth) + 64
+}
+
+fn classify_tool_impl(old: &Value, new: &Value) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut examined: Vec<String> = vec!["/name".into()];
     let get = |v: &Value, k: &str| v.get(k).filter(|v| !v.is_null()).cloned();
@@ -514,7 +520,6 @@ fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding
         new.get("inputSchema").unwrap_or(&empty),
         "/inputSchema",
         Direction::Input,
-        max_depth,
     );
     input.run();
     out.append(&mut input.findings);
@@ -540,7 +545,7 @@ fn classify_tool_impl(old: &Value, new: &Value, max_depth: usize) -> Vec<Finding
             None,
         )),
         (Some(o), Some(n)) => {
-            let mut output = SchemaCmp::new(&o, &n, "/outputSchema", Direction::Output, max_depth);
+            let mut output = SchemaCmp::new(&o, &n, "/outputSchema", Direction::Output);
             output.run();
             out.append(&mut output.findings);
             examined.append(&mut output.examined);

@@ -16,13 +16,19 @@
 
 use serde_json::Value;
 
+use super::classify::compare_stack;
 use super::classify::{classify_texts, classify_unexplained, Class, Finding, Message};
 use super::escape;
+use crate::lock::on_deep_stack;
 use crate::uri_template::{UriTemplate, UriValue};
 
 /// Classifies the changes between two versions of one prompt (the
 /// `prompts/list` entry). The findings' `entry` is left for the caller.
 pub fn classify_prompt(old: &Value, new: &Value) -> Vec<Finding> {
+    on_deep_stack(compare_stack(old, new), || classify_prompt_impl(old, new))
+}
+
+fn classify_prompt_impl(old: &Value, new: &Value) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut examined: Vec<String> = vec!["/name".into()];
     classify_texts("", old, new, &mut out, &mut examined);
@@ -205,6 +211,12 @@ fn classify_required_order(old: &[Argument<'_>], new: &[Argument<'_>], out: &mut
 /// (the `resources/templates/list` entry). The findings' `entry` is left
 /// for the caller.
 pub fn classify_resource_template(old: &Value, new: &Value) -> Vec<Finding> {
+    on_deep_stack(compare_stack(old, new), || {
+        classify_resource_template_impl(old, new)
+    })
+}
+
+fn classify_resource_template_impl(old: &Value, new: &Value) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut examined: Vec<String> = vec!["/name".into(), "/mimeType".into()];
     classify_texts("", old, new, &mut out, &mut examined);

@@ -14,6 +14,7 @@
 //! Every keyword the comparator looked at is recorded ([`SchemaCmp::examined`])
 //! so that the caller can find the raw changes no rule explained.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
@@ -132,6 +133,15 @@ const STRUCTURAL: [&str; 14] = [
     "allOf",
 ];
 
+/// How deep two schemas are compared, in schema levels (a property, an
+/// item, a branch…), each `$ref` followed into a definition counting as the
+/// level it stands for. Deeper than this, a change is `other-changed`
+/// (review) at the JSON pointer where comparing stopped: never a stack
+/// overflow, and memory bounded by this times the schema's size. A schema
+/// mcpbind can generate code for is at most 128 levels (and 128 `$ref`
+/// hops) deep, so every such schema is compared whole.
+pub const MAX_COMPARE_DEPTH: usize = 256;
+
 /// Compares two versions of one schema (the `inputSchema` or `outputSchema`
 /// of one entry), collecting findings.
 pub(crate) struct SchemaCmp<'a> {
@@ -145,7 +155,6 @@ pub(crate) struct SchemaCmp<'a> {
     pub(crate) examined: Vec<String>,
     pub(crate) findings: Vec<Finding>,
     depth: usize,
-    max_depth: usize,
 }
 
 /// A schema node and where it is in its entry.
@@ -161,7 +170,6 @@ impl<'a> SchemaCmp<'a> {
         new_root: &'a Value,
         base: &'a str,
         dir: Direction,
-        max_depth: usize,
     ) -> Self {
         SchemaCmp {
             old_root,
@@ -172,7 +180,6 @@ impl<'a> SchemaCmp<'a> {
             examined: Vec::new(),
             findings: Vec::new(),
             depth: 0,
-            max_depth,
         }
     }
 
@@ -220,10 +227,13 @@ impl<'a> SchemaCmp<'a> {
         }
     }
 
-    /// Follows a local `$ref` (and the ref of its target…), merging the
-    /// referring node's other keywords over the target's.
+    /// Follows a local `$ref` (and the ref of its target…, however long the
+    /// chain), merging the referring node's other keywords over the
+    /// target's. A definition met twice is a cycle: the node reached is
+    /// returned with its `$ref`, which then compares as a reference.
     fn resolve(&self, root: &Value, mut node: Node) -> Node {
-        for _ in 0..32 {
+        let mut visited = HashSet::new();
+        loop {
             let Some(map) = node.value.as_object() else {
                 return node;
             };
@@ -237,6 +247,9 @@ impl<'a> SchemaCmp<'a> {
             let Some(target) = root.pointer(&pointer) else {
                 return node;
             };
+            if !visited.insert(pointer.clone()) {
+                return node;
+            }
             let mut merged = match target {
                 Value::Object(t) => t.clone(),
                 Value::Bool(true) => Map::new(),
@@ -257,7 +270,6 @@ impl<'a> SchemaCmp<'a> {
                 ptr: format!("{}{pointer}", self.base),
             };
         }
-        node
     }
 
     fn compare(&mut self, old: Node, new: Node, path: &str) {
@@ -278,8 +290,10 @@ impl<'a> SchemaCmp<'a> {
         if !self.seen.insert((old.ptr.clone(), new.ptr.clone())) {
             return;
         }
-        if self.depth >= self.max_depth {
-            let message = self.subject(path).then(": nested too deeply to compare");
+        if self.depth >= MAX_COMPARE_DEPTH {
+            let message = self.subject(path).then(format!(
+                ": nested deeper than {MAX_COMPARE_DEPTH} levels (each `$ref` followed counts), not compared"
+            ));
             self.push(
                 Class::Review,
                 "other-changed",
@@ -599,13 +613,15 @@ impl<'a> SchemaCmp<'a> {
     ) {
         self.examined.push(format!("{nptr}/required"));
         self.examined.push(format!("{optr}/required"));
-        let props = |m: &Map<String, Value>| {
-            m.get("properties")
+        let empty = Map::new();
+        let (op, np) = (
+            o.get("properties")
                 .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default()
-        };
-        let (op, np) = (props(o), props(n));
+                .unwrap_or(&empty),
+            n.get("properties")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty),
+        );
         let (or, nr) = (required_set(o), required_set(n));
         let names: BTreeSet<&String> = op
             .keys()
@@ -1039,10 +1055,12 @@ fn tuple_items(m: &Map<String, Value>, ptr: &str) -> Option<(Vec<Value>, String)
 /// pydantic writes `str | None`) as the `type` array it means
 /// (`type: [string, null]`), so that switching between the two spellings
 /// is no change.
-fn type_union(map: &Map<String, Value>) -> (Map<String, Value>, Option<&'static str>) {
-    let mut map = map.clone();
+///
+/// Borrowed when it is not such a union: comparing a deep schema clones no
+/// subtree per level.
+fn type_union(map: &Map<String, Value>) -> (Cow<'_, Map<String, Value>>, Option<&'static str>) {
     if map.contains_key("type") {
-        return (map, None);
+        return (Cow::Borrowed(map), None);
     }
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = map.get(key) else {
@@ -1053,20 +1071,21 @@ fn type_union(map: &Map<String, Value>) -> (Map<String, Value>, Option<&'static 
             let bare = branch.as_object().filter(|b| b.len() == 1);
             match bare.and_then(|b| type_set(b.get("type"))) {
                 Some(set) => types.extend(set),
-                None => return (map, None),
+                None => return (Cow::Borrowed(map), None),
             }
         }
         // `oneOf` [integer, number] rejects 1 (it matches both): not a union.
         let overlap = key == "oneOf" && types.contains("integer") && types.contains("number");
         if types.is_empty() || overlap {
-            return (map, None);
+            return (Cow::Borrowed(map), None);
         }
+        let mut map = map.clone();
         map.remove(key);
         let types = types.into_iter().map(Value::String).collect();
         map.insert("type".into(), Value::Array(types));
-        return (map, Some(key));
+        return (Cow::Owned(map), Some(key));
     }
-    (map, None)
+    (Cow::Borrowed(map), None)
 }
 
 /// Whether a schema holds a `$ref` anywhere (iterative: any depth is safe).
