@@ -101,13 +101,18 @@ pub enum Error {
         /// Whether `mcpbind login SERVER` is the fix.
         login: bool,
     },
-    /// A message from the server exceeded the server's `max_response_bytes`.
-    #[error("server `{server}` sent a message larger than {limit} bytes (`max_response_bytes`); the connection was closed")]
+    /// A message from the server exceeded the server's `max_response_bytes`,
+    /// or rmcp's own limit on a Streamable HTTP JSON answer.
+    #[error("server `{server}` sent a message larger than {limit} bytes ({}); the connection was closed", if *settable { "`max_response_bytes`" } else { "rmcp's limit on a Streamable HTTP JSON answer" })]
     TooLarge {
         /// The server.
         server: String,
         /// The limit in bytes.
         limit: usize,
+        /// Whether `max_response_bytes` sets the limit (`false`: rmcp's
+        /// own 16 MiB limit on a Streamable HTTP JSON answer, which no
+        /// setting raises).
+        settable: bool,
     },
     /// The server answered with something mcpbind can't use (a `tools/list`
     /// without a `tools` array, a message nested too deeply to parse).
@@ -369,9 +374,16 @@ impl Error {
             } => Some(format!(
                 "server `{server}` is busy: try again later; calls of read-only or idempotent tools wait as it asks (within `max_call_time`)"
             )),
-            Error::TooLarge { server, .. } => Some(format!(
+            Error::TooLarge {
+                server,
+                settable: true,
+                ..
+            } => Some(format!(
                 "raise `max_response_bytes` for server `{server}` in mcpbind.toml (default {} bytes)",
                 crate::config::DEFAULT_MAX_RESPONSE_BYTES
+            )),
+            Error::TooLarge { server, .. } => Some(format!(
+                "no setting raises this limit: ask for less from server `{server}` (page its results), or have it stream its answer as SSE events (which `max_response_bytes` bounds)"
             )),
             Error::TimeLimit { server, .. } => Some(format!(
                 "raise `max_call_time` for server `{server}` in mcpbind.toml"

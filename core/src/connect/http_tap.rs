@@ -105,9 +105,12 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
                 None => http(None, "a response that is not JSON-RPC".to_owned()),
             }
         }
-        StreamableHttpError::ResponseBodyTooLarge { max_size } => {
-            Some(Failure::TooLarge { limit: *max_size })
-        }
+        // rmcp's own limit on a JSON answer (`max_response_bytes` bounds
+        // SSE events and what this client reads itself, not this).
+        StreamableHttpError::ResponseBodyTooLarge { max_size } => Some(Failure::TooLarge {
+            limit: *max_size,
+            settable: false,
+        }),
         _ => None,
     }
 }
@@ -188,7 +191,10 @@ impl TapClient {
         while let Some(chunk) = chunks.next().await {
             let chunk = chunk.ok()?;
             if body.len() + chunk.len() > limit {
-                self.tap.fail(Failure::TooLarge { limit });
+                self.tap.fail(Failure::TooLarge {
+                    limit,
+                    settable: true,
+                });
                 return None;
             }
             body.extend_from_slice(&chunk);
@@ -207,7 +213,10 @@ impl TapClient {
             .inspect(move |event| {
                 if let Err(e) = event {
                     if e.to_string().contains("exceeded the maximum size") {
-                        tap.fail(Failure::TooLarge { limit });
+                        tap.fail(Failure::TooLarge {
+                            limit,
+                            settable: true,
+                        });
                     }
                 }
             })
@@ -357,5 +366,39 @@ impl StreamableHttpClient for TapClient {
             )
             .await?;
         Ok(self.watch(events, max_sse_event_size))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// rmcp's own limit on a JSON answer is not `max_response_bytes`: the
+    /// error says whose it is, and its help does not send the user to a
+    /// setting that changes nothing.
+    #[test]
+    fn rmcps_body_limit_is_told_apart_from_max_response_bytes() {
+        let error =
+            StreamableHttpError::<reqwest::Error>::ResponseBodyTooLarge { max_size: 16 << 20 };
+        let failure = failure_of("tools/call big", &error).expect("a failure");
+        let error = failure.into_error("remote");
+        assert!(
+            matches!(
+                error,
+                crate::Error::TooLarge {
+                    limit: 16_777_216,
+                    settable: false,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        assert_eq!(
+            error.to_string(),
+            "server `remote` sent a message larger than 16777216 bytes (rmcp's limit on a Streamable HTTP JSON answer); the connection was closed"
+        );
+        let help = error.help().unwrap();
+        assert!(help.starts_with("no setting raises this limit"), "{help}");
+        assert!(!help.contains("raise `max_response_bytes`"), "{help}");
     }
 }

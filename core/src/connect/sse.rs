@@ -151,7 +151,10 @@ where
             }
         }
         if event_len > limit {
-            tap.fail(Failure::TooLarge { limit });
+            tap.fail(Failure::TooLarge {
+                limit,
+                settable: true,
+            });
             return Err(std::io::Error::other("event over max_response_bytes"));
         }
         Ok(chunk)

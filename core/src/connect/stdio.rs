@@ -159,7 +159,10 @@ impl<R> TeeReader<R> {
             bytes = &bytes[segment.len()..];
             self.line_len += segment.len();
             if self.line_len > self.limit.saturating_add(1) {
-                self.tap.fail(Failure::TooLarge { limit: self.limit });
+                self.tap.fail(Failure::TooLarge {
+                    limit: self.limit,
+                    settable: true,
+                });
                 self.partial = Vec::new();
                 return Err(std::io::Error::other("message over max_response_bytes"));
             }

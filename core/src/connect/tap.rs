@@ -20,7 +20,11 @@ pub(crate) const MAX_DEPTH: usize = 128;
 #[derive(Debug, Clone)]
 pub(crate) enum Failure {
     /// A message exceeded `max_response_bytes`.
-    TooLarge { limit: usize },
+    TooLarge {
+        limit: usize,
+        /// `max_response_bytes` is the limit (not rmcp's own).
+        settable: bool,
+    },
     /// An HTTP request was answered with an error status or a non-MCP body.
     Http {
         method: String,
@@ -39,7 +43,11 @@ impl Failure {
     pub(crate) fn into_error(self, server: &str) -> Error {
         let server = server.to_owned();
         match self {
-            Failure::TooLarge { limit } => Error::TooLarge { server, limit },
+            Failure::TooLarge { limit, settable } => Error::TooLarge {
+                server,
+                limit,
+                settable,
+            },
             Failure::Http {
                 method,
                 answer,
