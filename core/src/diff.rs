@@ -14,6 +14,8 @@ mod classify;
 mod classify_tests;
 #[cfg(test)]
 mod depth_tests;
+#[cfg(test)]
+mod fuzz_tests;
 mod prompts;
 mod report;
 mod schema;
