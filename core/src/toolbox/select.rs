@@ -57,7 +57,8 @@ pub(super) fn facts<'a>(server: &'a str, tool: &'a ToolSlot) -> ToolFacts<'a> {
 impl Toolbox {
     /// Holds back every tool `select` picks; returns how many it picked.
     ///
-    /// ```ignore
+    /// ```
+    /// # let mut tools = mcpbind_core::Toolbox::new();
     /// tools.hold_back_where(|t| t.destructive);              // by annotation
     /// tools.hold_back_where(|t| t.server == "github" && !t.read_only);
     /// tools.hold_back_where(|t| t.tool.starts_with("admin_")); // by name
