@@ -4,7 +4,7 @@
 //! `sandbox/linux.rs` enforces it when a server is spawned (Landlock for
 //! files, a user and network namespace for the network, `setrlimit` for
 //! limits). A setting the platform cannot enforce fails the connection with
-//! [`Error::Sandbox`](crate::Error::Sandbox), or is reported as a warning
+//! `Error::Sandbox`, or is reported as a warning
 //! when `required = false`.
 
 use std::path::PathBuf;
