@@ -241,6 +241,23 @@ async fn stderr_says(client: &Client, text: &str) -> bool {
     false
 }
 
+/// The first notice `pick` takes (waiting at most 30 s for each notice).
+async fn next_notice<T>(
+    notices: &mut mcpbind::NoticeReceiver,
+    what: &str,
+    pick: impl Fn(&Notice) -> Option<T>,
+) -> T {
+    loop {
+        let notice = tokio::time::timeout(Duration::from_secs(30), notices.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no {what} notice"))
+            .unwrap();
+        if let Some(found) = pick(&notice) {
+            return found;
+        }
+    }
+}
+
 /// Under `refuse`, a tool that changes while connected is refused (and
 /// published as drift) until it matches its lock again; other tools go on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -257,25 +274,17 @@ async fn a_tool_that_changes_while_connected_is_refused_under_refuse() {
     );
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "change", json!({})).await.unwrap();
-    let mut drift = None;
-    while drift.is_none() {
-        let notice = tokio::time::timeout(Duration::from_secs(30), notices.recv())
-            .await
-            .expect("no drift notice")
-            .unwrap();
-        if let Notice::Drift {
+    let drift = next_notice(&mut notices, "drift", |notice| match notice {
+        Notice::Drift {
             server,
             tools,
             refused,
             ..
-        } = &*notice
-        {
-            if server == "evolving" {
-                drift = Some((tools.clone(), *refused));
-            }
-        }
-    }
-    assert_eq!(drift, Some((vec!["greet".to_owned()], true)));
+        } if server == "evolving" => Some((tools.clone(), *refused)),
+        _ => None,
+    })
+    .await;
+    assert_eq!(drift, (vec!["greet".to_owned()], true));
     assert!(client.is_refused("greet"));
     let err = call(&client, "greet", json!({"name": "Ada"}))
         .await
@@ -305,25 +314,18 @@ async fn a_tool_that_changes_while_connected_is_reported_under_warn() {
     client.check_pins(&[GREET]).await.unwrap();
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "change", json!({})).await.unwrap();
-    loop {
-        let notice = tokio::time::timeout(Duration::from_secs(30), notices.recv())
-            .await
-            .expect("no drift notice")
-            .unwrap();
-        if let Notice::Drift {
+    let (refused, lines) = next_notice(&mut notices, "drift", |notice| match notice {
+        Notice::Drift {
             server,
             refused,
             lines,
             ..
-        } = &*notice
-        {
-            if server == "evolving" {
-                assert!(!refused);
-                assert!(lines[0].contains("tool `greet` changed"), "{lines:?}");
-                break;
-            }
-        }
-    }
+        } if server == "evolving" => Some((*refused, lines.clone())),
+        _ => None,
+    })
+    .await;
+    assert!(!refused);
+    assert!(lines[0].contains("tool `greet` changed"), "{lines:?}");
     assert!(!client.is_refused("greet"));
     // The server now wants an integer; mcpbind does not stand in the way.
     assert_eq!(
@@ -342,26 +344,19 @@ async fn a_servers_log_message_reaches_the_bus() {
     call(&client, "shout", json!({"text": "disk almost full"}))
         .await
         .unwrap();
-    loop {
-        let notice = tokio::time::timeout(Duration::from_secs(30), notices.recv())
-            .await
-            .expect("no log notice")
-            .unwrap();
-        if let Notice::Log {
+    let (level, logger, data) = next_notice(&mut notices, "log", |notice| match notice {
+        Notice::Log {
             server,
             level,
             logger,
             data,
-        } = &*notice
-        {
-            if server == "evolving" {
-                assert_eq!(level, "warning");
-                assert_eq!(logger.as_deref(), Some("evolving"));
-                assert_eq!(data, &json!("disk almost full"));
-                break;
-            }
-        }
-    }
+        } if server == "evolving" => Some((level.clone(), logger.clone(), data.clone())),
+        _ => None,
+    })
+    .await;
+    assert_eq!(level, "warning");
+    assert_eq!(logger.as_deref(), Some("evolving"));
+    assert_eq!(data, json!("disk almost full"));
 }
 
 /// Dropping a call's future sends `notifications/cancelled` for it.

@@ -16,8 +16,11 @@ impl Toolbox {
     /// MIME type), and so is every later one. A blob is a note of its MIME
     /// type and size, never its base64.
     ///
-    /// ```ignore
+    /// ```no_run
+    /// # async fn run(tools: &mcpbind_core::Toolbox) -> Result<(), mcpbind_core::ToolboxError> {
     /// let context = tools.resource_context(&["everything"], 16 * 1024).await?;
+    /// # Ok(())
+    /// # }
     /// ```
     ///
     /// # Errors
