@@ -473,6 +473,12 @@ async fn a_typed_retry_sends_the_same_arguments() {
 
 /// `max_concurrent_calls = 1`: calls reach the server one at a time, in the
 /// order they were made; without it they overlap.
+///
+/// Neither half depends on how long anything takes: with the limit, a call
+/// is sent only after the previous one's answer, which the recorder writes
+/// down before sending it; without it, the three calls are `meet` calls,
+/// which the recorder answers only once all three have arrived (a client
+/// that held them back would fail them at their timeout instead).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_concurrent_calls_queues_calls_in_order() {
     let dir = tempfile::tempdir().unwrap();
@@ -502,12 +508,13 @@ async fn max_concurrent_calls_queues_calls_in_order() {
     );
 
     let record = dir.path().join("free.jsonl");
-    let client = Client::connect(&recorder(&record, ""), "rec")
+    let client = Client::connect(&recorder(&record, "timeout = 30"), "rec")
         .await
         .unwrap();
     let calls = ["a", "b", "c"].map(|tag| {
         let client = client.clone();
-        async move { client.call_raw("slow", slow(tag, 300), &retry_safe()).await }
+        let meet = args(json!({"tag": tag, "count": 3}));
+        async move { client.call_raw("meet", meet, &retry_safe()).await }
     });
     for result in futures_join(calls).await {
         result.unwrap();
@@ -516,6 +523,7 @@ async fn max_concurrent_calls_queues_calls_in_order() {
     let mut first = order(&record)[..3].to_vec();
     first.sort();
     assert_eq!(first, ["call a", "call b", "call c"]);
+    assert_eq!(order(&record).len(), 6);
 }
 
 /// Polls the futures in order, so that they queue in that order.
