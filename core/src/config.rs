@@ -463,7 +463,9 @@ pub enum ParseError {
         reason: String,
     },
     /// A `${input:ID}` names an input the file's `inputs` do not declare.
-    #[error("server `{server}`: `${{input:{input}}}` names an input that `inputs` does not declare")]
+    #[error(
+        "server `{server}`: `${{input:{input}}}` names an input that `inputs` does not declare"
+    )]
     UndeclaredInput {
         /// The server.
         server: String,
@@ -1323,12 +1325,14 @@ disabled_resource_templates = ["Logs"]
         for key in ["inherit_env = false", "sandbox = { network = false }"] {
             let err =
                 Config::from_toml_str(&format!("[servers.a]\nurl = \"http://h/mcp\"\n{key}\n"))
-                    .unwrap_err().to_string();
+                    .unwrap_err()
+                    .to_string();
             assert!(err.contains("only valid for stdio servers"), "{err}");
         }
         let err =
             Config::from_toml_str("[servers.a]\ncommand = \"x\"\nsandbox = { home = \"tmp\" }\n")
-                .unwrap_err().to_string();
+                .unwrap_err()
+                .to_string();
         assert!(err.contains("unknown sandbox home `tmp`"), "{err}");
         assert!(is_safe_env("PATH") && is_safe_env("LC_ALL"));
         assert!(!is_safe_env("AWS_SECRET_ACCESS_KEY") && !is_safe_env("LD_PRELOAD"));
@@ -1365,7 +1369,8 @@ disabled_resource_templates = ["Logs"]
         let err = Config::from_toml_str(
             "[servers.ok]\ncommand = \"x\"\n\n[servers.Bad]\ncommand = \"y\"\n",
         )
-        .unwrap_err().to_string();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("line 4"), "{err}");
         assert!(err.contains("invalid server name `Bad`"), "{err}");
 
@@ -1379,12 +1384,15 @@ disabled_resource_templates = ["Logs"]
         assert!(err.contains("line 3"), "{err}");
         assert!(err.contains("unknown field `comand`"), "{err}");
 
-        let err = Config::from_toml_str("[servers.a]\nargs = []\n").unwrap_err().to_string();
+        let err = Config::from_toml_str("[servers.a]\nargs = []\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("missing `command`"), "{err}");
         assert!(err.contains("line 1"), "{err}");
 
-        let err =
-            Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n").unwrap_err().to_string();
+        let err = Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown transport `grpc`"), "{err}");
     }
 
@@ -1405,7 +1413,9 @@ disabled_resource_templates = ["Logs"]
         assert_eq!(config.servers["b"].lifecycle, Lifecycle::default());
 
         let bad = |body: &str| {
-            Config::from_toml_str(&format!("[servers.a]\ncommand = \"x\"\n{body}\n")).unwrap_err().to_string()
+            Config::from_toml_str(&format!("[servers.a]\ncommand = \"x\"\n{body}\n"))
+                .unwrap_err()
+                .to_string()
         };
         let err = bad("max_concurrent_calls = 0");
         assert!(
@@ -1530,7 +1540,8 @@ disabled_resource_templates = ["Logs"]
         let err = Config::from_json_str(
             r#"{"servers": {"a": {"command": "x", "envFile": "${workspaceFolder}/.env"}}}"#,
         )
-        .unwrap_err().to_string();
+        .unwrap_err()
+        .to_string();
         assert!(
             err.starts_with("server `a`: `envFile` is not supported"),
             "{err}"

@@ -12,7 +12,7 @@ use std::path::Path;
 /// the same crate).
 pub mod scope {
     pub use mcpbind::rig_core;
-    pub use mcpbind_tests::{demo, everything, filesystem, memory, time};
+    pub use mcpbind_tests::{demo, everything, filesystem};
 
     /// The host's own question to its user.
     pub async fn ask_the_user(_call: &mcpbind::CallRequest) -> bool {
@@ -37,7 +37,9 @@ fn fenced(text: &str, language: &str) -> Vec<(usize, String)> {
     for (index, line) in text.lines().enumerate() {
         match open.as_mut() {
             None => {
-                let info = line.strip_prefix("```").map(|i| i.split(',').next().unwrap_or(""));
+                let info = line
+                    .strip_prefix("```")
+                    .map(|i| i.split(',').next().unwrap_or(""));
                 if info == Some(language) {
                     open = Some((index + 1, String::new()));
                 }
@@ -96,7 +98,10 @@ fn every_toml_block_parses() {
                 .keys()
                 .filter(|k| !CARGO_TABLES.contains(&k.as_str()))
                 .collect();
-            assert!(stray.is_empty(), "README.md:{line}: not Cargo keys: {stray:?}");
+            assert!(
+                stray.is_empty(),
+                "README.md:{line}: not Cargo keys: {stray:?}"
+            );
             continue;
         }
         let config = complete_config(table);
@@ -130,7 +135,7 @@ fn complete_config(mut table: toml::Table) -> toml::Table {
             .insert("example".into(), toml::Value::Table(server));
     }
     if let Some(servers) = table.get_mut("servers").and_then(toml::Value::as_table_mut) {
-        for server in servers.values_mut().filter_map(toml::Value::as_table_mut) {
+        for server in servers.iter_mut().filter_map(|(_, s)| s.as_table_mut()) {
             if !server.contains_key("command") && !server.contains_key("url") {
                 server.insert("command".into(), "example-server".into());
             }
