@@ -45,6 +45,8 @@
 //! macro depends on the generator, which depends on the core: a cycle if the
 //! core were this crate.
 #![deny(missing_docs)]
+// The `build.rs` example is a whole file, `fn main` included.
+#![allow(clippy::needless_doctest_main)]
 
 // The examples in these docs compile (`cargo test --doc`) against
 // `runtime/mcpbind.lock`: a few servers and tools of `tests/mcpbind.lock`,
