@@ -25,9 +25,20 @@ HTTP:
                           `listening on URL`): one tool, `echo`; every
                           request's headers are appended to FILE as a JSON
                           object (lower-case names), one line per request.
+  claims.py --http-one FILE
+                          The same server, one TCP connection at a time:
+                          while it serves one, its accept queue
+                          (`listen(0)`) holds a connection of its own, so
+                          the kernel drops any other connection's SYN (the
+                          client retries it; it is accepted once the one
+                          served has closed). `tools/call` is answered as
+                          an SSE stream (as rmcp's servers answer), the rest
+                          as JSON. Each request's line in FILE also has the
+                          client's `port` and the JSON-RPC method (`rpc`).
 """
 
 import json
+import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -113,7 +124,7 @@ ECHO = {"name": "echo", "description": "Echoes.", "inputSchema": {
     "type": "object", "properties": {"message": {"type": "string"}}}}
 
 
-def serve_http(path):
+def serve_http(path, one_connection=False):
     lock = threading.Lock()
 
     def echo(params):
@@ -126,10 +137,12 @@ def serve_http(path):
         def log_message(self, *args):
             pass
 
-        def record(self):
+        def record(self, rpc=None):
             headers = {k.lower(): v for k, v in self.headers.items()}
+            line = {"method": self.command, "headers": headers,
+                    "port": self.client_address[1], "rpc": rpc}
             with lock, open(path, "a") as f:
-                f.write(json.dumps({"method": self.command, "headers": headers}) + "\n")
+                f.write(json.dumps(line) + "\n")
 
         def send(self, code, content_type, data, extra=()):
             self.send_response(code)
@@ -149,16 +162,35 @@ def serve_http(path):
             self.send(200, "text/plain", b"")
 
         def do_POST(self):
-            self.record()
             length = int(self.headers.get("Content-Length", 0))
             message = json.loads(self.rfile.read(length) or b"{}")
+            self.record(message.get("method"))
             info = {"name": "claims-http", "version": "1.0.0"}
             reply = answer(message, None, info, [ECHO], echo)
             if reply is None:
                 self.send(202, "text/plain", b"")
+            elif one_connection and message.get("method") == "tools/call":
+                event = b"event: message\ndata: " + json.dumps(reply).encode() + b"\n\n"
+                self.send(200, "text/event-stream", event, [("Mcp-Session-Id", "claims-1")])
             else:
                 self.send(200, "application/json", json.dumps(reply).encode(),
                           [("Mcp-Session-Id", "claims-1")])
+
+    if one_connection:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        print("listening on http://127.0.0.1:%d/mcp" % port, flush=True)
+        while True:
+            conn, address = listener.accept()
+            # Fills the accept queue: from now on the kernel drops every
+            # SYN (the client tries again: TCP's retransmission).
+            filler = socket.create_connection(("127.0.0.1", port))
+            Handler(conn, address, None)  # serves the connection until it closes
+            # Makes room for the next connection.
+            listener.accept()[0].close()
+            filler.close()
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
@@ -181,5 +213,7 @@ if __name__ == "__main__":
                     lambda _params: {"content": [{"type": "text", "text": "{}"}]})
     elif mode == "--http":
         serve_http(sys.argv[2])
+    elif mode == "--http-one":
+        serve_http(sys.argv[2], one_connection=True)
     else:
         sys.exit("usage: claims.py copy LOCKFILE SERVER ANSWER | evolve VARIANT | --http FILE")
