@@ -366,14 +366,15 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    /// The file is not a valid configuration. The message holds the line and
-    /// column.
-    #[error("invalid config {}: {message}", path.display())]
+    /// The file is not a valid configuration (what is wrong is `error`,
+    /// which names the line and column for TOML).
+    #[error("invalid config {}: {error}", path.display())]
     Invalid {
         /// The file.
         path: PathBuf,
-        /// What is wrong and where.
-        message: String,
+        /// What is wrong and where. (Not the `source`: the message already
+        /// says it, and a report of the chain would say it twice.)
+        error: ParseError,
     },
     /// A `${VAR}` reference names a variable that is not set.
     #[error("server `{server}`: environment variable `{var}` is not set (referenced as `${{{var}}}` in the config)")]
@@ -399,6 +400,77 @@ pub enum ConfigError {
     BadReference {
         /// The server whose config holds it.
         server: String,
+    },
+}
+
+/// Why the text of a config was refused ([`Config::from_toml_str`],
+/// [`Config::from_json_str`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseError {
+    /// Not TOML, or not the shape of an `mcpbind.toml`: a syntax error, an
+    /// unknown key, a value of the wrong type, or a server table that is
+    /// not a valid server (both `command` and `url`, neither…), checked
+    /// as it is read so that the position is the table's.
+    #[error("{message}")]
+    Toml {
+        /// What is wrong, with the line and column and the line itself.
+        message: String,
+        /// The byte range in the text, when the TOML parser knows it.
+        span: Option<std::ops::Range<usize>>,
+    },
+    /// Not JSON, or not the shape of an `mcpServers` file.
+    #[error("{message}")]
+    Json {
+        /// What is wrong, with the line and column.
+        message: String,
+        /// The line (1-based; 0 when the parser has no position).
+        line: usize,
+        /// The column (1-based).
+        column: usize,
+    },
+    /// `allow_commands` holds an empty (or blank) command.
+    #[error("`allow_commands` holds an empty command: {command:?}")]
+    EmptyAllowedCommand {
+        /// The entry as written.
+        command: String,
+    },
+    /// A JSON file has both `mcpServers` and VS Code's `servers`.
+    #[error("both `mcpServers` and `servers` are present")]
+    BothServerLists,
+    /// A JSON file has neither `mcpServers` nor `servers`.
+    #[error("no `mcpServers` object")]
+    NoServerList,
+    /// A JSON file names a server outside `^[a-z][a-z0-9_-]{0,31}$`.
+    #[error("server name `{name}` must match ^[a-z][a-z0-9_-]{{0,31}}$ (rename it in the file, or write an mcpbind.toml)")]
+    ServerName {
+        /// The name as written.
+        name: String,
+    },
+    /// A JSON server entry has `envFile`, which mcpbind does not read.
+    #[error("server `{server}`: `envFile` is not supported: list its variables under `env` as `\"NAME\": \"${{NAME}}\"`, and export them")]
+    EnvFile {
+        /// The server.
+        server: String,
+    },
+    /// A JSON server entry is not a valid server (both `command` and
+    /// `url`, an unknown transport…).
+    #[error("server `{server}`: {reason}")]
+    Server {
+        /// The server.
+        server: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A `${input:ID}` names an input the file's `inputs` do not declare.
+    #[error(
+        "server `{server}`: `${{input:{input}}}` names an input that `inputs` does not declare"
+    )]
+    UndeclaredInput {
+        /// The server.
+        server: String,
+        /// The input's id.
+        input: String,
     },
 }
 
@@ -435,9 +507,9 @@ impl Config {
         } else {
             Config::from_toml_str(&text)
         }
-        .map_err(|message| ConfigError::Invalid {
+        .map_err(|error| ConfigError::Invalid {
             path: path.to_owned(),
-            message,
+            error,
         })?;
         // A server runs in the config file's directory unless it says
         // otherwise; relative working directories are relative to it too.
@@ -473,13 +545,22 @@ impl Config {
         Ok(config)
     }
 
-    /// Parses `mcpbind.toml` text. The error message names line and column.
-    pub fn from_toml_str(text: &str) -> Result<Config, String> {
-        let file: TomlFile =
-            toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())?;
+    /// Parses `mcpbind.toml` text.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::Toml`] (with the line and column) for text that is not
+    /// a valid `mcpbind.toml`, [`ParseError::EmptyAllowedCommand`].
+    pub fn from_toml_str(text: &str) -> Result<Config, ParseError> {
+        let file: TomlFile = toml::from_str(text).map_err(|e| ParseError::Toml {
+            message: e.to_string().trim_end().to_owned(),
+            span: e.span(),
+        })?;
         if let Some(list) = &file.allow_commands {
             if let Some(bad) = list.iter().find(|c| c.trim().is_empty()) {
-                return Err(format!("`allow_commands` holds an empty command: {bad:?}"));
+                return Err(ParseError::EmptyAllowedCommand {
+                    command: bad.clone(),
+                });
             }
         }
         let servers = file
@@ -502,37 +583,44 @@ impl Config {
     /// can't prompt, so its value comes from the environment variable
     /// [`input_var`] names (`MCPBIND_INPUT_` and the id in capitals), and a
     /// missing one is an error that says which variable to set.
-    pub fn from_json_str(text: &str) -> Result<Config, String> {
-        let file: JsonFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::Json`] for text that is not such a file, and the
+    /// other [`ParseError`]s of an `mcpServers` file.
+    pub fn from_json_str(text: &str) -> Result<Config, ParseError> {
+        let file: JsonFile = serde_json::from_str(text).map_err(|e| ParseError::Json {
+            message: e.to_string(),
+            line: e.line(),
+            column: e.column(),
+        })?;
         let inputs: Vec<String> = file.inputs.iter().map(|i| i.id.clone()).collect();
         let entries = match (file.mcp_servers, file.servers) {
             (Some(s), None) | (None, Some(s)) => s,
-            (Some(_), Some(_)) => return Err("both `mcpServers` and `servers` are present".into()),
-            (None, None) => return Err("no `mcpServers` object".into()),
+            (Some(_), Some(_)) => return Err(ParseError::BothServerLists),
+            (None, None) => return Err(ParseError::NoServerList),
         };
         let mut servers = BTreeMap::new();
         for (name, entry) in entries {
             if !is_valid_server_name(&name) {
-                return Err(format!(
-                    "server name `{name}` must match ^[a-z][a-z0-9_-]{{0,31}}$ (rename it in the file, or write an mcpbind.toml)"
-                ));
+                return Err(ParseError::ServerName { name });
             }
             if entry.env_file.is_some() {
-                return Err(format!(
-                    "server `{name}`: `envFile` is not supported: list its variables under `env` as `\"NAME\": \"${{NAME}}\"`, and export them"
-                ));
+                return Err(ParseError::EnvFile { server: name });
             }
-            let server = entry
-                .into_server()
-                .map_err(|e| format!("server `{name}`: {e}"))?;
-            if let Some(id) = server
+            let server = entry.into_server().map_err(|reason| ParseError::Server {
+                server: name.clone(),
+                reason,
+            })?;
+            if let Some(input) = server
                 .values()
                 .into_iter()
                 .find_map(|v| undeclared_input(v, &inputs))
             {
-                return Err(format!(
-                    "server `{name}`: `${{input:{id}}}` names an input that `inputs` does not declare"
-                ));
+                return Err(ParseError::UndeclaredInput {
+                    server: name,
+                    input,
+                });
             }
             servers.insert(name, server);
         }
@@ -1162,7 +1250,7 @@ client_secret = "${BOT_SECRET}"
                 "both set",
             ),
         ] {
-            let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n")).unwrap_err();
+            let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n")).unwrap_err().to_string();
             assert!(error.contains(wanted), "{server}: {error}");
         }
     }
@@ -1237,12 +1325,14 @@ disabled_resource_templates = ["Logs"]
         for key in ["inherit_env = false", "sandbox = { network = false }"] {
             let err =
                 Config::from_toml_str(&format!("[servers.a]\nurl = \"http://h/mcp\"\n{key}\n"))
-                    .unwrap_err();
+                    .unwrap_err()
+                    .to_string();
             assert!(err.contains("only valid for stdio servers"), "{err}");
         }
         let err =
             Config::from_toml_str("[servers.a]\ncommand = \"x\"\nsandbox = { home = \"tmp\" }\n")
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert!(err.contains("unknown sandbox home `tmp`"), "{err}");
         assert!(is_safe_env("PATH") && is_safe_env("LC_ALL"));
         assert!(!is_safe_env("AWS_SECRET_ACCESS_KEY") && !is_safe_env("LD_PRELOAD"));
@@ -1279,21 +1369,30 @@ disabled_resource_templates = ["Logs"]
         let err = Config::from_toml_str(
             "[servers.ok]\ncommand = \"x\"\n\n[servers.Bad]\ncommand = \"y\"\n",
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("line 4"), "{err}");
         assert!(err.contains("invalid server name `Bad`"), "{err}");
 
-        let err =
+        let typed =
             Config::from_toml_str("[servers.a]\ncommand = \"x\"\ncomand = \"y\"\n").unwrap_err();
+        let ParseError::Toml { span, .. } = &typed else {
+            panic!("{typed:?}")
+        };
+        assert_eq!(span.clone(), Some(26..32), "the span of `comand`");
+        let err = typed.to_string();
         assert!(err.contains("line 3"), "{err}");
         assert!(err.contains("unknown field `comand`"), "{err}");
 
-        let err = Config::from_toml_str("[servers.a]\nargs = []\n").unwrap_err();
+        let err = Config::from_toml_str("[servers.a]\nargs = []\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("missing `command`"), "{err}");
         assert!(err.contains("line 1"), "{err}");
 
-        let err =
-            Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n").unwrap_err();
+        let err = Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown transport `grpc`"), "{err}");
     }
 
@@ -1314,7 +1413,9 @@ disabled_resource_templates = ["Logs"]
         assert_eq!(config.servers["b"].lifecycle, Lifecycle::default());
 
         let bad = |body: &str| {
-            Config::from_toml_str(&format!("[servers.a]\ncommand = \"x\"\n{body}\n")).unwrap_err()
+            Config::from_toml_str(&format!("[servers.a]\ncommand = \"x\"\n{body}\n"))
+                .unwrap_err()
+                .to_string()
         };
         let err = bad("max_concurrent_calls = 0");
         assert!(
@@ -1427,12 +1528,20 @@ disabled_resource_templates = ["Logs"]
         .unwrap_err();
         assert_eq!(
             err,
+            ParseError::UndeclaredInput {
+                server: "a".into(),
+                input: "nope".into()
+            }
+        );
+        assert_eq!(
+            err.to_string(),
             "server `a`: `${input:nope}` names an input that `inputs` does not declare"
         );
         let err = Config::from_json_str(
             r#"{"servers": {"a": {"command": "x", "envFile": "${workspaceFolder}/.env"}}}"#,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             err.starts_with("server `a`: `envFile` is not supported"),
             "{err}"

@@ -14,7 +14,7 @@
 //! declared: a `sampling/createMessage` is refused as an unknown method and
 //! `roots/list` answers no roots.
 //!
-//! ```ignore
+//! ```
 //! # async fn run(config: &mcpbind::Config) -> mcpbind::Result<()> {
 //! use mcpbind::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
 //!

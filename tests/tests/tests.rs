@@ -5,6 +5,7 @@ mod util;
 
 mod build;
 mod calls;
+mod claims;
 mod cli;
 mod compile;
 mod derive;
@@ -19,6 +20,7 @@ mod misbehave;
 mod oauth;
 mod privilege;
 mod prompts;
+mod readme;
 mod review;
 mod roundtrip;
 mod toolbox;
