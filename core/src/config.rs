@@ -182,6 +182,54 @@ pub enum AuthConfig {
         /// The scopes to ask for.
         scopes: Vec<String>,
     },
+    /// `auth = "client_credentials"` with `private_key` instead of
+    /// `client_secret`: the client authenticates with a JWT assertion it
+    /// signs with its key (`private_key_jwt`, RFC 7523).
+    PrivateKeyJwt {
+        /// The client's ID (the assertion's issuer and subject).
+        client_id: String,
+        /// The private key, PEM (PKCS#8, or PKCS#1 for RSA); write it as
+        /// `${VAR}`.
+        private_key: String,
+        /// The algorithm the key signs with (`signing_algorithm`).
+        signing_algorithm: SigningAlgorithm,
+        /// The scopes to ask for.
+        scopes: Vec<String>,
+    },
+}
+
+/// How a `private_key_jwt` assertion is signed (`signing_algorithm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+#[allow(clippy::upper_case_acronyms)]
+pub enum SigningAlgorithm {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    RS256,
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
+    RS384,
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
+    RS512,
+    /// ECDSA on P-256 with SHA-256.
+    ES256,
+    /// ECDSA on P-384 with SHA-384.
+    ES384,
+}
+
+impl SigningAlgorithm {
+    fn parse(name: &str) -> Result<SigningAlgorithm, String> {
+        Ok(match name {
+            "RS256" => SigningAlgorithm::RS256,
+            "RS384" => SigningAlgorithm::RS384,
+            "RS512" => SigningAlgorithm::RS512,
+            "ES256" => SigningAlgorithm::ES256,
+            "ES384" => SigningAlgorithm::ES384,
+            other => {
+                return Err(format!(
+                    "unknown signing_algorithm `{other}`, expected one of `RS256`, `RS384`, `RS512`, `ES256`, `ES384`"
+                ))
+            }
+        })
+    }
 }
 
 impl AuthConfig {
@@ -190,6 +238,16 @@ impl AuthConfig {
         match self {
             AuthConfig::OAuth { client_secret, .. } => client_secret.as_deref(),
             AuthConfig::ClientCredentials { client_secret, .. } => Some(client_secret),
+            AuthConfig::PrivateKeyJwt { private_key, .. } => Some(private_key),
+        }
+    }
+
+    /// The scopes to ask for.
+    pub fn scopes(&self) -> &[String] {
+        match self {
+            AuthConfig::OAuth { scopes, .. }
+            | AuthConfig::ClientCredentials { scopes, .. }
+            | AuthConfig::PrivateKeyJwt { scopes, .. } => scopes,
         }
     }
 }
@@ -210,6 +268,17 @@ impl std::fmt::Debug for AuthConfig {
             } => f
                 .debug_struct("ClientCredentials")
                 .field("client_id", client_id)
+                .field("scopes", scopes)
+                .finish_non_exhaustive(),
+            AuthConfig::PrivateKeyJwt {
+                client_id,
+                signing_algorithm,
+                scopes,
+                ..
+            } => f
+                .debug_struct("PrivateKeyJwt")
+                .field("client_id", client_id)
+                .field("signing_algorithm", signing_algorithm)
                 .field("scopes", scopes)
                 .finish_non_exhaustive(),
         }
@@ -617,6 +686,8 @@ struct RawServer {
     scopes: Vec<String>,
     redirect_port: Option<u16>,
     client_metadata_url: Option<String>,
+    private_key: Option<String>,
+    signing_algorithm: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for TomlServer {
@@ -770,6 +841,8 @@ impl RawServer {
                 ("scopes", !scopes.is_empty()),
                 ("redirect_port", self.redirect_port.is_some()),
                 ("client_metadata_url", self.client_metadata_url.is_some()),
+                ("private_key", self.private_key.is_some()),
+                ("signing_algorithm", self.signing_algorithm.is_some()),
             ];
             return match stray.iter().find(|(_, set)| *set) {
                 Some((key, _)) => Err(format!(
@@ -780,6 +853,15 @@ impl RawServer {
         };
         match kind {
             "oauth" => {
+                let only_jwt = [
+                    ("private_key", self.private_key.is_some()),
+                    ("signing_algorithm", self.signing_algorithm.is_some()),
+                ];
+                if let Some((key, _)) = only_jwt.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` is only valid with `auth = \"client_credentials\"` (private_key_jwt)"
+                    ));
+                }
                 if client_secret.is_some() && client_id.is_none() {
                     return Err("`client_secret` needs the `client_id` it belongs to".into());
                 }
@@ -801,15 +883,31 @@ impl RawServer {
                         "`{key}` is only valid with `auth = \"oauth\"` (client credentials need no browser)"
                     ));
                 }
-                match (client_id, client_secret) {
-                    (Some(client_id), Some(client_secret)) => {
+                let private_key = self.private_key.take();
+                let signing_algorithm = self.signing_algorithm.take();
+                match (client_id, client_secret, private_key) {
+                    (Some(_), Some(_), Some(_)) => Err("`client_secret` and `private_key` are both set: the client authenticates with one of them".into()),
+                    (Some(client_id), Some(client_secret), None) => {
+                        if signing_algorithm.is_some() {
+                            return Err("`signing_algorithm` goes with `private_key`, not `client_secret`".into());
+                        }
                         Ok(Some(AuthConfig::ClientCredentials {
                             client_id,
                             client_secret,
                             scopes,
                         }))
                     }
-                    _ => Err("`auth = \"client_credentials\"` needs `client_id` and `client_secret` (write the secret as `${VAR}`)".into()),
+                    (Some(client_id), None, Some(private_key)) => {
+                        let signing_algorithm = signing_algorithm
+                            .ok_or("`private_key` needs `signing_algorithm` (`RS256`, `RS384`, `RS512`, `ES256` or `ES384`)")?;
+                        Ok(Some(AuthConfig::PrivateKeyJwt {
+                            client_id,
+                            private_key,
+                            signing_algorithm: SigningAlgorithm::parse(&signing_algorithm)?,
+                            scopes,
+                        }))
+                    }
+                    _ => Err("`auth = \"client_credentials\"` needs `client_id` and `client_secret` or `private_key` (write the secret as `${VAR}`)".into()),
                 }
             }
             "none" => Ok(None),
@@ -952,6 +1050,8 @@ impl JsonServer {
             scopes: Vec::new(),
             redirect_port: None,
             client_metadata_url: None,
+            private_key: None,
+            signing_algorithm: None,
         }
         .into_server()
     }
