@@ -196,6 +196,28 @@ pub enum AuthConfig {
         /// The scopes to ask for.
         scopes: Vec<String>,
     },
+    /// `auth = "jwt_bearer"`: a token for a JWT the workload already holds
+    /// (workload identity federation: RFC 7523's JWT-bearer grant, SEP-1933),
+    /// fetched at connect. A refused grant is not retried.
+    JwtBearer {
+        /// The client's ID, when the authorization server wants one.
+        client_id: Option<String>,
+        /// The JWT, or the file that holds it.
+        assertion: Assertion,
+        /// The scopes to ask for.
+        scopes: Vec<String>,
+    },
+}
+
+/// Where a JWT-bearer grant's assertion comes from.
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Assertion {
+    /// `assertion`: the JWT itself (write it as `${VAR}`).
+    Value(String),
+    /// `assertion_file`: a file holding the JWT, read at each grant (a
+    /// workload identity token that the platform rotates).
+    File(PathBuf),
 }
 
 /// How a `private_key_jwt` assertion is signed (`signing_algorithm`).
@@ -239,6 +261,11 @@ impl AuthConfig {
             AuthConfig::OAuth { client_secret, .. } => client_secret.as_deref(),
             AuthConfig::ClientCredentials { client_secret, .. } => Some(client_secret),
             AuthConfig::PrivateKeyJwt { private_key, .. } => Some(private_key),
+            AuthConfig::JwtBearer {
+                assertion: Assertion::Value(jwt),
+                ..
+            } => Some(jwt),
+            AuthConfig::JwtBearer { .. } => None,
         }
     }
 
@@ -247,7 +274,8 @@ impl AuthConfig {
         match self {
             AuthConfig::OAuth { scopes, .. }
             | AuthConfig::ClientCredentials { scopes, .. }
-            | AuthConfig::PrivateKeyJwt { scopes, .. } => scopes,
+            | AuthConfig::PrivateKeyJwt { scopes, .. }
+            | AuthConfig::JwtBearer { scopes, .. } => scopes,
         }
     }
 }
@@ -281,6 +309,21 @@ impl std::fmt::Debug for AuthConfig {
                 .field("signing_algorithm", signing_algorithm)
                 .field("scopes", scopes)
                 .finish_non_exhaustive(),
+            AuthConfig::JwtBearer {
+                client_id,
+                assertion,
+                scopes,
+            } => {
+                let file = match assertion {
+                    Assertion::File(path) => Some(path),
+                    Assertion::Value(_) => None,
+                };
+                f.debug_struct("JwtBearer")
+                    .field("client_id", client_id)
+                    .field("assertion_file", &file)
+                    .field("scopes", scopes)
+                    .finish_non_exhaustive()
+            }
         }
     }
 }
@@ -688,6 +731,8 @@ struct RawServer {
     client_metadata_url: Option<String>,
     private_key: Option<String>,
     signing_algorithm: Option<String>,
+    assertion: Option<String>,
+    assertion_file: Option<PathBuf>,
 }
 
 impl<'de> Deserialize<'de> for TomlServer {
@@ -843,10 +888,12 @@ impl RawServer {
                 ("client_metadata_url", self.client_metadata_url.is_some()),
                 ("private_key", self.private_key.is_some()),
                 ("signing_algorithm", self.signing_algorithm.is_some()),
+                ("assertion", self.assertion.is_some()),
+                ("assertion_file", self.assertion_file.is_some()),
             ];
             return match stray.iter().find(|(_, set)| *set) {
                 Some((key, _)) => Err(format!(
-                    "`{key}` is only valid with `auth = \"oauth\"` or `auth = \"client_credentials\"`"
+                    "`{key}` is only valid with `auth` (`oauth`, `client_credentials` or `jwt_bearer`)"
                 )),
                 None => Ok(None),
             };
@@ -857,6 +904,9 @@ impl RawServer {
                     ("private_key", self.private_key.is_some()),
                     ("signing_algorithm", self.signing_algorithm.is_some()),
                 ];
+                if let Some(key) = self.assertion_key() {
+                    return Err(key);
+                }
                 if let Some((key, _)) = only_jwt.iter().find(|(_, set)| *set) {
                     return Err(format!(
                         "`{key}` is only valid with `auth = \"client_credentials\"` (private_key_jwt)"
@@ -882,6 +932,9 @@ impl RawServer {
                     return Err(format!(
                         "`{key}` is only valid with `auth = \"oauth\"` (client credentials need no browser)"
                     ));
+                }
+                if let Some(key) = self.assertion_key() {
+                    return Err(key);
                 }
                 let private_key = self.private_key.take();
                 let signing_algorithm = self.signing_algorithm.take();
@@ -910,11 +963,50 @@ impl RawServer {
                     _ => Err("`auth = \"client_credentials\"` needs `client_id` and `client_secret` or `private_key` (write the secret as `${VAR}`)".into()),
                 }
             }
+            "jwt_bearer" => {
+                let not_here = [
+                    ("client_secret", client_secret.is_some()),
+                    ("private_key", self.private_key.is_some()),
+                    ("signing_algorithm", self.signing_algorithm.is_some()),
+                    ("redirect_port", self.redirect_port.is_some()),
+                    ("client_metadata_url", self.client_metadata_url.is_some()),
+                ];
+                if let Some((key, _)) = not_here.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` is not valid with `auth = \"jwt_bearer\"` (the workload's JWT is the credential)"
+                    ));
+                }
+                let assertion = match (self.assertion.take(), self.assertion_file.take()) {
+                    (Some(jwt), None) => Assertion::Value(jwt),
+                    (None, Some(path)) => Assertion::File(path),
+                    (Some(_), Some(_)) => return Err("`assertion` and `assertion_file` are both set: keep one of them".into()),
+                    (None, None) => return Err("`auth = \"jwt_bearer\"` needs `assertion` (write it as `${VAR}`) or `assertion_file`".into()),
+                };
+                Ok(Some(AuthConfig::JwtBearer {
+                    client_id,
+                    assertion,
+                    scopes,
+                }))
+            }
             "none" => Ok(None),
             other => Err(format!(
-                "unknown auth `{other}`, expected one of `oauth`, `client_credentials`, `none` (a static token goes in `headers`)"
+                "unknown auth `{other}`, expected one of `oauth`, `client_credentials`, `jwt_bearer`, `none` (a static token goes in `headers`)"
             )),
         }
+    }
+
+    /// The error for an `assertion` key outside `auth = "jwt_bearer"`.
+    fn assertion_key(&self) -> Option<String> {
+        let key = if self.assertion.is_some() {
+            "assertion"
+        } else if self.assertion_file.is_some() {
+            "assertion_file"
+        } else {
+            return None;
+        };
+        Some(format!(
+            "`{key}` is only valid with `auth = \"jwt_bearer\"`"
+        ))
     }
 
     /// The [`Lifecycle`] keys, checked.
@@ -1052,6 +1144,8 @@ impl JsonServer {
             client_metadata_url: None,
             private_key: None,
             signing_algorithm: None,
+            assertion: None,
+            assertion_file: None,
         }
         .into_server()
     }

@@ -18,7 +18,7 @@ use rmcp::transport::auth::{
 };
 
 use super::Target;
-use crate::config::{AuthConfig, SigningAlgorithm};
+use crate::config::{Assertion, AuthConfig, SigningAlgorithm};
 use crate::error::{redact, Error, Result};
 
 /// How long a token request may take.
@@ -32,11 +32,18 @@ const ASSERTION_LIFETIME: u64 = 300;
 
 const ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
+/// The JWT-bearer grant (RFC 7523 §2.1).
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
 impl Target<'_> {
     fn fail(&self, reason: String) -> Error {
+        let grant = match self.auth {
+            AuthConfig::JwtBearer { .. } => "the JWT-bearer grant",
+            _ => "the client-credentials grant",
+        };
         Error::Auth {
             server: self.server.to_owned(),
-            reason: redact(&format!("the client-credentials grant failed: {reason}"), &self.secrets),
+            reason: redact(&format!("{grant} failed: {reason}"), &self.secrets),
             login: false,
         }
     }
@@ -62,13 +69,19 @@ impl Target<'_> {
             )));
         }
 
-        let mut form: Vec<(&str, String)> = vec![("grant_type", "client_credentials".into())];
+        let grant_type = match self.auth {
+            AuthConfig::JwtBearer { .. } => JWT_BEARER,
+            _ => "client_credentials",
+        };
+        let mut form: Vec<(&str, String)> = vec![("grant_type", grant_type.into())];
         if !scopes.is_empty() {
             form.push(("scope", scopes.join(" ")));
         }
         form.push(("resource", self.url.clone()));
         let secret = self.client_secret.clone().unwrap_or_default();
         let mut basic = None;
+        let mut file_jwt = None;
+        let no_id = String::new();
         let client_id = match self.auth {
             AuthConfig::ClientCredentials { client_id, .. } => {
                 if only_basic(&metadata) {
@@ -92,10 +105,38 @@ impl Target<'_> {
                 form.push(("client_assertion", assertion));
                 client_id
             }
+            AuthConfig::JwtBearer {
+                client_id,
+                assertion,
+                ..
+            } => {
+                let jwt = match assertion {
+                    Assertion::Value(_) => secret,
+                    Assertion::File(path) => {
+                        let jwt = std::fs::read_to_string(path).map_err(|e| {
+                            self.fail(format!("cannot read `assertion_file` {}: {e}", path.display()))
+                        })?;
+                        let jwt = jwt.trim().to_owned();
+                        file_jwt = Some(jwt.clone());
+                        jwt
+                    }
+                };
+                if jwt.is_empty() {
+                    return Err(self.fail("the JWT-bearer assertion is empty".into()));
+                }
+                form.push(("assertion", jwt));
+                if let Some(id) = client_id {
+                    form.push(("client_id", id.clone()));
+                }
+                client_id.as_ref().unwrap_or(&no_id)
+            }
             AuthConfig::OAuth { .. } => return Err(super::not_oauth(self.server)),
         };
 
-        let token = self.token_request(&endpoint, &form, basic).await?;
+        let token = match self.token_request(&endpoint, &form, basic).await {
+            Ok(token) => token,
+            Err(e) => return Err(e.redacted(file_jwt.as_slice())),
+        };
         let granted = token
             .get("scope")
             .and_then(serde_json::Value::as_str)

@@ -247,6 +247,16 @@ fn auth_config(url: &str, scenario: &str, context: Option<&Value>) -> Result<Con
             .map(|v| Value::String(v.to_owned()).to_string())
     };
     let mut keys = String::new();
+    if scenario == "auth/wif-jwt-bearer" {
+        // The workload's JWT, exchanged for a token (RFC 7523).
+        let jwt = field("valid_jwt").ok_or("the scenario's context has no `valid_jwt`")?;
+        keys.push_str(&format!("auth = \"jwt_bearer\"\nassertion = {jwt}\n"));
+        if let Some(id) = field("client_id") {
+            keys.push_str(&format!("client_id = {id}\n"));
+        }
+        let text = config_text(url)? + &keys;
+        return Config::from_toml_str(&text).map_err(|e| format!("the config for {url} is invalid: {e}"));
+    }
     if scenario.starts_with("auth/client-credentials") {
         keys.push_str("auth = \"client_credentials\"\n");
         // private_key_jwt: the key signs the client's assertion.
