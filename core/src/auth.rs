@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, CredentialRefreshGuard,
-    CredentialStore, OAuthClientConfig, OAuthState, StoredCredentials,
+    AuthError, AuthorizationManager, AuthorizationRequest, CredentialRefreshGuard, CredentialStore,
+    OAuthClientConfig, OAuthState, StoredCredentials,
 };
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -25,10 +25,10 @@ use crate::config::{AuthConfig, ServerConfig, TransportConfig};
 mod client;
 mod grant;
 
-pub(crate) use client::OAuthClient;
-use client::Manager;
 use crate::connect::secrets::Expander;
 use crate::error::{redact, Error, Result};
+use client::Manager;
+pub(crate) use client::OAuthClient;
 
 /// How long [`login`] waits for the browser to come back.
 const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
@@ -421,9 +421,7 @@ impl Session {
                 };
                 let challenge = Some(challenge.to_owned()).filter(|c| !c.is_empty());
                 target
-                    .authorize_in_browser(&scopes, challenge, |url| {
-                        browser.open(&self.server, url)
-                    })
+                    .authorize_in_browser(&scopes, challenge, |url| browser.open(&self.server, url))
                     .await?;
                 let manager = target.stored_manager().await?;
                 (manager, target.stored_scopes().await)

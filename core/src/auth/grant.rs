@@ -114,7 +114,10 @@ impl Target<'_> {
                     Assertion::Value(_) => secret,
                     Assertion::File(path) => {
                         let jwt = std::fs::read_to_string(path).map_err(|e| {
-                            self.fail(format!("cannot read `assertion_file` {}: {e}", path.display()))
+                            self.fail(format!(
+                                "cannot read `assertion_file` {}: {e}",
+                                path.display()
+                            ))
                         })?;
                         let jwt = jwt.trim().to_owned();
                         file_jwt = Some(jwt.clone());
@@ -186,25 +189,34 @@ impl Target<'_> {
             .map_err(|e| self.fail(e.to_string()))?;
         let body = form
             .iter()
-            .fold(url::form_urlencoded::Serializer::new(String::new()), |mut s, (k, v)| {
-                s.append_pair(k, v);
-                s
-            })
+            .fold(
+                url::form_urlencoded::Serializer::new(String::new()),
+                |mut s, (k, v)| {
+                    s.append_pair(k, v);
+                    s
+                },
+            )
             .finish();
         let mut request = client
             .post(endpoint.clone())
-            .header(http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(
+                http::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
             .header(http::header::ACCEPT, "application/json")
             .body(body);
         if let Some((id, secret)) = basic {
             // RFC 6749 §2.3.1: form-encoded, then Basic.
-            let encode = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+            let encode =
+                |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
             request = request.basic_auth(encode(&id), Some(encode(&secret)));
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| self.fail(format!("cannot reach the token endpoint: {}", crate::error::chain(&e))))?;
+        let response = request.send().await.map_err(|e| {
+            self.fail(format!(
+                "cannot reach the token endpoint: {}",
+                crate::error::chain(&e)
+            ))
+        })?;
         let status = response.status();
         let bytes = response
             .bytes()
@@ -232,8 +244,11 @@ impl Target<'_> {
             }
             return Err(self.fail(reason));
         }
-        json.filter(|j| j.get("access_token").is_some_and(serde_json::Value::is_string))
-            .ok_or_else(|| self.fail("the token response has no `access_token`".into()))
+        json.filter(|j| {
+            j.get("access_token")
+                .is_some_and(serde_json::Value::is_string)
+        })
+        .ok_or_else(|| self.fail("the token response has no `access_token`".into()))
     }
 }
 
@@ -300,7 +315,8 @@ fn assertion(
     });
     let (algorithm, key) = signing_key(pem, algorithm)?;
     let header = jsonwebtoken::Header::new(algorithm);
-    jsonwebtoken::encode(&header, &claims, &key).map_err(|e| format!("cannot sign the client assertion: {e}"))
+    jsonwebtoken::encode(&header, &claims, &key)
+        .map_err(|e| format!("cannot sign the client assertion: {e}"))
 }
 
 /// The `jsonwebtoken` algorithm and key of a PEM private key. The key

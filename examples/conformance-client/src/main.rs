@@ -255,7 +255,8 @@ fn auth_config(url: &str, scenario: &str, context: Option<&Value>) -> Result<Con
             keys.push_str(&format!("client_id = {id}\n"));
         }
         let text = config_text(url)? + &keys;
-        return Config::from_toml_str(&text).map_err(|e| format!("the config for {url} is invalid: {e}"));
+        return Config::from_toml_str(&text)
+            .map_err(|e| format!("the config for {url} is invalid: {e}"));
     }
     if scenario.starts_with("auth/client-credentials") {
         keys.push_str("auth = \"client_credentials\"\n");
