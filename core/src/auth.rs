@@ -493,7 +493,8 @@ impl Target<'_> {
         else {
             return Err(Error::Auth {
                 server: server.to_owned(),
-                reason: "it uses the client-credentials grant, which needs no login".into(),
+                reason: "its `auth` is a grant that needs no login (a token is fetched at connect)"
+                    .into(),
                 login: false,
             });
         };

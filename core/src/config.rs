@@ -1094,6 +1094,26 @@ struct JsonServer {
     timeout: Option<f64>,
     #[serde(rename = "envFile")]
     env_file: Option<String>,
+    // OAuth: the keys of a TOML server table (see [`AuthConfig`]), with
+    // camelCase spellings as JSON configs write them.
+    auth: Option<String>,
+    #[serde(alias = "clientId")]
+    client_id: Option<String>,
+    #[serde(alias = "clientSecret")]
+    client_secret: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    #[serde(alias = "redirectPort")]
+    redirect_port: Option<u16>,
+    #[serde(alias = "clientMetadataUrl")]
+    client_metadata_url: Option<String>,
+    #[serde(alias = "privateKey")]
+    private_key: Option<String>,
+    #[serde(alias = "signingAlgorithm")]
+    signing_algorithm: Option<String>,
+    assertion: Option<String>,
+    #[serde(alias = "assertionFile")]
+    assertion_file: Option<PathBuf>,
 }
 
 impl JsonServer {
@@ -1136,16 +1156,16 @@ impl JsonServer {
             breaker_cooldown: None,
             max_concurrent_calls: None,
             idle_timeout: None,
-            auth: None,
-            client_id: None,
-            client_secret: None,
-            scopes: Vec::new(),
-            redirect_port: None,
-            client_metadata_url: None,
-            private_key: None,
-            signing_algorithm: None,
-            assertion: None,
-            assertion_file: None,
+            auth: self.auth,
+            client_id: self.client_id,
+            client_secret: self.client_secret,
+            scopes: self.scopes,
+            redirect_port: self.redirect_port,
+            client_metadata_url: self.client_metadata_url,
+            private_key: self.private_key,
+            signing_algorithm: self.signing_algorithm,
+            assertion: self.assertion,
+            assertion_file: self.assertion_file,
         }
         .into_server()
     }
@@ -1359,6 +1379,121 @@ client_secret = "${BOT_SECRET}"
             let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n")).unwrap_err();
             assert!(error.contains(wanted), "{server}: {error}");
         }
+    }
+
+    #[test]
+    fn parses_private_key_jwt_and_jwt_bearer_and_refuses_mixtures() {
+        let config = Config::from_toml_str(
+            r#"
+[servers.signed]
+url = "https://example.com/mcp"
+auth = "client_credentials"
+client_id = "bot"
+private_key = "${BOT_KEY}"
+signing_algorithm = "ES256"
+
+[servers.workload]
+url = "https://example.com/mcp"
+auth = "jwt_bearer"
+assertion_file = "/var/run/secrets/token"
+scopes = ["mcp"]
+"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            &config.servers["signed"].auth,
+            Some(AuthConfig::PrivateKeyJwt { signing_algorithm: SigningAlgorithm::ES256, client_id, .. }) if client_id == "bot"
+        ));
+        let Some(AuthConfig::JwtBearer {
+            assertion: Assertion::File(path),
+            scopes,
+            ..
+        }) = &config.servers["workload"].auth
+        else {
+            panic!("{:?}", config.servers["workload"].auth)
+        };
+        assert_eq!(path, std::path::Path::new("/var/run/secrets/token"));
+        assert_eq!(scopes, &["mcp"]);
+        assert!(!format!("{:?}", config.servers["signed"]).contains("BOT_KEY"));
+
+        let cc = "url = \"http://h/mcp\"\nauth = \"client_credentials\"\nclient_id = \"a\"\n";
+        let jwt = "url = \"http://h/mcp\"\nauth = \"jwt_bearer\"\n";
+        for (server, wanted) in [
+            (
+                format!("{cc}private_key = \"k\""),
+                "needs `signing_algorithm`",
+            ),
+            (
+                format!("{cc}private_key = \"k\"\nsigning_algorithm = \"HS256\""),
+                "unknown signing_algorithm `HS256`",
+            ),
+            (
+                format!(
+                    "{cc}private_key = \"k\"\nclient_secret = \"s\"\nsigning_algorithm = \"ES256\""
+                ),
+                "both set",
+            ),
+            (
+                format!("{cc}client_secret = \"s\"\nsigning_algorithm = \"ES256\""),
+                "goes with `private_key`",
+            ),
+            (
+                format!("{cc}client_secret = \"s\"\nassertion = \"j\""),
+                "`assertion` is only valid with `auth = \"jwt_bearer\"`",
+            ),
+            (jwt.to_owned(), "needs `assertion`"),
+            (
+                format!("{jwt}assertion = \"j\"\nassertion_file = \"f\""),
+                "keep one of them",
+            ),
+            (
+                format!("{jwt}assertion = \"j\"\nclient_secret = \"s\""),
+                "`client_secret` is not valid with `auth = \"jwt_bearer\"`",
+            ),
+            (
+                "url = \"http://h/mcp\"\nauth = \"oauth\"\nprivate_key = \"k\"".to_owned(),
+                "`private_key` is only valid with `auth = \"client_credentials\"`",
+            ),
+            (
+                "url = \"http://h/mcp\"\nassertion = \"j\"".to_owned(),
+                "`assertion` is only valid with `auth`",
+            ),
+        ] {
+            let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n")).unwrap_err();
+            assert!(error.contains(wanted), "{server}: {error}");
+        }
+    }
+
+    #[test]
+    fn imports_auth_keys_from_mcp_json() {
+        let config = Config::from_json_str(
+            r#"{"mcpServers": {
+                "remote": {"type": "http", "url": "https://example.com/mcp", "auth": "oauth", "clientId": "app", "scopes": ["repo"], "redirectPort": 8765},
+                "ci": {"type": "http", "url": "https://example.com/mcp", "auth": "client_credentials", "client_id": "bot", "client_secret": "${BOT_SECRET}"}
+            }}"#,
+        )
+        .unwrap();
+        let Some(AuthConfig::OAuth {
+            client_id,
+            scopes,
+            redirect_port,
+            ..
+        }) = &config.servers["remote"].auth
+        else {
+            panic!("{:?}", config.servers["remote"].auth)
+        };
+        assert_eq!(client_id.as_deref(), Some("app"));
+        assert_eq!(scopes, &["repo"]);
+        assert_eq!(*redirect_port, Some(8765));
+        assert!(matches!(
+            config.servers["ci"].auth,
+            Some(AuthConfig::ClientCredentials { .. })
+        ));
+        let error = Config::from_json_str(
+            r#"{"mcpServers": {"local": {"command": "x", "auth": "oauth"}}}"#,
+        )
+        .unwrap_err();
+        assert!(error.contains("not valid for a stdio server"), "{error}");
     }
 
     #[test]
