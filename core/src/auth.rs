@@ -197,6 +197,8 @@ struct Target<'a> {
     url: String,
     auth: &'a AuthConfig,
     client_secret: Option<String>,
+    /// The enterprise ID token (`auth = "enterprise"`).
+    id_token: Option<String>,
     secrets: Arc<[String]>,
 }
 
@@ -209,12 +211,23 @@ impl<'a> Target<'a> {
         let mut expander = Expander::new(server);
         let url = expander.expand_url(url)?;
         let client_secret = auth.secret().map(|s| expander.expand(s)).transpose()?;
+        let id_token = auth.id_token().map(|s| expander.expand(s)).transpose()?;
+        // Credentials are never shown, however they were written.
+        let secrets: Vec<String> = expander
+            .finish()
+            .iter()
+            .cloned()
+            .chain(client_secret.iter().cloned())
+            .chain(id_token.iter().cloned())
+            .filter(|s| !s.is_empty())
+            .collect();
         Ok(Target {
             server,
             url,
             auth,
             client_secret,
-            secrets: expander.finish(),
+            id_token,
+            secrets: secrets.into(),
         })
     }
 

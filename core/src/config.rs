@@ -207,6 +207,26 @@ pub enum AuthConfig {
         /// The scopes to ask for.
         scopes: Vec<String>,
     },
+    /// `auth = "enterprise"`: enterprise-managed authorization (SEP-990):
+    /// the user's ID token from the enterprise identity provider is
+    /// exchanged there for an identity assertion grant (ID-JAG, RFC 8693
+    /// token exchange), which the MCP server's authorization server
+    /// exchanges for a token (JWT-bearer grant), fetched at connect.
+    Enterprise {
+        /// The client's ID at the MCP server's authorization server.
+        client_id: String,
+        /// Its secret there (write it as `${VAR}`).
+        client_secret: String,
+        /// The identity provider's token endpoint (`idp_token_endpoint`).
+        idp_token_endpoint: String,
+        /// The client's ID at the identity provider (`idp_client_id`).
+        idp_client_id: String,
+        /// The user's ID token from the identity provider (write it as
+        /// `${VAR}`).
+        id_token: String,
+        /// The scopes to ask for.
+        scopes: Vec<String>,
+    },
 }
 
 /// Where a JWT-bearer grant's assertion comes from.
@@ -255,6 +275,14 @@ impl SigningAlgorithm {
 }
 
 impl AuthConfig {
+    /// The enterprise ID token as written (possibly a `${VAR}`).
+    pub(crate) fn id_token(&self) -> Option<&str> {
+        match self {
+            AuthConfig::Enterprise { id_token, .. } => Some(id_token),
+            _ => None,
+        }
+    }
+
     /// The client secret as written (possibly a `${VAR}`).
     pub(crate) fn secret(&self) -> Option<&str> {
         match self {
@@ -266,6 +294,7 @@ impl AuthConfig {
                 ..
             } => Some(jwt),
             AuthConfig::JwtBearer { .. } => None,
+            AuthConfig::Enterprise { client_secret, .. } => Some(client_secret),
         }
     }
 
@@ -275,7 +304,8 @@ impl AuthConfig {
             AuthConfig::OAuth { scopes, .. }
             | AuthConfig::ClientCredentials { scopes, .. }
             | AuthConfig::PrivateKeyJwt { scopes, .. }
-            | AuthConfig::JwtBearer { scopes, .. } => scopes,
+            | AuthConfig::JwtBearer { scopes, .. }
+            | AuthConfig::Enterprise { scopes, .. } => scopes,
         }
     }
 }
@@ -324,6 +354,19 @@ impl std::fmt::Debug for AuthConfig {
                     .field("scopes", scopes)
                     .finish_non_exhaustive()
             }
+            AuthConfig::Enterprise {
+                client_id,
+                idp_token_endpoint,
+                idp_client_id,
+                scopes,
+                ..
+            } => f
+                .debug_struct("Enterprise")
+                .field("client_id", client_id)
+                .field("idp_token_endpoint", idp_token_endpoint)
+                .field("idp_client_id", idp_client_id)
+                .field("scopes", scopes)
+                .finish_non_exhaustive(),
         }
     }
 }
@@ -733,6 +776,9 @@ struct RawServer {
     signing_algorithm: Option<String>,
     assertion: Option<String>,
     assertion_file: Option<PathBuf>,
+    id_token: Option<String>,
+    idp_token_endpoint: Option<String>,
+    idp_client_id: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for TomlServer {
@@ -879,6 +925,24 @@ impl RawServer {
         let client_id = self.client_id.take();
         let client_secret = self.client_secret.take();
         let scopes = std::mem::take(&mut self.scopes);
+        let enterprise = (
+            self.id_token.take(),
+            self.idp_token_endpoint.take(),
+            self.idp_client_id.take(),
+        );
+        let enterprise_key = [
+            ("id_token", enterprise.0.is_some()),
+            ("idp_token_endpoint", enterprise.1.is_some()),
+            ("idp_client_id", enterprise.2.is_some()),
+        ]
+        .into_iter()
+        .find(|(_, set)| *set)
+        .map(|(key, _)| key);
+        if let (Some(key), false) = (enterprise_key, self.auth.as_deref() == Some("enterprise")) {
+            return Err(format!(
+                "`{key}` is only valid with `auth = \"enterprise\"`"
+            ));
+        }
         let Some(kind) = self.auth.as_deref() else {
             let stray = [
                 ("client_id", client_id.is_some()),
@@ -988,9 +1052,38 @@ impl RawServer {
                     scopes,
                 }))
             }
+            "enterprise" => {
+                if let Some(key) = self.assertion_key() {
+                    return Err(key);
+                }
+                let not_here = [
+                    ("private_key", self.private_key.is_some()),
+                    ("signing_algorithm", self.signing_algorithm.is_some()),
+                    ("redirect_port", self.redirect_port.is_some()),
+                    ("client_metadata_url", self.client_metadata_url.is_some()),
+                ];
+                if let Some((key, _)) = not_here.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` is not valid with `auth = \"enterprise\"`"
+                    ));
+                }
+                match (client_id, client_secret, enterprise) {
+                    (Some(client_id), Some(client_secret), (Some(id_token), Some(idp_token_endpoint), Some(idp_client_id))) => {
+                        Ok(Some(AuthConfig::Enterprise {
+                            client_id,
+                            client_secret,
+                            idp_token_endpoint,
+                            idp_client_id,
+                            id_token,
+                            scopes,
+                        }))
+                    }
+                    _ => Err("`auth = \"enterprise\"` needs `client_id`, `client_secret`, `idp_token_endpoint`, `idp_client_id` and `id_token` (write secrets as `${VAR}`)".into()),
+                }
+            }
             "none" => Ok(None),
             other => Err(format!(
-                "unknown auth `{other}`, expected one of `oauth`, `client_credentials`, `jwt_bearer`, `none` (a static token goes in `headers`)"
+                "unknown auth `{other}`, expected one of `oauth`, `client_credentials`, `jwt_bearer`, `enterprise`, `none` (a static token goes in `headers`)"
             )),
         }
     }
@@ -1114,6 +1207,12 @@ struct JsonServer {
     assertion: Option<String>,
     #[serde(alias = "assertionFile")]
     assertion_file: Option<PathBuf>,
+    #[serde(alias = "idToken")]
+    id_token: Option<String>,
+    #[serde(alias = "idpTokenEndpoint")]
+    idp_token_endpoint: Option<String>,
+    #[serde(alias = "idpClientId")]
+    idp_client_id: Option<String>,
 }
 
 impl JsonServer {
@@ -1166,6 +1265,9 @@ impl JsonServer {
             signing_algorithm: self.signing_algorithm,
             assertion: self.assertion,
             assertion_file: self.assertion_file,
+            id_token: self.id_token,
+            idp_token_endpoint: self.idp_token_endpoint,
+            idp_client_id: self.idp_client_id,
         }
         .into_server()
     }
@@ -1277,6 +1379,7 @@ impl ServerConfig {
             | TransportConfig::Sse { url, headers } => std::iter::once(url.as_str())
                 .chain(headers.values().map(String::as_str))
                 .chain(self.auth.as_ref().and_then(AuthConfig::secret))
+                .chain(self.auth.as_ref().and_then(AuthConfig::id_token))
                 .collect(),
         }
     }

@@ -32,6 +32,12 @@ const ASSERTION_LIFETIME: u64 = 300;
 
 const ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
+/// RFC 8693 token exchange, and the token types of enterprise-managed
+/// authorization's exchange.
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
+
 /// The JWT-bearer grant (RFC 7523 §2.1).
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
@@ -39,6 +45,7 @@ impl Target<'_> {
     fn fail(&self, reason: String) -> Error {
         let grant = match self.auth {
             AuthConfig::JwtBearer { .. } => "the JWT-bearer grant",
+            AuthConfig::Enterprise { .. } => "enterprise-managed authorization",
             _ => "the client-credentials grant",
         };
         Error::Auth {
@@ -70,7 +77,7 @@ impl Target<'_> {
         }
 
         let grant_type = match self.auth {
-            AuthConfig::JwtBearer { .. } => JWT_BEARER,
+            AuthConfig::JwtBearer { .. } | AuthConfig::Enterprise { .. } => JWT_BEARER,
             _ => "client_credentials",
         };
         let mut form: Vec<(&str, String)> = vec![("grant_type", grant_type.into())];
@@ -133,6 +140,27 @@ impl Target<'_> {
                 }
                 client_id.as_ref().unwrap_or(&no_id)
             }
+            AuthConfig::Enterprise {
+                client_id,
+                idp_token_endpoint,
+                idp_client_id,
+                ..
+            } => {
+                let issuer = metadata.issuer.clone().ok_or_else(|| {
+                    self.fail("the authorization server's metadata names no issuer (the ID-JAG's audience)".into())
+                })?;
+                let jag = self
+                    .identity_assertion(idp_token_endpoint, idp_client_id, &issuer, scopes)
+                    .await?;
+                form.push(("assertion", jag));
+                if only_basic(&metadata) {
+                    basic = Some((client_id.clone(), secret));
+                } else {
+                    form.push(("client_id", client_id.clone()));
+                    form.push(("client_secret", secret));
+                }
+                client_id
+            }
             AuthConfig::OAuth { .. } => return Err(super::not_oauth(self.server)),
         };
 
@@ -157,6 +185,52 @@ impl Target<'_> {
             .map_err(|e| self.error("cannot keep the token", e))?;
         manager.set_credential_store(store);
         Ok((manager, granted))
+    }
+
+    /// Enterprise-managed authorization's first step (SEP-990): the user's
+    /// ID token exchanged at the identity provider for an identity
+    /// assertion grant (ID-JAG) for the authorization server `audience` and
+    /// this server (RFC 8693 token exchange).
+    async fn identity_assertion(
+        &self,
+        endpoint: &str,
+        idp_client_id: &str,
+        audience: &str,
+        scopes: &[String],
+    ) -> Result<String> {
+        let endpoint = reqwest::Url::parse(endpoint)
+            .map_err(|e| self.fail(format!("invalid `idp_token_endpoint`: {e}")))?;
+        if !self.endpoint_allowed(&endpoint) {
+            return Err(self.fail(format!(
+                "the identity provider's token endpoint {endpoint} is not HTTPS (plain HTTP is only for loopback)"
+            )));
+        }
+        let mut form: Vec<(&str, String)> = vec![
+            ("grant_type", TOKEN_EXCHANGE.into()),
+            ("requested_token_type", ID_JAG.into()),
+            ("audience", audience.to_owned()),
+            ("resource", self.url.clone()),
+            ("subject_token", self.id_token.clone().unwrap_or_default()),
+            ("subject_token_type", ID_TOKEN.into()),
+            ("client_id", idp_client_id.to_owned()),
+        ];
+        if !scopes.is_empty() {
+            form.push(("scope", scopes.join(" ")));
+        }
+        let answer = self.token_request(&endpoint, &form, None).await?;
+        if answer
+            .get("issued_token_type")
+            .and_then(serde_json::Value::as_str)
+            != Some(ID_JAG)
+        {
+            return Err(
+                self.fail("the identity provider's token exchange did not issue an ID-JAG".into())
+            );
+        }
+        Ok(answer["access_token"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned())
     }
 
     /// Whether a token endpoint may be sent the client's credentials:

@@ -258,7 +258,22 @@ fn auth_config(url: &str, scenario: &str, context: Option<&Value>) -> Result<Con
         return Config::from_toml_str(&text)
             .map_err(|e| format!("the config for {url} is invalid: {e}"));
     }
-    if scenario.starts_with("auth/client-credentials") {
+    if scenario == "auth/enterprise-managed-authorization"
+        || scenario == "auth/cross-app-access-complete-flow"
+    {
+        // The user's ID token, exchanged at the IdP for an ID-JAG, then
+        // for a token (SEP-990).
+        keys.push_str("auth = \"enterprise\"\n");
+        for (key, from) in [
+            ("id_token", "idp_id_token"),
+            ("idp_token_endpoint", "idp_token_endpoint"),
+            ("idp_client_id", "idp_client_id"),
+        ] {
+            let value =
+                field(from).ok_or_else(|| format!("the scenario's context has no `{from}`"))?;
+            keys.push_str(&format!("{key} = {value}\n"));
+        }
+    } else if scenario.starts_with("auth/client-credentials") {
         keys.push_str("auth = \"client_credentials\"\n");
         // private_key_jwt: the key signs the client's assertion.
         if let Some(key) = field("private_key_pem") {
