@@ -224,3 +224,35 @@ async fn a_client_without_a_browser_says_to_log_in() {
         "{error:?}"
     );
 }
+
+/// A granted token has no refresh token: when it is about to expire, the
+/// server's 401 brings a new grant, and the call goes through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expiring_grant_is_granted_again() {
+    // 30 s: inside rmcp's 30 s refresh margin once a second has passed.
+    let server = OAuthServer::start(30);
+    let config = mcpbind::Config::from_toml_str(&format!(
+        "[servers.ci]\nurl = {:?}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nclient_secret = \"ci-secret\"\n",
+        server.url
+    ))
+    .unwrap();
+    let client = mcpbind::Client::connect_server("ci", config.servers["ci"].clone())
+        .await
+        .unwrap();
+    let granted = server.issued().len();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let result = client
+        .call_raw(
+            "whoami",
+            Default::default(),
+            &mcpbind::CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        "grant=client_credentials"
+    );
+    assert_eq!(server.issued().len(), granted + 1, "one new grant");
+    client.close().await;
+}

@@ -45,7 +45,7 @@ impl OAuthServer {
     }
 
     /// Every token issued so far (access and refresh tokens, codes).
-    fn issued(&self) -> Vec<String> {
+    pub(crate) fn issued(&self) -> Vec<String> {
         std::fs::read_to_string(&self.tokens)
             .unwrap_or_default()
             .lines()

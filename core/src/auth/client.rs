@@ -142,7 +142,12 @@ impl Session {
         let (generation, manager) = self.current().await;
         match manager.get_access_token().await {
             Ok(token) => Ok((generation, Some(token))),
-            Err(AuthError::AuthorizationRequired) => Ok((generation, None)),
+            // No token, or an expired one that cannot be refreshed (a
+            // grant's token has no refresh token, nor its manager an OAuth
+            // client to refresh with): the server's 401 brings a new one.
+            Err(AuthError::AuthorizationRequired | AuthError::InternalError(_)) => {
+                Ok((generation, None))
+            }
             Err(e) => Err(e),
         }
     }
