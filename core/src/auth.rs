@@ -22,6 +22,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::config::{AuthConfig, ServerConfig, TransportConfig};
 
+mod challenge;
 mod client;
 mod grant;
 
@@ -301,7 +302,6 @@ where
 pub(crate) struct Session {
     server: String,
     config: ServerConfig,
-    url: reqwest::Url,
     browser: Option<Arc<dyn Browser>>,
     /// The current authorization's generation and manager.
     current: tokio::sync::RwLock<(u64, Manager)>,
@@ -338,11 +338,6 @@ impl Session {
         browser: Option<Arc<dyn Browser>>,
     ) -> Result<Session> {
         let target = Target::of(server, config)?;
-        let url = reqwest::Url::parse(&target.url).map_err(|e| Error::Auth {
-            server: server.to_owned(),
-            reason: redact(&format!("invalid server URL: {e}"), &target.secrets),
-            login: false,
-        })?;
         let configured = target.auth.scopes().to_vec();
         let (manager, held) = match target.auth {
             AuthConfig::OAuth { .. } => {
@@ -355,17 +350,12 @@ impl Session {
         Ok(Session {
             server: server.to_owned(),
             config: config.clone(),
-            url,
             browser,
             current: tokio::sync::RwLock::new((0, Arc::new(manager))),
             authorizing: tokio::sync::Mutex::new(()),
             scopes: std::sync::Mutex::new(union(&configured, &held)),
             granted: std::sync::Mutex::new(held),
         })
-    }
-
-    fn url(&self) -> &reqwest::Url {
-        &self.url
     }
 
     async fn current(&self) -> (u64, Manager) {

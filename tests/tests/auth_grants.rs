@@ -121,6 +121,40 @@ fn the_jwt_bearer_grant_exchanges_the_workloads_token() {
     );
 }
 
+/// Enterprise-managed authorization: the user's ID token exchanged at the
+/// identity provider for an ID-JAG, then for a token; neither shows up.
+#[test]
+fn enterprise_managed_authorization_exchanges_the_id_token() {
+    let server = OAuthServer::start(3600);
+    let dir = tempfile::tempdir().unwrap();
+    let idp = server.url.replace("/mcp", "/idp/token");
+    let config = format!(
+        "[servers.corp]\nurl = {:?}\nauth = \"enterprise\"\nclient_id = \"ci-client\"\nclient_secret = \"${{CI_SECRET}}\"\nidp_token_endpoint = {idp:?}\nidp_client_id = \"idp-client\"\nid_token = \"${{ID_TOKEN}}\"\n",
+        server.url
+    );
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+    let id_token = "mcpbind-canary-enterprise-id-token";
+    let env = [("CI_SECRET", "ci-secret"), ("ID_TOKEN", id_token)];
+    let out = cli(dir.path(), &["-vv", "call", "corp", "whoami"], &env);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout.trim(), "grant=enterprise");
+    assert_no_token(&server, "the call", &format!("{out:?}"));
+
+    // An ID token the identity provider refuses: its answer, not the token.
+    let refused = "mcpbind-canary-refused-id-token";
+    let env = [("CI_SECRET", "ci-secret"), ("ID_TOKEN", refused)];
+    let out = cli(dir.path(), &["call", "corp", "whoami"], &env);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("invalid_request"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("enterprise-managed authorization failed"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains(refused), "{}", out.stderr);
+}
+
 /// One credential store for the library clients of this test binary (the
 /// CLI tests give their own to each `mcpbind` they run): every server's
 /// URL differs, and so does its token file.

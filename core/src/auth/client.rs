@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use http::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
-use rmcp::transport::auth::{AuthError, AuthorizationManager, WWWAuthenticateParams};
+use rmcp::transport::auth::{AuthError, AuthorizationManager};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
 };
@@ -51,13 +51,13 @@ impl<C> OAuthClient<C> {
 enum Refusal {
     /// `401`: no token, or one the server does not accept.
     Unauthorized(String),
-    /// `403` `insufficient_scope`, and the scopes the challenge names.
-    InsufficientScope(Vec<String>),
+    /// `403` `insufficient_scope`: the challenge, and the scopes it names.
+    InsufficientScope(String, Vec<String>),
 }
 
 /// The refusal an error is, reading the `WWW-Authenticate` parameters as
 /// data; `None` for any other failure.
-fn refusal<E>(error: &StreamableHttpError<E>, url: &reqwest::Url) -> Option<Refusal>
+fn refusal<E>(error: &StreamableHttpError<E>) -> Option<Refusal>
 where
     E: std::error::Error + Send + Sync + 'static,
 {
@@ -66,18 +66,20 @@ where
             Some(Refusal::Unauthorized(e.www_authenticate_header.clone()))
         }
         StreamableHttpError::InsufficientScope(e) => {
-            let params = WWWAuthenticateParams::parse(&e.www_authenticate_header, url);
-            if !params.is_insufficient_scope() {
-                return None;
-            }
-            let scopes = params
-                .scope
-                .as_deref()
+            let challenges = super::challenge::parse(&e.www_authenticate_header);
+            let challenge = challenges
+                .iter()
+                .find(|c| c.param("error") == Some("insufficient_scope"))?;
+            let scopes = challenge
+                .param("scope")
                 .unwrap_or_default()
                 .split_whitespace()
                 .map(str::to_owned)
                 .collect();
-            Some(Refusal::InsufficientScope(scopes))
+            Some(Refusal::InsufficientScope(
+                e.www_authenticate_header.clone(),
+                scopes,
+            ))
         }
         _ => None,
     }
@@ -104,7 +106,7 @@ where
                 Err(error) => error,
                 ok => return ok,
             };
-            let Some(refusal) = refusal(&error, session.url()) else {
+            let Some(refusal) = refusal(&error) else {
                 return Err(error);
             };
             match refusal {
@@ -123,8 +125,8 @@ where
                     }
                     authorized = true;
                 }
-                Refusal::InsufficientScope(scopes) => {
-                    if stepped_up || !session.authorize(generation, "", &scopes).await {
+                Refusal::InsufficientScope(challenge, scopes) => {
+                    if stepped_up || !session.authorize(generation, &challenge, &scopes).await {
                         return Err(error);
                     }
                     stepped_up = true;

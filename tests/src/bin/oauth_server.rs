@@ -15,7 +15,11 @@
 //!   client-credentials grants (client `ci-client`, secret `ci-secret`, or
 //!   a `private_key_jwt` assertion signed by [`CI_PUBLIC_KEY`]'s private
 //!   key, `tests/tests/auth_grants.rs`' fixture), and the JWT-bearer grant
-//!   of a workload whose assertion is [`WORKLOAD_JWT`].
+//!   of a workload whose assertion is [`WORKLOAD_JWT`], or of an ID-JAG
+//!   its enterprise identity provider issued.
+//! - The enterprise identity provider: `/idp/token` exchanges the user's ID
+//!   token ([`ENTERPRISE_ID_TOKEN`], client `idp-client`) for an ID-JAG for
+//!   this authorization server and `/mcp` (RFC 8693, SEP-990).
 //!
 //! Every token it issues starts with `mcpbind-canary-` and is appended to the
 //! file named by `OAUTH_TOKEN_LOG`, so that tests can check that no token
@@ -59,6 +63,11 @@ const WORKLOAD_JWT: &str = "mcpbind-canary-workload-assertion";
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
+/// The user's ID token from the enterprise identity provider (a canary).
+const ENTERPRISE_ID_TOKEN: &str = "mcpbind-canary-enterprise-id-token";
+
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+
 /// A token's grant and expiry.
 #[derive(Clone)]
 struct Issued {
@@ -89,6 +98,8 @@ struct Auth {
     refresh: HashMap<String, String>,
     codes: HashMap<String, PendingCode>,
     clients: u64,
+    /// ID-JAGs the identity provider issued, not yet exchanged.
+    jags: Vec<String>,
 }
 
 type Shared = Arc<Mutex<Auth>>;
@@ -262,6 +273,16 @@ async fn token(
             }
             Json(auth.tokens("private_key_jwt", param("scope"))).into_response()
         }
+        JWT_BEARER if auth.jags.contains(&param("assertion")) => {
+            let (id, secret) = basic_credentials(&headers)
+                .unwrap_or_else(|| (param("client_id"), param("client_secret")));
+            if (id.as_str(), secret.as_str()) != CI_CLIENT {
+                let body = json!({"error": "invalid_client"});
+                return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
+            }
+            auth.jags.retain(|jag| *jag != param("assertion"));
+            Json(auth.tokens("enterprise", param("scope"))).into_response()
+        }
         JWT_BEARER => {
             if param("assertion") != WORKLOAD_JWT {
                 return oauth_error("invalid_grant", "the assertion is not the workload's");
@@ -279,6 +300,39 @@ async fn token(
         }
         _ => oauth_error("unsupported_grant_type", "unsupported grant"),
     }
+}
+
+/// The identity provider's token exchange: the user's ID token for an
+/// ID-JAG naming this authorization server and `/mcp`.
+async fn idp_token(
+    State(auth): State<Shared>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    let mut auth = auth.lock().unwrap();
+    let param = |k: &str| form.get(k).cloned().unwrap_or_default();
+    let base = auth.base.clone();
+    let expected = [
+        (
+            "grant_type",
+            "urn:ietf:params:oauth:grant-type:token-exchange".to_owned(),
+        ),
+        ("subject_token", ENTERPRISE_ID_TOKEN.to_owned()),
+        (
+            "subject_token_type",
+            "urn:ietf:params:oauth:token-type:id_token".to_owned(),
+        ),
+        ("requested_token_type", ID_JAG.to_owned()),
+        ("audience", base.clone()),
+        ("resource", format!("{base}/mcp")),
+        ("client_id", "idp-client".to_owned()),
+    ];
+    if let Some((key, _)) = expected.iter().find(|(k, v)| param(k) != *v) {
+        return oauth_error("invalid_request", &format!("wrong or missing `{key}`"));
+    }
+    let jag = auth.token("id-jag");
+    auth.jags.push(jag.clone());
+    Json(json!({"access_token": jag, "issued_token_type": ID_JAG, "token_type": "N_A"}))
+        .into_response()
 }
 
 /// Checks a `private_key_jwt` client assertion (RFC 7523 §3): signed by
@@ -452,6 +506,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .route("/register", post(register))
         .route("/authorize", get(authorize))
         .route("/token", post(token))
+        .route("/idp/token", post(idp_token))
         .with_state(auth)
         .merge(protected);
     println!("listening on {base}/mcp");
