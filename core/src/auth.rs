@@ -368,6 +368,11 @@ impl Session {
     /// step-up) to those held. Whether a new authorization is in place (by
     /// this call or a concurrent one): the request may be sent again.
     async fn authorize(&self, generation: u64, challenge: &str, more_scopes: &[String]) -> bool {
+        if self.browser.is_none() && matches!(self.config.auth, Some(AuthConfig::OAuth { .. })) {
+            // Nothing to authorize with: the server's refusal is the error,
+            // and its help says to run `mcpbind login`.
+            return false;
+        }
         let _one_at_a_time = self.authorizing.lock().await;
         if self.current.read().await.0 != generation {
             return true;
@@ -417,7 +422,7 @@ impl Session {
                 let Some(browser) = &self.browser else {
                     return Err(Error::Auth {
                         server: self.server.clone(),
-                        reason: "authorizing needs a browser, and the client has no `Browser` hook"
+                        reason: "authorizing takes a browser, and the client has no browser hook"
                             .into(),
                         login: true,
                     });
