@@ -3,6 +3,7 @@
 
 mod util;
 
+mod auth_grants;
 mod build;
 mod calls;
 mod claims;
