@@ -100,6 +100,8 @@ struct Shared {
     /// The prompts and resource templates pinned, compared again when
     /// their lists change.
     entry_pins: pins::EntryPins,
+    /// The latest live listing of the tools, for a toolbox's unlocked ones.
+    live: pins::LiveListing,
     /// The resources subscribed to, made again on a new connection.
     subscriptions: subscribe::Subscriptions,
 }
@@ -289,6 +291,7 @@ impl Client {
             handler: Handler::new(name, hooks, Notices::new(name, config.labelled_secrets())),
             refused: pins::Refused::default(),
             entry_pins: pins::EntryPins::default(),
+            live: pins::LiveListing::default(),
             subscriptions: subscribe::Subscriptions::default(),
         };
         let (config, shared) = (Arc::new(config), Arc::new(shared));

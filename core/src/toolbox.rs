@@ -709,14 +709,19 @@ impl Toolbox {
             },
         )) = found
         {
-            if !server.held_back && live.is_stale(&server.client) {
+            let error = match live.changed(&server.client).await {
+                Ok(false) => None,
+                Ok(true) => Some(CallError::Stale {
+                    name: name.to_owned(),
+                    server: server.name.clone(),
+                }),
+                Err(e) => Some(CallError::Call(e)),
+            };
+            if let Some(error) = error.filter(|_| !server.held_back) {
                 return ToolCall {
                     name: name.to_owned(),
                     target: Some((server.name.clone(), live.name)),
-                    outcome: Err(CallError::Stale {
-                        name: name.to_owned(),
-                        server: server.name.clone(),
-                    }),
+                    outcome: Err(error),
                     duration: start.elapsed(),
                     attempts: 0,
                 };

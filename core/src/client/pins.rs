@@ -11,6 +11,7 @@
 //! lockfile locks no concrete resources (they are data), so a
 //! `resources/list_changed` is compared for the resource templates.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
@@ -41,6 +42,22 @@ pub(super) struct EntryPins {
     prompts: Mutex<Option<Vec<LockedEntry>>>,
     templates: Mutex<Option<Vec<LockedEntry>>>,
 }
+
+/// The latest live listing of the server's tools, for a toolbox holding
+/// them unlocked: listed again on each change, so that a changed tool is
+/// held back and an unchanged one is not.
+#[derive(Default)]
+pub(super) struct LiveListing {
+    /// A toolbox holds unlocked tools of this client.
+    watched: AtomicBool,
+    /// The change count read before the listing began, and each listed
+    /// tool's digest by name.
+    latest: Mutex<Option<LiveTools>>,
+}
+
+/// One live listing of the tools: the change count read before it began,
+/// and each tool's digest by name.
+pub(crate) type LiveTools = (u64, Arc<HashMap<String, String>>);
 
 impl EntryPins {
     fn of(&self, kind: EntryKind) -> Option<&Mutex<Option<Vec<LockedEntry>>>> {
@@ -73,7 +90,8 @@ impl Client {
         let (name, config) = (name.to_owned(), Arc::clone(config));
         shared.handler.notices.on_list_changed(move |list| {
             let Some(shared) = weak.upgrade() else { return };
-            if config.pin_policy == PinPolicy::Ignore {
+            let live = list == ListKind::Tools && shared.live.watched.load(Ordering::Acquire);
+            if config.pin_policy == PinPolicy::Ignore && !live {
                 return;
             }
             let client = Client {
@@ -85,6 +103,14 @@ impl Client {
             // On the connection's task: the listing is sent from another.
             if let Ok(runtime) = tokio::runtime::Handle::try_current() {
                 runtime.spawn(async move {
+                    if live {
+                        if let Err(error) = client.list_live_tools().await {
+                            tracing::warn!(server = %client.name, %error, "the server's tools changed, and listing them again failed");
+                        }
+                    }
+                    if client.config.pin_policy == PinPolicy::Ignore {
+                        return;
+                    }
                     match list {
                         ListKind::Tools => client.tools_changed().await,
                         ListKind::Prompts => client.entries_changed(EntryKind::Prompt).await,
@@ -102,6 +128,48 @@ impl Client {
     /// stale).
     pub(crate) fn list_changes(&self, list: ListKind) -> u64 {
         self.shared.handler.notices.changes(list)
+    }
+
+    /// Lists the tools again for the toolbox's unlocked ones, from now on
+    /// after each change too.
+    pub(crate) async fn list_live_tools(&self) -> Result<LiveTools> {
+        let at = self.list_changes(ListKind::Tools);
+        let listed = self.list_tools_raw().await?;
+        Ok(self.note_live_tools(at, &listed))
+    }
+
+    /// Keeps a live listing of the tools (`at`: the change count read
+    /// before it began) as the latest, unless a later one is kept already;
+    /// they are listed again after each change from now on.
+    pub(crate) fn note_live_tools(&self, at: u64, listed: &[serde_json::Value]) -> LiveTools {
+        self.shared.live.watched.store(true, Ordering::Release);
+        let digests: HashMap<String, String> = listed
+            .iter()
+            .filter_map(|t| LockedEntry::new(t.clone()))
+            .map(|e| (e.name, e.sha256))
+            .collect();
+        let listing = (at, Arc::new(digests));
+        let mut latest = self
+            .shared
+            .live
+            .latest
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if latest.as_ref().is_none_or(|(before, _)| *before <= at) {
+            *latest = Some(listing.clone());
+        }
+        listing
+    }
+
+    /// The latest live listing of the tools, if any.
+    pub(crate) fn latest_live_tools(&self) -> Option<LiveTools> {
+        let latest = self
+            .shared
+            .live
+            .latest
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        latest.clone()
     }
 
     /// Whether calls to `tool` are refused now: it changed on the server

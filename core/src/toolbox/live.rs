@@ -12,9 +12,12 @@
 //! and [`ToolInvoked::unlocked`](crate::ToolInvoked::unlocked).
 //!
 //! When the server says its tools changed (`notifications/tools/list_changed`),
-//! its unlocked tools are held back, since their definitions may be stale,
-//! until [`Toolbox::refresh_unlocked`](super::Toolbox::refresh_unlocked)
-//! lists them again.
+//! they are listed again in the background: a tool whose definition
+//! changed (or that went away) is held back, since its definition here is
+//! stale, until [`Toolbox::refresh_unlocked`](super::Toolbox::refresh_unlocked)
+//! lists them anew. A call made before that listing is back lists them
+//! itself: a call is never checked against a definition the server
+//! changed.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -54,6 +57,8 @@ pub(crate) struct LiveTool {
     pub(crate) idempotent: bool,
     pub(crate) open_world: bool,
     task: TaskSupport,
+    /// The digest of its definition as listed.
+    sha256: String,
     /// How many tool list changes the server had announced when it was
     /// listed: once that moves, the definition may be stale.
     listed_at: u64,
@@ -68,9 +73,33 @@ impl std::fmt::Debug for LiveTool {
 }
 
 impl LiveTool {
-    /// Whether the server's tools changed since this one was listed.
+    /// Whether a later listing of the server's tools shows this one changed
+    /// or gone (what is known now, without asking the server).
     pub(crate) fn is_stale(&self, client: &Client) -> bool {
-        client.list_changes(ListKind::Tools) != self.listed_at
+        if client.list_changes(ListKind::Tools) == self.listed_at {
+            return false;
+        }
+        match client.latest_live_tools() {
+            Some((at, digests)) if at > self.listed_at => {
+                digests.get(self.name) != Some(&self.sha256)
+            }
+            // Not listed since the change: a call lists them first.
+            _ => false,
+        }
+    }
+
+    /// Whether the server changed this tool since it was listed, listing
+    /// the tools again when no listing since the last change is known.
+    pub(crate) async fn changed(&self, client: &Client) -> Result<bool, Error> {
+        let now = client.list_changes(ListKind::Tools);
+        if now == self.listed_at {
+            return Ok(false);
+        }
+        let (_, digests) = match client.latest_live_tools() {
+            Some(latest) if latest.0 == now => latest,
+            _ => client.list_live_tools().await?,
+        };
+        Ok(digests.get(self.name) != Some(&self.sha256))
     }
 }
 
@@ -148,6 +177,9 @@ fn live_tool(server: &str, definition: &Value, listed_at: u64) -> Result<LiveToo
         idempotent: hint("idempotentHint", false),
         open_world: hint("openWorldHint", true),
         task: TaskSupport::of(definition),
+        sha256: crate::LockedEntry::new(definition.clone())
+            .map(|e| e.sha256)
+            .unwrap_or_default(),
         listed_at,
     })
 }
@@ -251,6 +283,7 @@ impl Toolbox {
                     server: server.to_owned(),
                     source: Box::new(e),
                 })?;
+        client.note_live_tools(listed_at, &listed);
         self.warnings.extend(
             skipped
                 .into_iter()
