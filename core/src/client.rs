@@ -1088,6 +1088,8 @@ impl Client {
         let with_tool = |e: Error| with_tool(e, method, tool);
         let peer = session.service.peer();
         let request = call_request(name.clone(), arguments, plan);
+        #[cfg(feature = "otel")]
+        let request = crate::trace_context::with_traceparent(request, plan.meta);
         // Kept to be sent again if the server answers `input_required`
         // (boxed: the call's future holds a pointer, not a request).
         let again = speaks_mrtr(peer).then(|| Box::new(request.clone()));
@@ -1346,6 +1348,8 @@ impl Client {
         request: ClientRequest,
         method: &str,
     ) -> Result<RequestHandle<RoleClient>> {
+        #[cfg(feature = "otel")]
+        let request = crate::trace_context::with_traceparent(request, None);
         match peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await

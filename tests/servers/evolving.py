@@ -17,6 +17,7 @@ Tools:
                    notifications/prompts/list_changed
   change_template  changes the `note` template's description, then sends
                    notifications/resources/list_changed
+  meta     answers the request's `_meta` as JSON text
 
 Prompts: `welcome` {"who"}. Resources: `note://1` and `note://2` (text),
 the template `note` (`note://{id}`); resources/subscribe and unsubscribe
@@ -71,6 +72,7 @@ OTHERS = [
     },
     {"name": "change_prompt", "inputSchema": {"type": "object"}},
     {"name": "change_template", "inputSchema": {"type": "object"}},
+    {"name": "meta", "inputSchema": {"type": "object"}},
 ]
 WELCOME = {
     "name": "welcome",
@@ -159,6 +161,8 @@ def call(params, request_id):
         state["note"]["description"] = "A note, changed."
         send({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"})
         return text("changed")
+    if name == "meta":
+        return text(json.dumps(params.get("_meta") or {}, sort_keys=True))
     if name == "stall":
         if "task" not in params:
             raise ValueError("stall requires task augmentation")
