@@ -229,7 +229,7 @@ impl Notices {
 
     /// How many times `list` was said to have changed so far.
     pub(crate) fn changes(&self, list: ListKind) -> u64 {
-        self.changes[list as usize].load(Ordering::Acquire)
+        self.changes[slot(list)].load(Ordering::Acquire)
     }
 
     /// Who to tell when a list changes (set once, by the client).
@@ -328,7 +328,7 @@ impl Notices {
 
     /// A `notifications/*/list_changed` came.
     pub(crate) fn list_changed(&self, list: ListKind) {
-        self.changes[list as usize].fetch_add(1, Ordering::AcqRel);
+        self.changes[slot(list)].fetch_add(1, Ordering::AcqRel);
         tracing::info!(server = %self.server, ?list, "the server's list changed");
         self.publish(|| Notice::ListChanged {
             server: self.server.to_string(),
@@ -453,6 +453,15 @@ fn hide_secrets(notice: &mut Notice, secrets: &[(String, String)]) {
     }
 }
 
+/// A list's place in [`Notices::changes`].
+fn slot(list: ListKind) -> usize {
+    match list {
+        ListKind::Tools => 0,
+        ListKind::Prompts => 1,
+        ListKind::Resources => 2,
+    }
+}
+
 fn token_text(token: &ProgressToken) -> String {
     match &token.0 {
         NumberOrString::Number(n) => n.to_string(),
@@ -509,6 +518,34 @@ mod tests {
         assert!(later.last_heard().is_none());
         notices.progress(ProgressNotificationParam::new(other, 1.0));
         assert!(later.last_heard().is_some());
+    }
+
+    #[test]
+    fn resource_updates_are_bounded_and_hide_secrets() {
+        let notices = Notices::new("s", vec![("s3cr3t".into(), "${TOKEN}".into())]);
+        let mut bus = subscribe();
+        notices.resource_updated("file:///s3cr3t/a");
+        notices.resource_updated(&"x".repeat(MAX_URI_BYTES + 1));
+        notices.resource_updated("file:///b");
+        let uris: Vec<String> = std::iter::from_fn(|| bus.try_recv())
+            .filter_map(|n| match &*n {
+                Notice::ResourceUpdated { server, uri } if server == "s" => Some(uri.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(uris, ["file:///${TOKEN}/a", "file:///b"]);
+    }
+
+    #[test]
+    fn each_list_counts_its_own_changes() {
+        let notices = Notices::new("s", Vec::new());
+        notices.list_changed(ListKind::Prompts);
+        notices.list_changed(ListKind::Prompts);
+        notices.list_changed(ListKind::Resources);
+        assert_eq!(
+            [ListKind::Tools, ListKind::Prompts, ListKind::Resources].map(|l| notices.changes(l)),
+            [0, 2, 1]
+        );
     }
 
     #[test]
