@@ -74,6 +74,8 @@ mod paging;
 mod servers;
 #[cfg(feature = "client")]
 pub mod toolbox;
+#[cfg(feature = "otel")]
+mod trace_context;
 #[cfg(feature = "client")]
 mod validate;
 

@@ -61,6 +61,9 @@ pub use mcpbind_core::{
     LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy, SandboxConfig,
     ServerConfig, ServerDiff, ServerLock, TransportConfig,
 };
+/// Why a config's text could not be read ([`Config::from_toml_str`],
+/// [`Config::from_json_str`]).
+pub use mcpbind_core::config::ParseError as ConfigParseError;
 // What generated code implements and describes itself with.
 pub use mcpbind_core::{
     include_bindings, Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta, TaskSupport,
