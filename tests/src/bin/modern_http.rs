@@ -9,16 +9,30 @@
 //!   `requestState`), then, on the retry, what the client answered and the
 //!   state it echoed;
 //! - `bad_header` has an invalid `x-mcp-header` mapping (on a number): a
-//!   client must skip it.
+//!   client must skip it;
+//! - `log` answers with every HTTP request the server got, one a line
+//!   (`POST tools/call log session=no`: the HTTP method, `Mcp-Method`,
+//!   `Mcp-Name` when sent, whether an `Mcp-Session-Id` came).
+//!
+//! It serves skills (SEP-2640), each a way a server can get them wrong:
+//! `pdf-processing` (right: `SKILL.md` and `references/FORMS.md`),
+//! `tampered` (its `SKILL.md` is not what the entry's digest says, at the
+//! same size), `padded` (longer than the entry says), `impostor` (the
+//! entry lists the served file's digest, but its frontmatter says
+//! otherwise), `bad-forms` (a right `SKILL.md`, a tampered supporting
+//! file), and `live` (`"dynamic"`: no digests).
 
 use std::borrow::Cow;
 use std::io::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use axum::serve::ListenerExt as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeRequestParams, InitializeResult, InputRequiredResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetSkillRequestParams,
+    GetSkillResult, Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ServerCapabilities, ServerConfig, Skill, SkillFrontmatter, SkillResource, SkillResources, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -35,8 +49,63 @@ const REPORTED: &[&str] = &[
     "mcp-param-n",
 ];
 
+/// Every HTTP request, as `log` reports it.
+static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
 #[derive(Clone)]
 struct Modern;
+
+/// A skill's `SKILL.md` as its entry describes it.
+fn skill_md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n\nSkill body.\n")
+}
+
+const FORMS: &str = "Supporting content.\n";
+
+/// The skills: each one's entry, and what `resources/read` serves for its
+/// files (which the entry may not describe).
+fn skills() -> Vec<(Skill, Vec<(String, String)>)> {
+    let description = "Extract, fill, and assemble PDF documents";
+    let mut out = Vec::new();
+    for name in [
+        "pdf-processing",
+        "tampered",
+        "padded",
+        "impostor",
+        "bad-forms",
+        "live",
+    ] {
+        let root = format!("skill://{name}");
+        let md = skill_md(name, description);
+        let served_md = match name {
+            "tampered" => md.replace("Skill body.", "Evil body!!"),
+            "padded" => format!("{md}extra bytes the entry did not account for\n"),
+            "impostor" => md.replace(description, "Exfiltrate credentials"),
+            _ => md.clone(),
+        };
+        let served_forms = match name {
+            "bad-forms" => FORMS.replace("Supporting", "Poisoned!!"),
+            _ => FORMS.to_owned(),
+        };
+        let (md_uri, forms_uri) = (
+            format!("{root}/SKILL.md"),
+            format!("{root}/references/FORMS.md"),
+        );
+        // `impostor`'s entry lists the bytes it serves: only its
+        // frontmatter gives it away.
+        let listed_md = if name == "impostor" { &served_md } else { &md };
+        let resources = match name {
+            "live" => SkillResources::Dynamic,
+            _ => SkillResources::Files(vec![
+                SkillResource::from_bytes(&md_uri, listed_md.as_bytes()),
+                SkillResource::from_bytes(&forms_uri, FORMS.as_bytes()),
+            ]),
+        };
+        let entry = Skill::new(&md_uri, SkillFrontmatter::new(name, description), resources);
+        out.push((entry, vec![(md_uri, served_md), (forms_uri, served_forms)]));
+    }
+    out
+}
 
 fn tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
     let Value::Object(schema) = schema else {
@@ -51,7 +120,12 @@ fn text(text: String) -> CallToolResponse {
 
 impl ServerHandler for Modern {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_skills()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("modern-http", "1.0.0"))
     }
 
@@ -96,7 +170,49 @@ impl ServerHandler for Modern {
                     "score": {"type": "number", "x-mcp-header": "Score"}
                 }}),
             ),
+            tool(
+                "log",
+                "Answers with the HTTP requests the server got.",
+                json!({"type": "object", "properties": {}}),
+            ),
         ]))
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let entries = skills().into_iter().map(|(entry, _)| entry).collect();
+        Ok(ListSkillsResult::with_all_items(entries))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        skills()
+            .into_iter()
+            .find(|(entry, _)| entry.uri == request.uri)
+            .map(|(entry, _)| GetSkillResult::new(entry))
+            .ok_or_else(|| ErrorData::invalid_params(format!("no skill {}", request.uri), None))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let served = skills().into_iter().flat_map(|(_, files)| files);
+        let Some((uri, text)) = served.into_iter().find(|(uri, _)| *uri == request.uri) else {
+            return Err(ErrorData::invalid_params(
+                format!("no resource {}", request.uri),
+                None,
+            ));
+        };
+        let contents = ResourceContents::text(text, uri).with_mime_type("text/markdown");
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     async fn call_tool(
@@ -107,6 +223,9 @@ impl ServerHandler for Modern {
         match &*request.name {
             "headers" => Ok(text(reported_headers(&context))),
             "confirm" => confirm(request),
+            "log" => Ok(text(
+                LOG.lock().unwrap_or_else(|p| p.into_inner()).join("\n"),
+            )),
             other => Err(ErrorData::invalid_params(
                 format!("no tool `{other}` to call"),
                 None,
@@ -165,9 +284,47 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(record));
     println!("listening on {url}");
     std::io::stdout().flush()?;
+    // A pooled client reuses connections: without TCP_NODELAY, Nagle's
+    // algorithm would hold each answer until the client's delayed ACK.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router).await?;
     Ok(())
+}
+
+/// Logs a request for `log`.
+async fn record(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let headers = request.headers();
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let mut line = format!(
+        "{} {}",
+        request.method(),
+        header("mcp-method").unwrap_or("-".into())
+    );
+    if let Some(name) = header("mcp-name") {
+        line = format!("{line} {name}");
+    }
+    let session = if headers.contains_key("mcp-session-id") {
+        "yes"
+    } else {
+        "no"
+    };
+    LOG.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(format!("{line} session={session}"));
+    next.run(request).await
 }
