@@ -292,9 +292,10 @@ pub(crate) enum Lifecycle {
     Discover,
     /// As the 2026-07-28 revision orders it: `server/discover` first (with
     /// the newest version, and again with one the server names when it
-    /// answers -32022 / HTTP 400), then `initialize` on the same transport
-    /// when the server turns out to predate `server/discover` (a JSON-RPC
-    /// error, or an HTTP 4xx).
+    /// answers -32022 / HTTP 400), then `initialize` when the server turns
+    /// out to predate `server/discover`: on the same transport after a
+    /// JSON-RPC error, on a new one after an HTTP 400, 404 or 405 without
+    /// one ([`discover_refused`]).
     Negotiate,
 }
 
@@ -378,6 +379,23 @@ pub(crate) fn classify(
                 .join(", ")
         ))),
         (other, _) => Ok(other),
+    }
+}
+
+/// How a server that predates `server/discover` may refuse it at the HTTP
+/// level, with a status and a body that is no JSON-RPC error (which rmcp
+/// would have read as the rejection it is): `HTTP 400 Bad Request` (no
+/// session yet), `404`, `405`. Authorization (401, 403) and everything
+/// else is no such refusal.
+fn discover_refused(tap: &RawTap) -> Option<String> {
+    match tap.failure()? {
+        tap::Failure::Http {
+            method,
+            answer,
+            status: Some(400 | 404 | 405),
+            ..
+        } if method == "server/discover" => Some(format!("it answered {answer}")),
+        _ => None,
     }
 }
 
@@ -608,6 +626,11 @@ async fn connect_http(
         }),
         Err(e) => {
             let e = classify(e, lifecycle)?;
+            if lifecycle == Lifecycle::Negotiate {
+                if let Some(answer) = discover_refused(&tap) {
+                    return Err(ConnectFailure::Rejected(answer));
+                }
+            }
             Err(match target.handshake_error(name, &tap, e) {
                 // No stored token, or one refused even after a refresh.
                 ConnectFailure::Error(Error::Http {

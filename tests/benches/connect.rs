@@ -7,12 +7,13 @@
 //!    Streamable HTTP server.
 //! 2. A Streamable HTTP connect against raw rmcp on the same server: the
 //!    handshake plus the `tools/list` of the pin check, through mcpbind
-//!    (the generated `demo::Client::connect`, which checks the pins, or
-//!    `Client::connect` and `list_tools_raw` where no bindings exist) and
-//!    through raw rmcp (`serve` or `serve_with_lifecycle`, then
-//!    `list_tools`), rounds alternating the two. Servers: the demo server
-//!    (rmcp, both handshakes; a release build) and
-//!    `tests/src/bin/modern_http.rs` (2026-07-28 only).
+//!    (`Client::connect`, then `check_pins` with a locked tool, as a
+//!    generated client's `connect` does) and through raw rmcp (`serve`, or
+//!    `serve_with_lifecycle` with `server/discover` for a server without
+//!    `initialize`, then `list_tools`), rounds alternating the two. The
+//!    server is `tests/src/bin/modern_http.rs` (rmcp's server side, built
+//!    with this bench) in its three modes: 2026-07-28 only, both
+//!    handshakes (rmcp's default), `initialize` only (before 2026-07-28).
 //!
 //! `MCPBIND_BENCH_PART=ready|http` runs one part.
 
@@ -22,9 +23,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcpbind::Config;
-use mcpbind_tests::demo;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt as _;
 
@@ -41,26 +42,6 @@ fn servers_dir() -> PathBuf {
         .unwrap();
     assert!(status.success());
     dir
-}
-
-/// `target/release` (or wherever this bench was built).
-fn bin_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_owned()
-}
-
-/// The demo server, built in this bench's profile (release): the server's
-/// own time is in both sides' figures, so it should be small.
-fn demo_server() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(&root)
-        .args(["build", "--quiet", "--release", "-p", "mcpbind-demo-server"])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    bin_dir().join("mcpbind-demo-server")
 }
 
 /// A server that prints `listening on <url>` first, killed when dropped.
@@ -176,44 +157,66 @@ url = "http://127.0.0.1:{port}/mcp"
 /// One way to connect and list the tools.
 #[derive(Clone, Copy, PartialEq)]
 enum Side {
-    /// The generated client: connect, then the pin check.
-    Generated,
-    /// `Client::connect`, then `list_tools_raw`.
-    Untyped,
-    /// rmcp's `serve` (`initialize`), then `list_tools`.
-    RawInitialize,
-    /// rmcp's `server/discover` handshake, then `list_tools`.
-    RawDiscover,
+    /// `Client::connect`, then the pin check (a generated `connect`).
+    Mcpbind,
+    /// rmcp: `serve` (`initialize`) or, with `discover`, the
+    /// `server/discover` handshake, then `list_tools`; over one reqwest
+    /// client for every connect (`shared`) or rmcp's `from_uri`, which
+    /// builds a client (and loads the TLS roots) per connect.
+    Raw { discover: bool, shared: bool },
+}
+
+/// modern_http.rs's `headers` tool as a generated module locks it.
+const SCHEMA: &str = r#"{"properties":{"n":{"type":"integer"},"region":{"type":"string","x-mcp-header":"Region"}},"type":"object"}"#;
+const DEFINITION: &str = r#"{"description":"Answers with the request's MCP headers.","inputSchema":{"properties":{"n":{"type":"integer"},"region":{"type":"string","x-mcp-header":"Region"}},"type":"object"},"name":"headers"}"#;
+
+fn locked() -> [mcpbind::ToolMeta; 1] {
+    let input = DEFINITION.find(SCHEMA).unwrap();
+    let spans = [(0, 0), (0, 0), (input, input + SCHEMA.len()), (0, 0)];
+    [mcpbind::ToolMeta::new(
+        "modern",
+        "headers",
+        DEFINITION,
+        spans,
+        [false, true, false, true],
+    )]
+}
+
+/// The one reqwest client of the raw side's `shared` connects.
+fn raw_client() -> reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| reqwest::Client::builder().tcp_nodelay(true).build().unwrap())
+        .clone()
 }
 
 /// One connect and listing through `side`; the time excludes the close.
 async fn connect_once(side: Side, config: &Config, url: &str) -> (Duration, String) {
     let started = Instant::now();
     match side {
-        Side::Generated => {
-            let client = demo::Client::connect(config).await.unwrap();
+        Side::Mcpbind => {
+            let client = mcpbind::Client::connect(config, "modern").await.unwrap();
+            let drift = client.check_pins(&locked()).await.unwrap();
             let took = started.elapsed();
-            let info = client.inner().server_info().await.unwrap();
-            client.inner().clone().close().await;
-            (took, info.protocol_version.to_string())
-        }
-        Side::Untyped => {
-            let client = mcpbind::Client::connect(config, "demo").await.unwrap();
-            assert!(!client.list_tools_raw().await.unwrap().is_empty());
-            let took = started.elapsed();
+            assert!(drift.is_empty(), "{drift:?}");
             let info = client.server_info().await.unwrap();
             client.close().await;
             (took, info.protocol_version.to_string())
         }
-        Side::RawInitialize | Side::RawDiscover => {
-            let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
-            let service = if side == Side::RawInitialize {
-                ().serve(transport).await.unwrap()
+        Side::Raw { discover, shared } => {
+            let transport = if shared {
+                let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+                StreamableHttpClientTransport::with_client(raw_client(), config)
             } else {
+                StreamableHttpClientTransport::from_uri(url.to_owned())
+            };
+            let service = if discover {
                 let mode = ClientLifecycleMode::Discover {
                     preferred_versions: vec![ProtocolVersion::V_2026_07_28],
                 };
                 ().serve_with_lifecycle(transport, mode).await.unwrap()
+            } else {
+                ().serve(transport).await.unwrap()
             };
             let tools = service.peer().list_tools(None).await.unwrap();
             assert!(!tools.tools.is_empty());
@@ -261,39 +264,36 @@ async fn side_by_side(
 }
 
 fn http_vs_raw(runtime: &tokio::runtime::Runtime) {
-    let demo = Listening::start(Command::new(demo_server()).args(["--http", "127.0.0.1:0"]));
-    let modern = Listening::start(&mut Command::new(env!("CARGO_BIN_EXE_modern_http")));
-    let config = |url: &str| Config::from_toml_str(&format!("[servers.demo]\nurl = {url:?}\n"));
-    let demo_config = config(&demo.url).unwrap();
-    let modern_config = config(&modern.url).unwrap();
     println!(
-        "Streamable HTTP connect + tools/list, mcpbind vs raw rmcp on the same server, median of {ROUNDS} rounds x {CONNECTS}:"
+        "Streamable HTTP connect + the pin check's tools/list, mcpbind vs raw rmcp on the same server, median of {ROUNDS} rounds x {CONNECTS}:"
     );
-    let cases = [
-        (
-            "demo server, generated client (pin check) vs rmcp serve",
-            [Side::Generated, Side::RawInitialize],
-            &demo_config,
-            &demo.url,
-        ),
-        (
-            "modern_http (2026-07-28 only), Client vs rmcp discover",
-            [Side::Untyped, Side::RawDiscover],
-            &modern_config,
-            &modern.url,
-        ),
+    let cases: [(&str, &[&str], bool); 3] = [
+        ("2026-07-28 only (raw: discover)", &[], true),
+        ("both handshakes (raw: initialize)", &["--mode", "both"], false),
+        ("initialize only (raw: initialize)", &["--mode", "legacy"], false),
     ];
-    for (label, sides, config, url) in cases {
-        let ([ours, raw], [our_protocol, raw_protocol]) =
-            runtime.block_on(side_by_side(sides, config, url));
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    for (label, args, discover) in cases {
+        let server = Listening::start(Command::new(env!("CARGO_BIN_EXE_modern_http")).args(args));
+        let config = Config::from_toml_str(&format!("[servers.modern]\nurl = {:?}\n", server.url))
+            .unwrap();
         println!("  {label}:");
-        println!(
-            "    mcpbind {:>7.3} ms ({our_protocol})  raw rmcp {:>7.3} ms ({raw_protocol})  mcpbind / raw = {:.2}x",
-            ms(ours),
-            ms(raw),
-            ours.as_secs_f64() / raw.as_secs_f64()
-        );
+        for shared in [true, false] {
+            let raw = Side::Raw { discover, shared };
+            let ([ours, theirs], [our_protocol, raw_protocol]) =
+                runtime.block_on(side_by_side([Side::Mcpbind, raw], &config, &server.url));
+            let how = if shared {
+                "one reqwest client"
+            } else {
+                "a client per connect (from_uri)"
+            };
+            println!(
+                "    mcpbind {:>6.3} ms ({our_protocol})  raw rmcp, {how:<31} {:>6.3} ms ({raw_protocol})  mcpbind / raw = {:.2}x",
+                ms(ours),
+                ms(theirs),
+                ours.as_secs_f64() / theirs.as_secs_f64()
+            );
+        }
     }
 }
 

@@ -29,7 +29,14 @@ impl Drop for Modern {
 }
 
 fn start() -> Modern {
-    let (child, url) = util::start_listening(Command::new(env!("CARGO_BIN_EXE_modern_http")));
+    start_with(&[])
+}
+
+/// The server in another mode (`--mode both|legacy|legacy-http`).
+fn start_with(args: &[&str]) -> Modern {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_modern_http"));
+    command.args(args);
+    let (child, url) = util::start_listening(command);
     Modern { child, url }
 }
 
@@ -404,4 +411,25 @@ async fn discover_http_skills_reach_the_toolbox() {
         ]
     );
     client.close().await;
+}
+
+/// A server from before 2026-07-28 refuses `server/discover`, with a
+/// JSON-RPC error (`legacy`) or a plain `HTTP 400` (`legacy-http`, as
+/// servers do for a request without a session): the client then speaks
+/// `initialize`, and the session the server gives.
+#[tokio::test]
+async fn discover_http_falls_back_to_initialize_when_discover_is_refused() {
+    for mode in ["legacy", "legacy-http"] {
+        let server = start_with(&["--mode", mode]);
+        let client = connect(&server, ClientHooks::default()).await;
+        let info = client.server_info().await.unwrap();
+        assert_eq!(info.protocol_version.as_str(), "2025-11-25", "{mode}");
+        let lines = log(&client).await;
+        assert_eq!(lines[0], "POST server/discover session=no", "{mode}: {lines:?}");
+        assert!(
+            lines.iter().any(|l| l.ends_with(" session=yes")),
+            "{mode}: no session after initialize: {lines:?}"
+        );
+        client.close().await;
+    }
 }

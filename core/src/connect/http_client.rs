@@ -37,7 +37,16 @@ static CLIENTS: Mutex<Vec<(tokio::runtime::Id, reqwest::Client)>> = Mutex::new(V
 /// names the server in the error when no client can be built (no TLS
 /// roots on the system, say).
 pub(crate) fn shared(server: &str) -> Result<reqwest::Client> {
-    let runtime = tokio::runtime::Handle::current().id();
+    let failed = |e: reqwest::Error| Error::Connect {
+        server: server.to_owned(),
+        reason: format!("cannot set up the HTTP client: {}", crate::error::chain(&e)),
+        stderr: None,
+        source: None,
+    };
+    // Outside a tokio runtime (rmcp needs one anyway), nothing to share.
+    let Ok(runtime) = tokio::runtime::Handle::try_current().map(|h| h.id()) else {
+        return build().map_err(failed);
+    };
     let mut clients = CLIENTS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -48,12 +57,8 @@ pub(crate) fn shared(server: &str) -> Result<reqwest::Client> {
         clients.push(entry);
         return Ok(client);
     }
-    let client = build().map_err(|e| Error::Connect {
-        server: server.to_owned(),
-        reason: format!("cannot set up the HTTP client: {}", crate::error::chain(&e)),
-        stderr: None,
-        source: None,
-    })?;
+    // Built under the lock: two first connects on one runtime share too.
+    let client = build().map_err(failed)?;
     if clients.len() >= KEPT {
         clients.remove(0);
     }

@@ -1,7 +1,12 @@
 //! A Streamable HTTP server of protocol 2026-07-28 only (rmcp's server
 //! side): it answers `server/discover`, rejects `initialize`, and prints
-//! `listening on <url>` once it accepts connections. Its tools show what a
-//! 2026-07-28 client must do:
+//! `listening on <url>` once it accepts connections. (`--mode both`
+//! answers both handshakes, as rmcp's servers do by default; `--mode
+//! legacy` only `initialize`, up to 2025-11-25, as servers before
+//! 2026-07-28 do: the connect bench compares the three; `--mode
+//! legacy-http` is that server refusing `server/discover` with a plain
+//! `HTTP 400`, as some do for a request without a session.) Its tools show
+//! what a 2026-07-28 client must do:
 //!
 //! - `headers` (`region`, a string mirrored into `Mcp-Param-Region`; `n`,
 //!   not mirrored) answers with the request's MCP headers, one a line;
@@ -28,6 +33,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::serve::ListenerExt as _;
 use rmcp::model::{
+    DiscoverRequestMethod, DiscoverResult,
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetSkillRequestParams,
     GetSkillResult, Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult,
     ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
@@ -52,8 +58,24 @@ const REPORTED: &[&str] = &[
 /// Every HTTP request, as `log` reports it.
 static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// 2026-07-28 only: `server/discover`, `initialize` rejected.
+    Modern,
+    /// Both handshakes, every version rmcp knows.
+    Both,
+    /// `initialize` only, up to 2025-11-25: `server/discover` is unknown.
+    Legacy,
+    /// `Legacy`, answering `server/discover` with a plain `HTTP 400`.
+    LegacyHttp,
+}
+
+static MODE: std::sync::OnceLock<Mode> = std::sync::OnceLock::new();
+
 #[derive(Clone)]
-struct Modern;
+struct Modern {
+    mode: Mode,
+}
 
 /// A skill's `SKILL.md` as its entry describes it.
 fn skill_md(name: &str, description: &str) -> String {
@@ -130,18 +152,36 @@ impl ServerHandler for Modern {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Owned(vec![ProtocolVersion::V_2026_07_28])
+        match self.mode {
+            Mode::Modern => Cow::Owned(vec![ProtocolVersion::V_2026_07_28]),
+            Mode::Both => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+            Mode::Legacy | Mode::LegacyHttp => {
+                Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+            }
+        }
     }
 
     async fn initialize(
         &self,
-        _request: InitializeRequestParams,
-        _context: RequestContext<RoleServer>,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        Err(ErrorData::invalid_request(
-            "this server speaks only 2026-07-28: use server/discover",
-            None,
-        ))
+        if self.mode == Mode::Modern {
+            return Err(ErrorData::invalid_request(
+                "this server speaks only 2026-07-28: use server/discover",
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        if matches!(self.mode, Mode::Legacy | Mode::LegacyHttp) {
+            return Err(ErrorData::method_not_found::<DiscoverRequestMethod>());
+        }
+        let versions = self.supported_protocol_versions().into_owned();
+        Ok(DiscoverResult::from_server_info(versions, self.get_info()))
     }
 
     async fn list_tools(
@@ -279,8 +319,16 @@ fn confirm(request: CallToolRequestParams) -> Result<CallToolResponse, ErrorData
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
+    let mode = match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
+        [] => Mode::Modern,
+        [flag, mode] if flag == "--mode" && mode == "both" => Mode::Both,
+        [flag, mode] if flag == "--mode" && mode == "legacy" => Mode::Legacy,
+        [flag, mode] if flag == "--mode" && mode == "legacy-http" => Mode::LegacyHttp,
+        other => return Err(format!("usage: modern_http [--mode both|legacy], not {other:?}").into()),
+    };
+    let _ = MODE.set(mode);
     let service = StreamableHttpService::new(
-        || Ok(Modern),
+        move || Ok(Modern { mode }),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
@@ -326,5 +374,9 @@ async fn record(
     LOG.lock()
         .unwrap_or_else(|p| p.into_inner())
         .push(format!("{line} session={session}"));
+    if MODE.get() == Some(&Mode::LegacyHttp) && line == "POST server/discover" {
+        let refused = (axum::http::StatusCode::BAD_REQUEST, "Bad Request: no valid session");
+        return axum::response::IntoResponse::into_response(refused);
+    }
     next.run(request).await
 }
