@@ -186,7 +186,12 @@ fn locked() -> [mcpbind::ToolMeta; 1] {
 fn raw_client() -> reqwest::Client {
     static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
     CLIENT
-        .get_or_init(|| reqwest::Client::builder().tcp_nodelay(true).build().unwrap())
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .tcp_nodelay(true)
+                .build()
+                .unwrap()
+        })
         .clone()
 }
 
@@ -269,14 +274,22 @@ fn http_vs_raw(runtime: &tokio::runtime::Runtime) {
     );
     let cases: [(&str, &[&str], bool); 3] = [
         ("2026-07-28 only (raw: discover)", &[], true),
-        ("both handshakes (raw: initialize)", &["--mode", "both"], false),
-        ("initialize only (raw: initialize)", &["--mode", "legacy"], false),
+        (
+            "both handshakes (raw: initialize)",
+            &["--mode", "both"],
+            false,
+        ),
+        (
+            "initialize only (raw: initialize)",
+            &["--mode", "legacy"],
+            false,
+        ),
     ];
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for (label, args, discover) in cases {
         let server = Listening::start(Command::new(env!("CARGO_BIN_EXE_modern_http")).args(args));
-        let config = Config::from_toml_str(&format!("[servers.modern]\nurl = {:?}\n", server.url))
-            .unwrap();
+        let config =
+            Config::from_toml_str(&format!("[servers.modern]\nurl = {:?}\n", server.url)).unwrap();
         println!("  {label}:");
         for shared in [true, false] {
             let raw = Side::Raw { discover, shared };

@@ -425,7 +425,10 @@ async fn discover_http_falls_back_to_initialize_when_discover_is_refused() {
         let info = client.server_info().await.unwrap();
         assert_eq!(info.protocol_version.as_str(), "2025-11-25", "{mode}");
         let lines = log(&client).await;
-        assert_eq!(lines[0], "POST server/discover session=no", "{mode}: {lines:?}");
+        assert_eq!(
+            lines[0], "POST server/discover session=no",
+            "{mode}: {lines:?}"
+        );
         assert!(
             lines.iter().any(|l| l.ends_with(" session=yes")),
             "{mode}: no session after initialize: {lines:?}"

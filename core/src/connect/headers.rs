@@ -126,10 +126,13 @@ fn off_chain_value(value: &Value, on_chain: bool) -> bool {
 /// invalid has no entry (it gets no headers, as rmcp does).
 #[derive(Default)]
 pub(crate) struct ToolSchemas {
-    locked: RwLock<HashMap<String, Arc<Map<String, Value>>>>,
+    locked: RwLock<Schemas>,
     /// `None` until the connection lists its tools.
-    live: RwLock<Option<HashMap<String, Arc<Map<String, Value>>>>>,
+    live: RwLock<Option<Schemas>>,
 }
+
+/// Input schemas by tool name.
+type Schemas = HashMap<String, Arc<Map<String, Value>>>;
 
 impl ToolSchemas {
     /// Keeps the locked input schemas of `tools` (`(name, schema JSON)`).

@@ -33,12 +33,12 @@ use std::sync::{Arc, Mutex};
 
 use axum::serve::ListenerExt as _;
 use rmcp::model::{
-    DiscoverRequestMethod, DiscoverResult,
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetSkillRequestParams,
-    GetSkillResult, Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult,
-    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-    ServerCapabilities, ServerConfig, Skill, SkillFrontmatter, SkillResource, SkillResources, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverRequestMethod,
+    DiscoverResult, GetSkillRequestParams, GetSkillResult, Implementation, InitializeRequestParams,
+    InitializeResult, InputRequiredResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, Skill,
+    SkillFrontmatter, SkillResource, SkillResources, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -176,7 +176,10 @@ impl ServerHandler for Modern {
         self.negotiate_initialize(&request)
     }
 
-    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
         if matches!(self.mode, Mode::Legacy | Mode::LegacyHttp) {
             return Err(ErrorData::method_not_found::<DiscoverRequestMethod>());
         }
@@ -324,7 +327,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         [flag, mode] if flag == "--mode" && mode == "both" => Mode::Both,
         [flag, mode] if flag == "--mode" && mode == "legacy" => Mode::Legacy,
         [flag, mode] if flag == "--mode" && mode == "legacy-http" => Mode::LegacyHttp,
-        other => return Err(format!("usage: modern_http [--mode both|legacy], not {other:?}").into()),
+        other => {
+            return Err(format!("usage: modern_http [--mode both|legacy], not {other:?}").into())
+        }
     };
     let _ = MODE.set(mode);
     let service = StreamableHttpService::new(
@@ -375,7 +380,10 @@ async fn record(
         .unwrap_or_else(|p| p.into_inner())
         .push(format!("{line} session={session}"));
     if MODE.get() == Some(&Mode::LegacyHttp) && line == "POST server/discover" {
-        let refused = (axum::http::StatusCode::BAD_REQUEST, "Bad Request: no valid session");
+        let refused = (
+            axum::http::StatusCode::BAD_REQUEST,
+            "Bad Request: no valid session",
+        );
         return axum::response::IntoResponse::into_response(refused);
     }
     next.run(request).await
