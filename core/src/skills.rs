@@ -12,7 +12,7 @@
 //! `"dynamic"` (no digests) offers no integrity and is not loaded.
 //!
 //! ```no_run
-//! # async fn run(client: mcpbind::Client) -> mcpbind::Result<()> {
+//! # async fn run(client: mcpbind_core::Client) -> mcpbind_core::Result<()> {
 //! for entry in client.list_skills().await? {
 //!     println!("{}: {}", entry.frontmatter.name, entry.frontmatter.description);
 //! }
