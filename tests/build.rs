@@ -1,8 +1,89 @@
 //! Generates the bindings of the committed test lockfile, so that compiling
-//! this crate (with `#![deny(warnings)]`) proves the generated code builds.
+//! this crate (with `#![deny(warnings)]`) proves the generated code builds;
+//! and turns the README's `rust` blocks into Rust that the test binary
+//! compiles (tests/tests/readme.rs).
+use std::fmt::Write as _;
+use std::path::Path;
+
 fn main() {
     mcpbind_codegen::Builder::new()
         .lockfile("mcpbind.lock")
         .generate()
         .unwrap();
+    readme_blocks();
+}
+
+/// Writes `$OUT_DIR/readme.rs`: each `rust` block of the README as a
+/// module named after its line. A block that is a file of a user's crate
+/// (it has a `fn main`, or generates the bindings) is the module's body as
+/// it is; any other is the body of an async fn `block` whose parameters are
+/// what the README's prose gives it (`config`, `tools`, the model's `name`
+/// and `arguments_json`…), with the bindings and helpers of
+/// `readme::scope` in scope. Lines rustdoc hides (`# `) count, without
+/// their mark, as in a doctest. `BLOCKS` lists the blocks' first lines.
+fn readme_blocks() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    println!("cargo:rerun-if-changed={}", path.display());
+    let text = std::fs::read_to_string(&path).expect("read README.md");
+    let mut out = String::new();
+    let mut lines_seen = Vec::new();
+    let mut block: Option<(usize, String)> = None;
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        match block.as_mut() {
+            None if line.starts_with("```rust") => block = Some((number, String::new())),
+            None => {}
+            Some(_) if line.trim_end() == "```" => {
+                let (start, code) = block.take().unwrap();
+                lines_seen.push(start);
+                write_block(&mut out, start, &code);
+            }
+            Some((_, code)) => {
+                let shown = match line.trim_start() {
+                    "#" => "",
+                    hidden if hidden.starts_with("# ") => &hidden[2..],
+                    _ => line,
+                };
+                code.push_str(shown);
+                code.push('\n');
+            }
+        }
+    }
+    assert!(block.is_none(), "README.md: a ```rust block is not closed");
+    writeln!(out, "/// The first line of each `rust` block.").unwrap();
+    writeln!(out, "pub const BLOCKS: &[usize] = &{lines_seen:?};").unwrap();
+    let out_dir = std::env::var_os("OUT_DIR").expect("OUT_DIR is set for build scripts");
+    let target = Path::new(&out_dir).join("readme.rs");
+    if std::fs::read_to_string(&target).ok().as_deref() != Some(out.as_str()) {
+        std::fs::write(&target, out).expect("write readme.rs");
+    }
+}
+
+fn write_block(out: &mut String, start: usize, code: &str) {
+    let is_file = code.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("fn main") || l.starts_with("async fn main")
+    }) || code.contains("mcp_tools!(")
+        || code.contains("include_bindings!(");
+    writeln!(out, "/// README.md, the block at line {start}.").unwrap();
+    writeln!(out, "#[rustfmt::skip]\npub mod line_{start} {{").unwrap();
+    // Snippets leave things unused; and roots (the elicitation block) are
+    // deprecated by SEP-2577, which the README says.
+    writeln!(out, "#![allow(unused, deprecated, clippy::all)]").unwrap();
+    if is_file {
+        out.push_str(code);
+    } else {
+        writeln!(out, "use super::scope::*;").unwrap();
+        writeln!(
+            out,
+            "pub async fn block(config: mcpbind::Config, mut tools: mcpbind::Toolbox, name: String, \
+             arguments_json: String, tool_call_id: String, mut messages: Vec<serde_json::Value>, \
+             mut pending_user_parts: Vec<serde_json::Value>) \
+             -> Result<(), Box<dyn std::error::Error>> {{"
+        )
+        .unwrap();
+        out.push_str(code);
+        writeln!(out, "#[allow(unreachable_code)]\nOk(())\n}}").unwrap();
+    }
+    writeln!(out, "}}").unwrap();
 }

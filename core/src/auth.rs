@@ -14,15 +14,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, ClientCredentialsConfig,
-    CredentialRefreshGuard, CredentialStore, OAuthClientConfig, OAuthState, StoredCredentials,
+    AuthError, AuthorizationManager, AuthorizationRequest, CredentialRefreshGuard, CredentialStore,
+    OAuthClientConfig, OAuthState, StoredCredentials,
 };
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::config::{AuthConfig, ServerConfig, TransportConfig};
+
+mod challenge;
+mod client;
+mod grant;
+
 use crate::connect::secrets::Expander;
 use crate::error::{redact, Error, Result};
+use client::Manager;
+pub(crate) use client::OAuthClient;
 
 /// How long [`login`] waits for the browser to come back.
 const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
@@ -191,6 +198,8 @@ struct Target<'a> {
     url: String,
     auth: &'a AuthConfig,
     client_secret: Option<String>,
+    /// The enterprise ID token (`auth = "enterprise"`).
+    id_token: Option<String>,
     secrets: Arc<[String]>,
 }
 
@@ -203,12 +212,23 @@ impl<'a> Target<'a> {
         let mut expander = Expander::new(server);
         let url = expander.expand_url(url)?;
         let client_secret = auth.secret().map(|s| expander.expand(s)).transpose()?;
+        let id_token = auth.id_token().map(|s| expander.expand(s)).transpose()?;
+        // Credentials are never shown, however they were written.
+        let secrets: Vec<String> = expander
+            .finish()
+            .iter()
+            .cloned()
+            .chain(client_secret.iter().cloned())
+            .chain(id_token.iter().cloned())
+            .filter(|s| !s.is_empty())
+            .collect();
         Ok(Target {
             server,
             url,
             auth,
             client_secret,
-            secrets: expander.finish(),
+            id_token,
+            secrets: secrets.into(),
         })
     }
 
@@ -245,55 +265,305 @@ fn not_oauth(server: &str) -> Error {
     }
 }
 
-/// The authorization manager a connection to an OAuth server sends its
-/// requests through: with the stored tokens (`oauth`), or a fresh token
-/// from the client-credentials grant. With no stored token, requests go
-/// out without one, and the server's 401 becomes [`Error::Auth`] with a
-/// `mcpbind login` hint.
-pub(crate) async fn connect_manager(
-    server: &str,
-    config: &ServerConfig,
-) -> Result<AuthorizationManager> {
-    let target = Target::of(server, config)?;
-    let mut manager = target.manager().await?;
-    match target.auth {
-        AuthConfig::OAuth { client_id, .. } => {
-            let stored = manager
-                .initialize_from_store()
-                .await
-                .map_err(|e| target.error("cannot use the stored tokens", e))?;
-            // A confidential client refreshes with its secret.
-            if let (true, Some(id), Some(secret)) = (stored, client_id, &target.client_secret) {
-                let client = OAuthClientConfig::new(id.clone(), "http://127.0.0.1/callback")
-                    .with_client_secret(secret.clone());
-                manager
-                    .configure_client(client)
-                    .map_err(|e| target.error("cannot configure the OAuth client", e))?;
+/// Opens an authorization URL for the user: a browser. A client with this
+/// hook ([`ClientHooks::browser`](crate::ClientHooks::browser)) authorizes
+/// an `auth = "oauth"` server by itself whenever the server asks for it
+/// while connected (no token yet, a scope it lacks, an authorization
+/// server that changed); one without fails with [`Error::Auth`], whose
+/// help says to run `mcpbind login`.
+///
+/// The flow completes when the browser comes back to mcpbind's loopback
+/// redirect (`http://127.0.0.1:PORT/callback`), within five minutes.
+///
+/// ```
+/// use mcpbind_core::auth::Browser;
+///
+/// let hook = |server: &str, url: &str| eprintln!("authorize `{server}` at {url}");
+/// fn takes(_: impl Browser) {}
+/// takes(hook);
+/// ```
+pub trait Browser: Send + Sync + 'static {
+    /// Sends the user to `url` to approve an authorization for `server`.
+    fn open(&self, server: &str, url: &str);
+}
+
+impl<F> Browser for F
+where
+    F: Fn(&str, &str) + Send + Sync + 'static,
+{
+    fn open(&self, server: &str, url: &str) {
+        self(server, url)
+    }
+}
+
+/// The authorization of one connection to an OAuth server: the manager its
+/// requests take their token from, replaced by a new authorization when
+/// the server asks for one ([`OAuthClient`]).
+pub(crate) struct Session {
+    server: String,
+    config: ServerConfig,
+    browser: Option<Arc<dyn Browser>>,
+    /// The current authorization's generation and manager.
+    current: tokio::sync::RwLock<(u64, Manager)>,
+    /// One new authorization at a time.
+    authorizing: tokio::sync::Mutex<()>,
+    /// The scopes asked for or granted so far (a step-up asks for these
+    /// and the challenged ones).
+    scopes: std::sync::Mutex<Vec<String>>,
+    /// The scopes the current token was granted: a challenge for scopes
+    /// that are all among them is not one a new authorization can meet.
+    granted: std::sync::Mutex<Vec<String>>,
+}
+
+/// `scopes` with `more` appended, without repeats, in first-seen order.
+fn union(scopes: &[String], more: &[String]) -> Vec<String> {
+    let mut all: Vec<String> = Vec::with_capacity(scopes.len() + more.len());
+    for scope in scopes.iter().chain(more) {
+        if !all.contains(scope) {
+            all.push(scope.clone());
+        }
+    }
+    all
+}
+
+impl Session {
+    /// The session a connection to `server` starts with: the stored tokens
+    /// (`oauth`), or a fresh token from the client-credentials grant. With
+    /// no stored token, requests go out without one; the server's 401 then
+    /// starts an authorization through `browser`, or becomes
+    /// [`Error::Auth`] with a `mcpbind login` hint.
+    pub(crate) async fn connect(
+        server: &str,
+        config: &ServerConfig,
+        browser: Option<Arc<dyn Browser>>,
+    ) -> Result<Session> {
+        let target = Target::of(server, config)?;
+        let configured = target.auth.scopes().to_vec();
+        let (manager, held) = match target.auth {
+            AuthConfig::OAuth { .. } => {
+                let manager = target.stored_manager().await?;
+                let held = target.stored_scopes().await;
+                (manager, held)
             }
-            Ok(manager)
+            _ => target.grant(&configured).await?,
+        };
+        Ok(Session {
+            server: server.to_owned(),
+            config: config.clone(),
+            browser,
+            current: tokio::sync::RwLock::new((0, Arc::new(manager))),
+            authorizing: tokio::sync::Mutex::new(()),
+            scopes: std::sync::Mutex::new(union(&configured, &held)),
+            granted: std::sync::Mutex::new(held),
+        })
+    }
+
+    async fn current(&self) -> (u64, Manager) {
+        let current = self.current.read().await;
+        (current.0, Arc::clone(&current.1))
+    }
+
+    /// Authorizes anew after authorization `generation` was refused with
+    /// `challenge` (a `WWW-Authenticate` value), adding `more_scopes` (a
+    /// step-up) to those held. Whether a new authorization is in place (by
+    /// this call or a concurrent one): the request may be sent again.
+    async fn authorize(&self, generation: u64, challenge: &str, more_scopes: &[String]) -> bool {
+        if self.browser.is_none() && matches!(self.config.auth, Some(AuthConfig::OAuth { .. })) {
+            // Nothing to authorize with: the server's refusal is the error,
+            // and its help says to run `mcpbind login`.
+            return false;
         }
-        AuthConfig::ClientCredentials {
-            client_id, scopes, ..
-        } => {
-            let mut state = OAuthState::Unauthorized(manager);
-            let grant = ClientCredentialsConfig::ClientSecret {
-                client_id: client_id.clone(),
-                client_secret: target.client_secret.clone().unwrap_or_default(),
-                scopes: scopes.clone(),
-                resource: Some(target.url.clone()),
-            };
-            state
-                .authenticate_client_credentials(grant)
-                .await
-                .map_err(|e| target.error("the client-credentials grant failed", e))?;
-            state
-                .into_authorization_manager()
-                .ok_or_else(|| Error::Auth {
-                    server: server.to_owned(),
-                    reason: "the client-credentials grant did not authorize the client".into(),
-                    login: false,
-                })
+        let _one_at_a_time = self.authorizing.lock().await;
+        if self.current.read().await.0 != generation {
+            return true;
         }
+        let granted = self.granted.lock().map(|g| g.clone()).unwrap_or_default();
+        if !more_scopes.is_empty() && more_scopes.iter().all(|s| granted.contains(s)) {
+            // The token has every scope challenged: the server refuses what
+            // it asked for, and asking again would only loop.
+            tracing::warn!(
+                server = %self.server,
+                "the server refuses a token that has the scopes it asks for ({}); not authorizing again",
+                more_scopes.join(" ")
+            );
+            return false;
+        }
+        match self.new_authorization(challenge, more_scopes).await {
+            Ok(manager) => {
+                let mut current = self.current.write().await;
+                *current = (generation + 1, Arc::new(manager));
+                true
+            }
+            Err(e) => {
+                // Already redacted; the request fails with the server's
+                // refusal, which says what to do.
+                tracing::warn!(server = %self.server, "cannot authorize anew: {e}");
+                false
+            }
+        }
+    }
+
+    async fn new_authorization(
+        &self,
+        challenge: &str,
+        more_scopes: &[String],
+    ) -> Result<AuthorizationManager> {
+        let target = Target::of(&self.server, &self.config)?;
+        let held = self.scopes.lock().map(|s| s.clone()).unwrap_or_default();
+        // A first authorization asks for the configured scopes (none: those
+        // the challenge names); a step-up for all held and challenged.
+        let scopes = if more_scopes.is_empty() {
+            target.auth.scopes().to_vec()
+        } else {
+            union(&held, more_scopes)
+        };
+        let (manager, granted) = match target.auth {
+            AuthConfig::OAuth { .. } => {
+                let Some(browser) = &self.browser else {
+                    return Err(Error::Auth {
+                        server: self.server.clone(),
+                        reason: "authorizing takes a browser, and the client has no browser hook"
+                            .into(),
+                        login: true,
+                    });
+                };
+                let challenge = Some(challenge.to_owned()).filter(|c| !c.is_empty());
+                target
+                    .authorize_in_browser(&scopes, challenge, |url| browser.open(&self.server, url))
+                    .await?;
+                let manager = target.stored_manager().await?;
+                (manager, target.stored_scopes().await)
+            }
+            _ => target.grant(&scopes).await?,
+        };
+        if let Ok(mut held) = self.scopes.lock() {
+            *held = union(&union(&held, &scopes), &granted);
+        }
+        if let Ok(mut current) = self.granted.lock() {
+            *current = granted;
+        }
+        Ok(manager)
+    }
+}
+
+impl Target<'_> {
+    /// A manager with the stored tokens of an `oauth` server (none stored:
+    /// requests go out without a token).
+    async fn stored_manager(&self) -> Result<AuthorizationManager> {
+        let AuthConfig::OAuth { client_id, .. } = self.auth else {
+            return Err(not_oauth(self.server));
+        };
+        let mut manager = self.manager().await?;
+        let stored = manager
+            .initialize_from_store()
+            .await
+            .map_err(|e| self.error("cannot use the stored tokens", e))?;
+        // A confidential client refreshes with its secret.
+        if let (true, Some(id), Some(secret)) = (stored, client_id, &self.client_secret) {
+            let client = OAuthClientConfig::new(id.clone(), "http://127.0.0.1/callback")
+                .with_client_secret(secret.clone());
+            manager
+                .configure_client(client)
+                .map_err(|e| self.error("cannot configure the OAuth client", e))?;
+        }
+        Ok(manager)
+    }
+
+    /// The scopes the stored token of an `oauth` server was granted.
+    async fn stored_scopes(&self) -> Vec<String> {
+        let Ok(store) = FileStore::new(self.server, &self.url) else {
+            return Vec::new();
+        };
+        match store.load().await {
+            Ok(Some(stored)) => stored.granted_scopes,
+            _ => Vec::new(),
+        }
+    }
+
+    /// The authorization-code flow with PKCE, for `scopes` (none: those
+    /// the challenge or the metadata names): registers the client (a
+    /// pre-registered `client_id`, a client ID metadata document, or
+    /// dynamic registration), hands the authorization URL to `open`, waits
+    /// on a loopback redirect for the code and stores the tokens.
+    async fn authorize_in_browser(
+        &self,
+        scopes: &[String],
+        challenge: Option<String>,
+        open: impl FnOnce(&str),
+    ) -> Result<()> {
+        let server = self.server;
+        let AuthConfig::OAuth {
+            client_id,
+            redirect_port,
+            client_metadata_url,
+            ..
+        } = self.auth
+        else {
+            return Err(Error::Auth {
+                server: server.to_owned(),
+                reason: "its `auth` is a grant that needs no login (a token is fetched at connect)"
+                    .into(),
+                login: false,
+            });
+        };
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", redirect_port.unwrap_or(0)))
+            .await
+            .map_err(|e| Error::Auth {
+                server: server.to_owned(),
+                reason: format!(
+                    "cannot listen for the redirect on 127.0.0.1:{}: {e}",
+                    redirect_port.unwrap_or(0)
+                ),
+                login: false,
+            })?;
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
+        let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+
+        let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name("mcpbind");
+        if let Some(challenge) = challenge {
+            request = request.with_challenge(challenge);
+        }
+        if !scopes.is_empty() {
+            request = request.with_scopes(scopes.iter().map(String::as_str));
+        }
+        if let Some(id) = client_id {
+            request = request.with_preregistered_client(id.clone());
+            if let Some(secret) = &self.client_secret {
+                request = request.with_client_secret(secret.clone());
+            }
+        }
+        if let Some(url) = client_metadata_url {
+            request = request.with_client_metadata_url(url.clone());
+        }
+        let mut state = OAuthState::Unauthorized(self.manager().await?);
+        state
+            .start_authorization(request)
+            .await
+            .map_err(|e| self.error("cannot start the authorization", e))?;
+        let url = state
+            .get_authorization_url()
+            .await
+            .map_err(|e| self.error("no authorization URL", e))?;
+        open(&url);
+        let callback = tokio::time::timeout(LOGIN_TIMEOUT, wait_for_callback(&listener, port))
+            .await
+            .map_err(|_| Error::Auth {
+                server: server.to_owned(),
+                reason: format!(
+                    "no redirect came back to {redirect_uri} within {} s",
+                    LOGIN_TIMEOUT.as_secs()
+                ),
+                login: false,
+            })?
+            .map_err(|reason| Error::Auth {
+                server: server.to_owned(),
+                reason: redact(&reason, &self.secrets),
+                login: false,
+            })?;
+        state
+            .handle_callback_url(&callback)
+            .await
+            .map_err(|e| self.error("the token exchange failed", e))
     }
 }
 
@@ -309,78 +579,9 @@ pub async fn login(server: &str, config: &ServerConfig, open: impl FnOnce(&str))
     // Where the tokens will go must work before the user is sent to a
     // browser, not only after the code came back.
     FileStore::new(server, &target.url)?.check_writable()?;
-    let AuthConfig::OAuth {
-        client_id,
-        scopes,
-        redirect_port,
-        client_metadata_url,
-        ..
-    } = target.auth
-    else {
-        return Err(Error::Auth {
-            server: server.to_owned(),
-            reason: "it uses `auth = \"client_credentials\"`, which needs no login".into(),
-            login: false,
-        });
-    };
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", redirect_port.unwrap_or(0)))
-        .await
-        .map_err(|e| Error::Auth {
-            server: server.to_owned(),
-            reason: format!(
-                "cannot listen for the redirect on 127.0.0.1:{}: {e}",
-                redirect_port.unwrap_or(0)
-            ),
-            login: false,
-        })?;
-    let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
-    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
-
-    let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name("mcpbind");
-    if let Some(challenge) = challenge(&target.url).await {
-        request = request.with_challenge(challenge);
-    }
-    if !scopes.is_empty() {
-        request = request.with_scopes(scopes.iter().map(String::as_str));
-    }
-    if let Some(id) = client_id {
-        request = request.with_preregistered_client(id.clone());
-        if let Some(secret) = &target.client_secret {
-            request = request.with_client_secret(secret.clone());
-        }
-    }
-    if let Some(url) = client_metadata_url {
-        request = request.with_client_metadata_url(url.clone());
-    }
-    let mut state = OAuthState::Unauthorized(target.manager().await?);
-    state
-        .start_authorization(request)
-        .await
-        .map_err(|e| target.error("cannot start the authorization", e))?;
-    let url = state
-        .get_authorization_url()
-        .await
-        .map_err(|e| target.error("no authorization URL", e))?;
-    open(&url);
-    let callback = tokio::time::timeout(LOGIN_TIMEOUT, wait_for_callback(&listener, port))
-        .await
-        .map_err(|_| Error::Auth {
-            server: server.to_owned(),
-            reason: format!(
-                "no redirect came back to {redirect_uri} within {} s",
-                LOGIN_TIMEOUT.as_secs()
-            ),
-            login: false,
-        })?
-        .map_err(|reason| Error::Auth {
-            server: server.to_owned(),
-            reason: redact(&reason, &target.secrets),
-            login: false,
-        })?;
-    state
-        .handle_callback_url(&callback)
-        .await
-        .map_err(|e| target.error("the token exchange failed", e))
+    let scopes = target.auth.scopes().to_vec();
+    let challenge = challenge(&target.url).await;
+    target.authorize_in_browser(&scopes, challenge, open).await
 }
 
 /// Removes the stored tokens of `server`; whether there were any.

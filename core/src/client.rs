@@ -1083,8 +1083,9 @@ impl Client {
         let with_tool = |e: Error| with_tool(e, method, tool);
         let peer = session.service.peer();
         let request = call_request(name.clone(), arguments, plan);
-        // Kept to be sent again if the server answers `input_required`.
-        let again = speaks_mrtr(peer).then(|| request.clone());
+        // Kept to be sent again if the server answers `input_required`
+        // (boxed: the call's future holds a pointer, not a request).
+        let again = speaks_mrtr(peer).then(|| Box::new(request.clone()));
         // `send`, spelled out: one layer less of a call's future, which
         // each layer copies (rmcp's is 3 KB; boxing it costs more than the
         // copies, a large allocation missing the allocator's caches:
@@ -1114,16 +1115,16 @@ impl Client {
             until: Some((plan.until, plan.limit)),
             watch: Some(&watching),
         };
-        let response = match (
-            self.await_handle(&session, handle, method, wait).await,
-            again,
-        ) {
+        let response = match self.await_handle(&session, handle, method, wait).await {
             // Boxed: rare, and the rounds' future would be part of every
             // call's.
-            (Ok(ServerResult::InputRequiredResult(input)), Some(sent)) => {
-                Box::pin(self.more_rounds(&session, sent, input, method, wait)).await
-            }
-            (response, _) => response,
+            Ok(ServerResult::InputRequiredResult(input)) => match again {
+                Some(sent) => {
+                    Box::pin(self.more_rounds(&session, *sent, input, method, wait)).await
+                }
+                None => Ok(ServerResult::InputRequiredResult(input)),
+            },
+            response => response,
         };
         match response {
             Ok(ServerResult::CallToolResult(result)) => {

@@ -182,14 +182,130 @@ pub enum AuthConfig {
         /// The scopes to ask for.
         scopes: Vec<String>,
     },
+    /// `auth = "client_credentials"` with `private_key` instead of
+    /// `client_secret`: the client authenticates with a JWT assertion it
+    /// signs with its key (`private_key_jwt`, RFC 7523).
+    PrivateKeyJwt {
+        /// The client's ID (the assertion's issuer and subject).
+        client_id: String,
+        /// The private key, PEM (PKCS#8, or PKCS#1 for RSA); write it as
+        /// `${VAR}`.
+        private_key: String,
+        /// The algorithm the key signs with (`signing_algorithm`).
+        signing_algorithm: SigningAlgorithm,
+        /// The scopes to ask for.
+        scopes: Vec<String>,
+    },
+    /// `auth = "jwt_bearer"`: a token for a JWT the workload already holds
+    /// (workload identity federation: RFC 7523's JWT-bearer grant, SEP-1933),
+    /// fetched at connect. A refused grant is not retried.
+    JwtBearer {
+        /// The client's ID, when the authorization server wants one.
+        client_id: Option<String>,
+        /// The JWT, or the file that holds it.
+        assertion: Assertion,
+        /// The scopes to ask for.
+        scopes: Vec<String>,
+    },
+    /// `auth = "enterprise"`: enterprise-managed authorization (SEP-990):
+    /// the user's ID token from the enterprise identity provider is
+    /// exchanged there for an identity assertion grant (ID-JAG, RFC 8693
+    /// token exchange), which the MCP server's authorization server
+    /// exchanges for a token (JWT-bearer grant), fetched at connect.
+    Enterprise {
+        /// The client's ID at the MCP server's authorization server.
+        client_id: String,
+        /// Its secret there (write it as `${VAR}`).
+        client_secret: String,
+        /// The identity provider's token endpoint (`idp_token_endpoint`).
+        idp_token_endpoint: String,
+        /// The client's ID at the identity provider (`idp_client_id`).
+        idp_client_id: String,
+        /// The user's ID token from the identity provider (write it as
+        /// `${VAR}`).
+        id_token: String,
+        /// The scopes to ask for.
+        scopes: Vec<String>,
+    },
+}
+
+/// Where a JWT-bearer grant's assertion comes from.
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Assertion {
+    /// `assertion`: the JWT itself (write it as `${VAR}`).
+    Value(String),
+    /// `assertion_file`: a file holding the JWT, read at each grant (a
+    /// workload identity token that the platform rotates).
+    File(PathBuf),
+}
+
+/// How a `private_key_jwt` assertion is signed (`signing_algorithm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+#[allow(clippy::upper_case_acronyms)]
+pub enum SigningAlgorithm {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    RS256,
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
+    RS384,
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
+    RS512,
+    /// ECDSA on P-256 with SHA-256.
+    ES256,
+    /// ECDSA on P-384 with SHA-384.
+    ES384,
+}
+
+impl SigningAlgorithm {
+    fn parse(name: &str) -> Result<SigningAlgorithm, String> {
+        Ok(match name {
+            "RS256" => SigningAlgorithm::RS256,
+            "RS384" => SigningAlgorithm::RS384,
+            "RS512" => SigningAlgorithm::RS512,
+            "ES256" => SigningAlgorithm::ES256,
+            "ES384" => SigningAlgorithm::ES384,
+            other => {
+                return Err(format!(
+                    "unknown signing_algorithm `{other}`, expected one of `RS256`, `RS384`, `RS512`, `ES256`, `ES384`"
+                ))
+            }
+        })
+    }
 }
 
 impl AuthConfig {
+    /// The enterprise ID token as written (possibly a `${VAR}`).
+    pub(crate) fn id_token(&self) -> Option<&str> {
+        match self {
+            AuthConfig::Enterprise { id_token, .. } => Some(id_token),
+            _ => None,
+        }
+    }
+
     /// The client secret as written (possibly a `${VAR}`).
     pub(crate) fn secret(&self) -> Option<&str> {
         match self {
             AuthConfig::OAuth { client_secret, .. } => client_secret.as_deref(),
             AuthConfig::ClientCredentials { client_secret, .. } => Some(client_secret),
+            AuthConfig::PrivateKeyJwt { private_key, .. } => Some(private_key),
+            AuthConfig::JwtBearer {
+                assertion: Assertion::Value(jwt),
+                ..
+            } => Some(jwt),
+            AuthConfig::JwtBearer { .. } => None,
+            AuthConfig::Enterprise { client_secret, .. } => Some(client_secret),
+        }
+    }
+
+    /// The scopes to ask for.
+    pub fn scopes(&self) -> &[String] {
+        match self {
+            AuthConfig::OAuth { scopes, .. }
+            | AuthConfig::ClientCredentials { scopes, .. }
+            | AuthConfig::PrivateKeyJwt { scopes, .. }
+            | AuthConfig::JwtBearer { scopes, .. }
+            | AuthConfig::Enterprise { scopes, .. } => scopes,
         }
     }
 }
@@ -210,6 +326,45 @@ impl std::fmt::Debug for AuthConfig {
             } => f
                 .debug_struct("ClientCredentials")
                 .field("client_id", client_id)
+                .field("scopes", scopes)
+                .finish_non_exhaustive(),
+            AuthConfig::PrivateKeyJwt {
+                client_id,
+                signing_algorithm,
+                scopes,
+                ..
+            } => f
+                .debug_struct("PrivateKeyJwt")
+                .field("client_id", client_id)
+                .field("signing_algorithm", signing_algorithm)
+                .field("scopes", scopes)
+                .finish_non_exhaustive(),
+            AuthConfig::JwtBearer {
+                client_id,
+                assertion,
+                scopes,
+            } => {
+                let file = match assertion {
+                    Assertion::File(path) => Some(path),
+                    Assertion::Value(_) => None,
+                };
+                f.debug_struct("JwtBearer")
+                    .field("client_id", client_id)
+                    .field("assertion_file", &file)
+                    .field("scopes", scopes)
+                    .finish_non_exhaustive()
+            }
+            AuthConfig::Enterprise {
+                client_id,
+                idp_token_endpoint,
+                idp_client_id,
+                scopes,
+                ..
+            } => f
+                .debug_struct("Enterprise")
+                .field("client_id", client_id)
+                .field("idp_token_endpoint", idp_token_endpoint)
+                .field("idp_client_id", idp_client_id)
                 .field("scopes", scopes)
                 .finish_non_exhaustive(),
         }
@@ -366,14 +521,15 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    /// The file is not a valid configuration. The message holds the line and
-    /// column.
-    #[error("invalid config {}: {message}", path.display())]
+    /// The file is not a valid configuration (what is wrong is `error`,
+    /// which names the line and column for TOML).
+    #[error("invalid config {}: {error}", path.display())]
     Invalid {
         /// The file.
         path: PathBuf,
-        /// What is wrong and where.
-        message: String,
+        /// What is wrong and where. (Not the `source`: the message already
+        /// says it, and a report of the chain would say it twice.)
+        error: ParseError,
     },
     /// A `${VAR}` reference names a variable that is not set.
     #[error("server `{server}`: environment variable `{var}` is not set (referenced as `${{{var}}}` in the config)")]
@@ -399,6 +555,77 @@ pub enum ConfigError {
     BadReference {
         /// The server whose config holds it.
         server: String,
+    },
+}
+
+/// Why the text of a config was refused ([`Config::from_toml_str`],
+/// [`Config::from_json_str`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseError {
+    /// Not TOML, or not the shape of an `mcpbind.toml`: a syntax error, an
+    /// unknown key, a value of the wrong type, or a server table that is
+    /// not a valid server (both `command` and `url`, neither…), checked
+    /// as it is read so that the position is the table's.
+    #[error("{message}")]
+    Toml {
+        /// What is wrong, with the line and column and the line itself.
+        message: String,
+        /// The byte range in the text, when the TOML parser knows it.
+        span: Option<std::ops::Range<usize>>,
+    },
+    /// Not JSON, or not the shape of an `mcpServers` file.
+    #[error("{message}")]
+    Json {
+        /// What is wrong, with the line and column.
+        message: String,
+        /// The line (1-based; 0 when the parser has no position).
+        line: usize,
+        /// The column (1-based).
+        column: usize,
+    },
+    /// `allow_commands` holds an empty (or blank) command.
+    #[error("`allow_commands` holds an empty command: {command:?}")]
+    EmptyAllowedCommand {
+        /// The entry as written.
+        command: String,
+    },
+    /// A JSON file has both `mcpServers` and VS Code's `servers`.
+    #[error("both `mcpServers` and `servers` are present")]
+    BothServerLists,
+    /// A JSON file has neither `mcpServers` nor `servers`.
+    #[error("no `mcpServers` object")]
+    NoServerList,
+    /// A JSON file names a server outside `^[a-z][a-z0-9_-]{0,31}$`.
+    #[error("server name `{name}` must match ^[a-z][a-z0-9_-]{{0,31}}$ (rename it in the file, or write an mcpbind.toml)")]
+    ServerName {
+        /// The name as written.
+        name: String,
+    },
+    /// A JSON server entry has `envFile`, which mcpbind does not read.
+    #[error("server `{server}`: `envFile` is not supported: list its variables under `env` as `\"NAME\": \"${{NAME}}\"`, and export them")]
+    EnvFile {
+        /// The server.
+        server: String,
+    },
+    /// A JSON server entry is not a valid server (both `command` and
+    /// `url`, an unknown transport…).
+    #[error("server `{server}`: {reason}")]
+    Server {
+        /// The server.
+        server: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A `${input:ID}` names an input the file's `inputs` do not declare.
+    #[error(
+        "server `{server}`: `${{input:{input}}}` names an input that `inputs` does not declare"
+    )]
+    UndeclaredInput {
+        /// The server.
+        server: String,
+        /// The input's id.
+        input: String,
     },
 }
 
@@ -435,9 +662,9 @@ impl Config {
         } else {
             Config::from_toml_str(&text)
         }
-        .map_err(|message| ConfigError::Invalid {
+        .map_err(|error| ConfigError::Invalid {
             path: path.to_owned(),
-            message,
+            error,
         })?;
         // A server runs in the config file's directory unless it says
         // otherwise; relative working directories are relative to it too.
@@ -473,13 +700,22 @@ impl Config {
         Ok(config)
     }
 
-    /// Parses `mcpbind.toml` text. The error message names line and column.
-    pub fn from_toml_str(text: &str) -> Result<Config, String> {
-        let file: TomlFile =
-            toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())?;
+    /// Parses `mcpbind.toml` text.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::Toml`] (with the line and column) for text that is not
+    /// a valid `mcpbind.toml`, [`ParseError::EmptyAllowedCommand`].
+    pub fn from_toml_str(text: &str) -> Result<Config, ParseError> {
+        let file: TomlFile = toml::from_str(text).map_err(|e| ParseError::Toml {
+            message: e.to_string().trim_end().to_owned(),
+            span: e.span(),
+        })?;
         if let Some(list) = &file.allow_commands {
             if let Some(bad) = list.iter().find(|c| c.trim().is_empty()) {
-                return Err(format!("`allow_commands` holds an empty command: {bad:?}"));
+                return Err(ParseError::EmptyAllowedCommand {
+                    command: bad.clone(),
+                });
             }
         }
         let servers = file
@@ -502,37 +738,44 @@ impl Config {
     /// can't prompt, so its value comes from the environment variable
     /// [`input_var`] names (`MCPBIND_INPUT_` and the id in capitals), and a
     /// missing one is an error that says which variable to set.
-    pub fn from_json_str(text: &str) -> Result<Config, String> {
-        let file: JsonFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::Json`] for text that is not such a file, and the
+    /// other [`ParseError`]s of an `mcpServers` file.
+    pub fn from_json_str(text: &str) -> Result<Config, ParseError> {
+        let file: JsonFile = serde_json::from_str(text).map_err(|e| ParseError::Json {
+            message: e.to_string(),
+            line: e.line(),
+            column: e.column(),
+        })?;
         let inputs: Vec<String> = file.inputs.iter().map(|i| i.id.clone()).collect();
         let entries = match (file.mcp_servers, file.servers) {
             (Some(s), None) | (None, Some(s)) => s,
-            (Some(_), Some(_)) => return Err("both `mcpServers` and `servers` are present".into()),
-            (None, None) => return Err("no `mcpServers` object".into()),
+            (Some(_), Some(_)) => return Err(ParseError::BothServerLists),
+            (None, None) => return Err(ParseError::NoServerList),
         };
         let mut servers = BTreeMap::new();
         for (name, entry) in entries {
             if !is_valid_server_name(&name) {
-                return Err(format!(
-                    "server name `{name}` must match ^[a-z][a-z0-9_-]{{0,31}}$ (rename it in the file, or write an mcpbind.toml)"
-                ));
+                return Err(ParseError::ServerName { name });
             }
             if entry.env_file.is_some() {
-                return Err(format!(
-                    "server `{name}`: `envFile` is not supported: list its variables under `env` as `\"NAME\": \"${{NAME}}\"`, and export them"
-                ));
+                return Err(ParseError::EnvFile { server: name });
             }
-            let server = entry
-                .into_server()
-                .map_err(|e| format!("server `{name}`: {e}"))?;
-            if let Some(id) = server
+            let server = entry.into_server().map_err(|reason| ParseError::Server {
+                server: name.clone(),
+                reason,
+            })?;
+            if let Some(input) = server
                 .values()
                 .into_iter()
                 .find_map(|v| undeclared_input(v, &inputs))
             {
-                return Err(format!(
-                    "server `{name}`: `${{input:{id}}}` names an input that `inputs` does not declare"
-                ));
+                return Err(ParseError::UndeclaredInput {
+                    server: name,
+                    input,
+                });
             }
             servers.insert(name, server);
         }
@@ -617,6 +860,13 @@ struct RawServer {
     scopes: Vec<String>,
     redirect_port: Option<u16>,
     client_metadata_url: Option<String>,
+    private_key: Option<String>,
+    signing_algorithm: Option<String>,
+    assertion: Option<String>,
+    assertion_file: Option<PathBuf>,
+    id_token: Option<String>,
+    idp_token_endpoint: Option<String>,
+    idp_client_id: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for TomlServer {
@@ -763,6 +1013,24 @@ impl RawServer {
         let client_id = self.client_id.take();
         let client_secret = self.client_secret.take();
         let scopes = std::mem::take(&mut self.scopes);
+        let enterprise = (
+            self.id_token.take(),
+            self.idp_token_endpoint.take(),
+            self.idp_client_id.take(),
+        );
+        let enterprise_key = [
+            ("id_token", enterprise.0.is_some()),
+            ("idp_token_endpoint", enterprise.1.is_some()),
+            ("idp_client_id", enterprise.2.is_some()),
+        ]
+        .into_iter()
+        .find(|(_, set)| *set)
+        .map(|(key, _)| key);
+        if let (Some(key), false) = (enterprise_key, self.auth.as_deref() == Some("enterprise")) {
+            return Err(format!(
+                "`{key}` is only valid with `auth = \"enterprise\"`"
+            ));
+        }
         let Some(kind) = self.auth.as_deref() else {
             let stray = [
                 ("client_id", client_id.is_some()),
@@ -770,16 +1038,32 @@ impl RawServer {
                 ("scopes", !scopes.is_empty()),
                 ("redirect_port", self.redirect_port.is_some()),
                 ("client_metadata_url", self.client_metadata_url.is_some()),
+                ("private_key", self.private_key.is_some()),
+                ("signing_algorithm", self.signing_algorithm.is_some()),
+                ("assertion", self.assertion.is_some()),
+                ("assertion_file", self.assertion_file.is_some()),
             ];
             return match stray.iter().find(|(_, set)| *set) {
                 Some((key, _)) => Err(format!(
-                    "`{key}` is only valid with `auth = \"oauth\"` or `auth = \"client_credentials\"`"
+                    "`{key}` is only valid with `auth` (`oauth`, `client_credentials` or `jwt_bearer`)"
                 )),
                 None => Ok(None),
             };
         };
         match kind {
             "oauth" => {
+                let only_jwt = [
+                    ("private_key", self.private_key.is_some()),
+                    ("signing_algorithm", self.signing_algorithm.is_some()),
+                ];
+                if let Some(key) = self.assertion_key() {
+                    return Err(key);
+                }
+                if let Some((key, _)) = only_jwt.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` is only valid with `auth = \"client_credentials\"` (private_key_jwt)"
+                    ));
+                }
                 if client_secret.is_some() && client_id.is_none() {
                     return Err("`client_secret` needs the `client_id` it belongs to".into());
                 }
@@ -801,22 +1085,109 @@ impl RawServer {
                         "`{key}` is only valid with `auth = \"oauth\"` (client credentials need no browser)"
                     ));
                 }
-                match (client_id, client_secret) {
-                    (Some(client_id), Some(client_secret)) => {
+                if let Some(key) = self.assertion_key() {
+                    return Err(key);
+                }
+                let private_key = self.private_key.take();
+                let signing_algorithm = self.signing_algorithm.take();
+                match (client_id, client_secret, private_key) {
+                    (Some(_), Some(_), Some(_)) => Err("`client_secret` and `private_key` are both set: the client authenticates with one of them".into()),
+                    (Some(client_id), Some(client_secret), None) => {
+                        if signing_algorithm.is_some() {
+                            return Err("`signing_algorithm` goes with `private_key`, not `client_secret`".into());
+                        }
                         Ok(Some(AuthConfig::ClientCredentials {
                             client_id,
                             client_secret,
                             scopes,
                         }))
                     }
-                    _ => Err("`auth = \"client_credentials\"` needs `client_id` and `client_secret` (write the secret as `${VAR}`)".into()),
+                    (Some(client_id), None, Some(private_key)) => {
+                        let signing_algorithm = signing_algorithm
+                            .ok_or("`private_key` needs `signing_algorithm` (`RS256`, `RS384`, `RS512`, `ES256` or `ES384`)")?;
+                        Ok(Some(AuthConfig::PrivateKeyJwt {
+                            client_id,
+                            private_key,
+                            signing_algorithm: SigningAlgorithm::parse(&signing_algorithm)?,
+                            scopes,
+                        }))
+                    }
+                    _ => Err("`auth = \"client_credentials\"` needs `client_id` and `client_secret` or `private_key` (write the secret as `${VAR}`)".into()),
+                }
+            }
+            "jwt_bearer" => {
+                let not_here = [
+                    ("client_secret", client_secret.is_some()),
+                    ("private_key", self.private_key.is_some()),
+                    ("signing_algorithm", self.signing_algorithm.is_some()),
+                    ("redirect_port", self.redirect_port.is_some()),
+                    ("client_metadata_url", self.client_metadata_url.is_some()),
+                ];
+                if let Some((key, _)) = not_here.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` is not valid with `auth = \"jwt_bearer\"` (the workload's JWT is the credential)"
+                    ));
+                }
+                let assertion = match (self.assertion.take(), self.assertion_file.take()) {
+                    (Some(jwt), None) => Assertion::Value(jwt),
+                    (None, Some(path)) => Assertion::File(path),
+                    (Some(_), Some(_)) => return Err("`assertion` and `assertion_file` are both set: keep one of them".into()),
+                    (None, None) => return Err("`auth = \"jwt_bearer\"` needs `assertion` (write it as `${VAR}`) or `assertion_file`".into()),
+                };
+                Ok(Some(AuthConfig::JwtBearer {
+                    client_id,
+                    assertion,
+                    scopes,
+                }))
+            }
+            "enterprise" => {
+                if let Some(key) = self.assertion_key() {
+                    return Err(key);
+                }
+                let not_here = [
+                    ("private_key", self.private_key.is_some()),
+                    ("signing_algorithm", self.signing_algorithm.is_some()),
+                    ("redirect_port", self.redirect_port.is_some()),
+                    ("client_metadata_url", self.client_metadata_url.is_some()),
+                ];
+                if let Some((key, _)) = not_here.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` is not valid with `auth = \"enterprise\"`"
+                    ));
+                }
+                match (client_id, client_secret, enterprise) {
+                    (Some(client_id), Some(client_secret), (Some(id_token), Some(idp_token_endpoint), Some(idp_client_id))) => {
+                        Ok(Some(AuthConfig::Enterprise {
+                            client_id,
+                            client_secret,
+                            idp_token_endpoint,
+                            idp_client_id,
+                            id_token,
+                            scopes,
+                        }))
+                    }
+                    _ => Err("`auth = \"enterprise\"` needs `client_id`, `client_secret`, `idp_token_endpoint`, `idp_client_id` and `id_token` (write secrets as `${VAR}`)".into()),
                 }
             }
             "none" => Ok(None),
             other => Err(format!(
-                "unknown auth `{other}`, expected one of `oauth`, `client_credentials`, `none` (a static token goes in `headers`)"
+                "unknown auth `{other}`, expected one of `oauth`, `client_credentials`, `jwt_bearer`, `enterprise`, `none` (a static token goes in `headers`)"
             )),
         }
+    }
+
+    /// The error for an `assertion` key outside `auth = "jwt_bearer"`.
+    fn assertion_key(&self) -> Option<String> {
+        let key = if self.assertion.is_some() {
+            "assertion"
+        } else if self.assertion_file.is_some() {
+            "assertion_file"
+        } else {
+            return None;
+        };
+        Some(format!(
+            "`{key}` is only valid with `auth = \"jwt_bearer\"`"
+        ))
     }
 
     /// The [`Lifecycle`] keys, checked.
@@ -904,6 +1275,32 @@ struct JsonServer {
     timeout: Option<f64>,
     #[serde(rename = "envFile")]
     env_file: Option<String>,
+    // OAuth: the keys of a TOML server table (see [`AuthConfig`]), with
+    // camelCase spellings as JSON configs write them.
+    auth: Option<String>,
+    #[serde(alias = "clientId")]
+    client_id: Option<String>,
+    #[serde(alias = "clientSecret")]
+    client_secret: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    #[serde(alias = "redirectPort")]
+    redirect_port: Option<u16>,
+    #[serde(alias = "clientMetadataUrl")]
+    client_metadata_url: Option<String>,
+    #[serde(alias = "privateKey")]
+    private_key: Option<String>,
+    #[serde(alias = "signingAlgorithm")]
+    signing_algorithm: Option<String>,
+    assertion: Option<String>,
+    #[serde(alias = "assertionFile")]
+    assertion_file: Option<PathBuf>,
+    #[serde(alias = "idToken")]
+    id_token: Option<String>,
+    #[serde(alias = "idpTokenEndpoint")]
+    idp_token_endpoint: Option<String>,
+    #[serde(alias = "idpClientId")]
+    idp_client_id: Option<String>,
 }
 
 impl JsonServer {
@@ -946,12 +1343,19 @@ impl JsonServer {
             breaker_cooldown: None,
             max_concurrent_calls: None,
             idle_timeout: None,
-            auth: None,
-            client_id: None,
-            client_secret: None,
-            scopes: Vec::new(),
-            redirect_port: None,
-            client_metadata_url: None,
+            auth: self.auth,
+            client_id: self.client_id,
+            client_secret: self.client_secret,
+            scopes: self.scopes,
+            redirect_port: self.redirect_port,
+            client_metadata_url: self.client_metadata_url,
+            private_key: self.private_key,
+            signing_algorithm: self.signing_algorithm,
+            assertion: self.assertion,
+            assertion_file: self.assertion_file,
+            id_token: self.id_token,
+            idp_token_endpoint: self.idp_token_endpoint,
+            idp_client_id: self.idp_client_id,
         }
         .into_server()
     }
@@ -1063,6 +1467,7 @@ impl ServerConfig {
             | TransportConfig::Sse { url, headers } => std::iter::once(url.as_str())
                 .chain(headers.values().map(String::as_str))
                 .chain(self.auth.as_ref().and_then(AuthConfig::secret))
+                .chain(self.auth.as_ref().and_then(AuthConfig::id_token))
                 .collect(),
         }
     }
@@ -1162,9 +1567,124 @@ client_secret = "${BOT_SECRET}"
                 "both set",
             ),
         ] {
+            let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n")).unwrap_err().to_string();
+            assert!(error.contains(wanted), "{server}: {error}");
+        }
+    }
+
+    #[test]
+    fn parses_private_key_jwt_and_jwt_bearer_and_refuses_mixtures() {
+        let config = Config::from_toml_str(
+            r#"
+[servers.signed]
+url = "https://example.com/mcp"
+auth = "client_credentials"
+client_id = "bot"
+private_key = "${BOT_KEY}"
+signing_algorithm = "ES256"
+
+[servers.workload]
+url = "https://example.com/mcp"
+auth = "jwt_bearer"
+assertion_file = "/var/run/secrets/token"
+scopes = ["mcp"]
+"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            &config.servers["signed"].auth,
+            Some(AuthConfig::PrivateKeyJwt { signing_algorithm: SigningAlgorithm::ES256, client_id, .. }) if client_id == "bot"
+        ));
+        let Some(AuthConfig::JwtBearer {
+            assertion: Assertion::File(path),
+            scopes,
+            ..
+        }) = &config.servers["workload"].auth
+        else {
+            panic!("{:?}", config.servers["workload"].auth)
+        };
+        assert_eq!(path, std::path::Path::new("/var/run/secrets/token"));
+        assert_eq!(scopes, &["mcp"]);
+        assert!(!format!("{:?}", config.servers["signed"]).contains("BOT_KEY"));
+
+        let cc = "url = \"http://h/mcp\"\nauth = \"client_credentials\"\nclient_id = \"a\"\n";
+        let jwt = "url = \"http://h/mcp\"\nauth = \"jwt_bearer\"\n";
+        for (server, wanted) in [
+            (
+                format!("{cc}private_key = \"k\""),
+                "needs `signing_algorithm`",
+            ),
+            (
+                format!("{cc}private_key = \"k\"\nsigning_algorithm = \"HS256\""),
+                "unknown signing_algorithm `HS256`",
+            ),
+            (
+                format!(
+                    "{cc}private_key = \"k\"\nclient_secret = \"s\"\nsigning_algorithm = \"ES256\""
+                ),
+                "both set",
+            ),
+            (
+                format!("{cc}client_secret = \"s\"\nsigning_algorithm = \"ES256\""),
+                "goes with `private_key`",
+            ),
+            (
+                format!("{cc}client_secret = \"s\"\nassertion = \"j\""),
+                "`assertion` is only valid with `auth = \"jwt_bearer\"`",
+            ),
+            (jwt.to_owned(), "needs `assertion`"),
+            (
+                format!("{jwt}assertion = \"j\"\nassertion_file = \"f\""),
+                "keep one of them",
+            ),
+            (
+                format!("{jwt}assertion = \"j\"\nclient_secret = \"s\""),
+                "`client_secret` is not valid with `auth = \"jwt_bearer\"`",
+            ),
+            (
+                "url = \"http://h/mcp\"\nauth = \"oauth\"\nprivate_key = \"k\"".to_owned(),
+                "`private_key` is only valid with `auth = \"client_credentials\"`",
+            ),
+            (
+                "url = \"http://h/mcp\"\nassertion = \"j\"".to_owned(),
+                "`assertion` is only valid with `auth`",
+            ),
+        ] {
             let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n")).unwrap_err();
             assert!(error.contains(wanted), "{server}: {error}");
         }
+    }
+
+    #[test]
+    fn imports_auth_keys_from_mcp_json() {
+        let config = Config::from_json_str(
+            r#"{"mcpServers": {
+                "remote": {"type": "http", "url": "https://example.com/mcp", "auth": "oauth", "clientId": "app", "scopes": ["repo"], "redirectPort": 8765},
+                "ci": {"type": "http", "url": "https://example.com/mcp", "auth": "client_credentials", "client_id": "bot", "client_secret": "${BOT_SECRET}"}
+            }}"#,
+        )
+        .unwrap();
+        let Some(AuthConfig::OAuth {
+            client_id,
+            scopes,
+            redirect_port,
+            ..
+        }) = &config.servers["remote"].auth
+        else {
+            panic!("{:?}", config.servers["remote"].auth)
+        };
+        assert_eq!(client_id.as_deref(), Some("app"));
+        assert_eq!(scopes, &["repo"]);
+        assert_eq!(*redirect_port, Some(8765));
+        assert!(matches!(
+            config.servers["ci"].auth,
+            Some(AuthConfig::ClientCredentials { .. })
+        ));
+        let error = Config::from_json_str(
+            r#"{"mcpServers": {"local": {"command": "x", "auth": "oauth"}}}"#,
+        )
+        .unwrap_err();
+        assert!(error.contains("not valid for a stdio server"), "{error}");
     }
 
     #[test]
@@ -1237,12 +1757,14 @@ disabled_resource_templates = ["Logs"]
         for key in ["inherit_env = false", "sandbox = { network = false }"] {
             let err =
                 Config::from_toml_str(&format!("[servers.a]\nurl = \"http://h/mcp\"\n{key}\n"))
-                    .unwrap_err();
+                    .unwrap_err()
+                    .to_string();
             assert!(err.contains("only valid for stdio servers"), "{err}");
         }
         let err =
             Config::from_toml_str("[servers.a]\ncommand = \"x\"\nsandbox = { home = \"tmp\" }\n")
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert!(err.contains("unknown sandbox home `tmp`"), "{err}");
         assert!(is_safe_env("PATH") && is_safe_env("LC_ALL"));
         assert!(!is_safe_env("AWS_SECRET_ACCESS_KEY") && !is_safe_env("LD_PRELOAD"));
@@ -1279,21 +1801,30 @@ disabled_resource_templates = ["Logs"]
         let err = Config::from_toml_str(
             "[servers.ok]\ncommand = \"x\"\n\n[servers.Bad]\ncommand = \"y\"\n",
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("line 4"), "{err}");
         assert!(err.contains("invalid server name `Bad`"), "{err}");
 
-        let err =
+        let typed =
             Config::from_toml_str("[servers.a]\ncommand = \"x\"\ncomand = \"y\"\n").unwrap_err();
+        let ParseError::Toml { span, .. } = &typed else {
+            panic!("{typed:?}")
+        };
+        assert_eq!(span.clone(), Some(26..32), "the span of `comand`");
+        let err = typed.to_string();
         assert!(err.contains("line 3"), "{err}");
         assert!(err.contains("unknown field `comand`"), "{err}");
 
-        let err = Config::from_toml_str("[servers.a]\nargs = []\n").unwrap_err();
+        let err = Config::from_toml_str("[servers.a]\nargs = []\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("missing `command`"), "{err}");
         assert!(err.contains("line 1"), "{err}");
 
-        let err =
-            Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n").unwrap_err();
+        let err = Config::from_toml_str("[servers.a]\ntransport = \"grpc\"\nurl = \"x\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown transport `grpc`"), "{err}");
     }
 
@@ -1314,7 +1845,9 @@ disabled_resource_templates = ["Logs"]
         assert_eq!(config.servers["b"].lifecycle, Lifecycle::default());
 
         let bad = |body: &str| {
-            Config::from_toml_str(&format!("[servers.a]\ncommand = \"x\"\n{body}\n")).unwrap_err()
+            Config::from_toml_str(&format!("[servers.a]\ncommand = \"x\"\n{body}\n"))
+                .unwrap_err()
+                .to_string()
         };
         let err = bad("max_concurrent_calls = 0");
         assert!(
@@ -1427,12 +1960,20 @@ disabled_resource_templates = ["Logs"]
         .unwrap_err();
         assert_eq!(
             err,
+            ParseError::UndeclaredInput {
+                server: "a".into(),
+                input: "nope".into()
+            }
+        );
+        assert_eq!(
+            err.to_string(),
             "server `a`: `${input:nope}` names an input that `inputs` does not declare"
         );
         let err = Config::from_json_str(
             r#"{"servers": {"a": {"command": "x", "envFile": "${workspaceFolder}/.env"}}}"#,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             err.starts_with("server `a`: `envFile` is not supported"),
             "{err}"

@@ -23,7 +23,6 @@ use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
 use rmcp::service::RunningService;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _};
 use rmcp::service::{NotificationContext, RequestContext};
-use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ErrorData;
@@ -443,7 +442,10 @@ async fn connect_transport(
         }
         TransportConfig::StreamableHttp { url, headers } => {
             let oauth = match config.auth {
-                Some(_) => Some(crate::auth::connect_manager(name, config).await?),
+                Some(_) => {
+                    let browser = handler.hooks.browser.clone();
+                    Some(crate::auth::Session::connect(name, config, browser).await?)
+                }
                 None => None,
             };
             connect_http(
@@ -577,7 +579,7 @@ async fn connect_http(
     max_response_bytes: usize,
     handler: &Handler,
     lifecycle: Lifecycle,
-    oauth: Option<AuthorizationManager>,
+    oauth: Option<crate::auth::Session>,
 ) -> std::result::Result<Session, ConnectFailure> {
     let target = HttpTarget::expand(name, url, headers)?;
     let mut custom = std::collections::HashMap::new();
@@ -612,8 +614,8 @@ async fn connect_http(
             let transport = StreamableHttpClientTransport::with_client(client, config);
             handshake(transport, handler, lifecycle).await
         }
-        Some(manager) => {
-            let client = AuthClient::new(client, manager);
+        Some(session) => {
+            let client = crate::auth::OAuthClient::new(client, session);
             let transport = StreamableHttpClientTransport::with_client(client, config);
             handshake(transport, handler, lifecycle).await
         }

@@ -14,7 +14,7 @@
 //! declared: a `sampling/createMessage` is refused as an unknown method and
 //! `roots/list` answers no roots.
 //!
-//! ```ignore
+//! ```
 //! # async fn run(config: &mcpbind::Config) -> mcpbind::Result<()> {
 //! use mcpbind::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
 //!
@@ -163,6 +163,10 @@ pub struct ClientHooks {
     pub sampling: Option<Arc<dyn Sampling>>,
     /// Answers `roots/list`; `None`: roots are not declared (no roots).
     pub roots: Option<Arc<dyn Roots>>,
+    /// Opens an authorization URL when an `auth = "oauth"` server asks for
+    /// a new authorization while connected; `None`: such a request fails
+    /// with [`Error::Auth`](crate::Error::Auth) (`mcpbind login`).
+    pub browser: Option<Arc<dyn crate::auth::Browser>>,
 }
 
 impl Default for ClientHooks {
@@ -172,6 +176,7 @@ impl Default for ClientHooks {
             elicitation: Some(Arc::new(AcceptDefaults)),
             sampling: None,
             roots: None,
+            browser: None,
         }
     }
 }
@@ -183,6 +188,7 @@ impl ClientHooks {
             elicitation: None,
             sampling: None,
             roots: None,
+            browser: None,
         }
     }
 
@@ -204,6 +210,14 @@ impl ClientHooks {
         self
     }
 
+    /// Authorizes `auth = "oauth"` servers through `hook` (a browser)
+    /// whenever they ask while connected: no token yet, a scope the token
+    /// lacks (step-up), an authorization server that changed.
+    pub fn browser(mut self, hook: impl crate::auth::Browser) -> Self {
+        self.browser = Some(Arc::new(hook));
+        self
+    }
+
     /// The answer to a `roots/list`.
     pub(crate) async fn list_roots(&self, server: &str) -> ListRootsResult {
         match &self.roots {
@@ -219,6 +233,7 @@ impl std::fmt::Debug for ClientHooks {
             .field("elicitation", &self.elicitation.is_some())
             .field("sampling", &self.sampling.is_some())
             .field("roots", &self.roots.is_some())
+            .field("browser", &self.browser.is_some())
             .finish()
     }
 }

@@ -6,7 +6,9 @@
 //! and models often write whole numbers as floats. So before deserializing,
 //! every number with no fraction that fits an integer is written as that
 //! integer; a float field still accepts it, and `1.5` for an integer field
-//! stays an error that names the field.
+//! stays an error. (serde_json's error names the value, not the field: a
+//! `Value` has no positions. Validation against the locked schema, which
+//! runs first unless switched off, names the field's JSON pointer.)
 
 use serde::de::DeserializeOwned;
 use serde_json::{Number, Value};

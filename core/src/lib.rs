@@ -1,35 +1,18 @@
 //! The engine of mcpbind. Use it through the `mcpbind` crate, which re-exports
-//! everything here.
+//! its API item by item.
 //!
 //! mcpbind snapshots each server's `tools/list` into `mcpbind.lock`; the
 //! generator (`mcpbind-codegen`, from a `build.rs` or the `mcp_tools!` macro)
 //! turns that lockfile into Rust types and a typed client per server; this
 //! crate runs the calls over [rmcp](https://docs.rs/rmcp).
 //!
-//! ```toml
-//! # Cargo.toml
-//! [dependencies]
-//! mcpbind = "0.1"
-//! [build-dependencies]
-//! mcpbind-codegen = "0.1"
-//! ```
+//! How to add it to a crate (`build.rs` or the `mcp_tools!` macro) and
+//! make the first typed call is in the `mcpbind` crate's docs, whose
+//! examples compile against a checked-in lockfile.
 //!
-//! ```ignore
-//! // build.rs
-//! fn main() {
-//!     mcpbind_codegen::Builder::new().lockfile("mcpbind.lock").generate().unwrap();
-//! }
-//! ```
-//!
-//! ```ignore
-//! // src/main.rs
-//! mcpbind::include_bindings!();
-//!
-//! let config = mcpbind::Config::load("mcpbind.toml")?;
-//! let demo = demo::Client::connect(&config).await?;
-//! let sum = demo.add(demo::types::AddInput { a: 2, b: 3 }).await?;
-//! println!("{}", sum.output.sum);
-//! ```
+//! The examples in these docs use the crate as users do, through `mcpbind`
+//! (a path-only dev-dependency, which `cargo package` leaves out), and
+//! bindings of `runtime/mcpbind.lock`.
 #![deny(missing_docs)]
 
 pub mod config;

@@ -17,7 +17,6 @@
 #![allow(deprecated)]
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
@@ -171,6 +170,8 @@ pub fn subscribe() -> NoticeReceiver {
 
 /// One call waiting for its answer, as the handler sees it.
 struct Watch {
+    /// The progress token of its request.
+    token: ProgressToken,
     tool: Cow<'static, str>,
     sink: Option<ProgressSink>,
     /// When progress was last heard.
@@ -183,10 +184,12 @@ pub(crate) struct Notices {
     server: Arc<str>,
     /// `${VAR}` values and what stands for them, hidden in published notices.
     secrets: Vec<(String, String)>,
-    /// Kept by value under the lock: registering a call is one insert (no
-    /// allocation), and its waiter reads `heard` only when its timeout
-    /// passed.
-    watches: Mutex<HashMap<ProgressToken, Watch, foldhash::fast::FixedState>>,
+    /// Kept by value under the lock, in slots that calls reuse:
+    /// registering a call takes a free slot (no hashing, no allocation once
+    /// the slots are there), its waiter reads `heard` by its slot only when
+    /// its timeout passed, and a progress report (rare beside calls) finds
+    /// its call by scanning the slots in use.
+    watches: Mutex<Slots>,
     /// Told (on the connection's task) when a list changed.
     listener: OnceLock<Box<dyn Fn(ListKind) + Send + Sync>>,
 }
@@ -196,7 +199,7 @@ impl Notices {
         Notices {
             server: server.into(),
             secrets,
-            watches: Mutex::new(HashMap::with_hasher(Default::default())),
+            watches: Mutex::new(Slots::default()),
             listener: OnceLock::new(),
         }
     }
@@ -215,16 +218,18 @@ impl Notices {
         sink: Option<ProgressSink>,
     ) -> Watching<'_> {
         let watch = Watch {
+            token,
             tool,
             sink,
             heard: None,
         };
-        if let Ok(mut watches) = self.watches.lock() {
-            watches.insert(token.clone(), watch);
-        }
+        let slot = match self.watches.lock() {
+            Ok(mut watches) => watches.insert(watch),
+            Err(_) => usize::MAX,
+        };
         Watching {
             notices: self,
-            token,
+            slot,
         }
     }
 
@@ -232,7 +237,7 @@ impl Notices {
     pub(crate) fn progress(&self, params: ProgressNotificationParam) {
         let heard = Instant::now();
         let found = self.watches.lock().ok().and_then(|mut watches| {
-            let watch = watches.get_mut(&params.progress_token)?;
+            let watch = watches.find(&params.progress_token)?;
             watch.heard = Some(heard);
             Some((watch.tool.clone(), watch.sink.clone()))
         });
@@ -318,24 +323,68 @@ impl Notices {
     }
 }
 
+/// The calls being watched, each in a slot until its guard is dropped.
+#[derive(Default)]
+struct Slots {
+    slots: Vec<Option<Watch>>,
+    /// Slots free for the next call.
+    free: Vec<usize>,
+}
+
+impl Slots {
+    fn insert(&mut self, watch: Watch) -> usize {
+        match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot] = Some(watch);
+                slot
+            }
+            None => {
+                self.slots.push(Some(watch));
+                self.slots.len() - 1
+            }
+        }
+    }
+
+    fn remove(&mut self, slot: usize) {
+        if let Some(watch) = self.slots.get_mut(slot).and_then(Option::take) {
+            drop(watch);
+            self.free.push(slot);
+        }
+    }
+
+    /// The call whose request carries `token`.
+    fn find(&mut self, token: &ProgressToken) -> Option<&mut Watch> {
+        self.slots
+            .iter_mut()
+            .flatten()
+            .find(|watch| watch.token == *token)
+    }
+
+    #[cfg(test)]
+    fn in_use(&self) -> usize {
+        self.slots.iter().flatten().count()
+    }
+}
+
 /// The registration of a call's progress; dropping it ends the watch.
 pub(crate) struct Watching<'n> {
     notices: &'n Notices,
-    token: ProgressToken,
+    /// Its slot (`usize::MAX` if the lock was poisoned: nothing watched).
+    slot: usize,
 }
 
 impl Watching<'_> {
     /// When the server last reported progress for this call.
     pub(crate) fn last_heard(&self) -> Option<Instant> {
         let watches = self.notices.watches.lock().ok()?;
-        watches.get(&self.token)?.heard
+        watches.slots.get(self.slot)?.as_ref()?.heard
     }
 }
 
 impl Drop for Watching<'_> {
     fn drop(&mut self) {
         if let Ok(mut watches) = self.notices.watches.lock() {
-            watches.remove(&self.token);
+            watches.remove(self.slot);
         }
     }
 }
@@ -404,9 +453,17 @@ mod tests {
         ));
         assert_eq!(*seen.lock().unwrap(), [1.0]);
         drop(guard);
-        notices.progress(ProgressNotificationParam::new(token, 2.0));
+        notices.progress(ProgressNotificationParam::new(token.clone(), 2.0));
         assert_eq!(*seen.lock().unwrap(), [1.0]);
-        assert!(notices.watches.lock().unwrap().is_empty());
+        assert_eq!(notices.watches.lock().unwrap().in_use(), 0);
+        // A later call reuses the slot: the old token's reports are not its.
+        let other = ProgressToken(NumberOrString::Number(9));
+        let later = notices.watch(other.clone(), "u".into(), None);
+        assert_eq!(later.slot, 0);
+        notices.progress(ProgressNotificationParam::new(token, 3.0));
+        assert!(later.last_heard().is_none());
+        notices.progress(ProgressNotificationParam::new(other, 1.0));
+        assert!(later.last_heard().is_some());
     }
 
     #[test]

@@ -227,12 +227,16 @@ impl ToolSlot {
 
 /// The tools of one or more connected servers, as a model sees them.
 ///
-/// ```ignore
+/// ```
+/// # mcpbind::mcp_tools!(lockfile = "../runtime/mcpbind.lock", servers = [demo]);
+/// # async fn run(config: &mcpbind::Config) -> Result<(), Box<dyn std::error::Error>> {
 /// let mut tools = mcpbind::Toolbox::new();
-/// tools.add(demo::Client::connect(&config).await?)?;
+/// tools.add(demo::Client::connect(config).await?)?;
 /// let definitions = tools.anthropic_tools().tools; // send with the request
 /// let call = tools.call("demo_add", r#"{"a": 2, "b": 3}"#).await;
 /// let reply = call.for_model(); // back to the model
+/// # Ok(()) }
+/// # fn main() {}
 /// ```
 #[derive(Clone, Default)]
 pub struct Toolbox {

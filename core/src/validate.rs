@@ -21,7 +21,7 @@ use std::sync::{OnceLock, RwLock};
 use foldhash::fast::FixedState;
 use serde_json::Value;
 
-use crate::lock::value_depth;
+use crate::lock::deeper_than;
 
 /// The deepest instance validated, in JSON levels: as deep as serde_json
 /// (and so rmcp, on either side) parses a message, envelope included, so a
@@ -56,7 +56,7 @@ pub(crate) fn violations(schema: &'static str, instance: &Value) -> Vec<String> 
     let Some(validator) = validator(schema) else {
         return Vec::new();
     };
-    if value_depth(instance) > MAX_INSTANCE_DEPTH {
+    if deeper_than(instance, MAX_INSTANCE_DEPTH) {
         let at = too_deep_at(instance, MAX_INSTANCE_DEPTH);
         return vec![format!(
             "{at}: nested deeper than {MAX_INSTANCE_DEPTH} levels, more than is validated or sent"

@@ -18,10 +18,17 @@ use syn::{bracketed, LitStr, Token};
 
 /// Generates typed bindings from an `mcpbind.lock` at compile time.
 ///
-/// ```ignore
-/// mcpbind::mcp_tools!();
-/// mcpbind::mcp_tools!("mcpbind.lock");
-/// mcpbind::mcp_tools!(lockfile = "mcpbind.lock", servers = [everything, memory]);
+/// ```
+/// mod every_server {
+///     mcpbind::mcp_tools!();
+/// }
+/// mod from_a_path {
+///     mcpbind::mcp_tools!("mcpbind.lock");
+/// }
+/// mod some_servers {
+///     mcpbind::mcp_tools!(lockfile = "mcpbind.lock", servers = [everything, memory]);
+/// }
+/// # fn main() {}
 /// ```
 ///
 /// - `lockfile`: the lockfile (default `mcpbind.lock`), looked for as

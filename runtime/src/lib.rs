@@ -14,24 +14,30 @@
 //! mcpbind-codegen = "0.1"
 //! ```
 //!
-//! ```ignore
+//! ```no_run
 //! // build.rs
 //! fn main() {
 //!     mcpbind_codegen::Builder::new().lockfile("mcpbind.lock").generate().unwrap();
 //! }
 //! ```
 //!
-//! ```ignore
-//! // src/main.rs
-//! mcpbind::include_bindings!();
+//! and in the crate, `mcpbind::include_bindings!();` includes what it wrote.
+//! Or, without a build script, the [`mcp_tools!`] macro generates the same
+//! code at compile time:
 //!
-//! let config = mcpbind::Config::load("mcpbind.toml")?;
-//! let demo = demo::Client::connect(&config).await?;
-//! let sum = demo.add(demo::types::AddInput { a: 2, b: 3 }).await?;
-//! println!("{}", sum.output.sum);
 //! ```
+//! // src/main.rs
+//! mcpbind::mcp_tools!("mcpbind.lock");
 //!
-//! Or, without a build script: `mcpbind::mcp_tools!("mcpbind.lock");`.
+//! async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//!     let config = mcpbind::Config::load("mcpbind.toml")?;
+//!     let demo = demo::Client::connect(&config).await?;
+//!     let sum = demo.add(demo::types::AddInput { a: 2, b: 3 }).await?;
+//!     println!("{}", sum.output.sum);
+//!     Ok(())
+//! }
+//! # fn main() {}
+//! ```
 //!
 //! This crate is a facade: the code lives in `mcpbind-core` (config, hashing,
 //! the [`Tool`] trait, and, with the default `client` feature, connections
@@ -39,6 +45,12 @@
 //! macro depends on the generator, which depends on the core: a cycle if the
 //! core were this crate.
 #![deny(missing_docs)]
+// The `build.rs` example is a whole file, `fn main` included.
+#![allow(clippy::needless_doctest_main)]
+
+// The examples in these docs compile (`cargo test --doc`) against
+// `runtime/mcpbind.lock`: a few servers and tools of `tests/mcpbind.lock`,
+// copied verbatim (tests/tests/readme.rs checks that they are).
 
 // The API, item by item: what is listed here is what `mcpbind` promises
 // (semver); the rest of `mcpbind-core` is its own business.
@@ -116,9 +128,14 @@ pub use mcpbind_core::toolbox::{
 /// Generates bindings from a lockfile at compile time (the same code the
 /// `build.rs` helper writes).
 ///
-/// ```ignore
-/// mcpbind::mcp_tools!("mcpbind.lock");
-/// mcpbind::mcp_tools!(lockfile = "mcpbind.lock", servers = [everything, memory]);
+/// ```
+/// mod all {
+///     mcpbind::mcp_tools!("mcpbind.lock");
+/// }
+/// mod some {
+///     mcpbind::mcp_tools!(lockfile = "mcpbind.lock", servers = [everything, memory]);
+/// }
+/// # fn main() {}
 /// ```
 ///
 /// Paths are relative to the crate's `CARGO_MANIFEST_DIR`; editing the

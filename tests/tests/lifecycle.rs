@@ -473,6 +473,12 @@ async fn a_typed_retry_sends_the_same_arguments() {
 
 /// `max_concurrent_calls = 1`: calls reach the server one at a time, in the
 /// order they were made; without it they overlap.
+///
+/// Neither half depends on how long anything takes: with the limit, a call
+/// is sent only after the previous one's answer, which the recorder writes
+/// down before sending it; without it, the three calls are `meet` calls,
+/// which the recorder answers only once all three have arrived (a client
+/// that held them back would fail them at their timeout instead).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_concurrent_calls_queues_calls_in_order() {
     let dir = tempfile::tempdir().unwrap();
@@ -502,12 +508,13 @@ async fn max_concurrent_calls_queues_calls_in_order() {
     );
 
     let record = dir.path().join("free.jsonl");
-    let client = Client::connect(&recorder(&record, ""), "rec")
+    let client = Client::connect(&recorder(&record, "timeout = 30"), "rec")
         .await
         .unwrap();
     let calls = ["a", "b", "c"].map(|tag| {
         let client = client.clone();
-        async move { client.call_raw("slow", slow(tag, 300), &retry_safe()).await }
+        let meet = args(json!({"tag": tag, "count": 3}));
+        async move { client.call_raw("meet", meet, &retry_safe()).await }
     });
     for result in futures_join(calls).await {
         result.unwrap();
@@ -516,6 +523,7 @@ async fn max_concurrent_calls_queues_calls_in_order() {
     let mut first = order(&record)[..3].to_vec();
     first.sort();
     assert_eq!(first, ["call a", "call b", "call c"]);
+    assert_eq!(order(&record).len(), 6);
 }
 
 /// Polls the futures in order, so that they queue in that order.
@@ -790,47 +798,68 @@ fn verbose_cli_traces_calls_without_secrets() {
     assert_eq!(out.stderr, "");
 }
 
-/// Over Streamable HTTP the client reuses its TCP connections: 40 calls, a
-/// handful of connections (counted in /proc/net/tcp by client port). A
-/// client without a pool opens one per call (40 or more); on a loaded
-/// machine rmcp's 50 ms drain of a finished response can expire and retire
-/// a connection (CI, compiling trybuild's cases beside this test, once saw
-/// 11), so up to half as many connections as calls are allowed.
+/// Over Streamable HTTP the client reuses its TCP connections: 40 calls in
+/// a row all come over one. The server serves one TCP connection at a time
+/// (`tests/servers/claims.py --http-one`: the kernel drops any other
+/// connection's SYN meanwhile), so no race decides which connection a call
+/// takes: a pooled idle connection is the only one that can answer, and a
+/// client without a pool would wait on a new connection until its call's
+/// timeout. The calls' answers are SSE streams, as rmcp's servers send
+/// them, read to their end before the connection is reused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_calls_reuse_tcp_connections() {
-    let server = util::demo_http();
-    let port: u16 = server
-        .url
-        .trim_start_matches("http://127.0.0.1:")
-        .trim_end_matches("/mcp")
-        .parse()
-        .unwrap();
-    let config = config("demo", &format!("url = {:?}", server.url));
-    let client = demo::Client::connect(&config).await.unwrap();
-    let mut ports = std::collections::BTreeSet::new();
-    for i in 0..40 {
-        let sum = client.add(demo::types::AddInput::new(i, 1)).await.unwrap();
-        assert_eq!(sum.output.sum, i + 1);
-        ports.extend(client_ports(port));
-    }
-    assert!(
-        (1..=20).contains(&ports.len()),
-        "40 calls used {} TCP connections: {ports:?}",
-        ports.len()
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("requests.jsonl");
+    let mut command = std::process::Command::new("python3");
+    util::clean_env(&mut command).args([
+        &util::tests_dir()
+            .join("servers/claims.py")
+            .display()
+            .to_string(),
+        "--http-one",
+        &log.display().to_string(),
+    ]);
+    let server = util::Running::start(command);
+    let config = config(
+        "one",
+        &format!("url = {:?}\ntimeout = 30\nconnect_timeout = 30", server.url),
     );
-}
-
-/// The local ports of client sockets connected to 127.0.0.1:`port`.
-fn client_ports(port: u16) -> Vec<u16> {
-    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
-    table
-        .lines()
-        .skip(1)
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let local = u16::from_str_radix(fields[1].split(':').nth(1)?, 16).ok()?;
-            let remote = u16::from_str_radix(fields[2].split(':').nth(1)?, 16).ok()?;
-            (remote == port).then_some(local)
-        })
-        .collect()
+    let client = Client::connect(&config, "one").await.unwrap();
+    for i in 0..40 {
+        let message = format!("call {i}");
+        let result = client
+            .call_raw(
+                "echo",
+                args(json!({ "message": message })),
+                &Default::default(),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("call {i}: {e:?}: {:?}", recorded(&log)));
+        assert_eq!(result.content[0].as_text().unwrap().text, message);
+    }
+    let requests = recorded(&log);
+    let seen: Vec<String> = requests
+        .iter()
+        .map(|r| format!("{} {} {}", r["port"], r["method"], r["rpc"]))
+        .collect();
+    let calls = |requests: &[Value]| -> Vec<u64> {
+        (requests.iter())
+            .filter(|r| r["rpc"] == "tools/call")
+            .filter_map(|r| r["port"].as_u64())
+            .collect()
+    };
+    assert_eq!(calls(&requests).len(), 40, "{seen:#?}");
+    // rmcp drops the answer to its GET (405: no SSE stream) unread, which
+    // retires that connection: the calls before it came over the session's
+    // first connection, all those after it over one other.
+    let get = (requests.iter())
+        .rposition(|r| r["method"] == "GET")
+        .expect("the GET of the SSE stream");
+    let first = requests[get]["port"].as_u64().unwrap();
+    assert!(
+        calls(&requests[..get]).iter().all(|p| *p == first),
+        "{seen:#?}"
+    );
+    let after: std::collections::BTreeSet<u64> = calls(&requests[get..]).into_iter().collect();
+    assert!(after.len() <= 1, "{seen:#?}");
 }

@@ -410,9 +410,12 @@ command = "/tmp/${{{CANARY_VAR}}}/npx"
         .await
         .unwrap();
     assert!(marker.exists());
-    assert!(Config::from_toml_str("allow_commands = [\"\"]")
-        .unwrap_err()
-        .contains("empty command"));
+    assert_eq!(
+        Config::from_toml_str("allow_commands = [\"\"]").unwrap_err(),
+        mcpbind::config::ParseError::EmptyAllowedCommand {
+            command: String::new()
+        }
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,9 +11,9 @@ use std::process::{Child, Command};
 use crate::util;
 
 /// The OAuth server, the file it logs its tokens to, and its URL.
-struct OAuthServer {
+pub(crate) struct OAuthServer {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     tokens: std::path::PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -26,11 +26,11 @@ impl Drop for OAuthServer {
 }
 
 impl OAuthServer {
-    fn start(ttl: u64) -> OAuthServer {
+    pub(crate) fn start(ttl: u64) -> OAuthServer {
         OAuthServer::with_args(&["--ttl", &ttl.to_string()])
     }
 
-    fn with_args(args: &[&str]) -> OAuthServer {
+    pub(crate) fn with_args(args: &[&str]) -> OAuthServer {
         let dir = tempfile::tempdir().unwrap();
         let tokens = dir.path().join("issued-tokens");
         let mut command = Command::new(env!("CARGO_BIN_EXE_oauth_server"));
@@ -45,7 +45,7 @@ impl OAuthServer {
     }
 
     /// Every token issued so far (access and refresh tokens, codes).
-    fn issued(&self) -> Vec<String> {
+    pub(crate) fn issued(&self) -> Vec<String> {
         std::fs::read_to_string(&self.tokens)
             .unwrap_or_default()
             .lines()
@@ -82,7 +82,7 @@ fn cli(dir: &Path, store: &Path, args: &[&str]) -> util::Output {
 }
 
 /// No token the server issued appears in `text`.
-fn assert_no_token(server: &OAuthServer, what: &str, text: &str) {
+pub(crate) fn assert_no_token(server: &OAuthServer, what: &str, text: &str) {
     let issued = server.issued();
     assert!(!issued.is_empty(), "the server issued no token");
     for token in &issued {

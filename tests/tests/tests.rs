@@ -3,8 +3,10 @@
 
 mod util;
 
+mod auth_grants;
 mod build;
 mod calls;
+mod claims;
 mod cli;
 mod compile;
 mod derive;
@@ -19,6 +21,7 @@ mod misbehave;
 mod oauth;
 mod privilege;
 mod prompts;
+mod readme;
 mod review;
 mod roundtrip;
 mod toolbox;

@@ -55,6 +55,18 @@ pub fn value_depth(value: &Value) -> usize {
     max
 }
 
+/// Whether `value` nests deeper than `limit` levels (`value_depth(value) >
+/// limit`), without allocating: the walk goes no deeper than `limit`, so
+/// any value is safe to check with a limit the stack can take (the
+/// validator's 128).
+pub(crate) fn deeper_than(value: &Value, limit: usize) -> bool {
+    match value {
+        Value::Object(map) => limit == 0 || map.values().any(|v| deeper_than(v, limit - 1)),
+        Value::Array(items) => limit == 0 || items.iter().any(|v| deeper_than(v, limit - 1)),
+        _ => false,
+    }
+}
+
 /// Drops a value of any depth without recursing (serde_json's own `Drop`
 /// recurses, and overflows the stack on a deep enough value).
 pub(crate) fn drop_deep(value: Value) {
@@ -159,6 +171,22 @@ mod tests {
         let (depth, _) = text_depth(text.as_bytes(), MAX_DEPTH);
         let value: Value = from_str_deep(&text, depth).unwrap();
         assert_eq!(value_depth(&value), 2000);
+        // The validator's check stops at its limit, however deep the value.
+        assert!([0, 1, 128].iter().all(|&limit| deeper_than(&value, limit)));
+        for value in [
+            Value::Null,
+            serde_json::json!({}),
+            serde_json::json!({"a": [1, {}]}),
+            nested(3),
+        ] {
+            for limit in 0..9 {
+                assert_eq!(
+                    deeper_than(&value, limit),
+                    value_depth(&value) > limit,
+                    "{value} {limit}"
+                );
+            }
+        }
         drop_deep(value);
     }
 }

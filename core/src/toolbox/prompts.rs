@@ -18,13 +18,19 @@ impl Toolbox {
     /// prompts are separated by a blank line. A server held back still
     /// gives its prompts.
     ///
-    /// ```ignore
+    /// ```
+    /// # mcpbind::mcp_tools!(lockfile = "../runtime/mcpbind.lock", servers = [everything]);
+    /// # async fn run(tools: &mcpbind::Toolbox) -> Result<(), mcpbind::ToolboxError> {
+    /// use mcpbind::PromptRequest;
+    ///
     /// let preamble = tools
     ///     .system_prompt(&[
     ///         PromptRequest::of(&everything::prompts::ArgsPromptArguments::new("Paris")),
     ///         PromptRequest::new("everything", "simple-prompt"),
     ///     ])
     ///     .await?;
+    /// # Ok(()) }
+    /// # fn main() {}
     /// ```
     ///
     /// # Errors
@@ -68,9 +74,15 @@ impl Toolbox {
 /// One prompt to render: its server, its name on the wire and its
 /// arguments (strings in MCP).
 ///
-/// ```ignore
+/// ```
+/// # mcpbind::mcp_tools!(lockfile = "../runtime/mcpbind.lock", servers = [everything]);
+/// # fn main() {
+/// use mcpbind::PromptRequest;
+///
 /// let typed = PromptRequest::of(&everything::prompts::ArgsPromptArguments::new("Paris"));
 /// let by_name = PromptRequest::new("everything", "args-prompt").arg("city", "Paris");
+/// assert_eq!(typed, by_name);
+/// # }
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptRequest {

@@ -147,16 +147,19 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
         }
         // The OAuth-protected server: authorize (the suite's authorization
         // server approves at once), then connect, list, and call
-        // `test-tool` when listed.
+        // `test-tool` when listed. The browser hook authorizes whenever
+        // the server asks while connected (step-up, a changed
+        // authorization server).
         auth if auth.starts_with("auth/") => {
             let config = auth_config(url, auth, context()?.as_ref())?;
-            let client = match Client::connect_with(&config, SERVER, ClientHooks::default()).await {
+            let hooks = ClientHooks::default().browser(|_: &str, url: &str| follow(url));
+            let client = match Client::connect_with(&config, SERVER, hooks.clone()).await {
                 Ok(client) => client,
                 Err(mcpbind::Error::Auth { login: true, .. }) => {
                     mcpbind::auth::login(SERVER, &config.servers[SERVER], follow)
                         .await
                         .map_err(|e| e.to_string())?;
-                    connect(&config, ClientHooks::default()).await?
+                    connect(&config, hooks).await?
                 }
                 Err(e) => return Err(e.to_string()),
             };
@@ -266,11 +269,40 @@ fn auth_config(url: &str, scenario: &str, context: Option<&Value>) -> Result<Con
             .map(|v| Value::String(v.to_owned()).to_string())
     };
     let mut keys = String::new();
-    if scenario.starts_with("auth/client-credentials") {
-        if field("private_key_pem").is_some() {
-            return Err("private_key_jwt client authentication is not supported".into());
+    if scenario == "auth/wif-jwt-bearer" {
+        // The workload's JWT, exchanged for a token (RFC 7523).
+        let jwt = field("valid_jwt").ok_or("the scenario's context has no `valid_jwt`")?;
+        keys.push_str(&format!("auth = \"jwt_bearer\"\nassertion = {jwt}\n"));
+        if let Some(id) = field("client_id") {
+            keys.push_str(&format!("client_id = {id}\n"));
         }
+        let text = config_text(url)? + &keys;
+        return Config::from_toml_str(&text)
+            .map_err(|e| format!("the config for {url} is invalid: {e}"));
+    }
+    if scenario == "auth/enterprise-managed-authorization"
+        || scenario == "auth/cross-app-access-complete-flow"
+    {
+        // The user's ID token, exchanged at the IdP for an ID-JAG, then
+        // for a token (SEP-990).
+        keys.push_str("auth = \"enterprise\"\n");
+        for (key, from) in [
+            ("id_token", "idp_id_token"),
+            ("idp_token_endpoint", "idp_token_endpoint"),
+            ("idp_client_id", "idp_client_id"),
+        ] {
+            let value =
+                field(from).ok_or_else(|| format!("the scenario's context has no `{from}`"))?;
+            keys.push_str(&format!("{key} = {value}\n"));
+        }
+    } else if scenario.starts_with("auth/client-credentials") {
         keys.push_str("auth = \"client_credentials\"\n");
+        // private_key_jwt: the key signs the client's assertion.
+        if let Some(key) = field("private_key_pem") {
+            keys.push_str(&format!("private_key = {key}\n"));
+            let algorithm = field("signing_algorithm").unwrap_or_else(|| "\"ES256\"".into());
+            keys.push_str(&format!("signing_algorithm = {algorithm}\n"));
+        }
     } else {
         keys.push_str("auth = \"oauth\"\n");
         keys.push_str(&format!(

@@ -12,7 +12,14 @@
 //!   registration, an `/authorize` that approves at once (a user who clicks
 //!   "allow") after checking PKCE S256 and the `resource`, and a `/token`
 //!   endpoint for the authorization-code, refresh-token and
-//!   client-credentials grants (client `ci-client`, secret `ci-secret`).
+//!   client-credentials grants (client `ci-client`, secret `ci-secret`, or
+//!   a `private_key_jwt` assertion signed by [`CI_PUBLIC_KEY`]'s private
+//!   key, `tests/tests/auth_grants.rs`' fixture), and the JWT-bearer grant
+//!   of a workload whose assertion is [`WORKLOAD_JWT`], or of an ID-JAG
+//!   its enterprise identity provider issued.
+//! - The enterprise identity provider: `/idp/token` exchanges the user's ID
+//!   token ([`ENTERPRISE_ID_TOKEN`], client `idp-client`) for an ID-JAG for
+//!   this authorization server and `/mcp` (RFC 8693, SEP-990).
 //!
 //! Every token it issues starts with `mcpbind-canary-` and is appended to the
 //! file named by `OAUTH_TOKEN_LOG`, so that tests can check that no token
@@ -41,6 +48,25 @@ use serde_json::{json, Value};
 use sha2::Digest as _;
 
 const CI_CLIENT: (&str, &str) = ("ci-client", "ci-secret");
+
+/// The public half of `ci-client`'s P-256 key (a test fixture: the private
+/// half is in tests/tests/auth_grants.rs).
+const CI_PUBLIC_KEY: &str = "-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEoVEeICFSSHSZ4bioPJaMie+QVCLN
+CL1JbRmlhAj60hqJN1z5ovZ4nEvTYos2bh1gX0Jfl/OX/+Jm/EMD01b7tA==
+-----END PUBLIC KEY-----
+";
+
+/// The JWT a workload presents in the JWT-bearer grant (a canary: it must
+/// never show up either).
+const WORKLOAD_JWT: &str = "mcpbind-canary-workload-assertion";
+
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/// The user's ID token from the enterprise identity provider (a canary).
+const ENTERPRISE_ID_TOKEN: &str = "mcpbind-canary-enterprise-id-token";
+
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 
 /// A token's grant and expiry.
 #[derive(Clone)]
@@ -72,6 +98,8 @@ struct Auth {
     refresh: HashMap<String, String>,
     codes: HashMap<String, PendingCode>,
     clients: u64,
+    /// ID-JAGs the identity provider issued, not yet exchanged.
+    jags: Vec<String>,
 }
 
 type Shared = Arc<Mutex<Auth>>;
@@ -96,8 +124,8 @@ impl Auth {
         token
     }
 
-    /// A token response for `grant`, with a refresh token unless the grant
-    /// is client credentials.
+    /// A token response for `grant`, with a refresh token for the
+    /// authorization-code grant (and its refreshes).
     fn tokens(&mut self, grant: &'static str, scope: String) -> Value {
         let access = self.token("access");
         self.access.insert(
@@ -114,7 +142,7 @@ impl Auth {
             "expires_in": self.ttl.as_secs(),
             "scope": scope,
         });
-        if grant != "client_credentials" {
+        if matches!(grant, "authorization_code" | "refresh_token") {
             let refresh = self.token("refresh");
             self.refresh.insert(refresh.clone(), scope);
             body["refresh_token"] = refresh.into();
@@ -162,9 +190,10 @@ async fn server_metadata(State(auth): State<Shared>) -> Json<Value> {
         "token_endpoint": format!("{base}/token"),
         "registration_endpoint": format!("{base}/register"),
         "response_types_supported": ["code"],
-        "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
+        "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials", JWT_BEARER],
         "code_challenge_methods_supported": ["S256"],
-        "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+        "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic", "private_key_jwt"],
+        "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
         "scopes_supported": ["mcp"],
     }))
 }
@@ -237,6 +266,29 @@ async fn token(
             };
             Json(auth.tokens("refresh_token", scope)).into_response()
         }
+        "client_credentials" if form.contains_key("client_assertion") => {
+            if let Err(reason) = verify_assertion(&form, &auth.base) {
+                let body = json!({"error": "invalid_client", "error_description": reason});
+                return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
+            }
+            Json(auth.tokens("private_key_jwt", param("scope"))).into_response()
+        }
+        JWT_BEARER if auth.jags.contains(&param("assertion")) => {
+            let (id, secret) = basic_credentials(&headers)
+                .unwrap_or_else(|| (param("client_id"), param("client_secret")));
+            if (id.as_str(), secret.as_str()) != CI_CLIENT {
+                let body = json!({"error": "invalid_client"});
+                return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
+            }
+            auth.jags.retain(|jag| *jag != param("assertion"));
+            Json(auth.tokens("enterprise", param("scope"))).into_response()
+        }
+        JWT_BEARER => {
+            if param("assertion") != WORKLOAD_JWT {
+                return oauth_error("invalid_grant", "the assertion is not the workload's");
+            }
+            Json(auth.tokens("jwt_bearer", param("scope"))).into_response()
+        }
         "client_credentials" => {
             let (id, secret) = basic_credentials(&headers)
                 .unwrap_or_else(|| (param("client_id"), param("client_secret")));
@@ -248,6 +300,64 @@ async fn token(
         }
         _ => oauth_error("unsupported_grant_type", "unsupported grant"),
     }
+}
+
+/// The identity provider's token exchange: the user's ID token for an
+/// ID-JAG naming this authorization server and `/mcp`.
+async fn idp_token(
+    State(auth): State<Shared>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    let mut auth = auth.lock().unwrap();
+    let param = |k: &str| form.get(k).cloned().unwrap_or_default();
+    let base = auth.base.clone();
+    let expected = [
+        (
+            "grant_type",
+            "urn:ietf:params:oauth:grant-type:token-exchange".to_owned(),
+        ),
+        ("subject_token", ENTERPRISE_ID_TOKEN.to_owned()),
+        (
+            "subject_token_type",
+            "urn:ietf:params:oauth:token-type:id_token".to_owned(),
+        ),
+        ("requested_token_type", ID_JAG.to_owned()),
+        ("audience", base.clone()),
+        ("resource", format!("{base}/mcp")),
+        ("client_id", "idp-client".to_owned()),
+    ];
+    if let Some((key, _)) = expected.iter().find(|(k, v)| param(k) != *v) {
+        return oauth_error("invalid_request", &format!("wrong or missing `{key}`"));
+    }
+    let jag = auth.token("id-jag");
+    auth.jags.push(jag.clone());
+    Json(json!({"access_token": jag, "issued_token_type": ID_JAG, "token_type": "N_A"}))
+        .into_response()
+}
+
+/// Checks a `private_key_jwt` client assertion (RFC 7523 §3): signed by
+/// `ci-client`'s key, issued by and about it, for this authorization server,
+/// not expired, and no `client_id` beside it.
+fn verify_assertion(form: &HashMap<String, String>, issuer: &str) -> Result<(), String> {
+    if form.get("client_assertion_type").map(String::as_str)
+        != Some("urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+    {
+        return Err("wrong client_assertion_type".into());
+    }
+    if form.contains_key("client_id") {
+        return Err("client_id beside an assertion".into());
+    }
+    let key = jsonwebtoken::DecodingKey::from_ec_pem(CI_PUBLIC_KEY.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+    validation.set_audience(&[issuer]);
+    validation.set_issuer(&[CI_CLIENT.0]);
+    validation.sub = Some(CI_CLIENT.0.to_owned());
+    validation.set_required_spec_claims(&["exp", "aud", "iss", "sub"]);
+    let assertion = form.get("client_assertion").cloned().unwrap_or_default();
+    jsonwebtoken::decode::<Value>(&assertion, &key, &validation)
+        .map(|_| ())
+        .map_err(|e| format!("the assertion does not verify: {e}"))
 }
 
 fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {
@@ -396,6 +506,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .route("/register", post(register))
         .route("/authorize", get(authorize))
         .route("/token", post(token))
+        .route("/idp/token", post(idp_token))
         .with_state(auth)
         .merge(protected);
     println!("listening on {base}/mcp");

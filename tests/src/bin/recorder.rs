@@ -9,8 +9,11 @@
 //!   two runs of the server).
 //!
 //! Tools: `slow {tag, millis}` answers `tag` after `millis` (each call on its
-//! own thread, so calls overlap unless the client holds them back); `hang`
-//! never answers. The process exits when stdin closes.
+//! own thread, so calls overlap unless the client holds them back); `meet
+//! {tag, count}` answers no call until `count` calls of `meet` are waiting,
+//! then answers them all, in the order they came (calls that a client holds
+//! back never meet: they wait for their timeout); `hang` never answers. The
+//! process exits when stdin closes.
 
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
@@ -51,6 +54,8 @@ fn main() {
             let _ = out.flush();
         }
     };
+    // The `meet` calls waiting for their company.
+    let mut waiting: Vec<(Value, String)> = Vec::new();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         note(&line);
@@ -73,10 +78,30 @@ fn main() {
                     "properties": {"tag": {"type": "string"}, "millis": {"type": "integer"}},
                     "required": ["tag"]
                 }, "annotations": {"readOnlyHint": true}},
+                {"name": "meet", "description": "Answer when `count` calls wait.", "inputSchema": {
+                    "type": "object",
+                    "properties": {"tag": {"type": "string"}, "count": {"type": "integer"}},
+                    "required": ["tag", "count"]
+                }},
                 {"name": "hang", "description": "Never answer.", "inputSchema": {"type": "object"}}
             ]}),
             Some("tools/call") => {
                 let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+                if name == "meet" {
+                    let args = params.get("arguments").cloned().unwrap_or(Value::Null);
+                    let tag = args.get("tag").and_then(Value::as_str).unwrap_or("");
+                    let count = args.get("count").and_then(Value::as_u64).unwrap_or(1);
+                    waiting.push((id, tag.to_owned()));
+                    if waiting.len() as u64 >= count {
+                        for (id, tag) in waiting.drain(..) {
+                            note(&json!({"answered": tag}).to_string());
+                            send(json!({"jsonrpc": "2.0", "id": id, "result": {
+                                "content": [{"type": "text", "text": tag}]
+                            }}));
+                        }
+                    }
+                    continue;
+                }
                 if name == "slow" {
                     let args = params.get("arguments").cloned().unwrap_or(Value::Null);
                     let tag = args

@@ -1,0 +1,292 @@
+//! Authorization beyond a login, against the OAuth-protected server
+//! (tests/src/bin/oauth_server.rs): `private_key_jwt` client credentials,
+//! the JWT-bearer grant of a workload, and a library client that authorizes
+//! by itself through its browser hook, with step-up to the union of
+//! scopes. The private key, the workload's JWT and every token are
+//! canaries that must never show up in output or errors.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::oauth::{assert_no_token, OAuthServer};
+use crate::util;
+
+/// `ci-client`'s P-256 private key (a fixture; the server holds the public
+/// half).
+const CI_PRIVATE_KEY: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZsuKl1xTb7SGa1t3
+Agh9cqSKtqcewxkkDAgOIPJpHomhRANCAAShUR4gIVJIdJnhuKg8loyJ75BUIs0I
+vUltGaWECPrSGok3XPmi9nicS9NiizZuHWBfQl+X85f/4mb8QwPTVvu0
+-----END PRIVATE KEY-----
+";
+
+/// The middle of the key, which no output may contain.
+const KEY_PART: &str = "Agh9cqSKtqcewxkkDAgOIPJpHomhRANCAAShUR4gIVJIdJnhuKg8loyJ75BUIs0I";
+
+/// The workload's JWT the server accepts (tests/src/bin/oauth_server.rs).
+const WORKLOAD_JWT: &str = "mcpbind-canary-workload-assertion";
+
+fn cli(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> util::Output {
+    let store = dir.join("credentials");
+    let mut all = vec![("MCPBIND_CREDENTIALS_DIR", store.to_str().unwrap())];
+    all.extend_from_slice(env);
+    util::mcpbind_env(dir, args, &all)
+}
+
+#[test]
+fn private_key_jwt_client_credentials_sign_an_assertion() {
+    let server = OAuthServer::start(3600);
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "[servers.ci]\nurl = {:?}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nprivate_key = \"${{CI_KEY}}\"\nsigning_algorithm = \"ES256\"\n",
+        server.url
+    );
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+
+    let out = cli(
+        dir.path(),
+        &["-vv", "call", "ci", "whoami"],
+        &[("CI_KEY", CI_PRIVATE_KEY)],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout.trim(), "grant=private_key_jwt");
+    let text = format!("{out:?}");
+    assert_no_token(&server, "the call", &text);
+    assert!(!text.contains(KEY_PART), "the call shows the key:\n{text}");
+
+    // Not a key: said so, without showing the value.
+    let not_a_key = "mcpbind-canary-not-a-key";
+    let out = cli(
+        dir.path(),
+        &["call", "ci", "whoami"],
+        &[("CI_KEY", not_a_key)],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("`private_key` is not an EC private key in PEM"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("server `ci`"), "{}", out.stderr);
+    assert!(!out.stderr.contains(not_a_key), "{}", out.stderr);
+}
+
+#[test]
+fn the_jwt_bearer_grant_exchanges_the_workloads_token() {
+    let server = OAuthServer::start(3600);
+    let dir = tempfile::tempdir().unwrap();
+    let jwt_file = dir.path().join("workload.jwt");
+    std::fs::write(&jwt_file, format!("{WORKLOAD_JWT}\n")).unwrap();
+    let config = format!(
+        "[servers.wl]\nurl = {:?}\nauth = \"jwt_bearer\"\nassertion_file = {:?}\n\n[servers.env]\nurl = {:?}\nauth = \"jwt_bearer\"\nclient_id = \"workload\"\nassertion = \"${{WORKLOAD_JWT}}\"\nscopes = [\"mcp\"]\n",
+        server.url, jwt_file, server.url
+    );
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+
+    for name in ["wl", "env"] {
+        let out = cli(
+            dir.path(),
+            &["-vv", "call", name, "whoami"],
+            &[("WORKLOAD_JWT", WORKLOAD_JWT)],
+        );
+        assert_eq!(out.code, Some(0), "{out:?}");
+        assert_eq!(out.stdout.trim(), "grant=jwt_bearer");
+        assert_no_token(&server, "the call", &format!("{out:?}"));
+    }
+
+    // A JWT the server refuses: its error, not retried, nothing shown.
+    let refused = "mcpbind-canary-refused-assertion";
+    let out = cli(
+        dir.path(),
+        &["-vv", "call", "env", "whoami"],
+        &[("WORKLOAD_JWT", refused)],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("invalid_grant"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("JWT-bearer grant failed"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains(refused), "{}", out.stderr);
+
+    // A missing file is named.
+    std::fs::remove_file(&jwt_file).unwrap();
+    let out = cli(dir.path(), &["call", "wl", "whoami"], &[]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.contains("cannot read `assertion_file`"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Enterprise-managed authorization: the user's ID token exchanged at the
+/// identity provider for an ID-JAG, then for a token; neither shows up.
+#[test]
+fn enterprise_managed_authorization_exchanges_the_id_token() {
+    let server = OAuthServer::start(3600);
+    let dir = tempfile::tempdir().unwrap();
+    let idp = server.url.replace("/mcp", "/idp/token");
+    let config = format!(
+        "[servers.corp]\nurl = {:?}\nauth = \"enterprise\"\nclient_id = \"ci-client\"\nclient_secret = \"${{CI_SECRET}}\"\nidp_token_endpoint = {idp:?}\nidp_client_id = \"idp-client\"\nid_token = \"${{ID_TOKEN}}\"\n",
+        server.url
+    );
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+    let id_token = "mcpbind-canary-enterprise-id-token";
+    let env = [("CI_SECRET", "ci-secret"), ("ID_TOKEN", id_token)];
+    let out = cli(dir.path(), &["-vv", "call", "corp", "whoami"], &env);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout.trim(), "grant=enterprise");
+    assert_no_token(&server, "the call", &format!("{out:?}"));
+
+    // An ID token the identity provider refuses: its answer, not the token.
+    let refused = "mcpbind-canary-refused-id-token";
+    let env = [("CI_SECRET", "ci-secret"), ("ID_TOKEN", refused)];
+    let out = cli(dir.path(), &["call", "corp", "whoami"], &env);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("invalid_request"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("enterprise-managed authorization failed"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains(refused), "{}", out.stderr);
+}
+
+/// One credential store for the library clients of this test binary (the
+/// CLI tests give their own to each `mcpbind` they run): every server's
+/// URL differs, and so does its token file.
+fn library_store() {
+    static STORE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    STORE.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        std::env::set_var("MCPBIND_CREDENTIALS_DIR", dir.path());
+        dir
+    });
+}
+
+/// A "browser" that approves at once: it follows the authorization URL's
+/// redirects back to the loopback listener. It records the URLs it opens.
+fn browser() -> (mcpbind::ClientHooks, Arc<Mutex<Vec<String>>>) {
+    let opened = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&opened);
+    let hooks = mcpbind::ClientHooks::default().browser(move |server: &str, url: &str| {
+        assert_eq!(server, "sec");
+        seen.lock().unwrap().push(url.to_owned());
+        let url = url.to_owned();
+        tokio::spawn(async move {
+            let _ = tokio::process::Command::new("curl")
+                .args(["--silent", "--location", "--output", "/dev/null", &url])
+                .status()
+                .await;
+        });
+    });
+    (hooks, opened)
+}
+
+/// The `scope` of an authorization URL, as a list.
+fn scope_of(url: &str) -> Vec<String> {
+    let query = url.split_once('?').map(|(_, q)| q).unwrap_or_default();
+    query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("scope="))
+        .unwrap_or_default()
+        .split(['+', ' '])
+        .map(|s| s.replace("%20", " "))
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// With a browser hook, a client with no token authorizes when the server
+/// first refuses it, then steps up to the union of its scopes and the one
+/// the server's `insufficient_scope` challenge names, and the call goes
+/// through: two authorizations, the second for `mcp admin`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_with_a_browser_authorizes_and_steps_up_by_itself() {
+    library_store();
+    let server = OAuthServer::with_args(&["--require-scope", "admin"]);
+    let config = mcpbind::Config::from_toml_str(&format!(
+        "[servers.sec]\nurl = {:?}\nauth = \"oauth\"\n",
+        server.url
+    ))
+    .unwrap();
+    let (hooks, opened) = browser();
+    let client = mcpbind::Client::connect_with(&config, "sec", hooks)
+        .await
+        .unwrap();
+    let result = client
+        .call_raw(
+            "whoami",
+            Default::default(),
+            &mcpbind::CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        "grant=authorization_code"
+    );
+    let opened = opened.lock().unwrap().clone();
+    assert_eq!(opened.len(), 2, "{opened:?}");
+    assert_eq!(scope_of(&opened[0]), ["mcp"], "{opened:?}");
+    let mut stepped = scope_of(&opened[1]);
+    stepped.sort();
+    assert_eq!(stepped, ["admin", "mcp"], "{opened:?}");
+    client.close().await;
+}
+
+/// Without a browser hook nothing opens: the server's refusal is the error,
+/// with what to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_without_a_browser_says_to_log_in() {
+    library_store();
+    let server = OAuthServer::start(3600);
+    let config = mcpbind::Config::from_toml_str(&format!(
+        "[servers.sec]\nurl = {:?}\nauth = \"oauth\"\n",
+        server.url
+    ))
+    .unwrap();
+    let Err(error) =
+        mcpbind::Client::connect_with(&config, "sec", mcpbind::ClientHooks::default()).await
+    else {
+        panic!("no token, no browser: connected");
+    };
+    assert!(
+        matches!(error, mcpbind::Error::Auth { login: true, .. }),
+        "{error:?}"
+    );
+}
+
+/// A granted token has no refresh token: when it is about to expire, the
+/// server's 401 brings a new grant, and the call goes through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expiring_grant_is_granted_again() {
+    // 30 s: inside rmcp's 30 s refresh margin once a second has passed.
+    let server = OAuthServer::start(30);
+    let config = mcpbind::Config::from_toml_str(&format!(
+        "[servers.ci]\nurl = {:?}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nclient_secret = \"ci-secret\"\n",
+        server.url
+    ))
+    .unwrap();
+    let client = mcpbind::Client::connect_server("ci", config.servers["ci"].clone())
+        .await
+        .unwrap();
+    let granted = server.issued().len();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let result = client
+        .call_raw(
+            "whoami",
+            Default::default(),
+            &mcpbind::CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        "grant=client_credentials"
+    );
+    assert_eq!(server.issued().len(), granted + 1, "one new grant");
+    client.close().await;
+}
