@@ -44,6 +44,7 @@ mod lifecycle;
 mod mrtr;
 mod pins;
 mod skills;
+mod subscribe;
 mod task;
 
 pub use lifecycle::Closed;
@@ -94,8 +95,16 @@ struct Shared {
     /// Answers what the server asks (elicitation, sampling, roots), and
     /// hears what it says (progress, logs, list changes).
     handler: Handler,
-    /// Tools changed while connected, under `pin_policy = "refuse"`.
+    /// Tools (prompts, templates) changed while connected, under
+    /// `pin_policy = "refuse"`.
     refused: pins::Refused,
+    /// The prompts and resource templates pinned, compared again when
+    /// their lists change.
+    entry_pins: pins::EntryPins,
+    /// The latest live listing of the tools, for a toolbox's unlocked ones.
+    live: pins::LiveListing,
+    /// The resources subscribed to, made again on a new connection.
+    subscriptions: subscribe::Subscriptions,
 }
 
 /// The tools whose pins are checked again after each reconnect.
@@ -282,6 +291,9 @@ impl Client {
             shut: AtomicBool::new(false),
             handler: Handler::new(name, hooks, Notices::new(name, config.labelled_secrets())),
             refused: pins::Refused::default(),
+            entry_pins: pins::EntryPins::default(),
+            live: pins::LiveListing::default(),
+            subscriptions: subscribe::Subscriptions::default(),
         };
         let (config, shared) = (Arc::new(config), Arc::new(shared));
         Client::follow_list_changes(name, &config, &shared);
@@ -428,6 +440,9 @@ impl Client {
                     generation,
                 });
                 *slot = Some(Arc::clone(&live));
+                if generation > 1 {
+                    self.resubscribe();
+                }
                 if let Some(idle) = self.config.lifecycle.idle_timeout {
                     lifecycle::reap_when_idle(self, &live, idle);
                 }
@@ -740,6 +755,7 @@ impl Client {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<GetPromptResult> {
+        self.refuse_drifted_in(crate::notices::ListKind::Prompts, name)?;
         let method = format!("prompts/get {name}");
         let params = GetPromptRequestParams::new(name).with_arguments(arguments);
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
@@ -792,6 +808,7 @@ impl Client {
         template: &ResourceTemplateMeta,
         values: &[(&str, UriValue)],
     ) -> Result<ReadResourceResult> {
+        self.refuse_drifted_in(crate::notices::ListKind::Resources, template.name)?;
         let uri = template.expand(values).map_err(|e| Error::Invalid {
             server: self.name.clone(),
             method: "resources/read".to_owned(),
@@ -1083,6 +1100,8 @@ impl Client {
         let with_tool = |e: Error| with_tool(e, method, tool);
         let peer = session.service.peer();
         let request = call_request(name.clone(), arguments, plan);
+        #[cfg(feature = "otel")]
+        let request = crate::trace_context::with_traceparent(request, plan.meta);
         // Kept to be sent again if the server answers `input_required`
         // (boxed: the call's future holds a pointer, not a request).
         let again = speaks_mrtr(peer).then(|| Box::new(request.clone()));
@@ -1341,6 +1360,8 @@ impl Client {
         request: ClientRequest,
         method: &str,
     ) -> Result<RequestHandle<RoleClient>> {
+        #[cfg(feature = "otel")]
+        let request = crate::trace_context::with_traceparent(request, None);
         match peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await

@@ -1650,7 +1650,9 @@ scopes = ["mcp"]
                 "`assertion` is only valid with `auth`",
             ),
         ] {
-            let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n")).unwrap_err();
+            let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n"))
+                .unwrap_err()
+                .to_string();
             assert!(error.contains(wanted), "{server}: {error}");
         }
     }
@@ -1683,7 +1685,8 @@ scopes = ["mcp"]
         let error = Config::from_json_str(
             r#"{"mcpServers": {"local": {"command": "x", "auth": "oauth"}}}"#,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(error.contains("not valid for a stdio server"), "{error}");
     }
 

@@ -194,6 +194,14 @@ impl rmcp::ClientHandler for Handler {
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.notices.list_changed(ListKind::Resources);
     }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.notices.resource_updated(&params.uri);
+    }
 }
 
 /// One live connection: the rmcp service, and the process behind it.

@@ -94,6 +94,11 @@ pub struct ToolInvoked {
     pub attempts: u32,
     /// Typed call or toolbox.
     pub source: CallSource,
+    /// The tool is unlocked: a toolbox took it from the server's live
+    /// `tools/list` ([`Toolbox::add_unlocked`](crate::Toolbox::add_unlocked)),
+    /// not from `mcpbind.lock`, so its arguments were checked against the
+    /// schema the server gave at run time, which nobody reviewed.
+    pub unlocked: bool,
 }
 
 /// Receives [`ToolInvoked`] events published after [`subscribe`].
@@ -194,15 +199,7 @@ pub(crate) async fn observe<I: Serialize, O>(
     if has_subscribers() {
         let outcome = match &result {
             Ok(_) => Outcome::Ok,
-            Err(Error::Tool { message, .. }) => Outcome::ToolError {
-                message: message.clone(),
-            },
-            Err(e @ Error::Arguments { .. }) => Outcome::Rejected {
-                message: e.to_string(),
-            },
-            Err(e) => Outcome::Failed {
-                message: e.to_string(),
-            },
+            Err(e) => outcome_of(e),
         };
         publish(
             client.server_config(),
@@ -219,10 +216,26 @@ pub(crate) async fn observe<I: Serialize, O>(
                 } else {
                     CallSource::Typed
                 },
+                unlocked: false,
             },
         );
     }
     result
+}
+
+/// How a failed call ended, in one line.
+pub(crate) fn outcome_of(error: &Error) -> Outcome {
+    match error {
+        Error::Tool { message, .. } => Outcome::ToolError {
+            message: message.clone(),
+        },
+        e @ Error::Arguments { .. } => Outcome::Rejected {
+            message: e.to_string(),
+        },
+        e => Outcome::Failed {
+            message: e.to_string(),
+        },
+    }
 }
 
 /// Publishes a toolbox call that never reached the typed path (its
@@ -236,10 +249,7 @@ pub(crate) fn publish_rejected(
     message: String,
     duration: Duration,
 ) {
-    if !has_subscribers() {
-        return;
-    }
-    publish(
+    publish_toolbox_call(
         config,
         ToolInvoked {
             server: server.to_owned(),
@@ -250,8 +260,17 @@ pub(crate) fn publish_rejected(
             duration,
             attempts: 0,
             source: CallSource::Toolbox,
+            unlocked: false,
         },
     );
+}
+
+/// Publishes a toolbox call that did not go through the typed path (an
+/// unlocked tool's, or a rejected one), when anyone listens.
+pub(crate) fn publish_toolbox_call(config: &ServerConfig, event: ToolInvoked) {
+    if has_subscribers() {
+        publish(config, event);
+    }
 }
 
 fn publish(config: &ServerConfig, mut event: ToolInvoked) {
@@ -338,6 +357,7 @@ mod tests {
                 duration: Duration::ZERO,
                 attempts: 1,
                 source: CallSource::Typed,
+                unlocked: false,
             },
         );
         // The bus is the process's: skip other tests' events.

@@ -76,6 +76,8 @@ mod servers;
 pub mod skills;
 #[cfg(feature = "client")]
 pub mod toolbox;
+#[cfg(feature = "otel")]
+mod trace_context;
 #[cfg(feature = "client")]
 mod validate;
 

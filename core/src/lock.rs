@@ -40,7 +40,9 @@ use serde_json::Value;
 use crate::config::{is_valid_server_name, Config, ServerConfig};
 use crate::hash::sha256_hex;
 
-pub(crate) use depth::{deeper_than, from_str_deep, on_deep_stack};
+#[cfg(feature = "client")]
+pub(crate) use depth::deeper_than;
+pub(crate) use depth::{from_str_deep, on_deep_stack};
 pub use depth::{value_depth, MAX_DEPTH};
 pub use error::LockError;
 pub use find::{find_lockfile, lockfile_candidates, workspace_root, LOCKFILE_ENV, LOCKFILE_NAME};

@@ -1,5 +1,6 @@
 //! What a server says beside its answers: progress of a call, its log
-//! messages, and that its tools (prompts, resources) changed.
+//! messages, that its tools (prompts, resources) changed, and that a
+//! resource it was asked to watch (`resources/subscribe`) was updated.
 //!
 //! Each client keeps a `Notices` shared with its connection's handler. A
 //! tool call registers a watch under its request's progress token (rmcp
@@ -18,6 +19,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -115,19 +117,36 @@ pub enum Notice {
         /// Which list.
         list: ListKind,
     },
-    /// After a change, tools no longer match what was locked (under
-    /// `pin_policy` `warn` or `refuse`).
+    /// After a change, tools (prompts, resource templates) no longer match
+    /// what was locked (under `pin_policy` `warn` or `refuse`).
     Drift {
         /// The server.
         server: String,
-        /// The tools that changed or went away.
+        /// The tools (prompts, resource templates: see `list`) that changed
+        /// or went away.
         tools: Vec<String>,
         /// What changed, one line per tool.
         lines: Vec<String>,
         /// Whether calls to them are refused from now on (`refuse`).
         refused: bool,
+        /// Which list they are in ([`ListKind::Tools`] for tools).
+        list: ListKind,
+    },
+    /// A resource the client subscribed to
+    /// ([`Client::subscribe_resource`](crate::Client::subscribe_resource))
+    /// was updated (`notifications/resources/updated`): read it again.
+    ResourceUpdated {
+        /// The server.
+        server: String,
+        /// The resource's URI (at most [`MAX_URI_BYTES`]; a longer one is
+        /// not published).
+        uri: String,
     },
 }
+
+/// The longest resource URI a [`Notice::ResourceUpdated`] carries: what a
+/// server puts in a notice is bounded like everything it sends.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
 
 /// Receives [`Notice`]s published after [`subscribe`].
 #[derive(Debug)]
@@ -192,6 +211,9 @@ pub(crate) struct Notices {
     watches: Mutex<Slots>,
     /// Told (on the connection's task) when a list changed.
     listener: OnceLock<Box<dyn Fn(ListKind) + Send + Sync>>,
+    /// How many times each list (tools, prompts, resources) was said to
+    /// have changed: what was listed before is stale once it moved.
+    changes: [AtomicU64; 3],
 }
 
 impl Notices {
@@ -201,7 +223,13 @@ impl Notices {
             secrets,
             watches: Mutex::new(Slots::default()),
             listener: OnceLock::new(),
+            changes: Default::default(),
         }
+    }
+
+    /// How many times `list` was said to have changed so far.
+    pub(crate) fn changes(&self, list: ListKind) -> u64 {
+        self.changes[slot(list)].load(Ordering::Acquire)
     }
 
     /// Who to tell when a list changes (set once, by the client).
@@ -300,6 +328,7 @@ impl Notices {
 
     /// A `notifications/*/list_changed` came.
     pub(crate) fn list_changed(&self, list: ListKind) {
+        self.changes[slot(list)].fetch_add(1, Ordering::AcqRel);
         tracing::info!(server = %self.server, ?list, "the server's list changed");
         self.publish(|| Notice::ListChanged {
             server: self.server.to_string(),
@@ -308,6 +337,21 @@ impl Notices {
         if let Some(listener) = self.listener.get() {
             listener(list);
         }
+    }
+
+    /// A `notifications/resources/updated` came: to tracing, and to the
+    /// bus (a URI longer than [`MAX_URI_BYTES`] only to tracing, cut).
+    pub(crate) fn resource_updated(&self, uri: &str) {
+        if uri.len() > MAX_URI_BYTES {
+            let cut = &uri[..uri.floor_char_boundary(256)];
+            tracing::warn!(server = %self.server, uri = cut, bytes = uri.len(), "a resource update with a URI over {MAX_URI_BYTES} bytes was ignored");
+            return;
+        }
+        tracing::debug!(server = %self.server, uri, "a subscribed resource was updated");
+        self.publish(|| Notice::ResourceUpdated {
+            server: self.server.to_string(),
+            uri: uri.to_owned(),
+        });
     }
 
     /// Publishes a notice, when anyone listens, with secrets hidden.
@@ -404,7 +448,17 @@ fn hide_secrets(notice: &mut Notice, secrets: &[(String, String)]) {
             }
         }
         Notice::Drift { lines, .. } => lines.iter_mut().for_each(hide),
+        Notice::ResourceUpdated { uri, .. } => hide(uri),
         Notice::ListChanged { .. } => {}
+    }
+}
+
+/// A list's place in [`Notices::changes`].
+fn slot(list: ListKind) -> usize {
+    match list {
+        ListKind::Tools => 0,
+        ListKind::Prompts => 1,
+        ListKind::Resources => 2,
     }
 }
 
@@ -464,6 +518,34 @@ mod tests {
         assert!(later.last_heard().is_none());
         notices.progress(ProgressNotificationParam::new(other, 1.0));
         assert!(later.last_heard().is_some());
+    }
+
+    #[test]
+    fn resource_updates_are_bounded_and_hide_secrets() {
+        let notices = Notices::new("s", vec![("s3cr3t".into(), "${TOKEN}".into())]);
+        let mut bus = subscribe();
+        notices.resource_updated("file:///s3cr3t/a");
+        notices.resource_updated(&"x".repeat(MAX_URI_BYTES + 1));
+        notices.resource_updated("file:///b");
+        let uris: Vec<String> = std::iter::from_fn(|| bus.try_recv())
+            .filter_map(|n| match &*n {
+                Notice::ResourceUpdated { server, uri } if server == "s" => Some(uri.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(uris, ["file:///${TOKEN}/a", "file:///b"]);
+    }
+
+    #[test]
+    fn each_list_counts_its_own_changes() {
+        let notices = Notices::new("s", Vec::new());
+        notices.list_changed(ListKind::Prompts);
+        notices.list_changed(ListKind::Prompts);
+        notices.list_changed(ListKind::Resources);
+        assert_eq!(
+            [ListKind::Tools, ListKind::Prompts, ListKind::Resources].map(|l| notices.changes(l)),
+            [0, 2, 1]
+        );
     }
 
     #[test]

@@ -11,16 +11,19 @@
 //! Generated code gives the toolbox what it needs through [`BoundServer`]:
 //! each server's generated `Client` lists one [`ToolEntry`] per tool.
 //!
-//! Three opt-ins go beyond tools: a server's resource templates as read
-//! tools ([`Toolbox::add_resource_templates`], `templates.rs`), prompts
+//! Four opt-ins go beyond locked tools: a server's resource templates as
+//! read tools ([`Toolbox::add_resource_templates`], `templates.rs`), prompts
 //! rendered into a system prompt ([`Toolbox::system_prompt`], `prompts.rs`),
-//! and concrete resources rendered within a budget
-//! ([`Toolbox::resource_context`], `resources.rs`).
+//! concrete resources rendered within a budget
+//! ([`Toolbox::resource_context`], `resources.rs`), and the live tools of a
+//! server the lockfile doesn't hold, labelled unlocked
+//! ([`Toolbox::add_unlocked`], `live.rs`).
 
 mod content;
 mod dispatch;
 mod hooks;
 mod inventory;
+mod live;
 mod names;
 mod params;
 mod prompts;
@@ -147,6 +150,22 @@ pub enum ToolboxError {
         /// Why its `uriTemplate` doesn't parse.
         reason: String,
     },
+    /// An unlocked server's tools could not be listed.
+    #[error("the tools of server `{server}` could not be listed")]
+    Listing {
+        /// The server.
+        server: String,
+        /// Why (boxed: the error is large).
+        #[source]
+        source: Box<crate::error::Error>,
+    },
+    /// [`Toolbox::refresh_unlocked`] of a server added with its locked
+    /// tools.
+    #[error("server `{server}` was not added unlocked: its tools are the locked ones")]
+    NotUnlocked {
+        /// The server.
+        server: String,
+    },
     /// A server's resources could not be listed or read.
     #[error("{} of server `{server}` could not be read", uri.as_deref().map_or("the resources".to_owned(), |u| format!("resource `{u}`")))]
     Resource {
@@ -154,6 +173,17 @@ pub enum ToolboxError {
         server: String,
         /// The resource, when reading it failed (`None`: listing failed).
         uri: Option<String>,
+        /// Why (boxed: the error is large).
+        #[source]
+        source: Box<crate::error::Error>,
+    },
+    /// A resource could not be subscribed to.
+    #[error("resource `{uri}` of server `{server}` could not be subscribed to")]
+    Subscribe {
+        /// The server.
+        server: String,
+        /// The resource.
+        uri: String,
         /// Why (boxed: the error is large).
         #[source]
         source: Box<crate::error::Error>,
@@ -186,7 +216,14 @@ impl ServerSlot {
     fn holds_back(&self, tool: &ToolSlot) -> bool {
         self.held_back
             || tool.held_back
-            || (matches!(tool.kind, SlotKind::Tool(_)) && self.client.is_refused(tool.wire_name()))
+            || match &tool.kind {
+                SlotKind::Tool(_) => self.client.is_refused(tool.wire_name()),
+                SlotKind::Live(live) => live.is_stale(&self.client),
+                SlotKind::Template(template) => self
+                    .client
+                    .refuse_drifted_in(crate::notices::ListKind::Resources, template.meta.name)
+                    .is_err(),
+            }
     }
 }
 
@@ -205,6 +242,8 @@ enum SlotKind {
     Tool(ToolEntry),
     /// A resource template read (opt-in).
     Template(Arc<TemplateTool>),
+    /// A tool of an unlocked server's live listing (opt-in).
+    Live(Arc<live::LiveTool>),
 }
 
 impl ToolSlot {
@@ -213,6 +252,7 @@ impl ToolSlot {
         match &self.kind {
             SlotKind::Tool(entry) => entry.meta.name,
             SlotKind::Template(template) => template.meta.name,
+            SlotKind::Live(live) => live.name,
         }
     }
 
@@ -221,7 +261,12 @@ impl ToolSlot {
         match &self.kind {
             SlotKind::Tool(entry) => entry.meta.description,
             SlotKind::Template(template) => Some(&template.description),
+            SlotKind::Live(live) => live.description.as_deref(),
         }
+    }
+
+    fn is_unlocked(&self) -> bool {
+        matches!(self.kind, SlotKind::Live(_))
     }
 }
 
@@ -340,12 +385,16 @@ impl Toolbox {
     /// policy of `self` stay.
     pub fn merge(&mut self, other: Toolbox) -> Result<&mut Self, ToolboxError> {
         for server in other.servers {
+            if server.tools.iter().any(ToolSlot::is_unlocked) {
+                self.merge_unlocked(server)?;
+                continue;
+            }
             let entries: Vec<ToolEntry> = server
                 .tools
                 .iter()
                 .filter_map(|t| match &t.kind {
                     SlotKind::Tool(entry) => Some(*entry),
-                    SlotKind::Template(_) => None,
+                    SlotKind::Template(_) | SlotKind::Live(_) => None,
                 })
                 .collect();
             let templates: Vec<ResourceTemplateMeta> = server
@@ -353,7 +402,7 @@ impl Toolbox {
                 .iter()
                 .filter_map(|t| match &t.kind {
                     SlotKind::Template(template) => Some(template.meta),
-                    SlotKind::Tool(_) => None,
+                    SlotKind::Tool(_) | SlotKind::Live(_) => None,
                 })
                 .collect();
             let before = self.servers.len();
@@ -371,6 +420,36 @@ impl Toolbox {
         }
         self.warnings.extend(other.warnings);
         Ok(self)
+    }
+
+    /// [`merge`](Self::merge) of an unlocked server (first wins, with a
+    /// warning; its hold-backs kept).
+    fn merge_unlocked(&mut self, server: ServerSlot) -> Result<(), ToolboxError> {
+        if self.servers.iter().any(|s| s.name == server.name) {
+            let warning = format!(
+                "server `{}` was added twice; the first one is kept",
+                server.name
+            );
+            tracing::warn!("{warning}");
+            self.warnings.push(warning);
+            return Ok(());
+        }
+        let tools = server
+            .tools
+            .iter()
+            .filter_map(|t| match &t.kind {
+                SlotKind::Live(live) => Some(Arc::clone(live)),
+                _ => None,
+            })
+            .collect();
+        self.insert_live(Arc::clone(&server.client), tools, None)?;
+        if let Some(added) = self.servers.last_mut() {
+            added.held_back = server.held_back;
+            for (slot, theirs) in added.tools.iter_mut().zip(&server.tools) {
+                slot.held_back = theirs.held_back;
+            }
+        }
+        Ok(())
     }
 
     /// Sets how much of each description the definitions carry.
@@ -494,6 +573,7 @@ impl Toolbox {
             .map(|s| ServerInventory {
                 server: s.name.clone(),
                 held_back: s.held_back,
+                unlocked: s.tools.iter().any(ToolSlot::is_unlocked),
                 tools: s
                     .tools
                     .iter()
@@ -502,6 +582,7 @@ impl Toolbox {
                         name: t.model_name.clone(),
                         tool: t.wire_name().to_owned(),
                         summary: inventory::summary_of(t.description()),
+                        unlocked: t.is_unlocked(),
                     })
                     .collect(),
                 held_back_tools: s
@@ -517,6 +598,26 @@ impl Toolbox {
     /// The tool inventory as Markdown, for a system prompt.
     pub fn render_markdown(&self) -> String {
         inventory::render_markdown(&self.tools_by_server())
+    }
+
+    /// `definitions` with [`Definitions::unlocked`] filled in: the unlocked
+    /// tools among those they hold.
+    fn label_unlocked(&self, mut definitions: Definitions, left_out: bool) -> Definitions {
+        let refused: Vec<&str> = if left_out {
+            definitions
+                .refusals
+                .iter()
+                .map(|r| r.name.as_str())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        definitions.unlocked = self
+            .available()
+            .filter(|(_, t)| t.is_unlocked() && !refused.contains(&t.model_name.as_str()))
+            .map(|(_, t)| t.model_name.clone())
+            .collect();
+        definitions
     }
 
     fn views(&self) -> impl Iterator<Item = ToolView<'_>> {
@@ -551,18 +652,19 @@ impl Toolbox {
             out.tools
                 .push(providers::openai::definition(&view, shape, strict_schema));
         }
-        out.check(RequestLimit::OpenAiFunctions)
+        self.label_unlocked(out.check(RequestLimit::OpenAiFunctions), false)
     }
 
     /// Anthropic definitions (`tools` of the Messages API).
     pub fn anthropic_tools(&self) -> Definitions {
-        Definitions {
+        let definitions = Definitions {
             tools: self
                 .views()
                 .map(|v| providers::anthropic::definition(&v))
                 .collect(),
             ..Definitions::default()
-        }
+        };
+        self.label_unlocked(definitions, false)
     }
 
     /// Gemini function declarations (`tools: [{"functionDeclarations": …}]`),
@@ -579,7 +681,7 @@ impl Toolbox {
                 }),
             }
         }
-        out.check(RequestLimit::GeminiFunctionDeclarations)
+        self.label_unlocked(out.check(RequestLimit::GeminiFunctionDeclarations), true)
     }
 
     /// Dispatches a model's call: `arguments` is the JSON text the model
@@ -604,6 +706,33 @@ impl Toolbox {
             let server = &self.servers[s];
             (server, &server.tools[t])
         });
+        if let Some((
+            server,
+            ToolSlot {
+                kind: SlotKind::Live(live),
+                held_back: false,
+                ..
+            },
+        )) = found
+        {
+            let error = match live.changed(&server.client).await {
+                Ok(false) => None,
+                Ok(true) => Some(CallError::Stale {
+                    name: name.to_owned(),
+                    server: server.name.clone(),
+                }),
+                Err(e) => Some(CallError::Call(e)),
+            };
+            if let Some(error) = error.filter(|_| !server.held_back) {
+                return ToolCall {
+                    name: name.to_owned(),
+                    target: Some((server.name.clone(), live.name)),
+                    outcome: Err(error),
+                    duration: start.elapsed(),
+                    attempts: 0,
+                };
+            }
+        }
         let Some((server, tool)) = found.filter(|(s, t)| !s.holds_back(t)) else {
             return ToolCall {
                 name: name.to_owned(),
@@ -664,6 +793,7 @@ impl Toolbox {
                 destructive: facts.destructive,
                 idempotent: facts.idempotent,
                 open_world: facts.open_world,
+                unlocked: facts.unlocked,
             };
             match approval.review(request).await {
                 Verdict::Approve => {}
@@ -686,6 +816,7 @@ impl Toolbox {
             SlotKind::Template(template) => {
                 return templates::call(server, tool, template, arguments, start).await
             }
+            SlotKind::Live(live) => return live::call(server, tool, live, arguments, start).await,
         };
         let meta = &entry.meta;
         let finish = |outcome, attempts| ToolCall {
@@ -748,8 +879,8 @@ fn refused(
     start: Instant,
 ) -> ToolCall {
     let error = CallError::Refused { reason };
-    if let SlotKind::Tool(entry) = &tool.kind {
-        events::publish_rejected(
+    match &tool.kind {
+        SlotKind::Tool(entry) => events::publish_rejected(
             server.client.server_config(),
             &server.name,
             &entry.meta,
@@ -757,7 +888,24 @@ fn refused(
             arguments,
             error.to_string(),
             start.elapsed(),
-        );
+        ),
+        SlotKind::Live(live) => events::publish_toolbox_call(
+            server.client.server_config(),
+            crate::events::ToolInvoked {
+                server: server.name.clone(),
+                tool: live.name.to_owned(),
+                model_name: Some(tool.model_name.clone()),
+                arguments,
+                outcome: crate::events::Outcome::Rejected {
+                    message: error.to_string(),
+                },
+                duration: start.elapsed(),
+                attempts: 0,
+                source: crate::events::CallSource::Toolbox,
+                unlocked: true,
+            },
+        ),
+        SlotKind::Template(_) => {}
     }
     ToolCall {
         name: tool.model_name.clone(),

@@ -53,9 +53,16 @@ fn validator(schema: &'static str) -> Option<&'static jsonschema::Validator> {
 /// The first violations of `schema` by `instance`, each as
 /// `"<JSON pointer>: <rule>"`; empty when valid (or not checkable).
 pub(crate) fn violations(schema: &'static str, instance: &Value) -> Vec<String> {
-    let Some(validator) = validator(schema) else {
-        return Vec::new();
-    };
+    match validator(schema) {
+        Some(validator) => violations_of(validator, instance),
+        None => Vec::new(),
+    }
+}
+
+/// [`violations`] of a compiled schema (an unlocked tool's, compiled when
+/// it was listed).
+#[inline]
+pub(crate) fn violations_of(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
     if deeper_than(instance, MAX_INSTANCE_DEPTH) {
         let at = too_deep_at(instance, MAX_INSTANCE_DEPTH);
         return vec![format!(

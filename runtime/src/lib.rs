@@ -56,6 +56,9 @@
 // (semver); the rest of `mcpbind-core` is its own business.
 
 // The config (`mcpbind.toml`, `.mcp.json`) and the lockfile.
+/// Why a config's text could not be read ([`Config::from_toml_str`],
+/// [`Config::from_json_str`]).
+pub use mcpbind_core::config::ParseError as ConfigParseError;
 pub use mcpbind_core::{
     find_lockfile, AuthConfig, Config, ConfigError, EntryKind, Lifecycle, LockError, LockedEntry,
     LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy, SandboxConfig,

@@ -11,6 +11,17 @@ Tools:
            `cancelled ID` when notifications/cancelled names it
   stall    execution.taskSupport "required": creates a task that never ends
            (`created TASK` on stderr); tasks/cancel writes `tasks/cancel TASK`
+  edit     {"uri": string, "text": string}: rewrites a note; when the client
+           subscribed to it, sends notifications/resources/updated first
+  change_prompt    changes `welcome`'s description, then sends
+                   notifications/prompts/list_changed
+  change_template  changes the `note` template's description, then sends
+                   notifications/resources/list_changed
+  meta     answers the request's `_meta` as JSON text
+
+Prompts: `welcome` {"who"}. Resources: `note://1` and `note://2` (text),
+the template `note` (`note://{id}`); resources/subscribe and unsubscribe
+write `subscribed URI` / `unsubscribed URI` on stderr.
 
 Everything it writes to stderr is flushed at once, so that a test reading the
 client's stderr tail sees it; with EVOLVING_LOG set, it is appended to that
@@ -50,10 +61,35 @@ OTHERS = [
         "inputSchema": {"type": "object"},
         "execution": {"taskSupport": "required"},
     },
+    {
+        "name": "edit",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"uri": {"type": "string"}, "text": {"type": "string"}},
+            "required": ["uri", "text"],
+        },
+        "annotations": {"idempotentHint": True, "destructiveHint": False},
+    },
+    {"name": "change_prompt", "inputSchema": {"type": "object"}},
+    {"name": "change_template", "inputSchema": {"type": "object"}},
+    {"name": "meta", "inputSchema": {"type": "object"}},
 ]
+WELCOME = {
+    "name": "welcome",
+    "description": "Welcomes someone.",
+    "arguments": [{"name": "who", "required": True}],
+}
+NOTE = {"name": "note", "uriTemplate": "note://{id}", "description": "A note."}
 NOW = "2026-11-26T00:00:00Z"
 
-state = {"greet": copy.deepcopy(GREET), "tasks": {}}
+state = {
+    "greet": copy.deepcopy(GREET),
+    "tasks": {},
+    "welcome": copy.deepcopy(WELCOME),
+    "note": copy.deepcopy(NOTE),
+    "notes": {"note://1": "first", "note://2": "second"},
+    "subscribed": set(),
+}
 
 
 def send(message):
@@ -108,6 +144,25 @@ def call(params, request_id):
     if name == "hang":
         say("hang " + json.dumps(request_id))
         return None
+    if name == "edit":
+        uri = arguments["uri"]
+        if uri not in state["notes"]:
+            raise ValueError("no note " + uri)
+        state["notes"][uri] = arguments["text"]
+        if uri in state["subscribed"]:
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                  "params": {"uri": uri}})
+        return text("edited " + uri)
+    if name == "change_prompt":
+        state["welcome"]["description"] = "Welcomes someone warmly."
+        send({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"})
+        return text("changed")
+    if name == "change_template":
+        state["note"]["description"] = "A note, changed."
+        send({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"})
+        return text("changed")
+    if name == "meta":
+        return text(json.dumps(params.get("_meta") or {}, sort_keys=True))
     if name == "stall":
         if "task" not in params:
             raise ValueError("stall requires task augmentation")
@@ -126,6 +181,8 @@ def answer(message):
             "protocolVersion": params.get("protocolVersion", "2025-11-25"),
             "capabilities": {
                 "tools": {"listChanged": True},
+                "prompts": {"listChanged": True},
+                "resources": {"subscribe": True, "listChanged": True},
                 "logging": {},
                 "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}},
             },
@@ -135,6 +192,31 @@ def answer(message):
         return {"tools": [state["greet"]] + OTHERS}
     if method == "tools/call":
         return call(params, message.get("id"))
+    if method == "prompts/list":
+        return {"prompts": [state["welcome"]]}
+    if method == "prompts/get":
+        who = (params.get("arguments") or {}).get("who", "")
+        return {"messages": [{"role": "user",
+                              "content": {"type": "text", "text": "Welcome, " + who}}]}
+    if method == "resources/templates/list":
+        return {"resourceTemplates": [state["note"]]}
+    if method == "resources/list":
+        return {"resources": [{"uri": uri, "name": uri, "mimeType": "text/plain"}
+                              for uri in sorted(state["notes"])]}
+    if method == "resources/read":
+        uri = params["uri"]
+        if uri not in state["notes"]:
+            raise ValueError("no note " + uri)
+        return {"contents": [{"uri": uri, "mimeType": "text/plain",
+                              "text": state["notes"][uri]}]}
+    if method == "resources/subscribe":
+        state["subscribed"].add(params["uri"])
+        say("subscribed " + params["uri"])
+        return {}
+    if method == "resources/unsubscribe":
+        state["subscribed"].discard(params["uri"])
+        say("unsubscribed " + params["uri"])
+        return {}
     if method == "tasks/get":
         task_id = params["taskId"]
         return task(task_id, state["tasks"][task_id])

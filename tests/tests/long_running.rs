@@ -509,3 +509,164 @@ fn a_signal_to_mcpbind_call_cancels_the_call() {
         );
     }
 }
+
+/// A subscribed resource's update reaches the bus; after unsubscribing,
+/// the server says nothing more of it (its next update notice is of the
+/// resource still subscribed, sent after).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscribed_resources_updates_reach_the_bus() {
+    let client = Client::connect_server("evolving", evolving("warn"))
+        .await
+        .unwrap();
+    let mut notices = mcpbind::subscribe_notices();
+    client.subscribe_resource("note://1").await.unwrap();
+    assert_eq!(client.subscribed_resources(), ["note://1"]);
+    let edit = |uri: &'static str, text: &'static str| {
+        let client = client.clone();
+        async move { call(&client, "edit", json!({"uri": uri, "text": text})).await }
+    };
+    edit("note://1", "one").await.unwrap();
+    let updated = |notice: &Notice| match notice {
+        Notice::ResourceUpdated { server, uri } if server == "evolving" => Some(uri.clone()),
+        _ => None,
+    };
+    assert_eq!(
+        next_notice(&mut notices, "resource update", updated).await,
+        "note://1"
+    );
+    client.unsubscribe_resource("note://1").await.unwrap();
+    assert!(client.subscribed_resources().is_empty());
+    client.subscribe_resource("note://2").await.unwrap();
+    edit("note://1", "unheard").await.unwrap();
+    edit("note://2", "two").await.unwrap();
+    assert_eq!(
+        next_notice(&mut notices, "resource update", updated).await,
+        "note://2"
+    );
+    let read = client.read_resource("note://1").await.unwrap();
+    assert!(format!("{read:?}").contains("unheard"));
+}
+
+/// A server that offers no subscriptions: refused before anything is sent,
+/// naming the server, the resource and why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribing_where_the_server_offers_none_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::from_toml_str(&util::stdio_config(dir.path())).unwrap();
+    let client = Client::connect(&config, "time").await.unwrap();
+    let err = client.subscribe_resource("time://now").await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server `time`: resource `time://now` can't be subscribed to: the server declares no `resources.subscribe` capability"
+    );
+}
+
+/// A locked entry, as generated code would hold it (digest of the
+/// definition as the server lists it).
+fn locked(definition: Value) -> (&'static str, &'static str) {
+    let entry = mcpbind::LockedEntry::new(definition.clone()).unwrap();
+    (
+        Box::leak(entry.sha256.into_boxed_str()),
+        Box::leak(definition.to_string().into_boxed_str()),
+    )
+}
+
+/// Prompts and resource templates are compared with the lock when their
+/// lists change, as tools are: under `refuse`, a changed prompt is not got
+/// and a changed template not read, and the drift names its list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_and_templates_that_change_while_connected_are_refused() {
+    let client = Client::connect_server("evolving", evolving("refuse"))
+        .await
+        .unwrap();
+    let (sha, definition) = locked(json!({
+        "name": "welcome",
+        "description": "Welcomes someone.",
+        "arguments": [{"name": "who", "required": true}],
+    }));
+    let welcome = mcpbind::PromptMeta::new(
+        "evolving",
+        "welcome",
+        None,
+        Some("Welcomes someone."),
+        &[],
+        sha,
+        definition,
+    );
+    let (sha, definition) = locked(json!({
+        "name": "note", "uriTemplate": "note://{id}", "description": "A note.",
+    }));
+    let note = mcpbind::ResourceTemplateMeta::new(
+        "evolving",
+        "note",
+        "note://{id}",
+        None,
+        Some("A note."),
+        None,
+        sha,
+        definition,
+    );
+    assert!(client
+        .check_prompt_pins(&[welcome])
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(client
+        .check_resource_template_pins(&[note])
+        .await
+        .unwrap()
+        .is_empty());
+    let who = |name: &str| {
+        let mut arguments = Map::new();
+        arguments.insert("who".into(), json!(name));
+        arguments
+    };
+    client.get_prompt_raw("welcome", who("Ada")).await.unwrap();
+    let one = [("id", mcpbind::UriValue::String("1".into()))];
+    client.read_template(&note, &one).await.unwrap();
+
+    let mut notices = mcpbind::subscribe_notices();
+    let drift = |notice: &Notice| match notice {
+        Notice::Drift {
+            server,
+            tools,
+            lines,
+            refused,
+            list,
+        } if server == "evolving" => Some((*list, tools.clone(), lines.clone(), *refused)),
+        _ => None,
+    };
+    call(&client, "change_prompt", json!({})).await.unwrap();
+    let (list, names, lines, refused) = next_notice(&mut notices, "prompt drift", drift).await;
+    assert_eq!(
+        (list, names, refused),
+        (mcpbind::ListKind::Prompts, vec!["welcome".to_owned()], true)
+    );
+    assert!(
+        lines[0].starts_with("prompt `welcome` changed"),
+        "{lines:?}"
+    );
+    let err = client
+        .get_prompt_raw("welcome", who("Ada"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Drift { .. }), "{err:?}");
+    // The template is not touched by a prompt's change.
+    client.read_template(&note, &one).await.unwrap();
+
+    call(&client, "change_template", json!({})).await.unwrap();
+    let (list, names, lines, _) = next_notice(&mut notices, "template drift", drift).await;
+    assert_eq!(
+        (list, names),
+        (mcpbind::ListKind::Resources, vec!["note".to_owned()])
+    );
+    assert!(
+        lines[0].starts_with("resource template `note` changed"),
+        "{lines:?}"
+    );
+    let err = client.read_template(&note, &one).await.unwrap_err();
+    assert!(
+        err.to_string().contains("resource template `note` changed"),
+        "{err}"
+    );
+}

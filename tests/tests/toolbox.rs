@@ -1189,3 +1189,274 @@ async fn rig_tools_dispatch_through_the_toolbox() {
         error.message()
     );
 }
+
+// ---------------------------------------------------------------------------
+// Unlocked (live) tools
+
+/// A server the toolbox adds from its live `tools/list` gives the model the
+/// same definitions as its locked bindings, but labelled unlocked
+/// everywhere; calls are checked against the listed schemas before they
+/// are sent, and their events say unlocked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unlocked_tools_join_when_asked_and_are_labelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path());
+    let mut locked = Toolbox::new();
+    locked
+        .add(demo::Client::connect(&config).await.unwrap())
+        .unwrap();
+    let mut live = Toolbox::new();
+    let client = mcpbind::Client::connect(&config, "demo").await.unwrap();
+    live.add_unlocked(client).await.unwrap();
+    assert!(live.warnings().is_empty(), "{:?}", live.warnings());
+
+    // The same tools, the same definitions: only the label differs.
+    assert_eq!(live.names(), locked.names());
+    let (mine, theirs) = (live.anthropic_tools(), locked.anthropic_tools());
+    assert_eq!(mine.tools, theirs.tools);
+    assert_eq!(mine.unlocked, live.names());
+    assert!(theirs.unlocked.is_empty());
+    // Strict schemas list `required` in property order, which the lockfile
+    // sorts and the live listing keeps as sent: compare what is strict.
+    let strict = live.openai_tools(OpenAiShape::Responses, true);
+    let strictness = |d: &mcpbind::Definitions| -> Vec<(Value, Value)> {
+        d.tools
+            .iter()
+            .map(|t| (t["name"].clone(), t["strict"].clone()))
+            .collect()
+    };
+    assert_eq!(
+        strictness(&strict),
+        strictness(&locked.openai_tools(OpenAiShape::Responses, true))
+    );
+    assert_eq!(strict.unlocked.len(), live.tool_count());
+    assert_eq!(
+        live.gemini_declarations().unlocked.len(),
+        live.gemini_declarations().tools.len()
+    );
+    let inventory = live.tools_by_server();
+    assert!(inventory[0].unlocked && inventory[0].tools.iter().all(|t| t.unlocked));
+    assert!(!locked.tools_by_server()[0].unlocked);
+    assert!(
+        live.render_markdown()
+            .contains("## demo (12 tools, unlocked: listed live, not reviewed)"),
+        "{}",
+        live.render_markdown()
+    );
+    assert!(live.tool_facts().iter().all(|t| t.unlocked));
+    assert!(locked.tool_facts().iter().all(|t| !t.unlocked));
+    let facts = live.tool_facts();
+    let delete = facts.iter().find(|t| t.tool == "delete_item").unwrap();
+    let locked_facts = locked.tool_facts();
+    let locked_delete = locked_facts
+        .iter()
+        .find(|t| t.tool == "delete_item")
+        .unwrap();
+    assert_eq!(
+        (delete.read_only, delete.destructive, delete.idempotent),
+        (
+            locked_delete.read_only,
+            locked_delete.destructive,
+            locked_delete.idempotent
+        )
+    );
+
+    let mut events = mcpbind::subscribe_events();
+    // A valid call, its structured output checked and returned.
+    let call = live.call("demo_add", r#"{"a": 2, "b": 40.0}"#).await;
+    assert_eq!(call.target, Some(("demo".to_owned(), "add")));
+    assert_eq!(call.attempts, 1);
+    assert_eq!(call.outcome.as_ref().unwrap().output, json!({"sum": 42}));
+    // Checked against the listed schema: never sent.
+    let call = live.call("demo_add", r#"{"a": "two"}"#).await;
+    assert_eq!(call.attempts, 0);
+    let Err(CallError::Arguments { problems }) = &call.outcome else {
+        panic!("{:?}", call.outcome)
+    };
+    assert!(
+        problems.iter().any(|p| p.starts_with("/a: ")),
+        "{problems:?}"
+    );
+    // A tool error is the model's to read, as for a locked tool.
+    let call = live
+        .call_value("demo_fail", json!({"message": "no such order"}))
+        .await;
+    assert_eq!(call.for_model().text, "no such order");
+    assert!(call.for_model().is_error);
+
+    let seen: Vec<_> = std::iter::from_fn(|| events.try_recv()).collect();
+    let summary: Vec<(&str, bool, u32, bool)> = seen
+        .iter()
+        .map(|e| (e.tool.as_str(), e.unlocked, e.attempts, e.outcome.is_ok()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("add", true, 1, true),
+            ("add", true, 0, false),
+            ("fail", true, 1, false)
+        ]
+    );
+    assert!(matches!(seen[1].outcome, Outcome::Rejected { .. }));
+    assert!(matches!(seen[2].outcome, Outcome::ToolError { .. }));
+
+    // A server already in the toolbox is kept once.
+    let again = mcpbind::Client::connect(&config, "demo").await.unwrap();
+    live.add_unlocked(again).await.unwrap();
+    assert_eq!(
+        live.warnings(),
+        ["server `demo` was added twice; the first one is kept"]
+    );
+    // And a merged toolbox keeps them unlocked.
+    let mut merged = Toolbox::new();
+    merged.merge(live).unwrap();
+    assert_eq!(merged.anthropic_tools().unlocked.len(), 12);
+}
+
+/// Server-everything, unlocked: a tool that requires a task runs as one,
+/// structured content is checked against the listed output schema, and the
+/// config's filters and prefix apply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unlocked_tools_of_server_everything_run_as_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = util::stdio_config(dir.path()).replace(
+        "[servers.everything]\n",
+        "[servers.everything]\ntool_prefix = \"ev\"\ndisabled_tools = [\"get-env\"]\n",
+    );
+    let config = Config::from_toml_str(&text).unwrap();
+    let client = mcpbind::Client::connect(&config, "everything")
+        .await
+        .unwrap();
+    let mut tools = Toolbox::new();
+    tools.add_unlocked(client).await.unwrap();
+    let names = tools.names();
+    assert!(
+        names.contains(&"ev_get-structured-content"),
+        "{names:?} {:?} {:?}",
+        tools.warnings(),
+        tools.held_back()
+    );
+    assert!(!names.iter().any(|n| n.contains("get-env")), "{names:?}");
+
+    let call = tools
+        .call_value("ev_get-structured-content", json!({"location": "Chicago"}))
+        .await;
+    let result = call.outcome.as_ref().unwrap();
+    assert!(result.output.get("temperature").is_some(), "{result:?}");
+    assert_eq!(result.structured_content.as_ref(), Some(&result.output));
+
+    // `execution.taskSupport: "required"`: a plain call would be refused.
+    let call = tools
+        .call_value(
+            "ev_simulate-research-query",
+            json!({"topic": "rust", "ambiguous": false}),
+        )
+        .await;
+    assert!(call.outcome.is_ok(), "{:?}", call.outcome);
+    assert!(!call.for_model().text.is_empty());
+}
+
+/// When an unlocked server says its tools changed, its tools are held back
+/// (their definitions may be stale) until the toolbox lists them again; the
+/// new schema is then the one calls are checked against.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unlocked_tools_that_change_are_held_back_until_listed_again() {
+    let script = util::servers_dir().join("evolving.py");
+    let toml = format!(
+        "[servers.evolving]\ncommand = \"python3\"\nargs = [{:?}]\ntimeout = 60\n",
+        script.display().to_string()
+    );
+    let config = Config::from_toml_str(&toml).unwrap();
+    let client = mcpbind::Client::connect(&config, "evolving").await.unwrap();
+    let mut tools = Toolbox::new();
+    tools.add_unlocked(client).await.unwrap();
+    let call = tools.call_value("evolving_greet", json!({"name": 7})).await;
+    assert_eq!(call.attempts, 0, "the listed schema wants a string");
+
+    let mut notices = mcpbind::subscribe_notices();
+    let change = tools.call("evolving_change", "{}").await;
+    assert!(change.outcome.is_ok(), "{:?}", change.outcome);
+    loop {
+        let notice = tokio::time::timeout(std::time::Duration::from_secs(30), notices.recv())
+            .await
+            .expect("a list_changed notice")
+            .unwrap();
+        if matches!(&*notice, mcpbind::Notice::ListChanged { server, list: mcpbind::ListKind::Tools } if server == "evolving")
+        {
+            break;
+        }
+    }
+    // A call lists the tools again if the background listing is not back.
+    let call = tools.call_value("evolving_greet", json!({"name": 7})).await;
+    assert!(
+        matches!(&call.outcome, Err(CallError::Stale { server, .. }) if server == "evolving"),
+        "{:?}",
+        call.outcome
+    );
+    assert_eq!(
+        call.for_model().text,
+        "tool `evolving_greet` is held back: the tools of server `evolving` changed since they were listed"
+    );
+
+    // Only the changed tool is held back.
+    assert_eq!(tools.held_back(), ["evolving_greet"]);
+    assert!(tools.names().contains(&"evolving_restore"));
+    assert!(
+        !definition_names(&tools.anthropic_tools().tools).contains(&"evolving_greet".to_owned())
+    );
+    tools.refresh_unlocked("evolving").await.unwrap();
+    assert!(tools.held_back().is_empty());
+    let call = tools.call_value("evolving_greet", json!({"name": 7})).await;
+    assert_eq!(call.for_model().text, "hello 7");
+    let call = tools
+        .call_value("evolving_greet", json!({"name": "Ada"}))
+        .await;
+    assert_eq!(call.attempts, 0, "the new schema wants an integer");
+    let err = tools.refresh_unlocked("nobody").await.unwrap_err();
+    assert_eq!(err.to_string(), "the toolbox has no server `nobody`");
+}
+
+/// A toolbox subscribes to the resources it renders as context; an update
+/// arrives as a notice, and the context rendered again has it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribed_context_hears_its_updates() {
+    let script = util::servers_dir().join("evolving.py");
+    let toml = format!(
+        "[servers.evolving]\ncommand = \"python3\"\nargs = [{:?}]\ntimeout = 60\n",
+        script.display().to_string()
+    );
+    let config = Config::from_toml_str(&toml).unwrap();
+    let client = mcpbind::Client::connect(&config, "evolving").await.unwrap();
+    let mut tools = Toolbox::new();
+    tools.add_unlocked(client).await.unwrap();
+    let before = tools.resource_context(&["evolving"], 4096).await.unwrap();
+    assert!(before.contains("first"), "{before}");
+    let mut notices = mcpbind::subscribe_notices();
+    assert_eq!(tools.subscribe_context(&["evolving"]).await.unwrap(), 2);
+    let call = tools
+        .call_value(
+            "evolving_edit",
+            json!({"uri": "note://1", "text": "rewritten"}),
+        )
+        .await;
+    assert!(call.outcome.is_ok(), "{:?}", call.outcome);
+    let uri = loop {
+        let notice = tokio::time::timeout(std::time::Duration::from_secs(30), notices.recv())
+            .await
+            .expect("a resource update")
+            .unwrap();
+        if let mcpbind::Notice::ResourceUpdated { server, uri } = &*notice {
+            if server == "evolving" {
+                break uri.clone();
+            }
+        }
+    };
+    assert_eq!(uri, "note://1");
+    let after = tools.resource_context(&["evolving"], 4096).await.unwrap();
+    assert!(after.contains("rewritten"), "{after}");
+    let err = tools
+        .subscribe_resource("nobody", "note://1")
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "the toolbox has no server `nobody`");
+}

@@ -1,32 +1,86 @@
-//! Tools that change while connected: on the server's
-//! `notifications/tools/list_changed`, the tools a client was generated for
-//! are listed again and compared with the lock under its `pin_policy`, as
-//! at connect: `warn` reports the drift (a [`Notice::Drift`], a tracing
-//! warning), `refuse` stops calling the changed tools ([`Error::Drift`])
-//! until they match again, `ignore` does nothing.
+//! Lists that change while connected: on the server's
+//! `notifications/tools/list_changed` (`prompts/…`, `resources/…`), the
+//! entries a client was pinned to are listed again and compared with the
+//! lock under its `pin_policy`, as at connect: `warn` reports the drift (a
+//! [`Notice::Drift`], a tracing warning), `refuse` stops using the changed
+//! entries ([`Error::Drift`]) until they match again, `ignore` does nothing.
+//!
+//! Tools are pinned by [`Client::check_pins`] (a generated client's
+//! `connect` calls it), prompts by [`Client::check_prompt_pins`] and
+//! resource templates by [`Client::check_resource_template_pins`]. The
+//! lockfile locks no concrete resources (they are data), so a
+//! `resources/list_changed` is compared for the resource templates.
 
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, Weak};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use super::{Client, Shared};
 use crate::config::{PinPolicy, ServerConfig};
+use crate::diff::ServerDiff;
 use crate::error::{Error, Result};
+use crate::lock::{EntryKind, LockedEntry};
 use crate::notices::{ListKind, Notice};
+use crate::prompt::{PromptMeta, ResourceTemplateMeta};
 use crate::tool::ToolMeta;
 
-/// Tools whose calls are refused: their definitions changed on the server
+/// Entries whose use is refused: their definitions changed on the server
 /// while connected, under `pin_policy = "refuse"`.
 #[derive(Default)]
 pub(super) struct Refused {
-    /// Each tool with what changed.
-    tools: std::sync::RwLock<Vec<(String, String)>>,
-    /// `tools` is not empty: a call sees it without a lock.
-    any: std::sync::atomic::AtomicBool,
+    /// Each entry with its list and what changed.
+    entries: RwLock<Vec<(ListKind, String, String)>>,
+    /// `entries` is not empty: a call sees it without a lock.
+    any: AtomicBool,
+}
+
+/// The prompts and resource templates given to
+/// [`Client::check_prompt_pins`] and
+/// [`Client::check_resource_template_pins`], as locked.
+#[derive(Default)]
+pub(super) struct EntryPins {
+    prompts: Mutex<Option<Vec<LockedEntry>>>,
+    templates: Mutex<Option<Vec<LockedEntry>>>,
+}
+
+/// The latest live listing of the server's tools, for a toolbox holding
+/// them unlocked: listed again on each change, so that a changed tool is
+/// held back and an unchanged one is not.
+#[derive(Default)]
+pub(super) struct LiveListing {
+    /// A toolbox holds unlocked tools of this client.
+    watched: AtomicBool,
+    /// The change count read before the listing began, and each listed
+    /// tool's digest by name.
+    latest: Mutex<Option<LiveTools>>,
+}
+
+/// One live listing of the tools: the change count read before it began,
+/// and each tool's digest by name.
+pub(crate) type LiveTools = (u64, Arc<HashMap<String, String>>);
+
+impl EntryPins {
+    fn of(&self, kind: EntryKind) -> Option<&Mutex<Option<Vec<LockedEntry>>>> {
+        match kind {
+            EntryKind::Prompt => Some(&self.prompts),
+            EntryKind::ResourceTemplate => Some(&self.templates),
+            _ => None,
+        }
+    }
+}
+
+/// The list a kind of entry is in.
+fn list_of(kind: EntryKind) -> ListKind {
+    match kind {
+        EntryKind::Prompt => ListKind::Prompts,
+        EntryKind::ResourceTemplate => ListKind::Resources,
+        _ => ListKind::Tools,
+    }
 }
 
 impl Client {
-    /// Lists the tools again when the server says they changed (set up
-    /// once per client; the handler holds only a weak reference to it).
+    /// Follows the server's list changes (set up once per client; the
+    /// handler holds only a weak reference to it).
     pub(super) fn follow_list_changes(
         name: &str,
         config: &Arc<ServerConfig>,
@@ -36,7 +90,8 @@ impl Client {
         let (name, config) = (name.to_owned(), Arc::clone(config));
         shared.handler.notices.on_list_changed(move |list| {
             let Some(shared) = weak.upgrade() else { return };
-            if list != ListKind::Tools || config.pin_policy == PinPolicy::Ignore {
+            let live = list == ListKind::Tools && shared.live.watched.load(Ordering::Acquire);
+            if config.pin_policy == PinPolicy::Ignore && !live {
                 return;
             }
             let client = Client {
@@ -47,9 +102,74 @@ impl Client {
             };
             // On the connection's task: the listing is sent from another.
             if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                runtime.spawn(async move { client.tools_changed().await });
+                runtime.spawn(async move {
+                    if live {
+                        if let Err(error) = client.list_live_tools().await {
+                            tracing::warn!(server = %client.name, %error, "the server's tools changed, and listing them again failed");
+                        }
+                    }
+                    if client.config.pin_policy == PinPolicy::Ignore {
+                        return;
+                    }
+                    match list {
+                        ListKind::Tools => client.tools_changed().await,
+                        ListKind::Prompts => client.entries_changed(EntryKind::Prompt).await,
+                        ListKind::Resources => {
+                            client.entries_changed(EntryKind::ResourceTemplate).await
+                        }
+                    }
+                });
             }
         });
+    }
+
+    /// How many times the server said its `list` changed on this client's
+    /// connections so far (what was listed before the count moved may be
+    /// stale).
+    pub(crate) fn list_changes(&self, list: ListKind) -> u64 {
+        self.shared.handler.notices.changes(list)
+    }
+
+    /// Lists the tools again for the toolbox's unlocked ones, from now on
+    /// after each change too.
+    pub(crate) async fn list_live_tools(&self) -> Result<LiveTools> {
+        let at = self.list_changes(ListKind::Tools);
+        let listed = self.list_tools_raw().await?;
+        Ok(self.note_live_tools(at, &listed))
+    }
+
+    /// Keeps a live listing of the tools (`at`: the change count read
+    /// before it began) as the latest, unless a later one is kept already;
+    /// they are listed again after each change from now on.
+    pub(crate) fn note_live_tools(&self, at: u64, listed: &[serde_json::Value]) -> LiveTools {
+        self.shared.live.watched.store(true, Ordering::Release);
+        let digests: HashMap<String, String> = listed
+            .iter()
+            .filter_map(|t| LockedEntry::new(t.clone()))
+            .map(|e| (e.name, e.sha256))
+            .collect();
+        let listing = (at, Arc::new(digests));
+        let mut latest = self
+            .shared
+            .live
+            .latest
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if latest.as_ref().is_none_or(|(before, _)| *before <= at) {
+            *latest = Some(listing.clone());
+        }
+        listing
+    }
+
+    /// The latest live listing of the tools, if any.
+    pub(crate) fn latest_live_tools(&self) -> Option<LiveTools> {
+        let latest = self
+            .shared
+            .live
+            .latest
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        latest.clone()
     }
 
     /// Whether calls to `tool` are refused now: it changed on the server
@@ -60,18 +180,97 @@ impl Client {
 
     /// Fails with [`Error::Drift`] for a tool whose calls are refused.
     pub(super) fn refuse_drifted(&self, tool: &str) -> Result<()> {
+        self.refuse_drifted_in(ListKind::Tools, tool)
+    }
+
+    /// Fails with [`Error::Drift`] for an entry of `list` (a tool, a
+    /// prompt, a resource template) whose use is refused.
+    pub(crate) fn refuse_drifted_in(&self, list: ListKind, name: &str) -> Result<()> {
         let refused = &self.shared.refused;
         if !refused.any.load(Ordering::Acquire) {
             return Ok(());
         }
-        let tools = refused.tools.read().unwrap_or_else(|e| e.into_inner());
-        match tools.iter().find(|(name, _)| name == tool) {
-            Some((_, line)) => Err(Error::Drift {
+        let entries = refused.entries.read().unwrap_or_else(|e| e.into_inner());
+        match entries.iter().find(|(l, n, _)| *l == list && n == name) {
+            Some((_, _, line)) => Err(Error::Drift {
                 server: self.name.clone(),
                 drift: vec![line.clone()],
             }),
             None => Ok(()),
         }
+    }
+
+    /// Compares the live server's prompts with the locked `prompts` (a
+    /// generated module's `PROMPTS`) under the server's [`PinPolicy`], as
+    /// [`Client::check_pins`] does for tools, and compares them again each
+    /// time the server says its prompts changed. Returns what drifted, one
+    /// line per prompt; under `refuse`, a changed prompt is an
+    /// [`Error::Drift`] here, and getting it one later.
+    pub async fn check_prompt_pins(&self, prompts: &[PromptMeta]) -> Result<Vec<String>> {
+        let locked = prompts
+            .iter()
+            .map(|p| locked_entry(p.name, p.sha256, p.definition))
+            .collect();
+        self.check_entry_pins(EntryKind::Prompt, locked).await
+    }
+
+    /// [`Client::check_prompt_pins`] for resource templates (a generated
+    /// module's `RESOURCE_TEMPLATES`), compared again each time the server
+    /// says its resources changed; under `refuse`, a changed template is
+    /// not read.
+    pub async fn check_resource_template_pins(
+        &self,
+        templates: &[ResourceTemplateMeta],
+    ) -> Result<Vec<String>> {
+        let locked = templates
+            .iter()
+            .map(|t| locked_entry(t.name, t.sha256, t.definition))
+            .collect();
+        self.check_entry_pins(EntryKind::ResourceTemplate, locked)
+            .await
+    }
+
+    async fn check_entry_pins(
+        &self,
+        kind: EntryKind,
+        locked: Vec<LockedEntry>,
+    ) -> Result<Vec<String>> {
+        if let Some(pins) = self.shared.entry_pins.of(kind) {
+            *pins.lock().unwrap_or_else(|e| e.into_inner()) = Some(locked.clone());
+        }
+        if self.config.pin_policy == PinPolicy::Ignore || locked.is_empty() {
+            return Ok(Vec::new());
+        }
+        let diff = self.entry_diff(kind, &locked).await?;
+        let drift = drift_lines(kind, &diff);
+        match self.config.pin_policy {
+            PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
+                server: self.name.clone(),
+                drift,
+            }),
+            _ => {
+                for line in &drift {
+                    tracing::warn!(server = %self.name, "changed since it was locked: {line}; review with `mcpbind diff {}`", self.name);
+                }
+                Ok(drift)
+            }
+        }
+    }
+
+    /// How the live server's prompts or resource templates differ from the
+    /// locked ones: the drift detector of `mcpbind check`, on the entries
+    /// of those names.
+    async fn entry_diff(&self, kind: EntryKind, locked: &[LockedEntry]) -> Result<ServerDiff> {
+        let (listed, _) = match kind {
+            EntryKind::Prompt => self.list_prompts_checked().await?,
+            _ => self.list_resource_templates_checked().await?,
+        };
+        let live: Vec<LockedEntry> = listed
+            .into_iter()
+            .filter_map(LockedEntry::new)
+            .filter(|e| locked.iter().any(|l| l.name == e.name))
+            .collect();
+        Ok(ServerDiff::tools(locked, &live))
     }
 
     /// The server's tools changed: compares the pinned ones with the lock
@@ -81,26 +280,57 @@ impl Client {
             // Nothing was locked to compare with (an untyped client).
             return;
         };
-        let diff = match self.pin_diff(&pinned).await {
-            Ok(diff) => diff,
+        match self.pin_diff(&pinned).await {
+            Ok(diff) => self.apply_drift(EntryKind::Tool, &diff),
             Err(error) => {
                 tracing::warn!(server = %self.name, %error, "the server's tools changed, and listing them again failed");
-                return;
             }
+        }
+    }
+
+    /// The server's prompts (resources) changed: compares the pinned
+    /// prompts (resource templates) with the lock again.
+    async fn entries_changed(&self, kind: EntryKind) {
+        let locked = self
+            .shared
+            .entry_pins
+            .of(kind)
+            .and_then(|pins| pins.lock().unwrap_or_else(|e| e.into_inner()).clone());
+        let Some(locked) = locked.filter(|l| !l.is_empty()) else {
+            return;
         };
-        let tools: Vec<String> = (diff.changed.iter().map(|t| t.name.clone()))
+        match self.entry_diff(kind, &locked).await {
+            Ok(diff) => self.apply_drift(kind, &diff),
+            Err(error) => {
+                tracing::warn!(server = %self.name, %error, "the server's {}s changed, and listing them again failed", kind.noun());
+            }
+        }
+    }
+
+    /// Applies the policy to what drifted in one list: under `refuse`, the
+    /// changed entries are refused (and the others no longer are); any
+    /// drift is published and warned about.
+    fn apply_drift(&self, kind: EntryKind, diff: &ServerDiff) {
+        let list = list_of(kind);
+        let names: Vec<String> = (diff.changed.iter().map(|t| t.name.clone()))
             .chain(diff.removed.iter().cloned())
             .collect();
-        let lines = diff.drift_lines();
+        let lines = drift_lines(kind, diff);
         let refuse = self.config.pin_policy == PinPolicy::Refuse;
         if refuse {
             let refused = &self.shared.refused;
-            let mut held = refused.tools.write().unwrap_or_else(|e| e.into_inner());
-            *held = tools.iter().cloned().zip(lines.iter().cloned()).collect();
+            let mut held = refused.entries.write().unwrap_or_else(|e| e.into_inner());
+            held.retain(|(l, _, _)| *l != list);
+            held.extend(
+                names
+                    .iter()
+                    .zip(&lines)
+                    .map(|(name, line)| (list, name.clone(), line.clone())),
+            );
             refused.any.store(!held.is_empty(), Ordering::Release);
         }
-        if tools.is_empty() {
-            tracing::info!(server = %self.name, "the server's tools changed; the locked ones still match");
+        if names.is_empty() {
+            tracing::info!(server = %self.name, "the server's {}s changed; the locked ones still match", kind.noun());
             return;
         }
         for line in &lines {
@@ -108,9 +338,10 @@ impl Client {
         }
         self.shared.handler.notices.publish(|| Notice::Drift {
             server: self.name.clone(),
-            tools,
+            tools: names,
             lines,
             refused: refuse,
+            list,
         });
     }
 
@@ -118,5 +349,66 @@ impl Client {
     fn pinned(&self) -> Option<Vec<ToolMeta>> {
         let pins = self.shared.pins.lock().ok()?;
         pins.as_ref().map(|p| p.tools.clone())
+    }
+}
+
+/// A locked prompt or template as the diff takes it.
+fn locked_entry(name: &str, sha256: &str, definition: &str) -> LockedEntry {
+    LockedEntry {
+        name: name.to_owned(),
+        sha256: sha256.to_owned(),
+        definition: crate::lock::parse_definition(definition),
+    }
+}
+
+/// One line per changed or removed entry, changed ones first (the order of
+/// the names in [`Client::apply_drift`]), then the new ones: for tools,
+/// [`ServerDiff::drift_lines`]; for prompts and templates, the same lines
+/// naming their kind.
+fn drift_lines(kind: EntryKind, diff: &ServerDiff) -> Vec<String> {
+    if kind == EntryKind::Tool {
+        return diff.drift_lines();
+    }
+    let noun = kind.noun();
+    let short = |sha: &str| sha.chars().take(12).collect::<String>();
+    let mut lines: Vec<String> = diff
+        .changed
+        .iter()
+        .map(|e| {
+            format!(
+                "{noun} `{}` changed (sha256 {} locked, {} live)",
+                e.name,
+                short(&e.old_sha256),
+                short(&e.new_sha256)
+            )
+        })
+        .collect();
+    lines.extend(diff.removed.iter().map(|n| format!("{noun} `{n}` is gone")));
+    lines.extend(diff.added.iter().map(|n| format!("{noun} `{n}` is new")));
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_drift_lines_name_their_kind() {
+        let entry = |description: &str| {
+            LockedEntry::new(serde_json::json!({"name": "p", "description": description})).unwrap()
+        };
+        let gone = LockedEntry::new(serde_json::json!({"name": "q"})).unwrap();
+        let diff = ServerDiff::tools(&[entry("a"), gone], &[entry("b")]);
+        let lines = drift_lines(EntryKind::Prompt, &diff);
+        assert_eq!(lines.len(), 2);
+        assert!(
+            lines[0].starts_with("prompt `p` changed (sha256 "),
+            "{lines:?}"
+        );
+        assert_eq!(lines[1], "prompt `q` is gone");
+        assert_eq!(
+            drift_lines(EntryKind::ResourceTemplate, &diff)[1],
+            "resource template `q` is gone"
+        );
     }
 }

@@ -59,6 +59,7 @@ pub fn value_depth(value: &Value) -> usize {
 /// limit`), without allocating: the walk goes no deeper than `limit`, so
 /// any value is safe to check with a limit the stack can take (the
 /// validator's 128).
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub(crate) fn deeper_than(value: &Value, limit: usize) -> bool {
     match value {
         Value::Object(map) => limit == 0 || map.values().any(|v| deeper_than(v, limit - 1)),

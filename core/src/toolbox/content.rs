@@ -179,6 +179,20 @@ pub struct ContentNote {
     pub placement: Placement,
 }
 
+impl ContentNote {
+    /// Content of a kind mcpbind does not know (a content block, or a
+    /// resource's contents), left out.
+    fn unknown() -> ContentNote {
+        ContentNote {
+            kind: ContentKind::Unknown,
+            mime_type: None,
+            bytes: None,
+            uri: None,
+            placement: Placement::LeftOut,
+        }
+    }
+}
+
 /// A tool result in one provider's shape.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -252,13 +266,7 @@ pub(crate) fn pieces<'a>(
                 out.push(Piece::Text(link_text(link)));
             }
             _ => {
-                notes.push(ContentNote {
-                    kind: ContentKind::Unknown,
-                    mime_type: None,
-                    bytes: None,
-                    uri: None,
-                    placement: Placement::LeftOut,
-                });
+                notes.push(ContentNote::unknown());
                 out.push(Piece::Text(
                     "[a content block of a kind mcpbind does not know was left out]".into(),
                 ));
@@ -422,13 +430,7 @@ fn resource(
             )
         }
         _ => {
-            notes.push(ContentNote {
-                kind: ContentKind::Unknown,
-                mime_type: None,
-                bytes: None,
-                uri: None,
-                placement: Placement::LeftOut,
-            });
+            notes.push(ContentNote::unknown());
             "[resource contents of a kind mcpbind does not know were left out]".into()
         }
     }

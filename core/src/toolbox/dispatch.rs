@@ -78,6 +78,18 @@ pub enum CallError {
         /// One line per problem: `"<JSON pointer>: <what was expected and given>"`.
         problems: Vec<String>,
     },
+    /// An unlocked tool whose server said its tools changed since they
+    /// were listed: its definition may be stale, so it is not called
+    /// until [`Toolbox::refresh_unlocked`](super::Toolbox::refresh_unlocked).
+    #[error(
+        "tool `{name}` is held back: the tools of server `{server}` changed since they were listed"
+    )]
+    Stale {
+        /// The name the model used.
+        name: String,
+        /// Its server.
+        server: String,
+    },
     /// An [`Approval`](super::Approval) refused the call; it was not sent.
     #[error("the call was refused: {reason}")]
     Refused {

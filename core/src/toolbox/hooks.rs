@@ -62,6 +62,11 @@ pub struct CallRequest {
     pub idempotent: bool,
     /// `annotations.openWorldHint` (MCP default `true`).
     pub open_world: bool,
+    /// The tool is unlocked: listed live, not in `mcpbind.lock`
+    /// ([`Toolbox::add_unlocked`](crate::Toolbox::add_unlocked)); its
+    /// annotations are the server's word at run time, which nobody
+    /// reviewed.
+    pub unlocked: bool,
 }
 
 /// What an [`Approval`] decides.

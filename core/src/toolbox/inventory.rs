@@ -13,6 +13,9 @@ pub struct ServerInventory {
     pub server: String,
     /// Whether the whole server is held back.
     pub held_back: bool,
+    /// Whether its tools are unlocked: listed live, not in `mcpbind.lock`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unlocked: bool,
     /// Its tools the model can call now, in lockfile order.
     pub tools: Vec<ToolInventory>,
     /// Its tools held back (model-facing names), in lockfile order.
@@ -29,6 +32,9 @@ pub struct ToolInventory {
     pub tool: String,
     /// The first line of its description (empty when it has none).
     pub summary: String,
+    /// Whether it is unlocked: listed live, not in `mcpbind.lock`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unlocked: bool,
 }
 
 /// The first line (or sentence) of a description, for a one-line listing.
@@ -54,6 +60,11 @@ pub(crate) fn render_markdown(servers: &[ServerInventory]) -> String {
     let mut out = String::from("# Tools\n");
     for server in servers {
         let count = server.tools.len();
+        let unlocked = if server.unlocked {
+            ", unlocked: listed live, not reviewed"
+        } else {
+            ""
+        };
         if server.held_back {
             let _ = write!(
                 out,
@@ -66,7 +77,7 @@ pub(crate) fn render_markdown(servers: &[ServerInventory]) -> String {
         }
         let _ = write!(
             out,
-            "\n## {} ({count} tool{})\n\n",
+            "\n## {} ({count} tool{}{unlocked})\n\n",
             server.server,
             plural(count)
         );

@@ -81,6 +81,12 @@ pub struct Definitions {
     /// ([`Toolbox::hold_back_where`](crate::Toolbox::hold_back_where),
     /// [`Toolbox::hold_back_server`](crate::Toolbox::hold_back_server)).
     pub exceeded: Vec<LimitExceeded>,
+    /// The model-facing names of the unlocked tools among
+    /// [`tools`](Self::tools): listed live, not in `mcpbind.lock`
+    /// ([`Toolbox::add_unlocked`](crate::Toolbox::add_unlocked)), so their
+    /// definitions are the server's word at run time.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unlocked: Vec<String>,
 }
 
 /// A per-request limit of a provider.

@@ -2,6 +2,11 @@
 //! each read (`resources/read`) and rendered into text for a system prompt,
 //! within a size budget. What doesn't fit is named, not dropped: the
 //! rendering ends with the resources left out.
+//!
+//! A rendering is a snapshot: [`Toolbox::subscribe_context`] subscribes to
+//! the resources it renders, so that a host hears
+//! ([`Notice::ResourceUpdated`](crate::Notice::ResourceUpdated)) when to
+//! render it again.
 
 use std::fmt::Write as _;
 
@@ -92,6 +97,86 @@ impl Toolbox {
             );
         }
         Ok(out)
+    }
+}
+
+impl Toolbox {
+    /// Subscribes to one resource of `server` (`resources/subscribe`): each
+    /// update reaches the bus ([`subscribe_notices`](crate::notices::subscribe))
+    /// as a [`Notice::ResourceUpdated`](crate::Notice::ResourceUpdated).
+    ///
+    /// # Errors
+    ///
+    /// The server is not in the toolbox, or subscribing failed (the server
+    /// offers no subscriptions, …).
+    pub async fn subscribe_resource(&self, server: &str, uri: &str) -> Result<(), ToolboxError> {
+        let slot = self.server_slot(server)?;
+        slot.client
+            .subscribe_resource(uri)
+            .await
+            .map_err(|e| ToolboxError::Subscribe {
+                server: server.to_owned(),
+                uri: uri.to_owned(),
+                source: Box::new(e),
+            })
+    }
+
+    /// Subscribes to every concrete resource of `servers` (what
+    /// [`resource_context`](Self::resource_context) renders), so that a
+    /// host hears when to render it again:
+    ///
+    /// ```no_run
+    /// # async fn run(tools: &mcpbind_core::Toolbox) -> Result<(), mcpbind_core::ToolboxError> {
+    /// let mut notices = mcpbind_core::notices::subscribe();
+    /// tools.subscribe_context(&["everything"]).await?;
+    /// let mut context = tools.resource_context(&["everything"], 16 * 1024).await?;
+    /// while let Some(notice) = notices.recv().await {
+    ///     if let mcpbind_core::Notice::ResourceUpdated { server, .. } = &*notice {
+    ///         if server == "everything" {
+    ///             context = tools.resource_context(&["everything"], 16 * 1024).await?;
+    ///         }
+    ///     }
+    /// }
+    /// # let _ = context;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// Returns how many resources were subscribed to.
+    ///
+    /// # Errors
+    ///
+    /// A server is not in the toolbox, or listing or subscribing failed
+    /// (naming the server, and the resource when subscribing failed).
+    pub async fn subscribe_context(&self, servers: &[&str]) -> Result<usize, ToolboxError> {
+        let mut count = 0;
+        for name in servers {
+            let server = self.server_slot(name)?;
+            let listed =
+                server
+                    .client
+                    .list_resources()
+                    .await
+                    .map_err(|e| ToolboxError::Resource {
+                        server: server.name.clone(),
+                        uri: None,
+                        source: Box::new(e),
+                    })?;
+            for resource in listed {
+                self.subscribe_resource(name, &resource.uri).await?;
+                count += 1;
+            }
+        }
+        Ok(count)
+    }
+
+    fn server_slot(&self, server: &str) -> Result<&super::ServerSlot, ToolboxError> {
+        self.servers
+            .iter()
+            .find(|s| s.name == server)
+            .ok_or_else(|| ToolboxError::UnknownServer {
+                server: server.to_owned(),
+            })
     }
 }
 

@@ -26,6 +26,10 @@ pub struct ToolFacts<'a> {
     pub open_world: bool,
     /// Whether it is a resource template's read tool.
     pub is_template: bool,
+    /// Whether it is unlocked: listed live, not in `mcpbind.lock`
+    /// ([`Toolbox::add_unlocked`]); its annotations are the server's word
+    /// at run time.
+    pub unlocked: bool,
 }
 
 pub(super) fn facts<'a>(server: &'a str, tool: &'a ToolSlot) -> ToolFacts<'a> {
@@ -40,6 +44,7 @@ pub(super) fn facts<'a>(server: &'a str, tool: &'a ToolSlot) -> ToolFacts<'a> {
             idempotent: entry.meta.idempotent,
             open_world: entry.meta.open_world,
             is_template: false,
+            unlocked: false,
         },
         SlotKind::Template(template) => ToolFacts {
             name: &tool.model_name,
@@ -50,6 +55,18 @@ pub(super) fn facts<'a>(server: &'a str, tool: &'a ToolSlot) -> ToolFacts<'a> {
             idempotent: true,
             open_world: false,
             is_template: true,
+            unlocked: false,
+        },
+        SlotKind::Live(live) => ToolFacts {
+            name: &tool.model_name,
+            server,
+            tool: live.name,
+            read_only: live.read_only,
+            destructive: live.destructive && !live.read_only,
+            idempotent: live.idempotent,
+            open_world: live.open_world,
+            is_template: false,
+            unlocked: true,
         },
     }
 }

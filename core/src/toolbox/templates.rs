@@ -263,6 +263,9 @@ impl TemplateTool {
             .iter()
             .map(|(name, value)| (name.as_str(), value.clone()))
             .collect();
+        client
+            .refuse_drifted_in(crate::notices::ListKind::Resources, self.meta.name)
+            .map_err(CallError::Call)?;
         let uri = self.template.expand_with(&values);
         let result = client.read_resource(&uri).await.map_err(CallError::Call)?;
         Ok(ToolResult {

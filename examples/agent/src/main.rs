@@ -5,7 +5,9 @@
 //! one turn, sends a bad argument, recovers from the error text, reads an
 //! image (shown as each provider takes it back: OpenAI Chat Completions,
 //! OpenAI Responses, Anthropic, Gemini), tries a destructive call that the
-//! host's approval hook refuses, and answers. The run prints the
+//! host's approval hook refuses, uses a server chosen at run time that the
+//! lockfile doesn't hold (its live tools, labelled unlocked: the approval
+//! lets only its read-only ones run), and answers. The run prints the
 //! transcript.
 //!
 //! ```text
@@ -94,14 +96,24 @@ impl ScriptedModel {
                     arguments: json!({"id": "notes"}),
                 },
             ]),
+            5 => Turn::Calls(vec![
+                Call {
+                    name: "scratch_echo",
+                    arguments: json!({"message": "unlocked", "repeat": 2}),
+                },
+                Call {
+                    name: "scratch_set_mode",
+                    arguments: json!({"mode": "fast-mode"}),
+                },
+            ]),
             _ => Turn::Answer(format!(
-                "Done: the sum is in {notes}, I have the weather in Lisbon and I saw the chart; deleting needs your approval."
+                "Done: the sum is in {notes}, I have the weather in Lisbon and I saw the chart; deleting needs your approval, and the scratch server's mode stays as it is."
             )),
         }
     }
 }
 
-fn config(workdir: &str) -> Result<Config, String> {
+fn config(workdir: &str) -> Result<Config, mcpbind::ConfigParseError> {
     let demo = match std::env::var("MCPBIND_DEMO_SERVER") {
         Ok(path) => format!("command = {path:?}"),
         Err(_) => {
@@ -115,8 +127,11 @@ fn config(workdir: &str) -> Result<Config, String> {
             "command = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem@2026.8.31\", {workdir:?}]"
         ),
     };
+    // `scratch` is not in mcpbind.lock: a server the user picked at run
+    // time (here, another demo server), offered two of its tools.
     Config::from_toml_str(&format!(
-        "[servers.demo]\n{demo}\n\n[servers.filesystem]\n{filesystem}\n"
+        "[servers.demo]\n{demo}\n\n[servers.filesystem]\n{filesystem}\n\n\
+         [servers.scratch]\n{demo}\nenabled_tools = [\"echo\", \"set_mode\"]\n"
     ))
 }
 
@@ -139,14 +154,25 @@ async fn run(workdir: &str) -> Result<(), Box<dyn std::error::Error>> {
     let mut tools = Toolbox::new();
     tools.add(demo::Client::connect(&config).await?)?;
     tools.add(filesystem::Client::connect(&config).await?)?;
+    // A server the lockfile doesn't hold, from its live `tools/list`: checked
+    // against the schemas it lists now, and labelled unlocked.
+    tools
+        .add_unlocked(mcpbind::Client::connect(&config, "scratch").await?)
+        .await?;
     // The model won't need these; they stay out of its context.
     tools.hold_back_tool("demo_crash")?;
     tools.hold_back_tool("demo_sleep")?;
     // A human in the loop for destructive tools: the user approved writing
     // files for this session, and says no to anything else.
+    // Nobody reviewed an unlocked tool: only its read-only ones run.
     tools.with_approval(|call: CallRequest| async move {
         const APPROVED: &[&str] = &["write_file"];
-        if call.destructive && !APPROVED.contains(&call.tool.as_str()) {
+        if call.unlocked && !call.read_only {
+            Verdict::refuse(format!(
+                "`{}` is unlocked (not reviewed) and not read-only",
+                call.tool
+            ))
+        } else if call.destructive && !APPROVED.contains(&call.tool.as_str()) {
             Verdict::refuse(format!(
                 "`{}` is destructive and the user said no",
                 call.tool
@@ -159,8 +185,12 @@ async fn run(workdir: &str) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(format!("{workdir}/chart.png"), PNG)?;
 
     // What a real loop sends with each request (Anthropic's shape here).
-    let definitions = tools.anthropic_tools().tools;
-    println!("system: {} tools offered", definitions.len());
+    let definitions = tools.anthropic_tools();
+    println!(
+        "system: {} tools offered, unlocked: {}",
+        definitions.tools.len(),
+        definitions.unlocked.join(", ")
+    );
     println!("{}", tools.render_markdown().replace(workdir, "<workdir>"));
 
     let mut model = ScriptedModel {
