@@ -43,7 +43,7 @@ impl Toolbox {
     pub async fn skills(&self, servers: &[&str]) -> Result<Vec<SkillEntry>, ToolboxError> {
         let mut entries = Vec::new();
         for name in servers {
-            let server = self.server_slot(name)?;
+            let server = self.skill_server(name)?;
             let listed =
                 server
                     .client
@@ -76,7 +76,7 @@ impl Toolbox {
     /// (naming the server, the skill's URI and why: a digest or size that
     /// is not the entry's, frontmatter that differs from it…).
     pub async fn load_skill(&self, server: &str, uri: &str) -> Result<LoadedSkill, ToolboxError> {
-        let slot = self.server_slot(server)?;
+        let slot = self.skill_server(server)?;
         slot.client
             .load_skill_uri(uri)
             .await
@@ -87,7 +87,7 @@ impl Toolbox {
             })
     }
 
-    fn server_slot(&self, name: &str) -> Result<&super::ServerSlot, ToolboxError> {
+    fn skill_server(&self, name: &str) -> Result<&super::ServerSlot, ToolboxError> {
         self.servers
             .iter()
             .find(|s| s.name == name)
