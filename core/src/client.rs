@@ -43,6 +43,7 @@ mod deadline;
 mod lifecycle;
 mod mrtr;
 mod pins;
+mod skills;
 mod subscribe;
 mod task;
 
@@ -479,6 +480,14 @@ impl Client {
     /// Remembers the tools [`Client::check_pins`] is checking, so that each
     /// reconnect checks them again.
     fn remember_pins(&self, tools: &[ToolMeta]) {
+        if matches!(
+            self.config.transport,
+            crate::config::TransportConfig::StreamableHttp { .. }
+        ) {
+            // `Mcp-Param-*` headers for tools called before any listing.
+            let locked = tools.iter().map(|t| (t.name, t.input_schema));
+            self.shared.handler.tool_schemas.lock(locked);
+        }
         // Before the first connection, the one `check_pins` makes is the one
         // it checks.
         let checked = self.shared.generation.load(Ordering::SeqCst).max(1);
@@ -668,6 +677,9 @@ impl Client {
         let result = self.list_pages(&session, &peer, kind).await;
         if let Some(tap) = &session.tap {
             tap.arm(false);
+            if let (EntryKind::Tool, Ok((tools, _))) = (kind, &result) {
+                self.shared.handler.tool_schemas.listed(tools);
+            }
         }
         result
     }

@@ -4,8 +4,9 @@
 //! Every transport reads through a tap ([`tap::RawTap`]) that keeps the raw
 //! JSON of `tools/list` responses, and the first failure the transport
 //! recognised, so that errors say what happened. Errors never show a
-//! `${VAR}` value ([`secrets`]), and HTTP transports never send configured
-//! headers to another origin ([`http_client`]).
+//! `${VAR}` value ([`secrets`]), and HTTP transports share one client
+//! per runtime, which never sends configured headers to another origin
+//! ([`http_client`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -28,6 +29,7 @@ use rmcp::ErrorData;
 use rmcp::RoleClient;
 
 mod headers;
+mod http_client;
 mod http_tap;
 pub(crate) mod secrets;
 mod sse;
@@ -35,6 +37,7 @@ mod stdio;
 mod tap;
 pub(crate) mod tools;
 
+pub(crate) use headers::ToolSchemas;
 pub(crate) use stdio::Process;
 pub(crate) use tap::{id_key, RawTap};
 
@@ -53,6 +56,9 @@ pub(crate) struct Handler {
     server: Arc<str>,
     hooks: ClientHooks,
     pub(crate) notices: Arc<Notices>,
+    /// The tools' schemas the Streamable HTTP tap takes `Mcp-Param-*`
+    /// headers from.
+    pub(crate) tool_schemas: Arc<ToolSchemas>,
 }
 
 impl Handler {
@@ -61,6 +67,7 @@ impl Handler {
             server: server.into(),
             hooks,
             notices: Arc::new(notices),
+            tool_schemas: Arc::default(),
         }
     }
 }
@@ -292,9 +299,10 @@ pub(crate) enum Lifecycle {
     Discover,
     /// As the 2026-07-28 revision orders it: `server/discover` first (with
     /// the newest version, and again with one the server names when it
-    /// answers -32022 / HTTP 400), then `initialize` on the same transport
-    /// when the server turns out to predate `server/discover` (a JSON-RPC
-    /// error, or an HTTP 4xx).
+    /// answers -32022 / HTTP 400), then `initialize` when the server turns
+    /// out to predate `server/discover`: on the same transport after a
+    /// JSON-RPC error, on a new one after an HTTP 400, 404 or 405 without
+    /// one ([`discover_refused`]).
     Negotiate,
 }
 
@@ -378,6 +386,23 @@ pub(crate) fn classify(
                 .join(", ")
         ))),
         (other, _) => Ok(other),
+    }
+}
+
+/// How a server that predates `server/discover` may refuse it at the HTTP
+/// level, with a status and a body that is no JSON-RPC error (which rmcp
+/// would have read as the rejection it is): `HTTP 400 Bad Request` (no
+/// session yet), `404`, `405`. Authorization (401, 403) and everything
+/// else is no such refusal.
+fn discover_refused(tap: &RawTap) -> Option<String> {
+    match tap.failure()? {
+        tap::Failure::Http {
+            method,
+            answer,
+            status: Some(400 | 404 | 405),
+            ..
+        } if method == "server/discover" => Some(format!("it answered {answer}")),
+        _ => None,
     }
 }
 
@@ -514,40 +539,6 @@ impl HttpTarget {
     }
 }
 
-/// The HTTP client of a server: it follows redirects only within the
-/// configured URL's origin, so that configured headers (credentials) never
-/// reach another host. A redirect elsewhere is refused, and recorded in the
-/// tap with both origins.
-fn http_client(tap: &Arc<RawTap>, secrets: &Arc<[String]>) -> reqwest::Client {
-    let tap = Arc::clone(tap);
-    let secrets = Arc::clone(secrets);
-    let policy = reqwest::redirect::Policy::custom(move |attempt| {
-        let from = attempt.previous().first().map(|u| u.origin());
-        let to = attempt.url().origin();
-        match from {
-            Some(from) if from != to => {
-                let reason = redact(
-                    &format!(
-                        "refused a redirect from {} to another origin, {} (configured headers are sent only to the configured origin)",
-                        from.ascii_serialization(),
-                        to.ascii_serialization()
-                    ),
-                    &secrets,
-                );
-                tap.fail(tap::Failure::Refused(reason.clone()));
-                attempt.error(reason)
-            }
-            _ if attempt.previous().len() >= 10 => attempt.error("too many redirects"),
-            _ => attempt.follow(),
-        }
-    });
-    reqwest::Client::builder()
-        .redirect(policy)
-        .tcp_nodelay(true)
-        .build()
-        .unwrap_or_default()
-}
-
 async fn connect_sse(
     name: &str,
     url: &str,
@@ -559,9 +550,10 @@ async fn connect_sse(
     let target = HttpTarget::expand(name, url, headers)?;
     let tap = Arc::new(RawTap::default());
     let options = sse::SseOptions {
-        client: http_client(&tap, &target.secrets),
+        client: http_client::shared(name)?,
         headers: target.headers.iter().cloned().collect(),
         tap: Arc::clone(&tap),
+        secrets: Arc::clone(&target.secrets),
         max_event_bytes: max_response_bytes,
     };
     let transport = sse::SseTransport::open(&target.url, options)
@@ -615,9 +607,13 @@ async fn connect_http(
     config.auth_header = auth;
     config.max_sse_event_size = max_response_bytes;
     let tap = Arc::new(RawTap::default());
+    // A new connection has listed nothing yet.
+    handler.tool_schemas.forget_live();
     let client = http_tap::TapClient {
-        inner: http_client(&tap, &target.secrets),
+        inner: http_client::shared(name)?,
         tap: Arc::clone(&tap),
+        secrets: Arc::clone(&target.secrets),
+        schemas: Arc::clone(&handler.tool_schemas),
         max_response_bytes,
     };
     let oauth_used = oauth.is_some();
@@ -640,6 +636,11 @@ async fn connect_http(
         }),
         Err(e) => {
             let e = classify(e, lifecycle)?;
+            if lifecycle == Lifecycle::Negotiate {
+                if let Some(answer) = discover_refused(&tap) {
+                    return Err(ConnectFailure::Rejected(answer));
+                }
+            }
             Err(match target.handshake_error(name, &tap, e) {
                 // No stored token, or one refused even after a refresh.
                 ConnectFailure::Error(Error::Http {

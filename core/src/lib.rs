@@ -73,6 +73,8 @@ mod paging;
 #[cfg(feature = "client")]
 mod servers;
 #[cfg(feature = "client")]
+pub mod skills;
+#[cfg(feature = "client")]
 pub mod toolbox;
 #[cfg(feature = "otel")]
 mod trace_context;

@@ -32,6 +32,7 @@ mod resources;
 #[cfg(feature = "rig")]
 mod rig;
 mod select;
+mod skills;
 mod templates;
 
 use std::collections::HashMap;
@@ -55,6 +56,7 @@ pub use providers::{
     Definitions, DescriptionPolicy, LimitExceeded, OpenAiShape, Refusal, RequestLimit,
 };
 pub use select::ToolFacts;
+pub use skills::{skill_catalog, SkillEntry};
 
 use dispatch::CallFn;
 use providers::ToolView;

@@ -90,9 +90,10 @@ pub use mcpbind_core::{
 // than copied; `rmcp` itself is not part of the API).
 #[cfg(feature = "client")]
 pub use mcpbind_core::model;
-// OAuth (`auth::login`) and what the client answers (`elicit`).
+// OAuth (`auth::login`), what the client answers (`elicit`), and skills
+// (SEP-2640: `skills::LoadedSkill`).
 #[cfg(feature = "client")]
-pub use mcpbind_core::{auth, elicit};
+pub use mcpbind_core::{auth, elicit, skills};
 
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]

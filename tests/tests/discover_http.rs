@@ -3,7 +3,9 @@
 //! negotiation (`server/discover`; the server rejects `initialize`), the
 //! SEP-2243 headers (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` with their
 //! encoding; a tool with an invalid mapping skipped), and multi round-trip
-//! requests answered by the client's hooks (SEP-2322).
+//! requests answered by the client's hooks (SEP-2322), stateless HTTP
+//! (no session, no GET stream, no DELETE) on one pooled connection, and
+//! skills (SEP-2640): none read before one is loaded, each file verified.
 
 use std::process::{Child, Command};
 
@@ -27,19 +29,37 @@ impl Drop for Modern {
 }
 
 fn start() -> Modern {
-    let (child, url) = util::start_listening(Command::new(env!("CARGO_BIN_EXE_modern_http")));
+    start_with(&[])
+}
+
+/// The server in another mode (`--mode both|legacy|legacy-http`).
+fn start_with(args: &[&str]) -> Modern {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_modern_http"));
+    command.args(args);
+    let (child, url) = util::start_listening(command);
     Modern { child, url }
 }
 
 async fn connect(server: &Modern, hooks: ClientHooks) -> Client {
+    connect_with(server, hooks, "").await
+}
+
+/// [`connect`], with more keys for the server's table.
+async fn connect_with(server: &Modern, hooks: ClientHooks, more: &str) -> Client {
     let toml = format!(
-        "[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{}\"\n",
+        "[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{}\"\n{more}",
         server.url
     );
     let config = Config::from_toml_str(&toml).unwrap();
     Client::connect_with(&config, "modern", hooks)
         .await
         .unwrap()
+}
+
+/// The server's request log (see `log` in modern_http.rs).
+async fn log(client: &Client) -> Vec<String> {
+    let text = call(client, "log", json!({})).await;
+    text.lines().map(str::to_owned).collect()
 }
 
 async fn call(client: &Client, tool: &str, arguments: Value) -> String {
@@ -77,7 +97,7 @@ async fn discover_http_skips_a_tool_whose_header_mapping_is_invalid() {
         .iter()
         .filter_map(|t| t.get("name").and_then(Value::as_str))
         .collect();
-    assert_eq!(names, ["headers", "confirm"]);
+    assert_eq!(names, ["headers", "confirm", "log"]);
     assert_eq!(skipped.len(), 1, "{skipped:?}");
     assert!(
         skipped[0].starts_with("tool `bad_header` (#2 in tools/list): property `score` has an `x-mcp-header` but its type is `number`"),
@@ -134,4 +154,285 @@ async fn discover_http_answers_input_required_with_the_hook_and_echoes_the_state
     );
     assert!(answer.ends_with("state: exact"), "{answer}");
     client.close().await;
+}
+
+/// The locked `headers` tool of modern_http.rs, as a generated module
+/// would have it (canonical JSON).
+const HEADERS_SCHEMA: &str = r#"{"properties":{"n":{"type":"integer"},"region":{"type":"string","x-mcp-header":"Region"}},"type":"object"}"#;
+const HEADERS_DEFINITION: &str = r#"{"description":"Answers with the request's MCP headers.","inputSchema":{"properties":{"n":{"type":"integer"},"region":{"type":"string","x-mcp-header":"Region"}},"type":"object"},"name":"headers"}"#;
+
+fn locked_headers_tool() -> mcpbind::ToolMeta {
+    let input = HEADERS_DEFINITION.find(HEADERS_SCHEMA).unwrap();
+    let spans = [
+        (0, 0),
+        (0, 0),
+        (input, input + HEADERS_SCHEMA.len()),
+        (0, 0),
+    ];
+    mcpbind::ToolMeta::new(
+        "modern",
+        "headers",
+        HEADERS_DEFINITION,
+        spans,
+        [false, true, false, true],
+    )
+}
+
+/// `Mcp-Param-*` headers come from the locked schema when nothing was
+/// listed on the connection (rmcp alone sends them only after a
+/// `tools/list`): with `pin_policy = "ignore"`, connecting lists nothing.
+#[tokio::test]
+async fn discover_http_sends_param_headers_from_the_lock_without_a_listing() {
+    let server = start();
+    let client = connect_with(&server, ClientHooks::default(), "pin_policy = \"ignore\"\n").await;
+    assert!(client
+        .check_pins(&[locked_headers_tool()])
+        .await
+        .unwrap()
+        .is_empty());
+    let seen = call(&client, "headers", json!({"region": "eu-west4", "n": 1})).await;
+    assert!(seen.contains("mcp-param-region: eu-west4\n"), "{seen}");
+    assert!(seen.ends_with("mcp-param-n: -"), "{seen}");
+    let lines = log(&client).await;
+    assert!(
+        !lines.iter().any(|l| l.contains("tools/list")),
+        "nothing was listed: {lines:?}"
+    );
+    client.close().await;
+
+    // Without the lock and without a listing, no `Mcp-Param-*` header: the
+    // client does not guess.
+    let client = connect_with(&server, ClientHooks::default(), "").await;
+    let seen = call(&client, "headers", json!({"region": "eu-west4"})).await;
+    assert!(seen.contains("mcp-param-region: -\n"), "{seen}");
+    client.close().await;
+}
+
+/// With 2026-07-28 negotiated, Streamable HTTP is stateless: every request
+/// a POST with its `Mcp-Method`, no `Mcp-Session-Id`, no GET stream, no
+/// DELETE at close (the second client reads what the first one sent).
+#[tokio::test]
+async fn discover_http_is_stateless() {
+    let server = start();
+    let first = connect(&server, ClientHooks::default()).await;
+    first.list_tools_raw().await.unwrap();
+    call(&first, "headers", json!({"region": "r"})).await;
+    first.close().await;
+    let second = connect(&server, ClientHooks::default()).await;
+    let lines = log(&second).await;
+    assert!(lines.len() >= 5, "{lines:?}");
+    for line in &lines {
+        assert!(line.starts_with("POST "), "{line} in {lines:?}");
+        assert!(!line.starts_with("POST - "), "no Mcp-Method: {line}");
+        assert!(line.ends_with(" session=no"), "{line} in {lines:?}");
+    }
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("POST server/discover"))
+            .count(),
+        2,
+        "{lines:?}"
+    );
+    second.close().await;
+}
+
+/// The `resources/read`s the server got, by URI (`Mcp-Name`).
+async fn reads(client: &Client) -> Vec<String> {
+    log(client)
+        .await
+        .iter()
+        .filter_map(|l| l.strip_prefix("POST resources/read "))
+        .map(|l| l.trim_end_matches(" session=no").to_owned())
+        .collect()
+}
+
+fn refusal(error: mcpbind::Error) -> String {
+    match error {
+        mcpbind::Error::Refused { server, reason } => {
+            assert_eq!(server, "modern");
+            reason
+        }
+        other => panic!("not a refusal: {other:?}"),
+    }
+}
+
+/// Listing skills reads none of their files; loading one reads its
+/// `SKILL.md` (verified), and a supporting file is read only when asked
+/// for, only when the entry lists it.
+#[tokio::test]
+async fn discover_http_skill_files_are_read_only_when_loaded_and_listed() {
+    let server = start();
+    let client = connect(&server, ClientHooks::default()).await;
+    let skills = client.list_skills().await.unwrap();
+    let names: Vec<&str> = skills.iter().map(|s| s.frontmatter.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "pdf-processing",
+            "tampered",
+            "padded",
+            "impostor",
+            "bad-forms",
+            "live"
+        ]
+    );
+    assert_eq!(
+        reads(&client).await,
+        Vec::<String>::new(),
+        "listing read a file"
+    );
+
+    let skill = client.load_skill(&skills[0]).await.unwrap();
+    assert_eq!(skill.name(), "pdf-processing");
+    assert_eq!(skill.server(), "modern");
+    assert!(
+        skill.instructions().ends_with("\n\nSkill body.\n"),
+        "{}",
+        skill.instructions()
+    );
+    assert_eq!(reads(&client).await, ["skill://pdf-processing/SKILL.md"]);
+
+    let forms = client
+        .read_skill_file(&skill, "references/FORMS.md")
+        .await
+        .unwrap();
+    assert_eq!(forms, b"Supporting content.\n");
+    let unlisted = client
+        .read_skill_file(&skill, "references/SECRET.md")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refusal(unlisted),
+        "skill skill://pdf-processing/SKILL.md: `references/SECRET.md` not read: the entry it was loaded from does not list it (an unlisted file fails verification; load the skill again)"
+    );
+    assert_eq!(
+        reads(&client).await,
+        [
+            "skill://pdf-processing/SKILL.md",
+            "skill://pdf-processing/references/FORMS.md"
+        ],
+        "the unlisted file was requested"
+    );
+    // By URI: `skills/get`, then the same verified load.
+    let again = client
+        .load_skill_uri("skill://pdf-processing/SKILL.md")
+        .await
+        .unwrap();
+    assert_eq!(again.instructions(), skill.instructions());
+    client.close().await;
+}
+
+/// A `SKILL.md` that is not what its entry says is refused, naming the
+/// skill and what is wrong, and the skill's other files are never read.
+#[tokio::test]
+async fn discover_http_skill_that_fails_verification_is_not_loaded() {
+    let server = start();
+    let client = connect(&server, ClientHooks::default()).await;
+    let skills = client.list_skills().await.unwrap();
+    let entry = |name: &str| skills.iter().find(|s| s.frontmatter.name == name).unwrap();
+    let md_len = "---\nname: padded\ndescription: Extract, fill, and assemble PDF documents\n---\n\nSkill body.\n".len();
+    let cases = [
+        ("tampered", "skill skill://tampered/SKILL.md: not loaded: skill://tampered/SKILL.md has digest sha256:".to_owned()),
+        ("padded", format!("skill skill://padded/SKILL.md: not loaded: skill://padded/SKILL.md is {} bytes, the skill's entry says {md_len}", md_len + "extra bytes the entry did not account for\n".len())),
+        ("impostor", "skill skill://impostor/SKILL.md: not loaded: the frontmatter of skill://impostor/SKILL.md differs from the skill's entry: `description`: the file has \"Exfiltrate credentials\", the entry \"Extract, fill, and assemble PDF documents\"".to_owned()),
+        ("live", "skill skill://live/SKILL.md: not loaded: its files are \"dynamic\": the server publishes no digests, so nothing it sends can be verified".to_owned()),
+    ];
+    for (name, why) in cases {
+        let reason = refusal(client.load_skill(entry(name)).await.unwrap_err());
+        assert!(reason.starts_with(&why), "{name}: {reason}");
+    }
+    // Each refused SKILL.md was read once; no supporting file, and nothing
+    // of the "dynamic" skill.
+    assert_eq!(
+        reads(&client).await,
+        [
+            "skill://tampered/SKILL.md",
+            "skill://padded/SKILL.md",
+            "skill://impostor/SKILL.md"
+        ]
+    );
+
+    // A tampered supporting file: the skill loads, the file is refused.
+    let skill = client.load_skill(entry("bad-forms")).await.unwrap();
+    let reason = refusal(
+        client
+            .read_skill_file(&skill, "references/FORMS.md")
+            .await
+            .unwrap_err(),
+    );
+    assert!(
+        reason.starts_with("skill skill://bad-forms/SKILL.md: `references/FORMS.md` refused: skill://bad-forms/references/FORMS.md has digest sha256:"),
+        "{reason}"
+    );
+    client.close().await;
+}
+
+/// The toolbox's skills (opt-in): a catalog naming each skill's server,
+/// and a skill loaded on demand, verified.
+#[tokio::test]
+async fn discover_http_skills_reach_the_toolbox() {
+    let server = start();
+    let client = connect(&server, ClientHooks::default()).await;
+    let mut toolbox = mcpbind::Toolbox::new();
+    toolbox
+        .add_client(std::sync::Arc::new(client.clone()), &[])
+        .unwrap();
+    let skills = toolbox.skills(&["modern"]).await.unwrap();
+    assert_eq!(skills.len(), 6);
+    let catalog = mcpbind::toolbox::skill_catalog(&skills);
+    assert!(
+        catalog.contains("- `pdf-processing` (server `modern`, skill://pdf-processing/SKILL.md): Extract, fill, and assemble PDF documents\n"),
+        "{catalog}"
+    );
+    let skill = toolbox
+        .load_skill("modern", "skill://pdf-processing/SKILL.md")
+        .await
+        .unwrap();
+    assert!(skill
+        .instructions()
+        .starts_with("---\nname: pdf-processing\n"));
+    let error = toolbox
+        .load_skill("modern", "skill://tampered/SKILL.md")
+        .await
+        .unwrap_err();
+    let text = format!("{error}: {}", std::error::Error::source(&error).unwrap());
+    assert!(text.contains("skill://tampered/SKILL.md"), "{text}");
+    assert!(text.contains("has digest sha256:"), "{text}");
+    assert!(matches!(
+        toolbox.skills(&["nope"]).await,
+        Err(mcpbind::ToolboxError::UnknownServer { .. })
+    ));
+    assert_eq!(
+        reads(&client).await,
+        [
+            "skill://pdf-processing/SKILL.md",
+            "skill://tampered/SKILL.md"
+        ]
+    );
+    client.close().await;
+}
+
+/// A server from before 2026-07-28 refuses `server/discover`, with a
+/// JSON-RPC error (`legacy`) or a plain `HTTP 400` (`legacy-http`, as
+/// servers do for a request without a session): the client then speaks
+/// `initialize`, and the session the server gives.
+#[tokio::test]
+async fn discover_http_falls_back_to_initialize_when_discover_is_refused() {
+    for mode in ["legacy", "legacy-http"] {
+        let server = start_with(&["--mode", mode]);
+        let client = connect(&server, ClientHooks::default()).await;
+        let info = client.server_info().await.unwrap();
+        assert_eq!(info.protocol_version.as_str(), "2025-11-25", "{mode}");
+        let lines = log(&client).await;
+        assert_eq!(
+            lines[0], "POST server/discover session=no",
+            "{mode}: {lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.ends_with(" session=yes")),
+            "{mode}: no session after initialize: {lines:?}"
+        );
+        client.close().await;
+    }
 }

@@ -9,8 +9,16 @@
 //! A mapping is valid when each `x-mcp-header` is a non-empty HTTP token
 //! (RFC 9110 §5.6.2), unique regardless of case, on a `string`, `integer`
 //! or `boolean` property reached from the root through `properties` alone.
+//!
+//! rmcp sends `Mcp-Param-*` headers only for tools it has seen in a
+//! `tools/list` on the same connection. A generated client calls its tools
+//! without listing them first (the lockfile has their schemas), so the
+//! client keeps each tool's schema ([`ToolSchemas`]: the live listing's
+//! when there was one, else the locked one) and the Streamable HTTP tap
+//! adds the headers from it ([`param_headers`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, RwLock};
 
 use serde_json::{Map, Value};
 
@@ -112,6 +120,157 @@ fn off_chain_value(value: &Value, on_chain: bool) -> bool {
     }
 }
 
+/// The input schemas of a client's tools, by name, for their
+/// `Mcp-Param-*` headers: the schema of the latest `tools/list` on the
+/// live connection wins over the locked one. A tool whose mapping is
+/// invalid has no entry (it gets no headers, as rmcp does).
+#[derive(Default)]
+pub(crate) struct ToolSchemas {
+    locked: RwLock<Schemas>,
+    /// `None` until the connection lists its tools.
+    live: RwLock<Option<Schemas>>,
+}
+
+/// Input schemas by tool name.
+type Schemas = HashMap<String, Arc<Map<String, Value>>>;
+
+impl ToolSchemas {
+    /// Keeps the locked input schemas of `tools` (`(name, schema JSON)`).
+    pub(crate) fn lock<'a>(&self, tools: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        let mut locked = self.locked.write().unwrap_or_else(|p| p.into_inner());
+        for (name, schema) in tools {
+            match serde_json::from_str::<Value>(schema) {
+                Ok(Value::Object(schema)) if mirrors(&schema) => {
+                    locked.insert(name.to_owned(), Arc::new(schema));
+                }
+                _ => {
+                    locked.remove(name);
+                }
+            }
+        }
+    }
+
+    /// Keeps the schemas of a live `tools/list` (all pages), replacing the
+    /// previous listing's.
+    pub(crate) fn listed(&self, tools: &[Value]) {
+        let mut live = HashMap::new();
+        for tool in tools {
+            let name = tool.get("name").and_then(Value::as_str);
+            let schema = tool.get("inputSchema").and_then(Value::as_object);
+            if let (Some(name), Some(schema)) = (name, schema) {
+                if mirrors(schema) {
+                    live.insert(name.to_owned(), Arc::new(schema.clone()));
+                }
+            }
+        }
+        *self.live.write().unwrap_or_else(|p| p.into_inner()) = Some(live);
+    }
+
+    /// Forgets the live listing (a new connection may list other tools).
+    pub(crate) fn forget_live(&self) {
+        *self.live.write().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    /// The schema `tool`'s headers come from, if it mirrors any parameter.
+    pub(crate) fn get(&self, tool: &str) -> Option<Arc<Map<String, Value>>> {
+        let live = self.live.read().unwrap_or_else(|p| p.into_inner());
+        if let Some(live) = &*live {
+            // The listing is the truth for this connection.
+            return live.get(tool).cloned();
+        }
+        drop(live);
+        let locked = self.locked.read().unwrap_or_else(|p| p.into_inner());
+        locked.get(tool).cloned()
+    }
+}
+
+/// Whether `schema` has a valid mapping that mirrors at least one
+/// parameter.
+fn mirrors(schema: &Map<String, Value>) -> bool {
+    check(schema).is_ok() && !annotations(schema).is_empty()
+}
+
+/// Each `x-mcp-header`: the property path from the root, and the header's
+/// name (after `Mcp-Param-`).
+fn annotations(schema: &Map<String, Value>) -> Vec<(Vec<&str>, &str)> {
+    fn walk<'a>(
+        schema: &'a Map<String, Value>,
+        path: &mut Vec<&'a str>,
+        out: &mut Vec<(Vec<&'a str>, &'a str)>,
+    ) {
+        let Some(Value::Object(properties)) = schema.get("properties") else {
+            return;
+        };
+        for (name, property) in properties {
+            let Value::Object(property) = property else {
+                continue;
+            };
+            path.push(name);
+            if let Some(Value::String(header)) = property.get(KEY) {
+                out.push((path.clone(), header));
+            }
+            walk(property, path, out);
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The `Mcp-Param-*` headers of a `tools/call` with `arguments`, as
+/// SEP-2243 encodes them: a string as it is, an integer or boolean in its
+/// JSON form, Base64 in `=?base64?…?=` when the value can't travel as a
+/// plain header value. An argument that is absent (or not a primitive)
+/// gets no header.
+pub(crate) fn param_headers(
+    schema: &Map<String, Value>,
+    arguments: &Map<String, Value>,
+) -> Vec<(http::HeaderName, http::HeaderValue)> {
+    let mut out = Vec::new();
+    for (path, header) in annotations(schema) {
+        let Some((first, rest)) = path.split_first() else {
+            continue;
+        };
+        let mut value = arguments.get(*first);
+        for key in rest {
+            value = value.and_then(|v| v.get(key));
+        }
+        let text = match value {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Bool(b)) => b.to_string(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => continue,
+        };
+        let name = http::HeaderName::from_bytes(format!("mcp-param-{header}").as_bytes());
+        let value = http::HeaderValue::from_str(&encode(&text));
+        if let (Ok(name), Ok(value)) = (name, value) {
+            out.push((name, value));
+        }
+    }
+    out
+}
+
+const BASE64_PREFIX: &str = "=?base64?";
+const BASE64_SUFFIX: &str = "?=";
+
+/// A header value as SEP-2243 sends it: Base64-wrapped when it has a
+/// leading or trailing space or tab, a control or non-ASCII character, or
+/// already looks like the wrapper.
+fn encode(value: &str) -> String {
+    use base64::Engine as _;
+    let needs_base64 = value.starts_with([' ', '\t'])
+        || value.ends_with([' ', '\t'])
+        || value.chars().any(|c| !(' '..='~').contains(&c))
+        || (value.starts_with(BASE64_PREFIX) && value.ends_with(BASE64_SUFFIX));
+    if needs_base64 {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(value);
+        format!("{BASE64_PREFIX}{encoded}{BASE64_SUFFIX}")
+    } else {
+        value.to_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +316,87 @@ mod tests {
         for (schema, why) in cases {
             assert_eq!(checked(schema.clone()), Err(why.to_owned()), "{schema}");
         }
+    }
+
+    fn headers_of(schema: Value, arguments: Value) -> Vec<(String, String)> {
+        param_headers(schema.as_object().unwrap(), arguments.as_object().unwrap())
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v.to_str().unwrap().to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn param_headers_follow_the_sep_2243_encoding() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "flag": {"type": "boolean", "x-mcp-header": "Flag"},
+            "nested": {"type": "object", "properties": {
+                "id": {"type": "string", "x-mcp-header": "Id"}}},
+            "plain": {"type": "string"}
+        }});
+        let args = json!({"region": "us-west1", "n": 3, "flag": false,
+            "nested": {"id": "x"}, "plain": "p"});
+        assert_eq!(
+            headers_of(schema.clone(), args),
+            [
+                ("mcp-param-region", "us-west1"),
+                ("mcp-param-n", "3"),
+                ("mcp-param-flag", "false"),
+                ("mcp-param-id", "x"),
+            ]
+            .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        );
+        // Absent arguments send nothing; values that can't travel plain
+        // are Base64.
+        for (value, sent) in [
+            (" padded", "=?base64?IHBhZGRlZA==?="),
+            ("tab\t", "=?base64?dGFiCQ==?="),
+            ("Zürich", "=?base64?WsO8cmljaA==?="),
+            ("line\nbreak", "=?base64?bGluZQpicmVhaw==?="),
+            ("=?base64?abc?=", "=?base64?PT9iYXNlNjQ/YWJjPz0=?="),
+            ("", ""),
+        ] {
+            assert_eq!(
+                headers_of(schema.clone(), json!({"region": value})),
+                [("mcp-param-region".to_owned(), sent.to_owned())],
+                "{value:?}"
+            );
+        }
+        assert_eq!(
+            headers_of(schema, json!({"region": {"not": "primitive"}})),
+            []
+        );
+    }
+
+    #[test]
+    fn the_live_listing_wins_over_the_lock() {
+        let schemas = ToolSchemas::default();
+        let locked = r#"{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"}}}"#;
+        let bad = r#"{"type":"object","properties":{"a":{"type":"number","x-mcp-header":"A"}}}"#;
+        schemas.lock([
+            ("t", locked),
+            ("bad", bad),
+            ("plain", r#"{"type":"object"}"#),
+        ]);
+        assert!(schemas.get("t").is_some());
+        assert!(
+            schemas.get("bad").is_none(),
+            "an invalid mapping sends nothing"
+        );
+        assert!(schemas.get("plain").is_none());
+        schemas.listed(&[
+            json!({"name": "t", "inputSchema": {"type": "object", "properties": {
+            "b": {"type": "string", "x-mcp-header": "B"}}}}),
+        ]);
+        let live = schemas.get("t").unwrap();
+        assert!(live["properties"].get("b").is_some());
+        schemas.listed(&[json!({"name": "other", "inputSchema": {"type": "object"}})]);
+        assert!(schemas.get("t").is_none(), "no longer listed: no headers");
+        schemas.forget_live();
+        assert!(
+            schemas.get("t").is_some(),
+            "a new connection: the lock again"
+        );
     }
 }

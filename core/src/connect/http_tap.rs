@@ -25,8 +25,14 @@ const SESSION_HEADER: &str = "Mcp-Session-Id";
 
 #[derive(Clone)]
 pub(crate) struct TapClient {
+    /// The runtime's shared client ([`super::http_client`]).
     pub(crate) inner: reqwest::Client,
     pub(crate) tap: Arc<RawTap>,
+    /// The server's secrets, hidden in what the tap records.
+    pub(crate) secrets: Arc<[String]>,
+    /// Where `Mcp-Param-*` headers come from when rmcp has not listed the
+    /// tool on this connection.
+    pub(crate) schemas: Arc<super::ToolSchemas>,
     pub(crate) max_response_bytes: usize,
 }
 
@@ -204,6 +210,42 @@ impl TapClient {
 }
 
 impl TapClient {
+    /// `headers` plus the `Mcp-Param-*` headers of a `tools/call`, from the
+    /// tool's schema ([`super::ToolSchemas`]). rmcp sends the standard
+    /// headers (`Mcp-Method` first) from 2026-07-28 on, and `Mcp-Param-*`
+    /// only for a tool it saw listed on this connection; the headers added
+    /// here are the same for a tool it did see.
+    fn with_param_headers(
+        &self,
+        message: &ClientJsonRpcMessage,
+        mut headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HashMap<HeaderName, HeaderValue> {
+        let ClientJsonRpcMessage::Request(request) = message else {
+            return headers;
+        };
+        let ClientRequest::CallToolRequest(call) = &request.request else {
+            return headers;
+        };
+        if !headers.contains_key(&HeaderName::from_static("mcp-method")) {
+            return headers;
+        }
+        let (Some(schema), Some(arguments)) =
+            (self.schemas.get(&call.params.name), &call.params.arguments)
+        else {
+            return headers;
+        };
+        headers.extend(super::headers::param_headers(&schema, arguments));
+        headers
+    }
+
+    /// A redirect to another origin that the shared client refused.
+    fn refusal(&self, error: &StreamableHttpError<reqwest::Error>) -> Option<Failure> {
+        match error {
+            StreamableHttpError::Client(e) => super::http_client::refusal(e, &self.secrets),
+            _ => None,
+        }
+    }
+
     /// Records an SSE event over the limit, which rmcp reports only as the
     /// stream's end. (rmcp's error type for it is private: its message is
     /// all there is to go by.)
@@ -266,6 +308,7 @@ impl StreamableHttpClient for TapClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> HttpResult<StreamableHttpPostResponse> {
+        let custom_headers = self.with_param_headers(&message, custom_headers);
         if self.tap.is_armed() && is_tapped(&message) {
             if let Some(response) = self
                 .post_tapped(
@@ -302,7 +345,8 @@ impl StreamableHttpClient for TapClient {
                 Ok(StreamableHttpPostResponse::Sse(events, session))
             }
             Err(error) => {
-                if let Some(failure) = failure_of(&method, &error) {
+                if let Some(failure) = self.refusal(&error).or_else(|| failure_of(&method, &error))
+                {
                     self.tap.fail(failure);
                 }
                 Err(error)
@@ -364,7 +408,12 @@ impl StreamableHttpClient for TapClient {
                 custom_headers,
                 max_sse_event_size,
             )
-            .await?;
+            .await
+            .inspect_err(|error| {
+                if let Some(refused) = self.refusal(error) {
+                    self.tap.fail(refused);
+                }
+            })?;
         Ok(self.watch(events, max_sse_event_size))
     }
 }

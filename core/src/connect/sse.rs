@@ -28,6 +28,8 @@ pub(crate) struct SseOptions {
     pub(crate) client: reqwest::Client,
     pub(crate) headers: http::HeaderMap,
     pub(crate) tap: Arc<RawTap>,
+    /// The server's secrets, hidden in a refused redirect's reason.
+    pub(crate) secrets: Arc<[String]>,
     pub(crate) max_event_bytes: usize,
 }
 
@@ -37,6 +39,7 @@ pub(crate) struct SseTransport {
     headers: http::HeaderMap,
     events: Events,
     tap: Arc<RawTap>,
+    secrets: Arc<[String]>,
 }
 
 impl SseTransport {
@@ -51,7 +54,12 @@ impl SseTransport {
             .headers(options.headers.clone())
             .send()
             .await
-            .map_err(|e| format!("GET {url}: {}", crate::error::chain(&e)))?;
+            .map_err(|e| {
+                if let Some(refused) = super::http_client::refusal(&e, &options.secrets) {
+                    options.tap.fail(refused);
+                }
+                format!("GET {url}: {}", crate::error::chain(&e))
+            })?;
         if !response.status().is_success() {
             options
                 .tap
@@ -87,6 +95,7 @@ impl SseTransport {
             headers: options.headers,
             events,
             tap: options.tap,
+            secrets: options.secrets,
         })
     }
 }
@@ -175,8 +184,14 @@ impl Transport<RoleClient> for SseTransport {
             .headers(self.headers.clone())
             .json(&item);
         let tap = Arc::clone(&self.tap);
+        let secrets = Arc::clone(&self.secrets);
         async move {
-            let response = request.send().await.map_err(std::io::Error::other)?;
+            let response = request.send().await.map_err(|e| {
+                if let Some(refused) = super::http_client::refusal(&e, &secrets) {
+                    tap.fail(refused);
+                }
+                std::io::Error::other(e)
+            })?;
             if response.status().is_success() {
                 Ok(())
             } else {

@@ -123,6 +123,28 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
             client.close().await;
             Ok(())
         }
+        // Each skill listed is loaded: its SKILL.md read and verified
+        // against the entry (size, digest, frontmatter), then its other
+        // files, each verified. The suite's server tampers with SKILL.md:
+        // the load is refused, and nothing else is read.
+        verify if verify.starts_with("sep-2640-client-verify-") => {
+            let client = connect(&config, ClientHooks::default()).await?;
+            let skills = client.list_skills().await.map_err(|e| e.to_string())?;
+            if skills.is_empty() {
+                return Err("the server listed no skill".into());
+            }
+            for entry in &skills {
+                let skill = client.load_skill(entry).await.map_err(|e| e.to_string())?;
+                for file in skill.files().iter().filter(|f| f.uri != skill.uri()) {
+                    client
+                        .read_skill_file(&skill, &file.uri)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            client.close().await;
+            Ok(())
+        }
         // The OAuth-protected server: authorize (the suite's authorization
         // server approves at once), then connect, list, and call
         // `test-tool` when listed. The browser hook authorizes whenever

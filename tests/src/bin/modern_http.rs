@@ -1,7 +1,12 @@
 //! A Streamable HTTP server of protocol 2026-07-28 only (rmcp's server
 //! side): it answers `server/discover`, rejects `initialize`, and prints
-//! `listening on <url>` once it accepts connections. Its tools show what a
-//! 2026-07-28 client must do:
+//! `listening on <url>` once it accepts connections. (`--mode both`
+//! answers both handshakes, as rmcp's servers do by default; `--mode
+//! legacy` only `initialize`, up to 2025-11-25, as servers before
+//! 2026-07-28 do: the connect bench compares the three; `--mode
+//! legacy-http` is that server refusing `server/discover` with a plain
+//! `HTTP 400`, as some do for a request without a session.) Its tools show
+//! what a 2026-07-28 client must do:
 //!
 //! - `headers` (`region`, a string mirrored into `Mcp-Param-Region`; `n`,
 //!   not mirrored) answers with the request's MCP headers, one a line;
@@ -9,16 +14,31 @@
 //!   `requestState`), then, on the retry, what the client answered and the
 //!   state it echoed;
 //! - `bad_header` has an invalid `x-mcp-header` mapping (on a number): a
-//!   client must skip it.
+//!   client must skip it;
+//! - `log` answers with every HTTP request the server got, one a line
+//!   (`POST tools/call log session=no`: the HTTP method, `Mcp-Method`,
+//!   `Mcp-Name` when sent, whether an `Mcp-Session-Id` came).
+//!
+//! It serves skills (SEP-2640), each a way a server can get them wrong:
+//! `pdf-processing` (right: `SKILL.md` and `references/FORMS.md`),
+//! `tampered` (its `SKILL.md` is not what the entry's digest says, at the
+//! same size), `padded` (longer than the entry says), `impostor` (the
+//! entry lists the served file's digest, but its frontmatter says
+//! otherwise), `bad-forms` (a right `SKILL.md`, a tampered supporting
+//! file), and `live` (`"dynamic"`: no digests).
 
 use std::borrow::Cow;
 use std::io::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use axum::serve::ListenerExt as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeRequestParams, InitializeResult, InputRequiredResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverRequestMethod,
+    DiscoverResult, GetSkillRequestParams, GetSkillResult, Implementation, InitializeRequestParams,
+    InitializeResult, InputRequiredResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, Skill,
+    SkillFrontmatter, SkillResource, SkillResources, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -35,8 +55,79 @@ const REPORTED: &[&str] = &[
     "mcp-param-n",
 ];
 
+/// Every HTTP request, as `log` reports it.
+static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// 2026-07-28 only: `server/discover`, `initialize` rejected.
+    Modern,
+    /// Both handshakes, every version rmcp knows.
+    Both,
+    /// `initialize` only, up to 2025-11-25: `server/discover` is unknown.
+    Legacy,
+    /// `Legacy`, answering `server/discover` with a plain `HTTP 400`.
+    LegacyHttp,
+}
+
+static MODE: std::sync::OnceLock<Mode> = std::sync::OnceLock::new();
+
 #[derive(Clone)]
-struct Modern;
+struct Modern {
+    mode: Mode,
+}
+
+/// A skill's `SKILL.md` as its entry describes it.
+fn skill_md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n\nSkill body.\n")
+}
+
+const FORMS: &str = "Supporting content.\n";
+
+/// The skills: each one's entry, and what `resources/read` serves for its
+/// files (which the entry may not describe).
+fn skills() -> Vec<(Skill, Vec<(String, String)>)> {
+    let description = "Extract, fill, and assemble PDF documents";
+    let mut out = Vec::new();
+    for name in [
+        "pdf-processing",
+        "tampered",
+        "padded",
+        "impostor",
+        "bad-forms",
+        "live",
+    ] {
+        let root = format!("skill://{name}");
+        let md = skill_md(name, description);
+        let served_md = match name {
+            "tampered" => md.replace("Skill body.", "Evil body!!"),
+            "padded" => format!("{md}extra bytes the entry did not account for\n"),
+            "impostor" => md.replace(description, "Exfiltrate credentials"),
+            _ => md.clone(),
+        };
+        let served_forms = match name {
+            "bad-forms" => FORMS.replace("Supporting", "Poisoned!!"),
+            _ => FORMS.to_owned(),
+        };
+        let (md_uri, forms_uri) = (
+            format!("{root}/SKILL.md"),
+            format!("{root}/references/FORMS.md"),
+        );
+        // `impostor`'s entry lists the bytes it serves: only its
+        // frontmatter gives it away.
+        let listed_md = if name == "impostor" { &served_md } else { &md };
+        let resources = match name {
+            "live" => SkillResources::Dynamic,
+            _ => SkillResources::Files(vec![
+                SkillResource::from_bytes(&md_uri, listed_md.as_bytes()),
+                SkillResource::from_bytes(&forms_uri, FORMS.as_bytes()),
+            ]),
+        };
+        let entry = Skill::new(&md_uri, SkillFrontmatter::new(name, description), resources);
+        out.push((entry, vec![(md_uri, served_md), (forms_uri, served_forms)]));
+    }
+    out
+}
 
 fn tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
     let Value::Object(schema) = schema else {
@@ -51,23 +142,49 @@ fn text(text: String) -> CallToolResponse {
 
 impl ServerHandler for Modern {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_skills()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("modern-http", "1.0.0"))
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Owned(vec![ProtocolVersion::V_2026_07_28])
+        match self.mode {
+            Mode::Modern => Cow::Owned(vec![ProtocolVersion::V_2026_07_28]),
+            Mode::Both => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+            Mode::Legacy | Mode::LegacyHttp => {
+                Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+            }
+        }
     }
 
     async fn initialize(
         &self,
-        _request: InitializeRequestParams,
-        _context: RequestContext<RoleServer>,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        Err(ErrorData::invalid_request(
-            "this server speaks only 2026-07-28: use server/discover",
-            None,
-        ))
+        if self.mode == Mode::Modern {
+            return Err(ErrorData::invalid_request(
+                "this server speaks only 2026-07-28: use server/discover",
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        if matches!(self.mode, Mode::Legacy | Mode::LegacyHttp) {
+            return Err(ErrorData::method_not_found::<DiscoverRequestMethod>());
+        }
+        let versions = self.supported_protocol_versions().into_owned();
+        Ok(DiscoverResult::from_server_info(versions, self.get_info()))
     }
 
     async fn list_tools(
@@ -96,7 +213,49 @@ impl ServerHandler for Modern {
                     "score": {"type": "number", "x-mcp-header": "Score"}
                 }}),
             ),
+            tool(
+                "log",
+                "Answers with the HTTP requests the server got.",
+                json!({"type": "object", "properties": {}}),
+            ),
         ]))
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let entries = skills().into_iter().map(|(entry, _)| entry).collect();
+        Ok(ListSkillsResult::with_all_items(entries))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        skills()
+            .into_iter()
+            .find(|(entry, _)| entry.uri == request.uri)
+            .map(|(entry, _)| GetSkillResult::new(entry))
+            .ok_or_else(|| ErrorData::invalid_params(format!("no skill {}", request.uri), None))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let served = skills().into_iter().flat_map(|(_, files)| files);
+        let Some((uri, text)) = served.into_iter().find(|(uri, _)| *uri == request.uri) else {
+            return Err(ErrorData::invalid_params(
+                format!("no resource {}", request.uri),
+                None,
+            ));
+        };
+        let contents = ResourceContents::text(text, uri).with_mime_type("text/markdown");
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     async fn call_tool(
@@ -107,6 +266,9 @@ impl ServerHandler for Modern {
         match &*request.name {
             "headers" => Ok(text(reported_headers(&context))),
             "confirm" => confirm(request),
+            "log" => Ok(text(
+                LOG.lock().unwrap_or_else(|p| p.into_inner()).join("\n"),
+            )),
             other => Err(ErrorData::invalid_params(
                 format!("no tool `{other}` to call"),
                 None,
@@ -160,14 +322,69 @@ fn confirm(request: CallToolRequestParams) -> Result<CallToolResponse, ErrorData
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
+    let mode = match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
+        [] => Mode::Modern,
+        [flag, mode] if flag == "--mode" && mode == "both" => Mode::Both,
+        [flag, mode] if flag == "--mode" && mode == "legacy" => Mode::Legacy,
+        [flag, mode] if flag == "--mode" && mode == "legacy-http" => Mode::LegacyHttp,
+        other => {
+            return Err(format!("usage: modern_http [--mode both|legacy], not {other:?}").into())
+        }
+    };
+    let _ = MODE.set(mode);
     let service = StreamableHttpService::new(
-        || Ok(Modern),
+        move || Ok(Modern { mode }),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(record));
     println!("listening on {url}");
     std::io::stdout().flush()?;
+    // A pooled client reuses connections: without TCP_NODELAY, Nagle's
+    // algorithm would hold each answer until the client's delayed ACK.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router).await?;
     Ok(())
+}
+
+/// Logs a request for `log`.
+async fn record(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let headers = request.headers();
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let mut line = format!(
+        "{} {}",
+        request.method(),
+        header("mcp-method").unwrap_or("-".into())
+    );
+    if let Some(name) = header("mcp-name") {
+        line = format!("{line} {name}");
+    }
+    let session = if headers.contains_key("mcp-session-id") {
+        "yes"
+    } else {
+        "no"
+    };
+    LOG.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(format!("{line} session={session}"));
+    if MODE.get() == Some(&Mode::LegacyHttp) && line == "POST server/discover" {
+        let refused = (
+            axum::http::StatusCode::BAD_REQUEST,
+            "Bad Request: no valid session",
+        );
+        return axum::response::IntoResponse::into_response(refused);
+    }
+    next.run(request).await
 }
