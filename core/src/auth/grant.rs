@@ -387,14 +387,36 @@ fn assertion(
         "exp": now + ASSERTION_LIFETIME,
         "jti": jti(),
     });
+    sign(&claims, pem, algorithm)
+}
+
+/// `claims` as a JWT signed with the PEM private key.
+#[cfg(feature = "jwt")]
+fn sign(
+    claims: &serde_json::Value,
+    pem: &str,
+    algorithm: SigningAlgorithm,
+) -> std::result::Result<String, String> {
     let (algorithm, key) = signing_key(pem, algorithm)?;
     let header = jsonwebtoken::Header::new(algorithm);
-    jsonwebtoken::encode(&header, &claims, &key)
+    jsonwebtoken::encode(&header, claims, &key)
         .map_err(|e| format!("cannot sign the client assertion: {e}"))
+}
+
+/// Without the `jwt` feature, no JWT is signed: the error says how to
+/// get one.
+#[cfg(not(feature = "jwt"))]
+fn sign(
+    _claims: &serde_json::Value,
+    _pem: &str,
+    _algorithm: SigningAlgorithm,
+) -> std::result::Result<String, String> {
+    Err("a `private_key` client assertion (`private_key_jwt`) needs mcpbind's cargo feature `jwt` (the mcpbind CLI has it): add `features = [\"jwt\"]` to the mcpbind dependency".to_owned())
 }
 
 /// The `jsonwebtoken` algorithm and key of a PEM private key. The key
 /// itself never appears in an error.
+#[cfg(feature = "jwt")]
 pub(super) fn signing_key(
     pem: &str,
     algorithm: SigningAlgorithm,
@@ -422,6 +444,7 @@ pub(super) fn signing_key(
 mod tests {
     use super::*;
 
+    #[cfg(feature = "jwt")]
     #[test]
     fn a_key_that_is_not_pem_is_refused_without_showing_it() {
         let Err(reason) = signing_key("mcpbind-canary-key", SigningAlgorithm::ES256) else {
