@@ -454,6 +454,19 @@ mod tests {
         assert!(!reason.contains("mcpbind-canary-key"), "{reason}");
     }
 
+    /// Without the feature, the error names it (CI runs this test in
+    /// core's build without `jwt`: the `metrics` line of `.ci/run`).
+    #[cfg(not(feature = "jwt"))]
+    #[test]
+    fn without_the_jwt_feature_a_private_key_is_refused_naming_it() {
+        let claims = serde_json::json!({});
+        let Err(reason) = sign(&claims, "mcpbind-canary-key", SigningAlgorithm::ES256) else {
+            panic!("signed without the feature");
+        };
+        assert!(reason.contains("cargo feature `jwt`"), "{reason}");
+        assert!(!reason.contains("mcpbind-canary-key"), "{reason}");
+    }
+
     #[test]
     fn jtis_are_distinct() {
         assert_ne!(jti(), jti());
