@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::oauth::{assert_no_token, OAuthServer};
+use crate::oauth::{assert_no_token, whoami, OAuthServer};
 use crate::util;
 
 /// `ci-client`'s P-256 private key (a fixture; the server holds the public
@@ -216,18 +216,7 @@ async fn a_client_with_a_browser_authorizes_and_steps_up_by_itself() {
     let client = mcpbind::Client::connect_with(&config, "sec", hooks)
         .await
         .unwrap();
-    let result = client
-        .call_raw(
-            "whoami",
-            Default::default(),
-            &mcpbind::CallOptions::default(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        result.content[0].as_text().unwrap().text,
-        "grant=authorization_code"
-    );
+    assert_eq!(whoami(&client).await, "grant=authorization_code");
     let opened = opened.lock().unwrap().clone();
     assert_eq!(opened.len(), 2, "{opened:?}");
     assert_eq!(scope_of(&opened[0]), ["mcp"], "{opened:?}");
@@ -275,18 +264,7 @@ async fn an_expiring_grant_is_granted_again() {
         .unwrap();
     let granted = server.issued().len();
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
-    let result = client
-        .call_raw(
-            "whoami",
-            Default::default(),
-            &mcpbind::CallOptions::default(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        result.content[0].as_text().unwrap().text,
-        "grant=client_credentials"
-    );
+    assert_eq!(whoami(&client).await, "grant=client_credentials");
     assert_eq!(server.issued().len(), granted + 1, "one new grant");
     client.close().await;
 }

@@ -82,6 +82,19 @@ fn cli(dir: &Path, store: &Path, args: &[&str]) -> util::Output {
 }
 
 /// No token the server issued appears in `text`.
+/// The server's `whoami` answer over `client`: the grant its token came from.
+pub(crate) async fn whoami(client: &mcpbind::Client) -> String {
+    let result = client
+        .call_raw(
+            "whoami",
+            Default::default(),
+            &mcpbind::CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    result.content[0].as_text().unwrap().text.clone()
+}
+
 pub(crate) fn assert_no_token(server: &OAuthServer, what: &str, text: &str) {
     let issued = server.issued();
     assert!(!issued.is_empty(), "the server issued no token");
@@ -273,17 +286,6 @@ async fn a_library_client_uses_the_grant() {
     let client = mcpbind::Client::connect_server("ci", config.servers["ci"].clone())
         .await
         .unwrap();
-    let result = client
-        .call_raw(
-            "whoami",
-            Default::default(),
-            &mcpbind::CallOptions::default(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        result.content[0].as_text().unwrap().text,
-        "grant=client_credentials"
-    );
+    assert_eq!(whoami(&client).await, "grant=client_credentials");
     assert!(!format!("{:?}", config.servers["ci"]).contains("ci-secret"));
 }
