@@ -24,12 +24,23 @@ use crate::config::{AuthConfig, ServerConfig, TransportConfig};
 
 mod challenge;
 mod client;
+mod dpop;
 mod grant;
 
 use crate::connect::secrets::Expander;
 use crate::error::{redact, Error, Result};
 use client::Manager;
 pub(crate) use client::OAuthClient;
+use dpop::{Dpop, DpopKey};
+pub(crate) use dpop::{Nonces, DPOP as DPOP_HEADER};
+
+/// Parameter `name` of the first challenge of a `WWW-Authenticate` value
+/// that has it (read as data, [`challenge`]).
+pub(crate) fn challenge_param(header: &str, name: &str) -> Option<String> {
+    challenge::parse(header)
+        .iter()
+        .find_map(|c| c.param(name).map(str::to_owned))
+}
 
 /// How long [`login`] waits for the browser to come back.
 const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
@@ -71,6 +82,10 @@ struct TokenFile {
     /// The server URL the tokens were issued for.
     url: String,
     credentials: StoredCredentials,
+    /// The DPoP key pair the tokens are bound to ([`dpop`]), as
+    /// [`DpopKey::to_stored`] writes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dpop_key: Option<String>,
 }
 
 /// rmcp's credential store, as a file of mode 0600.
@@ -78,6 +93,9 @@ struct FileStore {
     server: String,
     url: String,
     path: PathBuf,
+    /// The DPoP key written with the tokens (their binding survives a
+    /// refresh's save).
+    dpop_key: Option<String>,
 }
 
 impl FileStore {
@@ -86,7 +104,20 @@ impl FileStore {
             server: server.to_owned(),
             url: url.to_owned(),
             path: credentials_path(server, url)?,
+            dpop_key: None,
         })
+    }
+
+    fn with_dpop_key(mut self, key: String) -> FileStore {
+        self.dpop_key = Some(key);
+        self
+    }
+
+    /// The DPoP key stored with this server's tokens, if any.
+    fn stored_dpop_key(&self) -> Option<String> {
+        let text = std::fs::read(&self.path).ok()?;
+        let file = serde_json::from_slice::<TokenFile>(&text).ok()?;
+        file.dpop_key.filter(|_| file.url == self.url)
     }
 
     fn io_error(&self, what: &str, e: std::io::Error) -> AuthError {
@@ -156,6 +187,7 @@ impl CredentialStore for FileStore {
         let file = TokenFile {
             url: self.url.clone(),
             credentials,
+            dpop_key: self.dpop_key.clone(),
         };
         let text = serde_json::to_vec_pretty(&file)
             .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?;
@@ -256,6 +288,94 @@ impl<'a> Target<'a> {
     }
 }
 
+impl Target<'_> {
+    /// An [`Error::Auth`] about DPoP, its text redacted.
+    fn dpop_error(&self, reason: String) -> Error {
+        Error::Auth {
+            server: self.server.to_owned(),
+            reason: redact(&reason, &self.secrets),
+            login: false,
+        }
+    }
+
+    /// A manager whose OAuth requests carry DPoP proofs ([`dpop::DpopHttp`]),
+    /// going only to the origins of the server, of `metadata` (discovered
+    /// through rmcp's filtered client) and of the challenge's
+    /// `resource_metadata`; its token file keeps the key.
+    async fn dpop_manager(
+        &self,
+        metadata: &rmcp::transport::auth::AuthorizationMetadata,
+        challenge: Option<&str>,
+        dpop: &Arc<Dpop>,
+    ) -> Result<AuthorizationManager> {
+        let named = challenge
+            .map(challenge::parse)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|c| c.param("resource_metadata").map(str::to_owned))
+            .collect::<Vec<_>>();
+        let allowed: Vec<String> = [
+            Some(self.url.as_str()),
+            metadata.issuer.as_deref(),
+            Some(metadata.authorization_endpoint.as_str()),
+            Some(metadata.token_endpoint.as_str()),
+            metadata.registration_endpoint.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .chain(named.iter().map(String::as_str))
+        .filter_map(dpop::origin)
+        .collect();
+        let http = dpop::DpopHttp::new(Arc::clone(dpop), allowed)
+            .map_err(|reason| self.dpop_error(reason))?;
+        let mut manager =
+            AuthorizationManager::new_with_oauth_http_client(self.url.as_str(), Arc::new(http))
+                .await
+                .map_err(|e| self.error("invalid server URL", e))?;
+        manager.set_credential_store(
+            FileStore::new(self.server, &self.url)?.with_dpop_key(dpop.key.to_stored()),
+        );
+        Ok(manager)
+    }
+
+    /// For an authorization server whose metadata offers DPoP: the key to
+    /// bind tokens to (the one stored with the server's tokens, else a new
+    /// one). `None` when DPoP is not offered, or offered but this build
+    /// cannot sign (no `jwt` feature) and the server does not require it
+    /// (its challenge names no `Bearer` scheme).
+    fn dpop_key(
+        &self,
+        metadata: &rmcp::transport::auth::AuthorizationMetadata,
+        challenge: Option<&str>,
+    ) -> Result<Option<DpopKey>> {
+        if !dpop::offered(metadata) {
+            return Ok(None);
+        }
+        let stored = FileStore::new(self.server, &self.url)?.stored_dpop_key();
+        let key = match stored {
+            Some(text) => DpopKey::from_stored(&text),
+            None => DpopKey::generate(),
+        };
+        match key {
+            Ok(key) => Ok(Some(key)),
+            Err(reason) => {
+                let challenges = challenge.map(challenge::parse).unwrap_or_default();
+                let required = challenges
+                    .iter()
+                    .any(|c| c.scheme.eq_ignore_ascii_case("DPoP"))
+                    && !challenges
+                        .iter()
+                        .any(|c| c.scheme.eq_ignore_ascii_case("Bearer"));
+                if required {
+                    return Err(self.dpop_error(reason));
+                }
+                tracing::debug!(server = %self.server, "not using DPoP: {reason}");
+                Ok(None)
+            }
+        }
+    }
+}
+
 fn not_oauth(server: &str) -> Error {
     Error::Auth {
         server: server.to_owned(),
@@ -303,8 +423,12 @@ pub(crate) struct Session {
     server: String,
     config: ServerConfig,
     browser: Option<Arc<dyn Browser>>,
-    /// The current authorization's generation and manager.
-    current: tokio::sync::RwLock<(u64, Manager)>,
+    /// The current authorization's generation and manager, and the DPoP
+    /// key its tokens are bound to.
+    current: tokio::sync::RwLock<(u64, Manager, Option<Arc<Dpop>>)>,
+    /// The servers' DPoP nonces, shared with the HTTP client that sees
+    /// the resource server's answers.
+    nonces: Arc<Nonces>,
     /// One new authorization at a time.
     authorizing: tokio::sync::Mutex<()>,
     /// The scopes asked for or granted so far (a step-up asks for these
@@ -339,19 +463,24 @@ impl Session {
     ) -> Result<Session> {
         let target = Target::of(server, config)?;
         let configured = target.auth.scopes().to_vec();
-        let (manager, held) = match target.auth {
+        let nonces = Arc::new(Nonces::default());
+        let (manager, dpop, held) = match target.auth {
             AuthConfig::OAuth { .. } => {
-                let manager = target.stored_manager().await?;
+                let (manager, dpop) = target.stored_manager(&nonces).await?;
                 let held = target.stored_scopes().await;
-                (manager, held)
+                (manager, dpop, held)
             }
-            _ => target.grant(&configured).await?,
+            _ => {
+                let (manager, held) = target.grant(&configured).await?;
+                (manager, None, held)
+            }
         };
         Ok(Session {
             server: server.to_owned(),
             config: config.clone(),
             browser,
-            current: tokio::sync::RwLock::new((0, Arc::new(manager))),
+            current: tokio::sync::RwLock::new((0, Arc::new(manager), dpop)),
+            nonces,
             authorizing: tokio::sync::Mutex::new(()),
             scopes: std::sync::Mutex::new(union(&configured, &held)),
             granted: std::sync::Mutex::new(held),
@@ -361,6 +490,16 @@ impl Session {
     async fn current(&self) -> (u64, Manager) {
         let current = self.current.read().await;
         (current.0, Arc::clone(&current.1))
+    }
+
+    /// The DPoP key of the current authorization, if its tokens are bound.
+    async fn dpop(&self) -> Option<Arc<Dpop>> {
+        self.current.read().await.2.clone()
+    }
+
+    /// The servers' DPoP nonces.
+    pub(crate) fn nonces(&self) -> Arc<Nonces> {
+        Arc::clone(&self.nonces)
     }
 
     /// Authorizes anew after authorization `generation` was refused with
@@ -389,9 +528,9 @@ impl Session {
             return false;
         }
         match self.new_authorization(challenge, more_scopes).await {
-            Ok(manager) => {
+            Ok((manager, dpop)) => {
                 let mut current = self.current.write().await;
-                *current = (generation + 1, Arc::new(manager));
+                *current = (generation + 1, Arc::new(manager), dpop);
                 true
             }
             Err(e) => {
@@ -407,7 +546,7 @@ impl Session {
         &self,
         challenge: &str,
         more_scopes: &[String],
-    ) -> Result<AuthorizationManager> {
+    ) -> Result<(AuthorizationManager, Option<Arc<Dpop>>)> {
         let target = Target::of(&self.server, &self.config)?;
         let held = self.scopes.lock().map(|s| s.clone()).unwrap_or_default();
         // A first authorization asks for the configured scopes (none: those
@@ -417,7 +556,7 @@ impl Session {
         } else {
             union(&held, more_scopes)
         };
-        let (manager, granted) = match target.auth {
+        let (manager, dpop, granted) = match target.auth {
             AuthConfig::OAuth { .. } => {
                 let Some(browser) = &self.browser else {
                     return Err(Error::Auth {
@@ -429,12 +568,17 @@ impl Session {
                 };
                 let challenge = Some(challenge.to_owned()).filter(|c| !c.is_empty());
                 target
-                    .authorize_in_browser(&scopes, challenge, |url| browser.open(&self.server, url))
+                    .authorize_in_browser(&scopes, challenge, &self.nonces, |url| {
+                        browser.open(&self.server, url)
+                    })
                     .await?;
-                let manager = target.stored_manager().await?;
-                (manager, target.stored_scopes().await)
+                let (manager, dpop) = target.stored_manager(&self.nonces).await?;
+                (manager, dpop, target.stored_scopes().await)
             }
-            _ => target.grant(&scopes).await?,
+            _ => {
+                let (manager, granted) = target.grant(&scopes).await?;
+                (manager, None, granted)
+            }
         };
         if let Ok(mut held) = self.scopes.lock() {
             *held = union(&union(&held, &scopes), &granted);
@@ -442,18 +586,40 @@ impl Session {
         if let Ok(mut current) = self.granted.lock() {
             *current = granted;
         }
-        Ok(manager)
+        Ok((manager, dpop))
     }
 }
 
 impl Target<'_> {
     /// A manager with the stored tokens of an `oauth` server (none stored:
-    /// requests go out without a token).
-    async fn stored_manager(&self) -> Result<AuthorizationManager> {
+    /// requests go out without a token), and the DPoP key they are bound
+    /// to, if stored with them.
+    async fn stored_manager(
+        &self,
+        nonces: &Arc<Nonces>,
+    ) -> Result<(AuthorizationManager, Option<Arc<Dpop>>)> {
         let AuthConfig::OAuth { client_id, .. } = self.auth else {
             return Err(not_oauth(self.server));
         };
         let mut manager = self.manager().await?;
+        let mut dpop = None;
+        if let Some(text) = FileStore::new(self.server, &self.url)?.stored_dpop_key() {
+            // DPoP-bound tokens: discovered through rmcp's filtered client,
+            // refreshed through one that adds proofs.
+            let metadata = manager
+                .resolve_metadata()
+                .await
+                .map_err(|e| self.error("cannot discover the authorization server", e))?
+                .metadata;
+            let key = DpopKey::from_stored(&text).map_err(|reason| self.dpop_error(reason))?;
+            let bound = Arc::new(Dpop {
+                key,
+                nonces: Arc::clone(nonces),
+            });
+            manager = self.dpop_manager(&metadata, None, &bound).await?;
+            manager.set_metadata(metadata);
+            dpop = Some(bound);
+        }
         let stored = manager
             .initialize_from_store()
             .await
@@ -466,7 +632,7 @@ impl Target<'_> {
                 .configure_client(client)
                 .map_err(|e| self.error("cannot configure the OAuth client", e))?;
         }
-        Ok(manager)
+        Ok((manager, dpop))
     }
 
     /// The scopes the stored token of an `oauth` server was granted.
@@ -489,6 +655,7 @@ impl Target<'_> {
         &self,
         scopes: &[String],
         challenge: Option<String>,
+        nonces: &Arc<Nonces>,
         open: impl FnOnce(&str),
     ) -> Result<()> {
         let server = self.server;
@@ -520,6 +687,7 @@ impl Target<'_> {
         let redirect_uri = format!("http://127.0.0.1:{port}/callback");
 
         let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name("mcpbind");
+        let request_challenge = challenge.clone();
         if let Some(challenge) = challenge {
             request = request.with_challenge(challenge);
         }
@@ -535,7 +703,27 @@ impl Target<'_> {
         if let Some(url) = client_metadata_url {
             request = request.with_client_metadata_url(url.clone());
         }
-        let mut state = OAuthState::Unauthorized(self.manager().await?);
+        // An authorization server that offers DPoP gets proofs with its
+        // token requests: found through rmcp's filtered client, then
+        // authorized through one that adds them (the key stored with the
+        // tokens).
+        let mut manager = self.manager().await?;
+        if let Ok(resolution) = manager
+            .resolve_metadata_from_challenge(request_challenge.as_deref())
+            .await
+        {
+            let metadata = resolution.metadata;
+            if let Some(key) = self.dpop_key(&metadata, request_challenge.as_deref())? {
+                let dpop = Arc::new(Dpop {
+                    key,
+                    nonces: Arc::clone(nonces),
+                });
+                manager = self
+                    .dpop_manager(&metadata, request_challenge.as_deref(), &dpop)
+                    .await?;
+            }
+        }
+        let mut state = OAuthState::Unauthorized(manager);
         state
             .start_authorization(request)
             .await
@@ -581,7 +769,10 @@ pub async fn login(server: &str, config: &ServerConfig, open: impl FnOnce(&str))
     FileStore::new(server, &target.url)?.check_writable()?;
     let scopes = target.auth.scopes().to_vec();
     let challenge = challenge(&target.url).await;
-    target.authorize_in_browser(&scopes, challenge, open).await
+    let nonces = Arc::new(Nonces::default());
+    target
+        .authorize_in_browser(&scopes, challenge, &nonces, open)
+        .await
 }
 
 /// Removes the stored tokens of `server`; whether there were any.

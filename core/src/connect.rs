@@ -615,6 +615,7 @@ async fn connect_http(
         secrets: Arc::clone(&target.secrets),
         schemas: Arc::clone(&handler.tool_schemas),
         max_response_bytes,
+        nonces: oauth.as_ref().map(crate::auth::Session::nonces),
     };
     let oauth_used = oauth.is_some();
     let result = match oauth {

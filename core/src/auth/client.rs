@@ -10,7 +10,13 @@
 //!   changed gets a new registration (SEP-2352);
 //! - `403` with `error="insufficient_scope"`: a new authorization for the
 //!   union of the scopes held and the scopes challenged (step-up), at most
-//!   once per request.
+//!   once per request;
+//! - `401` with a `DPoP` challenge `error="use_dpop_nonce"`: the request
+//!   once more, its proof with the nonce the server gave (RFC 9449 §9).
+//!
+//! A DPoP-bound token ([`super::dpop`]) goes out as `Authorization: DPoP
+//! <token>` with a fresh proof (`DPoP` header) on each request, not as
+//! rmcp's `Bearer`.
 //!
 //! A new authorization is the grant itself for client credentials, and the
 //! authorization-code flow in a browser for `auth = "oauth"`, which needs a
@@ -49,8 +55,10 @@ impl<C> OAuthClient<C> {
 
 /// Why a request was refused, as the server's challenge says.
 enum Refusal {
-    /// `401`: no token, or one the server does not accept.
-    Unauthorized(String),
+    /// `401`: no token, or one the server does not accept; whether the
+    /// challenge is DPoP's `use_dpop_nonce` (the proof lacks the server's
+    /// nonce).
+    Unauthorized(String, bool),
     /// `403` `insufficient_scope`: the challenge, and the scopes it names.
     InsufficientScope(String, Vec<String>),
 }
@@ -63,7 +71,14 @@ where
 {
     match error {
         StreamableHttpError::AuthRequired(e) => {
-            Some(Refusal::Unauthorized(e.www_authenticate_header.clone()))
+            let challenges = super::challenge::parse(&e.www_authenticate_header);
+            let use_nonce = challenges.iter().any(|c| {
+                c.scheme.eq_ignore_ascii_case("DPoP") && c.param("error") == Some("use_dpop_nonce")
+            });
+            Some(Refusal::Unauthorized(
+                e.www_authenticate_header.clone(),
+                use_nonce,
+            ))
         }
         StreamableHttpError::InsufficientScope(e) => {
             let challenges = super::challenge::parse(&e.www_authenticate_header);
@@ -89,11 +104,20 @@ impl<C> OAuthClient<C>
 where
     C: StreamableHttpClient + Send + Sync,
 {
-    /// Runs `call` with the session's token, and again after what the
-    /// server's refusal asks for (see the module's documentation).
-    async fn authorized<T, F, Fut>(&self, call: F) -> Result<T, StreamableHttpError<C::Error>>
+    /// Runs `call` (a `method` request to `uri`) with the session's token,
+    /// and again after what the server's refusal asks for (see the
+    /// module's documentation). `call` gets the bearer token for rmcp to
+    /// send, and the headers: `headers`, plus a DPoP-bound token's
+    /// `Authorization` and proof.
+    async fn authorized<T, F, Fut>(
+        &self,
+        method: &str,
+        uri: &str,
+        headers: &HashMap<HeaderName, HeaderValue>,
+        call: F,
+    ) -> Result<T, StreamableHttpError<C::Error>>
     where
-        F: Fn(Option<String>) -> Fut,
+        F: Fn(Option<String>, HashMap<HeaderName, HeaderValue>) -> Fut,
         Fut: std::future::Future<Output = Result<T, StreamableHttpError<C::Error>>>,
     {
         let session = &self.session;
@@ -101,8 +125,10 @@ where
         let mut refreshed = false;
         let mut authorized = false;
         let mut stepped_up = false;
+        let mut nonced = false;
         loop {
-            let error = match call(token.clone()).await {
+            let (bearer, headers) = session.present(method, uri, token.clone(), headers).await?;
+            let error = match call(bearer, headers).await {
                 Err(error) => error,
                 ok => return ok,
             };
@@ -110,7 +136,13 @@ where
                 return Err(error);
             };
             match refusal {
-                Refusal::Unauthorized(challenge) => {
+                Refusal::Unauthorized(challenge, use_nonce) => {
+                    if use_nonce && !nonced && token.is_some() && session.dpop().await.is_some() {
+                        // Once more, with the nonce the HTTP client recorded
+                        // from the answer.
+                        nonced = true;
+                        continue;
+                    }
                     if token.is_some() && !refreshed {
                         refreshed = true;
                         if let Some(fresh) = session.refresh(generation).await? {
@@ -138,6 +170,41 @@ where
 }
 
 impl Session {
+    /// What a request presents `token` with: rmcp's `Bearer` (the token
+    /// for rmcp to send), or for a DPoP-bound token `Authorization: DPoP`
+    /// and a fresh proof for a `method` request to `uri` among the headers.
+    async fn present(
+        &self,
+        method: &str,
+        uri: &str,
+        token: Option<String>,
+        headers: &HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(Option<String>, HashMap<HeaderName, HeaderValue>), AuthError> {
+        let mut headers = headers.clone();
+        let (Some(token), Some(dpop)) = (&token, self.dpop().await) else {
+            return Ok((token, headers));
+        };
+        let nonce = dpop.nonces.get(uri);
+        let proof = dpop
+            .key
+            .proof(method, uri, nonce.as_deref(), Some(token))
+            .map_err(AuthError::InternalError)?;
+        // Neither is shown: a header value marked sensitive.
+        let value = |text: String| {
+            HeaderValue::try_from(text)
+                .map(|mut v| {
+                    v.set_sensitive(true);
+                    v
+                })
+                .map_err(|_| {
+                    AuthError::InternalError("an access token that is not a header value".into())
+                })
+        };
+        headers.insert(http::header::AUTHORIZATION, value(format!("DPoP {token}"))?);
+        headers.insert(HeaderName::from_static(super::dpop::DPOP), value(proof)?);
+        Ok((None, headers))
+    }
+
     /// The generation of the current authorization and its access token
     /// (`None`: there is none yet, the request goes out without one).
     async fn token(&self) -> Result<(u64, Option<String>), AuthError> {
@@ -191,13 +258,9 @@ where
         _auth_token: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.authorized(|token| {
-            self.inner.delete_session(
-                uri.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
+        self.authorized("DELETE", &uri, &custom_headers, |token, headers| {
+            self.inner
+                .delete_session(uri.clone(), session_id.clone(), token, headers)
         })
         .await
     }
@@ -213,13 +276,13 @@ where
         futures::stream::BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>,
         StreamableHttpError<Self::Error>,
     > {
-        self.authorized(|token| {
+        self.authorized("GET", &uri, &custom_headers, |token, headers| {
             self.inner.get_stream(
                 uri.clone(),
                 session_id.clone(),
                 last_event_id.clone(),
                 token,
-                custom_headers.clone(),
+                headers,
             )
         })
         .await
@@ -237,13 +300,13 @@ where
         futures::stream::BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>,
         StreamableHttpError<Self::Error>,
     > {
-        self.authorized(|token| {
+        self.authorized("GET", &uri, &custom_headers, |token, headers| {
             self.inner.get_stream_with_max_sse_event_size(
                 uri.clone(),
                 session_id.clone(),
                 last_event_id.clone(),
                 token,
-                custom_headers.clone(),
+                headers,
                 max_sse_event_size,
             )
         })
@@ -258,13 +321,13 @@ where
         _auth_token: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorized(|token| {
+        self.authorized("POST", &uri, &custom_headers, |token, headers| {
             self.inner.post_message(
                 uri.clone(),
                 message.clone(),
                 session_id.clone(),
                 token,
-                custom_headers.clone(),
+                headers,
             )
         })
         .await
@@ -279,13 +342,13 @@ where
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorized(|token| {
+        self.authorized("POST", &uri, &custom_headers, |token, headers| {
             self.inner.post_message_with_max_sse_event_size(
                 uri.clone(),
                 message.clone(),
                 session_id.clone(),
                 token,
-                custom_headers.clone(),
+                headers,
                 max_sse_event_size,
             )
         })

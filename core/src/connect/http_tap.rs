@@ -8,6 +8,13 @@
 //! instead, and its JSON or SSE body is recorded before rmcp decodes it. Any
 //! response this code doesn't expect is re-sent through rmcp's own client
 //! (listing tools is safe to repeat), so that its error handling applies.
+//!
+//! A POST with a DPoP proof (a DPoP-bound token, [`crate::auth`]) is sent
+//! here too, whatever it is: rmcp's client keeps only `WWW-Authenticate` of
+//! a `401`, and the server's `DPoP-Nonce` (on a `401` `use_dpop_nonce`, or
+//! any answer) must be recorded for the next proof. Such a request is never
+//! sent twice (a proof is used once), so every answer is handled here, as
+//! rmcp's client does.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,6 +41,8 @@ pub(crate) struct TapClient {
     /// tool on this connection.
     pub(crate) schemas: Arc<super::ToolSchemas>,
     pub(crate) max_response_bytes: usize,
+    /// Where the `DPoP-Nonce`s of an OAuth server's answers go.
+    pub(crate) nonces: Option<Arc<crate::auth::Nonces>>,
 }
 
 type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
@@ -210,6 +219,138 @@ impl TapClient {
 }
 
 impl TapClient {
+    /// Sends a POST that carries a DPoP proof and reads its answer as
+    /// rmcp's client does, recording the server's `DPoP-Nonce` (and the
+    /// raw answer of a tapped request).
+    async fn post_dpop(
+        &self,
+        uri: &str,
+        message: &ClientJsonRpcMessage,
+        session_id: Option<&str>,
+        custom_headers: &HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        use rmcp::transport::streamable_http_client::{
+            AuthRequiredError, HttpStatusError, InsufficientScopeError,
+        };
+        let mut request = self
+            .inner
+            .post(uri)
+            .header(http::header::ACCEPT, "application/json, text/event-stream")
+            .json(message);
+        for (name, value) in custom_headers {
+            request = request.header(name, value);
+        }
+        if let Some(id) = session_id {
+            request = request.header(SESSION_HEADER, id);
+        }
+        let response = request.send().await?;
+        if let Some(nonces) = &self.nonces {
+            nonces.record(uri, response.headers());
+        }
+        let status = response.status();
+        let header = |name: http::HeaderName| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let challenge = header(http::header::WWW_AUTHENTICATE);
+        match (status, challenge) {
+            (reqwest::StatusCode::UNAUTHORIZED, Some(challenge)) => {
+                return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(
+                    challenge,
+                )));
+            }
+            (reqwest::StatusCode::FORBIDDEN, Some(challenge)) => {
+                let scope = crate::auth::challenge_param(&challenge, "scope");
+                return Err(StreamableHttpError::InsufficientScope(
+                    InsufficientScopeError::new(challenge, scope),
+                ));
+            }
+            _ => {}
+        }
+        let is_reply = !matches!(message, ClientJsonRpcMessage::Request(_));
+        if matches!(
+            status,
+            reqwest::StatusCode::ACCEPTED | reqwest::StatusCode::NO_CONTENT
+        ) || (status.is_success() && is_reply && response.content_length() == Some(0))
+        {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        if status == reqwest::StatusCode::NOT_FOUND && session_id.is_some() {
+            return Err(StreamableHttpError::SessionExpired);
+        }
+        let new_session = header(HeaderName::from_static("mcp-session-id"));
+        let content_type = header(http::header::CONTENT_TYPE);
+        let json = content_type
+            .as_deref()
+            .is_some_and(|t| t.starts_with("application/json"));
+        if !status.is_success() {
+            let retry_after = header(http::header::RETRY_AFTER);
+            let status_error = (status == reqwest::StatusCode::TOO_MANY_REQUESTS
+                || status.is_server_error())
+            .then(|| HttpStatusError::new(status.as_u16(), retry_after));
+            if let Some(error) = status_error.filter(|_| !json || status.as_u16() == 429) {
+                return Err(error.into());
+            }
+            // A JSON-RPC error in the body is the answer (read bounded).
+            let body = self.read_bounded(response).await.unwrap_or_default();
+            if json && !matches!(status.as_u16(), 401 | 403) {
+                if let Ok(error @ rmcp::model::JsonRpcMessage::Error(_)) =
+                    serde_json::from_slice::<ServerJsonRpcMessage>(&body)
+                {
+                    return Ok(StreamableHttpPostResponse::Json(error, new_session));
+                }
+            }
+            let text = String::from_utf8_lossy(&body)
+                .chars()
+                .take(1000)
+                .collect::<String>();
+            return Err(StreamableHttpError::UnexpectedServerResponse(
+                format!("HTTP {}: {text}", status.as_u16()).into(),
+            ));
+        }
+        let tapped = self.tap.is_armed() && is_tapped(message);
+        match content_type.as_deref() {
+            Some(t) if t.starts_with("text/event-stream") => {
+                let body = super::sse::bounded(
+                    response.bytes_stream(),
+                    max_sse_event_size,
+                    Arc::clone(&self.tap),
+                );
+                let tap = Arc::clone(&self.tap);
+                let events = sse_stream::SseStream::from_bytes_stream(body)
+                    .inspect(move |event| {
+                        if let (true, Ok(sse)) = (tapped, event) {
+                            if let Some(data) = &sse.data {
+                                tap.record(data.as_bytes());
+                            }
+                        }
+                    })
+                    .boxed();
+                Ok(StreamableHttpPostResponse::Sse(events, new_session))
+            }
+            Some(t) if t.starts_with("application/json") => {
+                let Some(body) = self.read_bounded(response).await else {
+                    return Err(StreamableHttpError::TransportChannelClosed);
+                };
+                if tapped {
+                    self.tap.record(&body);
+                }
+                match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
+                    Ok(parsed) => Ok(StreamableHttpPostResponse::Json(parsed, new_session)),
+                    Err(_) if is_reply => Ok(StreamableHttpPostResponse::Accepted),
+                    Err(e) => Err(StreamableHttpError::UnexpectedServerResponse(
+                        format!("the JSON answer is not a JSON-RPC message: {e}").into(),
+                    )),
+                }
+            }
+            _ => Err(StreamableHttpError::UnexpectedContentType(content_type)),
+        }
+    }
+
     /// `headers` plus the `Mcp-Param-*` headers of a `tools/call`, from the
     /// tool's schema ([`super::ToolSchemas`]). rmcp sends the standard
     /// headers (`Mcp-Method` first) from 2026-07-28 on, and `Mcp-Param-*`
@@ -309,6 +450,37 @@ impl StreamableHttpClient for TapClient {
         max_sse_event_size: usize,
     ) -> HttpResult<StreamableHttpPostResponse> {
         let custom_headers = self.with_param_headers(&message, custom_headers);
+        if custom_headers.contains_key(&HeaderName::from_static(crate::auth::DPOP_HEADER)) {
+            let method = method_of(&message);
+            let result = self
+                .post_dpop(
+                    &uri,
+                    &message,
+                    session_id.as_deref(),
+                    &custom_headers,
+                    max_sse_event_size,
+                )
+                .await;
+            return match result {
+                Ok(StreamableHttpPostResponse::Sse(events, session)) => {
+                    self.tap.recovered();
+                    let events = self.watch(events, max_sse_event_size);
+                    Ok(StreamableHttpPostResponse::Sse(events, session))
+                }
+                Err(error) => {
+                    if let Some(failure) =
+                        self.refusal(&error).or_else(|| failure_of(&method, &error))
+                    {
+                        self.tap.fail(failure);
+                    }
+                    Err(error)
+                }
+                ok => {
+                    self.tap.recovered();
+                    ok
+                }
+            };
+        }
         if self.tap.is_armed() && is_tapped(&message) {
             if let Some(response) = self
                 .post_tapped(

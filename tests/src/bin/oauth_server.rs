@@ -1,7 +1,15 @@
 //! An MCP server protected by OAuth, with its own authorization server, for
 //! the OAuth tests: `oauth_server [--ttl SECONDS] [--require-scope SCOPE]
-//! [--resource URL]` listens on 127.0.0.1 and prints
+//! [--resource URL] [--dpop]` listens on 127.0.0.1 and prints
 //! `listening on http://127.0.0.1:PORT/mcp`.
+//!
+//! With `--dpop`, tokens are DPoP-bound (RFC 9449): the metadata lists
+//! `dpop_signing_alg_values_supported`, the token endpoint requires a
+//! valid proof with its nonce (else 400 `use_dpop_nonce` and a
+//! `DPoP-Nonce`) and issues `token_type: DPoP` tokens bound to the proof's
+//! key, and `/mcp` takes only `Authorization: DPoP` with a fresh proof
+//! (`ath`, the key the token is bound to, its own nonce: else 401
+//! `use_dpop_nonce`). Proofs are logged as canaries too.
 //!
 //! - `/mcp` (Streamable HTTP) answers 401 with a `WWW-Authenticate` challenge
 //!   naming its protected-resource metadata unless the request carries a
@@ -74,6 +82,8 @@ struct Issued {
     grant: &'static str,
     expires: Instant,
     scope: String,
+    /// The thumbprint of the DPoP key the token is bound to.
+    jkt: Option<String>,
 }
 
 /// A code waiting for its exchange.
@@ -100,7 +110,14 @@ struct Auth {
     clients: u64,
     /// ID-JAGs the identity provider issued, not yet exchanged.
     jags: Vec<String>,
+    /// DPoP-bound tokens (`--dpop`), and the proofs' `jti`s seen.
+    dpop: bool,
+    jtis: std::collections::HashSet<String>,
 }
+
+/// The nonces `--dpop` requires at the token endpoint and at `/mcp`.
+const AS_NONCE: &str = "as-nonce-1";
+const RS_NONCE: &str = "rs-nonce-1";
 
 type Shared = Arc<Mutex<Auth>>;
 
@@ -112,6 +129,72 @@ impl Auth {
             .map(|d| d.subsec_nanos())
             .unwrap_or_default();
         let token = format!("mcpbind-canary-{kind}-{}-{nanos:08x}", self.counter);
+        log_secret(&token);
+        token
+    }
+
+    /// Checks a DPoP proof (RFC 9449 §4.3) of a `method` request to `url`:
+    /// the key's thumbprint, or the error to answer (`use_dpop_nonce` when
+    /// only the nonce is missing or stale).
+    fn proof(
+        &mut self,
+        headers: &HeaderMap,
+        method: &str,
+        url: &str,
+        token: Option<&str>,
+        nonce: &str,
+    ) -> Result<String, &'static str> {
+        let mut proofs = headers.get_all("dpop").iter();
+        let (Some(proof), None) = (proofs.next(), proofs.next()) else {
+            return Err("invalid_dpop_proof");
+        };
+        let proof = proof.to_str().map_err(|_| "invalid_dpop_proof")?;
+        log_secret(proof);
+        let header = jsonwebtoken::decode_header(proof).map_err(|_| "invalid_dpop_proof")?;
+        let jwk = header.jwk.ok_or("invalid_dpop_proof")?;
+        if header.typ.as_deref() != Some("dpop+jwt") || header.alg != jsonwebtoken::Algorithm::ES256
+        {
+            return Err("invalid_dpop_proof");
+        }
+        let key = jsonwebtoken::DecodingKey::from_jwk(&jwk).map_err(|_| "invalid_dpop_proof")?;
+        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+        validation.validate_exp = false;
+        validation.set_required_spec_claims::<&str>(&[]);
+        let claims = jsonwebtoken::decode::<Value>(proof, &key, &validation)
+            .map_err(|_| "invalid_dpop_proof")?
+            .claims;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let fresh = claims["iat"]
+            .as_u64()
+            .is_some_and(|iat| iat.abs_diff(now) < 300);
+        let ath = token.map(|t| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(t))
+        });
+        let jti = claims["jti"].as_str().unwrap_or_default().to_owned();
+        if claims["htm"] != method
+            || claims["htu"] != url
+            || !fresh
+            || jti.is_empty()
+            || claims["ath"].as_str().map(str::to_owned) != ath
+            || !self.jtis.insert(jti)
+        {
+            return Err("invalid_dpop_proof");
+        }
+        if claims["nonce"] != nonce {
+            return Err("use_dpop_nonce");
+        }
+        jwk.thumbprint(jsonwebtoken::jwk::ThumbprintHash::SHA256)
+            .map_err(|_| "invalid_dpop_proof")
+    }
+}
+
+/// Appends a secret (a token, a proof) to the file named by
+/// `OAUTH_TOKEN_LOG`, the canaries the tests look for.
+fn log_secret(token: &str) {
+    {
         if let Some(path) = std::env::var_os("OAUTH_TOKEN_LOG") {
             if let Ok(mut file) = std::fs::OpenOptions::new()
                 .create(true)
@@ -121,24 +204,27 @@ impl Auth {
                 let _ = writeln!(file, "{token}");
             }
         }
-        token
     }
+}
 
+impl Auth {
     /// A token response for `grant`, with a refresh token for the
     /// authorization-code grant (and its refreshes).
-    fn tokens(&mut self, grant: &'static str, scope: String) -> Value {
+    fn tokens(&mut self, grant: &'static str, scope: String, jkt: Option<String>) -> Value {
         let access = self.token("access");
+        let token_type = if jkt.is_some() { "DPoP" } else { "Bearer" };
         self.access.insert(
             access.clone(),
             Issued {
                 grant,
                 expires: Instant::now() + self.ttl,
                 scope: scope.clone(),
+                jkt,
             },
         );
         let mut body = json!({
             "access_token": access,
-            "token_type": "Bearer",
+            "token_type": token_type,
             "expires_in": self.ttl.as_secs(),
             "scope": scope,
         });
@@ -158,10 +244,17 @@ impl Auth {
         }
     }
 
-    fn valid(&self, headers: &HeaderMap) -> Option<Issued> {
+    /// The token of a request and its issue, if valid: `Bearer`, or with
+    /// `--dpop` `DPoP` for a bound token (its proof is checked apart).
+    fn valid(&self, headers: &HeaderMap) -> Option<(String, Issued)> {
         let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-        let issued = self.access.get(value.strip_prefix("Bearer ")?)?;
-        (issued.expires > Instant::now()).then(|| issued.clone())
+        let token = match value.strip_prefix("DPoP ") {
+            Some(token) if self.dpop => token,
+            _ => value.strip_prefix("Bearer ")?,
+        };
+        let issued = self.access.get(token)?;
+        let scheme_fits = issued.jkt.is_some() == value.starts_with("DPoP ");
+        (scheme_fits && issued.expires > Instant::now()).then(|| (token.to_owned(), issued.clone()))
     }
 }
 
@@ -183,8 +276,11 @@ async fn resource_metadata(State(auth): State<Shared>) -> Json<Value> {
 }
 
 async fn server_metadata(State(auth): State<Shared>) -> Json<Value> {
-    let base = auth.lock().unwrap().base.clone();
-    Json(json!({
+    let (base, dpop) = {
+        let auth = auth.lock().unwrap();
+        (auth.base.clone(), auth.dpop)
+    };
+    let mut metadata = json!({
         "issuer": base,
         "authorization_endpoint": format!("{base}/authorize"),
         "token_endpoint": format!("{base}/token"),
@@ -195,7 +291,11 @@ async fn server_metadata(State(auth): State<Shared>) -> Json<Value> {
         "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic", "private_key_jwt"],
         "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
         "scopes_supported": ["mcp"],
-    }))
+    });
+    if dpop {
+        metadata["dpop_signing_alg_values_supported"] = json!(["ES256"]);
+    }
+    Json(metadata)
 }
 
 async fn register(State(auth): State<Shared>, Json(request): Json<Value>) -> Response {
@@ -245,6 +345,23 @@ async fn token(
 ) -> Response {
     let mut auth = auth.lock().unwrap();
     let param = |k: &str| form.get(k).cloned().unwrap_or_default();
+    let mut jkt = None;
+    if auth.dpop
+        && matches!(
+            param("grant_type").as_str(),
+            "authorization_code" | "refresh_token"
+        )
+    {
+        let url = format!("{}/token", auth.base);
+        match auth.proof(&headers, "POST", &url, None, AS_NONCE) {
+            Ok(thumbprint) => jkt = Some(thumbprint),
+            Err(error) => {
+                let body = json!({"error": error});
+                let nonce = [("dpop-nonce", AS_NONCE)];
+                return (StatusCode::BAD_REQUEST, nonce, Json(body)).into_response();
+            }
+        }
+    }
     match param("grant_type").as_str() {
         "authorization_code" => {
             let Some(pending) = auth.codes.remove(&param("code")) else {
@@ -258,20 +375,20 @@ async fn token(
             if param("redirect_uri") != pending.redirect_uri {
                 return oauth_error("invalid_grant", "redirect_uri does not match");
             }
-            Json(auth.tokens("authorization_code", pending.scope)).into_response()
+            Json(auth.tokens("authorization_code", pending.scope, jkt)).into_response()
         }
         "refresh_token" => {
             let Some(scope) = auth.refresh.remove(&param("refresh_token")) else {
                 return oauth_error("invalid_grant", "unknown refresh token");
             };
-            Json(auth.tokens("refresh_token", scope)).into_response()
+            Json(auth.tokens("refresh_token", scope, jkt)).into_response()
         }
         "client_credentials" if form.contains_key("client_assertion") => {
             if let Err(reason) = verify_assertion(&form, &auth.base) {
                 let body = json!({"error": "invalid_client", "error_description": reason});
                 return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
             }
-            Json(auth.tokens("private_key_jwt", param("scope"))).into_response()
+            Json(auth.tokens("private_key_jwt", param("scope"), None)).into_response()
         }
         JWT_BEARER if auth.jags.contains(&param("assertion")) => {
             let (id, secret) = basic_credentials(&headers)
@@ -281,13 +398,13 @@ async fn token(
                 return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
             }
             auth.jags.retain(|jag| *jag != param("assertion"));
-            Json(auth.tokens("enterprise", param("scope"))).into_response()
+            Json(auth.tokens("enterprise", param("scope"), None)).into_response()
         }
         JWT_BEARER => {
             if param("assertion") != WORKLOAD_JWT {
                 return oauth_error("invalid_grant", "the assertion is not the workload's");
             }
-            Json(auth.tokens("jwt_bearer", param("scope"))).into_response()
+            Json(auth.tokens("jwt_bearer", param("scope"), None)).into_response()
         }
         "client_credentials" => {
             let (id, secret) = basic_credentials(&headers)
@@ -296,7 +413,7 @@ async fn token(
                 let body = json!({"error": "invalid_client"});
                 return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
             }
-            Json(auth.tokens("client_credentials", param("scope"))).into_response()
+            Json(auth.tokens("client_credentials", param("scope"), None)).into_response()
         }
         _ => oauth_error("unsupported_grant_type", "unsupported grant"),
     }
@@ -403,7 +520,7 @@ impl ServerHandler for Whoami {
         let parts = context.extensions.get::<axum::http::request::Parts>();
         let grant = parts
             .and_then(|p| self.0.lock().unwrap().valid(&p.headers))
-            .map(|issued| issued.grant)
+            .map(|(_, issued)| issued.grant)
             .unwrap_or("none");
         Ok(CallToolResponse::Complete(CallToolResult::success(vec![
             ContentBlock::text(format!("grant={grant}")),
@@ -417,18 +534,51 @@ async fn require_token(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let (issued, base, scopes, required) = {
-        let auth = auth.lock().unwrap();
-        let issued = auth.valid(request.headers());
+    let (issued, base, scopes, required, dpop) = {
+        let mut auth = auth.lock().unwrap();
+        let mut issued = auth.valid(request.headers());
+        let base = auth.base.clone();
+        let mut refused = None;
+        if let Some((token, bound)) = issued.clone().filter(|(_, i)| i.jkt.is_some()) {
+            let url = format!("{base}/mcp");
+            let method = request.method().as_str().to_owned();
+            match auth.proof(request.headers(), &method, &url, Some(&token), RS_NONCE) {
+                Ok(jkt) if Some(&jkt) == bound.jkt.as_ref() => {}
+                Ok(_) => {
+                    issued = None;
+                    refused = Some("invalid_token");
+                }
+                Err(error) => {
+                    issued = None;
+                    refused = Some(error);
+                }
+            }
+        }
         (
-            issued,
-            auth.base.clone(),
+            issued.map(|(_, i)| i),
+            base,
             auth.scopes(),
             auth.required.clone(),
+            auth.dpop.then_some(refused),
         )
     };
     let metadata = format!("{base}/.well-known/oauth-protected-resource/mcp");
     let Some(issued) = issued else {
+        if let Some(refused) = dpop {
+            let error = refused
+                .map(|e| format!(" error=\"{e}\","))
+                .unwrap_or_default();
+            let challenge = format!("DPoP{error} resource_metadata=\"{metadata}\", scope=\"mcp\"");
+            return (
+                StatusCode::UNAUTHORIZED,
+                [
+                    (header::WWW_AUTHENTICATE.as_str(), challenge),
+                    ("dpop-nonce", RS_NONCE.to_owned()),
+                ],
+                "unauthorized",
+            )
+                .into_response();
+        }
         let challenge = format!("Bearer resource_metadata=\"{metadata}\", scope=\"mcp\"");
         return (
             StatusCode::UNAUTHORIZED,
@@ -458,6 +608,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ttl = Duration::from_secs(3600);
     let mut required = None;
     let mut resource = None;
+    let mut dpop = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -467,6 +618,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             "--require-scope" => required = args.next(),
             "--resource" => resource = args.next(),
+            "--dpop" => dpop = true,
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }
@@ -477,6 +629,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ttl,
         required,
         resource,
+        dpop,
         ..Auth::default()
     }));
     let mcp = StreamableHttpService::new(
