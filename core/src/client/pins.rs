@@ -1,3 +1,6 @@
+//! Pins: the entries a client was given as locked, compared with the live
+//! server's when it connects, after each reconnect, and when a list changes.
+//!
 //! Lists that change while connected: on the server's
 //! `notifications/tools/list_changed` (`prompts/…`, `resources/…`), the
 //! entries a client was pinned to are listed again and compared with the
@@ -15,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
+use super::lifecycle::Live;
 use super::{Client, Shared};
 use crate::config::{PinPolicy, ServerConfig};
 use crate::diff::ServerDiff;
@@ -58,6 +62,13 @@ pub(super) struct LiveListing {
 /// One live listing of the tools: the change count read before it began,
 /// and each tool's digest by name.
 pub(crate) type LiveTools = (u64, Arc<HashMap<String, String>>);
+
+/// The tools whose pins are checked again after each reconnect.
+pub(super) struct Pins {
+    tools: Vec<ToolMeta>,
+    /// The connection they were last checked on.
+    checked: u64,
+}
 
 impl EntryPins {
     fn of(&self, kind: EntryKind) -> Option<&Mutex<Option<Vec<LockedEntry>>>> {
@@ -349,6 +360,116 @@ impl Client {
     fn pinned(&self) -> Option<Vec<ToolMeta>> {
         let pins = self.shared.pins.lock().ok()?;
         pins.as_ref().map(|p| p.tools.clone())
+    }
+}
+
+impl Client {
+    /// Compares the live server's tools with the locked `tools` (a generated
+    /// module's `TOOLS`) and applies the server's [`PinPolicy`]. Returns what
+    /// drifted, one line per tool (empty when all match or the policy is
+    /// `ignore`).
+    pub async fn check_pins(&self, tools: &[ToolMeta]) -> Result<Vec<String>> {
+        self.remember_pins(tools);
+        if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {
+            return Ok(Vec::new());
+        }
+        let drift = self.pin_diff(tools).await?.drift_lines();
+        match self.config.pin_policy {
+            PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
+                server: self.name.clone(),
+                drift,
+            }),
+            _ => {
+                for line in &drift {
+                    tracing::warn!(server = %self.name, "changed since it was locked: {line}; review with `mcpbind diff {}`", self.name);
+                }
+                Ok(drift)
+            }
+        }
+    }
+
+    /// How the live server's tools differ from the locked `tools`: the
+    /// same drift detector as `mcpbind check`, on the tools of those names.
+    pub(super) async fn pin_diff(&self, tools: &[ToolMeta]) -> Result<crate::ServerDiff> {
+        let locked: Vec<crate::LockedTool> = tools
+            .iter()
+            .map(|meta| crate::LockedTool {
+                name: meta.name.to_owned(),
+                sha256: meta.sha256(),
+                definition: crate::lock::parse_definition(meta.definition),
+            })
+            .collect();
+        let live: Vec<crate::LockedTool> = self
+            .list_tools_raw()
+            .await?
+            .into_iter()
+            .filter(|t| {
+                let name = t.get("name").and_then(serde_json::Value::as_str);
+                name.is_some_and(|n| tools.iter().any(|meta| meta.name == n))
+            })
+            .filter_map(crate::LockedTool::new)
+            .collect();
+        Ok(crate::ServerDiff::tools(&locked, &live))
+    }
+
+    /// The pinned tools, if connection `generation` has not been checked.
+    pub(super) fn pins_due(&self, generation: u64) -> Option<Vec<ToolMeta>> {
+        let pins = self.shared.pins.lock().ok()?;
+        pins.as_ref()
+            .filter(|p| p.checked < generation)
+            .map(|p| p.tools.clone())
+    }
+
+    /// Remembers the tools [`Client::check_pins`] is checking, so that each
+    /// reconnect checks them again.
+    pub(super) fn remember_pins(&self, tools: &[ToolMeta]) {
+        if matches!(
+            self.config.transport,
+            crate::config::TransportConfig::StreamableHttp { .. }
+        ) {
+            // `Mcp-Param-*` headers for tools called before any listing.
+            let locked = tools.iter().map(|t| (t.name, t.input_schema));
+            self.shared.handler.tool_schemas.lock(locked);
+        }
+        // Before the first connection, the one `check_pins` makes is the one
+        // it checks.
+        let checked = self.shared.generation.load(Ordering::SeqCst).max(1);
+        if let Ok(mut pins) = self.shared.pins.lock() {
+            *pins = Some(Pins {
+                tools: tools.to_vec(),
+                checked,
+            });
+            self.shared.pins_checked.store(checked, Ordering::Release);
+        }
+    }
+
+    pub(super) async fn recheck_pins(&self, live: &Arc<Live>) -> Result<()> {
+        let _gate = self.shared.pin_gate.lock().await;
+        let Some(tools) = self.pins_due(live.generation) else {
+            return Ok(());
+        };
+        match self.check_pins(&tools).await {
+            Ok(drift) => {
+                if !drift.is_empty() {
+                    tracing::warn!(server = %self.name, tools = drift.len(), "pin drift after a reconnect");
+                }
+                if let Ok(mut pins) = self.shared.pins.lock() {
+                    if let Some(p) = pins.as_mut() {
+                        p.checked = p.checked.max(live.generation);
+                        self.shared.pins_checked.store(p.checked, Ordering::Release);
+                    }
+                }
+                Ok(())
+            }
+            Err(error) => {
+                if let Error::Drift { drift, .. } = &error {
+                    tracing::warn!(server = %self.name, tools = drift.len(), "pin drift after a reconnect: refusing the server");
+                    // The next call connects (and checks) again.
+                    self.forget(live).await;
+                }
+                Err(error)
+            }
+        }
     }
 }
 

@@ -211,7 +211,7 @@ impl Client {
         };
         let answer = answer
             .await
-            .map_err(|e| super::with_tool(e, method, tool))?;
+            .map_err(|e| super::call::with_tool(e, method, tool))?;
         let state = TaskState::parse(&self.name, method, answer)?;
         self.shared.breaker.success();
         Ok(self.resume_task(tool, &state.id))

@@ -1,0 +1,221 @@
+//! Making and keeping the connection: the constructors ([`Client::connect`],
+//! [`Client::lazy`] and their variants), connecting on first use and again
+//! after the connection was lost (under the circuit breaker, with the pins
+//! checked again), and forgetting a connection that closed.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::lifecycle::{self, Activity, Live};
+use super::{millis, pins, subscribe, Client, Shared};
+use crate::breaker::Breaker;
+use crate::config::{Config, ServerConfig};
+use crate::connect::{connect, Handler, Session};
+use crate::elicit::ClientHooks;
+use crate::error::{Error, Result};
+use crate::notices::Notices;
+
+impl Client {
+    /// Connects to server `name` of `config`, with the default
+    /// [`ClientHooks`] (elicitation answered by
+    /// [`AcceptDefaults`](crate::AcceptDefaults)).
+    pub async fn connect(config: &Config, name: &str) -> Result<Client> {
+        Client::connect_with(config, name, ClientHooks::default()).await
+    }
+
+    /// Connects to server `name` of `config`, answering what the server asks
+    /// (elicitation, sampling, roots) with `hooks`.
+    pub async fn connect_with(config: &Config, name: &str, hooks: ClientHooks) -> Result<Client> {
+        let server = config
+            .servers
+            .get(name)
+            .ok_or_else(|| Error::UnknownServer {
+                server: name.to_owned(),
+            })?;
+        let client = Client::lazy_with(name, server.clone(), hooks);
+        client.live().await?;
+        Ok(client)
+    }
+
+    /// Connects to a server described by `config`, naming it `name` in errors.
+    pub async fn connect_server(name: &str, config: ServerConfig) -> Result<Client> {
+        let client = Client::lazy(name, config);
+        client.live().await?;
+        Ok(client)
+    }
+
+    /// A client that connects on its first call.
+    pub fn lazy(name: &str, config: ServerConfig) -> Client {
+        Client::lazy_with(name, config, ClientHooks::default())
+    }
+
+    /// A client that connects on its first call and answers what the server
+    /// asks with `hooks`.
+    pub fn lazy_with(name: &str, config: ServerConfig, hooks: ClientHooks) -> Client {
+        let lifecycle = &config.lifecycle;
+        let shared = Shared {
+            slot: tokio::sync::Mutex::new(None),
+            breaker: Breaker::new(name, lifecycle),
+            limit: lifecycle
+                .max_concurrent_calls
+                .map(|n| tokio::sync::Semaphore::new(n.min(tokio::sync::Semaphore::MAX_PERMITS))),
+            activity: Activity::default(),
+            pins: Mutex::new(None),
+            pins_checked: AtomicU64::new(u64::MAX),
+            pin_gate: tokio::sync::Mutex::new(()),
+            generation: AtomicU64::new(0),
+            shut: AtomicBool::new(false),
+            handler: Handler::new(name, hooks, Notices::new(name, config.labelled_secrets())),
+            refused: pins::Refused::default(),
+            entry_pins: pins::EntryPins::default(),
+            live: pins::LiveListing::default(),
+            subscriptions: subscribe::Subscriptions::default(),
+        };
+        let (config, shared) = (Arc::new(config), Arc::new(shared));
+        Client::follow_list_changes(name, &config, &shared);
+        Client {
+            name: name.to_owned(),
+            config,
+            shared,
+            timeout: None,
+        }
+    }
+
+    /// Fails with [`Error::Shutdown`] once [`Client::shutdown`] has begun:
+    /// new work is refused from then on.
+    pub(super) fn open(&self) -> Result<()> {
+        if self.shared.shut.load(Ordering::SeqCst) {
+            return Err(Error::Shutdown {
+                server: self.name.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The live connection for new work (refused after a shutdown began).
+    pub(crate) async fn live(&self) -> Result<Arc<Live>> {
+        self.open()?;
+        self.connection().await
+    }
+
+    /// The live connection, (re)connecting when there is none or it closed.
+    /// A call already in flight when a shutdown begins still gets the open
+    /// connection; nothing connects anew after a shutdown began, and a new
+    /// connection is refused while the circuit is open.
+    pub(super) async fn connection(&self) -> Result<Arc<Live>> {
+        // The common case, connected and the slot free, without the
+        // asynchronous lock's machinery.
+        if let Some(live) = self.shared.slot.try_lock().ok().and_then(|s| open_in(&s)) {
+            return Ok(live);
+        }
+        let mut slot = self.shared.slot.lock().await;
+        if let Some(live) = open_in(&slot) {
+            return Ok(live);
+        }
+        self.open()?;
+        if slot.is_some() {
+            tracing::info!(server = %self.name, "the connection was lost; reconnecting");
+        }
+        let _admission = self.shared.breaker.admit()?;
+        let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let started = Instant::now();
+        // Boxed: connecting is rare and its future is large (~11 KB); inline,
+        // it would be part of, and copied with, every call's future.
+        match Box::pin(connect(&self.name, &self.config, &self.shared.handler)).await {
+            Ok(session) => {
+                self.shared.breaker.success();
+                tracing::info!(
+                    server = %self.name,
+                    transport = self.config.transport.kind(),
+                    connection = generation,
+                    duration_ms = millis(started.elapsed()),
+                    "{}",
+                    if generation > 1 { "reconnected" } else { "connected" }
+                );
+                let live = Arc::new(Live {
+                    session: Arc::new(session),
+                    generation,
+                });
+                *slot = Some(Arc::clone(&live));
+                if generation > 1 {
+                    self.resubscribe();
+                }
+                if let Some(idle) = self.config.lifecycle.idle_timeout {
+                    lifecycle::reap_when_idle(self, &live, idle);
+                }
+                Ok(live)
+            }
+            Err(error) => {
+                self.shared.breaker.failure();
+                tracing::warn!(server = %self.name, %error, "connect failed");
+                Err(error)
+            }
+        }
+    }
+
+    /// The connection for a call: [`Client::live`], with the pins checked
+    /// again when it is a new connection.
+    pub(super) async fn session(&self) -> Result<Arc<Session>> {
+        let live = self.connection().await?;
+        if self.shared.pins_checked.load(Ordering::Acquire) < live.generation
+            && self.pins_due(live.generation).is_some()
+        {
+            // Boxed for the same reason as `connect` in `connection`.
+            Box::pin(self.recheck_pins(&live)).await?;
+        }
+        Ok(Arc::clone(&live.session))
+    }
+
+    /// Takes `live` out of the slot (if it is still there) and closes it.
+    pub(super) async fn forget(&self, live: &Arc<Live>) {
+        let taken = {
+            let mut slot = self.shared.slot.lock().await;
+            match slot.as_ref() {
+                Some(current) if Arc::ptr_eq(current, live) => slot.take(),
+                _ => None,
+            }
+        };
+        if let Some(live) = taken {
+            lifecycle::close_session(&live.session, Instant::now() + lifecycle::CLOSE_GRACE).await;
+        }
+    }
+
+    /// Forgets a closed session so that the next call reconnects.
+    pub(super) async fn drop_session(&self, closed: &Arc<Session>) {
+        let mut slot = self.shared.slot.lock().await;
+        if slot
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(&s.session, closed))
+        {
+            *slot = None;
+        }
+    }
+
+    /// Turns a lost connection into an error that says how the server ended.
+    pub(super) async fn closed_error(&self, session: &Arc<Session>) -> Error {
+        self.drop_session(session).await;
+        if !self.shared.shut.load(Ordering::SeqCst) {
+            self.shared.breaker.failure();
+        }
+        if let Some(failure) = session.failure(&self.name) {
+            return failure;
+        }
+        let (exit, stderr) = match &session.process {
+            Some(p) => (p.settle().await, p.stderr_tail()),
+            None => (None, None),
+        };
+        Error::Closed {
+            server: self.name.clone(),
+            exit,
+            stderr,
+        }
+    }
+}
+
+/// The connection in `slot`, if it is open.
+pub(super) fn open_in(slot: &Option<Arc<Live>>) -> Option<Arc<Live>> {
+    slot.as_ref()
+        .filter(|live| !live.session.service.peer().is_transport_closed())
+        .cloned()
+}

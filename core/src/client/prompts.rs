@@ -1,0 +1,115 @@
+//! Prompts, resources and completions: getting a prompt (by name or typed),
+//! reading a resource (by URI or through a locked template), and asking the
+//! server to complete an argument. Each is one request
+//! (`Client::request`); prompts and templates refused for drift are not
+//! asked for.
+
+use rmcp::model::{
+    ArgumentInfo, ClientRequest, CompleteRequest, CompleteRequestParams, CompletionContext,
+    CompletionInfo, GetPromptRequest, GetPromptRequestParams, GetPromptResult, ReadResourceRequest,
+    ReadResourceRequestParams, ReadResourceResult, Reference, ServerResult,
+};
+use rmcp::ServiceError;
+use serde_json::{Map, Value};
+
+use super::Client;
+use crate::error::{Error, Result};
+use crate::prompt::{Prompt, ResourceTemplateMeta};
+use crate::uri_template::UriValue;
+
+impl Client {
+    /// Gets a prompt (`prompts/get`) with string arguments by name.
+    pub async fn get_prompt_raw(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<GetPromptResult> {
+        self.refuse_drifted_in(crate::notices::ListKind::Prompts, name)?;
+        let method = format!("prompts/get {name}");
+        let params = GetPromptRequestParams::new(name).with_arguments(arguments);
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
+        match self.request(request, &method).await? {
+            ServerResult::GetPromptResult(result) => Ok(result),
+            _ => Err(self.service_error(&method, ServiceError::UnexpectedResponse)),
+        }
+    }
+
+    /// Gets a typed prompt: its arguments struct becomes the string
+    /// arguments of `prompts/get`, and the result is the prompt's messages.
+    pub async fn get_prompt<P: Prompt>(&self, arguments: &P::Arguments) -> Result<GetPromptResult> {
+        let name = P::META.name;
+        let arguments = match serde_json::to_value(arguments) {
+            Ok(Value::Object(map)) => map,
+            Ok(Value::Null) => Map::new(),
+            Ok(other) => {
+                return Err(Error::Arguments {
+                    server: self.name.clone(),
+                    tool: name.to_owned(),
+                    reason: format!("prompt arguments must be a JSON object, got {other}"),
+                })
+            }
+            Err(e) => {
+                return Err(Error::Arguments {
+                    server: self.name.clone(),
+                    tool: name.to_owned(),
+                    reason: e.to_string(),
+                })
+            }
+        };
+        self.get_prompt_raw(name, arguments).await
+    }
+
+    /// Reads a resource (`resources/read`): its text and blob contents.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        let method = "resources/read";
+        let params = ReadResourceRequestParams::new(uri);
+        let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params));
+        match self.request(request, method).await? {
+            ServerResult::ReadResourceResult(result) => Ok(result),
+            _ => Err(self.service_error(method, ServiceError::UnexpectedResponse)),
+        }
+    }
+
+    /// Expands a locked resource template with these variable values (RFC
+    /// 6570) and reads the resource at the URI it gives.
+    pub async fn read_template(
+        &self,
+        template: &ResourceTemplateMeta,
+        values: &[(&str, UriValue)],
+    ) -> Result<ReadResourceResult> {
+        self.refuse_drifted_in(crate::notices::ListKind::Resources, template.name)?;
+        let uri = template.expand(values).map_err(|e| Error::Invalid {
+            server: self.name.clone(),
+            method: "resources/read".to_owned(),
+            reason: e.to_string(),
+        })?;
+        self.read_resource(&uri).await
+    }
+
+    /// Asks the server to complete an argument (`completion/complete`) of a
+    /// prompt ([`Reference::for_prompt`]) or resource template
+    /// ([`Reference::for_resource`]), given what was typed so far and the
+    /// arguments already chosen.
+    pub async fn complete(
+        &self,
+        reference: Reference,
+        argument: &str,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<CompletionInfo> {
+        let method = "completion/complete";
+        let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
+        if !context.is_empty() {
+            let arguments = context
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect();
+            params = params.with_context(CompletionContext::with_arguments(arguments));
+        }
+        let request = ClientRequest::CompleteRequest(CompleteRequest::new(params));
+        match self.request(request, method).await? {
+            ServerResult::CompleteResult(result) => Ok(result.completion),
+            _ => Err(self.service_error(method, ServiceError::UnexpectedResponse)),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Typed calls of a generated client ([`Client::call`] and its variants):
+//! the input serialized and checked against the locked input schema, the
+//! call run as a task when the tool requires it, and the structured output
+//! checked against the locked output schema and parsed.
+
+use std::borrow::Cow;
+
+use rmcp::model::CallToolResult;
+use serde_json::{Map, Value};
+
+use super::call::Arguments;
+use super::{CallFuture, CallOptions, Client};
+use crate::call::ToolResult;
+use crate::error::{Error, Result};
+use crate::tool::{TaskSupport, Tool};
+
+impl Client {
+    /// Calls a typed tool: serializes its input, checks the result and parses
+    /// its structured output.
+    pub fn call<'a, T: Tool + 'a>(
+        &'a self,
+        input: &'a T::Input,
+    ) -> impl CallFuture<T::Output> + 'a {
+        let options = CallOptions {
+            retry_safe: T::META.is_retry_safe(),
+            ..CallOptions::default()
+        };
+        self.typed_call::<T>(input, options)
+    }
+
+    /// [`Client::call`], taking the input by value: what a generated
+    /// client's method returns. The method is then no `async fn` of its
+    /// own, so the user's crate has no state machine per tool to check
+    /// (7% of rustc's time checking a large lockfile's bindings;
+    /// BENCHMARKS.md).
+    #[doc(hidden)]
+    pub fn call_owned<'a, T: Tool + 'a>(
+        &'a self,
+        input: T::Input,
+    ) -> impl CallFuture<T::Output> + 'a
+    where
+        T::Input: 'a,
+    {
+        async move { self.call::<T>(&input).await }
+    }
+
+    /// [`Client::call`] for arguments the toolbox validated already.
+    pub(crate) fn call_validated<'a, T: Tool + 'a>(
+        &'a self,
+        input: &'a T::Input,
+    ) -> impl CallFuture<T::Output> + 'a {
+        let options = CallOptions {
+            retry_safe: T::META.is_retry_safe(),
+            validated: true,
+            ..CallOptions::default()
+        };
+        self.typed_call::<T>(input, options)
+    }
+
+    /// [`Client::call`] with options (a timeout for this call; `retry_safe`
+    /// is taken from the tool's annotations when not set).
+    pub fn call_with<'a, T: Tool + 'a>(
+        &'a self,
+        input: &'a T::Input,
+        options: &CallOptions,
+    ) -> impl CallFuture<T::Output> + 'a {
+        self.typed_call::<T>(input, options.clone())
+    }
+
+    /// The future of a typed call. The public ways in are plain functions
+    /// rather than `async fn`s, each of which would be one more layer of
+    /// state machine that holds, and copies, the whole call's future.
+    pub(super) fn typed_call<'a, T: Tool + 'a>(
+        &'a self,
+        input: &'a T::Input,
+        options: CallOptions,
+    ) -> impl CallFuture<T::Output> + 'a {
+        // Event hook (core/src/events.rs): times the call, counts its
+        // attempts and publishes one `ToolInvoked` per call, when someone
+        // listens (checked when the call's future is made). Boxed: the
+        // hook's future holds the call's twice (an `async fn` keeps its
+        // arguments beside its locals), and inline it would double every
+        // call's future, listened to or not.
+        if crate::events::observed() {
+            futures::future::Either::Left(Box::pin(crate::events::observe(
+                self,
+                &T::META,
+                input,
+                self.call_unobserved::<T>(input, options),
+            )))
+        } else {
+            futures::future::Either::Right(self.call_unobserved::<T>(input, options))
+        }
+    }
+
+    pub(super) async fn call_unobserved<T: Tool>(
+        &self,
+        input: &T::Input,
+        options: CallOptions,
+    ) -> Result<ToolResult<T::Output>> {
+        let meta = &T::META;
+        let arguments = self.typed_arguments::<T>(input, options.validated)?;
+        let task = match meta.task_support() {
+            TaskSupport::Required => true,
+            TaskSupport::Optional => options.as_task,
+            _ => false,
+        };
+        let options = CallOptions {
+            retry_safe: options.retry_safe || meta.is_retry_safe(),
+            ..options
+        };
+        // A retry serializes the input again rather than keep a copy.
+        let again = || match serde_json::to_value(input) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        let arguments = Arguments::Typed {
+            first: Some(arguments),
+            again: &again,
+        };
+        let result = self
+            .call_tool(Cow::Borrowed(meta.name), arguments, &options, task)
+            .await?;
+        self.typed_result::<T>(result)
+    }
+
+    /// A typed call's arguments: its input as a JSON object, checked
+    /// against the locked input schema unless `validated` already.
+    pub(super) fn typed_arguments<T: Tool>(
+        &self,
+        input: &T::Input,
+        validated: bool,
+    ) -> Result<Map<String, Value>> {
+        let meta = &T::META;
+        let arguments = match serde_json::to_value(input) {
+            Ok(Value::Object(map)) => map,
+            Ok(Value::Null) => Map::new(),
+            Ok(other) => {
+                return Err(Error::Arguments {
+                    server: self.name.clone(),
+                    tool: meta.name.to_owned(),
+                    reason: format!("expected a JSON object, got {other}"),
+                })
+            }
+            Err(e) => {
+                return Err(Error::Arguments {
+                    server: self.name.clone(),
+                    tool: meta.name.to_owned(),
+                    reason: e.to_string(),
+                })
+            }
+        };
+        if !self.config.validate_input || validated {
+            return Ok(arguments);
+        }
+        let object = Value::Object(arguments);
+        let violations = crate::validate::violations(meta.input_schema, &object);
+        if !violations.is_empty() {
+            return Err(Error::Arguments {
+                server: self.name.clone(),
+                tool: meta.name.to_owned(),
+                reason: format!(
+                    "{} (checked against the locked inputSchema; the call was not sent)",
+                    violations.join("; ")
+                ),
+            });
+        }
+        let Value::Object(arguments) = object else {
+            unreachable!("built as an object above")
+        };
+        Ok(arguments)
+    }
+
+    /// A typed call's result: its structured content checked against the
+    /// locked output schema and parsed.
+    pub(crate) fn typed_result<T: Tool>(
+        &self,
+        result: CallToolResult,
+    ) -> Result<ToolResult<T::Output>> {
+        let meta = &T::META;
+        if let (true, Some(schema), Some(structured), false) = (
+            self.config.validate_output,
+            meta.output_schema,
+            &result.structured_content,
+            result.is_error == Some(true),
+        ) {
+            let violations = crate::validate::violations(schema, structured);
+            if !violations.is_empty() {
+                return Err(self.hide_secrets(Error::Output {
+                    server: self.name.clone(),
+                    tool: meta.name.to_owned(),
+                    reason: format!(
+                        "structuredContent does not match the locked outputSchema: {}",
+                        violations.join("; ")
+                    ),
+                    result: Box::new(result),
+                }));
+            }
+        }
+        ToolResult::from_result(&self.name, meta, result).map_err(|e| self.hide_secrets(e))
+    }
+}
