@@ -2,30 +2,43 @@
 //! the one drift detector behind `mcpbind check`, `mcpbind diff` and the
 //! runtime's pin check (`Client::check_pins`).
 //!
-//! [`ServerDiff`] lists what differs, by tool and JSON pointer. On top of
-//! it, [`ServerReview`] classifies each change as breaking, review or
-//! compatible by a named rule (`classify.rs` for entries, `prompts.rs` for
-//! prompts and resource templates, `schema.rs` for the JSON Schema rules),
-//! and [`Review`] renders the result as text, JSON or Markdown
-//! (`report.rs`, with word diffs from `words.rs`).
+//! [`ServerDiff`] lists what differs, by tool and JSON pointer: all the
+//! runtime needs. On top of it, with the `review` feature (the CLI's),
+//! `ServerReview` classifies each change as breaking, review or compatible
+//! by a named rule (`classify.rs` for entries, `prompts.rs` for prompts and
+//! resource templates, `schema.rs` for the JSON Schema rules), and `Review`
+//! renders the result as text, JSON or Markdown (`report.rs`, with word
+//! diffs from `words.rs`).
 
+// The review half (classification, reports, word diffs): the CLI's
+// `check` and `diff`, behind the `review` feature; the pin check needs
+// only [`ServerDiff`].
+#[cfg(feature = "review")]
 mod classify;
-#[cfg(test)]
+#[cfg(all(test, feature = "review"))]
 mod classify_tests;
-#[cfg(test)]
+#[cfg(all(test, feature = "review"))]
 mod depth_tests;
-#[cfg(test)]
+#[cfg(all(test, feature = "review"))]
 mod fuzz_tests;
+#[cfg(feature = "review")]
 mod prompts;
+#[cfg(feature = "review")]
 mod report;
+#[cfg(feature = "review")]
 mod schema;
+#[cfg(feature = "review")]
 mod words;
 
 use std::fmt;
 
+#[cfg(feature = "review")]
 pub use classify::{classify_tool, Class, Entry, Finding, Message, MessagePart, ServerReview};
+#[cfg(feature = "review")]
 pub use prompts::{classify_prompt, classify_resource_template};
+#[cfg(feature = "review")]
 pub use report::{terminal_safe, Review, REPORT_FORMAT_VERSION};
+#[cfg(feature = "review")]
 pub use words::{word_diff, WordOp};
 
 use serde_json::Value;

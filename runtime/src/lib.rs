@@ -76,7 +76,8 @@ pub use mcpbind_core::{HandlerResult, Reply, ToolFailure, ToolServer, UriVariabl
 // Modules whose items are used by path: the lockfile's hashes
 // (`hash::sha256_hex`), JSON read as generated types read it
 // (`json::from_value`), the config (`config::is_safe_env`), the lockfile
-// and its diff.
+// and its diff (`diff::ServerDiff`; the review half, `diff::ServerReview`
+// and `diff::Review`, with the `review` feature).
 pub use mcpbind_core::{config, diff, hash, json, lock, uri_template};
 
 // Connections and calls.

@@ -1,0 +1,178 @@
+//! The walk over a tool schema: each subschema normalized in place, its
+//! `$ref`s resolved, its keywords made what typify takes.
+
+use serde_json::{json, Map, Value};
+
+use super::keywords::{
+    defaults_to_docs, drop_accept_all_unions, drop_constraint_only_branches, normalize_type,
+    open_closed_object, tidy_values, type_mixed_enum,
+};
+use super::{escape, LocalRefs};
+use crate::Warning;
+
+/// Keywords dropped because no Rust type expresses them (the locked schema
+/// still says them), and definitions (hoisted by then).
+const DROPPED: &[&str] = &[
+    "$defs",
+    "definitions",
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$dynamicRef",
+    "$recursiveAnchor",
+    "$recursiveRef",
+    "$comment",
+    "$vocabulary",
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "multipleOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "propertyNames",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "nullable",
+    "discriminator",
+    "title",
+];
+
+impl LocalRefs<'_> {
+    pub(super) fn warn(&mut self, at: String, message: &str) {
+        self.warnings.push(Warning {
+            server: String::new(),
+            tool: self.tool.to_owned(),
+            pointer: format!("{}{}", self.pointer, at),
+            message: message.to_owned(),
+        });
+    }
+
+    /// Normalizes a subschema in place; `at` is its pointer in the tool
+    /// schema (for warnings).
+    pub(super) fn normalize(&mut self, schema: &mut Value, at: &str) {
+        let Value::Object(obj) = schema else {
+            if !schema.is_boolean() {
+                self.warn(
+                    at.to_owned(),
+                    "a subschema is neither an object nor a boolean; using any value",
+                );
+                *schema = json!({});
+            }
+            return;
+        };
+
+        if let Some(reference) = obj.get("$ref").cloned() {
+            self.normalize_ref(schema, &reference, at);
+            return;
+        }
+        // The keywords present, removed in `DROPPED`'s order (one pass over
+        // the few keys an object has, rather than a lookup per keyword).
+        let mut dropped: Vec<(usize, String)> = obj
+            .keys()
+            .filter_map(|k| Some((DROPPED.iter().position(|d| d == k)?, k.clone())))
+            .collect();
+        dropped.sort_unstable();
+        for (_, key) in dropped {
+            obj.remove(&key);
+        }
+        // The keys first, then each removed in that order (with
+        // `preserve_order`, `remove` moves the last key into the gap, so the
+        // order of removals decides the order of what is left).
+        let dropped: Vec<String> = obj
+            .iter()
+            .filter(|(k, v)| k.starts_with("x-") || (*k == "description" && !v.is_string()))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in dropped {
+            obj.remove(&k);
+        }
+        // Descriptions become doc comments: a lone CR or a NUL is not legal
+        // there, whatever form the formatter picks.
+        if let Some(Value::String(d)) = obj.get_mut("description") {
+            if d.contains(['\r', '\0']) {
+                *d = d
+                    .replace("\r\n", "\n")
+                    .replace('\r', "\n")
+                    .replace('\0', "");
+            }
+        }
+        drop_constraint_only_branches(obj);
+        // Tuples: typify's mapping is wrong for `prefixItems` and brittle for
+        // draft-07 array `items`; an array of any value is always right.
+        if obj.remove("prefixItems").is_some() || obj.get("items").is_some_and(Value::is_array) {
+            obj.remove("items");
+            obj.remove("additionalItems");
+        }
+        if obj.contains_key("patternProperties") {
+            obj.remove("patternProperties");
+            obj.insert("additionalProperties".into(), json!({}));
+        }
+
+        type_mixed_enum(obj);
+        normalize_type(obj);
+        // `minimum: 1` makes typify pick `NonZeroU64`, which no literal
+        // converts to; `u64` is looser, and the schema is checked anyway.
+        if obj.get("type") == Some(&json!("integer"))
+            && obj.get("minimum").and_then(Value::as_f64) == Some(1.0)
+        {
+            obj.insert("minimum".into(), json!(0));
+        }
+        tidy_values(obj);
+        open_closed_object(obj);
+        defaults_to_docs(obj);
+        self.separate_colliding_properties(obj, at);
+        self.loosen_colliding_enum(obj, at);
+
+        self.normalize_children(obj, at);
+        drop_accept_all_unions(obj);
+    }
+
+    /// Normalizes the subschemas of an object schema.
+    fn normalize_children(&mut self, obj: &mut Map<String, Value>, at: &str) {
+        if let Some(Value::Object(props)) = obj.get_mut("properties") {
+            for (name, sub) in props.iter_mut() {
+                self.normalize(sub, &format!("{at}/properties/{}", escape(name)));
+            }
+        }
+        for key in ["additionalProperties", "items"] {
+            if let Some(sub) = obj.get_mut(key) {
+                self.normalize(sub, &format!("{at}/{key}"));
+            }
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            match obj.get_mut(key) {
+                Some(Value::Array(subs)) if !subs.is_empty() => {
+                    for (i, sub) in subs.iter_mut().enumerate() {
+                        self.normalize(sub, &format!("{at}/{key}/{i}"));
+                    }
+                }
+                Some(_) => {
+                    obj.remove(key);
+                }
+                None => {}
+            }
+        }
+    }
+}
