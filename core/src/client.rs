@@ -576,14 +576,14 @@ impl Client {
 
     /// Compares the live server's tools with the locked `tools` (a generated
     /// module's `TOOLS`) and applies the server's [`PinPolicy`]. Returns what
-    /// drifted, one line per tool (empty when all match or the policy is
-    /// `ignore`).
-    pub async fn check_pins(&self, tools: &[ToolMeta]) -> Result<Vec<String>> {
+    /// drifted, one [`Drift`](crate::Drift) per tool (empty when all match or
+    /// the policy is `ignore`).
+    pub async fn check_pins(&self, tools: &[ToolMeta]) -> Result<Vec<crate::Drift>> {
         self.remember_pins(tools);
         if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {
             return Ok(Vec::new());
         }
-        let drift = self.pin_diff(tools).await?.drift_lines();
+        let drift = self.pin_diff(tools).await?.drift(crate::EntryKind::Tool);
         match self.config.pin_policy {
             PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
                 server: self.name.clone(),
