@@ -212,51 +212,17 @@ pub fn exit_code_of(err: &anyhow::Error) -> ExitCode {
 /// its causes, then a `help:` line when one of them knows what to do.
 pub fn report(err: &anyhow::Error) {
     crate::status!("error: {}", log::redact(&format!("{err:#}")));
-    // A hint given as context comes first; else the first error that has one.
-    let context = err.downcast_ref::<Hinted>().map(|h| h.help.clone());
-    if let Some(help) = context.or_else(|| err.chain().find_map(help_of)) {
+    // A hint given as context comes first (anyhow's context is not in the
+    // chain as its own type); else the first error that has one.
+    let context = err.downcast_ref::<Hinted>().and_then(mcpbind::Help::help);
+    if let Some(help) = context.or_else(|| mcpbind_codegen::help(err.as_ref())) {
         crate::status!("help: {help}");
     }
 }
 
-/// The hint of an error that has one.
-fn help_of(err: &(dyn std::error::Error + 'static)) -> Option<String> {
-    if let Some(e) = err.downcast_ref::<mcpbind_codegen::Error>() {
-        e.help()
-    } else if let Some(e) = err.downcast_ref::<mcpbind::LockError>() {
-        e.help()
-    } else if let Some(e) = err.downcast_ref::<mcpbind::Error>() {
-        e.help()
-    } else {
-        err.downcast_ref::<Hinted>().map(|e| e.help.clone())
-    }
-}
-
 /// A CLI error (or an error's context) with a hint, printed as its `help:`
-/// line.
-#[derive(Debug)]
-pub struct Hinted {
-    message: String,
-    help: String,
-}
-
-impl Hinted {
-    /// An error with a message and a hint.
-    pub fn new(message: impl Into<String>, help: impl Into<String>) -> Hinted {
-        Hinted {
-            message: message.into(),
-            help: help.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for Hinted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Hinted {}
+/// line: the library's, so that [`mcpbind_codegen::help`] finds it too.
+pub use mcpbind::Hinted;
 
 /// A tokio runtime for commands that talk to servers.
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -286,13 +252,39 @@ mod tests {
         let err =
             anyhow::Error::new(mcpbind_codegen::Error::from(stale)).context("failed to check");
         assert_eq!(
-            super::help_of(err.chain().nth(1).unwrap()).unwrap(),
+            mcpbind_codegen::help(err.as_ref()).unwrap(),
             "run `mcpbind lock demo` and commit mcpbind.lock"
         );
         assert_eq!(
             format!("{err:#}"),
             "failed to check: server `demo` in mcpbind.lock is out of date (the server is configured but not locked)"
         );
-        assert!(super::help_of(err.chain().next().unwrap()).is_none());
+        // A runtime error under the CLI's own context and a codegen error.
+        let drift = mcpbind::Error::Drift {
+            server: "demo".into(),
+            drift: Vec::new(),
+        };
+        let err = anyhow::Error::new(mcpbind_codegen::Error::Refresh {
+            server: "demo".into(),
+            source: Box::new(mcpbind_codegen::Error::Build {
+                message: "no".into(),
+                help: None,
+            }),
+        })
+        .context("failed to build");
+        assert!(mcpbind_codegen::help(err.as_ref()).is_none());
+        let err = anyhow::Error::new(drift).context("failed to connect");
+        assert_eq!(
+            mcpbind_codegen::help(err.as_ref()).unwrap(),
+            "review with `mcpbind diff demo`, then run `mcpbind lock demo` and rebuild"
+        );
+        // A hint given as context.
+        let err = anyhow::anyhow!("boom").context(super::Hinted::new("failed", "try again"));
+        assert_eq!(
+            err.downcast_ref::<super::Hinted>()
+                .and_then(mcpbind::Help::help)
+                .unwrap(),
+            "try again"
+        );
     }
 }

@@ -168,6 +168,24 @@ impl Error {
     }
 }
 
+impl mcpbind_core::Help for Error {
+    fn help(&self) -> Option<String> {
+        Error::help(self)
+    }
+}
+
+/// The help of `error` or of the first error in its source chain that has
+/// one, as [`mcpbind_core::help`] finds it, knowing this crate's [`Error`]
+/// too: what the CLI prints as its `help:` line.
+pub fn help(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    // `Error::Refresh` holds its source boxed: in the chain as the box.
+    mcpbind_core::help_with(error, |e| {
+        (e.downcast_ref::<Error>())
+            .or_else(|| e.downcast_ref::<Box<Error>>().map(|e| &**e))
+            .map(|e| e as &dyn mcpbind_core::Help)
+    })
+}
+
 /// What a `build.rs` that `unwrap`s shows: the message, each cause, and the
 /// `help:` line (cargo prints the build script's stderr on failure).
 impl std::fmt::Debug for Error {

@@ -177,9 +177,7 @@ impl<'a> ServerPrompts<'a> {
                 >,
             ) -> ::mcpbind::__private::BoxFuture<
                 'a,
-                ::std::option::Option<
-                    ::std::result::Result<::mcpbind::__private::serde_json::Value, ::std::string::String>,
-                >,
+                ::std::option::Option<::mcpbind::__private::ServeResult>,
             > {
                 ::std::boxed::Box::pin(async move {
                     match name {

@@ -172,9 +172,7 @@ impl<'a> ServerTemplates<'a> {
                 uri: &'a str,
             ) -> ::mcpbind::__private::BoxFuture<
                 'a,
-                ::std::option::Option<
-                    ::std::result::Result<::mcpbind::__private::serde_json::Value, ::std::string::String>,
-                >,
+                ::std::option::Option<::mcpbind::__private::ServeResult>,
             > {
                 ::std::boxed::Box::pin(async move {
                     #(#tries)*

@@ -234,7 +234,7 @@ impl<'a> ServerModule<'a> {
                     &'a self,
                     name: &'a str,
                     args: ::mcpbind::__private::serde_json::Map<String, ::mcpbind::__private::serde_json::Value>,
-                ) -> ::mcpbind::__private::BoxFuture<'a, Option<Result<::mcpbind::__private::serde_json::Value, String>>> {
+                ) -> ::mcpbind::__private::BoxFuture<'a, ::std::option::Option<::mcpbind::__private::ServeResult>> {
                     use ::mcpbind::__private::serve;
                     #dispatch_scope
                     match name {

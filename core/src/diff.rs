@@ -164,28 +164,9 @@ impl ServerDiff {
     /// check reports, e.g. ``tool `add` changed (sha256 1f2e3d4c5b6a locked,
     /// 0a9b8c7d6e5f live): input schema``.
     pub fn drift_lines(&self) -> Vec<String> {
-        let short = |sha: &str| sha.chars().take(12).collect::<String>();
-        let mut lines = Vec::new();
-        for tool in &self.changed {
-            lines.push(format!(
-                "tool `{}` changed (sha256 {} locked, {} live): {}",
-                tool.name,
-                short(&tool.old_sha256),
-                short(&tool.new_sha256),
-                tool.parts().join(", ")
-            ));
-        }
-        lines.extend(
-            self.removed
-                .iter()
-                .map(|name| format!("tool `{name}` is gone")),
-        );
-        lines.extend(
-            self.added
-                .iter()
-                .map(|name| format!("tool `{name}` is new")),
-        );
-        lines
+        (self.drift(crate::lock::EntryKind::Tool).iter())
+            .map(ToString::to_string)
+            .collect()
     }
 }
 
@@ -213,28 +194,9 @@ impl ToolDiff {
     /// `description`…), in order, each once. A digest that changed with an
     /// equal definition (a lock edited by hand) is `definition`.
     pub fn parts(&self) -> Vec<&'static str> {
-        let mut parts: Vec<&str> = self.changes.iter().map(|c| part_of(&c.pointer)).collect();
-        parts.dedup();
-        if parts.is_empty() {
-            parts.push("definition");
-        }
-        parts
-    }
-}
-
-fn part_of(pointer: &str) -> &'static str {
-    let first = pointer
-        .trim_start_matches('/')
-        .split('/')
-        .next()
-        .unwrap_or("");
-    match first {
-        "inputSchema" => "input schema",
-        "outputSchema" => "output schema",
-        "description" => "description",
-        "title" => "title",
-        "annotations" => "annotations",
-        _ => "definition",
+        (crate::drift::DefinitionPart::of_changes(&self.changes).into_iter())
+            .map(crate::drift::DefinitionPart::words)
+            .collect()
     }
 }
 

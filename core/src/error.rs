@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::config::ConfigError;
+use crate::drift::Drift;
 use crate::model::CallToolResult;
 
 /// A runtime error.
@@ -237,14 +238,14 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
-    /// Tools changed on the server since they were locked, and the server's
-    /// `pin_policy` is `refuse`.
-    #[error("server `{server}` changed since it was locked: {}", drift.join("; "))]
+    /// Tools (prompts, resource templates) changed on the server since
+    /// they were locked, and the server's `pin_policy` is `refuse`.
+    #[error("server `{server}` changed since it was locked: {}", join(drift))]
     Drift {
         /// The server.
         server: String,
-        /// What changed, one entry per tool.
-        drift: Vec<String>,
+        /// What changed, one entry per tool (prompt, resource template).
+        drift: Vec<Drift>,
     },
     /// The result does not match the tool's locked output schema.
     #[error("unexpected result from `{server}.{tool}`: {reason}")]
@@ -344,7 +345,9 @@ impl Error {
     }
 
     /// What the user can do about it, when that is known: the CLI, the
-    /// macro and the build helper print it as a `help:` line.
+    /// macro and the build helper print it as a `help:` line. This error's
+    /// own, as [`Help::help`](crate::Help::help) gives it; [`crate::help`]
+    /// looks through its sources too.
     pub fn help(&self) -> Option<String> {
         match self {
             Error::Drift { server, .. } => Some(format!(
@@ -403,9 +406,7 @@ impl Error {
             Error::Sandbox { server, .. } => Some(format!(
                 "to run the server with this setting not enforced (and a warning), set `required = false` in `[servers.{server}.sandbox]`"
             )),
-            Error::Config(ConfigError::MissingVar { var, .. }) => {
-                Some(format!("export `{var}`, or write `${{{var}:-default}}`"))
-            }
+            Error::Config(e) => crate::Help::help(e),
             _ => None,
         }
     }
@@ -461,6 +462,11 @@ impl Error {
                 }
             }
             Error::Attempts { last, .. } => last.redact_in_place(secrets),
+            Error::Drift { drift, .. } => {
+                for entry in drift {
+                    entry.for_each_text(&mut |text| hide(text));
+                }
+            }
             _ => {}
         }
     }
@@ -569,6 +575,12 @@ pub fn redact(text: &str, secrets: &[String]) -> String {
 
 /// `Result` with the runtime's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Each drifted entry's line, joined with `; `.
+fn join(drift: &[Drift]) -> String {
+    let lines: Vec<String> = drift.iter().map(Drift::to_string).collect();
+    lines.join("; ")
+}
 
 fn tail(stderr: &Option<String>) -> String {
     match stderr.as_deref().map(str::trim_end) {

@@ -11,6 +11,7 @@ use std::pin::Pin;
 
 use serde_json::{json, Map, Value};
 
+use crate::lock::EntryKind;
 use crate::prompt::{Prompt, PromptMeta, ResourceTemplateMeta};
 use crate::tool::{Tool, ToolMeta};
 
@@ -87,6 +88,42 @@ impl std::fmt::Display for ToolFailure {
 
 impl std::error::Error for ToolFailure {}
 
+/// Why a served tool call, prompt or resource read has no result
+/// ([`ToolServer`]); the server answers it as a JSON-RPC error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The arguments do not fit the tool's params type (the prompt's
+    /// arguments struct).
+    #[error("invalid arguments for {} `{name}`: {reason}", kind.noun())]
+    Arguments {
+        /// A tool or a prompt.
+        kind: EntryKind,
+        /// Its name.
+        name: String,
+        /// What does not fit, as the deserializer says it.
+        reason: String,
+    },
+    /// What the handler answered could not be serialized.
+    #[error("cannot serialize the answer of {} `{name}`: {reason}", kind.noun())]
+    Serialize {
+        /// A tool, a prompt or a resource template.
+        kind: EntryKind,
+        /// Its name.
+        name: String,
+        /// Why, as the serializer says it.
+        reason: String,
+    },
+    /// The handler's prompt or resource template method failed (a tool's
+    /// failure is a result with `isError: true`, not an error).
+    #[error(transparent)]
+    Failed(#[from] ToolFailure),
+}
+
+/// A served tool's, prompt's or resource read's answer: the result as JSON,
+/// or why there is none.
+pub type ServeResult = Result<Value, ServeError>;
+
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -106,7 +143,7 @@ pub trait ToolServer: Send + Sync + 'static {
         &'a self,
         name: &'a str,
         arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, Option<Result<Value, String>>>;
+    ) -> BoxFuture<'a, Option<ServeResult>>;
 
     /// Each prompt's locked metadata (served verbatim), in lockfile order.
     fn prompts(&self) -> &'static [PromptMeta] {
@@ -130,14 +167,14 @@ pub trait ToolServer: Send + Sync + 'static {
         &'a self,
         name: &'a str,
         arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, Option<Result<Value, String>>> {
+    ) -> BoxFuture<'a, Option<ServeResult>> {
         let _ = (name, arguments);
         Box::pin(async { None })
     }
 
     /// Reads a resource: `None` if no locked template matches the URI,
     /// `Some(Err)` for a failure, else the `ReadResourceResult` as JSON.
-    fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Option<Result<Value, String>>> {
+    fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Option<ServeResult>> {
         let _ = uri;
         Box::pin(async { None })
     }
@@ -169,10 +206,7 @@ pub fn template_unimplemented(template: &str) -> ToolFailure {
 /// Runs one prompt method of a handler for generated code: parses the
 /// arguments into the prompt's arguments struct and the result into JSON.
 #[doc(hidden)]
-pub async fn dispatch_prompt<P, R, F, Fut>(
-    arguments: Map<String, Value>,
-    method: F,
-) -> Result<Value, String>
+pub async fn dispatch_prompt<P, R, F, Fut>(arguments: Map<String, Value>, method: F) -> ServeResult
 where
     P: Prompt,
     P::Arguments: serde::de::DeserializeOwned,
@@ -180,11 +214,18 @@ where
     F: FnOnce(P::Arguments) -> Fut,
     Fut: Future<Output = Result<R, ToolFailure>>,
 {
-    let input: P::Arguments = crate::json::from_value(Value::Object(arguments))
-        .map_err(|e| format!("invalid arguments for prompt `{}`: {e}", P::META.name))?;
-    let result = method(input).await.map_err(|f| f.0)?;
-    serde_json::to_value(result)
-        .map_err(|e| format!("cannot serialize prompt `{}`: {e}", P::META.name))
+    let input: P::Arguments =
+        crate::json::from_value(Value::Object(arguments)).map_err(|e| ServeError::Arguments {
+            kind: EntryKind::Prompt,
+            name: P::META.name.to_owned(),
+            reason: e.to_string(),
+        })?;
+    let result = method(input).await?;
+    serde_json::to_value(result).map_err(|e| ServeError::Serialize {
+        kind: EntryKind::Prompt,
+        name: P::META.name.to_owned(),
+        reason: e.to_string(),
+    })
 }
 
 /// Runs one resource template method of a handler for generated code, when
@@ -194,7 +235,7 @@ pub async fn dispatch_template<R, F, Fut>(
     template: &ResourceTemplateMeta,
     uri: &str,
     method: F,
-) -> Option<Result<Value, String>>
+) -> Option<ServeResult>
 where
     R: serde::Serialize,
     F: FnOnce(String, UriVariables) -> Fut,
@@ -204,8 +245,12 @@ where
         .ok()?
         .match_uri(uri)?;
     Some(match method(uri.to_owned(), variables).await {
-        Ok(result) => serde_json::to_value(result).map_err(|e| e.to_string()),
-        Err(failure) => Err(failure.0),
+        Ok(result) => serde_json::to_value(result).map_err(|e| ServeError::Serialize {
+            kind: EntryKind::ResourceTemplate,
+            name: template.name.to_owned(),
+            reason: e.to_string(),
+        }),
+        Err(failure) => Err(failure.into()),
     })
 }
 
@@ -216,7 +261,7 @@ pub fn serve<'a, T, F, Fut>(
     _tool: T,
     arguments: Map<String, Value>,
     method: F,
-) -> BoxFuture<'a, Option<Result<Value, String>>>
+) -> BoxFuture<'a, Option<ServeResult>>
 where
     T: Tool,
     F: FnOnce(T::Input) -> Fut + Send + 'a,
@@ -227,29 +272,36 @@ where
 
 /// `ToolServer::call_tool`'s answer for a name that is no tool.
 #[doc(hidden)]
-pub fn no_such_tool<'a>() -> BoxFuture<'a, Option<Result<Value, String>>> {
+pub fn no_such_tool<'a>() -> BoxFuture<'a, Option<ServeResult>> {
     Box::pin(std::future::ready(None))
 }
 
 /// Runs one handler method for generated code: parses the arguments into
 /// the tool's params type and turns the reply into a `CallToolResult`.
 #[doc(hidden)]
-pub async fn dispatch<T, F, Fut>(arguments: Map<String, Value>, method: F) -> Result<Value, String>
+pub async fn dispatch<T, F, Fut>(arguments: Map<String, Value>, method: F) -> ServeResult
 where
     T: Tool,
     F: FnOnce(T::Input) -> Fut,
     Fut: Future<Output = HandlerResult<T::Output>>,
 {
-    let input: T::Input = crate::json::from_value(Value::Object(arguments))
-        .map_err(|e| format!("invalid arguments for tool `{}`: {e}", T::META.name))?;
+    let input: T::Input =
+        crate::json::from_value(Value::Object(arguments)).map_err(|e| ServeError::Arguments {
+            kind: EntryKind::Tool,
+            name: T::META.name.to_owned(),
+            reason: e.to_string(),
+        })?;
     Ok(match method(input).await {
         Ok(reply) => {
             let mut result = Map::new();
             let mut content = reply.content;
             if T::META.output_schema.is_some() {
-                let structured = serde_json::to_value(&reply.output).map_err(|e| {
-                    format!("cannot serialize the output of `{}`: {e}", T::META.name)
-                })?;
+                let structured =
+                    serde_json::to_value(&reply.output).map_err(|e| ServeError::Serialize {
+                        kind: EntryKind::Tool,
+                        name: T::META.name.to_owned(),
+                        reason: e.to_string(),
+                    })?;
                 if content.is_empty() {
                     content.push(json!({"type": "text", "text": structured.to_string()}));
                 }

@@ -18,8 +18,10 @@
 pub mod config;
 mod de;
 pub mod diff;
+mod drift;
 pub mod handler;
 pub mod hash;
+mod help;
 pub mod json;
 pub mod lock;
 mod prompt;
@@ -33,7 +35,11 @@ pub use config::{
     AuthConfig, Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig,
 };
 pub use diff::ServerDiff;
-pub use handler::{HandlerResult, Reply, ToolFailure, ToolServer, UriVariables};
+pub use drift::{DefinitionPart, Drift, DriftChange};
+pub use handler::{
+    HandlerResult, Reply, ServeError, ServeResult, ToolFailure, ToolServer, UriVariables,
+};
+pub use help::{help, help_with, Help, Hinted};
 pub use lock::{
     find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
     LockedTool, Lockfile, ServerLock,
@@ -140,7 +146,7 @@ macro_rules! include_bindings {
 pub mod __private {
     pub use crate::handler::{
         dispatch, dispatch_prompt, dispatch_template, no_such_tool, prompt_unimplemented, serve,
-        template_unimplemented, unimplemented, BoxFuture,
+        template_unimplemented, unimplemented, BoxFuture, ServeResult,
     };
     pub use crate::json::from_value;
     pub use serde;

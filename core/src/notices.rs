@@ -125,8 +125,9 @@ pub enum Notice {
         /// The tools (prompts, resource templates: see `list`) that changed
         /// or went away.
         tools: Vec<String>,
-        /// What changed, one line per tool.
-        lines: Vec<String>,
+        /// What changed, one entry per tool (prompt, resource template),
+        /// in the order of `tools`.
+        drift: Vec<crate::Drift>,
         /// Whether calls to them are refused from now on (`refuse`).
         refused: bool,
         /// Which list they are in ([`ListKind::Tools`] for tools).
@@ -447,7 +448,12 @@ fn hide_secrets(notice: &mut Notice, secrets: &[(String, String)]) {
                 hide(logger);
             }
         }
-        Notice::Drift { lines, .. } => lines.iter_mut().for_each(hide),
+        Notice::Drift { tools, drift, .. } => {
+            tools.iter_mut().for_each(hide);
+            for entry in drift {
+                entry.for_each_text(&mut |text| hide(text));
+            }
+        }
         Notice::ResourceUpdated { uri, .. } => hide(uri),
         Notice::ListChanged { .. } => {}
     }

@@ -23,7 +23,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::handler::ToolServer;
+use crate::handler::{ServeError, ToolServer};
 
 struct Adapter<S> {
     server: Arc<S>,
@@ -67,7 +67,7 @@ impl<S: ToolServer> ServerHandler for Adapter<S> {
                 format!("prompt `{}` not found", request.name),
                 None,
             )),
-            Some(Err(message)) => Err(ErrorData::invalid_params(message, None)),
+            Some(Err(error)) => Err(error_data(error)),
             Some(Ok(result)) => serde_json::from_value::<GetPromptResult>(result)
                 .map(GetPromptResponse::Complete)
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
@@ -94,7 +94,7 @@ impl<S: ToolServer> ServerHandler for Adapter<S> {
                 format!("no resource template matches `{}`", request.uri),
                 None,
             )),
-            Some(Err(message)) => Err(ErrorData::internal_error(message, None)),
+            Some(Err(error)) => Err(error_data(error)),
             Some(Ok(result)) => serde_json::from_value::<ReadResourceResult>(result)
                 .map(ReadResourceResponse::Complete)
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
@@ -133,11 +133,20 @@ impl<S: ToolServer> ServerHandler for Adapter<S> {
                 format!("tool `{}` not found", request.name),
                 None,
             )),
-            Some(Err(message)) => Err(ErrorData::invalid_params(message, None)),
+            Some(Err(error)) => Err(error_data(error)),
             Some(Ok(result)) => serde_json::from_value::<CallToolResult>(result)
                 .map(CallToolResponse::Complete)
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
         }
+    }
+}
+
+/// The JSON-RPC error of a [`ServeError`]: arguments that don't fit are
+/// the client's (invalid params), the rest the handler's (internal).
+fn error_data(error: ServeError) -> ErrorData {
+    match error {
+        ServeError::Arguments { .. } => ErrorData::invalid_params(error.to_string(), None),
+        _ => ErrorData::internal_error(error.to_string(), None),
     }
 }
 

@@ -114,7 +114,7 @@ pub trait BoundServer {
 #[non_exhaustive]
 pub enum ToolboxError {
     /// Two tools would get the same model-facing name.
-    #[error("model-facing name `{name}` is taken twice: by tool `{first_tool}` of server `{first_server}` and by tool `{second_tool}` of server `{second_server}`\nhelp: set a different `tool_prefix` for one of the servers in mcpbind.toml")]
+    #[error("model-facing name `{name}` is taken twice: by tool `{first_tool}` of server `{first_server}` and by tool `{second_tool}` of server `{second_server}`")]
     NameCollision {
         /// The name.
         name: String,
@@ -199,6 +199,20 @@ pub enum ToolboxError {
         #[source]
         source: Box<crate::error::Error>,
     },
+}
+
+impl ToolboxError {
+    /// What the user can do about it, when that is known (this error's own:
+    /// [`crate::help`] looks through its source, a runtime [`Error`](crate::Error),
+    /// too).
+    pub fn help(&self) -> Option<String> {
+        match self {
+            ToolboxError::NameCollision { .. } => Some(
+                "set a different `tool_prefix` for one of the servers in mcpbind.toml".to_owned(),
+            ),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone)]

@@ -64,6 +64,12 @@ pub use mcpbind_core::{
     LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy, SandboxConfig,
     ServerConfig, ServerDiff, ServerLock, TransportConfig,
 };
+// Errors' help (`help:` lines): the trait each error type with a hint
+// implements, and the function that finds one in a chain.
+pub use mcpbind_core::{help, help_with, Help, Hinted};
+// What changed on a server since it was locked (the pin check's answer,
+// `Error::Drift`, `Notice::Drift`).
+pub use mcpbind_core::{DefinitionPart, Drift, DriftChange};
 // What generated code implements and describes itself with.
 pub use mcpbind_core::{
     include_bindings, Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta, TaskSupport,
@@ -72,7 +78,9 @@ pub use mcpbind_core::{
 // Serving a generated `Handler` (test doubles, proxies).
 #[cfg(feature = "server")]
 pub use mcpbind_core::{serve_io, serve_stdio};
-pub use mcpbind_core::{HandlerResult, Reply, ToolFailure, ToolServer, UriVariables};
+pub use mcpbind_core::{
+    HandlerResult, Reply, ServeError, ServeResult, ToolFailure, ToolServer, UriVariables,
+};
 // Modules whose items are used by path: the lockfile's hashes
 // (`hash::sha256_hex`), JSON read as generated types read it
 // (`json::from_value`), the config (`config::is_safe_env`), the lockfile

@@ -371,9 +371,38 @@ async fn pins_catch_a_tool_changed_since_it_was_locked() {
     tampered[0] = changed;
     let drift = client.inner().check_pins(&tampered).await.unwrap();
     assert_eq!(drift.len(), 1);
+    assert_eq!(
+        (drift[0].kind, drift[0].name.as_str()),
+        (mcpbind::EntryKind::Tool, "add")
+    );
+    assert_eq!(drift[0].parts(), [mcpbind::DefinitionPart::Description]);
+    let mcpbind::DriftChange::Changed {
+        locked_sha256,
+        changes,
+        ..
+    } = &drift[0].change
+    else {
+        panic!("{drift:?}");
+    };
+    assert_eq!(locked_sha256, &changed.sha256());
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].pointer, "/description");
+    let was = |value: &Option<serde_json::Value>| {
+        value.as_ref().and_then(|v| v.as_str()).map(str::to_owned)
+    };
+    assert!(
+        was(&changes[0].old).unwrap().contains("Add two numbers"),
+        "{changes:?}"
+    );
+    assert!(
+        was(&changes[0].new).unwrap().contains("Add two integers"),
+        "{changes:?}"
+    );
     let locked = &changed.sha256()[..12];
     assert!(
-        drift[0].starts_with(&format!("tool `add` changed (sha256 {locked} locked, ")),
+        drift[0]
+            .to_string()
+            .starts_with(&format!("tool `add` changed (sha256 {locked} locked, ")),
         "{drift:?}"
     );
 

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use mcpbind::{Config, Error, PinPolicy};
+use mcpbind::{Config, Drift, DriftChange, EntryKind, Error, PinPolicy};
 use mcpbind_tests::{demo, everything};
 use serde_json::Value;
 
@@ -149,13 +149,12 @@ async fn pin_policy_at_connect() {
     // What v2 changed among the locked tools (tests/tests/review.rs has
     // the whole review): four tools changed, `tag_counts` removed.
     let changed = ["delete_item", "echo", "get_weather", "search", "tag_counts"];
-    let named = |lines: &[String]| -> BTreeSet<&str> {
-        changed
-            .iter()
-            .copied()
-            .filter(|tool| lines.iter().any(|l| l.contains(&format!("tool `{tool}`"))))
-            .collect()
+    // The drift is data: a tool's kind, name and what changed in it.
+    let named = |drift: &[Drift]| -> BTreeSet<String> {
+        assert!(drift.iter().all(|d| d.kind == EntryKind::Tool), "{drift:?}");
+        drift.iter().map(|d| d.name.clone()).collect()
     };
+    let changed: BTreeSet<String> = changed.iter().map(|t| t.to_string()).collect();
 
     let refuse = config("refuse");
     assert_eq!(refuse.servers["demo"].pin_policy, PinPolicy::Refuse);
@@ -165,13 +164,30 @@ async fn pin_policy_at_connect() {
     let Error::Drift { drift, .. } = &err else {
         panic!("expected Error::Drift, got {err:?}");
     };
-    assert_eq!(named(drift), BTreeSet::from(changed), "{drift:?}");
+    assert_eq!(named(drift), changed, "{drift:?}");
+    let tag_counts = drift.iter().find(|d| d.name == "tag_counts").unwrap();
+    assert_eq!(tag_counts.change, DriftChange::Removed);
+    assert_eq!(tag_counts.to_string(), "tool `tag_counts` is gone");
+    assert!(
+        drift
+            .iter()
+            .filter(|d| d.name != "tag_counts")
+            .all(|d| d.is_changed()),
+        "{drift:?}"
+    );
+    // The message keeps one line per entry.
+    let text = err.to_string();
+    assert!(
+        text.starts_with("server `demo` changed since it was locked: tool `")
+            && text.contains("; tool `tag_counts` is gone"),
+        "{text}"
+    );
 
     let warn = config("warn");
     assert_eq!(warn.servers["demo"].pin_policy, PinPolicy::Warn);
     let client = demo::Client::connect(&warn).await.unwrap();
     let drift = client.inner().check_pins(demo::TOOLS).await.unwrap();
-    assert_eq!(named(&drift), BTreeSet::from(changed), "{drift:?}");
+    assert_eq!(named(&drift), changed, "{drift:?}");
     assert!(!client.inner().is_refused("echo"));
     let echo = client
         .echo(demo::types::EchoInput::new("pinned"))
@@ -184,7 +200,7 @@ async fn pin_policy_at_connect() {
     let client = demo::Client::connect(&ignore).await.unwrap();
     assert_eq!(
         client.inner().check_pins(demo::TOOLS).await.unwrap(),
-        Vec::<String>::new()
+        Vec::<Drift>::new()
     );
     let sum = client.add(demo::types::AddInput::new(2, 40)).await.unwrap();
     assert_eq!(sum.output.sum, 42);

@@ -318,14 +318,22 @@ async fn a_tool_that_changes_while_connected_is_reported_under_warn() {
         Notice::Drift {
             server,
             refused,
-            lines,
+            drift,
             ..
-        } if server == "evolving" => Some((*refused, lines.clone())),
+        } if server == "evolving" => Some((*refused, drift.clone())),
         _ => None,
     })
     .await;
     assert!(!refused);
-    assert!(lines[0].contains("tool `greet` changed"), "{lines:?}");
+    assert_eq!(
+        (lines[0].kind, lines[0].name.as_str(), lines[0].is_changed()),
+        (mcpbind::EntryKind::Tool, "greet", true),
+        "{lines:?}"
+    );
+    assert!(
+        lines[0].to_string().contains("tool `greet` changed"),
+        "{lines:?}"
+    );
     assert!(!client.is_refused("greet"));
     // The server now wants an integer; mcpbind does not stand in the way.
     assert_eq!(
@@ -630,10 +638,10 @@ async fn prompts_and_templates_that_change_while_connected_are_refused() {
         Notice::Drift {
             server,
             tools,
-            lines,
+            drift,
             refused,
             list,
-        } if server == "evolving" => Some((*list, tools.clone(), lines.clone(), *refused)),
+        } if server == "evolving" => Some((*list, tools.clone(), drift.clone(), *refused)),
         _ => None,
     };
     call(&client, "change_prompt", json!({})).await.unwrap();
@@ -642,8 +650,9 @@ async fn prompts_and_templates_that_change_while_connected_are_refused() {
         (list, names, refused),
         (mcpbind::ListKind::Prompts, vec!["welcome".to_owned()], true)
     );
+    assert_eq!(lines[0].kind, mcpbind::EntryKind::Prompt, "{lines:?}");
     assert!(
-        lines[0].starts_with("prompt `welcome` changed"),
+        lines[0].to_string().starts_with("prompt `welcome` changed"),
         "{lines:?}"
     );
     let err = client
@@ -660,8 +669,15 @@ async fn prompts_and_templates_that_change_while_connected_are_refused() {
         (list, names),
         (mcpbind::ListKind::Resources, vec!["note".to_owned()])
     );
+    assert_eq!(
+        lines[0].kind,
+        mcpbind::EntryKind::ResourceTemplate,
+        "{lines:?}"
+    );
     assert!(
-        lines[0].starts_with("resource template `note` changed"),
+        lines[0]
+            .to_string()
+            .starts_with("resource template `note` changed"),
         "{lines:?}"
     );
     let err = client.read_template(&note, &one).await.unwrap_err();

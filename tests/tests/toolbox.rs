@@ -535,7 +535,12 @@ fn colliding_names_are_an_error_naming_both() {
     let err = offline_toolbox(&config).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "model-facing name `echo` is taken twice: by tool `echo` of server `demo` and by tool `echo` of server `everything`\nhelp: set a different `tool_prefix` for one of the servers in mcpbind.toml"
+        "model-facing name `echo` is taken twice: by tool `echo` of server `demo` and by tool `echo` of server `everything`"
+    );
+    // The help is not in the message: it is the error's, as the CLI's.
+    assert_eq!(
+        mcpbind::help(&err).as_deref(),
+        Some("set a different `tool_prefix` for one of the servers in mcpbind.toml")
     );
 }
 

@@ -481,7 +481,7 @@ pub mod combinators {
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             use ::mcpbind::__private::serve;
             use self::tools::*;

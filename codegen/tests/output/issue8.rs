@@ -477,7 +477,7 @@ Default: `10`.*/
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             use ::mcpbind::__private::serve;
             use self::tools::*;

@@ -890,12 +890,7 @@ pub mod prompts {
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             ::std::boxed::Box::pin(async move {
                 match name {
@@ -967,12 +962,7 @@ pub mod prompts {
             uri: &'a str,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             ::std::boxed::Box::pin(async move {
                 if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
@@ -1023,7 +1013,7 @@ pub mod prompts {
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             use ::mcpbind::__private::serve;
             use self::tools::*;

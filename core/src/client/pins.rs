@@ -22,6 +22,7 @@ use super::lifecycle::Live;
 use super::{Client, Shared};
 use crate::config::{PinPolicy, ServerConfig};
 use crate::diff::ServerDiff;
+use crate::drift::Drift;
 use crate::error::{Error, Result};
 use crate::lock::{EntryKind, LockedEntry};
 use crate::notices::{ListKind, Notice};
@@ -33,7 +34,7 @@ use crate::tool::ToolMeta;
 #[derive(Default)]
 pub(super) struct Refused {
     /// Each entry with its list and what changed.
-    entries: RwLock<Vec<(ListKind, String, String)>>,
+    entries: RwLock<Vec<(ListKind, String, Drift)>>,
     /// `entries` is not empty: a call sees it without a lock.
     any: AtomicBool,
 }
@@ -203,9 +204,9 @@ impl Client {
         }
         let entries = refused.entries.read().unwrap_or_else(|e| e.into_inner());
         match entries.iter().find(|(l, n, _)| *l == list && n == name) {
-            Some((_, _, line)) => Err(Error::Drift {
+            Some((_, _, drift)) => Err(Error::Drift {
                 server: self.name.clone(),
-                drift: vec![line.clone()],
+                drift: vec![drift.clone()],
             }),
             None => Ok(()),
         }
@@ -215,9 +216,9 @@ impl Client {
     /// generated module's `PROMPTS`) under the server's [`PinPolicy`], as
     /// [`Client::check_pins`] does for tools, and compares them again each
     /// time the server says its prompts changed. Returns what drifted, one
-    /// line per prompt; under `refuse`, a changed prompt is an
+    /// [`Drift`] per prompt; under `refuse`, a changed prompt is an
     /// [`Error::Drift`] here, and getting it one later.
-    pub async fn check_prompt_pins(&self, prompts: &[PromptMeta]) -> Result<Vec<String>> {
+    pub async fn check_prompt_pins(&self, prompts: &[PromptMeta]) -> Result<Vec<Drift>> {
         let locked = prompts
             .iter()
             .map(|p| locked_entry(p.name, p.sha256, p.definition))
@@ -232,7 +233,7 @@ impl Client {
     pub async fn check_resource_template_pins(
         &self,
         templates: &[ResourceTemplateMeta],
-    ) -> Result<Vec<String>> {
+    ) -> Result<Vec<Drift>> {
         let locked = templates
             .iter()
             .map(|t| locked_entry(t.name, t.sha256, t.definition))
@@ -245,7 +246,7 @@ impl Client {
         &self,
         kind: EntryKind,
         locked: Vec<LockedEntry>,
-    ) -> Result<Vec<String>> {
+    ) -> Result<Vec<Drift>> {
         if let Some(pins) = self.shared.entry_pins.of(kind) {
             *pins.lock().unwrap_or_else(|e| e.into_inner()) = Some(locked.clone());
         }
@@ -253,7 +254,7 @@ impl Client {
             return Ok(Vec::new());
         }
         let diff = self.entry_diff(kind, &locked).await?;
-        let drift = drift_lines(kind, &diff);
+        let drift = diff.drift(kind);
         match self.config.pin_policy {
             PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
                 server: self.name.clone(),
@@ -326,7 +327,7 @@ impl Client {
         let names: Vec<String> = (diff.changed.iter().map(|t| t.name.clone()))
             .chain(diff.removed.iter().cloned())
             .collect();
-        let lines = drift_lines(kind, diff);
+        let drift = diff.drift(kind);
         let refuse = self.config.pin_policy == PinPolicy::Refuse;
         if refuse {
             let refused = &self.shared.refused;
@@ -335,8 +336,8 @@ impl Client {
             held.extend(
                 names
                     .iter()
-                    .zip(&lines)
-                    .map(|(name, line)| (list, name.clone(), line.clone())),
+                    .zip(&drift)
+                    .map(|(name, drift)| (list, name.clone(), drift.clone())),
             );
             refused.any.store(!held.is_empty(), Ordering::Release);
         }
@@ -344,13 +345,13 @@ impl Client {
             tracing::info!(server = %self.name, "the server's {}s changed; the locked ones still match", kind.noun());
             return;
         }
-        for line in &lines {
+        for line in &drift {
             tracing::warn!(server = %self.name, refused = refuse, "changed since it was locked: {line}; review with `mcpbind diff {}`", self.name);
         }
         self.shared.handler.notices.publish(|| Notice::Drift {
             server: self.name.clone(),
             tools: names,
-            lines,
+            drift,
             refused: refuse,
             list,
         });
@@ -366,14 +367,14 @@ impl Client {
 impl Client {
     /// Compares the live server's tools with the locked `tools` (a generated
     /// module's `TOOLS`) and applies the server's [`PinPolicy`]. Returns what
-    /// drifted, one line per tool (empty when all match or the policy is
-    /// `ignore`).
-    pub async fn check_pins(&self, tools: &[ToolMeta]) -> Result<Vec<String>> {
+    /// drifted, one [`Drift`](crate::Drift) per tool (empty when all match or
+    /// the policy is `ignore`).
+    pub async fn check_pins(&self, tools: &[ToolMeta]) -> Result<Vec<crate::Drift>> {
         self.remember_pins(tools);
         if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {
             return Ok(Vec::new());
         }
-        let drift = self.pin_diff(tools).await?.drift_lines();
+        let drift = self.pin_diff(tools).await?.drift(crate::EntryKind::Tool);
         match self.config.pin_policy {
             PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
                 server: self.name.clone(),
@@ -482,53 +483,30 @@ fn locked_entry(name: &str, sha256: &str, definition: &str) -> LockedEntry {
     }
 }
 
-/// One line per changed or removed entry, changed ones first (the order of
-/// the names in [`Client::apply_drift`]), then the new ones: for tools,
-/// [`ServerDiff::drift_lines`]; for prompts and templates, the same lines
-/// naming their kind.
-fn drift_lines(kind: EntryKind, diff: &ServerDiff) -> Vec<String> {
-    if kind == EntryKind::Tool {
-        return diff.drift_lines();
-    }
-    let noun = kind.noun();
-    let short = |sha: &str| sha.chars().take(12).collect::<String>();
-    let mut lines: Vec<String> = diff
-        .changed
-        .iter()
-        .map(|e| {
-            format!(
-                "{noun} `{}` changed (sha256 {} locked, {} live)",
-                e.name,
-                short(&e.old_sha256),
-                short(&e.new_sha256)
-            )
-        })
-        .collect();
-    lines.extend(diff.removed.iter().map(|n| format!("{noun} `{n}` is gone")));
-    lines.extend(diff.added.iter().map(|n| format!("{noun} `{n}` is new")));
-    lines
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn prompt_drift_lines_name_their_kind() {
+    fn prompt_drift_names_its_kind() {
         let entry = |description: &str| {
             LockedEntry::new(serde_json::json!({"name": "p", "description": description})).unwrap()
         };
         let gone = LockedEntry::new(serde_json::json!({"name": "q"})).unwrap();
         let diff = ServerDiff::tools(&[entry("a"), gone], &[entry("b")]);
-        let lines = drift_lines(EntryKind::Prompt, &diff);
-        assert_eq!(lines.len(), 2);
+        let drift = diff.drift(EntryKind::Prompt);
+        assert_eq!(drift.len(), 2);
+        assert_eq!(drift[0].kind, EntryKind::Prompt);
         assert!(
-            lines[0].starts_with("prompt `p` changed (sha256 "),
-            "{lines:?}"
+            drift[0]
+                .to_string()
+                .starts_with("prompt `p` changed (sha256 ")
+                && drift[0].to_string().ends_with(" live): description"),
+            "{drift:?}"
         );
-        assert_eq!(lines[1], "prompt `q` is gone");
+        assert_eq!(drift[1].to_string(), "prompt `q` is gone");
         assert_eq!(
-            drift_lines(EntryKind::ResourceTemplate, &diff)[1],
+            diff.drift(EntryKind::ResourceTemplate)[1].to_string(),
             "resource template `q` is gone"
         );
     }
