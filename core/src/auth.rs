@@ -34,6 +34,15 @@ pub(crate) use client::OAuthClient;
 use dpop::{Dpop, DpopKey};
 pub(crate) use dpop::{Nonces, DPOP as DPOP_HEADER};
 
+/// The scopes (space-separated, as given) of a `WWW-Authenticate` value's
+/// challenge that says `error="insufficient_scope"`; `None` when none does.
+pub(crate) fn insufficient_scope(header: &str) -> Option<String> {
+    challenge::parse(header)
+        .iter()
+        .find(|c| c.param("error") == Some("insufficient_scope"))
+        .map(|c| c.param("scope").unwrap_or_default().to_owned())
+}
+
 /// Parameter `name` of the first challenge of a `WWW-Authenticate` value
 /// that has it (read as data, [`challenge`]).
 pub(crate) fn challenge_param(header: &str, name: &str) -> Option<String> {
