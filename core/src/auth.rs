@@ -7,6 +7,10 @@
 //! `mcpbind.toml`, generated code, errors or logs. rmcp refreshes a token
 //! that is about to expire (and saves the new one) before a request, and
 //! once more when the server rejects one with 401.
+//!
+//! With an authorization server that offers DPoP, tokens are bound to a key
+//! pair stored with them ([`dpop`]): token requests and requests to the
+//! server carry proofs, and the token goes out as `Authorization: DPoP`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
