@@ -645,7 +645,32 @@ impl Target<'_> {
                 .configure_client(client)
                 .map_err(|e| self.error("cannot configure the OAuth client", e))?;
         }
+        // A token the authorization server issued as `Bearer` despite the
+        // proof is presented as one (RFC 9449 §5); its refreshes still
+        // carry proofs.
+        if dpop.is_some() && !self.stored_token_is_dpop().await {
+            dpop = None;
+        }
         Ok((manager, dpop))
+    }
+
+    /// Whether the stored token's `token_type` is `DPoP` (or unknown).
+    async fn stored_token_is_dpop(&self) -> bool {
+        let Ok(store) = FileStore::new(self.server, &self.url) else {
+            return true;
+        };
+        let Ok(Some(stored)) = store.load().await else {
+            return true;
+        };
+        stored
+            .token_response
+            .and_then(|t| serde_json::to_value(&t).ok())
+            .and_then(|v| {
+                v["token_type"]
+                    .as_str()
+                    .map(|t| t.eq_ignore_ascii_case("dpop"))
+            })
+            .unwrap_or(true)
     }
 
     /// The scopes the stored token of an `oauth` server was granted.
