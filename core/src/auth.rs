@@ -7,6 +7,10 @@
 //! `mcpbind.toml`, generated code, errors or logs. rmcp refreshes a token
 //! that is about to expire (and saves the new one) before a request, and
 //! once more when the server rejects one with 401.
+//!
+//! With an authorization server that offers DPoP, tokens are bound to a key
+//! pair stored with them ([`dpop`]): token requests and requests to the
+//! server carry proofs, and the token goes out as `Authorization: DPoP`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -33,6 +37,15 @@ use client::Manager;
 pub(crate) use client::OAuthClient;
 use dpop::{Dpop, DpopKey};
 pub(crate) use dpop::{Nonces, DPOP as DPOP_HEADER};
+
+/// The scopes (space-separated, as given) of a `WWW-Authenticate` value's
+/// challenge that says `error="insufficient_scope"`; `None` when none does.
+pub(crate) fn insufficient_scope(header: &str) -> Option<String> {
+    challenge::parse(header)
+        .iter()
+        .find(|c| c.param("error") == Some("insufficient_scope"))
+        .map(|c| c.param("scope").unwrap_or_default().to_owned())
+}
 
 /// Parameter `name` of the first challenge of a `WWW-Authenticate` value
 /// that has it (read as data, [`challenge`]).
@@ -632,7 +645,32 @@ impl Target<'_> {
                 .configure_client(client)
                 .map_err(|e| self.error("cannot configure the OAuth client", e))?;
         }
+        // A token the authorization server issued as `Bearer` despite the
+        // proof is presented as one (RFC 9449 §5); its refreshes still
+        // carry proofs.
+        if dpop.is_some() && !self.stored_token_is_dpop().await {
+            dpop = None;
+        }
         Ok((manager, dpop))
+    }
+
+    /// Whether the stored token's `token_type` is `DPoP` (or unknown).
+    async fn stored_token_is_dpop(&self) -> bool {
+        let Ok(store) = FileStore::new(self.server, &self.url) else {
+            return true;
+        };
+        let Ok(Some(stored)) = store.load().await else {
+            return true;
+        };
+        stored
+            .token_response
+            .and_then(|t| serde_json::to_value(&t).ok())
+            .and_then(|v| {
+                v["token_type"]
+                    .as_str()
+                    .map(|t| t.eq_ignore_ascii_case("dpop"))
+            })
+            .unwrap_or(true)
     }
 
     /// The scopes the stored token of an `oauth` server was granted.

@@ -642,6 +642,14 @@ async fn connect_http(
                     return Err(ConnectFailure::Rejected(answer));
                 }
             }
+            // The 403's challenge, parsed: `insufficient_scope`, or not.
+            let scope_challenged = matches!(
+                tap.failure(),
+                Some(tap::Failure::Http {
+                    insufficient_scope: Some(_),
+                    ..
+                })
+            );
             Err(match target.handshake_error(name, &tap, e) {
                 // No stored token, or one refused even after a refresh.
                 ConnectFailure::Error(Error::Http {
@@ -661,7 +669,7 @@ async fn connect_http(
                     answer,
                     status: Some(403),
                     ..
-                }) if oauth_used && answer.contains("insufficient_scope") => Error::Auth {
+                }) if oauth_used && scope_challenged => Error::Auth {
                     server,
                     reason: format!(
                         "it answered {answer}; add the scope to `scopes` in mcpbind.toml and log in again"

@@ -226,6 +226,32 @@ async fn a_client_with_a_browser_authorizes_and_steps_up_by_itself() {
     client.close().await;
 }
 
+/// DPoP through the browser hook: a client with no token authorizes when
+/// the server first refuses it (a `DPoP` challenge), binds the token to a
+/// key (the authorization server's nonce on the code exchange), and its
+/// requests carry proofs with the MCP server's nonce, learned from its 401
+/// `use_dpop_nonce` while connected; one authorization, several calls
+/// (the server refuses a replayed proof).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_with_a_browser_binds_its_token_with_dpop() {
+    library_store();
+    let server = OAuthServer::with_args(&["--dpop"]);
+    let config = mcpbind::Config::from_toml_str(&format!(
+        "[servers.sec]\nurl = {:?}\nauth = \"oauth\"\n",
+        server.url
+    ))
+    .unwrap();
+    let (hooks, opened) = browser();
+    let client = mcpbind::Client::connect_with(&config, "sec", hooks)
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        assert_eq!(whoami(&client).await, "grant=authorization_code");
+    }
+    assert_eq!(opened.lock().unwrap().len(), 1);
+    client.close().await;
+}
+
 /// Without a browser hook nothing opens: the server's refusal is the error,
 /// with what to do.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -289,3 +289,63 @@ async fn a_library_client_uses_the_grant() {
     assert_eq!(whoami(&client).await, "grant=client_credentials");
     assert!(!format!("{:?}", config.servers["ci"]).contains("ci-secret"));
 }
+
+/// DPoP (RFC 9449) against a server that binds its tokens and requires
+/// nonces at both ends (`--dpop`): the login's token request and the
+/// refresh carry proofs with the authorization server's nonce, the calls
+/// `Authorization: DPoP` with proofs carrying the resource server's (the
+/// server refuses a bound token as `Bearer`, a replayed proof, a wrong
+/// `ath`). The key is stored with the tokens, privately; neither it nor
+/// any proof shows up in `-vv` output.
+#[test]
+fn dpop_bound_tokens_are_refreshed_and_presented_with_fresh_proofs() {
+    // 30 s: refreshed by the call below (rmcp's 30 s margin).
+    let server = OAuthServer::with_args(&["--dpop", "--ttl", "30"]);
+    let (dir, store) = project(&server, "");
+    let (dir, store) = (dir.path(), store.path());
+    let login = cli(dir, store, &["-vv", "login", "sec"]);
+    assert_eq!(login.code, Some(0), "{login:?}");
+    let file = std::fs::read_dir(store).unwrap().flatten().next().unwrap();
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file.path()).unwrap()).unwrap();
+    let key = stored["dpop_key"]
+        .as_str()
+        .expect("the key is stored")
+        .to_owned();
+    assert!(key.len() > 100, "{key}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = file.metadata().unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the token file is private");
+    }
+    let proofs = server
+        .issued()
+        .iter()
+        .filter(|t| t.starts_with("ey"))
+        .count();
+    assert!(proofs >= 2, "the code exchange, again with the nonce");
+
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let call = cli(dir, store, &["-vv", "call", "sec", "whoami"]);
+    assert_eq!(call.code, Some(0), "{call:?}");
+    assert_eq!(call.stdout.trim(), "grant=refresh_token");
+    let after: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file.path()).unwrap()).unwrap();
+    assert_eq!(after["dpop_key"], key.as_str(), "the refresh keeps the key");
+    let again = cli(dir, store, &["-vv", "call", "sec", "whoami"]);
+    assert_eq!(again.code, Some(0), "{again:?}");
+
+    for (what, text) in [
+        ("login", format!("{login:?}")),
+        ("call", format!("{call:?}")),
+        ("the second call", format!("{again:?}")),
+    ] {
+        assert_no_token(&server, what, &text);
+        assert!(!text.contains(&key), "{what} shows the DPoP key:\n{text}");
+        assert!(
+            !text.contains(&key[20..60]),
+            "{what} shows the DPoP key:\n{text}"
+        );
+    }
+}

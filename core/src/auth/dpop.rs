@@ -69,6 +69,7 @@ pub(crate) fn origin(url: &str) -> Option<String> {
 }
 
 /// A proof's `htu`: the URL without its query and fragment (§4.2).
+#[cfg_attr(not(feature = "jwt"), allow(dead_code))]
 fn htu(url: &str) -> String {
     match reqwest::Url::parse(url) {
         Ok(mut url) => {
@@ -220,6 +221,7 @@ impl DpopKey {
 }
 
 /// `ath`: base64url of the access token's SHA-256 (§4.2).
+#[cfg_attr(not(feature = "jwt"), allow(dead_code))]
 fn ath(token: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(token.as_bytes()))
 }

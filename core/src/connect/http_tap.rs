@@ -70,6 +70,7 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
             answer,
             status,
             retry_after: None,
+            insufficient_scope: None,
         })
     };
     let status = |code: u16| {
@@ -81,12 +82,28 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
     };
     match error {
         StreamableHttpError::AuthRequired(_) => http(Some(401), status(401)),
+        // rmcp's error for any 403 with a challenge; what it asks for is
+        // read from the parsed challenge, not rmcp's search of its text.
         StreamableHttpError::InsufficientScope(e) => {
-            let needs = match &e.required_scope {
-                Some(scope) => format!(" (insufficient_scope: it needs scope `{scope}`)"),
-                None => " (insufficient_scope)".to_owned(),
+            let header = &e.www_authenticate_header;
+            let scopes = crate::auth::insufficient_scope(header);
+            let needs = match (&scopes, crate::auth::challenge_param(header, "error")) {
+                (Some(scope), _) if !scope.is_empty() => {
+                    format!(" (insufficient_scope: it needs scope `{scope}`)")
+                }
+                (Some(_), _) => " (insufficient_scope)".to_owned(),
+                (None, Some(error)) => {
+                    format!(" ({})", error.chars().take(100).collect::<String>())
+                }
+                (None, None) => String::new(),
             };
-            http(Some(403), status(403) + &needs)
+            Some(Failure::Http {
+                method: method.to_owned(),
+                answer: status(403) + &needs,
+                status: Some(403),
+                retry_after: None,
+                insufficient_scope: scopes,
+            })
         }
         StreamableHttpError::SessionExpired => http(Some(404), status(404)),
         StreamableHttpError::HttpStatus(e) => Some(Failure::Http {
@@ -94,6 +111,7 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
             answer: status(e.status),
             status: Some(e.status),
             retry_after: e.retry_after.as_deref().and_then(super::tap::retry_after),
+            insufficient_scope: None,
         }),
         StreamableHttpError::Client(e) => e
             .status()
@@ -593,6 +611,41 @@ impl StreamableHttpClient for TapClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 403's challenge is read as data: `insufficient_scope` only when
+    /// its `error` says so, and the scopes of its `scope` parameter, not
+    /// text found elsewhere in it (rmcp's error is the same for any 403
+    /// with a challenge).
+    #[test]
+    fn a_403_is_insufficient_scope_only_when_its_challenge_says_so() {
+        use rmcp::transport::streamable_http_client::InsufficientScopeError;
+        let refused = |header: &str| {
+            let error = StreamableHttpError::<reqwest::Error>::InsufficientScope(
+                InsufficientScopeError::new(header.to_owned(), Some("rmcp's guess".to_owned())),
+            );
+            match failure_of("tools/call x", &error) {
+                Some(Failure::Http {
+                    answer,
+                    insufficient_scope,
+                    ..
+                }) => (answer, insufficient_scope),
+                _ => panic!("not an HTTP failure"),
+            }
+        };
+        let (answer, scopes) = refused(
+            r#"Bearer error="invalid_token", error_description="insufficient_scope scope=admin""#,
+        );
+        assert_eq!(answer, "HTTP 403 Forbidden (invalid_token)");
+        assert_eq!(scopes, None);
+        let (answer, scopes) = refused(
+            r#"Bearer error_description="scope=x", error="insufficient_scope", scope="mcp admin""#,
+        );
+        assert_eq!(
+            answer,
+            "HTTP 403 Forbidden (insufficient_scope: it needs scope `mcp admin`)"
+        );
+        assert_eq!(scopes.as_deref(), Some("mcp admin"));
+    }
 
     /// rmcp's own limit on a JSON answer is not `max_response_bytes`: the
     /// error says whose it is, and its help does not send the user to a

@@ -129,6 +129,7 @@ fn http_failure(method: &str, response: &reqwest::Response) -> Failure {
         answer: format!("HTTP {status}"),
         status: Some(status.as_u16()),
         retry_after,
+        insufficient_scope: None,
     }
 }
 

@@ -32,6 +32,9 @@ pub(crate) enum Failure {
         status: Option<u16>,
         /// What `Retry-After` asked for.
         retry_after: Option<std::time::Duration>,
+        /// A `403` whose challenge says `error="insufficient_scope"` (read
+        /// as data): the scopes it names, space-separated (empty: none).
+        insufficient_scope: Option<String>,
     },
     /// The transport refused to go on (secrets already redacted).
     Refused(String),
@@ -53,6 +56,7 @@ impl Failure {
                 answer,
                 status,
                 retry_after,
+                ..
             } => Error::Http {
                 server,
                 method,
