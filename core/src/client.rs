@@ -777,6 +777,7 @@ impl Client {
                     server: self.name.clone(),
                     tool: name.to_owned(),
                     reason: format!("prompt arguments must be a JSON object, got {other}"),
+                    violations: Vec::new(),
                 })
             }
             Err(e) => {
@@ -784,6 +785,7 @@ impl Client {
                     server: self.name.clone(),
                     tool: name.to_owned(),
                     reason: e.to_string(),
+                    violations: Vec::new(),
                 })
             }
         };
@@ -1291,6 +1293,7 @@ impl Client {
                     server: self.name.clone(),
                     tool: meta.name.to_owned(),
                     reason: format!("expected a JSON object, got {other}"),
+                    violations: Vec::new(),
                 })
             }
             Err(e) => {
@@ -1298,6 +1301,7 @@ impl Client {
                     server: self.name.clone(),
                     tool: meta.name.to_owned(),
                     reason: e.to_string(),
+                    violations: Vec::new(),
                 })
             }
         };
@@ -1312,8 +1316,9 @@ impl Client {
                 tool: meta.name.to_owned(),
                 reason: format!(
                     "{} (checked against the locked inputSchema; the call was not sent)",
-                    violations.join("; ")
+                    crate::validate::join(&violations)
                 ),
+                violations,
             });
         }
         let Value::Object(arguments) = object else {
@@ -1342,8 +1347,9 @@ impl Client {
                     tool: meta.name.to_owned(),
                     reason: format!(
                         "structuredContent does not match the locked outputSchema: {}",
-                        violations.join("; ")
+                        crate::validate::join(&violations)
                     ),
+                    violations,
                     result: Box::new(result),
                 }));
             }
