@@ -57,6 +57,7 @@ impl<O: serde::de::DeserializeOwned> ToolResult<O> {
                     server: server.to_owned(),
                     tool: meta.name.to_owned(),
                     reason,
+                    violations: Vec::new(),
                     result: Box::new(result),
                 })
             }

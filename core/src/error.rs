@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::config::ConfigError;
 use crate::drift::Drift;
 use crate::model::CallToolResult;
+use crate::validate::Violation;
 
 /// A runtime error.
 #[derive(Debug, thiserror::Error)]
@@ -237,6 +238,9 @@ pub enum Error {
         tool: String,
         /// What is wrong.
         reason: String,
+        /// The arguments' violations of the locked input schema, as data
+        /// (empty when they did not serialize to an object).
+        violations: Vec<Violation>,
     },
     /// Tools (prompts, resource templates) changed on the server since
     /// they were locked, and the server's `pin_policy` is `refuse`.
@@ -256,6 +260,9 @@ pub enum Error {
         tool: String,
         /// What is wrong.
         reason: String,
+        /// The structured content's violations of the output schema, as
+        /// data (empty when it is missing or does not parse).
+        violations: Vec<Violation>,
         /// The whole result.
         result: Box<CallToolResult>,
     },
@@ -446,9 +453,18 @@ impl Error {
                 hide(message);
                 redact_result(result, secrets);
             }
-            Error::Output { reason, result, .. } => {
+            Error::Output {
+                reason,
+                result,
+                violations,
+                ..
+            } => {
                 hide(reason);
                 redact_result(result, secrets);
+                for violation in violations {
+                    hide(&mut violation.message);
+                    violation.expected.iter_mut().for_each(hide);
+                }
             }
             Error::Invalid { reason, .. } | Error::Refused { reason, .. } => hide(reason),
             Error::Service { source, .. } => {

@@ -108,6 +108,8 @@ pub use toolbox::{
     PromptRequest, Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall,
     ToolEntry, ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError, Verdict,
 };
+#[cfg(feature = "client")]
+pub use validate::Violation;
 
 /// rmcp's protocol types, re-exported rather than copied.
 #[cfg(feature = "client")]

@@ -50,9 +50,69 @@ fn validator(schema: &'static str) -> Option<&'static jsonschema::Validator> {
         .or_insert_with(|| compiled.map(|v| &*Box::leak(Box::new(v))))
 }
 
-/// The first violations of `schema` by `instance`, each as
-/// `"<JSON pointer>: <rule>"`; empty when valid (or not checkable).
-pub(crate) fn violations(schema: &'static str, instance: &Value) -> Vec<String> {
+/// One way a value breaks a locked schema (arguments, structured output),
+/// from the validator's own error: where, which keyword, and what it says.
+/// It displays as `<JSON pointer>: <message>`, with what the schema accepts
+/// there when the message does not say it:
+/// `/unit: "kelvin" is not valid under any of the schemas listed in the 'anyOf' keyword (expected one of "c", "f" or null)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Violation {
+    /// Where in the value, as a JSON pointer (`/` for the whole value).
+    pub pointer: String,
+    /// The JSON Schema keyword the value breaks (`type`, `enum`, `maximum`,
+    /// `required`, `anyOf`…), as the validator names it; `depth` for a
+    /// value nested deeper than is validated or sent.
+    pub keyword: String,
+    /// What is wrong, in words (the validator's message, e.g.
+    /// `30 is greater than the maximum of 10`).
+    pub message: String,
+    /// What the schema accepts at `pointer`, in words, when the message
+    /// does not say it (a union, an enum behind a `$ref`): `one of "a", "b"
+    /// or null`.
+    pub expected: Option<String>,
+}
+
+impl Violation {
+    /// A violation at `pointer` of `keyword`, saying `message`.
+    pub fn new(
+        pointer: impl Into<String>,
+        keyword: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Violation {
+        let pointer = pointer.into();
+        Violation {
+            pointer: if pointer.is_empty() {
+                "/".to_owned()
+            } else {
+                pointer
+            },
+            keyword: keyword.into(),
+            message: message.into(),
+            expected: None,
+        }
+    }
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.pointer, self.message)?;
+        if let Some(expected) = &self.expected {
+            write!(f, " (expected {expected})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Violations joined with `; `, for a message.
+pub(crate) fn join(violations: &[Violation]) -> String {
+    let shown: Vec<String> = violations.iter().map(Violation::to_string).collect();
+    shown.join("; ")
+}
+
+/// The first violations of `schema` by `instance`; empty when valid (or
+/// not checkable).
+pub(crate) fn violations(schema: &'static str, instance: &Value) -> Vec<Violation> {
     match validator(schema) {
         Some(validator) => violations_of(validator, instance),
         None => Vec::new(),
@@ -62,11 +122,15 @@ pub(crate) fn violations(schema: &'static str, instance: &Value) -> Vec<String> 
 /// [`violations`] of a compiled schema (an unlocked tool's, compiled when
 /// it was listed).
 #[inline]
-pub(crate) fn violations_of(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+pub(crate) fn violations_of(validator: &jsonschema::Validator, instance: &Value) -> Vec<Violation> {
     if deeper_than(instance, MAX_INSTANCE_DEPTH) {
         let at = too_deep_at(instance, MAX_INSTANCE_DEPTH);
-        return vec![format!(
-            "{at}: nested deeper than {MAX_INSTANCE_DEPTH} levels, more than is validated or sent"
+        return vec![Violation::new(
+            at,
+            "depth",
+            format!(
+                "nested deeper than {MAX_INSTANCE_DEPTH} levels, more than is validated or sent"
+            ),
         )];
     }
     // The common case, valid, without building any error.
@@ -77,8 +141,11 @@ pub(crate) fn violations_of(validator: &jsonschema::Validator, instance: &Value)
         .iter_errors(instance)
         .take(3)
         .map(|e| {
-            let at = e.instance_path().to_string();
-            format!("{}: {e}", if at.is_empty() { "/" } else { &at })
+            Violation::new(
+                e.instance_path().to_string(),
+                e.kind().keyword(),
+                e.to_string(),
+            )
         })
         .collect()
 }
@@ -125,10 +192,29 @@ mod tests {
     fn reports_pointer_and_rule() {
         assert!(violations(SCHEMA, &json!({"count": 3})).is_empty());
         let v = violations(SCHEMA, &json!({"count": 30}));
-        assert_eq!(v, ["/count: 30 is greater than the maximum of 10"]);
+        assert_eq!(
+            (v[0].pointer.as_str(), v[0].keyword.as_str()),
+            ("/count", "maximum")
+        );
+        assert_eq!(
+            v[0].to_string(),
+            "/count: 30 is greater than the maximum of 10"
+        );
         let v = violations(SCHEMA, &json!({}));
         assert_eq!(v.len(), 1);
-        assert!(v[0].starts_with("/: "), "{v:?}");
+        assert_eq!(
+            (v[0].pointer.as_str(), v[0].keyword.as_str()),
+            ("/", "required")
+        );
+        assert!(v[0].to_string().starts_with("/: "), "{v:?}");
+        let v = violations(
+            r#"{"properties":{"unit":{"enum":["c","f"]}}}"#,
+            &json!({"unit": "k"}),
+        );
+        assert_eq!(
+            (v[0].pointer.as_str(), v[0].keyword.as_str()),
+            ("/unit", "enum")
+        );
     }
 
     #[test]
@@ -150,20 +236,19 @@ mod tests {
         assert!(violations(TREE, &ok).is_empty());
         let mut bad = nest(MAX_INSTANCE_DEPTH - 1);
         bad["n"] = json!("one");
-        assert_eq!(
-            violations(TREE, &bad),
-            [r#"/n: "one" is not of type "integer""#]
-        );
+        let v = violations(TREE, &bad);
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].to_string(), r#"/n: "one" is not of type "integer""#);
+        assert_eq!(v[0].keyword, "type");
         // Far deeper: the validator would recurse 100,000 levels.
         let deep = nest(100_000);
         let v = violations(TREE, &deep);
-        let pointer = format!("{}: ", "/child".repeat(MAX_INSTANCE_DEPTH));
         assert_eq!(v.len(), 1);
-        assert!(v[0].starts_with(&pointer), "{}", &v[0][..200]);
-        assert!(
-            v[0].ends_with(": nested deeper than 128 levels, more than is validated or sent"),
-            "{}",
-            &v[0][v[0].len() - 100..]
+        assert_eq!(v[0].pointer, "/child".repeat(MAX_INSTANCE_DEPTH));
+        assert_eq!(v[0].keyword, "depth");
+        assert_eq!(
+            v[0].message,
+            "nested deeper than 128 levels, more than is validated or sent"
         );
         crate::lock::depth::drop_deep(deep);
     }

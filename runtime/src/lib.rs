@@ -95,6 +95,9 @@ pub use mcpbind_core::{
     Error, Health, PageProblem, Result, Roots, Sampling, Servers, TaskHandle, TaskState,
     ToolResult,
 };
+// A value that breaks a locked schema, as data (in `CallError::Arguments`).
+#[cfg(feature = "client")]
+pub use mcpbind_core::Violation;
 // The protocol types that cross the API, rmcp's own (re-exported rather
 // than copied; `rmcp` itself is not part of the API).
 #[cfg(feature = "client")]

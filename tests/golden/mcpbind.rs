@@ -699,7 +699,7 @@ Default: `10`.*/
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             use ::mcpbind::__private::serve;
             use self::tools::*;
@@ -2046,12 +2046,7 @@ Default: `5`.*/
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             ::std::boxed::Box::pin(async move {
                 match name {
@@ -2126,12 +2121,7 @@ Default: `5`.*/
             uri: &'a str,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            ::std::option::Option<
-                ::std::result::Result<
-                    ::mcpbind::__private::serde_json::Value,
-                    ::std::string::String,
-                >,
-            >,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             ::std::boxed::Box::pin(async move {
                 if let ::std::option::Option::Some(result) = ::mcpbind::__private::dispatch_template(
@@ -2168,7 +2158,7 @@ Default: `5`.*/
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             use ::mcpbind::__private::serve;
             use self::tools::*;
@@ -3025,7 +3015,7 @@ Default: `"name"`.*/
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             use ::mcpbind::__private::serve;
             use self::tools::*;
@@ -3610,7 +3600,7 @@ pub mod memory {
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             use ::mcpbind::__private::serve;
             use self::tools::*;
@@ -3847,7 +3837,7 @@ pub mod time {
             >,
         ) -> ::mcpbind::__private::BoxFuture<
             'a,
-            Option<Result<::mcpbind::__private::serde_json::Value, String>>,
+            ::std::option::Option<::mcpbind::__private::ServeResult>,
         > {
             use ::mcpbind::__private::serve;
             use self::tools::*;

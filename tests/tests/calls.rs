@@ -329,6 +329,17 @@ async fn arguments_are_validated_against_the_locked_schema() {
         err.to_string(),
         "invalid arguments for `everything.get-resource-links`: /count: 30.0 is greater than the maximum of 10 (checked against the locked inputSchema; the call was not sent)"
     );
+    // The same as data: where, which keyword.
+    let Error::Arguments { violations, .. } = &err else {
+        panic!("expected Error::Arguments, got {err:?}");
+    };
+    assert_eq!(
+        violations
+            .iter()
+            .map(|v| (v.pointer.as_str(), v.keyword.as_str()))
+            .collect::<Vec<_>>(),
+        [("/count", "maximum")]
+    );
     let ok = everything
         .get_resource_links(everything::types::GetResourceLinksInput { count: Some(2.0) })
         .await

@@ -69,6 +69,18 @@ async fn output_is_validated_unless_switched_off() {
         .await
         .unwrap();
     let err = client.get_structured_content(new_york()).await.unwrap_err();
+    // As data: the keyword that refused it, at the root of the output.
+    let Error::Output { violations, .. } = &err else {
+        panic!("expected Error::Output, got {err:?}");
+    };
+    assert_eq!(
+        violations
+            .iter()
+            .map(|v| (v.pointer.as_str(), v.keyword.as_str()))
+            .collect::<Vec<_>>(),
+        [("/", "additionalProperties")],
+        "{violations:?}"
+    );
     let reason = output_reason(err);
     assert!(
         reason.starts_with("structuredContent does not match the locked outputSchema: "),

@@ -91,6 +91,25 @@ fn missing_lockfile_says_what_to_run() {
     );
 }
 
+/// The `help:` line comes from the library's errors however deep in the
+/// chain they are: here a config error, under the runtime's error, under
+/// codegen's, under the CLI's own context; and the message holds no help.
+#[test]
+fn help_is_found_through_the_chain_of_a_library_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        "[servers.api]\ntransport = \"streamable-http\"\nurl = \"http://127.0.0.1:9/mcp\"\nheaders = { Authorization = \"Bearer ${MCPBIND_TEST_UNSET_TOKEN}\" }\n",
+    )
+    .unwrap();
+    let out = mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(
+        out.stderr,
+        "error: failed to lock server `api`: server `api`: environment variable `MCPBIND_TEST_UNSET_TOKEN` is not set (referenced as `${MCPBIND_TEST_UNSET_TOKEN}` in the config)\nhelp: export `MCPBIND_TEST_UNSET_TOKEN`, or write `${MCPBIND_TEST_UNSET_TOKEN:-default}`\n"
+    );
+}
+
 /// A workspace whose lockfile is at its root: commands run in a member
 /// crate find it there, and `MCPBIND_LOCKFILE` overrides the lookup.
 #[test]

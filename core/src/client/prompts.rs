@@ -46,6 +46,7 @@ impl Client {
                     server: self.name.clone(),
                     tool: name.to_owned(),
                     reason: format!("prompt arguments must be a JSON object, got {other}"),
+                    violations: Vec::new(),
                 })
             }
             Err(e) => {
@@ -53,6 +54,7 @@ impl Client {
                     server: self.name.clone(),
                     tool: name.to_owned(),
                     reason: e.to_string(),
+                    violations: Vec::new(),
                 })
             }
         };

@@ -140,6 +140,7 @@ impl Client {
                     server: self.name.clone(),
                     tool: meta.name.to_owned(),
                     reason: format!("expected a JSON object, got {other}"),
+                    violations: Vec::new(),
                 })
             }
             Err(e) => {
@@ -147,6 +148,7 @@ impl Client {
                     server: self.name.clone(),
                     tool: meta.name.to_owned(),
                     reason: e.to_string(),
+                    violations: Vec::new(),
                 })
             }
         };
@@ -161,8 +163,9 @@ impl Client {
                 tool: meta.name.to_owned(),
                 reason: format!(
                     "{} (checked against the locked inputSchema; the call was not sent)",
-                    violations.join("; ")
+                    crate::validate::join(&violations)
                 ),
+                violations,
             });
         }
         let Value::Object(arguments) = object else {
@@ -191,8 +194,9 @@ impl Client {
                     tool: meta.name.to_owned(),
                     reason: format!(
                         "structuredContent does not match the locked outputSchema: {}",
-                        violations.join("; ")
+                        crate::validate::join(&violations)
                     ),
+                    violations,
                     result: Box::new(result),
                 }));
             }

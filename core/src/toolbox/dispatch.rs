@@ -11,6 +11,7 @@ use crate::client::Client;
 use crate::error::Error;
 use crate::handler::BoxFuture;
 use crate::tool::Tool;
+use crate::validate::Violation;
 
 /// The entry's typed call: deserializes prepared arguments into `T::Input`
 /// and calls through `Client::call::<T>`.
@@ -30,7 +31,7 @@ where
     Box::pin(async move {
         let input: T::Input = crate::json::from_value(Value::Object(arguments)).map_err(|e| {
             CallError::Arguments {
-                problems: vec![format!("/: {}", strip_position(&e.to_string()))],
+                problems: vec![Violation::new("/", "type", strip_position(&e.to_string()))],
             }
         })?;
         // `Toolbox::run` validated the arguments against the locked schema.
@@ -73,10 +74,11 @@ pub enum CallError {
         reason: String,
     },
     /// The arguments do not match the tool's locked input schema.
-    #[error("invalid arguments: {}", problems.join("; "))]
+    #[error("invalid arguments: {}", crate::validate::join(problems))]
     Arguments {
-        /// One line per problem: `"<JSON pointer>: <what was expected and given>"`.
-        problems: Vec<String>,
+        /// One per problem, as data (pointer, keyword, message, what is
+        /// expected); each displays as `<JSON pointer>: <message>`.
+        problems: Vec<Violation>,
     },
     /// An unlocked tool whose server said its tools changed since they
     /// were listed: its definition may be stale, so it is not called
@@ -241,7 +243,7 @@ impl ToolCall {
 /// - a `null` for an optional property whose schema does not allow `null`
 ///   is dropped: strict-mode definitions (OpenAI) make optional properties
 ///   nullable, and models send `null` for "absent".
-pub(crate) fn prepare(schema: &Value, arguments: &mut Value) -> Vec<String> {
+pub(crate) fn prepare(schema: &Value, arguments: &mut Value) -> Vec<Violation> {
     let mut problems = Vec::new();
     prepare_at(schema, schema, arguments, &mut String::new(), &mut problems);
     problems
@@ -252,13 +254,17 @@ fn prepare_at(
     schema: &Value,
     value: &mut Value,
     pointer: &mut String,
-    problems: &mut Vec<String>,
+    problems: &mut Vec<Violation>,
 ) {
     let schema = resolve(root, schema);
     match value {
         Value::Number(n) if n.is_f64() && only_integer(schema) => match crate::json::whole(n) {
             Some(int) => *n = int,
-            None => problems.push(format!("{}: expected an integer, got {n}", at(pointer))),
+            None => problems.push(Violation::new(
+                pointer.as_str(),
+                "type",
+                format!("expected an integer, got {n}"),
+            )),
         },
         Value::Object(map) => {
             let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
@@ -298,21 +304,16 @@ fn prepare_at(
 }
 
 /// Adds what the schema expects at each problem's pointer when the
-/// validator's message does not say it (a union, an enum behind a `$ref`),
-/// so that a model can correct the value: `expected one of "a", "b" or null`.
-pub(crate) fn explain(schema: &Value, problems: Vec<String>) -> Vec<String> {
+/// validator's message does not say it (a union, an enum behind a `$ref`;
+/// an `enum` violation lists the values already), so that a model can
+/// correct the value: `expected one of "a", "b" or null`.
+pub(crate) fn explain(schema: &Value, mut problems: Vec<Violation>) -> Vec<Violation> {
+    for problem in &mut problems {
+        if problem.keyword != "enum" && problem.expected.is_none() {
+            problem.expected = expected_at(schema, &problem.pointer);
+        }
+    }
     problems
-        .into_iter()
-        .map(|problem| {
-            let pointer = problem.split(": ").next().unwrap_or_default();
-            match expected_at(schema, pointer) {
-                Some(expected) if !problem.contains(" is not one of ") => {
-                    format!("{problem} (expected {expected})")
-                }
-                _ => problem,
-            }
-        })
-        .collect()
 }
 
 /// The schema node at an instance pointer (through properties and items).
@@ -357,14 +358,6 @@ fn expected_at(root: &Value, pointer: &str) -> Option<String> {
         None => None,
         Some((only, [])) => Some(only.clone()),
         Some((last, rest)) => Some(format!("one of {} or {last}", rest.join(", "))),
-    }
-}
-
-fn at(pointer: &str) -> &str {
-    if pointer.is_empty() {
-        "/"
-    } else {
-        pointer
     }
 }
 
@@ -430,7 +423,18 @@ mod tests {
         let mut args = json!({"a": 3.0, "x": 2.0, "list": [1.0, 2.5]});
         let problems = prepare(&schema, &mut args);
         assert_eq!(args, json!({"a": 3, "x": 2.0, "list": [1, 2.5]}));
-        assert_eq!(problems, ["/list/1: expected an integer, got 2.5"]);
+        assert_eq!(
+            problems,
+            [Violation::new(
+                "/list/1",
+                "type",
+                "expected an integer, got 2.5"
+            )]
+        );
+        assert_eq!(
+            problems[0].to_string(),
+            "/list/1: expected an integer, got 2.5"
+        );
     }
 
     #[test]
@@ -438,17 +442,30 @@ mod tests {
         let schema = json!({"type": "object", "$defs": {"U": {"enum": ["celsius", "fahrenheit"]}},
             "properties": {"u": {"anyOf": [{"$ref": "#/$defs/U"}, {"type": "null"}]},
                 "list": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}});
+        let bad = |pointer: &str, keyword: &str| Violation::new(pointer, keyword, "bad");
         let problems = explain(
             &schema,
-            vec!["/u: bad".into(), "/list/0: bad".into(), "/x: bad".into()],
+            vec![
+                bad("/u", "anyOf"),
+                bad("/list/0", "anyOf"),
+                bad("/x", "type"),
+                // An enum's message lists its values already.
+                bad("/u", "enum"),
+            ],
         );
+        let shown: Vec<String> = problems.iter().map(Violation::to_string).collect();
         assert_eq!(
-            problems,
+            shown,
             [
                 r#"/u: bad (expected one of "celsius", "fahrenheit" or null)"#,
                 "/list/0: bad (expected one of a string or an integer)",
                 "/x: bad",
+                "/u: bad",
             ]
+        );
+        assert_eq!(
+            problems[0].expected.as_deref(),
+            Some(r#"one of "celsius", "fahrenheit" or null"#)
         );
     }
 

@@ -500,8 +500,9 @@ fn checked(
                 tool: tool.name.to_owned(),
                 reason: format!(
                     "structuredContent does not match the outputSchema the server listed: {}",
-                    violations.join("; ")
+                    crate::validate::join(&violations)
                 ),
+                violations,
                 result: Box::new(result),
             });
         }
@@ -530,9 +531,12 @@ mod tests {
         assert_eq!(tool.name, "wipe");
         assert!(tool.destructive && tool.idempotent && tool.open_world && !tool.read_only);
         assert_eq!(tool.task, TaskSupport::Required);
+        let violations = crate::validate::violations_of(&tool.input, &json!({"n": 0}));
+        assert_eq!(violations.len(), 1);
+        assert_eq!(violations[0].keyword, "minimum");
         assert_eq!(
-            crate::validate::violations_of(&tool.input, &json!({"n": 0})),
-            ["/n: 0 is less than the minimum of 1"]
+            violations[0].to_string(),
+            "/n: 0 is less than the minimum of 1"
         );
         // The same name is kept once.
         assert!(std::ptr::eq(

@@ -58,6 +58,7 @@ impl Toolbox {
                     server: request.server.clone(),
                     tool: request.prompt.clone(),
                     reason: reason.clone(),
+                    violations: Vec::new(),
                 }));
             }
             let result = server

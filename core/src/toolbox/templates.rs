@@ -4,6 +4,7 @@
 //! and a call expands the template (RFC 6570) and reads the resource
 //! (`resources/read`) through the server's client.
 
+use crate::validate::Violation;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
@@ -203,20 +204,23 @@ impl TemplateTool {
     }
 
     /// The variable values of a model's arguments, or one problem per bad
-    /// argument (`"<JSON pointer>: <what is wrong>"`). Numbers and booleans
+    /// argument. Numbers and booleans
     /// are taken as their text (a URI is text); `null` is undefined.
     fn values(
         &self,
         arguments: &Map<String, Value>,
-    ) -> Result<Vec<(String, UriValue)>, Vec<String>> {
+    ) -> Result<Vec<(String, UriValue)>, Vec<Violation>> {
         let variables = self.template.variables();
         let names: Vec<&str> = variables.iter().map(|v| v.name.as_str()).collect();
         let mut problems = Vec::new();
         for key in arguments.keys().filter(|k| !names.contains(&k.as_str())) {
-            problems.push(format!(
-                "/{}: unknown variable (the template's variables: {})",
-                pointer_token(key),
-                names.join(", ")
+            problems.push(Violation::new(
+                format!("/{}", pointer_token(key)),
+                "additionalProperties",
+                format!(
+                    "unknown variable (the template's variables: {})",
+                    names.join(", ")
+                ),
             ));
         }
         let mut values = Vec::new();
@@ -226,18 +230,23 @@ impl TemplateTool {
                 Some(Value::String(s)) => Some(s.clone()),
                 Some(v @ (Value::Number(_) | Value::Bool(_))) => Some(v.to_string()),
                 Some(other) => {
-                    problems.push(format!(
-                        "/{}: expected a string, got {other}",
-                        pointer_token(name)
+                    problems.push(Violation::new(
+                        format!("/{}", pointer_token(name)),
+                        "type",
+                        format!("expected a string, got {other}"),
                     ));
                     continue;
                 }
             };
             match value {
                 Some(value) => values.push((name.to_owned(), UriValue::String(value))),
-                None if !self.template.is_optional(name) => problems.push(format!(
-                    "/: missing required variable `{name}` (it fills `{{{name}}}` in `{}`)",
-                    self.meta.uri_template
+                None if !self.template.is_optional(name) => problems.push(Violation::new(
+                    "/",
+                    "required",
+                    format!(
+                        "missing required variable `{name}` (it fills `{{{name}}}` in `{}`)",
+                        self.meta.uri_template
+                    ),
                 )),
                 None => {}
             }
@@ -356,14 +365,27 @@ mod tests {
             tool.values(&args(json!({"id": 7, "lang": null}))),
             Ok(vec![("id".to_owned(), UriValue::String("7".into()))])
         );
+        let problems = tool
+            .values(&args(json!({"lang": ["en"], "x/y": "1"})))
+            .unwrap_err();
+        let shown: Vec<(String, &str)> = problems
+            .iter()
+            .map(|p| (p.to_string(), p.keyword.as_str()))
+            .collect();
         assert_eq!(
-            tool.values(&args(json!({"lang": ["en"], "x/y": "1"}))),
-            Err(vec![
-                "/x~1y: unknown variable (the template's variables: id, lang)".to_owned(),
-                "/: missing required variable `id` (it fills `{id}` in `demo://items/{id}{?lang}`)"
-                    .to_owned(),
-                "/lang: expected a string, got [\"en\"]".to_owned(),
-            ])
+            shown,
+            [
+                (
+                    "/x~1y: unknown variable (the template's variables: id, lang)".to_owned(),
+                    "additionalProperties"
+                ),
+                (
+                    "/: missing required variable `id` (it fills `{id}` in `demo://items/{id}{?lang}`)"
+                        .to_owned(),
+                    "required"
+                ),
+                ("/lang: expected a string, got [\"en\"]".to_owned(), "type"),
+            ]
         );
     }
 
