@@ -4,7 +4,7 @@
 //! reaches with a 60-level object schema (each level is an object plus its
 //! `properties`, inside six levels of lockfile). So the lockfile is parsed
 //! without that limit, and every recursive pass over a deep value (parsing,
-//! hashing, printing, diffing) runs on a stack grown for the depth at hand.
+//! hashing, printing, diffing) runs on a stack sized for the depth at hand.
 //! [`MAX_DEPTH`] bounds what is read and written, so that the values handed
 //! out stay safe to drop and compare on an ordinary thread.
 
@@ -30,12 +30,31 @@ const SHALLOW: usize = 96;
 const STACK_PER_LEVEL: usize = 8 * 1024;
 
 /// Runs `f`, which recurses over values up to `depth` levels deep, on a
-/// stack big enough for it.
-pub(crate) fn on_deep_stack<R>(depth: usize, f: impl FnOnce() -> R) -> R {
+/// stack big enough for it: the caller's for a shallow value, else a
+/// scoped thread's of the size needed (a panic in `f` goes on in the
+/// caller). With no thread to be had, `f` runs on the caller's stack.
+pub(crate) fn on_deep_stack<R: Send>(depth: usize, f: impl FnOnce() -> R + Send) -> R {
     if depth <= SHALLOW {
-        f()
-    } else {
-        stacker::grow(1024 * 1024 + depth * STACK_PER_LEVEL, f)
+        return f();
+    }
+    let mut slot = Some(f);
+    let ran = std::thread::scope(|scope| {
+        let slot = &mut slot;
+        std::thread::Builder::new()
+            .name("mcpbind-deep".into())
+            .stack_size(1024 * 1024 + depth * STACK_PER_LEVEL)
+            .spawn_scoped(scope, move || slot.take().map(|f| f()))
+            .ok()
+            .and_then(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+    });
+    match (ran, slot) {
+        (Some(value), _) => value,
+        (None, Some(f)) => f(),
+        (None, None) => unreachable!("the thread took `f` and returned its value"),
     }
 }
 
@@ -120,7 +139,7 @@ pub(crate) fn text_depth(text: &[u8], limit: usize) -> (usize, Option<usize>) {
 
 /// Parses JSON text of any depth up to `depth` (measured beforehand with
 /// [`text_depth`]), without serde_json's recursion limit.
-pub(crate) fn from_str_deep<T: serde::de::DeserializeOwned>(
+pub(crate) fn from_str_deep<T: serde::de::DeserializeOwned + Send>(
     text: &str,
     depth: usize,
 ) -> serde_json::Result<T> {
