@@ -561,6 +561,57 @@ async fn subscribing_where_the_server_offers_none_is_refused() {
     );
 }
 
+/// On a 2026-07-28 connection, subscriptions go through one
+/// `subscriptions/listen` stream naming every resource subscribed to (the
+/// test server sends an update for each resource a stream names, at once):
+/// each subscription opens it anew, and the updates reach the bus.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriptions_on_a_2026_connection_go_through_subscriptions_listen() {
+    let command = std::process::Command::new(env!("CARGO_BIN_EXE_modern_http"));
+    let (mut child, url) = util::start_listening(command);
+    let toml = format!("[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{url}\"\n");
+    let config = Config::from_toml_str(&toml).unwrap();
+    let client = Client::connect(&config, "modern").await.unwrap();
+    let mut notices = mcpbind::subscribe_notices();
+    let updated = |notice: &Notice| match notice {
+        Notice::ResourceUpdated { server, uri } if server == "modern" => Some(uri.clone()),
+        _ => None,
+    };
+    let first = "skill://pdf-processing/SKILL.md";
+    client.subscribe_resource(first).await.unwrap();
+    assert_eq!(next_notice(&mut notices, "update", updated).await, first);
+
+    // A second one: the new stream names both.
+    let second = "skill://live/SKILL.md";
+    client.subscribe_resource(second).await.unwrap();
+    let mut seen = vec![
+        next_notice(&mut notices, "update", updated).await,
+        next_notice(&mut notices, "update", updated).await,
+    ];
+    seen.sort();
+    assert_eq!(seen, [second, first]);
+    assert_eq!(client.subscribed_resources(), [second, first]);
+
+    // Unsubscribed: the stream names the one left.
+    client.unsubscribe_resource(second).await.unwrap();
+    assert_eq!(next_notice(&mut notices, "update", updated).await, first);
+    assert_eq!(client.subscribed_resources(), [first]);
+    // Each stream replaced was cancelled: the server saw both end.
+    let mut log = String::new();
+    for _ in 0..200 {
+        log = call(&client, "log", json!({})).await.unwrap();
+        if log.matches("listen ended").count() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(log.matches("POST subscriptions/listen").count(), 3, "{log}");
+    assert_eq!(log.matches("listen ended").count(), 2, "{log}");
+    drop(client);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// A locked entry, as generated code would hold it (digest of the
 /// definition as the server lists it).
 fn locked(definition: Value) -> (&'static str, &'static str) {
