@@ -132,6 +132,31 @@ impl<'a> ServerModule<'a> {
         let methods = self.run(Context::ClientImpl, ToolMethod::method);
         let prompts = self.prompts.as_ref().map(ServerPrompts::client_tokens);
         let templates = self.templates.as_ref().map(ServerTemplates::client_tokens);
+        // The prompts and templates locked, pinned as the tools are.
+        let pin_prompts = self
+            .prompts
+            .as_ref()
+            .map(|_| quote!(inner.check_prompt_pins(PROMPTS).await?;));
+        let pin_templates = self
+            .templates
+            .as_ref()
+            .map(|_| quote!(inner.check_resource_template_pins(RESOURCE_TEMPLATES).await?;));
+        let connect_doc: &[&str] = if pin_prompts.is_some() || pin_templates.is_some() {
+            &[
+                " Connects to this server as configured in `config`, then",
+                " compares its live tools, prompts and resource templates with",
+                " the locked ones under the server's `pin_policy` (`warn` by",
+                " default; `refuse` fails here when one changed since it was",
+                " locked).",
+            ]
+        } else {
+            &[
+                " Connects to this server as configured in `config`, then",
+                " compares its live tools with the locked ones under the",
+                " server's `pin_policy` (`warn` by default; `refuse` fails",
+                " here when a tool changed since it was locked).",
+            ]
+        };
         quote! {
             /// A typed client: one async method per tool. Clones share the
             /// connection.
@@ -146,13 +171,12 @@ impl<'a> ServerModule<'a> {
                 /// The server's name in `mcpbind.toml`.
                 pub const SERVER: &'static str = #name;
 
-                /// Connects to this server as configured in `config`, then
-                /// compares its live tools with the locked ones under the
-                /// server's `pin_policy` (`warn` by default; `refuse` fails
-                /// here when a tool changed since it was locked).
+                #(#[doc = #connect_doc])*
                 pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
                     let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
                     inner.check_pins(TOOLS).await?;
+                    #pin_prompts
+                    #pin_templates
                     ::std::result::Result::Ok(Self { inner })
                 }
 

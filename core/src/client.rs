@@ -68,8 +68,10 @@ impl<T, F: Future<Output = Result<ToolResult<T>>>> CallFuture<T> for F {}
 /// Cloning is cheap: clones share the connection (and the server's process),
 /// the circuit breaker and `max_concurrent_calls`. A lost connection (the
 /// process died, the HTTP session expired) is re-established on the next
-/// call, and the pins given to [`Client::check_pins`] are checked again on
-/// the new connection. Dropping the last clone closes the connection and
+/// call, and the pins given to [`Client::check_pins`] (and to
+/// [`Client::check_prompt_pins`] and
+/// [`Client::check_resource_template_pins`]) are checked again on the new
+/// connection. Dropping the last clone closes the connection and
 /// kills the server's process.
 #[derive(Clone)]
 pub struct Client {

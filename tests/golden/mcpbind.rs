@@ -1630,12 +1630,15 @@ Default: `5`.*/
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "everything";
         /// Connects to this server as configured in `config`, then
-        /// compares its live tools with the locked ones under the
-        /// server's `pin_policy` (`warn` by default; `refuse` fails
-        /// here when a tool changed since it was locked).
+        /// compares its live tools, prompts and resource templates with
+        /// the locked ones under the server's `pin_policy` (`warn` by
+        /// default; `refuse` fails here when one changed since it was
+        /// locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
             let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
             inner.check_pins(TOOLS).await?;
+            inner.check_prompt_pins(PROMPTS).await?;
+            inner.check_resource_template_pins(RESOURCE_TEMPLATES).await?;
             ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.

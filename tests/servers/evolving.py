@@ -23,6 +23,11 @@ Prompts: `welcome` {"who"}. Resources: `note://1` and `note://2` (text),
 the template `note` (`note://{id}`); resources/subscribe and unsubscribe
 write `subscribed URI` / `unsubscribed URI` on stderr.
 
+With EVOLVING_DESCRIPTIONS naming a JSON file (`{"welcome": TEXT, "note":
+TEXT}`, either optional), it starts with those descriptions for the prompt
+and the template: a later release of the server, for a client pinned to
+this one (a missing file: as usual).
+
 Everything it writes to stderr is flushed at once, so that a test reading the
 client's stderr tail sees it; with EVOLVING_LOG set, it is appended to that
 file too.
@@ -90,6 +95,17 @@ state = {
     "notes": {"note://1": "first", "note://2": "second"},
     "subscribed": set(),
 }
+
+
+def read_descriptions():
+    path = os.environ.get("EVOLVING_DESCRIPTIONS")
+    if not path or not os.path.exists(path):
+        return
+    with open(path) as f:
+        descriptions = json.load(f)
+    for name in ("welcome", "note"):
+        if name in descriptions:
+            state[name]["description"] = descriptions[name]
 
 
 def send(message):
@@ -231,6 +247,7 @@ def answer(message):
 
 
 def main():
+    read_descriptions()
     for line in sys.stdin:
         message = json.loads(line)
         if "id" not in message:

@@ -569,6 +569,57 @@ async fn subscribing_where_the_server_offers_none_is_refused() {
     );
 }
 
+/// On a 2026-07-28 connection, subscriptions go through one
+/// `subscriptions/listen` stream naming every resource subscribed to (the
+/// test server sends an update for each resource a stream names, at once):
+/// each subscription opens it anew, and the updates reach the bus.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriptions_on_a_2026_connection_go_through_subscriptions_listen() {
+    let command = std::process::Command::new(env!("CARGO_BIN_EXE_modern_http"));
+    let (mut child, url) = util::start_listening(command);
+    let toml = format!("[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{url}\"\n");
+    let config = Config::from_toml_str(&toml).unwrap();
+    let client = Client::connect(&config, "modern").await.unwrap();
+    let mut notices = mcpbind::subscribe_notices();
+    let updated = |notice: &Notice| match notice {
+        Notice::ResourceUpdated { server, uri } if server == "modern" => Some(uri.clone()),
+        _ => None,
+    };
+    let first = "skill://pdf-processing/SKILL.md";
+    client.subscribe_resource(first).await.unwrap();
+    assert_eq!(next_notice(&mut notices, "update", updated).await, first);
+
+    // A second one: the new stream names both.
+    let second = "skill://live/SKILL.md";
+    client.subscribe_resource(second).await.unwrap();
+    let mut seen = vec![
+        next_notice(&mut notices, "update", updated).await,
+        next_notice(&mut notices, "update", updated).await,
+    ];
+    seen.sort();
+    assert_eq!(seen, [second, first]);
+    assert_eq!(client.subscribed_resources(), [second, first]);
+
+    // Unsubscribed: the stream names the one left.
+    client.unsubscribe_resource(second).await.unwrap();
+    assert_eq!(next_notice(&mut notices, "update", updated).await, first);
+    assert_eq!(client.subscribed_resources(), [first]);
+    // Each stream replaced was cancelled: the server saw both end.
+    let mut log = String::new();
+    for _ in 0..200 {
+        log = call(&client, "log", json!({})).await.unwrap();
+        if log.matches("listen ended").count() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(log.matches("POST subscriptions/listen").count(), 3, "{log}");
+    assert_eq!(log.matches("listen ended").count(), 2, "{log}");
+    drop(client);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// A locked entry, as generated code would hold it (digest of the
 /// definition as the server lists it).
 fn locked(definition: Value) -> (&'static str, &'static str) {
@@ -576,6 +627,41 @@ fn locked(definition: Value) -> (&'static str, &'static str) {
     (
         Box::leak(entry.sha256.into_boxed_str()),
         Box::leak(definition.to_string().into_boxed_str()),
+    )
+}
+
+/// The prompt `welcome` as locked (as evolving.py serves it at first).
+fn welcome() -> mcpbind::PromptMeta {
+    let (sha, definition) = locked(json!({
+        "name": "welcome",
+        "description": "Welcomes someone.",
+        "arguments": [{"name": "who", "required": true}],
+    }));
+    mcpbind::PromptMeta::new(
+        "evolving",
+        "welcome",
+        None,
+        Some("Welcomes someone."),
+        &[],
+        sha,
+        definition,
+    )
+}
+
+/// The resource template `note` as locked.
+fn note() -> mcpbind::ResourceTemplateMeta {
+    let (sha, definition) = locked(json!({
+        "name": "note", "uriTemplate": "note://{id}", "description": "A note.",
+    }));
+    mcpbind::ResourceTemplateMeta::new(
+        "evolving",
+        "note",
+        "note://{id}",
+        None,
+        Some("A note."),
+        None,
+        sha,
+        definition,
     )
 }
 
@@ -587,33 +673,7 @@ async fn prompts_and_templates_that_change_while_connected_are_refused() {
     let client = Client::connect_server("evolving", evolving("refuse"))
         .await
         .unwrap();
-    let (sha, definition) = locked(json!({
-        "name": "welcome",
-        "description": "Welcomes someone.",
-        "arguments": [{"name": "who", "required": true}],
-    }));
-    let welcome = mcpbind::PromptMeta::new(
-        "evolving",
-        "welcome",
-        None,
-        Some("Welcomes someone."),
-        &[],
-        sha,
-        definition,
-    );
-    let (sha, definition) = locked(json!({
-        "name": "note", "uriTemplate": "note://{id}", "description": "A note.",
-    }));
-    let note = mcpbind::ResourceTemplateMeta::new(
-        "evolving",
-        "note",
-        "note://{id}",
-        None,
-        Some("A note."),
-        None,
-        sha,
-        definition,
-    );
+    let (welcome, note) = (welcome(), note());
     assert!(client
         .check_prompt_pins(&[welcome])
         .await
@@ -684,5 +744,183 @@ async fn prompts_and_templates_that_change_while_connected_are_refused() {
     assert!(
         err.to_string().contains("resource template `note` changed"),
         "{err}"
+    );
+}
+
+/// evolving.py under `policy`, starting with the prompt's and template's
+/// descriptions in the JSON file `descriptions` when it exists (a later
+/// release of the server).
+fn evolving_config(policy: &str, descriptions: &std::path::Path) -> Config {
+    let script = util::servers_dir().join("evolving.py");
+    let toml = format!(
+        "[servers.evolving]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ EVOLVING_DESCRIPTIONS = {:?} }}\npin_policy = {policy:?}\ntimeout = 60\nretry_backoff = 0\n",
+        script.display().to_string(),
+        descriptions.display().to_string()
+    );
+    Config::from_toml_str(&toml).unwrap()
+}
+
+fn evolving_release(policy: &str, descriptions: &std::path::Path) -> mcpbind::ServerConfig {
+    evolving_config(policy, descriptions).servers["evolving"].clone()
+}
+
+/// Kills the server's process (as a crash or an upgrade would) and waits
+/// until the client sees its connection closed.
+async fn kill_server(client: &Client) {
+    let pid = client.process_id().await.unwrap();
+    let status = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for _ in 0..1000 {
+        if !client.is_connected().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the client still says connected 10 s after its server died");
+}
+
+/// After a reconnect, the pinned prompts and resource templates are
+/// compared with the lock again, as tools are: under `refuse`, a server
+/// that came back with a changed prompt (template) is refused, naming it,
+/// until it matches again; and a prompt refused when its list changed is
+/// no longer refused once a new connection matches the lock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_and_templates_are_checked_again_after_a_reconnect() {
+    let dir = tempfile::tempdir().unwrap();
+    let descriptions = dir.path().join("descriptions.json");
+    let client = Client::connect_server("evolving", evolving_release("refuse", &descriptions))
+        .await
+        .unwrap();
+    // Prompts and a template pinned, and no tools.
+    let (welcome, note) = (welcome(), note());
+    assert!(client
+        .check_prompt_pins(&[welcome])
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(client
+        .check_resource_template_pins(&[note])
+        .await
+        .unwrap()
+        .is_empty());
+    let who = || {
+        let mut arguments = Map::new();
+        arguments.insert("who".into(), json!("Ada"));
+        arguments
+    };
+    let one = [("id", mcpbind::UriValue::String("1".into()))];
+    client.get_prompt_raw("welcome", who()).await.unwrap();
+
+    // The server comes back with another prompt: refused, with every call.
+    std::fs::write(&descriptions, r#"{"welcome": "Welcomes someone warmly."}"#).unwrap();
+    kill_server(&client).await;
+    let err = client.get_prompt_raw("welcome", who()).await.unwrap_err();
+    let Error::Drift { drift, .. } = &err else {
+        panic!("expected Error::Drift, got {err:?}");
+    };
+    assert_eq!(drift.len(), 1, "{drift:?}");
+    assert!(
+        drift[0].starts_with("prompt `welcome` changed (sha256 "),
+        "{drift:?}"
+    );
+    let err = call(&client, "greet", json!({"name": "Ada"}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Drift { .. }), "{err:?}");
+
+    // Back as locked: the next connection is checked and used.
+    std::fs::remove_file(&descriptions).unwrap();
+    client.get_prompt_raw("welcome", who()).await.unwrap();
+
+    // The same for the template.
+    std::fs::write(&descriptions, r#"{"note": "A note, changed."}"#).unwrap();
+    kill_server(&client).await;
+    let err = client.read_template(&note, &one).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("resource template `note` changed (sha256 "),
+        "{err}"
+    );
+    std::fs::remove_file(&descriptions).unwrap();
+    client.read_template(&note, &one).await.unwrap();
+
+    // A prompt refused when its list changed while connected...
+    let mut notices = mcpbind::subscribe_notices();
+    call(&client, "change_prompt", json!({})).await.unwrap();
+    next_notice(&mut notices, "prompt drift", |notice| match notice {
+        Notice::Drift { server, list, .. }
+            if server == "evolving" && *list == mcpbind::ListKind::Prompts =>
+        {
+            Some(())
+        }
+        _ => None,
+    })
+    .await;
+    let err = client.get_prompt_raw("welcome", who()).await.unwrap_err();
+    assert!(matches!(err, Error::Drift { .. }), "{err:?}");
+    // ...is got again from a server back as locked (a new process, which
+    // starts with the locked prompt), once a call made the new connection.
+    kill_server(&client).await;
+    assert_eq!(
+        call(&client, "greet", json!({"name": "Ada"}))
+            .await
+            .unwrap(),
+        "hello Ada"
+    );
+    client.get_prompt_raw("welcome", who()).await.unwrap();
+}
+
+/// A generated client's `connect` compares the locked prompts and resource
+/// templates with the server's too, under its `pin_policy`: a later release
+/// whose prompt (template) changed is refused under `refuse`, naming it,
+/// and reported under `warn`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_generated_connect_checks_the_prompts_and_templates_pinned() {
+    use mcpbind_tests::evolving_lock::evolving;
+    let dir = tempfile::tempdir().unwrap();
+    let descriptions = dir.path().join("descriptions.json");
+    let refuse = evolving_config("refuse", &descriptions);
+    // As locked.
+    evolving::Client::connect(&refuse).await.unwrap();
+
+    let drift_at_connect = |config: Config| async move {
+        match evolving::Client::connect(&config).await {
+            Err(Error::Drift { drift, .. }) => drift,
+            Err(err) => panic!("expected Error::Drift, got {err:?}"),
+            Ok(_) => panic!("connected under `refuse` to a server that changed"),
+        }
+    };
+    std::fs::write(&descriptions, r#"{"welcome": "Welcomes someone warmly."}"#).unwrap();
+    let drift = drift_at_connect(refuse.clone()).await;
+    assert_eq!(drift.len(), 1, "{drift:?}");
+    assert!(
+        drift[0].starts_with("prompt `welcome` changed (sha256 "),
+        "{drift:?}"
+    );
+    std::fs::write(&descriptions, r#"{"note": "A note, changed."}"#).unwrap();
+    let drift = drift_at_connect(refuse).await;
+    assert_eq!(drift.len(), 1, "{drift:?}");
+    assert!(
+        drift[0].starts_with("resource template `note` changed (sha256 "),
+        "{drift:?}"
+    );
+
+    // Under `warn`, it connects, and the drift is there to read.
+    std::fs::write(&descriptions, r#"{"welcome": "Welcomes someone warmly."}"#).unwrap();
+    let client = evolving::Client::connect(&evolving_config("warn", &descriptions))
+        .await
+        .unwrap();
+    let drift = client
+        .inner()
+        .check_prompt_pins(evolving::PROMPTS)
+        .await
+        .unwrap();
+    assert_eq!(drift.len(), 1, "{drift:?}");
+    assert!(
+        drift[0].starts_with("prompt `welcome` changed"),
+        "{drift:?}"
     );
 }

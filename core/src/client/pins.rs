@@ -39,6 +39,18 @@ pub(super) struct Refused {
     any: AtomicBool,
 }
 
+impl Refused {
+    /// Refuses nothing of `list` any more.
+    fn clear(&self, list: ListKind) {
+        if !self.any.load(Ordering::Acquire) {
+            return;
+        }
+        let mut held = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        held.retain(|(l, _, _)| *l != list);
+        self.any.store(!held.is_empty(), Ordering::Release);
+    }
+}
+
 /// The prompts and resource templates given to
 /// [`Client::check_prompt_pins`] and
 /// [`Client::check_resource_template_pins`], as locked.
@@ -64,14 +76,23 @@ pub(super) struct LiveListing {
 /// and each tool's digest by name.
 pub(crate) type LiveTools = (u64, Arc<HashMap<String, String>>);
 
-/// The tools whose pins are checked again after each reconnect.
+/// What is checked again after each reconnect: the pinned tools, and the
+/// prompts and resource templates of [`EntryPins`].
 pub(super) struct Pins {
-    tools: Vec<ToolMeta>,
+    /// The tools given to [`Client::check_pins`] (none: only prompts or
+    /// templates were pinned).
+    tools: Option<Vec<ToolMeta>>,
     /// The connection they were last checked on.
     checked: u64,
 }
 
 impl EntryPins {
+    /// The locked entries of `kind` pinned so far.
+    fn pinned(&self, kind: EntryKind) -> Option<Vec<LockedEntry>> {
+        let pins = self.of(kind)?;
+        pins.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     fn of(&self, kind: EntryKind) -> Option<&Mutex<Option<Vec<LockedEntry>>>> {
         match kind {
             EntryKind::Prompt => Some(&self.prompts),
@@ -250,6 +271,7 @@ impl Client {
         if let Some(pins) = self.shared.entry_pins.of(kind) {
             *pins.lock().unwrap_or_else(|e| e.into_inner()) = Some(locked.clone());
         }
+        self.recheck_on_reconnect();
         if self.config.pin_policy == PinPolicy::Ignore || locked.is_empty() {
             return Ok(Vec::new());
         }
@@ -303,11 +325,7 @@ impl Client {
     /// The server's prompts (resources) changed: compares the pinned
     /// prompts (resource templates) with the lock again.
     async fn entries_changed(&self, kind: EntryKind) {
-        let locked = self
-            .shared
-            .entry_pins
-            .of(kind)
-            .and_then(|pins| pins.lock().unwrap_or_else(|e| e.into_inner()).clone());
+        let locked = self.shared.entry_pins.pinned(kind);
         let Some(locked) = locked.filter(|l| !l.is_empty()) else {
             return;
         };
@@ -360,7 +378,7 @@ impl Client {
     /// The tools given to [`Client::check_pins`], if any.
     fn pinned(&self) -> Option<Vec<ToolMeta>> {
         let pins = self.shared.pins.lock().ok()?;
-        pins.as_ref().map(|p| p.tools.clone())
+        pins.as_ref().and_then(|p| p.tools.clone())
     }
 }
 
@@ -413,8 +431,9 @@ impl Client {
         Ok(crate::ServerDiff::tools(&locked, &live))
     }
 
-    /// The pinned tools, if connection `generation` has not been checked.
-    pub(super) fn pins_due(&self, generation: u64) -> Option<Vec<ToolMeta>> {
+    /// If connection `generation` has not been checked: the pinned tools
+    /// (`None` when only prompts or templates were pinned).
+    pub(super) fn pins_due(&self, generation: u64) -> Option<Option<Vec<ToolMeta>>> {
         let pins = self.shared.pins.lock().ok()?;
         pins.as_ref()
             .filter(|p| p.checked < generation)
@@ -437,22 +456,39 @@ impl Client {
         let checked = self.shared.generation.load(Ordering::SeqCst).max(1);
         if let Ok(mut pins) = self.shared.pins.lock() {
             *pins = Some(Pins {
-                tools: tools.to_vec(),
+                tools: Some(tools.to_vec()),
                 checked,
             });
             self.shared.pins_checked.store(checked, Ordering::Release);
         }
     }
 
+    /// Makes each reconnect check the prompts and templates pinned (when
+    /// no tools were: [`Client::remember_pins`] does then).
+    fn recheck_on_reconnect(&self) {
+        let checked = self.shared.generation.load(Ordering::SeqCst).max(1);
+        if let Ok(mut pins) = self.shared.pins.lock() {
+            if pins.is_none() {
+                *pins = Some(Pins {
+                    tools: None,
+                    checked,
+                });
+                self.shared.pins_checked.store(checked, Ordering::Release);
+            }
+        }
+    }
+
+    /// Checks what was pinned again on a new connection, as at connect:
+    /// the tools, the prompts and the resource templates.
     pub(super) async fn recheck_pins(&self, live: &Arc<Live>) -> Result<()> {
         let _gate = self.shared.pin_gate.lock().await;
         let Some(tools) = self.pins_due(live.generation) else {
             return Ok(());
         };
-        match self.check_pins(&tools).await {
-            Ok(drift) => {
-                if !drift.is_empty() {
-                    tracing::warn!(server = %self.name, tools = drift.len(), "pin drift after a reconnect");
+        match self.check_pinned(tools.as_deref()).await {
+            Ok(drifted) => {
+                if drifted > 0 {
+                    tracing::warn!(server = %self.name, entries = drifted, "pin drift after a reconnect");
                 }
                 if let Ok(mut pins) = self.shared.pins.lock() {
                     if let Some(p) = pins.as_mut() {
@@ -464,13 +500,34 @@ impl Client {
             }
             Err(error) => {
                 if let Error::Drift { drift, .. } = &error {
-                    tracing::warn!(server = %self.name, tools = drift.len(), "pin drift after a reconnect: refusing the server");
+                    tracing::warn!(server = %self.name, entries = drift.len(), "pin drift after a reconnect: refusing the server");
                     // The next call connects (and checks) again.
                     self.forget(live).await;
                 }
                 Err(error)
             }
         }
+    }
+}
+
+impl Client {
+    /// Checks the pinned `tools`, prompts and resource templates under the
+    /// `pin_policy`; returns how many drifted (`Error::Drift` under
+    /// `refuse`). Under `refuse`, an entry refused when its list changed is
+    /// no longer refused once its list matches again.
+    async fn check_pinned(&self, tools: Option<&[ToolMeta]>) -> Result<usize> {
+        let mut drifted = 0;
+        if let Some(tools) = tools {
+            drifted += self.check_pins(tools).await?.len();
+            self.shared.refused.clear(ListKind::Tools);
+        }
+        for kind in [EntryKind::Prompt, EntryKind::ResourceTemplate] {
+            if let Some(locked) = self.shared.entry_pins.pinned(kind) {
+                drifted += self.check_entry_pins(kind, locked).await?.len();
+                self.shared.refused.clear(list_of(kind));
+            }
+        }
+        Ok(drifted)
     }
 }
 

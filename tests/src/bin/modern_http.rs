@@ -26,6 +26,11 @@
 //! entry lists the served file's digest, but its frontmatter says
 //! otherwise), `bad-forms` (a right `SKILL.md`, a tampered supporting
 //! file), and `live` (`"dynamic"`: no digests).
+//!
+//! Its resources can be subscribed to: a `subscriptions/listen` stream gets
+//! one `notifications/resources/updated` for each resource it names, at
+//! once, as if each had just changed; `log` says `listen ended` for each
+//! stream the client cancelled.
 
 use std::borrow::Cow;
 use std::io::Write as _;
@@ -38,9 +43,9 @@ use rmcp::model::{
     InitializeResult, InputRequiredResult, ListSkillsResult, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, Skill,
-    SkillFrontmatter, SkillResource, SkillResources, Tool,
+    SkillFrontmatter, SkillResource, SkillResources, SubscriptionFilter, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -145,6 +150,7 @@ impl ServerHandler for Modern {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
+            .enable_resources_subscribe()
             .enable_skills()
             .build();
         ServerConfig::new(capabilities)
@@ -185,6 +191,24 @@ impl ServerHandler for Modern {
         }
         let versions = self.supported_protocol_versions().into_owned();
         Ok(DiscoverResult::from_server_info(versions, self.get_info()))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let uris = context.accepted().resource_subscriptions.clone();
+        for uri in uris.into_iter().flatten() {
+            let _ = context.sink().notify_resource_updated(uri).await;
+        }
+        context.cancelled().await;
+        let ended = "listen ended".to_owned();
+        LOG.lock().unwrap_or_else(|p| p.into_inner()).push(ended);
+        Ok(())
     }
 
     async fn list_tools(
