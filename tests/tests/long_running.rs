@@ -822,9 +822,11 @@ async fn prompts_and_templates_are_checked_again_after_a_reconnect() {
         panic!("expected Error::Drift, got {err:?}");
     };
     assert_eq!(drift.len(), 1, "{drift:?}");
-    assert!(
-        drift[0].starts_with("prompt `welcome` changed (sha256 "),
-        "{drift:?}"
+    assert_description_changed(
+        &drift[0],
+        mcpbind::EntryKind::Prompt,
+        "welcome",
+        "prompt `welcome` changed (sha256 ",
     );
     let err = call(&client, "greet", json!({"name": "Ada"}))
         .await
@@ -896,16 +898,20 @@ async fn a_generated_connect_checks_the_prompts_and_templates_pinned() {
     std::fs::write(&descriptions, r#"{"welcome": "Welcomes someone warmly."}"#).unwrap();
     let drift = drift_at_connect(refuse.clone()).await;
     assert_eq!(drift.len(), 1, "{drift:?}");
-    assert!(
-        drift[0].starts_with("prompt `welcome` changed (sha256 "),
-        "{drift:?}"
+    assert_description_changed(
+        &drift[0],
+        mcpbind::EntryKind::Prompt,
+        "welcome",
+        "prompt `welcome` changed (sha256 ",
     );
     std::fs::write(&descriptions, r#"{"note": "A note, changed."}"#).unwrap();
     let drift = drift_at_connect(refuse).await;
     assert_eq!(drift.len(), 1, "{drift:?}");
-    assert!(
-        drift[0].starts_with("resource template `note` changed (sha256 "),
-        "{drift:?}"
+    assert_description_changed(
+        &drift[0],
+        mcpbind::EntryKind::ResourceTemplate,
+        "note",
+        "resource template `note` changed (sha256 ",
     );
 
     // Under `warn`, it connects, and the drift is there to read.
@@ -919,8 +925,26 @@ async fn a_generated_connect_checks_the_prompts_and_templates_pinned() {
         .await
         .unwrap();
     assert_eq!(drift.len(), 1, "{drift:?}");
-    assert!(
-        drift[0].starts_with("prompt `welcome` changed"),
-        "{drift:?}"
+    assert_description_changed(
+        &drift[0],
+        mcpbind::EntryKind::Prompt,
+        "welcome",
+        "prompt `welcome` changed",
     );
+}
+
+/// `drift` is a change of the description of the `kind` entry `name`, and
+/// says so in words that start with `text`.
+fn assert_description_changed(
+    drift: &mcpbind::Drift,
+    kind: mcpbind::EntryKind,
+    name: &str,
+    text: &str,
+) {
+    assert_eq!((drift.kind, drift.name.as_str()), (kind, name), "{drift:?}");
+    let mcpbind::DriftChange::Changed { parts, .. } = &drift.change else {
+        panic!("expected a changed {name}, got {drift:?}");
+    };
+    assert_eq!(parts, &[mcpbind::DefinitionPart::Description], "{drift:?}");
+    assert!(drift.to_string().starts_with(text), "{drift}");
 }
