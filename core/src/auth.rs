@@ -9,7 +9,7 @@
 //! once more when the server rejects one with 401.
 //!
 //! With an authorization server that offers DPoP, tokens are bound to a key
-//! pair stored with them ([`dpop`]): token requests and requests to the
+//! pair stored with them (RFC 9449, `auth/dpop.rs`): token requests and requests to the
 //! server carry proofs, and the token goes out as `Authorization: DPoP`.
 
 use std::collections::HashMap;
