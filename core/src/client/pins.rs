@@ -275,20 +275,8 @@ impl Client {
         if self.config.pin_policy == PinPolicy::Ignore || locked.is_empty() {
             return Ok(Vec::new());
         }
-        let diff = self.entry_diff(kind, &locked).await?;
-        let drift = diff.drift(kind);
-        match self.config.pin_policy {
-            PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
-                server: self.name.clone(),
-                drift,
-            }),
-            _ => {
-                for line in &drift {
-                    tracing::warn!(server = %self.name, "changed since it was locked: {line}; review with `mcpbind diff {}`", self.name);
-                }
-                Ok(drift)
-            }
-        }
+        let drift = self.entry_diff(kind, &locked).await?.drift(kind);
+        self.apply_pin_policy(drift)
     }
 
     /// How the live server's prompts or resource templates differ from the
@@ -387,12 +375,19 @@ impl Client {
     /// module's `TOOLS`) and applies the server's [`PinPolicy`]. Returns what
     /// drifted, one [`Drift`](crate::Drift) per tool (empty when all match or
     /// the policy is `ignore`).
-    pub async fn check_pins(&self, tools: &[ToolMeta]) -> Result<Vec<crate::Drift>> {
+    pub async fn check_pins(&self, tools: &[ToolMeta]) -> Result<Vec<Drift>> {
         self.remember_pins(tools);
         if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {
             return Ok(Vec::new());
         }
         let drift = self.pin_diff(tools).await?.drift(crate::EntryKind::Tool);
+        self.apply_pin_policy(drift)
+    }
+
+    /// The server's [`PinPolicy`] applied to what drifted: under `refuse`,
+    /// any drift is an [`Error::Drift`]; under `warn`, each is a tracing
+    /// warning and returned.
+    fn apply_pin_policy(&self, drift: Vec<Drift>) -> Result<Vec<Drift>> {
         match self.config.pin_policy {
             PinPolicy::Refuse if !drift.is_empty() => Err(Error::Drift {
                 server: self.name.clone(),
