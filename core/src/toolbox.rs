@@ -327,6 +327,18 @@ impl Toolbox {
         self.add_client(Arc::new(server.into_client()), S::ENTRIES)
     }
 
+    /// Whether a server of this name is in the toolbox already; if so, a
+    /// warning says the first one is kept.
+    pub(crate) fn added_before(&mut self, name: &str) -> bool {
+        if !self.servers.iter().any(|s| s.name == name) {
+            return false;
+        }
+        let warning = format!("server `{name}` was added twice; the first one is kept");
+        tracing::warn!("{warning}");
+        self.warnings.push(warning);
+        true
+    }
+
     /// Adds a server from an untyped client and the entries of its generated
     /// module (`<server::Client as BoundServer>::ENTRIES`, or a subset). The config's
     /// `enabled_tools`/`disabled_tools` apply; `tool_prefix` names the tools.
@@ -339,10 +351,7 @@ impl Toolbox {
         entries: &[ToolEntry],
     ) -> Result<&mut Self, ToolboxError> {
         let name = client.server_name().to_owned();
-        if self.servers.iter().any(|s| s.name == name) {
-            let warning = format!("server `{name}` was added twice; the first one is kept");
-            tracing::warn!("{warning}");
-            self.warnings.push(warning);
+        if self.added_before(&name) {
             return Ok(self);
         }
         let config = client.server_config();

@@ -673,22 +673,7 @@ async fn prompts_and_templates_that_change_while_connected_are_refused() {
     let client = Client::connect_server("evolving", evolving("refuse"))
         .await
         .unwrap();
-    let (welcome, note) = (welcome(), note());
-    assert!(client
-        .check_prompt_pins(&[welcome])
-        .await
-        .unwrap()
-        .is_empty());
-    assert!(client
-        .check_resource_template_pins(&[note])
-        .await
-        .unwrap()
-        .is_empty());
-    let who = |name: &str| {
-        let mut arguments = Map::new();
-        arguments.insert("who".into(), json!(name));
-        arguments
-    };
+    let note = pin_welcome_and_note(&client).await;
     client.get_prompt_raw("welcome", who("Ada")).await.unwrap();
     let one = [("id", mcpbind::UriValue::String("1".into()))];
     client.read_template(&note, &one).await.unwrap();
@@ -795,22 +780,8 @@ async fn prompts_and_templates_are_checked_again_after_a_reconnect() {
         .await
         .unwrap();
     // Prompts and a template pinned, and no tools.
-    let (welcome, note) = (welcome(), note());
-    assert!(client
-        .check_prompt_pins(&[welcome])
-        .await
-        .unwrap()
-        .is_empty());
-    assert!(client
-        .check_resource_template_pins(&[note])
-        .await
-        .unwrap()
-        .is_empty());
-    let who = || {
-        let mut arguments = Map::new();
-        arguments.insert("who".into(), json!("Ada"));
-        arguments
-    };
+    let note = pin_welcome_and_note(&client).await;
+    let who = || who("Ada");
     let one = [("id", mcpbind::UriValue::String("1".into()))];
     client.get_prompt_raw("welcome", who()).await.unwrap();
 
@@ -947,4 +918,28 @@ fn assert_description_changed(
     };
     assert_eq!(parts, &[mcpbind::DefinitionPart::Description], "{drift:?}");
     assert!(drift.to_string().starts_with(text), "{drift}");
+}
+
+/// Pins the `welcome` prompt and the `note` template as locked, asserting
+/// the server matches them; returns the template.
+async fn pin_welcome_and_note(client: &Client) -> mcpbind::ResourceTemplateMeta {
+    let (welcome, note) = (welcome(), note());
+    assert!(client
+        .check_prompt_pins(&[welcome])
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(client
+        .check_resource_template_pins(&[note])
+        .await
+        .unwrap()
+        .is_empty());
+    note
+}
+
+/// The arguments of the `welcome` prompt for `name`.
+fn who(name: &str) -> Map<String, Value> {
+    let mut arguments = Map::new();
+    arguments.insert("who".into(), json!(name));
+    arguments
 }

@@ -225,10 +225,7 @@ impl Toolbox {
     ) -> Result<&mut Self, ToolboxError> {
         let client = client.into();
         let name = client.server_name().to_owned();
-        if self.servers.iter().any(|s| s.name == name) {
-            let warning = format!("server `{name}` was added twice; the first one is kept");
-            tracing::warn!("{warning}");
-            self.warnings.push(warning);
+        if self.added_before(&name) {
             return Ok(self);
         }
         let tools = self.list_live(&client).await?;
