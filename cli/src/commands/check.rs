@@ -91,7 +91,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }));
         } else if server.findings.is_empty() {
             let tools = live.lock.servers.get(name).map_or(0, |s| s.tools.len());
-            crate::status!("          Ok {name}: {tools} tools match");
+            let verb = if tools == 1 { "matches" } else { "match" };
+            crate::status!("          Ok {name}: {} {verb}", super::tools(tools));
         } else {
             let summary = Review {
                 servers: vec![server.clone()],

@@ -45,11 +45,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let info = &server.server_info;
         let field = |k: &str| one_line(info.get(k).and_then(|v| v.as_str()).unwrap_or("?"));
         out.push_str(&format!(
-            "{name} ({} {}, protocol {}, {} tools)\n",
+            "{name} ({} {}, protocol {}, {})\n",
             field("name"),
             field("version"),
             one_line(&server.protocol_version),
-            server.tools.len()
+            super::tools(server.tools.len())
         ));
         let names: Vec<String> = server.tools.iter().map(|t| one_line(&t.name)).collect();
         let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);

@@ -63,8 +63,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 Some(_) => "changed",
             };
             crate::status!(
-                "      Locked {name}: {} tools ({status})",
-                server.tools.len()
+                "      Locked {name}: {} ({status})",
+                super::tools(server.tools.len())
             );
         }
     }
