@@ -25,16 +25,12 @@ HTTP:
                           `listening on URL`): one tool, `echo`; every
                           request's headers are appended to FILE as a JSON
                           object (lower-case names), one line per request.
-  claims.py --http-one FILE
-                          The same server, one TCP connection at a time:
-                          while it serves one, its accept queue
-                          (`listen(0)`) holds a connection of its own, so
-                          the kernel drops any other connection's SYN (the
-                          client retries it; it is accepted once the one
-                          served has closed). `tools/call` is answered as
-                          an SSE stream (as rmcp's servers answer), the rest
+  claims.py --http-sse FILE
+                          The same server, with `tools/call` answered as an
+                          SSE stream (as rmcp's servers answer), the rest
                           as JSON. Each request's line in FILE also has the
-                          client's `port` and the JSON-RPC method (`rpc`).
+                          client's `port` (one per TCP connection) and the
+                          JSON-RPC method (`rpc`).
 """
 
 import json
@@ -124,7 +120,7 @@ ECHO = {"name": "echo", "description": "Echoes.", "inputSchema": {
     "type": "object", "properties": {"message": {"type": "string"}}}}
 
 
-def serve_http(path, one_connection=False):
+def serve_http(path, sse_calls=False):
     lock = threading.Lock()
 
     def echo(params):
@@ -169,28 +165,12 @@ def serve_http(path, one_connection=False):
             reply = answer(message, None, info, [ECHO], echo)
             if reply is None:
                 self.send(202, "text/plain", b"")
-            elif one_connection and message.get("method") == "tools/call":
+            elif sse_calls and message.get("method") == "tools/call":
                 event = b"event: message\ndata: " + json.dumps(reply).encode() + b"\n\n"
                 self.send(200, "text/event-stream", event, [("Mcp-Session-Id", "claims-1")])
             else:
                 self.send(200, "application/json", json.dumps(reply).encode(),
                           [("Mcp-Session-Id", "claims-1")])
-
-    if one_connection:
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(0)
-        port = listener.getsockname()[1]
-        print("listening on http://127.0.0.1:%d/mcp" % port, flush=True)
-        while True:
-            conn, address = listener.accept()
-            # Fills the accept queue: from now on the kernel drops every
-            # SYN (the client tries again: TCP's retransmission).
-            filler = socket.create_connection(("127.0.0.1", port))
-            Handler(conn, address, None)  # serves the connection until it closes
-            # Makes room for the next connection.
-            listener.accept()[0].close()
-            filler.close()
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
@@ -213,7 +193,7 @@ if __name__ == "__main__":
                     lambda _params: {"content": [{"type": "text", "text": "{}"}]})
     elif mode == "--http":
         serve_http(sys.argv[2])
-    elif mode == "--http-one":
-        serve_http(sys.argv[2], one_connection=True)
+    elif mode == "--http-sse":
+        serve_http(sys.argv[2], sse_calls=True)
     else:
         sys.exit("usage: claims.py copy LOCKFILE SERVER ANSWER | evolve VARIANT | --http FILE")
