@@ -464,6 +464,9 @@ impl Error {
                 for violation in violations {
                     hide(&mut violation.message);
                     violation.expected.iter_mut().for_each(hide);
+                    if let Some(given) = &mut violation.given {
+                        redact_value(given, secrets);
+                    }
                 }
             }
             Error::Invalid { reason, .. } | Error::Refused { reason, .. } => hide(reason),
@@ -802,7 +805,16 @@ mod redaction {
                 stderr: Some("argv: --token s3cr3t-tok".into()),
             }),
         };
-        for error in [tool, rpc, closed] {
+        let mut violation = crate::Violation::new("/echo", "maxItems", "too long");
+        violation.given = Some(serde_json::json!(["s3cr3t-tok"]));
+        let output = Error::Output {
+            server: "s".into(),
+            tool: "t".into(),
+            reason: "the output breaks its schema".into(),
+            violations: vec![violation],
+            result: Box::new(CallToolResult::success(Vec::new())),
+        };
+        for error in [tool, rpc, closed, output] {
             let error = error.redacted(&secrets);
             let shown = format!("{:#} {error:?}", anyhow_like(&error));
             assert!(!shown.contains("s3cr3t-tok"), "{shown}");

@@ -51,7 +51,8 @@ fn validator(schema: &'static str) -> Option<&'static jsonschema::Validator> {
 }
 
 /// One way a value breaks a locked schema (arguments, structured output),
-/// from the validator's own error: where, which keyword, and what it says.
+/// from the validator's own error: where, which keyword, what it says,
+/// and the value found there.
 /// It displays as `<JSON pointer>: <message>`, with what the schema accepts
 /// there when the message does not say it:
 /// `/unit: "kelvin" is not valid under any of the schemas listed in the 'anyOf' keyword (expected one of "c", "f" or null)`.
@@ -71,6 +72,32 @@ pub struct Violation {
     /// does not say it (a union, an enum behind a `$ref`): `one of "a", "b"
     /// or null`.
     pub expected: Option<String>,
+    /// The value found at `pointer`, when it is at most 1 KiB as JSON (a
+    /// larger one is left out: the message names it).
+    pub given: Option<Value>,
+}
+
+/// The largest value, as JSON, a [`Violation`] carries as `given`.
+pub(crate) const MAX_GIVEN_BYTES: usize = 1024;
+
+/// `value`, when it is at most [`MAX_GIVEN_BYTES`] as JSON.
+fn small(value: &Value) -> Option<Value> {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            if self.0 > MAX_GIVEN_BYTES {
+                return Err(std::io::Error::other("too large"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(Counter(0), value)
+        .ok()
+        .map(|()| value.clone())
 }
 
 impl Violation {
@@ -90,6 +117,7 @@ impl Violation {
             keyword: keyword.into(),
             message: message.into(),
             expected: None,
+            given: None,
         }
     }
 }
@@ -140,8 +168,9 @@ pub(crate) fn violations_of(validator: &jsonschema::Validator, instance: &Value)
     validator
         .iter_errors(instance)
         .take(3)
-        .map(|e| {
-            Violation::new(
+        .map(|e| Violation {
+            given: small(e.instance()),
+            ..Violation::new(
                 e.instance_path().to_string(),
                 e.kind().keyword(),
                 e.to_string(),
@@ -200,6 +229,7 @@ mod tests {
             v[0].to_string(),
             "/count: 30 is greater than the maximum of 10"
         );
+        assert_eq!(v[0].given, Some(json!(30)));
         let v = violations(SCHEMA, &json!({}));
         assert_eq!(v.len(), 1);
         assert_eq!(
@@ -207,6 +237,11 @@ mod tests {
             ("/", "required")
         );
         assert!(v[0].to_string().starts_with("/: "), "{v:?}");
+        assert_eq!(v[0].given, Some(json!({})));
+        // A value too large to carry is left out (the message names it).
+        let big = "x".repeat(MAX_GIVEN_BYTES);
+        let v = violations(SCHEMA, &json!({"count": big}));
+        assert_eq!((v[0].keyword.as_str(), &v[0].given), ("type", &None));
         let v = violations(
             r#"{"properties":{"unit":{"enum":["c","f"]}}}"#,
             &json!({"unit": "k"}),
