@@ -349,3 +349,54 @@ fn discover_only_server_is_locked_and_called() {
     assert_eq!(out.code, Some(0), "{out:?}");
     assert_eq!(out.stdout.trim(), "pong");
 }
+
+/// `call` prints what a terminal can show: an image as one line saying
+/// what it is, a resource link by its URI and name, an embedded text
+/// resource as its text; `--json` prints the image's data (the real
+/// server-everything).
+#[test]
+fn call_shows_images_and_resources_as_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::util::stdio_config(dir.path());
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+    let image = ["call", "everything", "get-tiny-image", "{}"];
+    let out = mcpbind(dir.path(), &image);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let line = (out.stdout.lines())
+        .find(|l| l.starts_with("[image: image/png, "))
+        .unwrap_or_else(|| panic!("{out:?}"));
+    assert!(line.ends_with(" bytes; --json prints it]"), "{out:?}");
+    // The PNG signature, base64: the data itself is not printed.
+    assert!(!out.stdout.contains("iVBORw0KGgo"), "{out:?}");
+    let out = mcpbind(
+        dir.path(),
+        &["call", "--json", "everything", "get-tiny-image", "{}"],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stdout.contains("\"data\": \"iVBORw0KGgo"), "{out:?}");
+
+    let links = [
+        "call",
+        "everything",
+        "get-resource-links",
+        r#"{"count": 2}"#,
+    ];
+    let out = mcpbind(dir.path(), &links);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("[resource link: demo://resource/dynamic/"),
+        "{out:?}"
+    );
+    let text = r#"{"resourceType": "Text", "resourceId": 1}"#;
+    let out = mcpbind(
+        dir.path(),
+        &["call", "everything", "get-resource-reference", text],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("[resource: demo://resource/dynamic/text/1]\nResource 1: "),
+        "{out:?}"
+    );
+}

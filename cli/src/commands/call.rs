@@ -123,6 +123,52 @@ pub struct Args {
     task: bool,
 }
 
+/// A content block as `call` prints it: text as it is; an image, audio or
+/// binary resource as one line saying what it is (`--json` prints its
+/// data); an embedded text resource as its text under a line naming it.
+fn shown(content: &mcpbind::model::ContentBlock) -> String {
+    use mcpbind::model::{ContentBlock, ResourceContents};
+    let safe = |text: &str| mcpbind::diff::terminal_safe(&text.replace(['\n', '\r', '\t'], " "));
+    // Base64 holds 3 bytes in 4 characters.
+    let bytes = |base64: &str| base64.trim_end_matches('=').len() * 3 / 4;
+    let blob = |kind: &str, mime: &str, data: &str| {
+        format!(
+            "[{kind}: {}, {} bytes; --json prints it]",
+            safe(mime),
+            bytes(data)
+        )
+    };
+    match content {
+        ContentBlock::Text(text) => text.text.clone(),
+        ContentBlock::Image(image) => blob("image", &image.mime_type, &image.data),
+        ContentBlock::Audio(audio) => blob("audio", &audio.mime_type, &audio.data),
+        ContentBlock::Resource(embedded) => match &embedded.resource {
+            ResourceContents::TextResourceContents { uri, text, .. } => {
+                format!("[resource: {}]\n{text}", safe(uri))
+            }
+            ResourceContents::BlobResourceContents {
+                uri,
+                mime_type,
+                blob: data,
+                ..
+            } => {
+                let mime = mime_type.as_deref().unwrap_or("binary");
+                blob(&format!("resource {}", safe(uri)), mime, data)
+            }
+            other => serde_json::to_string(other).unwrap_or_default(),
+        },
+        ContentBlock::ResourceLink(link) => {
+            format!(
+                "[resource link: {} ({})]",
+                safe(&link.uri),
+                safe(&link.name)
+            )
+        }
+        // A kind of content newer than this build: as JSON.
+        other => serde_json::to_string(other).unwrap_or_default(),
+    }
+}
+
 /// Runs `mcpbind call`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let server = args.paths.load_server(&args.server)?;
@@ -157,10 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         result
             .content
             .iter()
-            .map(|c| match c.as_text() {
-                Some(t) => t.text.clone(),
-                None => serde_json::to_string(c).unwrap_or_default(),
-            })
+            .map(shown)
             .collect::<Vec<_>>()
             .join("\n")
     };
