@@ -29,11 +29,16 @@ impl Drop for Evolving {
 }
 
 fn start(policy: &str) -> Evolving {
+    start_with(policy, "")
+}
+
+/// [`start`], with `extra` lines in the server's table.
+fn start_with(policy: &str, extra: &str) -> Evolving {
     let mut command = Command::new(env!("CARGO_BIN_EXE_modern_http"));
     command.arg("--evolving");
     let (child, url) = util::start_listening(command);
     let toml = format!(
-        "[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{url}\"\npin_policy = \"{policy}\"\n"
+        "[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{url}\"\npin_policy = \"{policy}\"\n{extra}"
     );
     let config = Config::from_toml_str(&toml).unwrap();
     Evolving { child, config }
@@ -202,5 +207,42 @@ async fn a_tool_changed_on_a_2026_connection_is_reported_under_warn() {
         call(&client, "greet", json!({"name": 7})).await.unwrap(),
         "hello 7"
     );
+    client.close().await;
+}
+
+/// After a reconnect (here: the connection closed when idle), the stream
+/// is opened again before the connection is used, and the next change is
+/// heard on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconnect_listens_again() {
+    let server = start_with("refuse", "idle_timeout = 1\n");
+    let pins = locked_tools(&server).await;
+    let client = Client::connect(&server.config, "modern").await.unwrap();
+    assert!(client.check_pins(&pins).await.unwrap().is_empty());
+    // Closed once idle (bounded: the reaper runs after a second).
+    for _ in 0..1500 {
+        if !client.is_connected().await {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(!client.is_connected().await, "not closed when idle");
+    let lines = log(&client).await;
+    // The lock's connection, the client's first, and the one `log` made.
+    assert_eq!(count(&lines, "POST server/discover"), 3, "{lines:?}");
+    let tools = r#"listen asked {"toolsListChanged":true}"#;
+    assert_eq!(count(&lines, tools), 3, "{lines:?}");
+    let mut notices = mcpbind::subscribe_notices();
+    call(&client, "evolve", json!({})).await.unwrap();
+    let drift = next_notice(&mut notices, "drift", |notice| match notice {
+        Notice::Drift { server, tools, .. } if server == "modern" => Some(tools.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(drift, ["greet"]);
+    let err = call(&client, "greet", json!({"name": 7}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Drift { .. }), "{err:?}");
     client.close().await;
 }
