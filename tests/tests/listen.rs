@@ -246,3 +246,37 @@ async fn a_reconnect_listens_again() {
     assert!(matches!(err, Error::Drift { .. }), "{err:?}");
     client.close().await;
 }
+
+/// A server that declares `listChanged` but gets `subscriptions/listen`
+/// wrong (refuses it, acknowledges it without the tool list, or never
+/// answers it) is connected to all the same, and its tools are called:
+/// opening the stream is bounded by the call timeout, and its failure is a
+/// warning, not the connect's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_that_fails_does_not_fail_the_connect() {
+    for fault in ["refused", "partial", "silent"] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_modern_http"));
+        command.args(["--evolving", "--listen-fault", fault]);
+        let (child, url) = util::start_listening(command);
+        let toml = format!(
+            "[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{url}\"\ntimeout = 2\n"
+        );
+        let config = Config::from_toml_str(&toml).unwrap();
+        let server = Evolving { child, config };
+        let client = Client::connect(&server.config, "modern").await.unwrap();
+        assert_eq!(
+            call(&client, "greet", json!({"name": "Ada"}))
+                .await
+                .unwrap(),
+            "hello Ada",
+            "{fault}"
+        );
+        let lines = log(&client).await;
+        assert_eq!(
+            count(&lines, "POST subscriptions/listen"),
+            1,
+            "{fault}: {lines:?}"
+        );
+        client.close().await;
+    }
+}

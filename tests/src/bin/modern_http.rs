@@ -39,6 +39,10 @@
 //! `greet` (its description, and `name` an integer), then sends
 //! `notifications/tools/list_changed` on each open `subscriptions/listen`
 //! stream that asked for it (2026-07-28 has no other way to send it).
+//! `--listen-fault refused` answers `subscriptions/listen` with `Method not
+//! found` all the same, `--listen-fault partial` acknowledges it without
+//! the tool list, and `--listen-fault silent` never answers it: a client
+//! must connect and work all the same.
 
 use std::borrow::Cow;
 use std::io::Write as _;
@@ -99,6 +103,19 @@ static OPENED: AtomicUsize = AtomicUsize::new(0);
 
 /// `evolve` was called: `greet` is listed changed.
 static EVOLVED: AtomicBool = AtomicBool::new(false);
+
+/// How `--listen-fault` gets `subscriptions/listen` wrong.
+#[derive(Clone, Copy, PartialEq)]
+enum ListenFault {
+    /// `Method not found`.
+    Refused,
+    /// Acknowledged without the tool list.
+    Partial,
+    /// Never answered.
+    Silent,
+}
+
+static FAULT: std::sync::OnceLock<ListenFault> = std::sync::OnceLock::new();
 
 #[derive(Clone)]
 struct Modern {
@@ -231,10 +248,16 @@ impl ServerHandler for Modern {
         // finds the line.
         let asked = serde_json::to_string(requested).unwrap_or_default();
         log(format!("listen asked {asked}"));
-        if self.evolving && requested.tools_list_changed == Some(true) {
+        let mut accepted = requested.clone();
+        match FAULT.get() {
+            Some(ListenFault::Refused) => return None,
+            Some(ListenFault::Partial) => accepted.tools_list_changed = None,
+            _ => {}
+        }
+        if self.evolving && accepted.tools_list_changed == Some(true) {
             ASKED.fetch_add(1, Ordering::SeqCst);
         }
-        Some(requested.clone())
+        Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
@@ -461,6 +484,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let evolving = args.iter().any(|a| a == "--evolving");
     args.retain(|a| a != "--evolving");
+    if let Some(at) = args.iter().position(|a| a == "--listen-fault") {
+        let fault = match args.get(at + 1).map(String::as_str) {
+            Some("refused") => ListenFault::Refused,
+            Some("partial") => ListenFault::Partial,
+            Some("silent") => ListenFault::Silent,
+            other => {
+                return Err(format!("--listen-fault refused|partial|silent, not {other:?}").into())
+            }
+        };
+        let _ = FAULT.set(fault);
+        args.drain(at..at + 2);
+    }
     let mode = match args.as_slice() {
         [] => Mode::Modern,
         [flag, mode] if flag == "--mode" && mode == "both" => Mode::Both,
@@ -468,7 +503,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         [flag, mode] if flag == "--mode" && mode == "legacy-http" => Mode::LegacyHttp,
         other => {
             return Err(format!(
-                "usage: modern_http [--mode both|legacy|legacy-http] [--evolving], not {other:?}"
+                "usage: modern_http [--mode both|legacy|legacy-http] [--evolving] [--listen-fault refused|partial|silent], not {other:?}"
             )
             .into())
         }
@@ -521,6 +556,10 @@ async fn record(
     LOG.lock()
         .unwrap_or_else(|p| p.into_inner())
         .push(format!("{line} session={session}"));
+    if FAULT.get() == Some(&ListenFault::Silent) && line == "POST subscriptions/listen" {
+        // Held until the client gives up (and then dropped with it).
+        std::future::pending::<()>().await;
+    }
     if MODE.get() == Some(&Mode::LegacyHttp) && line == "POST server/discover" {
         let refused = (
             axum::http::StatusCode::BAD_REQUEST,
