@@ -11,7 +11,7 @@
 //! handshake. Revision 2026-07-28 replaced it with a `subscriptions/listen`
 //! stream, whose filter names the resources and the lists whose changes
 //! the client wants to hear (`notifications/tools/list_changed` and the
-//! others reach a client on no other way). On a connection that negotiated
+//! others reach a client in no other way). On a connection that negotiated
 //! it, the client keeps one such stream open: from the connect on (and
 //! again after each reconnect, before the pins are checked again) when the
 //! server declares `listChanged` for its tools, prompts or resources (the
