@@ -220,7 +220,7 @@ const GREET: ToolMeta = ToolMeta::new(
     [false, true, false, true],
 );
 
-async fn call(client: &Client, tool: &str, arguments: Value) -> mcpbind::Result<String> {
+pub(crate) async fn call(client: &Client, tool: &str, arguments: Value) -> mcpbind::Result<String> {
     let Value::Object(arguments) = arguments else {
         panic!("arguments are an object")
     };
@@ -242,7 +242,7 @@ async fn stderr_says(client: &Client, text: &str) -> bool {
 }
 
 /// The first notice `pick` takes (waiting at most 30 s for each notice).
-async fn next_notice<T>(
+pub(crate) async fn next_notice<T>(
     notices: &mut mcpbind::NoticeReceiver,
     what: &str,
     pick: impl Fn(&Notice) -> Option<T>,

@@ -15,6 +15,7 @@ mod double;
 mod durability;
 mod elicit;
 mod lifecycle;
+mod listen;
 mod lock;
 mod long_running;
 mod misbehave;

@@ -1,7 +1,8 @@
 //! Making and keeping the connection: the constructors ([`Client::connect`],
 //! [`Client::lazy`] and their variants), connecting on first use and again
 //! after the connection was lost (under the circuit breaker, with the pins
-//! checked again), and forgetting a connection that closed.
+//! checked again and, on a 2026-07-28 connection, its `subscriptions/listen`
+//! stream opened), and forgetting a connection that closed.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -138,9 +139,11 @@ impl Client {
                     generation,
                 });
                 *slot = Some(Arc::clone(&live));
-                if generation > 1 {
-                    self.resubscribe();
-                }
+                // Before the connection is used (and its pins checked
+                // again): what changes from now on is heard. Boxed, as
+                // `connect` is.
+                let peer = live.session.service.peer().clone();
+                Box::pin(self.listen_at_connect(&peer, generation > 1)).await;
                 if let Some(idle) = self.config.lifecycle.idle_timeout {
                     lifecycle::reap_when_idle(self, &live, idle);
                 }

@@ -7,6 +7,9 @@
 //! lock under its `pin_policy`, as at connect: `warn` reports the drift (a
 //! [`Notice::Drift`], a tracing warning), `refuse` stops using the changed
 //! entries ([`Error::Drift`]) until they match again, `ignore` does nothing.
+//! On an MCP 2026-07-28 connection those notifications come on the
+//! `subscriptions/listen` stream the client opens at connect (see
+//! `subscribe.rs`).
 //!
 //! Tools are pinned by [`Client::check_pins`] (a generated client's
 //! `connect` calls it), prompts by [`Client::check_prompt_pins`] and

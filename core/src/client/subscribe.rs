@@ -9,12 +9,20 @@
 //!
 //! `resources/subscribe` is the way of every revision with an `initialize`
 //! handshake. Revision 2026-07-28 replaced it with a `subscriptions/listen`
-//! stream, whose filter names the resources: on a connection that
-//! negotiated it, the client keeps one such stream open for all its
-//! subscriptions, opened anew (and the old one cancelled) when they change
-//! or the connection is made again. Its notifications wait in a bounded
-//! buffer ([`LISTEN_BUFFER`]) until they reach the bus; a server that
-//! outruns it ends the stream, which is opened again.
+//! stream, whose filter names the resources and the lists whose changes
+//! the client wants to hear (`notifications/tools/list_changed` and the
+//! others reach a client in no other way). On a connection that negotiated
+//! it, the client keeps one such stream open: from the connect on (and
+//! again after each reconnect, before the pins are checked again) when the
+//! server declares `listChanged` for its tools, prompts or resources (the
+//! stream asks for those lists only), and for all its subscriptions. It is
+//! opened anew (and the old one cancelled) when the subscriptions change,
+//! and closed when nothing is left to ask for. Opening it at connect never
+//! fails the connect: it is bounded by the call timeout, and a failure, or
+//! a list the server's acknowledgment leaves out, is a tracing warning. Its
+//! notifications wait in a bounded buffer ([`LISTEN_BUFFER`]) until they
+//! reach the bus; a server that outruns it ends the stream, which is opened
+//! again.
 
 // `resources/subscribe` is legacy-only in rmcp since 2026-07-28 (above).
 #![allow(deprecated)]
@@ -132,7 +140,8 @@ impl Client {
         }
         let new = self.held().insert(uri.to_owned());
         let listened = self.listen().await.and_then(|accepted| {
-            if accepted.iter().any(|u| u == uri) {
+            let uris = accepted.resource_subscriptions.unwrap_or_default();
+            if uris.iter().any(|u| u == uri) {
                 Ok(())
             } else {
                 Err(refused(format!(
@@ -154,25 +163,28 @@ impl Client {
     /// Whether the connection speaks MCP 2026-07-28, whose subscriptions
     /// go through `subscriptions/listen`.
     async fn listens(&self) -> Result<bool> {
-        Ok(
-            self.server_info().await?.protocol_version
-                >= rmcp::model::ProtocolVersion::V_2026_07_28,
-        )
+        Ok(speaks_listen(&self.server_info().await?))
     }
 
-    /// Opens a `subscriptions/listen` stream for the resources subscribed
-    /// to (none: closes it), in place of the one open; returns the URIs
-    /// the server acknowledged.
-    async fn listen(&self) -> Result<Vec<String>> {
-        let method = "subscriptions/listen";
-        let uris = self.shared.subscriptions.uris();
-        if uris.is_empty() {
-            self.shared.subscriptions.replace(None);
-            return Ok(Vec::new());
-        }
+    /// Opens the connection's `subscriptions/listen` stream anew
+    /// ([`Client::listen_on`]).
+    async fn listen(&self) -> Result<SubscriptionFilter> {
         let peer = self.live().await?.session.service.peer().clone();
-        let mut filter = SubscriptionFilter::new();
-        filter.resource_subscriptions = Some(uris);
+        self.listen_on(&peer).await
+    }
+
+    /// Opens a `subscriptions/listen` stream on `peer` for the lists whose
+    /// changes the server declares and the resources subscribed to, in
+    /// place of the one open (nothing to ask for: closes it); returns what
+    /// the server acknowledged.
+    async fn listen_on(&self, peer: &rmcp::Peer<rmcp::RoleClient>) -> Result<SubscriptionFilter> {
+        let method = "subscriptions/listen";
+        let filter = self.listen_filter(peer);
+        if filter == SubscriptionFilter::default() {
+            self.shared.subscriptions.replace(None);
+            return Ok(filter);
+        }
+        let peer = peer.clone();
         let timeout = self.timeout();
         let stream = match open(&peer, filter.clone(), timeout).await {
             Ok(Some(stream)) => stream,
@@ -186,11 +198,8 @@ impl Client {
             }
             Err(e) => return Err(self.service_error(method, e)),
         };
-        let accepted = stream
-            .acknowledged()
-            .resource_subscriptions
-            .clone()
-            .unwrap_or_default();
+        let acknowledged = stream.acknowledged().clone();
+        warn_left_out(&self.name, &filter, &acknowledged);
         let notices = Arc::clone(&self.shared.handler.notices);
         let name = self.name.clone();
         let task = tokio::spawn(async move {
@@ -220,7 +229,46 @@ impl Client {
             }
         });
         self.shared.subscriptions.replace(Some(task.abort_handle()));
-        Ok(accepted)
+        Ok(acknowledged)
+    }
+
+    /// What a `subscriptions/listen` stream on `peer` asks for: the changes
+    /// of each list the server declares `listChanged` for, and the
+    /// resources subscribed to.
+    fn listen_filter(&self, peer: &rmcp::Peer<rmcp::RoleClient>) -> SubscriptionFilter {
+        let mut filter = SubscriptionFilter::new();
+        if let Some(info) = peer.peer_info() {
+            let declared = |flag: Option<bool>| flag.filter(|&on| on);
+            let c = &info.capabilities;
+            filter.tools_list_changed = declared(c.tools.as_ref().and_then(|t| t.list_changed));
+            filter.prompts_list_changed = declared(c.prompts.as_ref().and_then(|p| p.list_changed));
+            filter.resources_list_changed =
+                declared(c.resources.as_ref().and_then(|r| r.list_changed));
+        }
+        let uris = self.shared.subscriptions.uris();
+        if !uris.is_empty() {
+            filter.resource_subscriptions = Some(uris);
+        }
+        filter
+    }
+
+    /// What a new connection begins with: on a 2026-07-28 one, its
+    /// `subscriptions/listen` stream (for the lists the server declares
+    /// `listChanged` for and the resources subscribed to), open before the
+    /// connection is used; on an older one after a reconnect, the
+    /// subscriptions made again. Never fails: bounded by the call timeout,
+    /// a failure is a tracing warning.
+    pub(super) async fn listen_at_connect(&self, peer: &rmcp::Peer<rmcp::RoleClient>, again: bool) {
+        let modern = peer.peer_info().is_some_and(|info| speaks_listen(&info));
+        if !modern {
+            if again {
+                self.resubscribe();
+            }
+            return;
+        }
+        if let Err(error) = self.listen_on(peer).await {
+            tracing::warn!(server = %self.name, %error, "opening `subscriptions/listen` failed: the server's list changes and resource updates are not heard on this connection");
+        }
     }
 
     /// Ends a subscription (`resources/unsubscribe`; on a 2026-07-28
@@ -259,9 +307,10 @@ impl Client {
         }
     }
 
-    /// Makes the subscriptions again on a new connection (spawned: called
-    /// while the connection slot is held).
-    pub(super) fn resubscribe(&self) {
+    /// Makes the subscriptions again (`resources/subscribe`) on a new
+    /// connection of a revision before 2026-07-28 (spawned: called while the
+    /// connection slot is held).
+    fn resubscribe(&self) {
         let uris = self.shared.subscriptions.uris();
         if uris.is_empty() {
             return;
@@ -269,18 +318,45 @@ impl Client {
         let client = self.clone();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                if client.listens().await.unwrap_or(false) {
-                    if let Err(error) = client.listen().await {
-                        tracing::warn!(server = %client.name, %error, "listening again after a reconnect failed");
-                    }
-                    return;
-                }
                 for uri in uris {
                     if let Err(error) = client.send_subscribe(&uri).await {
                         tracing::warn!(server = %client.name, uri, %error, "subscribing again after a reconnect failed");
                     }
                 }
             });
+        }
+    }
+}
+
+/// Whether a connection to the server `info` describes speaks MCP
+/// 2026-07-28, whose subscriptions go through `subscriptions/listen`.
+fn speaks_listen(info: &rmcp::model::ServerPeerInfo) -> bool {
+    info.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28
+}
+
+/// Warns of each list whose changes `asked` asked for and the server's
+/// acknowledgment left out: they are not heard on this stream.
+fn warn_left_out(server: &str, asked: &SubscriptionFilter, acknowledged: &SubscriptionFilter) {
+    let flags = [
+        (
+            "toolsListChanged",
+            asked.tools_list_changed,
+            acknowledged.tools_list_changed,
+        ),
+        (
+            "promptsListChanged",
+            asked.prompts_list_changed,
+            acknowledged.prompts_list_changed,
+        ),
+        (
+            "resourcesListChanged",
+            asked.resources_list_changed,
+            acknowledged.resources_list_changed,
+        ),
+    ];
+    for (flag, asked, got) in flags {
+        if asked == Some(true) && got != Some(true) {
+            tracing::warn!(server, flag, "the server's `subscriptions/listen` acknowledgment left out `{flag}`: those changes are not heard while connected");
         }
     }
 }

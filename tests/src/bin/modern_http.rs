@@ -29,11 +29,24 @@
 //!
 //! Its resources can be subscribed to: a `subscriptions/listen` stream gets
 //! one `notifications/resources/updated` for each resource it names, at
-//! once, as if each had just changed; `log` says `listen ended` for each
-//! stream the client cancelled.
+//! once, as if each had just changed; `log` says `listen asked` and the
+//! filter the client asked for (JSON) for each stream, and `listen ended`
+//! for each stream the client cancelled.
+//!
+//! With `--evolving`, its tools change while a client is connected: it
+//! declares tools `listChanged`, and lists two more tools, `greet` (`name`,
+//! a string: answers `hello <name>`) and `evolve`, whose call changes
+//! `greet` (its description, and `name` an integer), then sends
+//! `notifications/tools/list_changed` on each open `subscriptions/listen`
+//! stream that asked for it (2026-07-28 has no other way to send it).
+//! `--listen-fault refused` answers `subscriptions/listen` with `Method not
+//! found` all the same, `--listen-fault partial` acknowledges it without
+//! the tool list, and `--listen-fault silent` never answers it: a client
+//! must connect and work all the same.
 
 use std::borrow::Cow;
 use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::serve::ListenerExt as _;
@@ -45,7 +58,7 @@ use rmcp::model::{
     ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, Skill,
     SkillFrontmatter, SkillResource, SkillResources, SubscriptionFilter, Tool,
 };
-use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -77,9 +90,38 @@ enum Mode {
 
 static MODE: std::sync::OnceLock<Mode> = std::sync::OnceLock::new();
 
+/// The open `subscriptions/listen` streams that asked for tool list
+/// changes (`--evolving`), each with its number, for `evolve`.
+static STREAMS: Mutex<Vec<(usize, SubscriptionSink)>> = Mutex::new(Vec::new());
+
+/// How many streams asked for tool list changes (counted before the
+/// acknowledgment is sent), and how many of them are in `STREAMS` or were:
+/// `evolve` waits until the second catches up with the first, so that no
+/// stream the client saw acknowledged misses its notification.
+static ASKED: AtomicUsize = AtomicUsize::new(0);
+static OPENED: AtomicUsize = AtomicUsize::new(0);
+
+/// `evolve` was called: `greet` is listed changed.
+static EVOLVED: AtomicBool = AtomicBool::new(false);
+
+/// How `--listen-fault` gets `subscriptions/listen` wrong.
+#[derive(Clone, Copy, PartialEq)]
+enum ListenFault {
+    /// `Method not found`.
+    Refused,
+    /// Acknowledged without the tool list.
+    Partial,
+    /// Never answered.
+    Silent,
+}
+
+static FAULT: std::sync::OnceLock<ListenFault> = std::sync::OnceLock::new();
+
 #[derive(Clone)]
 struct Modern {
     mode: Mode,
+    /// `--evolving`.
+    evolving: bool,
 }
 
 /// A skill's `SKILL.md` as its entry describes it.
@@ -147,12 +189,17 @@ fn text(text: String) -> CallToolResponse {
 
 impl ServerHandler for Modern {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
             .enable_resources_subscribe()
             .enable_skills()
             .build();
+        if self.evolving {
+            if let Some(tools) = capabilities.tools.as_mut() {
+                tools.list_changed = Some(true);
+            }
+        }
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("modern-http", "1.0.0"))
     }
@@ -197,17 +244,39 @@ impl ServerHandler for Modern {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(requested.clone())
+        // Logged here, before the acknowledgment: a client that saw it
+        // finds the line.
+        let asked = serde_json::to_string(requested).unwrap_or_default();
+        log(format!("listen asked {asked}"));
+        let mut accepted = requested.clone();
+        match FAULT.get() {
+            Some(ListenFault::Refused) => return None,
+            Some(ListenFault::Partial) => accepted.tools_list_changed = None,
+            _ => {}
+        }
+        if self.evolving && accepted.tools_list_changed == Some(true) {
+            ASKED.fetch_add(1, Ordering::SeqCst);
+        }
+        Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let tools = self.evolving && context.accepted().tools_list_changed == Some(true);
+        let number = OPENED.fetch_add(usize::from(tools), Ordering::SeqCst);
+        if tools {
+            let mut streams = STREAMS.lock().unwrap_or_else(|p| p.into_inner());
+            streams.push((number, context.sink().clone()));
+        }
         let uris = context.accepted().resource_subscriptions.clone();
         for uri in uris.into_iter().flatten() {
             let _ = context.sink().notify_resource_updated(uri).await;
         }
         context.cancelled().await;
-        let ended = "listen ended".to_owned();
-        LOG.lock().unwrap_or_else(|p| p.into_inner()).push(ended);
+        if tools {
+            let mut streams = STREAMS.lock().unwrap_or_else(|p| p.into_inner());
+            streams.retain(|(n, _)| *n != number);
+        }
+        log("listen ended".to_owned());
         Ok(())
     }
 
@@ -216,7 +285,7 @@ impl ServerHandler for Modern {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![
+        let mut tools = vec![
             tool(
                 "headers",
                 "Answers with the request's MCP headers.",
@@ -242,7 +311,11 @@ impl ServerHandler for Modern {
                 "Answers with the HTTP requests the server got.",
                 json!({"type": "object", "properties": {}}),
             ),
-        ]))
+        ];
+        if self.evolving {
+            tools.extend(evolving_tools());
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn list_skills(
@@ -293,12 +366,74 @@ impl ServerHandler for Modern {
             "log" => Ok(text(
                 LOG.lock().unwrap_or_else(|p| p.into_inner()).join("\n"),
             )),
+            "greet" if self.evolving => {
+                let arguments = request.arguments.unwrap_or_default();
+                let name = arguments.get("name").cloned().unwrap_or(Value::Null);
+                let name = name
+                    .as_str()
+                    .map_or_else(|| name.to_string(), str::to_owned);
+                Ok(text(format!("hello {name}")))
+            }
+            "evolve" if self.evolving => Ok(text(evolve().await)),
             other => Err(ErrorData::invalid_params(
                 format!("no tool `{other}` to call"),
                 None,
             )),
         }
     }
+}
+
+/// Adds `line` to what `log` reports.
+fn log(line: String) {
+    LOG.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+}
+
+/// `greet` (as `evolve` left it) and `evolve`.
+fn evolving_tools() -> [Tool; 2] {
+    let greet = if EVOLVED.load(Ordering::SeqCst) {
+        tool(
+            "greet",
+            "Greets someone by number.",
+            json!({"type": "object", "properties": {"name": {"type": "integer"}},
+                "required": ["name"]}),
+        )
+    } else {
+        tool(
+            "greet",
+            "Greets someone.",
+            json!({"type": "object", "properties": {"name": {"type": "string"}},
+                "required": ["name"]}),
+        )
+    };
+    let evolve = tool(
+        "evolve",
+        "Changes `greet`, and says so on the `subscriptions/listen` streams.",
+        json!({"type": "object", "properties": {}}),
+    );
+    [greet, evolve]
+}
+
+/// Changes `greet`, then sends `notifications/tools/list_changed` on each
+/// open stream that asked for it; says on how many.
+async fn evolve() -> String {
+    EVOLVED.store(true, Ordering::SeqCst);
+    // A stream acknowledged is in `STREAMS` a moment later (the handler
+    // gets it after the acknowledgment went out).
+    for _ in 0..2000 {
+        if OPENED.load(Ordering::SeqCst) >= ASKED.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let streams = STREAMS.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let mut told = 0;
+    for (_, stream) in streams {
+        if stream.notify_tool_list_changed().await.is_ok() {
+            told += 1;
+        }
+    }
+    log(format!("evolved, told {told}"));
+    format!("evolved: told {told} streams")
 }
 
 /// The request's MCP headers, `name: value` a line (`-` when absent).
@@ -346,18 +481,36 @@ fn confirm(request: CallToolRequestParams) -> Result<CallToolResponse, ErrorData
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
-    let mode = match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let evolving = args.iter().any(|a| a == "--evolving");
+    args.retain(|a| a != "--evolving");
+    if let Some(at) = args.iter().position(|a| a == "--listen-fault") {
+        let fault = match args.get(at + 1).map(String::as_str) {
+            Some("refused") => ListenFault::Refused,
+            Some("partial") => ListenFault::Partial,
+            Some("silent") => ListenFault::Silent,
+            other => {
+                return Err(format!("--listen-fault refused|partial|silent, not {other:?}").into())
+            }
+        };
+        let _ = FAULT.set(fault);
+        args.drain(at..at + 2);
+    }
+    let mode = match args.as_slice() {
         [] => Mode::Modern,
         [flag, mode] if flag == "--mode" && mode == "both" => Mode::Both,
         [flag, mode] if flag == "--mode" && mode == "legacy" => Mode::Legacy,
         [flag, mode] if flag == "--mode" && mode == "legacy-http" => Mode::LegacyHttp,
         other => {
-            return Err(format!("usage: modern_http [--mode both|legacy], not {other:?}").into())
+            return Err(format!(
+                "usage: modern_http [--mode both|legacy|legacy-http] [--evolving] [--listen-fault refused|partial|silent], not {other:?}"
+            )
+            .into())
         }
     };
     let _ = MODE.set(mode);
     let service = StreamableHttpService::new(
-        move || Ok(Modern { mode }),
+        move || Ok(Modern { mode, evolving }),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
@@ -403,6 +556,10 @@ async fn record(
     LOG.lock()
         .unwrap_or_else(|p| p.into_inner())
         .push(format!("{line} session={session}"));
+    if FAULT.get() == Some(&ListenFault::Silent) && line == "POST subscriptions/listen" {
+        // Held until the client gives up (and then dropped with it).
+        std::future::pending::<()>().await;
+    }
     if MODE.get() == Some(&Mode::LegacyHttp) && line == "POST server/discover" {
         let refused = (
             axum::http::StatusCode::BAD_REQUEST,
