@@ -433,6 +433,12 @@ fn openai_strict_definitions_follow_the_documented_subset() {
         "{}",
         refused[0].1
     );
+    assert!(
+        (definitions.refusals[0].to_string())
+            .starts_with("demo_tag_counts: /properties/counts: an open object"),
+        "{:?}",
+        definitions.refusals[0]
+    );
     // A refused tool is still offered, not strict.
     let tag_counts = definitions
         .tools

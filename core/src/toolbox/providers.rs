@@ -68,6 +68,13 @@ pub struct Refusal {
     pub reason: String,
 }
 
+/// `name: reason`.
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.name, self.reason)
+    }
+}
+
 /// Definitions for one provider.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[non_exhaustive]
