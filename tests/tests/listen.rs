@@ -12,7 +12,7 @@ use std::process::{Child, Command};
 use mcpbind::{Client, Config, Error, Notice, ToolMeta};
 use serde_json::json;
 
-use crate::long_running::{call, next_notice};
+use crate::long_running::{call, next_drift, next_notice};
 use crate::util;
 
 /// modern_http.rs `--evolving`, as server `modern` of `config`.
@@ -126,17 +126,8 @@ async fn a_tool_changed_on_a_2026_connection_is_refused_under_refuse() {
     );
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "evolve", json!({})).await.unwrap();
-    let drift = next_notice(&mut notices, "drift", |notice| match notice {
-        Notice::Drift {
-            server,
-            tools,
-            refused,
-            ..
-        } if server == "modern" => Some((tools.clone(), *refused)),
-        _ => None,
-    })
-    .await;
-    assert_eq!(drift, (vec!["greet".to_owned()], true));
+    let (tools, refused, _) = next_drift(&mut notices, "modern").await;
+    assert_eq!((tools, refused), (vec!["greet".to_owned()], true));
     let err = call(&client, "greet", json!({"name": 7}))
         .await
         .unwrap_err();
@@ -186,16 +177,7 @@ async fn a_tool_changed_on_a_2026_connection_is_reported_under_warn() {
     );
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "evolve", json!({})).await.unwrap();
-    let (refused, drift) = next_notice(&mut notices, "drift", |notice| match notice {
-        Notice::Drift {
-            server,
-            refused,
-            drift,
-            ..
-        } if server == "modern" => Some((*refused, drift.clone())),
-        _ => None,
-    })
-    .await;
+    let (_, refused, drift) = next_drift(&mut notices, "modern").await;
     assert!(!refused);
     assert_eq!(
         (drift[0].kind, drift[0].name.as_str(), drift[0].is_changed()),
@@ -234,11 +216,7 @@ async fn a_reconnect_listens_again() {
     assert_eq!(count(&lines, tools), 3, "{lines:?}");
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "evolve", json!({})).await.unwrap();
-    let drift = next_notice(&mut notices, "drift", |notice| match notice {
-        Notice::Drift { server, tools, .. } if server == "modern" => Some(tools.clone()),
-        _ => None,
-    })
-    .await;
+    let (drift, _, _) = next_drift(&mut notices, "modern").await;
     assert_eq!(drift, ["greet"]);
     let err = call(&client, "greet", json!({"name": 7}))
         .await

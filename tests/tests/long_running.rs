@@ -258,6 +258,25 @@ pub(crate) async fn next_notice<T>(
     }
 }
 
+/// The next drift of `server` on the bus: what went out of step, whether
+/// it is refused, and what changed.
+pub(crate) async fn next_drift(
+    notices: &mut mcpbind::NoticeReceiver,
+    server: &str,
+) -> (Vec<String>, bool, Vec<mcpbind::Drift>) {
+    next_notice(notices, "drift", |notice| match notice {
+        Notice::Drift {
+            server: from,
+            tools,
+            refused,
+            drift,
+            ..
+        } if from == server => Some((tools.clone(), *refused, drift.clone())),
+        _ => None,
+    })
+    .await
+}
+
 /// Under `refuse`, a tool that changes while connected is refused (and
 /// published as drift) until it matches its lock again; other tools go on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -274,17 +293,8 @@ async fn a_tool_that_changes_while_connected_is_refused_under_refuse() {
     );
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "change", json!({})).await.unwrap();
-    let drift = next_notice(&mut notices, "drift", |notice| match notice {
-        Notice::Drift {
-            server,
-            tools,
-            refused,
-            ..
-        } if server == "evolving" => Some((tools.clone(), *refused)),
-        _ => None,
-    })
-    .await;
-    assert_eq!(drift, (vec!["greet".to_owned()], true));
+    let (tools, refused, _) = next_drift(&mut notices, "evolving").await;
+    assert_eq!((tools, refused), (vec!["greet".to_owned()], true));
     assert!(client.is_refused("greet"));
     let err = call(&client, "greet", json!({"name": "Ada"}))
         .await
@@ -314,16 +324,7 @@ async fn a_tool_that_changes_while_connected_is_reported_under_warn() {
     client.check_pins(&[GREET]).await.unwrap();
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "change", json!({})).await.unwrap();
-    let (refused, lines) = next_notice(&mut notices, "drift", |notice| match notice {
-        Notice::Drift {
-            server,
-            refused,
-            drift,
-            ..
-        } if server == "evolving" => Some((*refused, drift.clone())),
-        _ => None,
-    })
-    .await;
+    let (_, refused, lines) = next_drift(&mut notices, "evolving").await;
     assert!(!refused);
     assert_eq!(
         (lines[0].kind, lines[0].name.as_str(), lines[0].is_changed()),
