@@ -30,17 +30,29 @@ const IN_FLIGHT: usize = 16;
 
 /// Builds the demo server and returns its path. A debug build (the one the
 /// tests use): the server's cost is the same for both clients, and the CPU
-/// and context switches measured are the client's alone.
+/// and context switches measured are the client's alone. The path is the
+/// one cargo reports, so that it holds under any `CARGO_TARGET_DIR` (a
+/// path guessed as `target/debug` was missing under one, and the bench
+/// panicked spawning it).
 fn demo_server() -> std::path::PathBuf {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
+    let output = Command::new(cargo)
         .current_dir(&root)
-        .args(["build", "--quiet", "-p", "mcpbind-demo-server"])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    root.join("target/debug/mcpbind-demo-server")
+        .args(["build", "--quiet", "--message-format=json"])
+        .args(["-p", "mcpbind-demo-server"])
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("running cargo to build the demo server");
+    assert!(output.status.success(), "building the demo server failed");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact")
+        .filter(|m| m["target"]["name"] == "mcpbind-demo-server")
+        .find_map(|m| m["executable"].as_str().map(Into::into))
+        .expect("cargo named no demo server executable")
 }
 
 /// One way to make the call.
