@@ -208,6 +208,49 @@ async fn discover_http_sends_param_headers_from_the_lock_without_a_listing() {
     client.close().await;
 }
 
+/// The `headers` tool as a generated module types it.
+struct HeadersTool;
+
+impl mcpbind::Tool for HeadersTool {
+    type Input = Value;
+    type Output = ();
+    const META: mcpbind::ToolMeta = mcpbind::ToolMeta::new(
+        "modern",
+        "headers",
+        HEADERS_DEFINITION,
+        [(0, 0), (0, 0), (71, 177), (0, 0)],
+        [false, true, false, true],
+    );
+}
+
+/// A typed call brings its tool's locked schema along: a lazy client, which
+/// checks no pins, sends the `Mcp-Param-*` headers on its first call with
+/// nothing listed (rmcp alone would send none).
+#[tokio::test]
+async fn a_lazy_clients_typed_call_sends_param_headers_from_the_lock() {
+    use mcpbind::Tool as _;
+    assert_eq!(
+        Some(HeadersTool::META.input_schema),
+        locked_headers_tool().input_schema.into()
+    );
+    let server = start();
+    let toml = format!(
+        "[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{}\"\npin_policy = \"ignore\"\n",
+        server.url
+    );
+    let mut config = Config::from_toml_str(&toml).unwrap();
+    let client = Client::lazy("modern", config.servers.remove("modern").unwrap());
+    let input = json!({"region": "eu-west4", "n": 1});
+    let seen = client.call::<HeadersTool>(&input).await.unwrap().text();
+    assert!(seen.contains("mcp-param-region: eu-west4\n"), "{seen}");
+    let lines = log(&client).await;
+    assert!(
+        !lines.iter().any(|l| l.contains("tools/list")),
+        "nothing was listed: {lines:?}"
+    );
+    client.close().await;
+}
+
 /// With 2026-07-28 negotiated, Streamable HTTP is stateless: every request
 /// a POST with its `Mcp-Method`, no `Mcp-Session-Id`, no GET stream, no
 /// DELETE at close (the second client reads what the first one sent).

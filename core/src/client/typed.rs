@@ -100,6 +100,10 @@ impl Client {
     ) -> Result<ToolResult<T::Output>> {
         let meta = &T::META;
         let arguments = self.typed_arguments::<T>(input, options.validated)?;
+        if let crate::config::TransportConfig::StreamableHttp { .. } = self.config.transport {
+            // Its `Mcp-Param-*` headers, before anything is listed.
+            (self.shared.handler.tool_schemas).lock_once(meta.name, meta.input_schema);
+        }
         let task = match meta.task_support() {
             TaskSupport::Required => true,
             TaskSupport::Optional => options.as_task,

@@ -14,8 +14,10 @@
 //! `tools/list` on the same connection. A generated client calls its tools
 //! without listing them first (the lockfile has their schemas), so the
 //! client keeps each tool's schema ([`ToolSchemas`]: the live listing's
-//! when there was one, else the locked one) and the Streamable HTTP tap
-//! adds the headers from it ([`param_headers`]).
+//! when there was one, else the locked one, from the pins checked at
+//! connect or, for a client that checked none, from the tool's first typed
+//! call) and the Streamable HTTP tap adds the headers from it
+//! ([`param_headers`]).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, RwLock};
@@ -126,7 +128,7 @@ fn off_chain_value(value: &Value, on_chain: bool) -> bool {
 /// invalid has no entry (it gets no headers, as rmcp does).
 #[derive(Default)]
 pub(crate) struct ToolSchemas {
-    locked: RwLock<Schemas>,
+    locked: RwLock<LockedSchemas>,
     /// `None` until the connection lists its tools.
     live: RwLock<Option<Schemas>>,
 }
@@ -134,20 +136,32 @@ pub(crate) struct ToolSchemas {
 /// Input schemas by tool name.
 type Schemas = HashMap<String, Arc<Map<String, Value>>>;
 
+/// Locked input schemas by tool name; `None`: the tool mirrors nothing.
+type LockedSchemas = HashMap<String, Option<Arc<Map<String, Value>>>>;
+
 impl ToolSchemas {
     /// Keeps the locked input schemas of `tools` (`(name, schema JSON)`).
     pub(crate) fn lock<'a>(&self, tools: impl IntoIterator<Item = (&'a str, &'a str)>) {
         let mut locked = self.locked.write().unwrap_or_else(|p| p.into_inner());
         for (name, schema) in tools {
-            match serde_json::from_str::<Value>(schema) {
-                Ok(Value::Object(schema)) if mirrors(&schema) => {
-                    locked.insert(name.to_owned(), Arc::new(schema));
-                }
-                _ => {
-                    locked.remove(name);
-                }
-            }
+            let schema = match serde_json::from_str::<Value>(schema) {
+                Ok(Value::Object(schema)) if mirrors(&schema) => Some(Arc::new(schema)),
+                _ => None,
+            };
+            locked.insert(name.to_owned(), schema);
         }
+    }
+
+    /// Keeps `name`'s locked input schema unless one is kept already: what
+    /// a typed call brings, for clients that checked no pins at connect
+    /// (lazy ones, and generated clients made `from_client`).
+    pub(crate) fn lock_once(&self, name: &str, schema: &str) {
+        let locked = self.locked.read().unwrap_or_else(|p| p.into_inner());
+        if locked.contains_key(name) {
+            return;
+        }
+        drop(locked);
+        self.lock([(name, schema)]);
     }
 
     /// Keeps the schemas of a live `tools/list` (all pages), replacing the
@@ -180,7 +194,7 @@ impl ToolSchemas {
         }
         drop(live);
         let locked = self.locked.read().unwrap_or_else(|p| p.into_inner());
-        locked.get(tool).cloned()
+        locked.get(tool).cloned().flatten()
     }
 }
 
