@@ -216,7 +216,7 @@ pub fn report(err: &anyhow::Error) {
     // chain as its own type); else the first error that has one.
     let context = err.downcast_ref::<Hinted>().and_then(mcpbind::Help::help);
     if let Some(help) = context.or_else(|| mcpbind_codegen::help(err.as_ref())) {
-        crate::status!("help: {help}");
+        crate::status!("help: {}", log::redact(&help));
     }
 }
 

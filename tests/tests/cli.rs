@@ -400,3 +400,26 @@ fn call_shows_images_and_resources_as_lines() {
         "{out:?}"
     );
 }
+
+/// A call of a tool the server does not list fails with the server's
+/// error, and help with the nearest listed name and the names listed.
+#[test]
+fn call_of_an_unlisted_tool_suggests_the_nearest() {
+    let dir = demo_dir();
+    let out = mcpbind(dir.path(), &["call", "demo", "ad", r#"{"a": 1, "b": 2}"#]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("\nhelp: `demo` lists no tool `ad`; did you mean `add`?\nits tools: "),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("draw_shape"), "{out:?}");
+    // Nothing near: no guess.
+    let out = mcpbind(dir.path(), &["call", "demo", "zzzzzzzz", "{}"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("help: `demo` lists no tool `zzzzzzzz`\nits tools: "),
+        "{out:?}"
+    );
+}

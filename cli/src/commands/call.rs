@@ -9,30 +9,84 @@ use serde_json::Value;
 use crate::Paths;
 
 /// Calls the tool, as a task when its definition requires one (or
-/// `--task`), showing its progress on stderr.
+/// `--task`), showing its progress on stderr. The live listing says
+/// whether it must be a task (`call` needs no lockfile); a call of a tool
+/// the server does not list that fails says which tools it lists.
 async fn call(
     client: &mcpbind::Client,
     args: &Args,
     arguments: serde_json::Map<String, Value>,
     progress: &ProgressLine,
-) -> mcpbind::Result<mcpbind::model::CallToolResult> {
+) -> anyhow::Result<mcpbind::model::CallToolResult> {
+    let tools = client.list_tools_raw().await?;
+    let name = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_owned);
+    let definition = tools
+        .iter()
+        .find(|t| name(t).as_deref() == Some(&args.tool));
     let mut options = mcpbind::CallOptions::default();
-    if args.task || requires_task(client, &args.tool).await? {
+    let required = definition.map(mcpbind::TaskSupport::of) == Some(mcpbind::TaskSupport::Required);
+    if args.task || required {
         options = options.run_as_task();
     }
     let line = progress.clone();
     options = options.on_progress(move |p| line.show(p));
-    client.call_raw(&args.tool, arguments, &options).await
+    let result = client.call_raw(&args.tool, arguments, &options).await;
+    match result {
+        Err(error) if definition.is_none() => {
+            let names: Vec<String> = tools.iter().filter_map(name).collect();
+            let help = unlisted_help(&args.server, &args.tool, &names);
+            let message = format!("{:#}", anyhow::Error::new(error));
+            Err(anyhow::Error::new(crate::Hinted::new(message, help)))
+        }
+        result => Ok(result?),
+    }
 }
 
-/// Whether the server lists `tool` with `execution.taskSupport: "required"`
-/// (the live definition: `call` needs no lockfile).
-async fn requires_task(client: &mcpbind::Client, tool: &str) -> mcpbind::Result<bool> {
-    let tools = client.list_tools_raw().await?;
-    let definition = tools
-        .iter()
-        .find(|t| t.get("name").and_then(Value::as_str) == Some(tool));
-    Ok(definition.map(mcpbind::TaskSupport::of) == Some(mcpbind::TaskSupport::Required))
+/// What to say when a call of `tool`, which `server` does not list, failed:
+/// the nearest listed name, if one is near, and the names listed.
+fn unlisted_help(server: &str, tool: &str, listed: &[String]) -> String {
+    let mut help = format!(
+        "`{server}` lists no tool `{}`",
+        mcpbind::diff::terminal_safe(tool)
+    );
+    let near = (listed.iter())
+        .map(|name| (edit_distance(tool, name), name))
+        .filter(|(distance, _)| *distance <= (tool.chars().count() / 3).max(2))
+        .min();
+    if let Some((_, name)) = near {
+        help += &format!("; did you mean `{}`?", mcpbind::diff::terminal_safe(name));
+    }
+    let shown: Vec<String> = (listed.iter().take(20))
+        .map(|n| mcpbind::diff::terminal_safe(n))
+        .collect();
+    let more = listed.len().saturating_sub(shown.len());
+    help += &format!("\nits tools: {}", shown.join(", "));
+    if more > 0 {
+        help += &format!(" and {more} more (`mcpbind list {server}` after `mcpbind lock`)");
+    }
+    help
+}
+
+/// Levenshtein distance, by characters (names longer than 64 characters
+/// are never near: they cost no more than that to compare).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// The progress of a call on stderr: one line redrawn in place on a
