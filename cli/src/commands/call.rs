@@ -19,10 +19,10 @@ async fn call(
     progress: &ProgressLine,
 ) -> anyhow::Result<mcpbind::model::CallToolResult> {
     let tools = client.list_tools_raw().await?;
-    let name = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_owned);
-    let definition = tools
-        .iter()
-        .find(|t| name(t).as_deref() == Some(&args.tool));
+    fn name(tool: &Value) -> Option<&str> {
+        tool.get("name").and_then(Value::as_str)
+    }
+    let definition = tools.iter().find(|t| name(t) == Some(&args.tool));
     let mut options = mcpbind::CallOptions::default();
     let required = definition.map(mcpbind::TaskSupport::of) == Some(mcpbind::TaskSupport::Required);
     if args.task || required {
@@ -33,7 +33,7 @@ async fn call(
     let result = client.call_raw(&args.tool, arguments, &options).await;
     match result {
         Err(error) if definition.is_none() => {
-            let names: Vec<String> = tools.iter().filter_map(name).collect();
+            let names: Vec<&str> = tools.iter().filter_map(name).collect();
             let help = unlisted_help(&args.server, &args.tool, &names);
             let message = format!("{:#}", anyhow::Error::new(error));
             Err(anyhow::Error::new(crate::Hinted::new(message, help)))
@@ -44,7 +44,7 @@ async fn call(
 
 /// What to say when a call of `tool`, which `server` does not list, failed:
 /// the nearest listed name, if one is near, and the names listed.
-fn unlisted_help(server: &str, tool: &str, listed: &[String]) -> String {
+fn unlisted_help(server: &str, tool: &str, listed: &[&str]) -> String {
     let mut help = format!(
         "`{server}` lists no tool `{}`",
         mcpbind::diff::terminal_safe(tool)
