@@ -45,20 +45,15 @@ async fn call(
 /// What to say when a call of `tool`, which `server` does not list, failed:
 /// the nearest listed name, if one is near, and the names listed.
 fn unlisted_help(server: &str, tool: &str, listed: &[&str]) -> String {
-    let mut help = format!(
-        "`{server}` lists no tool `{}`",
-        mcpbind::diff::terminal_safe(tool)
-    );
+    let mut help = format!("`{server}` lists no tool `{}`", super::one_line(tool));
     let near = (listed.iter())
         .map(|name| (edit_distance(tool, name), name))
         .filter(|(distance, _)| *distance <= (tool.chars().count() / 3).max(2))
         .min();
     if let Some((_, name)) = near {
-        help += &format!("; did you mean `{}`?", mcpbind::diff::terminal_safe(name));
+        help += &format!("; did you mean `{}`?", super::one_line(name));
     }
-    let shown: Vec<String> = (listed.iter().take(20))
-        .map(|n| mcpbind::diff::terminal_safe(n))
-        .collect();
+    let shown: Vec<String> = listed.iter().take(20).map(|n| super::one_line(n)).collect();
     let more = listed.len().saturating_sub(shown.len());
     help += &format!("\nits tools: {}", shown.join(", "));
     if more > 0 {
@@ -181,8 +176,8 @@ pub struct Args {
 /// binary resource as one line saying what it is (`--json` prints its
 /// data); an embedded text resource as its text under a line naming it.
 fn shown(content: &mcpbind::model::ContentBlock) -> String {
+    use super::one_line as safe;
     use mcpbind::model::{ContentBlock, ResourceContents};
-    let safe = |text: &str| mcpbind::diff::terminal_safe(&text.replace(['\n', '\r', '\t'], " "));
     // Base64 holds 3 bytes in 4 characters.
     let bytes = |base64: &str| base64.trim_end_matches('=').len() * 3 / 4;
     let blob = |kind: &str, mime: &str, data: &str| {

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use mcpbind::lock::LOCKFILE_NAME;
 use mcpbind::Lockfile;
 
+use super::one_line;
+
 /// List the locked tools (offline).
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -69,10 +71,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(ExitCode::SUCCESS),
     }
-}
-
-/// Text from a server on one line of a terminal: line breaks as spaces,
-/// escapes and bidirectional controls shown as `\u{..}` (as `diff` does).
-fn one_line(text: &str) -> String {
-    mcpbind::diff::terminal_safe(&text.replace(['\n', '\r', '\t'], " "))
 }
