@@ -8,6 +8,7 @@
 use std::io::Write;
 use std::sync::RwLock;
 
+use mcpbind::ServerSecrets;
 use tracing_subscriber::fmt::MakeWriter;
 
 /// The secrets to hide, longest first.

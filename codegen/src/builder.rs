@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcpbind_core::lock::{
+use mcpbind_model::lock::{
     find_lockfile, lockfile_candidates, LockError, LOCKFILE_ENV, LOCKFILE_NAME,
 };
 
@@ -46,7 +46,7 @@ impl Builder {
 
     /// The lockfile to read (default: `mcpbind.lock`). It is looked for
     /// like everywhere else in mcpbind (see
-    /// [`find_lockfile`](mcpbind_core::lock::find_lockfile)):
+    /// [`find_lockfile`](mcpbind_model::lock::find_lockfile)):
     /// `MCPBIND_LOCKFILE` if set, else this path in the crate's directory
     /// (`CARGO_MANIFEST_DIR`), else at the workspace root.
     ///
@@ -174,7 +174,7 @@ impl Builder {
         println!("cargo:rerun-if-changed={}", lockfile.display());
         let lock = Lockfile::read(&lockfile)?;
         if let Some(config) = &config {
-            let parsed = mcpbind_core::Config::load(config)?;
+            let parsed = mcpbind_model::Config::load(config)?;
             lock.check_config(&parsed, self.servers.as_deref(), &lockfile)?;
         }
         let text = self.generate_from(&lock, &lockfile)?;
@@ -206,7 +206,7 @@ impl Builder {
 
     #[cfg(feature = "snapshot")]
     fn refresh(&self, config: &Path, lockfile: &Path) -> Result<()> {
-        let parsed = mcpbind_core::Config::load(config)?;
+        let parsed = mcpbind_model::Config::load(config)?;
         let mut lock = match Lockfile::read(lockfile) {
             Ok(lock) => lock,
             Err(_) => Lockfile::new(),

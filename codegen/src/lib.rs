@@ -62,10 +62,10 @@ pub const GENERATED_HEADER: &str =
 pub enum Error {
     /// The lockfile is missing, invalid or stale.
     #[error(transparent)]
-    Lock(#[from] mcpbind_core::LockError),
+    Lock(#[from] mcpbind_model::LockError),
     /// The config could not be read.
     #[error(transparent)]
-    Config(#[from] mcpbind_core::ConfigError),
+    Config(#[from] mcpbind_model::ConfigError),
     /// A server asked for is not in the lockfile.
     #[error("server `{server}` is not in {}", path.display())]
     ServerNotLocked {
@@ -168,21 +168,27 @@ impl Error {
     }
 }
 
-impl mcpbind_core::Help for Error {
+impl mcpbind_model::Help for Error {
     fn help(&self) -> Option<String> {
         Error::help(self)
     }
 }
 
 /// The help of `error` or of the first error in its source chain that has
-/// one, as [`mcpbind_core::help`] finds it, knowing this crate's [`Error`]
+/// one, as `mcpbind::help` finds it, knowing this crate's [`Error`]
 /// too: what the CLI prints as its `help:` line.
 pub fn help(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     // `Error::Refresh` holds its source boxed: in the chain as the box.
-    mcpbind_core::help_with(error, |e| {
+    // With `snapshot`, the client side's errors (`mcpbind_core::Error`)
+    // are known too.
+    #[cfg(feature = "snapshot")]
+    use mcpbind_core::help_with;
+    #[cfg(not(feature = "snapshot"))]
+    use mcpbind_model::help_with;
+    help_with(error, |e| {
         (e.downcast_ref::<Error>())
             .or_else(|| e.downcast_ref::<Box<Error>>().map(|e| &**e))
-            .map(|e| e as &dyn mcpbind_core::Help)
+            .map(|e| e as &dyn mcpbind_model::Help)
     })
 }
 
@@ -507,7 +513,7 @@ fn server_tokens(
         name,
         module: ident(&sanitize(name, Case::Snake)),
         docs: docs::doc_attrs(&server_doc(name, server)),
-        server_info: mcpbind_core::hash::canonical_json(&server.server_info),
+        server_info: mcpbind_model::hash::canonical_json(&server.server_info),
         types: postprocess::rewrite(types, placeholders, json_short, constructors),
         impls: postprocess::rewrite(impls, placeholders, false, HashMap::new()),
         tools,
@@ -634,7 +640,7 @@ fn format_items(tokens: TokenStream, what: &str) -> Result<String> {
 /// output keeps its mtime (and a read-only tree stays untouched). Returns
 /// whether it wrote.
 pub fn write_file_if_changed(path: &Path, contents: &[u8]) -> Result<bool> {
-    mcpbind_core::write::write_file_if_changed(path, contents).map_err(|source| Error::Io {
+    mcpbind_model::write::write_file_if_changed(path, contents).map_err(|source| Error::Io {
         path: path.to_owned(),
         source,
     })

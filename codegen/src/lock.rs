@@ -1,4 +1,4 @@
-//! The lockfile model, from `mcpbind-core` (where the runtime's pin check
+//! The lockfile model, from `mcpbind-model` (where the runtime's pin check
 //! and the CLI use it too): read, write, validation and lookup.
 
-pub use mcpbind_core::lock::*;
+pub use mcpbind_model::lock::*;

@@ -349,7 +349,7 @@ impl PromptMethod<'_> {
             quote!(::mcpbind::PromptArgumentMeta::new(#wire, #description, #required))
         });
         let sha = prompt.sha256.as_str();
-        let definition = mcpbind_core::hash::canonical_json(&prompt.definition);
+        let definition = mcpbind_model::hash::canonical_json(&prompt.definition);
         quote! {
             ::mcpbind::PromptMeta::new(
                 #server,

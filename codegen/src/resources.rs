@@ -59,7 +59,7 @@ impl<'a> ServerTemplates<'a> {
             let uri_template = template
                 .uri_template()
                 .ok_or_else(|| invalid("it has no string `uriTemplate`".to_owned()))?;
-            let parsed = mcpbind_core::UriTemplate::parse(uri_template)
+            let parsed = mcpbind_model::UriTemplate::parse(uri_template)
                 .map_err(|e| invalid(e.to_string()))?;
             let vars = parsed.variables();
             let params = ToolNames::new(vars.iter().map(|v| v.name.as_str()), &[]).names;
@@ -253,7 +253,7 @@ impl TemplateMethod<'_> {
                 .and_then(serde_json::Value::as_str),
         );
         let sha = template.sha256.as_str();
-        let definition = mcpbind_core::hash::canonical_json(&template.definition);
+        let definition = mcpbind_model::hash::canonical_json(&template.definition);
         quote! {
             ::mcpbind::ResourceTemplateMeta::new(
                 #server,

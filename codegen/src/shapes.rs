@@ -177,7 +177,7 @@ fn is_shape(value: &Value) -> bool {
 }
 
 fn key(value: &Value) -> String {
-    mcpbind_core::hash::canonical_json(value)
+    mcpbind_model::hash::canonical_json(value)
 }
 
 /// Counts every shape at or below `value`.

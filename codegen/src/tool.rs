@@ -144,9 +144,9 @@ impl ToolMethod<'_> {
             hints.push("closed-world");
         }
         // `execution.taskSupport`: the method creates, polls and reads a task.
-        match mcpbind_core::TaskSupport::of(&tool.definition) {
-            mcpbind_core::TaskSupport::Required => hints.push("runs as a task"),
-            mcpbind_core::TaskSupport::Optional => {
+        match mcpbind_model::TaskSupport::of(&tool.definition) {
+            mcpbind_model::TaskSupport::Required => hints.push("runs as a task"),
+            mcpbind_model::TaskSupport::Optional => {
                 hints.push("runs as a task with `CallOptions::run_as_task`")
             }
             _ => {}
@@ -181,7 +181,7 @@ impl ToolMethod<'_> {
     /// schemas are in it, and the annotations.
     fn meta(&self, server: &str, out: &mut Lines) {
         let tool = self.tool;
-        let definition = mcpbind_core::hash::canonical_json(&tool.definition);
+        let definition = mcpbind_model::hash::canonical_json(&tool.definition);
         let title = text_span(
             &definition,
             tool.title(),

@@ -173,11 +173,10 @@ mod tests {
     use super::*;
 
     fn lifecycle(threshold: u32, cooldown_ms: u64) -> Lifecycle {
-        Lifecycle {
-            breaker_threshold: threshold,
-            breaker_cooldown: Duration::from_millis(cooldown_ms),
-            ..Lifecycle::default()
-        }
+        let mut lifecycle = Lifecycle::default();
+        lifecycle.breaker_threshold = threshold;
+        lifecycle.breaker_cooldown = Duration::from_millis(cooldown_ms);
+        lifecycle
     }
 
     #[test]
@@ -231,11 +230,9 @@ mod tests {
 
     #[test]
     fn backoff_doubles_is_capped_and_jittered() {
-        let lifecycle = Lifecycle {
-            retry_backoff: Duration::from_millis(100),
-            retry_backoff_max: Duration::from_millis(350),
-            ..Lifecycle::default()
-        };
+        let mut lifecycle = Lifecycle::default();
+        lifecycle.retry_backoff = Duration::from_millis(100);
+        lifecycle.retry_backoff_max = Duration::from_millis(350);
         for _ in 0..50 {
             let first = backoff(&lifecycle, 1);
             assert!((50..=100).contains(&first.as_millis()), "{first:?}");

@@ -478,6 +478,14 @@ async fn connect_transport(
             )
             .await
         }
+        // The model's enum is `non_exhaustive`: a transport this version
+        // does not know is refused, not guessed.
+        _ => Err(ConnectFailure::Error(Error::Connect {
+            server: name.to_owned(),
+            reason: "a transport this version of mcpbind does not support".into(),
+            stderr: None,
+            source: None,
+        })),
     }
 }
 

@@ -25,6 +25,7 @@ use tokio::sync::broadcast;
 use crate::call::ToolResult;
 use crate::client::Client;
 use crate::config::ServerConfig;
+use crate::connect::secrets::ServerSecrets;
 use crate::error::{Error, Result};
 use crate::tool::ToolMeta;
 

@@ -15,39 +15,47 @@
 //! bindings of `runtime/mcpbind.lock`.
 #![deny(missing_docs)]
 
-pub mod config;
-mod de;
-pub mod diff;
-mod drift;
-pub mod handler;
-pub mod hash;
-mod help;
-pub mod json;
-pub mod lock;
-mod prompt;
-pub mod sandbox;
-mod ser;
-mod tool;
-pub mod uri_template;
-pub mod write;
+// The model (always on), under the paths it had when it lived here:
+// `crate::config::X` keeps working in this crate, and in its users.
+pub use mcpbind_model::{config, diff, handler, hash, json, lock, uri_template, write};
+pub use mcpbind_model::{
+    find_lockfile, include_bindings, AuthConfig, Config, ConfigError, DefinitionPart, Drift,
+    DriftChange, EntryKind, HandlerResult, Help, Hinted, Lifecycle, LockError, LockedEntry,
+    LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy, Prompt,
+    PromptArgumentMeta, PromptMeta, Reply, ResourceTemplateMeta, SandboxConfig, ServeError,
+    ServeResult, ServerConfig, ServerDiff, ServerLock, TaskSupport, Tool, ToolFailure, ToolMeta,
+    ToolServer, TransportConfig, UriTemplate, UriTemplateError, UriValue, UriVariables,
+};
 
-pub use config::{
-    AuthConfig, Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig,
-};
-pub use diff::ServerDiff;
-pub use drift::{DefinitionPart, Drift, DriftChange};
-pub use handler::{
-    HandlerResult, Reply, ServeError, ServeResult, ToolFailure, ToolServer, UriVariables,
-};
-pub use help::{help, help_with, Help, Hinted};
-pub use lock::{
-    find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
-    LockedTool, Lockfile, ServerLock,
-};
-pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
-pub use sandbox::SandboxConfig;
-pub use tool::{TaskSupport, Tool, ToolMeta};
-pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
+/// What a stdio server's process may touch: the model's
+/// `[servers.NAME.sandbox]`, and (with `client`) its enforcement when a
+/// server is spawned.
+pub mod sandbox {
+    pub use mcpbind_model::sandbox::*;
+
+    #[cfg(all(feature = "client", target_os = "linux"))]
+    mod linux;
+    #[cfg(feature = "client")]
+    pub(crate) mod plan;
+    #[cfg(feature = "client")]
+    mod spawn;
+    #[cfg(feature = "client")]
+    pub(crate) use spawn::{confine, Scratch};
+}
+
+// The model's items under the paths this crate's files name them by.
+mod drift {
+    pub(crate) use mcpbind_model::Drift;
+}
+mod prompt {
+    pub(crate) use mcpbind_model::{Prompt, PromptMeta, ResourceTemplateMeta};
+}
+mod tool {
+    pub(crate) use mcpbind_model::{TaskSupport, Tool, ToolMeta};
+}
+
+mod hints;
+pub use hints::{help, help_with};
 
 #[cfg(feature = "server")]
 mod serve;
@@ -92,6 +100,8 @@ pub use call::ToolResult;
 #[cfg(feature = "client")]
 pub use client::{CallFuture, CallOptions, Client, Closed, TaskHandle, TaskState};
 #[cfg(feature = "client")]
+pub use connect::secrets::ServerSecrets;
+#[cfg(feature = "client")]
 pub use elicit::{AcceptDefaults, ClientHooks, Elicitation, Roots, Sampling};
 #[cfg(feature = "client")]
 pub use error::{redact, Error, PageProblem, Result};
@@ -131,48 +141,6 @@ pub use rmcp;
 #[cfg(feature = "rig")]
 pub use rig_core;
 
-/// Includes the bindings a `build.rs` wrote with `mcpbind_codegen::Builder`
-/// (`$OUT_DIR/mcpbind.rs`, or the given file name).
-#[macro_export]
-macro_rules! include_bindings {
-    () => {
-        include!(concat!(env!("OUT_DIR"), "/mcpbind.rs"));
-    };
-    ($file:literal) => {
-        include!(concat!(env!("OUT_DIR"), "/", $file));
-    };
-}
-
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]
-pub mod __private {
-    pub use crate::handler::{
-        dispatch, dispatch_prompt, dispatch_template, no_such_tool, prompt_unimplemented, serve,
-        template_unimplemented, unimplemented, BoxFuture, ServeResult,
-    };
-    pub use crate::json::from_value;
-    pub use serde;
-    pub use serde_json;
-
-    /// serde's `Deserialize` trait; `mcpbind`'s `__private` adds, under the
-    /// same name in the macro namespace, the lean derive generated structs
-    /// and unit enums use (`mcpbind-derive`).
-    pub use serde::de::Deserialize;
-
-    /// What that derive expands to calls.
-    pub mod de {
-        pub use crate::de::{variant, Object};
-    }
-
-    /// serde's `Serialize` trait (the facade adds the lean derive of the
-    /// same name).
-    pub use serde::ser::Serialize;
-
-    /// What the `Serialize` derive expands to calls.
-    pub mod ser {
-        pub use crate::ser::Object;
-    }
-
-    /// The error of generated types' conversions (`types::error`).
-    pub use crate::de::ConversionError;
-}
+pub use mcpbind_model::__private;

@@ -92,8 +92,8 @@ pub use mcpbind_core::{config, diff, hash, json, lock, uri_template};
 #[cfg(feature = "client")]
 pub use mcpbind_core::{
     redact, AcceptDefaults, CallFuture, CallOptions, Client, ClientHooks, Closed, Elicitation,
-    Error, Health, PageProblem, Result, Roots, Sampling, Servers, TaskHandle, TaskState,
-    ToolResult,
+    Error, Health, PageProblem, Result, Roots, Sampling, ServerSecrets, Servers, TaskHandle,
+    TaskState, ToolResult,
 };
 // A value that breaks a locked schema, as data (in `CallError::Arguments`).
 #[cfg(feature = "client")]

@@ -130,6 +130,7 @@ impl Target<'_> {
                         file_jwt = Some(jwt.clone());
                         jwt
                     }
+                    _ => return Err(self.fail("an assertion this version does not read".into())),
                 };
                 if jwt.is_empty() {
                     return Err(self.fail("the JWT-bearer assertion is empty".into()));
@@ -162,6 +163,7 @@ impl Target<'_> {
                 client_id
             }
             AuthConfig::OAuth { .. } => return Err(super::not_oauth(self.server)),
+            _ => return Err(self.fail("an auth kind this version does not support".into())),
         };
 
         let token = match self.token_request(&endpoint, &form, basic).await {
@@ -428,6 +430,7 @@ pub(super) fn signing_key(
         SigningAlgorithm::RS512 => (Algorithm::RS512, EncodingKey::from_rsa_pem(pem.as_bytes())),
         SigningAlgorithm::ES256 => (Algorithm::ES256, EncodingKey::from_ec_pem(pem.as_bytes())),
         SigningAlgorithm::ES384 => (Algorithm::ES384, EncodingKey::from_ec_pem(pem.as_bytes())),
+        _ => return Err("a `signing_algorithm` this version does not sign with".to_owned()),
     };
     let kind = if matches!(algorithm, Algorithm::ES256 | Algorithm::ES384) {
         "an EC"

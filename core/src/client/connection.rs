@@ -12,6 +12,7 @@ use super::lifecycle::{self, Activity, Live};
 use super::{millis, pins, subscribe, Client, Shared};
 use crate::breaker::Breaker;
 use crate::config::{Config, ServerConfig};
+use crate::connect::secrets::ServerSecrets;
 use crate::connect::{connect, Handler, Session};
 use crate::elicit::ClientHooks;
 use crate::error::{Error, Result};

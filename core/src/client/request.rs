@@ -12,6 +12,7 @@ use rmcp::service::{PeerRequestOptions, RequestHandle};
 use rmcp::{Peer, RoleClient, ServiceError};
 
 use super::{deadline, Client};
+use crate::connect::secrets::ServerSecrets;
 use crate::connect::Session;
 use crate::error::{Error, Result};
 use crate::notices::Watching;

@@ -95,48 +95,59 @@ impl<'a> Expander<'a> {
     }
 }
 
-impl crate::config::ServerConfig {
+/// The secrets of a server's config (`mcpbind::ServerConfig` is the
+/// model's; resolving its `${VAR}`s is the client side's).
+pub trait ServerSecrets {
     /// The secrets this server's config resolves to now: the value of every
     /// `${VAR}` it refers to (in `command`, `args`, `env`, `url`, `headers`,
     /// `auth`) and a URL password, each also percent-encoded, longest first.
     /// What prints a log line that a lower layer (rmcp, reqwest) may have
     /// filled with them replaces them with `***` (the CLI's `-v` output
     /// does).
-    pub fn secrets(&self) -> Vec<String> {
-        self.expander().finish().to_vec()
+    fn secrets(&self) -> Vec<String>;
+
+    /// [`ServerSecrets::secrets`], each with what stands for it in an
+    /// event: `${VAR}` for a variable's value, `***` for a URL's password.
+    #[doc(hidden)]
+    fn labelled_secrets(&self) -> Vec<(String, String)>;
+}
+
+impl ServerSecrets for crate::config::ServerConfig {
+    fn secrets(&self) -> Vec<String> {
+        expander(self).finish().to_vec()
     }
 
-    /// [`ServerConfig::secrets`], each with what stands for it in an event:
-    /// `${VAR}` for a variable's value, `***` for a URL's password.
-    pub(crate) fn labelled_secrets(&self) -> Vec<(String, String)> {
-        self.expander().labelled()
+    fn labelled_secrets(&self) -> Vec<(String, String)> {
+        expander(self).labelled()
     }
+}
 
-    /// An expander that has expanded every value of the config.
-    fn expander(&self) -> Expander<'static> {
-        use crate::config::TransportConfig;
-        let mut expander = Expander::new("");
-        match &self.transport {
-            TransportConfig::Stdio {
-                command, args, env, ..
-            } => {
-                for text in std::iter::once(command).chain(args).chain(env.values()) {
-                    let _ = expander.expand(text);
-                }
-            }
-            TransportConfig::StreamableHttp { url, headers }
-            | TransportConfig::Sse { url, headers } => {
-                let _ = expander.expand_url(url);
-                for value in headers.values() {
-                    let _ = expander.expand(value);
-                }
+/// An expander that has expanded every value of a server's config.
+fn expander(config: &crate::config::ServerConfig) -> Expander<'static> {
+    use crate::config::TransportConfig;
+    let mut expander = Expander::new("");
+    match &config.transport {
+        TransportConfig::Stdio {
+            command, args, env, ..
+        } => {
+            for text in std::iter::once(command).chain(args).chain(env.values()) {
+                let _ = expander.expand(text);
             }
         }
-        if let Some(secret) = self.auth.as_ref().and_then(|a| a.secret()) {
-            let _ = expander.expand(secret);
+        TransportConfig::StreamableHttp { url, headers }
+        | TransportConfig::Sse { url, headers } => {
+            let _ = expander.expand_url(url);
+            for value in headers.values() {
+                let _ = expander.expand(value);
+            }
         }
-        expander
+        // A transport this version does not know holds no value it expands.
+        _ => {}
     }
+    if let Some(secret) = config.auth.as_ref().and_then(|a| a.secret()) {
+        let _ = expander.expand(secret);
+    }
+    expander
 }
 
 /// Percent-encodes everything but RFC 3986's unreserved characters.

@@ -32,6 +32,7 @@ use super::{
 };
 use crate::call::ToolResult;
 use crate::client::{CallOptions, Client};
+use crate::connect::secrets::ServerSecrets;
 use crate::error::Error;
 use crate::events::{self, CallScope, CallSource, Outcome, ToolInvoked};
 use crate::notices::ListKind;

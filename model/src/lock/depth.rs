@@ -78,8 +78,8 @@ pub fn value_depth(value: &Value) -> usize {
 /// limit`), without allocating: the walk goes no deeper than `limit`, so
 /// any value is safe to check with a limit the stack can take (the
 /// validator's 128).
-#[cfg_attr(not(feature = "client"), allow(dead_code))]
-pub(crate) fn deeper_than(value: &Value, limit: usize) -> bool {
+#[doc(hidden)]
+pub fn deeper_than(value: &Value, limit: usize) -> bool {
     match value {
         Value::Object(map) => limit == 0 || map.values().any(|v| deeper_than(v, limit - 1)),
         Value::Array(items) => limit == 0 || items.iter().any(|v| deeper_than(v, limit - 1)),
@@ -89,7 +89,8 @@ pub(crate) fn deeper_than(value: &Value, limit: usize) -> bool {
 
 /// Drops a value of any depth without recursing (serde_json's own `Drop`
 /// recurses, and overflows the stack on a deep enough value).
-pub(crate) fn drop_deep(value: Value) {
+#[doc(hidden)]
+pub fn drop_deep(value: Value) {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         match value {
@@ -104,7 +105,8 @@ pub(crate) fn drop_deep(value: Value) {
 /// goes past `limit` (if it does). A byte scan, so any depth is safe; the
 /// text need not be valid JSON (the parser reports that). The lockfile
 /// reader and the transports' message check share it.
-pub(crate) fn text_depth(text: &[u8], limit: usize) -> (usize, Option<usize>) {
+#[doc(hidden)]
+pub fn text_depth(text: &[u8], limit: usize) -> (usize, Option<usize>) {
     let (mut depth, mut max, mut line) = (0usize, 0usize, 1usize);
     let (mut in_string, mut escaped) = (false, false);
     let mut too_deep_at = None;

@@ -317,8 +317,8 @@ where
     })
 }
 
-// Async: needs the runtime of the `client` feature.
-#[cfg(all(test, feature = "client"))]
+// Async: tokio is a dev-dependency (the crate itself has no runtime).
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -36,7 +36,8 @@ pub fn normalize_numbers(value: &mut Value) {
 
 /// `n` as an integer, when it is a float with no fraction that fits `i64`
 /// or `u64` (the one rule, also used by the toolbox's schema-aware pass).
-pub(crate) fn whole(n: &Number) -> Option<Number> {
+#[doc(hidden)]
+pub fn whole(n: &Number) -> Option<Number> {
     let f = n.as_f64()?;
     if f.fract() != 0.0 || !f.is_finite() {
         return None;

@@ -161,8 +161,8 @@ impl Drift {
 
     /// Calls `hide` on each text the server sent (the name, the changes'
     /// pointers and the strings in their values), for redaction.
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
-    pub(crate) fn for_each_text(&mut self, hide: &mut dyn FnMut(&mut String)) {
+    #[doc(hidden)]
+    pub fn for_each_text(&mut self, hide: &mut dyn FnMut(&mut String)) {
         fn visit(value: &mut Value, hide: &mut dyn FnMut(&mut String)) {
             match value {
                 Value::String(s) => hide(s),

@@ -131,7 +131,8 @@ impl SigningAlgorithm {
 
 impl AuthConfig {
     /// The enterprise ID token as written (possibly a `${VAR}`).
-    pub(crate) fn id_token(&self) -> Option<&str> {
+    #[doc(hidden)]
+    pub fn id_token(&self) -> Option<&str> {
         match self {
             AuthConfig::Enterprise { id_token, .. } => Some(id_token),
             _ => None,
@@ -139,7 +140,8 @@ impl AuthConfig {
     }
 
     /// The client secret as written (possibly a `${VAR}`).
-    pub(crate) fn secret(&self) -> Option<&str> {
+    #[doc(hidden)]
+    pub fn secret(&self) -> Option<&str> {
         match self {
             AuthConfig::OAuth { client_secret, .. } => client_secret.as_deref(),
             AuthConfig::ClientCredentials { client_secret, .. } => Some(client_secret),

@@ -91,8 +91,6 @@ fn as_help<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a dyn Help> {
         };
     }
     find!(Hinted, LockError, ConfigError);
-    #[cfg(feature = "client")]
-    find!(crate::error::Error, crate::toolbox::ToolboxError);
     None
 }
 
@@ -146,20 +144,6 @@ impl Help for ConfigError {
     }
 }
 
-#[cfg(feature = "client")]
-impl Help for crate::error::Error {
-    fn help(&self) -> Option<String> {
-        crate::error::Error::help(self)
-    }
-}
-
-#[cfg(feature = "client")]
-impl Help for crate::toolbox::ToolboxError {
-    fn help(&self) -> Option<String> {
-        crate::toolbox::ToolboxError::help(self)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,24 +186,5 @@ mod tests {
             e.downcast_ref::<Plain>().map(|_| &Fixed as &dyn Help)
         });
         assert_eq!(found.as_deref(), Some("fixed"));
-    }
-
-    #[cfg(feature = "client")]
-    #[test]
-    fn runtime_errors_have_their_help_through_a_chain() {
-        let drift = crate::error::Error::Drift {
-            server: "demo".into(),
-            drift: Vec::new(),
-        };
-        let err = Outer(Box::new(crate::error::Error::Attempts {
-            server: "demo".into(),
-            tool: "add".into(),
-            attempts: 2,
-            last: Box::new(drift),
-        }));
-        assert_eq!(
-            help(&err).as_deref(),
-            Some("review with `mcpbind diff demo`, then run `mcpbind lock demo` and rebuild")
-        );
     }
 }

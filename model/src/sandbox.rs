@@ -11,15 +11,6 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-#[cfg(all(feature = "client", target_os = "linux"))]
-mod linux;
-#[cfg(feature = "client")]
-pub(crate) mod plan;
-#[cfg(feature = "client")]
-mod spawn;
-#[cfg(feature = "client")]
-pub(crate) use spawn::{confine, Scratch};
-
 /// A server's sandbox (`[servers.NAME.sandbox]`).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -98,8 +89,8 @@ impl SandboxConfig {
     /// Whether the server runs in its own user namespace: for
     /// `network = false` (with a network namespace) and for `processes`
     /// (so that the count is the server's own).
-    #[cfg(feature = "client")]
-    pub(crate) fn needs_user_namespace(&self) -> bool {
+    #[doc(hidden)]
+    pub fn needs_user_namespace(&self) -> bool {
         self.network == NetworkPolicy::Deny || self.limits.processes.is_some()
     }
 
@@ -260,7 +251,6 @@ mod tests {
             }
         );
         assert!(!sandbox.required);
-        #[cfg(feature = "client")]
         assert!(sandbox.needs_user_namespace());
     }
 
@@ -272,7 +262,6 @@ mod tests {
         assert_eq!(sandbox.home, HomePolicy::Inherit);
         assert_eq!(sandbox.limits, Limits::default());
         assert!(sandbox.required);
-        #[cfg(feature = "client")]
         assert!(!sandbox.needs_user_namespace());
         // `read = []` alone confines files to the runtime's own.
         assert_eq!(

@@ -26,7 +26,8 @@
 //! older reader (which ignores keys it doesn't know in a server) still reads
 //! a newer file.
 
-pub(crate) mod depth;
+#[doc(hidden)]
+pub mod depth;
 mod error;
 mod find;
 
@@ -40,8 +41,8 @@ use serde_json::Value;
 use crate::config::{is_valid_server_name, Config, ServerConfig};
 use crate::hash::sha256_hex;
 
-#[cfg(feature = "client")]
-pub(crate) use depth::deeper_than;
+#[doc(hidden)]
+pub use depth::deeper_than;
 pub(crate) use depth::{from_str_deep, on_deep_stack};
 pub use depth::{value_depth, MAX_DEPTH};
 pub use error::LockError;
@@ -582,8 +583,8 @@ fn classify_unreadable(err: LockError, text: &str, path: &Path) -> LockError {
 
 /// Parses a locked definition kept as JSON text (a generated `ToolMeta`'s),
 /// of any depth the lockfile allows; `null` if it isn't JSON.
-#[cfg_attr(not(feature = "client"), allow(dead_code))]
-pub(crate) fn parse_definition(text: &str) -> Value {
+#[doc(hidden)]
+pub fn parse_definition(text: &str) -> Value {
     match depth::text_depth(text.as_bytes(), MAX_DEPTH) {
         (depth, None) => from_str_deep(text, depth).unwrap_or(Value::Null),
         (_, Some(_)) => Value::Null,

@@ -1,0 +1,95 @@
+//! The model of mcpbind: the config (`mcpbind.toml`, `.mcp.json`), the
+//! lockfile (read, write, canonical hashes), the diff of two snapshots, URI
+//! templates, atomic writes, and what generated code implements (`Tool`,
+//! the `Handler` dispatch). Use it through the `mcpbind` crate, which
+//! re-exports its API item by item.
+//!
+//! It depends on neither rmcp nor tokio, under any feature: it compiles
+//! beside rmcp, and the generator (`mcpbind-codegen`, the `mcp_tools!`
+//! macro) depends on it alone. The client side (connections, calls, auth,
+//! the sandbox's enforcement) is `mcpbind-core`.
+//!
+//! The examples in these docs use the crate as users do, through `mcpbind`
+//! (a path-only dev-dependency, which `cargo package` leaves out), and
+//! bindings of `runtime/mcpbind.lock`.
+#![deny(missing_docs)]
+
+pub mod config;
+mod de;
+pub mod diff;
+mod drift;
+pub mod handler;
+pub mod hash;
+mod help;
+pub mod json;
+pub mod lock;
+mod prompt;
+pub mod sandbox;
+mod ser;
+mod tool;
+pub mod uri_template;
+pub mod write;
+
+pub use config::{
+    AuthConfig, Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig,
+};
+pub use diff::ServerDiff;
+pub use drift::{DefinitionPart, Drift, DriftChange};
+pub use handler::{
+    HandlerResult, Reply, ServeError, ServeResult, ToolFailure, ToolServer, UriVariables,
+};
+pub use help::{help, help_with, Help, Hinted};
+pub use lock::{
+    find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
+    LockedTool, Lockfile, ServerLock,
+};
+pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
+pub use sandbox::SandboxConfig;
+pub use tool::{TaskSupport, Tool, ToolMeta};
+pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
+
+/// Includes the bindings a `build.rs` wrote with `mcpbind_codegen::Builder`
+/// (`$OUT_DIR/mcpbind.rs`, or the given file name).
+#[macro_export]
+macro_rules! include_bindings {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/mcpbind.rs"));
+    };
+    ($file:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $file));
+    };
+}
+
+/// What generated code uses. Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::handler::{
+        dispatch, dispatch_prompt, dispatch_template, no_such_tool, prompt_unimplemented, serve,
+        template_unimplemented, unimplemented, BoxFuture, ServeResult,
+    };
+    pub use crate::json::from_value;
+    pub use serde;
+    pub use serde_json;
+
+    /// serde's `Deserialize` trait; `mcpbind`'s `__private` adds, under the
+    /// same name in the macro namespace, the lean derive generated structs
+    /// and unit enums use (`mcpbind-derive`).
+    pub use serde::de::Deserialize;
+
+    /// What that derive expands to calls.
+    pub mod de {
+        pub use crate::de::{variant, Object};
+    }
+
+    /// serde's `Serialize` trait (the facade adds the lean derive of the
+    /// same name).
+    pub use serde::ser::Serialize;
+
+    /// What the `Serialize` derive expands to calls.
+    pub mod ser {
+        pub use crate::ser::Object;
+    }
+
+    /// The error of generated types' conversions (`types::error`).
+    pub use crate::de::ConversionError;
+}
