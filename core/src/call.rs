@@ -20,6 +20,20 @@ pub struct ToolResult<O> {
 }
 
 impl<O> ToolResult<O> {
+    /// A result of its parts (the toolbox's, which lives in another crate).
+    #[doc(hidden)]
+    pub fn from_parts(
+        output: O,
+        content: Vec<ContentBlock>,
+        structured_content: Option<Value>,
+    ) -> Self {
+        ToolResult {
+            output,
+            content,
+            structured_content,
+        }
+    }
+
     /// The text blocks of the content, joined by newlines.
     pub fn text(&self) -> String {
         text_of(&self.content)
@@ -27,7 +41,7 @@ impl<O> ToolResult<O> {
 }
 
 /// The text blocks of content, joined by newlines.
-pub(crate) fn text_of(content: &[ContentBlock]) -> String {
+pub fn text_of(content: &[ContentBlock]) -> String {
     content
         .iter()
         .filter_map(|c| c.as_text().map(|t| t.text.as_str()))

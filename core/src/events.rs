@@ -102,6 +102,33 @@ pub struct ToolInvoked {
     pub unlocked: bool,
 }
 
+impl ToolInvoked {
+    /// The event of a call of an unlocked tool through the toolbox (which
+    /// lives in another crate).
+    #[doc(hidden)]
+    pub fn unlocked_toolbox_call(
+        server: String,
+        tool: String,
+        model_name: String,
+        arguments: Value,
+        outcome: Outcome,
+        duration: Duration,
+        attempts: u32,
+    ) -> Self {
+        ToolInvoked {
+            server,
+            tool,
+            model_name: Some(model_name),
+            arguments,
+            outcome,
+            duration,
+            attempts,
+            source: CallSource::Toolbox,
+            unlocked: true,
+        }
+    }
+}
+
 /// Receives [`ToolInvoked`] events published after [`subscribe`].
 #[derive(Debug)]
 pub struct EventReceiver(broadcast::Receiver<Arc<ToolInvoked>>);
@@ -151,9 +178,11 @@ fn has_subscribers() -> bool {
 
 /// What a toolbox tells the typed path about the call it is making.
 #[derive(Debug, Default)]
-pub(crate) struct CallScope {
-    pub(crate) model_name: Option<String>,
-    pub(crate) attempts: AtomicU32,
+pub struct CallScope {
+    /// The name the model called the tool by.
+    pub model_name: Option<String>,
+    /// How many times the call's request was sent.
+    pub attempts: AtomicU32,
 }
 
 tokio::task_local! {
@@ -162,7 +191,7 @@ tokio::task_local! {
 
 /// Runs `fut` (a toolbox dispatch) so that the typed call inside it
 /// reports itself as a toolbox call named `scope.model_name`.
-pub(crate) async fn with_scope<F: Future>(scope: Arc<CallScope>, fut: F) -> F::Output {
+pub async fn with_scope<F: Future>(scope: Arc<CallScope>, fut: F) -> F::Output {
     SCOPE.scope(scope, fut).await
 }
 
@@ -225,7 +254,7 @@ pub(crate) async fn observe<I: Serialize, O>(
 }
 
 /// How a failed call ended, in one line.
-pub(crate) fn outcome_of(error: &Error) -> Outcome {
+pub fn outcome_of(error: &Error) -> Outcome {
     match error {
         Error::Tool { message, .. } => Outcome::ToolError {
             message: message.clone(),
@@ -241,7 +270,7 @@ pub(crate) fn outcome_of(error: &Error) -> Outcome {
 
 /// Publishes a toolbox call that never reached the typed path (its
 /// arguments were rejected).
-pub(crate) fn publish_rejected(
+pub fn publish_rejected(
     config: &ServerConfig,
     server: &str,
     meta: &ToolMeta,
@@ -268,7 +297,7 @@ pub(crate) fn publish_rejected(
 
 /// Publishes a toolbox call that did not go through the typed path (an
 /// unlocked tool's, or a rejected one), when anyone listens.
-pub(crate) fn publish_toolbox_call(config: &ServerConfig, event: ToolInvoked) {
+pub fn publish_toolbox_call(config: &ServerConfig, event: ToolInvoked) {
     if has_subscribers() {
         publish(config, event);
     }

@@ -1,7 +1,7 @@
 //! [`help`] knowing the client side's errors: the model's
 //! ([`mcpbind_model::help`]) finds the config's and the lockfile's; this one
-//! also finds [`Error`](crate::Error) and
-//! [`ToolboxError`](crate::toolbox::ToolboxError) (with `client`).
+//! also finds [`Error`](crate::Error) (with `client`); the toolbox's
+//! (`mcpbind_toolbox::help`) adds its `ToolboxError`.
 
 use std::error::Error as StdError;
 
@@ -40,7 +40,7 @@ fn as_help<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a dyn Help> {
             })*
         };
     }
-    find!(crate::error::Error, crate::toolbox::ToolboxError);
+    find!(crate::error::Error);
     None
 }
 
@@ -53,13 +53,6 @@ fn as_help<'a>(_: &'a (dyn StdError + 'static)) -> Option<&'a dyn Help> {
 impl Help for crate::error::Error {
     fn help(&self) -> Option<String> {
         crate::error::Error::help(self)
-    }
-}
-
-#[cfg(feature = "client")]
-impl Help for crate::toolbox::ToolboxError {
-    fn help(&self) -> Option<String> {
-        crate::toolbox::ToolboxError::help(self)
     }
 }
 

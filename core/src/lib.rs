@@ -88,8 +88,6 @@ mod paging;
 mod servers;
 #[cfg(feature = "client")]
 pub mod skills;
-#[cfg(feature = "client")]
-pub mod toolbox;
 #[cfg(feature = "otel")]
 mod trace_context;
 #[cfg(feature = "client")]
@@ -112,13 +110,6 @@ pub use notices::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
 #[cfg(feature = "client")]
 pub use servers::{Health, Servers};
 #[cfg(feature = "client")]
-pub use toolbox::{
-    Approval, BoundServer, CallError, CallRequest, ContentKind, ContentNote, ContentOptions,
-    Definitions, DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement,
-    PromptRequest, Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall,
-    ToolEntry, ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError, Verdict,
-};
-#[cfg(feature = "client")]
 pub use validate::Violation;
 
 /// rmcp's protocol types, re-exported rather than copied.
@@ -137,9 +128,17 @@ pub mod model {
 #[cfg(feature = "client")]
 pub use rmcp;
 
-/// rig-core, for the types of `Toolbox::rig_tools` (feature `rig`).
-#[cfg(feature = "rig")]
-pub use rig_core;
+/// What `mcpbind-toolbox` uses of this crate's internals. Not part of the
+/// public API.
+#[doc(hidden)]
+#[cfg(feature = "client")]
+pub mod __toolbox {
+    pub use crate::call::text_of;
+    pub use crate::events::{
+        outcome_of, publish_rejected, publish_toolbox_call, with_scope, CallScope,
+    };
+    pub use crate::validate::{join, violations, violations_of};
+}
 
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]

@@ -133,14 +133,14 @@ impl std::fmt::Display for Violation {
 }
 
 /// Violations joined with `; `, for a message.
-pub(crate) fn join(violations: &[Violation]) -> String {
+pub fn join(violations: &[Violation]) -> String {
     let shown: Vec<String> = violations.iter().map(Violation::to_string).collect();
     shown.join("; ")
 }
 
 /// The first violations of `schema` by `instance`; empty when valid (or
 /// not checkable).
-pub(crate) fn violations(schema: &'static str, instance: &Value) -> Vec<Violation> {
+pub fn violations(schema: &'static str, instance: &Value) -> Vec<Violation> {
     match validator(schema) {
         Some(validator) => violations_of(validator, instance),
         None => Vec::new(),
@@ -150,7 +150,7 @@ pub(crate) fn violations(schema: &'static str, instance: &Value) -> Vec<Violatio
 /// [`violations`] of a compiled schema (an unlocked tool's, compiled when
 /// it was listed).
 #[inline]
-pub(crate) fn violations_of(validator: &jsonschema::Validator, instance: &Value) -> Vec<Violation> {
+pub fn violations_of(validator: &jsonschema::Validator, instance: &Value) -> Vec<Violation> {
     if deeper_than(instance, MAX_INSTANCE_DEPTH) {
         let at = too_deep_at(instance, MAX_INSTANCE_DEPTH);
         return vec![Violation::new(

@@ -58,27 +58,31 @@
 // The config (`mcpbind.toml`, `.mcp.json`) and the lockfile.
 /// Why a config's text could not be read ([`Config::from_toml_str`],
 /// [`Config::from_json_str`]).
-pub use mcpbind_core::config::ParseError as ConfigParseError;
-pub use mcpbind_core::{
+pub use mcpbind_model::config::ParseError as ConfigParseError;
+pub use mcpbind_model::{
     find_lockfile, AuthConfig, Config, ConfigError, EntryKind, Lifecycle, LockError, LockedEntry,
     LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy, SandboxConfig,
     ServerConfig, ServerDiff, ServerLock, TransportConfig,
 };
 // Errors' help (`help:` lines): the trait each error type with a hint
 // implements, and the function that finds one in a chain.
-pub use mcpbind_core::{help, help_with, Help, Hinted};
+#[cfg(not(feature = "client"))]
+pub use mcpbind_model::{help, help_with};
+pub use mcpbind_model::{Help, Hinted};
+#[cfg(feature = "client")]
+pub use mcpbind_toolbox::{help, help_with};
 // What changed on a server since it was locked (the pin check's answer,
 // `Error::Drift`, `Notice::Drift`).
-pub use mcpbind_core::{DefinitionPart, Drift, DriftChange};
+pub use mcpbind_model::{DefinitionPart, Drift, DriftChange};
 // What generated code implements and describes itself with.
-pub use mcpbind_core::{
+pub use mcpbind_model::{
     include_bindings, Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta, TaskSupport,
     Tool, ToolMeta, UriTemplate, UriTemplateError, UriValue,
 };
 // Serving a generated `Handler` (test doubles, proxies).
 #[cfg(feature = "server")]
 pub use mcpbind_core::{serve_io, serve_stdio};
-pub use mcpbind_core::{
+pub use mcpbind_model::{
     HandlerResult, Reply, ServeError, ServeResult, ToolFailure, ToolServer, UriVariables,
 };
 // Modules whose items are used by path: the lockfile's hashes
@@ -86,7 +90,7 @@ pub use mcpbind_core::{
 // (`json::from_value`), the config (`config::is_safe_env`), the lockfile
 // and its diff (`diff::ServerDiff`; the review half, `diff::ServerReview`
 // and `diff::Review`, with the `review` feature).
-pub use mcpbind_core::{config, diff, hash, json, lock, uri_template};
+pub use mcpbind_model::{config, diff, hash, json, lock, uri_template};
 
 // Connections and calls.
 #[cfg(feature = "client")]
@@ -110,13 +114,13 @@ pub use mcpbind_core::{auth, elicit, skills};
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use mcpbind_core::__private::*;
     /// The lean derives of generated structs and unit enums (serde's traits
     /// of the same names come with the glob), and unit enums' `Display` and
     /// `FromStr`.
     pub use mcpbind_derive::{
         constructors, skip_serializing_none, Deserialize, Serialize, WireStr,
     };
+    pub use mcpbind_model::__private::*;
 }
 
 // Call events, and what servers say beside their answers.
@@ -129,11 +133,12 @@ pub use mcpbind_core::{CallSource, EventReceiver, Outcome, ToolInvoked};
 #[cfg(feature = "client")]
 pub use mcpbind_core::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
 // The agent toolbox.
-/// rig-core, for the types of `Toolbox::rig_tools` (feature `rig`).
+/// rig-core's types in the toolbox's signatures (feature `rig`): what
+/// [`Toolbox::rig_tools`] returns.
 #[cfg(feature = "rig")]
-pub use mcpbind_core::rig_core;
+pub use mcpbind_toolbox::rig;
 #[cfg(feature = "client")]
-pub use mcpbind_core::toolbox::{
+pub use mcpbind_toolbox::toolbox::{
     self, Approval, BoundServer, CallError, CallRequest, ContentKind, ContentNote, ContentOptions,
     Definitions, DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement,
     PromptRequest, Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall,

@@ -8,10 +8,9 @@ use std::path::Path;
 
 /// What the README's prose gives its snippets besides their parameters:
 /// the bindings (of tests/mcpbind.lock), the user's own `ask_the_user`, and
-/// rig-core (a user of the `rig` feature depends on it; mcpbind re-exports
-/// the same crate).
+/// rig-core (a user of the `rig` feature depends on it).
 pub mod scope {
-    pub use mcpbind::rig_core;
+    pub use ::rig_core;
     pub use mcpbind_tests::{demo, everything, filesystem};
 
     /// The host's own question to its user.

@@ -1196,7 +1196,7 @@ async fn rig_tools_dispatch_through_the_toolbox() {
     let dir = tempfile::tempdir().unwrap();
     let mut tools = demo_and_filesystem(&config(dir.path())).await;
     tools.hold_back_server("filesystem").unwrap();
-    let rig_tools: Vec<mcpbind::rig_core::tool::DynamicTool> = tools.rig_tools();
+    let rig_tools: Vec<mcpbind::rig::DynamicTool> = tools.rig_tools();
     assert_eq!(rig_tools.len(), tools.tool_count());
     let add = rig_tools
         .iter()

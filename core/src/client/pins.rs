@@ -77,7 +77,8 @@ pub(super) struct LiveListing {
 
 /// One live listing of the tools: the change count read before it began,
 /// and each tool's digest by name.
-pub(crate) type LiveTools = (u64, Arc<HashMap<String, String>>);
+#[doc(hidden)]
+pub type LiveTools = (u64, Arc<HashMap<String, String>>);
 
 /// What is checked again after each reconnect: the pinned tools, and the
 /// prompts and resource templates of [`EntryPins`].
@@ -162,13 +163,15 @@ impl Client {
     /// How many times the server said its `list` changed on this client's
     /// connections so far (what was listed before the count moved may be
     /// stale).
-    pub(crate) fn list_changes(&self, list: ListKind) -> u64 {
+    #[doc(hidden)]
+    pub fn list_changes(&self, list: ListKind) -> u64 {
         self.shared.handler.notices.changes(list)
     }
 
     /// Lists the tools again for the toolbox's unlocked ones, from now on
     /// after each change too.
-    pub(crate) async fn list_live_tools(&self) -> Result<LiveTools> {
+    #[doc(hidden)]
+    pub async fn list_live_tools(&self) -> Result<LiveTools> {
         let at = self.list_changes(ListKind::Tools);
         let listed = self.list_tools_raw().await?;
         Ok(self.note_live_tools(at, &listed))
@@ -177,7 +180,8 @@ impl Client {
     /// Keeps a live listing of the tools (`at`: the change count read
     /// before it began) as the latest, unless a later one is kept already;
     /// they are listed again after each change from now on.
-    pub(crate) fn note_live_tools(&self, at: u64, listed: &[serde_json::Value]) -> LiveTools {
+    #[doc(hidden)]
+    pub fn note_live_tools(&self, at: u64, listed: &[serde_json::Value]) -> LiveTools {
         self.shared.live.watched.store(true, Ordering::Release);
         let digests: HashMap<String, String> = listed
             .iter()
@@ -198,7 +202,8 @@ impl Client {
     }
 
     /// The latest live listing of the tools, if any.
-    pub(crate) fn latest_live_tools(&self) -> Option<LiveTools> {
+    #[doc(hidden)]
+    pub fn latest_live_tools(&self) -> Option<LiveTools> {
         let latest = self
             .shared
             .live
@@ -221,7 +226,8 @@ impl Client {
 
     /// Fails with [`Error::Drift`] for an entry of `list` (a tool, a
     /// prompt, a resource template) whose use is refused.
-    pub(crate) fn refuse_drifted_in(&self, list: ListKind, name: &str) -> Result<()> {
+    #[doc(hidden)]
+    pub fn refuse_drifted_in(&self, list: ListKind, name: &str) -> Result<()> {
         let refused = &self.shared.refused;
         if !refused.any.load(Ordering::Acquire) {
             return Ok(());

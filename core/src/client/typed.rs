@@ -45,7 +45,8 @@ impl Client {
     }
 
     /// [`Client::call`] for arguments the toolbox validated already.
-    pub(crate) fn call_validated<'a, T: Tool + 'a>(
+    #[doc(hidden)]
+    pub fn call_validated<'a, T: Tool + 'a>(
         &'a self,
         input: &'a T::Input,
     ) -> impl CallFuture<T::Output> + 'a {

@@ -277,11 +277,11 @@ impl TemplateTool {
             .map_err(CallError::Call)?;
         let uri = self.template.expand_with(&values);
         let result = client.read_resource(&uri).await.map_err(CallError::Call)?;
-        Ok(ToolResult {
-            output: Value::Null,
-            content: vec![ContentBlock::text(render_contents(&result))],
-            structured_content: None,
-        })
+        Ok(ToolResult::from_parts(
+            Value::Null,
+            vec![ContentBlock::text(render_contents(&result))],
+            None,
+        ))
     }
 }
 

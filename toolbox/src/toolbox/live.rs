@@ -34,7 +34,7 @@ use crate::call::ToolResult;
 use crate::client::{CallOptions, Client};
 use crate::connect::secrets::ServerSecrets;
 use crate::error::Error;
-use crate::events::{self, CallScope, CallSource, Outcome, ToolInvoked};
+use crate::events::{self, CallScope, Outcome, ToolInvoked};
 use crate::notices::ListKind;
 use crate::tool::TaskSupport;
 
@@ -404,17 +404,15 @@ pub(super) async fn call(
         };
         events::publish_toolbox_call(
             config,
-            ToolInvoked {
-                server: server.name.clone(),
-                tool: tool.name.to_owned(),
-                model_name: Some(slot.model_name.clone()),
-                arguments: shown,
-                outcome: event_outcome,
-                duration: start.elapsed(),
+            ToolInvoked::unlocked_toolbox_call(
+                server.name.clone(),
+                tool.name.to_owned(),
+                slot.model_name.clone(),
+                shown,
+                event_outcome,
+                start.elapsed(),
                 attempts,
-                source: CallSource::Toolbox,
-                unlocked: true,
-            },
+            ),
         );
         ToolCall {
             name: slot.model_name.clone(),
@@ -448,10 +446,8 @@ pub(super) async fn call(
             0,
         );
     };
-    let mut options = CallOptions {
-        retry_safe: tool.read_only || tool.idempotent,
-        ..CallOptions::default()
-    };
+    let mut options = CallOptions::default();
+    options.retry_safe = tool.read_only || tool.idempotent;
     options.as_task = tool.task == TaskSupport::Required;
     let scope = Arc::new(CallScope {
         model_name: Some(slot.model_name.clone()),
@@ -505,11 +501,11 @@ fn checked(
             });
         }
     }
-    Ok(ToolResult {
-        output: result.structured_content.clone().unwrap_or(Value::Null),
-        content: result.content,
-        structured_content: result.structured_content,
-    })
+    Ok(ToolResult::from_parts(
+        result.structured_content.clone().unwrap_or(Value::Null),
+        result.content,
+        result.structured_content,
+    ))
 }
 
 #[cfg(test)]

@@ -914,19 +914,17 @@ fn refused(
         ),
         SlotKind::Live(live) => events::publish_toolbox_call(
             server.client.server_config(),
-            crate::events::ToolInvoked {
-                server: server.name.clone(),
-                tool: live.name.to_owned(),
-                model_name: Some(tool.model_name.clone()),
+            crate::events::ToolInvoked::unlocked_toolbox_call(
+                server.name.clone(),
+                live.name.to_owned(),
+                tool.model_name.clone(),
                 arguments,
-                outcome: crate::events::Outcome::Rejected {
+                crate::events::Outcome::Rejected {
                     message: error.to_string(),
                 },
-                duration: start.elapsed(),
-                attempts: 0,
-                source: crate::events::CallSource::Toolbox,
-                unlocked: true,
-            },
+                start.elapsed(),
+                0,
+            ),
         ),
         SlotKind::Template(_) => {}
     }

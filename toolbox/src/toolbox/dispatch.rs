@@ -39,11 +39,11 @@ where
             .call_validated::<T>(&input)
             .await
             .map_err(CallError::Call)?;
-        Ok(ToolResult {
-            output: serde_json::to_value(&result.output).unwrap_or(Value::Null),
-            content: result.content,
-            structured_content: result.structured_content,
-        })
+        Ok(ToolResult::from_parts(
+            serde_json::to_value(&result.output).unwrap_or(Value::Null),
+            result.content,
+            result.structured_content,
+        ))
     })
 }
 
