@@ -219,14 +219,15 @@ impl Builder {
                 message: format!("failed to start a runtime to refresh the lockfile: {e}"),
                 help: None,
             })?;
-        let refreshed = runtime.block_on(crate::snapshot::refresh(&parsed, &mut lock, &names));
+        let refreshed =
+            runtime.block_on(mcpbind_core::snapshot::refresh(&parsed, &mut lock, &names));
         for line in &refreshed.skipped {
             println!("cargo:warning={}", line.replace(['\n', '\r'], " "));
         }
         if let Some((server, err)) = refreshed.failures.into_iter().next() {
             return Err(Error::Refresh {
                 server,
-                source: Box::new(err),
+                source: Box::new(Error::Runtime(err)),
             });
         }
         lock.write(lockfile)?;

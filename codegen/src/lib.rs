@@ -24,8 +24,6 @@ mod prepare;
 mod prompts;
 mod resources;
 mod shapes;
-#[cfg(feature = "snapshot")]
-pub mod snapshot;
 mod splice;
 mod template;
 mod tool;

@@ -15,6 +15,10 @@ pub enum Error {
     /// The configuration is invalid, or a `${VAR}` in it is not set.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A server's listing could not be locked (a live snapshot: an entry
+    /// listed twice, one nested deeper than a lockfile may be).
+    #[error(transparent)]
+    Lock(#[from] crate::lock::LockError),
     /// The config has no server of this name.
     #[error("server `{server}` is not in the config")]
     UnknownServer {
@@ -414,6 +418,7 @@ impl Error {
                 "to run the server with this setting not enforced (and a warning), set `required = false` in `[servers.{server}.sandbox]`"
             )),
             Error::Config(e) => crate::Help::help(e),
+            Error::Lock(e) => e.help(),
             _ => None,
         }
     }

@@ -29,18 +29,39 @@ pub use mcpbind_model::{
 
 /// What a stdio server's process may touch: the model's
 /// `[servers.NAME.sandbox]`, and (with `client`) its enforcement when a
-/// server is spawned.
+/// server is spawned (`mcpbind-sandbox`).
 pub mod sandbox {
     pub use mcpbind_model::sandbox::*;
 
-    #[cfg(all(feature = "client", target_os = "linux"))]
-    mod linux;
     #[cfg(feature = "client")]
-    pub(crate) mod plan;
+    pub(crate) mod plan {
+        pub(crate) use mcpbind_sandbox::plan::Target;
+    }
     #[cfg(feature = "client")]
-    mod spawn;
+    pub(crate) use mcpbind_sandbox::{confine, Scratch};
+
     #[cfg(feature = "client")]
-    pub(crate) use spawn::{confine, Scratch};
+    impl From<mcpbind_sandbox::Error> for crate::Error {
+        fn from(e: mcpbind_sandbox::Error) -> Self {
+            let mcpbind_sandbox::Error::Sandbox {
+                server,
+                setting,
+                reason,
+            } = e;
+            crate::Error::Sandbox {
+                server,
+                setting,
+                reason,
+            }
+        }
+    }
+
+    #[cfg(feature = "client")]
+    impl From<mcpbind_sandbox::Error> for crate::connect::ConnectFailure {
+        fn from(e: mcpbind_sandbox::Error) -> Self {
+            crate::connect::ConnectFailure::Error(e.into())
+        }
+    }
 }
 
 // The model's items under the paths this crate's files name them by.
@@ -56,11 +77,6 @@ mod tool {
 
 mod hints;
 pub use hints::{help, help_with};
-
-#[cfg(feature = "server")]
-mod serve;
-#[cfg(feature = "server")]
-pub use serve::{serve_io, serve_stdio};
 
 #[cfg(feature = "client")]
 pub mod auth;
@@ -88,10 +104,14 @@ mod paging;
 mod servers;
 #[cfg(feature = "client")]
 pub mod skills;
+#[cfg(feature = "client")]
+pub mod snapshot;
 #[cfg(feature = "otel")]
 mod trace_context;
 #[cfg(feature = "client")]
-mod validate;
+mod validate {
+    pub use mcpbind_model::validate::*;
+}
 
 #[cfg(feature = "client")]
 pub use call::ToolResult;

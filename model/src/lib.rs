@@ -28,6 +28,9 @@ pub mod sandbox;
 mod ser;
 mod tool;
 pub mod uri_template;
+#[cfg(feature = "validate")]
+#[doc(hidden)]
+pub mod validate;
 pub mod write;
 
 pub use config::{
@@ -47,6 +50,8 @@ pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
 pub use sandbox::SandboxConfig;
 pub use tool::{TaskSupport, Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
+#[cfg(feature = "validate")]
+pub use validate::Violation;
 
 /// Includes the bindings a `build.rs` wrote with `mcpbind_codegen::Builder`
 /// (`$OUT_DIR/mcpbind.rs`, or the given file name).

@@ -80,11 +80,11 @@ pub use mcpbind_model::{
     Tool, ToolMeta, UriTemplate, UriTemplateError, UriValue,
 };
 // Serving a generated `Handler` (test doubles, proxies).
-#[cfg(feature = "server")]
-pub use mcpbind_core::{serve_io, serve_stdio};
 pub use mcpbind_model::{
     HandlerResult, Reply, ServeError, ServeResult, ToolFailure, ToolServer, UriVariables,
 };
+#[cfg(feature = "server")]
+pub use mcpbind_server::{serve_io, serve_stdio};
 // Modules whose items are used by path: the lockfile's hashes
 // (`hash::sha256_hex`), JSON read as generated types read it
 // (`json::from_value`), the config (`config::is_safe_env`), the lockfile
@@ -106,6 +106,12 @@ pub use mcpbind_core::Violation;
 // than copied; `rmcp` itself is not part of the API).
 #[cfg(feature = "client")]
 pub use mcpbind_core::model;
+/// Live snapshots: connect to configured servers and lock what they list
+/// (what `mcpbind lock`, `mcpbind check` and a `build.rs` refresh run).
+#[cfg(feature = "client")]
+pub mod snapshot {
+    pub use mcpbind_core::snapshot::{refresh, snapshot_server, snapshot_servers, Refreshed};
+}
 // OAuth (`auth::login`), what the client answers (`elicit`), and skills
 // (SEP-2640: `skills::LoadedSkill`).
 #[cfg(feature = "client")]

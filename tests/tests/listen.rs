@@ -50,7 +50,7 @@ async fn locked_tools(server: &Evolving) -> Vec<ToolMeta> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mcpbind.lock");
     let config = &server.config.servers["modern"];
-    let lock = mcpbind_codegen::snapshot::snapshot_server("modern", config)
+    let lock = mcpbind::snapshot::snapshot_server("modern", config)
         .await
         .unwrap();
     let mut lockfile = mcpbind::Lockfile::new();

@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             crate::status!("     Locking {name}");
         }
     }
-    let refreshed = crate::signal::block_on(mcpbind_codegen::snapshot::refresh(
+    let refreshed = crate::signal::block_on(mcpbind::snapshot::refresh(
         &config,
         &mut lock,
         &args.servers,
@@ -83,7 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::FAILURE)
 }
 
-fn report_failures(failures: Vec<(String, mcpbind_codegen::Error)>) {
+fn report_failures(failures: Vec<(String, mcpbind::Error)>) {
     for (name, err) in failures {
         crate::report(&anyhow::Error::new(err).context(format!("failed to lock server `{name}`")));
     }

@@ -5,6 +5,7 @@
 //! verbatim, into outgoing `tools/list` responses (and `prompts/list`,
 //! `resources/templates/list`): a double lists byte for byte what the real
 //! server listed.
+#![deny(missing_docs)]
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -23,7 +24,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::handler::{ServeError, ToolServer};
+use mcpbind_model::handler::{ServeError, ToolServer};
 
 struct Adapter<S> {
     server: Arc<S>,

@@ -3,10 +3,9 @@
 //! Behind the `snapshot` feature, so that a build script that only reads a
 //! lockfile doesn't compile an async HTTP stack.
 
-use mcpbind_core::{Config, ServerConfig};
 use serde_json::Value;
 
-use crate::{Lockfile, Result, ServerLock};
+use crate::{Config, Lockfile, Result, ServerConfig, ServerLock};
 
 /// Connects to one server, lists all its tools (raw, every page), and its
 /// prompts and resource templates when it declares them, keeps those that
@@ -23,7 +22,7 @@ pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<Server
 
 /// [`snapshot_server`], with one line per malformed tool it skipped.
 async fn snapshot(name: &str, config: &ServerConfig) -> Result<(ServerLock, Vec<String>)> {
-    let client = mcpbind_core::Client::connect_server(name, config.clone()).await?;
+    let client = crate::Client::connect_server(name, config.clone()).await?;
     let info = client.server_info().await?;
     let mut skipped = Vec::new();
     let tools = kept(&mut skipped, client.list_tools_checked().await?, |n| {

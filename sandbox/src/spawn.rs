@@ -11,7 +11,7 @@ use crate::error::Error;
 /// The directories made for one start of a server (its isolated HOME and
 /// temp dir): removed when the process is dropped.
 #[derive(Debug, Default)]
-pub(crate) struct Scratch(Vec<PathBuf>);
+pub struct Scratch(Vec<PathBuf>);
 
 impl Drop for Scratch {
     fn drop(&mut self) {
@@ -24,7 +24,7 @@ impl Drop for Scratch {
 /// Confines `cmd` as `sandbox` says, or fails with [`Error::Sandbox`]
 /// naming the first setting this platform cannot enforce (a warning per
 /// setting instead, when `required = false`).
-pub(crate) fn confine(
+pub fn confine(
     sandbox: &SandboxConfig,
     target: &Target<'_>,
     cmd: &mut tokio::process::Command,

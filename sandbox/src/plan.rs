@@ -63,13 +63,14 @@ pub(crate) struct Unenforced {
 }
 
 /// What the spawn knows of the server.
-pub(crate) struct Target<'a> {
-    pub(crate) server: &'a str,
-    pub(crate) program: &'a str,
-    pub(crate) args: &'a [String],
-    pub(crate) cwd: Option<&'a Path>,
+#[allow(missing_docs)]
+pub struct Target<'a> {
+    pub server: &'a str,
+    pub program: &'a str,
+    pub args: &'a [String],
+    pub cwd: Option<&'a Path>,
     /// The `PATH` the server gets.
-    pub(crate) path: Option<std::ffi::OsString>,
+    pub path: Option<std::ffi::OsString>,
 }
 
 impl Plan {

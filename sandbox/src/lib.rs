@@ -1,0 +1,40 @@
+//! Enforcing `[servers.NAME.sandbox]` (the model's
+//! [`SandboxConfig`](mcpbind_model::SandboxConfig)) on the spawn of a stdio
+//! server: Landlock for files, a user and network namespace for the
+//! network, `setrlimit` for limits (Linux, no root). A setting the platform
+//! cannot enforce fails the spawn with [`Error::Sandbox`], or is reported as
+//! a warning when `required = false`. Use it through `mcpbind`: the client
+//! side (`mcpbind-core`) calls [`confine`] for each server it starts.
+#![deny(missing_docs)]
+
+// The model's sandbox, under the paths the files here name it by (they
+// were written as submodules of it).
+use mcpbind_model::sandbox::{HomePolicy, Limits, NetworkPolicy, SandboxConfig};
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[doc(hidden)]
+pub mod plan;
+mod spawn;
+pub use spawn::{confine, Scratch};
+
+pub use error::Error;
+
+mod error {
+    /// Why a sandbox cannot be applied.
+    #[derive(Debug, thiserror::Error)]
+    pub enum Error {
+        /// A setting this platform cannot enforce (and `required` is not
+        /// `false`), or preparing it failed.
+        #[error("cannot sandbox server `{server}`: `{setting}` cannot be enforced here: {reason}")]
+        Sandbox {
+            /// The server.
+            server: String,
+            /// The setting, as in `[servers.NAME.sandbox]` (`network`,
+            /// `read`, `processes`).
+            setting: String,
+            /// Why.
+            reason: String,
+        },
+    }
+}
