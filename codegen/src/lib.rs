@@ -15,7 +15,6 @@ mod builder;
 mod container;
 mod ctor;
 pub mod depth;
-pub mod diff;
 mod docs;
 pub mod lock;
 mod naming;
@@ -36,10 +35,10 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 
 pub use builder::Builder;
-pub use diff::ServerDiff;
 pub use lock::{
     LockError, LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, ServerLock,
 };
+pub use mcpbind_model::diff::ServerDiff;
 
 use crate::naming::{sanitize, Case, ToolNames};
 use crate::splice::Splices;

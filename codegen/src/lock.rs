@@ -1,4 +1,7 @@
-//! The lockfile model, from `mcpbind-model` (where the runtime's pin check
-//! and the CLI use it too): read, write, validation and lookup.
+//! The lockfile model the generator reads (`mcpbind-model`'s, where the
+//! runtime's pin check and the CLI use it too), by name.
 
-pub use mcpbind_model::lock::*;
+pub use mcpbind_model::lock::{
+    find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
+    LockedTool, Lockfile, ServerLock, LOCKFILE_ENV, LOCKFILE_NAME,
+};

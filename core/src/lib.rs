@@ -31,7 +31,9 @@ pub use mcpbind_model::{
 /// `[servers.NAME.sandbox]`, and (with `client`) its enforcement when a
 /// server is spawned (`mcpbind-sandbox`).
 pub mod sandbox {
-    pub use mcpbind_model::sandbox::*;
+    pub use mcpbind_model::sandbox::{
+        FileAccess, HomePolicy, Limits, NetworkPolicy, SandboxConfig,
+    };
 
     #[cfg(feature = "client")]
     pub(crate) mod plan {
@@ -110,7 +112,7 @@ pub mod snapshot;
 mod trace_context;
 #[cfg(feature = "client")]
 mod validate {
-    pub use mcpbind_model::validate::*;
+    pub use mcpbind_model::validate::{join, violations, violations_of, Violation};
 }
 
 #[cfg(feature = "client")]
@@ -144,9 +146,6 @@ pub mod model {
         ServerPeerInfo, TaskStatus, Tool as ToolDefinition,
     };
 }
-
-#[cfg(feature = "client")]
-pub use rmcp;
 
 /// What `mcpbind-toolbox` uses of this crate's internals. Not part of the
 /// public API.

@@ -53,7 +53,9 @@
 // copied verbatim (tests/tests/readme.rs checks that they are).
 
 // The API, item by item: what is listed here is what `mcpbind` promises
-// (semver); the rest of `mcpbind-core` is its own business.
+// (semver); the rest of mcpbind-model, mcpbind-core, mcpbind-toolbox and
+// mcpbind-server is their own business. tests/api/mcpbind.txt lists it
+// (tests/tests/api.rs checks the listing).
 
 // The config (`mcpbind.toml`, `.mcp.json`) and the lockfile.
 /// Why a config's text could not be read ([`Config::from_toml_str`],
@@ -85,12 +87,58 @@ pub use mcpbind_model::{
 };
 #[cfg(feature = "server")]
 pub use mcpbind_server::{serve_io, serve_stdio};
-// Modules whose items are used by path: the lockfile's hashes
-// (`hash::sha256_hex`), JSON read as generated types read it
-// (`json::from_value`), the config (`config::is_safe_env`), the lockfile
-// and its diff (`diff::ServerDiff`; the review half, `diff::ServerReview`
-// and `diff::Review`, with the `review` feature).
-pub use mcpbind_model::{config, diff, hash, json, lock, uri_template};
+// Namespaces whose items are used by path, each a named list (no module
+// is re-exported whole).
+
+/// The config (`mcpbind.toml`, `.mcp.json`): its model, defaults, and
+/// `${VAR}` expansion.
+pub mod config {
+    pub use mcpbind_model::config::{
+        expand_vars, expand_vars_with, input_var, is_safe_env, is_valid_server_name, Assertion,
+        AuthConfig, Config, ConfigError, Lifecycle, ParseError, PinPolicy, ServerConfig,
+        SigningAlgorithm, TransportConfig, DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD,
+        DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES,
+        DEFAULT_RETRIES, DEFAULT_RETRY_BACKOFF, DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_TIMEOUT,
+        SAFE_ENV,
+    };
+}
+
+/// The diff of two snapshots of a server (`ServerDiff`: the pin check's);
+/// the review half (`ServerReview`, `Review`) with the `review` feature,
+/// as `mcpbind check` and `mcpbind diff` report it.
+pub mod diff {
+    #[cfg(feature = "review")]
+    pub use mcpbind_model::diff::{
+        classify_prompt, classify_resource_template, classify_tool, terminal_safe, word_diff,
+        Class, Entry, Finding, Message, MessagePart, Review, ServerReview, WordOp,
+        REPORT_FORMAT_VERSION,
+    };
+    pub use mcpbind_model::diff::{Change, ServerDiff, ToolDiff};
+}
+
+/// The lockfile's hashes: sha256 of RFC 8785 canonical JSON.
+pub mod hash {
+    pub use mcpbind_model::hash::{canonical_json, sha256_hex, sha256_hex_of_text};
+}
+
+/// JSON read as generated types read it.
+pub mod json {
+    pub use mcpbind_model::json::{from_value, normalize_numbers};
+}
+
+/// The lockfile (`mcpbind.lock`): read, write, find, check.
+pub mod lock {
+    pub use mcpbind_model::lock::{
+        find_lockfile, lockfile_candidates, value_depth, workspace_root, EntryKind, LockError,
+        LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, Result,
+        ServerLock, LOCKFILE_ENV, LOCKFILE_NAME, LOCKFILE_VERSION, MAX_DEPTH, MAX_LOCKFILE_BYTES,
+    };
+}
+
+/// RFC 6570 URI templates (resource templates), expanded and matched.
+pub mod uri_template {
+    pub use mcpbind_model::uri_template::{UriTemplate, UriTemplateError, UriValue, VarSpec};
+}
 
 // Connections and calls.
 #[cfg(feature = "client")]
@@ -115,7 +163,26 @@ pub mod snapshot {
 // OAuth (`auth::login`), what the client answers (`elicit`), and skills
 // (SEP-2640: `skills::LoadedSkill`).
 #[cfg(feature = "client")]
-pub use mcpbind_core::{auth, elicit, skills};
+pub mod auth {
+    //! OAuth: `mcpbind login`'s flow, stored credentials, the browser hook.
+    pub use mcpbind_core::auth::{credentials_dir, login, logout, Browser};
+}
+/// What the client answers a server's requests with (elicitation,
+/// sampling, roots).
+#[cfg(feature = "client")]
+pub mod elicit {
+    pub use mcpbind_core::elicit::{
+        schema_defaults, AcceptDefaults, ClientHooks, Elicitation, HookFuture, Roots, Sampling,
+    };
+}
+/// Skills (SEP-2640): listed, loaded and verified against their entries.
+#[cfg(feature = "client")]
+pub mod skills {
+    pub use mcpbind_core::skills::{
+        LoadedSkill, Skill, SkillFrontmatter, SkillResource, SkillResources, MAX_SKILL_BYTES,
+        MAX_SKILL_FILES,
+    };
+}
 
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]
@@ -131,9 +198,22 @@ pub mod __private {
 
 // Call events, and what servers say beside their answers.
 #[cfg(feature = "client")]
-pub use mcpbind_core::events::{self, subscribe as subscribe_events};
+pub use mcpbind_core::events::subscribe as subscribe_events;
 #[cfg(feature = "client")]
-pub use mcpbind_core::notices::{self, subscribe as subscribe_notices};
+pub use mcpbind_core::notices::subscribe as subscribe_notices;
+/// Call events: one per tool call made in this process.
+#[cfg(feature = "client")]
+pub mod events {
+    pub use mcpbind_core::events::{subscribe, CallSource, EventReceiver, Outcome, ToolInvoked};
+}
+/// What servers say beside their answers (progress, logs, list changes,
+/// drift, resource updates).
+#[cfg(feature = "client")]
+pub mod notices {
+    pub use mcpbind_core::notices::{
+        subscribe, ListKind, Notice, NoticeReceiver, Progress, ProgressSink, MAX_URI_BYTES,
+    };
+}
 #[cfg(feature = "client")]
 pub use mcpbind_core::{CallSource, EventReceiver, Outcome, ToolInvoked};
 #[cfg(feature = "client")]
@@ -142,14 +222,28 @@ pub use mcpbind_core::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink}
 /// rig-core's types in the toolbox's signatures (feature `rig`): what
 /// [`Toolbox::rig_tools`] returns.
 #[cfg(feature = "rig")]
-pub use mcpbind_toolbox::rig;
+pub mod rig {
+    pub use mcpbind_toolbox::rig::DynamicTool;
+}
 #[cfg(feature = "client")]
-pub use mcpbind_toolbox::toolbox::{
-    self, Approval, BoundServer, CallError, CallRequest, ContentKind, ContentNote, ContentOptions,
+pub use mcpbind_toolbox::{
+    Approval, BoundServer, CallError, CallRequest, ContentKind, ContentNote, ContentOptions,
     Definitions, DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement,
     PromptRequest, Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall,
     ToolEntry, ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError, Verdict,
 };
+/// The agent toolbox: its items above, and the provider helpers used by
+/// path.
+#[cfg(feature = "client")]
+pub mod toolbox {
+    pub use mcpbind_toolbox::toolbox::{
+        is_legal_tool_name, model_name, skill_catalog, Approval, BoundServer, CallError,
+        CallRequest, ContentKind, ContentNote, ContentOptions, Definitions, DescriptionPolicy,
+        HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement, PromptRequest, Provider,
+        ProviderResult, Refusal, RequestLimit, ServerInventory, SkillEntry, ToolCall, ToolEntry,
+        ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError, Verdict, MAX_NAME_LEN,
+    };
+}
 
 /// Generates bindings from a lockfile at compile time (the same code the
 /// `build.rs` helper writes).

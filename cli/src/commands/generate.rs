@@ -51,7 +51,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(path) => {
             // Only over a file mcpbind generated, and never reading a
             // device or FIFO.
-            mcpbind::write::write_generated_if_changed(path, text.as_bytes())
+            mcpbind_model::write::write_generated_if_changed(path, text.as_bytes())
                 .with_context(|| format!("failed to write {}", path.display()))?;
         }
         None => {
