@@ -27,12 +27,15 @@ pub mod lock;
 mod prompt;
 pub mod sandbox;
 mod ser;
+#[cfg(test)]
+mod test_env;
 mod tool;
 pub mod uri_template;
 pub mod write;
 
 pub use config::{
-    AuthConfig, Config, ConfigError, Lifecycle, PinPolicy, ServerConfig, TransportConfig,
+    AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy, SandboxBuilder,
+    ServerBuilder, ServerConfig, TransportConfig,
 };
 pub use diff::ServerDiff;
 pub use drift::{DefinitionPart, Drift, DriftChange};

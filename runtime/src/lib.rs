@@ -60,9 +60,10 @@
 /// [`Config::from_json_str`]).
 pub use mcpbind_core::config::ParseError as ConfigParseError;
 pub use mcpbind_core::{
-    find_lockfile, AuthConfig, Config, ConfigError, EntryKind, Lifecycle, LockError, LockedEntry,
-    LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy, SandboxConfig,
-    ServerConfig, ServerDiff, ServerLock, TransportConfig,
+    find_lockfile, AuthConfig, Config, ConfigError, ConfigWarning, EntryKind, Lifecycle, LockError,
+    LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy,
+    SandboxBuilder, SandboxConfig, ServerBuilder, ServerConfig, ServerDiff, ServerLock,
+    TransportConfig,
 };
 // Errors' help (`help:` lines): the trait each error type with a hint
 // implements, and the function that finds one in a chain.

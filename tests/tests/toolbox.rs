@@ -852,9 +852,7 @@ async fn hooks_run_in_order_and_roll_back_failures() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn events_cover_typed_and_toolbox_calls_without_secrets() {
-    let secret = "canary-7f3a9c2e-do-not-leak";
-    // SAFETY: set before any thread of this test reads the environment.
-    std::env::set_var("MCPBIND_TOOLBOX_CANARY", secret);
+    let secret = crate::env::value("MCPBIND_TOOLBOX_CANARY");
     let dir = tempfile::tempdir().unwrap();
     let text = util::stdio_config(dir.path()).replace(
         "[servers.everything]",

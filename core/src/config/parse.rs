@@ -1,7 +1,7 @@
 //! The two forms of a config, parsed: `mcpbind.toml` and an `mcpServers`
 //! JSON file (`.mcp.json`, Claude Desktop, Cursor, VS Code).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -34,16 +34,17 @@ impl Config {
                 });
             }
         }
-        let servers = file
-            .servers
-            .into_iter()
-            .map(|(name, raw)| {
-                let mut server = raw.0;
-                server.allow_commands.clone_from(&file.allow_commands);
-                (name.0, server)
-            })
-            .collect();
-        Ok(Config { servers })
+        let mut config = Config::default();
+        for (name, raw) in file.servers {
+            if raw.disabled {
+                config.disabled.insert(name.0);
+                continue;
+            }
+            let mut server = raw.server;
+            server.allow_commands.clone_from(&file.allow_commands);
+            config.servers.insert(name.0, server);
+        }
+        Ok(config)
     }
 
     /// Parses the `mcpServers` (or VS Code `servers`) JSON that MCP hosts keep.
@@ -73,9 +74,21 @@ impl Config {
             (None, None) => return Err(ParseError::NoServerList),
         };
         let mut servers = BTreeMap::new();
-        for (name, entry) in entries {
+        let mut disabled = BTreeSet::new();
+        let mut unknown_keys = BTreeMap::new();
+        for (name, mut entry) in entries {
             if !is_valid_server_name(&name) {
                 return Err(ParseError::ServerName { name });
+            }
+            if !entry.unknown.is_empty() {
+                let keys = std::mem::take(&mut entry.unknown).into_keys().collect();
+                unknown_keys.insert(name.clone(), keys);
+            }
+            // A host's switch (Cline, Claude Code): the entry stays in the
+            // file, unchecked, and is never started.
+            if entry.disabled == Some(true) || entry.enabled == Some(false) {
+                disabled.insert(name);
+                continue;
             }
             if entry.env_file.is_some() {
                 return Err(ParseError::EnvFile { server: name });
@@ -96,7 +109,11 @@ impl Config {
             }
             servers.insert(name, server);
         }
-        Ok(Config { servers })
+        Ok(Config {
+            servers,
+            disabled,
+            unknown_keys,
+        })
     }
 }
 
@@ -126,12 +143,18 @@ impl<'de> Deserialize<'de> for ServerName {
 }
 
 /// A server table, validated as it is deserialized so that the TOML error
-/// carries the table's line and column.
-struct TomlServer(ServerConfig);
+/// carries the table's line and column (and checked the same way when it
+/// was built in code, `build.rs`).
+pub(super) struct TomlServer {
+    pub(super) server: ServerConfig,
+    /// `disabled = true`: checked, then left out.
+    pub(super) disabled: bool,
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawServer {
+    disabled: Option<bool>,
     transport: Option<String>,
     command: Option<String>,
     #[serde(default)]
@@ -189,8 +212,9 @@ struct RawServer {
 impl<'de> Deserialize<'de> for TomlServer {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = RawServer::deserialize(d)?;
+        let disabled = raw.disabled.unwrap_or(false);
         raw.into_server()
-            .map(TomlServer)
+            .map(|server| TomlServer { server, disabled })
             .map_err(serde::de::Error::custom)
     }
 }
@@ -618,6 +642,14 @@ struct JsonServer {
     idp_token_endpoint: Option<String>,
     #[serde(alias = "idpClientId")]
     idp_client_id: Option<String>,
+    /// Cline's and Claude Code's switch.
+    disabled: Option<bool>,
+    /// The opposite switch some hosts write.
+    enabled: Option<bool>,
+    /// Keys mcpbind does not read (a host's own: `autoApprove`…): a
+    /// warning names them.
+    #[serde(flatten)]
+    unknown: BTreeMap<String, serde::de::IgnoredAny>,
 }
 
 impl JsonServer {
@@ -627,6 +659,7 @@ impl JsonServer {
             _ => k,
         });
         RawServer {
+            disabled: None,
             transport,
             command: self.command,
             args: self.args,
