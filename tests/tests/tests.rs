@@ -10,6 +10,7 @@ mod calls;
 mod claims;
 mod cli;
 mod compile;
+mod config;
 mod derive;
 mod discover_http;
 mod double;

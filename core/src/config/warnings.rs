@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 
-use super::{expand_vars_with, Config, TransportConfig};
+use super::{expand_vars_with, Config, ServerConfig, TransportConfig};
 
 /// Something in a config that works but that its user should hear about.
 /// [`Config::warnings`] lists them; `mcpbind` prints each once as it loads
@@ -54,18 +54,17 @@ impl Config {
             });
         let args = self
             .servers
-            .keys()
-            .flat_map(|server| self.secrets_in_args(server));
+            .iter()
+            .flat_map(|(name, server)| server.secrets_in_args(name));
         unknown.chain(args).collect()
     }
+}
 
+impl ServerConfig {
     /// A [`ConfigWarning::SecretInArgs`] for each variable the `args` of
-    /// stdio server `server` refer to (none for another transport or an
-    /// unknown name).
+    /// this server (named `server`) refer to; none for another transport.
     pub fn secrets_in_args(&self, server: &str) -> Vec<ConfigWarning> {
-        let Some(TransportConfig::Stdio { args, .. }) =
-            self.servers.get(server).map(|s| &s.transport)
-        else {
+        let TransportConfig::Stdio { args, .. } = &self.transport else {
             return Vec::new();
         };
         let vars = RefCell::new(BTreeSet::new());
@@ -171,6 +170,6 @@ mod tests {
             warnings[0].to_string(),
             "server `leaky`: `${API_TOKEN}` in `args` puts its value on the command line, visible to every local user (`ps`, /proc/PID/cmdline); pass it through `env` instead"
         );
-        assert!(config.secrets_in_args("tidy").is_empty());
+        assert!(config.servers["tidy"].secrets_in_args("tidy").is_empty());
     }
 }
