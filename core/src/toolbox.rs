@@ -870,6 +870,8 @@ impl Toolbox {
             Ok(map) => Value::Object(map),
             Err((reason, shown)) => return rejected(CallError::MalformedJson { reason }, shown),
         };
+        // Mapped back before the approvals already; again for an amend
+        // written with a provider's aliases.
         params::unalias(&tool.schema, &mut arguments);
         let mut problems = dispatch::prepare(&tool.schema, &mut arguments);
         if problems.is_empty() {

@@ -46,9 +46,10 @@
 //! tool that returns `structuredContent` to also return it as text
 //! ("SHOULD also return the serialized JSON in a TextContent block"). So
 //! when the content carries it (some text block is that JSON, or every
-//! value of it is in the text or is a field of a block, as with a sentence
-//! written from the same data or a structured copy of an image block), the
-//! content alone is given (no second copy, no base64 pasted as text); when
+//! value of it is a whole token of the text, `1` not being one of `10
+//! items`, or is a field of a block, as with a sentence written from the
+//! same data or a structured copy of an image block), the content alone is
+//! given (no second copy, no base64 pasted as text); when
 //! there is no content at all, the structured content is given as JSON (for
 //! Gemini, as the `output` object); when the content leaves some of it out,
 //! both are given, the structured content after the rest.
