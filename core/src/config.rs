@@ -7,8 +7,10 @@
 //! a log line.
 
 mod auth;
+mod auth_keys;
 mod build;
 mod lifecycle;
+mod names;
 mod parse;
 mod vars;
 mod warnings;
@@ -557,12 +559,24 @@ scopes = ["mcp"]
                 "`client_secret` is not valid with `auth = \"jwt_bearer\"`",
             ),
             (
+                format!("{jwt}assertion = \"j\"\nredirect_port = 1"),
+                "`redirect_port` is only valid with `auth = \"oauth\"` (only the browser flow has a redirect)",
+            ),
+            (
+                "url = \"http://h/mcp\"\nauth = \"none\"\nclient_id = \"a\"".to_owned(),
+                "`client_id` is only valid with `auth` (`oauth`, `client_credentials`, `jwt_bearer`, `enterprise`)",
+            ),
+            (
+                "url = \"http://h/mcp\"\nauth = \"basic\"".to_owned(),
+                "unknown auth `basic`, expected one of `oauth`, `client_credentials`, `jwt_bearer`, `enterprise`, `none`",
+            ),
+            (
                 "url = \"http://h/mcp\"\nauth = \"oauth\"\nprivate_key = \"k\"".to_owned(),
                 "`private_key` is only valid with `auth = \"client_credentials\"`",
             ),
             (
                 "url = \"http://h/mcp\"\nassertion = \"j\"".to_owned(),
-                "`assertion` is only valid with `auth`",
+                "`assertion` is only valid with `auth = \"jwt_bearer\"`",
             ),
         ] {
             let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n"))

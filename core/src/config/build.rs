@@ -642,7 +642,7 @@ mod tests {
         );
         assert_eq!(
             refused(ServerConfig::http("http://h/mcp").client_id("app")),
-            "server `s`: `client_id` is only valid with `auth` (`oauth`, `client_credentials` or `jwt_bearer`)"
+            "server `s`: `client_id` is only valid with `auth` (`oauth`, `client_credentials`, `jwt_bearer`, `enterprise`)"
         );
         assert_eq!(
             refused(ServerConfig::stdio("x").sandbox(SandboxBuilder::new().home("elsewhere"))),
