@@ -111,6 +111,13 @@ impl ServerSelection {
             .iter()
             .find(|n| !config.servers.contains_key(*n))
         {
+            if config.disabled.contains(name) {
+                return Err(Hinted::new(
+                    format!("server `{name}` is disabled in {}", self.paths.config.display()),
+                    "remove `disabled = true` (or `\"disabled\": true`, `\"enabled\": false`) from its entry to use it",
+                )
+                .into());
+            }
             return Err(self.paths.unknown_server(&config, name).into());
         }
         Ok(config)
@@ -171,6 +178,10 @@ impl Paths {
             format!("failed to load the server config {}", self.config.display())
         })?;
         log::hide_secrets_of(&config);
+        // Once per run, before anything else is printed.
+        for warning in config.warnings() {
+            status!("warning: {warning}");
+        }
         Ok(config)
     }
 }

@@ -1,5 +1,5 @@
 //! The binary runs and says which version it is. (Having an integration test
-//! also makes `cargo nextest run --workspace` build the `mcpbind` binary in
+//! also makes `cargo test --workspace` build the `mcpbind` binary in
 //! its build phase, so `mcpbind-tests` finds it fresh and runs no cargo of
 //! its own.)
 

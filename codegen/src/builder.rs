@@ -36,6 +36,7 @@ pub struct Builder {
     servers: Option<Vec<String>>,
     out_dir: Option<PathBuf>,
     out_file: Option<String>,
+    refresh: bool,
 }
 
 impl Builder {
@@ -115,6 +116,22 @@ impl Builder {
         self
     }
 
+    /// Re-lock the configured servers before generating, as
+    /// `MCPBIND_REFRESH=1` does (needs the `snapshot` feature). Off by
+    /// default: a build reads the lockfile and starts no server.
+    ///
+    /// # Example `build.rs`
+    ///
+    /// ```no_run
+    /// // Refresh when the crate's own feature says so.
+    /// let refresh = std::env::var_os("CARGO_FEATURE_REFRESH_MCP").is_some();
+    /// mcpbind_codegen::Builder::new().refresh(refresh).generate().unwrap();
+    /// ```
+    pub fn refresh(&mut self, yes: bool) -> &mut Self {
+        self.refresh = yes;
+        self
+    }
+
     /// The crate's directory: `CARGO_MANIFEST_DIR`, or the current one.
     fn crate_dir() -> PathBuf {
         std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from)
@@ -136,7 +153,8 @@ impl Builder {
         }
     }
 
-    /// Reads the lockfile (re-locking first under `MCPBIND_REFRESH=1`),
+    /// Reads the lockfile (re-locking first under `MCPBIND_REFRESH=1` or
+    /// [`refresh`](Self::refresh)),
     /// checks it against the config, generates, and writes the bindings if
     /// they changed. Prints `cargo:rerun-if-changed` for every input and a
     /// `cargo:warning` for each schema it had to loosen. Returns the path
@@ -149,7 +167,8 @@ impl Builder {
     pub fn generate(&self) -> Result<PathBuf> {
         println!("cargo:rerun-if-env-changed={LOCKFILE_ENV}");
         println!("cargo:rerun-if-env-changed={REFRESH_VAR}");
-        let refresh = std::env::var_os(REFRESH_VAR).is_some_and(|v| !v.is_empty() && v != "0");
+        let refresh = self.refresh
+            || std::env::var_os(REFRESH_VAR).is_some_and(|v| !v.is_empty() && v != "0");
         let lockfile = self.lockfile_path(refresh)?;
         let config = self.config.as_deref().map(|p| self.resolve(p));
         if let Some(config) = &config {
@@ -169,7 +188,7 @@ impl Builder {
             let config = config
                 .clone()
                 .unwrap_or_else(|| self.resolve(Path::new("mcpbind.toml")));
-            self.refresh(&config, &lockfile)?;
+            self.relock(&config, &lockfile)?;
         }
         println!("cargo:rerun-if-changed={}", lockfile.display());
         let lock = Lockfile::read(&lockfile)?;
@@ -205,7 +224,7 @@ impl Builder {
     }
 
     #[cfg(feature = "snapshot")]
-    fn refresh(&self, config: &Path, lockfile: &Path) -> Result<()> {
+    fn relock(&self, config: &Path, lockfile: &Path) -> Result<()> {
         let parsed = mcpbind_model::Config::load(config)?;
         let mut lock = match Lockfile::read(lockfile) {
             Ok(lock) => lock,
@@ -235,10 +254,10 @@ impl Builder {
     }
 
     #[cfg(not(feature = "snapshot"))]
-    fn refresh(&self, _config: &Path, _lockfile: &Path) -> Result<()> {
+    fn relock(&self, _config: &Path, _lockfile: &Path) -> Result<()> {
         Err(Error::Build {
             message: format!(
-                "{REFRESH_VAR} is set, but mcpbind-codegen was built without its `snapshot` feature"
+                "a refresh was asked ({REFRESH_VAR} or `Builder::refresh`), but mcpbind-codegen was built without its `snapshot` feature"
             ),
             help: Some(
                 "run `mcpbind lock`, or add `features = [\"snapshot\"]` to mcpbind-codegen in [build-dependencies]".into(),

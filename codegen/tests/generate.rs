@@ -10,7 +10,7 @@
 //! proven by building `tests/only-mcpbind`, which binds every fixture (in
 //! the workspace's own build and clippy run, with no second target dir).
 //!
-//! To accept changed output: `MCPBIND_BLESS=1 cargo nextest run -p
+//! To accept changed output: `MCPBIND_BLESS=1 cargo test -p
 //! mcpbind-codegen --test generate`, then review `git diff`.
 
 #[path = "support/golden.rs"]

@@ -240,6 +240,10 @@ pub(crate) async fn connect(
     config: &ServerConfig,
     handler: &Handler,
 ) -> Result<Session> {
+    // Names the variable, never its value.
+    for warning in config.secrets_in_args(name) {
+        tracing::warn!(server = name, "{warning}");
+    }
     // A server that never answers `initialize` must not hang the caller;
     // dropping the attempt kills a child process.
     let attempt = async {

@@ -358,7 +358,6 @@ mod tests {
     /// password as `***`.
     #[test]
     fn events_hide_every_secret_of_the_config() {
-        std::env::set_var("MCPBIND_EVENTS_TEST_TOKEN", "tok/en+value");
         let config = crate::config::Config::from_toml_str(
             r#"
             [servers.events-test]

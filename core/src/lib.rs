@@ -19,12 +19,13 @@
 // `crate::config::X` keeps working in this crate, and in its users.
 pub use mcpbind_model::{config, diff, handler, hash, json, lock, uri_template, write};
 pub use mcpbind_model::{
-    find_lockfile, include_bindings, AuthConfig, Config, ConfigError, DefinitionPart, Drift,
-    DriftChange, EntryKind, HandlerResult, Help, Hinted, Lifecycle, LockError, LockedEntry,
-    LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy, Prompt,
-    PromptArgumentMeta, PromptMeta, Reply, ResourceTemplateMeta, SandboxConfig, ServeError,
-    ServeResult, ServerConfig, ServerDiff, ServerLock, TaskSupport, Tool, ToolFailure, ToolMeta,
-    ToolServer, TransportConfig, UriTemplate, UriTemplateError, UriValue, UriVariables,
+    find_lockfile, include_bindings, AuthConfig, Config, ConfigError, ConfigWarning,
+    DefinitionPart, Drift, DriftChange, EntryKind, HandlerResult, Help, Hinted, Lifecycle,
+    LockError, LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy,
+    Prompt, PromptArgumentMeta, PromptMeta, Reply, ResourceTemplateMeta, SandboxBuilder,
+    SandboxConfig, ServeError, ServeResult, ServerBuilder, ServerConfig, ServerDiff, ServerLock,
+    TaskSupport, Tool, ToolFailure, ToolMeta, ToolServer, TransportConfig, UriTemplate,
+    UriTemplateError, UriValue, UriVariables,
 };
 
 /// What a stdio server's process may touch: the model's
@@ -79,6 +80,9 @@ mod tool {
 
 mod hints;
 pub use hints::{help, help_with};
+
+#[cfg(test)]
+mod test_env;
 
 #[cfg(feature = "client")]
 pub mod auth;

@@ -7,23 +7,29 @@
 //! a log line.
 
 mod auth;
+mod auth_keys;
+mod build;
 mod lifecycle;
+mod names;
 mod parse;
 mod vars;
+mod warnings;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::sandbox::SandboxConfig;
 
 pub use auth::{Assertion, AuthConfig, SigningAlgorithm};
+pub use build::{SandboxBuilder, ServerBuilder};
 pub use lifecycle::{
     Lifecycle, PinPolicy, DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD,
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRIES,
     DEFAULT_RETRY_BACKOFF, DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_TIMEOUT,
 };
 pub use vars::{expand_vars, expand_vars_with, input_var};
+pub use warnings::ConfigWarning;
 
 /// The variables a stdio server gets from the agent's environment unless
 /// its config says `inherit_env = true` (besides its own `env`, and every
@@ -68,11 +74,21 @@ pub fn is_safe_env(name: &str) -> bool {
     SAFE_ENV.contains(&name.as_str()) || name.starts_with("LC_")
 }
 
-/// A parsed configuration: the servers, by name.
+/// A parsed configuration: the servers, by name. Read from a file with
+/// [`Config::load`], or built in code with [`Config::new`] and
+/// [`Config::server`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {
-    /// The servers, sorted by name.
+    /// The servers, sorted by name (those marked disabled left out).
     pub servers: BTreeMap<String, ServerConfig>,
+    /// The servers marked disabled (`disabled = true`; in imported JSON
+    /// `"disabled": true` or `"enabled": false`): left out of lock,
+    /// generate and connect, and named so that `mcpbind lock` and `list`
+    /// say they were skipped.
+    pub disabled: BTreeSet<String>,
+    /// Keys of an imported JSON entry that mcpbind does not read, by
+    /// server (see [`Config::warnings`]).
+    pub unknown_keys: BTreeMap<String, Vec<String>>,
 }
 
 /// One server of the configuration.
@@ -252,6 +268,15 @@ pub enum ConfigError {
         input: String,
         /// The environment variable that stands for it.
         var: String,
+    },
+    /// A server built in code ([`Config::server`]) is not valid: what is
+    /// wrong names the key, as for a config file.
+    #[error("server `{server}`: {reason}")]
+    Server {
+        /// The server.
+        server: String,
+        /// What is wrong.
+        reason: String,
     },
     /// A `${` without its closing `}`.
     #[error("server `{server}`: unterminated `${{` in config value")]
@@ -534,12 +559,24 @@ scopes = ["mcp"]
                 "`client_secret` is not valid with `auth = \"jwt_bearer\"`",
             ),
             (
+                format!("{jwt}assertion = \"j\"\nredirect_port = 1"),
+                "`redirect_port` is only valid with `auth = \"oauth\"` (only the browser flow has a redirect)",
+            ),
+            (
+                "url = \"http://h/mcp\"\nauth = \"none\"\nclient_id = \"a\"".to_owned(),
+                "`client_id` is only valid with `auth` (`oauth`, `client_credentials`, `jwt_bearer`, `enterprise`)",
+            ),
+            (
+                "url = \"http://h/mcp\"\nauth = \"basic\"".to_owned(),
+                "unknown auth `basic`, expected one of `oauth`, `client_credentials`, `jwt_bearer`, `enterprise`, `none`",
+            ),
+            (
                 "url = \"http://h/mcp\"\nauth = \"oauth\"\nprivate_key = \"k\"".to_owned(),
                 "`private_key` is only valid with `auth = \"client_credentials\"`",
             ),
             (
                 "url = \"http://h/mcp\"\nassertion = \"j\"".to_owned(),
-                "`assertion` is only valid with `auth`",
+                "`assertion` is only valid with `auth = \"jwt_bearer\"`",
             ),
         ] {
             let error = Config::from_toml_str(&format!("[servers.s]\n{server}\n"))

@@ -62,9 +62,10 @@
 /// [`Config::from_json_str`]).
 pub use mcpbind_model::config::ParseError as ConfigParseError;
 pub use mcpbind_model::{
-    find_lockfile, AuthConfig, Config, ConfigError, EntryKind, Lifecycle, LockError, LockedEntry,
-    LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy, SandboxConfig,
-    ServerConfig, ServerDiff, ServerLock, TransportConfig,
+    find_lockfile, AuthConfig, Config, ConfigError, ConfigWarning, EntryKind, Lifecycle, LockError,
+    LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy,
+    SandboxBuilder, SandboxConfig, ServerBuilder, ServerConfig, ServerDiff, ServerLock,
+    TransportConfig,
 };
 // Errors' help (`help:` lines): the trait each error type with a hint
 // implements, and the function that finds one in a chain.
@@ -95,11 +96,11 @@ pub use mcpbind_server::{serve_io, serve_stdio};
 pub mod config {
     pub use mcpbind_model::config::{
         expand_vars, expand_vars_with, input_var, is_safe_env, is_valid_server_name, Assertion,
-        AuthConfig, Config, ConfigError, Lifecycle, ParseError, PinPolicy, ServerConfig,
-        SigningAlgorithm, TransportConfig, DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD,
-        DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES,
-        DEFAULT_RETRIES, DEFAULT_RETRY_BACKOFF, DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_TIMEOUT,
-        SAFE_ENV,
+        AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, ParseError, PinPolicy,
+        SandboxBuilder, ServerBuilder, ServerConfig, SigningAlgorithm, TransportConfig,
+        DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD, DEFAULT_CONNECT_TIMEOUT,
+        DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRIES, DEFAULT_RETRY_BACKOFF,
+        DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_TIMEOUT, SAFE_ENV,
     };
 }
 

@@ -10,6 +10,10 @@ stdio:   misbehave.py MODE
   bad-tools      tools/list holds malformed tools among good ones
   deep-schema    tools/list holds a schema nested 200 levels deep
   slow-list      never answers tools/list
+  names          well-behaved too: `login` has parameters Gemini refuses
+                 (`auth-method`, a nested `retry-count`) and answers with
+                 the arguments it got, as JSON text; `ping` has the input
+                 schema `{}` and `noop` `{"type": "object"}`
 
 HTTP:    misbehave.py --http MODE [ARG]   (prints `listening on URL`)
   status CODE:METHOD   Streamable HTTP; answers METHOD (`initialize`,
@@ -35,6 +39,13 @@ GOOD = {"name": "echo", "description": "Echoes.", "inputSchema": {
 BIG = {"name": "big", "description": "A large text.", "inputSchema": {
     "type": "object", "properties": {"bytes": {"type": "integer"}}}}
 
+LOGIN = {"name": "login", "description": "Echoes its arguments.", "inputSchema": {
+    "type": "object", "required": ["auth-method"], "properties": {
+        "auth-method": {"type": "string", "enum": ["password", "token"]},
+        "user": {"type": "string"},
+        "options": {"type": "object", "properties": {
+            "retry-count": {"type": "integer"}}}}}}
+
 
 def deep_schema(levels):
     schema = {"type": "string"}
@@ -53,6 +64,12 @@ TOOLS = {
     ],
     "deep-schema": [GOOD, {"name": "deep", "inputSchema": deep_schema(200)}],
     "slow-list": [GOOD],
+    "names": [
+        LOGIN,
+        {"name": "ping", "description": "No parameters.", "inputSchema": {}},
+        {"name": "noop", "description": "No parameters.",
+         "inputSchema": {"type": "object"}},
+    ],
 }
 
 
@@ -73,6 +90,8 @@ def answer(message, tools):
         args = params.get("arguments") or {}
         if params.get("name") == "big":
             text = "x" * int(args.get("bytes", 0))
+        elif params.get("name") == "login":
+            text = json.dumps(args, sort_keys=True)
         else:
             text = str(args.get("message", ""))
         result = {"content": [{"type": "text", "text": text}]}

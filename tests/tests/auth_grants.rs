@@ -5,7 +5,7 @@
 //! scopes. The private key, the workload's JWT and every token are
 //! canaries that must never show up in output or errors.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use crate::oauth::{assert_no_token, whoami, OAuthServer};
 use crate::util;
@@ -158,13 +158,10 @@ fn enterprise_managed_authorization_exchanges_the_id_token() {
 /// One credential store for the library clients of this test binary (the
 /// CLI tests give their own to each `mcpbind` they run): every server's
 /// URL differs, and so does its token file.
+/// (`MCPBIND_CREDENTIALS_DIR`, exported before `main` by
+/// tests/tests/env.rs.)
 fn library_store() {
-    static STORE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    STORE.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        std::env::set_var("MCPBIND_CREDENTIALS_DIR", dir.path());
-        dir
-    });
+    assert!(std::env::var_os("MCPBIND_CREDENTIALS_DIR").is_some());
 }
 
 /// A "browser" that approves at once: it follows the authorization URL's
@@ -278,8 +275,14 @@ async fn a_client_without_a_browser_says_to_log_in() {
 /// server's 401 brings a new grant, and the call goes through.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expiring_grant_is_granted_again() {
-    // 30 s: inside rmcp's 30 s refresh margin once a second has passed.
-    let server = OAuthServer::start(30);
+    // Announced as lasting 4 s (the server holds it valid for an hour):
+    // rmcp renews a token once less than min(30 s, expires_in / 2) remain,
+    // on the system clock, in whole seconds. The connect's requests come
+    // within a second of the grant; 3 s later the token is due. (The wait
+    // moves the clock rmcp reads, which a paused tokio clock cannot; a
+    // library client's tokens are in memory, so they cannot be backdated
+    // as the CLI's token files are in oauth.rs.)
+    let server = OAuthServer::with_args(&["--expires-in", "4"]);
     let config = mcpbind::Config::from_toml_str(&format!(
         "[servers.ci]\nurl = {:?}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nclient_secret = \"ci-secret\"\n",
         server.url
@@ -289,7 +292,7 @@ async fn an_expiring_grant_is_granted_again() {
         .await
         .unwrap();
     let granted = server.issued().len();
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    std::thread::sleep(std::time::Duration::from_secs(3));
     assert_eq!(whoami(&client).await, "grant=client_credentials");
     assert_eq!(server.issued().len(), granted + 1, "one new grant");
     client.close().await;

@@ -118,15 +118,13 @@ fn refresh_relocks_before_generating() {
     )
     .unwrap();
     let lock = dir.path().join("mcpbind.lock");
-    // SAFETY-free in edition 2021; each nextest test is its own process.
-    std::env::set_var("MCPBIND_REFRESH", "1");
     let written = mcpbind_codegen::Builder::new()
+        .refresh(true)
         .lockfile(&lock)
         .config(&config)
         .out_dir(dir.path())
         .generate()
         .unwrap();
-    std::env::remove_var("MCPBIND_REFRESH");
     let locked = mcpbind_codegen::Lockfile::read(&lock).unwrap();
     let names: Vec<&str> = locked.servers["demo"]
         .tools

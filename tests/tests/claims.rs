@@ -338,7 +338,10 @@ async fn configured_headers_reach_the_server() {
     let mut command = Command::new("python3");
     util::clean_env(&mut command).args([&script(), "--http", &log.display().to_string()]);
     let server = util::Running::start(command);
-    std::env::set_var("MCPBIND_CLAIMS_HEADER", "from-the-environment");
+    assert_eq!(
+        crate::env::value("MCPBIND_CLAIMS_HEADER"),
+        "from-the-environment"
+    );
     let config = Config::from_toml_str(&format!(
         "[servers.remote]\nurl = {:?}\nheaders = {{ X-Static = \"static-value\", X-From-Env = \"${{MCPBIND_CLAIMS_HEADER}}\" }}\n",
         server.url

@@ -204,11 +204,12 @@ async fn a_task_handle_reads_waits_resumes_and_cancels() {
 
 fn evolving(policy: &str) -> mcpbind::ServerConfig {
     let script = util::servers_dir().join("evolving.py");
-    let toml = format!(
-        "[servers.evolving]\ncommand = \"python3\"\nargs = [{:?}]\npin_policy = {policy:?}\ntimeout = 60\n",
-        script.display().to_string()
-    );
-    Config::from_toml_str(&toml).unwrap().servers["evolving"].clone()
+    let server = mcpbind::ServerConfig::stdio("python3")
+        .arg(script.display().to_string())
+        .set("pin_policy", policy)
+        .timeout(std::time::Duration::from_secs(60));
+    let config = Config::new().server("evolving", server).unwrap();
+    config.servers["evolving"].clone()
 }
 
 /// `greet` as locked: before the server changes it.

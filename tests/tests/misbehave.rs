@@ -21,8 +21,8 @@ fn script() -> String {
 }
 
 fn set_canary() {
-    // Every test sets the same value, so concurrent tests agree.
-    std::env::set_var(CANARY_VAR, CANARY);
+    // Exported before `main` (tests/tests/env.rs).
+    assert_eq!(crate::env::value(CANARY_VAR), CANARY);
 }
 
 /// One server of `toml` (a `[servers.bad]` table).

@@ -109,6 +109,7 @@ pub(crate) fn assert_no_token(server: &OAuthServer, what: &str, text: &str) {
 
 #[test]
 fn login_lock_call_and_logout_through_the_cli() {
+    // Backdated below to 10 s before expiry: refreshed by the call.
     let server = OAuthServer::start(3600);
     let (dir, store) = project(&server, "");
     let (dir, store) = (dir.path(), store.path());
@@ -177,16 +178,14 @@ fn login_lock_call_and_logout_through_the_cli() {
 
 #[test]
 fn a_token_about_to_expire_is_refreshed_and_the_new_one_stored() {
-    // 30 s: inside rmcp's 30 s refresh margin after a second; a fresh
-    // token is not.
-    let server = OAuthServer::start(30);
+    let server = OAuthServer::start(3600);
     let (dir, store) = project(&server, "");
     let (dir, store) = (dir.path(), store.path());
     let out = cli(dir, store, &["login", "sec"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     let stored = std::fs::read_dir(store).unwrap().flatten().next().unwrap();
+    backdate(&stored.path(), 3590);
     let before = std::fs::read_to_string(stored.path()).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
 
     let out = cli(dir, store, &["-vv", "call", "sec", "whoami"]);
     assert_eq!(out.code, Some(0), "{out:?}");
@@ -299,8 +298,8 @@ async fn a_library_client_uses_the_grant() {
 /// any proof shows up in `-vv` output.
 #[test]
 fn dpop_bound_tokens_are_refreshed_and_presented_with_fresh_proofs() {
-    // 30 s: refreshed by the call below (rmcp's 30 s margin).
-    let server = OAuthServer::with_args(&["--dpop", "--ttl", "30"]);
+    // Backdated below to 10 s before expiry: refreshed by the call.
+    let server = OAuthServer::with_args(&["--dpop", "--ttl", "3600"]);
     let (dir, store) = project(&server, "");
     let (dir, store) = (dir.path(), store.path());
     let login = cli(dir, store, &["-vv", "login", "sec"]);
@@ -326,7 +325,7 @@ fn dpop_bound_tokens_are_refreshed_and_presented_with_fresh_proofs() {
         .count();
     assert!(proofs >= 2, "the code exchange, again with the nonce");
 
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    backdate(&file.path(), 3590);
     let call = cli(dir, store, &["-vv", "call", "sec", "whoami"]);
     assert_eq!(call.code, Some(0), "{call:?}");
     assert_eq!(call.stdout.trim(), "grant=refresh_token");
@@ -348,4 +347,19 @@ fn dpop_bound_tokens_are_refreshed_and_presented_with_fresh_proofs() {
             "{what} shows the DPoP key:\n{text}"
         );
     }
+}
+
+/// Moves the receipt of the tokens in token file `path` `seconds` into the
+/// past, as if they had been kept that long: rmcp decides a refresh on the
+/// system clock, which a test cannot move (`min(30 s, expires_in / 2)`
+/// before expiry).
+fn backdate(path: &Path, seconds: u64) {
+    let mut file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let received = &mut file["credentials"]["token_received_at"];
+    let at = received
+        .as_u64()
+        .expect("tokens stored with their receipt time");
+    *received = (at - seconds).into();
+    std::fs::write(path, serde_json::to_vec_pretty(&file).unwrap()).unwrap();
 }

@@ -11,17 +11,18 @@ use crate::util;
 
 /// Exported in the agent's environment; must not reach a server that does
 /// not ask for it.
-const CANARIES: [(&str, &str); 2] = [
-    ("AWS_SECRET_ACCESS_KEY", "aws-canary-7f3a"),
-    ("MCPBIND_PRIVILEGE_CANARY", "agent-canary-c41d"),
-];
+const CANARIES: [(&str, &str); 2] = crate::env::PRIVILEGE_CANARIES;
 
+/// The canaries and `MCPBIND_PRIVILEGE_GIVEN` are exported before `main`
+/// (tests/tests/env.rs): checked here, not set.
 fn export_canaries() {
-    // Every test sets the same values, so concurrent tests agree.
     for (var, value) in CANARIES {
-        std::env::set_var(var, value);
+        assert_eq!(std::env::var(var).as_deref(), Ok(value));
     }
-    std::env::set_var("MCPBIND_PRIVILEGE_GIVEN", "given-value-9b2e");
+    assert_eq!(
+        crate::env::value("MCPBIND_PRIVILEGE_GIVEN"),
+        "given-value-9b2e"
+    );
 }
 
 /// The venv's Python (the test servers' installation).
@@ -416,8 +417,7 @@ fn the_cli_spawns_through_the_sandbox() {
 /// typed call's error shows `***`, never the value.
 #[tokio::test]
 async fn a_call_error_hides_a_secret_the_server_echoed() {
-    let secret = "call-canary-5d1e";
-    std::env::set_var("MCPBIND_TEST_CANARY", secret);
+    let secret = crate::env::value("MCPBIND_TEST_CANARY");
     let dir = tempfile::tempdir().unwrap();
     let config = Config::from_toml_str(&util::stdio_config(dir.path())).unwrap();
     let demo = mcpbind_tests::demo::Client::connect(&config).await.unwrap();

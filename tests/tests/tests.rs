@@ -1,6 +1,7 @@
 //! End-to-end tests against real MCP servers: the bundled demo server and the
 //! pinned npm servers (installed by `tests/servers/install.sh`).
 
+mod env;
 mod util;
 
 mod auth_grants;
@@ -9,6 +10,7 @@ mod calls;
 mod claims;
 mod cli;
 mod compile;
+mod config;
 mod derive;
 mod discover_http;
 mod double;

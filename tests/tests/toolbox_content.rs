@@ -286,6 +286,108 @@ async fn read_media_file_audio_and_other_files_per_provider() {
     assert_eq!(reply.notes[0].bytes, Some(300));
 }
 
+/// Structured content beside a text written from the same data is left out
+/// only when the text has each of its values as a whole token: the demo
+/// server's `create_order` answers `order for NAME: N items, U units`
+/// beside `{"order_id": "ord-U", "total_units": U}`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_content_is_left_out_only_when_the_text_has_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tools = Toolbox::new();
+    tools
+        .add(demo::Client::connect(&config(dir.path())).await.unwrap())
+        .unwrap();
+    let order =
+        |name: &str| json!({"customer": {"name": name}, "items": [{"sku": "a-1", "quantity": 5}]});
+    // `ord-5` and `5` are whole tokens of the text: nothing to add.
+    let call = tools
+        .call_value("demo_create_order", order("ord-5 Ltd"))
+        .await;
+    assert_eq!(
+        call.outcome.as_ref().unwrap().structured_content,
+        Some(json!({"order_id": "ord-5", "total_units": 5}))
+    );
+    assert_eq!(
+        call.for_model().text,
+        "order for ord-5 Ltd: 1 items, 5 units"
+    );
+    // `ord-5` only inside a word: the structured content follows the text.
+    let call = tools.call_value("demo_create_order", order("Lord-5")).await;
+    let both = r#"order for Lord-5: 1 items, 5 units
+Structured content: {"order_id":"ord-5","total_units":5}"#;
+    assert_eq!(call.for_model().text, both);
+    for provider in Provider::ALL {
+        let message = call.for_provider(provider, "c").message.to_string();
+        assert!(
+            message.contains("Structured content: "),
+            "{provider:?}: {message}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// rig
+
+/// A rig tool call gets the image as rig image content (its media type and
+/// base64 data) between the texts around it, and audio, which rig takes
+/// nowhere, as the note `for_provider` gives.
+#[cfg(feature = "rig")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rig_tool_calls_get_images_as_rig_images() {
+    use rig_core::completion::message::{
+        DocumentSourceKind, ImageMediaType, ToolResultContent,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let tools = everything_and_filesystem(&config(dir.path())).await;
+    let direct = tools.call("everything_get-tiny-image", "{}").await;
+    let data = direct.outcome.as_ref().unwrap().content[1]
+        .as_image()
+        .unwrap()
+        .data
+        .clone();
+    let rig_tools = tools.rig_tools();
+    let rig_tool = |name: &str| {
+        rig_tools
+            .iter()
+            .find(|t| &**t.name() == name)
+            .unwrap_or_else(|| panic!("no rig tool {name}"))
+    };
+
+    let output = rig_tool("everything_get-tiny-image")
+        .execute(json!({}))
+        .await
+        .unwrap();
+    let content = output.as_content();
+    assert_eq!(content.len(), 3, "{output:?}");
+    assert_eq!(
+        content[0].as_text(),
+        Some("Here's the image you requested:")
+    );
+    let ToolResultContent::Image(image) = &content[1] else {
+        panic!("not an image: {:?}", content[1]);
+    };
+    assert_eq!(image.media_type, Some(ImageMediaType::PNG));
+    assert_eq!(image.data, DocumentSourceKind::Base64(data));
+    assert_eq!(
+        content[2].as_text(),
+        Some("The image above is the MCP logo.")
+    );
+
+    let samples = b"RIFF\x24\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x40\x1f\0\0\x80\x3e\0\0\x02\0\x10\0data\0\0\0\0";
+    let wav = media_file(dir.path(), "beep.wav", samples);
+    let output = rig_tool("filesystem_read_media_file")
+        .execute(json!({"path": wav}))
+        .await
+        .unwrap();
+    let text = output.as_text().unwrap_or_else(|| panic!("{output:?}"));
+    assert!(
+        text.contains("[audio, audio/wav, 44 bytes: left out, rig does not accept it]"),
+        "{text}"
+    );
+    let data = base64::engine::general_purpose::STANDARD.encode(samples);
+    assert!(!text.contains(&data), "no base64 in a note: {text}");
+}
+
 // ---------------------------------------------------------------------------
 // Approval
 

@@ -28,7 +28,7 @@ fn bin_dir() -> PathBuf {
 /// The path of a workspace binary (`mcpbind` or the demo server), built
 /// first if it is older than its sources.
 ///
-/// `cargo nextest run --workspace` builds both in its build phase (their
+/// `cargo test --workspace` builds both in its build phase (their
 /// packages have integration tests), so this runs no cargo at all then: a
 /// `cargo build` per test process would wait on cargo's package-cache lock
 /// behind every other cargo the tests run (trybuild, the build tests).

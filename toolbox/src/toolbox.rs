@@ -792,9 +792,13 @@ impl Toolbox {
         call
     }
 
-    /// Runs the approvals in order: the arguments to send (amended or not),
-    /// or the first refusal's reason. Arguments that aren't JSON go on
-    /// unreviewed: they are rejected before anything is sent.
+    /// Maps a provider's aliases back (Gemini's `auth_method` for
+    /// `auth-method`, see `params.rs`), then runs the approvals in order:
+    /// the arguments to send (amended or not), with the server's parameter
+    /// names, or the first refusal's reason. So approvals, amends, hooks
+    /// and events see the names the server listed, whatever the provider.
+    /// Arguments that aren't JSON go on unreviewed: they are rejected
+    /// before anything is sent.
     async fn approve(
         &self,
         name: &str,
@@ -805,6 +809,7 @@ impl Toolbox {
         let Ok(mut value) = arguments else {
             return Ok(arguments);
         };
+        params::unalias(&tool.schema, &mut value);
         for approval in &self.approvals {
             let facts = select::facts(&server.name, tool);
             let request = CallRequest {
@@ -865,6 +870,8 @@ impl Toolbox {
             Ok(map) => Value::Object(map),
             Err((reason, shown)) => return rejected(CallError::MalformedJson { reason }, shown),
         };
+        // Mapped back before the approvals already; again for an amend
+        // written with a provider's aliases.
         params::unalias(&tool.schema, &mut arguments);
         let mut problems = dispatch::prepare(&tool.schema, &mut arguments);
         if problems.is_empty() {

@@ -26,6 +26,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.lockfile.as_deref().unwrap_or(Path::new(LOCKFILE_NAME));
     let lockfile = mcpbind::lock::find_lockfile(path, Path::new(""))?;
     let lock = Lockfile::read(&lockfile)?;
+    note_disabled(&lockfile);
     if let Some(name) = &args.server {
         if !lock.servers.contains_key(name) {
             let locked: Vec<&str> = lock.servers.keys().map(String::as_str).collect();
@@ -70,5 +71,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match stdout.write_all(out.as_bytes()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Says on stderr which servers the config beside the lockfile marks
+/// disabled (`mcpbind lock` skips them, so they are not listed). `list`
+/// works offline from the lockfile alone: a missing or broken config is
+/// not its business, and says nothing.
+fn note_disabled(lockfile: &Path) {
+    let dir = lockfile.parent().unwrap_or(Path::new(""));
+    let Ok(config) = mcpbind::Config::load(dir.join("mcpbind.toml")) else {
+        return;
+    };
+    for name in &config.disabled {
+        crate::status!("note: server `{name}` is disabled in the config: skipped, not locked");
     }
 }

@@ -13,6 +13,11 @@ pub use crate::ServerSelection as Args;
 /// Runs `mcpbind lock`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = args.load_config()?;
+    if args.servers.is_empty() {
+        for name in &config.disabled {
+            crate::status!("     Skipped {name} (disabled in the config)");
+        }
+    }
     let lock_path = args.paths.lockfile_to_write();
     if config.servers.is_empty() {
         bail!("{} configures no servers", args.paths.config.display());

@@ -345,7 +345,11 @@ impl Client {
             until: Some((plan.until, plan.limit)),
             watch: Some(&watching),
         };
-        let response = match self.await_handle(&session, handle, method, wait).await {
+        let mut pending = super::request::Pending::new(handle);
+        if plan.task {
+            pending = pending.creating_task(self);
+        }
+        let response = match self.await_pending(&session, pending, method, wait).await {
             // Boxed: rare, and the rounds' future would be part of every
             // call's.
             Ok(ServerResult::InputRequiredResult(input)) => match again {

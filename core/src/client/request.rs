@@ -44,6 +44,10 @@ impl Wait<'_> {
 pub(super) struct Pending {
     handle: RequestHandle<RoleClient>,
     answered: bool,
+    /// For a `tools/call` that creates a task: its client, to cancel the
+    /// task the server may have created before it heard of the
+    /// cancellation.
+    creates_task: Option<Client>,
 }
 
 impl Pending {
@@ -51,7 +55,18 @@ impl Pending {
         Pending {
             handle,
             answered: false,
+            creates_task: None,
         }
+    }
+
+    /// This request creates a task on `client`'s server: dropped before
+    /// its answer came, it also cancels the task (`tasks/cancel`) if the
+    /// answer, when it comes, created one. (A server may create the task
+    /// and answer before `notifications/cancelled` reaches it; the task
+    /// would then run on, as nobody polls it.)
+    pub(super) fn creating_task(mut self, client: &Client) -> Self {
+        self.creates_task = Some(client.clone());
+        self
     }
 
     /// Waits for the answer (a dropped channel means the connection closed,
@@ -80,6 +95,10 @@ impl Drop for Pending {
         }
         let peer = self.handle.peer.clone();
         let id = self.handle.id.clone();
+        let task = self.creates_task.take().map(|client| {
+            let (_, closed) = tokio::sync::oneshot::channel();
+            (client, std::mem::replace(&mut self.handle.rx, closed))
+        });
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
                 let param = rmcp::model::CancelledNotificationParam::new(
@@ -87,7 +106,29 @@ impl Drop for Pending {
                     Some("the caller stopped waiting".into()),
                 );
                 let _ = peer.notify_cancelled(param).await;
+                if let Some((client, answer)) = task {
+                    client.cancel_late_task(answer).await;
+                }
             });
+        }
+    }
+}
+
+impl Client {
+    /// Cancels the task a dropped call's `answer` created, if it comes
+    /// within the client's timeout and created one. (Bounded: a server
+    /// that heeded `notifications/cancelled` never answers, and this must
+    /// not hold the connection open.)
+    async fn cancel_late_task(
+        &self,
+        answer: tokio::sync::oneshot::Receiver<std::result::Result<ServerResult, ServiceError>>,
+    ) {
+        let Ok(Ok(Ok(created))) = tokio::time::timeout(self.timeout(), answer).await else {
+            return;
+        };
+        if let Ok(state) = super::task::TaskState::parse(&self.name, "tools/call", created) {
+            tracing::debug!(server = %self.name, task = %state.id, "a dropped call's task is cancelled");
+            let _ = self.cancel_task(&state.id).await;
         }
     }
 }
@@ -180,7 +221,18 @@ impl Client {
         method: &str,
         wait: Wait<'_>,
     ) -> Result<ServerResult> {
-        let mut pending = Pending::new(handle);
+        self.await_pending(session, Pending::new(handle), method, wait)
+            .await
+    }
+
+    /// [`await_handle`](Self::await_handle) of a [`Pending`] made already.
+    pub(super) async fn await_pending(
+        &self,
+        session: &Arc<Session>,
+        mut pending: Pending,
+        method: &str,
+        wait: Wait<'_>,
+    ) -> Result<ServerResult> {
         let mut from = Instant::now();
         let response = loop {
             let idle = deadline::later(from, wait.timeout);

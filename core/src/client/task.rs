@@ -84,7 +84,7 @@ fn millis(ms: Option<f64>) -> Option<Duration> {
 impl TaskState {
     /// Reads a task from an answer: `{"task": {…}}` when it was created, the
     /// task itself from `tasks/get` and `tasks/cancel`.
-    fn parse(server: &str, method: &str, answer: ServerResult) -> Result<TaskState> {
+    pub(super) fn parse(server: &str, method: &str, answer: ServerResult) -> Result<TaskState> {
         let mut value = match answer {
             ServerResult::CustomResult(custom) => custom.0,
             other => serde_json::to_value(other).unwrap_or_default(),
@@ -331,7 +331,7 @@ impl Client {
         TaskState::parse(&self.name, "tasks/get", answer)
     }
 
-    async fn cancel_task(&self, id: &str) -> Result<TaskState> {
+    pub(super) async fn cancel_task(&self, id: &str) -> Result<TaskState> {
         let wait = Wait::plain(self.timeout());
         let answer = self.task_request("tasks/cancel", id, wait).await?;
         TaskState::parse(&self.name, "tasks/cancel", answer)

@@ -170,7 +170,6 @@ mod tests {
 
     #[test]
     fn url_values_and_passwords_are_secrets() {
-        std::env::set_var("MCPBIND_SECRETS_TEST_KEY", "k3y with space");
         let mut expander = Expander::new("s");
         let url = expander
             .expand_url("http://user:pa55word@h/mcp?api_key=${MCPBIND_SECRETS_TEST_KEY}")
@@ -186,7 +185,6 @@ mod tests {
 
     #[test]
     fn json_escaped_values_are_secrets() {
-        std::env::set_var("MCPBIND_SECRETS_TEST_QUOTED", "pa\"ss\\word");
         let mut expander = Expander::new("s");
         expander.expand("${MCPBIND_SECRETS_TEST_QUOTED}").unwrap();
         let secrets = expander.finish();

@@ -21,7 +21,7 @@
 
 mcpbind::include_bindings!();
 
-use mcpbind::{CallRequest, Config, Provider, Toolbox, Verdict};
+use mcpbind::{CallRequest, Config, Provider, ServerConfig, Toolbox, Verdict};
 use serde_json::{json, Value};
 
 /// One tool call the model asks for.
@@ -113,26 +113,27 @@ impl ScriptedModel {
     }
 }
 
-fn config(workdir: &str) -> Result<Config, mcpbind::ConfigParseError> {
-    let demo = match std::env::var("MCPBIND_DEMO_SERVER") {
-        Ok(path) => format!("command = {path:?}"),
+fn config(workdir: &str) -> Result<Config, mcpbind::ConfigError> {
+    let demo = || match std::env::var("MCPBIND_DEMO_SERVER") {
+        Ok(path) => ServerConfig::stdio(path),
         Err(_) => {
-            "command = \"cargo\"\nargs = [\"run\", \"--quiet\", \"-p\", \"mcpbind-demo-server\"]"
-                .into()
+            ServerConfig::stdio("cargo").args(["run", "--quiet", "-p", "mcpbind-demo-server"])
         }
     };
     let filesystem = match std::env::var("MCPBIND_FILESYSTEM_SERVER") {
-        Ok(path) => format!("command = \"node\"\nargs = [{path:?}, {workdir:?}]"),
-        Err(_) => format!(
-            "command = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem@2026.8.31\", {workdir:?}]"
-        ),
+        Ok(path) => ServerConfig::stdio("node").args([path.as_str(), workdir]),
+        Err(_) => ServerConfig::stdio("npx").args([
+            "-y",
+            "@modelcontextprotocol/server-filesystem@2026.8.31",
+            workdir,
+        ]),
     };
     // `scratch` is not in mcpbind.lock: a server the user picked at run
     // time (here, another demo server), offered two of its tools.
-    Config::from_toml_str(&format!(
-        "[servers.demo]\n{demo}\n\n[servers.filesystem]\n{filesystem}\n\n\
-         [servers.scratch]\n{demo}\nenabled_tools = [\"echo\", \"set_mode\"]\n"
-    ))
+    Config::new()
+        .server("demo", demo())?
+        .server("filesystem", filesystem)?
+        .server("scratch", demo().enabled_tools(["echo", "set_mode"]))
 }
 
 fn one_line(text: &str) -> String {

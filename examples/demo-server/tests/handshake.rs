@@ -1,5 +1,5 @@
 //! The demo server answers `initialize` on stdio and exits when stdin closes.
-//! (This test also makes `cargo nextest run --workspace` build the binary in
+//! (This test also makes `cargo test --workspace` build the binary in
 //! its build phase, for `mcpbind-tests`.)
 
 use std::io::{BufRead as _, BufReader, Write as _};

@@ -112,23 +112,6 @@ pub enum SigningAlgorithm {
     ES384,
 }
 
-impl SigningAlgorithm {
-    pub(super) fn parse(name: &str) -> Result<SigningAlgorithm, String> {
-        Ok(match name {
-            "RS256" => SigningAlgorithm::RS256,
-            "RS384" => SigningAlgorithm::RS384,
-            "RS512" => SigningAlgorithm::RS512,
-            "ES256" => SigningAlgorithm::ES256,
-            "ES384" => SigningAlgorithm::ES384,
-            other => {
-                return Err(format!(
-                    "unknown signing_algorithm `{other}`, expected one of `RS256`, `RS384`, `RS512`, `ES256`, `ES384`"
-                ))
-            }
-        })
-    }
-}
-
 impl AuthConfig {
     /// The enterprise ID token as written (possibly a `${VAR}`).
     #[doc(hidden)]

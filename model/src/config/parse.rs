@@ -1,17 +1,19 @@
 //! The two forms of a config, parsed: `mcpbind.toml` and an `mcpServers`
 //! JSON file (`.mcp.json`, Claude Desktop, Cursor, VS Code).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::auth_keys::{auth_config, AuthKeys, AuthKind};
+use super::names::{self, Name, Transport};
 use super::vars::undeclared_input;
 use super::{
-    is_valid_server_name, Assertion, AuthConfig, Config, Lifecycle, ParseError, PinPolicy,
-    ServerConfig, SigningAlgorithm, TransportConfig, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT,
+    is_valid_server_name, Config, Lifecycle, ParseError, PinPolicy, ServerConfig, SigningAlgorithm,
+    TransportConfig, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_TIMEOUT,
 };
 use crate::sandbox::RawSandbox;
 
@@ -34,16 +36,17 @@ impl Config {
                 });
             }
         }
-        let servers = file
-            .servers
-            .into_iter()
-            .map(|(name, raw)| {
-                let mut server = raw.0;
-                server.allow_commands.clone_from(&file.allow_commands);
-                (name.0, server)
-            })
-            .collect();
-        Ok(Config { servers })
+        let mut config = Config::default();
+        for (name, raw) in file.servers {
+            if raw.disabled {
+                config.disabled.insert(name.0);
+                continue;
+            }
+            let mut server = raw.server;
+            server.allow_commands.clone_from(&file.allow_commands);
+            config.servers.insert(name.0, server);
+        }
+        Ok(config)
     }
 
     /// Parses the `mcpServers` (or VS Code `servers`) JSON that MCP hosts keep.
@@ -73,9 +76,21 @@ impl Config {
             (None, None) => return Err(ParseError::NoServerList),
         };
         let mut servers = BTreeMap::new();
-        for (name, entry) in entries {
+        let mut disabled = BTreeSet::new();
+        let mut unknown_keys = BTreeMap::new();
+        for (name, mut entry) in entries {
             if !is_valid_server_name(&name) {
                 return Err(ParseError::ServerName { name });
+            }
+            if !entry.unknown.is_empty() {
+                let keys = std::mem::take(&mut entry.unknown).into_keys().collect();
+                unknown_keys.insert(name.clone(), keys);
+            }
+            // A host's switch (Cline, Claude Code): the entry stays in the
+            // file, unchecked, and is never started.
+            if entry.disabled == Some(true) || entry.enabled == Some(false) {
+                disabled.insert(name);
+                continue;
             }
             if entry.env_file.is_some() {
                 return Err(ParseError::EnvFile { server: name });
@@ -96,7 +111,11 @@ impl Config {
             }
             servers.insert(name, server);
         }
-        Ok(Config { servers })
+        Ok(Config {
+            servers,
+            disabled,
+            unknown_keys,
+        })
     }
 }
 
@@ -126,13 +145,19 @@ impl<'de> Deserialize<'de> for ServerName {
 }
 
 /// A server table, validated as it is deserialized so that the TOML error
-/// carries the table's line and column.
-struct TomlServer(ServerConfig);
+/// carries the table's line and column (and checked the same way when it
+/// was built in code, `build.rs`).
+pub(super) struct TomlServer {
+    pub(super) server: ServerConfig,
+    /// `disabled = true`: checked, then left out.
+    pub(super) disabled: bool,
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawServer {
-    transport: Option<String>,
+    disabled: Option<bool>,
+    transport: Option<Name<Transport>>,
     command: Option<String>,
     #[serde(default)]
     args: Vec<String>,
@@ -159,7 +184,7 @@ struct RawServer {
     connect_timeout: Option<f64>,
     validate_input: Option<bool>,
     validate_output: Option<bool>,
-    pin_policy: Option<String>,
+    pin_policy: Option<Name<PinPolicy>>,
     max_response_bytes: Option<u64>,
     // Lifecycle (see [`Lifecycle`]).
     retries: Option<u32>,
@@ -169,8 +194,9 @@ struct RawServer {
     breaker_cooldown: Option<f64>,
     max_concurrent_calls: Option<usize>,
     idle_timeout: Option<f64>,
-    // OAuth (see [`AuthConfig`]).
-    auth: Option<String>,
+    // OAuth (see [`AuthConfig`], and `auth_keys.rs` for which kind takes
+    // which key).
+    auth: Option<Name<AuthKind>>,
     client_id: Option<String>,
     client_secret: Option<String>,
     #[serde(default)]
@@ -178,7 +204,7 @@ struct RawServer {
     redirect_port: Option<u16>,
     client_metadata_url: Option<String>,
     private_key: Option<String>,
-    signing_algorithm: Option<String>,
+    signing_algorithm: Option<Name<SigningAlgorithm>>,
     assertion: Option<String>,
     assertion_file: Option<PathBuf>,
     id_token: Option<String>,
@@ -189,8 +215,9 @@ struct RawServer {
 impl<'de> Deserialize<'de> for TomlServer {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = RawServer::deserialize(d)?;
+        let disabled = raw.disabled.unwrap_or(false);
         raw.into_server()
-            .map(TomlServer)
+            .map(|server| TomlServer { server, disabled })
             .map_err(serde::de::Error::custom)
     }
 }
@@ -198,86 +225,8 @@ impl<'de> Deserialize<'de> for TomlServer {
 impl RawServer {
     fn into_server(mut self) -> Result<ServerConfig, String> {
         let lifecycle = self.lifecycle()?;
-        let auth = self.auth()?;
-        let kind = match (&self.transport, &self.command, &self.url) {
-            (Some(t), _, _) => t.as_str(),
-            (None, Some(_), None) => "stdio",
-            (None, None, Some(_)) => "streamable-http",
-            (None, Some(_), Some(_)) => {
-                return Err("both `command` and `url` are set: say which with `transport`".into())
-            }
-            (None, None, None) => {
-                return Err(
-                    "missing `command` (for a stdio server) or `url` (for an HTTP server)".into(),
-                )
-            }
-        };
-        let http_only = |field: &str, set: bool| {
-            if set {
-                Err(format!("`{field}` is only valid for stdio servers"))
-            } else {
-                Ok(())
-            }
-        };
-        let transport = match kind {
-            "stdio" => {
-                let command = self.command.ok_or("missing `command` for a stdio server")?;
-                if self.url.is_some() {
-                    return Err("`url` is not valid for a stdio server".into());
-                }
-                if !self.headers.is_empty() {
-                    return Err("`headers` are not valid for a stdio server".into());
-                }
-                if auth.is_some() {
-                    return Err("`auth` is not valid for a stdio server".into());
-                }
-                TransportConfig::Stdio {
-                    command,
-                    args: self.args,
-                    cwd: self.cwd,
-                    env: self.env,
-                    inherit_env: self.inherit_env.unwrap_or(false),
-                    sandbox: self.sandbox.map(RawSandbox::into_sandbox).transpose()?,
-                }
-            }
-            "streamable-http" | "http" | "sse" => {
-                let url = self
-                    .url
-                    .ok_or_else(|| format!("missing `url` for a {kind} server"))?;
-                http_only("command", self.command.is_some())?;
-                http_only("args", !self.args.is_empty())?;
-                http_only("cwd", self.cwd.is_some())?;
-                http_only("env", !self.env.is_empty())?;
-                http_only("inherit_env", self.inherit_env.is_some())?;
-                http_only("sandbox", self.sandbox.is_some())?;
-                let authorization = self
-                    .headers
-                    .keys()
-                    .any(|h| h.eq_ignore_ascii_case("authorization"));
-                if auth.is_some() && authorization {
-                    return Err("`auth` and an `Authorization` header are both set: OAuth sends its own token (keep one of them)".into());
-                }
-                if kind == "sse" && auth.is_some() {
-                    return Err("`auth` is supported for Streamable HTTP servers, not the legacy `sse` transport".into());
-                }
-                if kind == "sse" {
-                    TransportConfig::Sse {
-                        url,
-                        headers: self.headers,
-                    }
-                } else {
-                    TransportConfig::StreamableHttp {
-                        url,
-                        headers: self.headers,
-                    }
-                }
-            }
-            other => {
-                return Err(format!(
-                    "unknown transport `{other}`, expected one of `stdio`, `streamable-http`, `sse`"
-                ))
-            }
-        };
+        let auth = auth_config(self.auth.take().map(|k| k.0), self.auth_keys())?;
+        let transport = self.transport(auth.is_some())?;
         let timeout = seconds("timeout", self.timeout, DEFAULT_TIMEOUT)?;
         let max_call_time = seconds("max_call_time", self.max_call_time, DEFAULT_MAX_CALL_TIME)?;
         let connect_timeout = seconds(
@@ -311,200 +260,120 @@ impl RawServer {
             connect_timeout,
             validate_input: self.validate_input.unwrap_or(true),
             validate_output: self.validate_output.unwrap_or(true),
-            pin_policy: match self.pin_policy.as_deref() {
-                None | Some("warn") => PinPolicy::Warn,
-                Some("ignore") => PinPolicy::Ignore,
-                Some("refuse") => PinPolicy::Refuse,
-                Some(other) => {
-                    return Err(format!(
-                        "unknown pin_policy `{other}`, expected one of `warn`, `refuse`, `ignore`"
-                    ))
-                }
-            },
+            pin_policy: self.pin_policy.map_or(PinPolicy::Warn, |p| p.0),
             lifecycle,
         })
     }
 
-    /// The OAuth keys, checked: `client_id` and the rest only with `auth`.
-    fn auth(&mut self) -> Result<Option<AuthConfig>, String> {
-        let client_id = self.client_id.take();
-        let client_secret = self.client_secret.take();
-        let scopes = std::mem::take(&mut self.scopes);
-        let enterprise = (
-            self.id_token.take(),
-            self.idp_token_endpoint.take(),
-            self.idp_client_id.take(),
-        );
-        let enterprise_key = [
-            ("id_token", enterprise.0.is_some()),
-            ("idp_token_endpoint", enterprise.1.is_some()),
-            ("idp_client_id", enterprise.2.is_some()),
-        ]
-        .into_iter()
-        .find(|(_, set)| *set)
-        .map(|(key, _)| key);
-        if let (Some(key), false) = (enterprise_key, self.auth.as_deref() == Some("enterprise")) {
-            return Err(format!(
-                "`{key}` is only valid with `auth = \"enterprise\"`"
-            ));
-        }
-        let Some(kind) = self.auth.as_deref() else {
-            let stray = [
-                ("client_id", client_id.is_some()),
-                ("client_secret", client_secret.is_some()),
-                ("scopes", !scopes.is_empty()),
-                ("redirect_port", self.redirect_port.is_some()),
-                ("client_metadata_url", self.client_metadata_url.is_some()),
-                ("private_key", self.private_key.is_some()),
-                ("signing_algorithm", self.signing_algorithm.is_some()),
-                ("assertion", self.assertion.is_some()),
-                ("assertion_file", self.assertion_file.is_some()),
-            ];
-            return match stray.iter().find(|(_, set)| *set) {
-                Some((key, _)) => Err(format!(
-                    "`{key}` is only valid with `auth` (`oauth`, `client_credentials` or `jwt_bearer`)"
-                )),
-                None => Ok(None),
-            };
-        };
-        match kind {
-            "oauth" => {
-                let only_jwt = [
-                    ("private_key", self.private_key.is_some()),
-                    ("signing_algorithm", self.signing_algorithm.is_some()),
-                ];
-                if let Some(key) = self.assertion_key() {
-                    return Err(key);
-                }
-                if let Some((key, _)) = only_jwt.iter().find(|(_, set)| *set) {
-                    return Err(format!(
-                        "`{key}` is only valid with `auth = \"client_credentials\"` (private_key_jwt)"
-                    ));
-                }
-                if client_secret.is_some() && client_id.is_none() {
-                    return Err("`client_secret` needs the `client_id` it belongs to".into());
-                }
-                Ok(Some(AuthConfig::OAuth {
-                    client_id,
-                    client_secret,
-                    scopes,
-                    redirect_port: self.redirect_port,
-                    client_metadata_url: self.client_metadata_url.take(),
-                }))
-            }
-            "client_credentials" => {
-                let only_oauth = [
-                    ("redirect_port", self.redirect_port.is_some()),
-                    ("client_metadata_url", self.client_metadata_url.is_some()),
-                ];
-                if let Some((key, _)) = only_oauth.iter().find(|(_, set)| *set) {
-                    return Err(format!(
-                        "`{key}` is only valid with `auth = \"oauth\"` (client credentials need no browser)"
-                    ));
-                }
-                if let Some(key) = self.assertion_key() {
-                    return Err(key);
-                }
-                let private_key = self.private_key.take();
-                let signing_algorithm = self.signing_algorithm.take();
-                match (client_id, client_secret, private_key) {
-                    (Some(_), Some(_), Some(_)) => Err("`client_secret` and `private_key` are both set: the client authenticates with one of them".into()),
-                    (Some(client_id), Some(client_secret), None) => {
-                        if signing_algorithm.is_some() {
-                            return Err("`signing_algorithm` goes with `private_key`, not `client_secret`".into());
-                        }
-                        Ok(Some(AuthConfig::ClientCredentials {
-                            client_id,
-                            client_secret,
-                            scopes,
-                        }))
-                    }
-                    (Some(client_id), None, Some(private_key)) => {
-                        let signing_algorithm = signing_algorithm
-                            .ok_or("`private_key` needs `signing_algorithm` (`RS256`, `RS384`, `RS512`, `ES256` or `ES384`)")?;
-                        Ok(Some(AuthConfig::PrivateKeyJwt {
-                            client_id,
-                            private_key,
-                            signing_algorithm: SigningAlgorithm::parse(&signing_algorithm)?,
-                            scopes,
-                        }))
-                    }
-                    _ => Err("`auth = \"client_credentials\"` needs `client_id` and `client_secret` or `private_key` (write the secret as `${VAR}`)".into()),
-                }
-            }
-            "jwt_bearer" => {
-                let not_here = [
-                    ("client_secret", client_secret.is_some()),
-                    ("private_key", self.private_key.is_some()),
-                    ("signing_algorithm", self.signing_algorithm.is_some()),
-                    ("redirect_port", self.redirect_port.is_some()),
-                    ("client_metadata_url", self.client_metadata_url.is_some()),
-                ];
-                if let Some((key, _)) = not_here.iter().find(|(_, set)| *set) {
-                    return Err(format!(
-                        "`{key}` is not valid with `auth = \"jwt_bearer\"` (the workload's JWT is the credential)"
-                    ));
-                }
-                let assertion = match (self.assertion.take(), self.assertion_file.take()) {
-                    (Some(jwt), None) => Assertion::Value(jwt),
-                    (None, Some(path)) => Assertion::File(path),
-                    (Some(_), Some(_)) => return Err("`assertion` and `assertion_file` are both set: keep one of them".into()),
-                    (None, None) => return Err("`auth = \"jwt_bearer\"` needs `assertion` (write it as `${VAR}`) or `assertion_file`".into()),
-                };
-                Ok(Some(AuthConfig::JwtBearer {
-                    client_id,
-                    assertion,
-                    scopes,
-                }))
-            }
-            "enterprise" => {
-                if let Some(key) = self.assertion_key() {
-                    return Err(key);
-                }
-                let not_here = [
-                    ("private_key", self.private_key.is_some()),
-                    ("signing_algorithm", self.signing_algorithm.is_some()),
-                    ("redirect_port", self.redirect_port.is_some()),
-                    ("client_metadata_url", self.client_metadata_url.is_some()),
-                ];
-                if let Some((key, _)) = not_here.iter().find(|(_, set)| *set) {
-                    return Err(format!(
-                        "`{key}` is not valid with `auth = \"enterprise\"`"
-                    ));
-                }
-                match (client_id, client_secret, enterprise) {
-                    (Some(client_id), Some(client_secret), (Some(id_token), Some(idp_token_endpoint), Some(idp_client_id))) => {
-                        Ok(Some(AuthConfig::Enterprise {
-                            client_id,
-                            client_secret,
-                            idp_token_endpoint,
-                            idp_client_id,
-                            id_token,
-                            scopes,
-                        }))
-                    }
-                    _ => Err("`auth = \"enterprise\"` needs `client_id`, `client_secret`, `idp_token_endpoint`, `idp_client_id` and `id_token` (write secrets as `${VAR}`)".into()),
-                }
-            }
-            "none" => Ok(None),
-            other => Err(format!(
-                "unknown auth `{other}`, expected one of `oauth`, `client_credentials`, `jwt_bearer`, `enterprise`, `none` (a static token goes in `headers`)"
-            )),
+    /// The keys beside `auth`, taken out.
+    fn auth_keys(&mut self) -> AuthKeys {
+        AuthKeys {
+            client_id: self.client_id.take(),
+            client_secret: self.client_secret.take(),
+            scopes: std::mem::take(&mut self.scopes),
+            redirect_port: self.redirect_port.take(),
+            client_metadata_url: self.client_metadata_url.take(),
+            private_key: self.private_key.take(),
+            signing_algorithm: self.signing_algorithm.take().map(|a| a.0),
+            assertion: self.assertion.take(),
+            assertion_file: self.assertion_file.take(),
+            id_token: self.id_token.take(),
+            idp_token_endpoint: self.idp_token_endpoint.take(),
+            idp_client_id: self.idp_client_id.take(),
         }
     }
 
-    /// The error for an `assertion` key outside `auth = "jwt_bearer"`.
-    fn assertion_key(&self) -> Option<String> {
-        let key = if self.assertion.is_some() {
-            "assertion"
-        } else if self.assertion_file.is_some() {
-            "assertion_file"
-        } else {
-            return None;
+    /// The transport: `transport`, or what `command` or `url` implies;
+    /// `auth` says whether OAuth is set.
+    fn transport(&mut self, auth: bool) -> Result<TransportConfig, String> {
+        let kind = match (
+            self.transport.as_ref().map(|t| t.0),
+            &self.command,
+            &self.url,
+        ) {
+            (Some(t), _, _) => t,
+            (None, Some(_), None) => Transport::Stdio,
+            (None, None, Some(_)) => Transport::StreamableHttp,
+            (None, Some(_), Some(_)) => {
+                return Err("both `command` and `url` are set: say which with `transport`".into())
+            }
+            (None, None, None) => {
+                return Err(
+                    "missing `command` (for a stdio server) or `url` (for an HTTP server)".into(),
+                )
+            }
         };
-        Some(format!(
-            "`{key}` is only valid with `auth = \"jwt_bearer\"`"
-        ))
+        match kind {
+            Transport::Stdio => self.stdio(auth),
+            Transport::StreamableHttp | Transport::Sse => self.http(kind, auth),
+        }
+    }
+
+    fn stdio(&mut self, auth: bool) -> Result<TransportConfig, String> {
+        let command = self
+            .command
+            .take()
+            .ok_or("missing `command` for a stdio server")?;
+        if self.url.is_some() {
+            return Err("`url` is not valid for a stdio server".into());
+        }
+        if !self.headers.is_empty() {
+            return Err("`headers` are not valid for a stdio server".into());
+        }
+        if auth {
+            return Err("`auth` is not valid for a stdio server".into());
+        }
+        Ok(TransportConfig::Stdio {
+            command,
+            args: std::mem::take(&mut self.args),
+            cwd: self.cwd.take(),
+            env: std::mem::take(&mut self.env),
+            inherit_env: self.inherit_env.unwrap_or(false),
+            sandbox: self
+                .sandbox
+                .take()
+                .map(RawSandbox::into_sandbox)
+                .transpose()?,
+        })
+    }
+
+    fn http(&mut self, kind: Transport, auth: bool) -> Result<TransportConfig, String> {
+        let name = if kind == Transport::Sse {
+            "sse"
+        } else {
+            "streamable-http"
+        };
+        let url = self
+            .url
+            .take()
+            .ok_or_else(|| format!("missing `url` for a {name} server"))?;
+        let stdio_only = [
+            ("command", self.command.is_some()),
+            ("args", !self.args.is_empty()),
+            ("cwd", self.cwd.is_some()),
+            ("env", !self.env.is_empty()),
+            ("inherit_env", self.inherit_env.is_some()),
+            ("sandbox", self.sandbox.is_some()),
+        ];
+        if let Some((field, _)) = stdio_only.iter().find(|(_, set)| *set) {
+            return Err(format!("`{field}` is only valid for stdio servers"));
+        }
+        let authorization = self
+            .headers
+            .keys()
+            .any(|h| h.eq_ignore_ascii_case("authorization"));
+        if auth && authorization {
+            return Err("`auth` and an `Authorization` header are both set: OAuth sends its own token (keep one of them)".into());
+        }
+        let headers = std::mem::take(&mut self.headers);
+        Ok(match kind {
+            Transport::Sse if auth => return Err(
+                "`auth` is supported for Streamable HTTP servers, not the legacy `sse` transport"
+                    .into(),
+            ),
+            Transport::Sse => TransportConfig::Sse { url, headers },
+            _ => TransportConfig::StreamableHttp { url, headers },
+        })
     }
 
     /// The [`Lifecycle`] keys, checked.
@@ -618,15 +487,29 @@ struct JsonServer {
     idp_token_endpoint: Option<String>,
     #[serde(alias = "idpClientId")]
     idp_client_id: Option<String>,
+    /// Cline's and Claude Code's switch.
+    disabled: Option<bool>,
+    /// The opposite switch some hosts write.
+    enabled: Option<bool>,
+    /// Keys mcpbind does not read (a host's own: `autoApprove`…): a
+    /// warning names them.
+    #[serde(flatten)]
+    unknown: BTreeMap<String, serde::de::IgnoredAny>,
 }
 
 impl JsonServer {
     fn into_server(self) -> Result<ServerConfig, String> {
-        let transport = self.kind.map(|k| match k.as_str() {
-            "streamableHttp" | "streamable_http" => "streamable-http".to_owned(),
-            _ => k,
-        });
+        fn named<T: names::Named + PartialEq>(
+            name: Option<String>,
+        ) -> Result<Option<Name<T>>, String> {
+            name.as_deref()
+                .map(names::parse)
+                .transpose()
+                .map(|v| v.map(Name))
+        }
+        let transport = named(self.kind)?;
         RawServer {
+            disabled: None,
             transport,
             command: self.command,
             args: self.args,
@@ -660,14 +543,14 @@ impl JsonServer {
             breaker_cooldown: None,
             max_concurrent_calls: None,
             idle_timeout: None,
-            auth: self.auth,
+            auth: named(self.auth)?,
             client_id: self.client_id,
             client_secret: self.client_secret,
             scopes: self.scopes,
             redirect_port: self.redirect_port,
             client_metadata_url: self.client_metadata_url,
             private_key: self.private_key,
-            signing_algorithm: self.signing_algorithm,
+            signing_algorithm: named(self.signing_algorithm)?,
             assertion: self.assertion,
             assertion_file: self.assertion_file,
             id_token: self.id_token,

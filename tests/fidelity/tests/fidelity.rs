@@ -6,7 +6,7 @@
 //! The pairs that fail today are listed in `known_failures.txt`, which the
 //! test checks exactly: a failure not listed fails the test, and so does a
 //! listed pair that now passes (shrink the list). To rewrite the list:
-//! `MCPBIND_BLESS=1 cargo nextest run -p mcpbind-fidelity-test`, then review
+//! `MCPBIND_BLESS=1 cargo test -p mcpbind-fidelity-test`, then review
 //! `git diff`.
 
 // The one bless helper (`MCPBIND_BLESS=1` only), shared with the other

@@ -1,7 +1,13 @@
 //! An MCP server protected by OAuth, with its own authorization server, for
-//! the OAuth tests: `oauth_server [--ttl SECONDS] [--require-scope SCOPE]
-//! [--resource URL] [--dpop]` listens on 127.0.0.1 and prints
-//! `listening on http://127.0.0.1:PORT/mcp`.
+//! the OAuth tests: `oauth_server [--ttl SECONDS] [--expires-in SECONDS]
+//! [--require-scope SCOPE] [--resource URL] [--dpop]` listens on 127.0.0.1
+//! and prints `listening on http://127.0.0.1:PORT/mcp`.
+//!
+//! `--expires-in` is the lifetime a token response announces, when it is
+//! not the `--ttl` the server holds a token valid for: `--expires-in 0`
+//! gives tokens a client takes for expired at once (its refresh is then
+//! tested without waiting on the clock), while the server still takes
+//! them.
 //!
 //! With `--dpop`, tokens are DPoP-bound (RFC 9449): the metadata lists
 //! `dpop_signing_alg_values_supported`, the token endpoint requires a
@@ -97,6 +103,9 @@ struct PendingCode {
 struct Auth {
     base: String,
     ttl: Duration,
+    /// The `expires_in` token responses announce (`--expires-in`), when
+    /// not `ttl`.
+    expires_in: Option<Duration>,
     /// A scope `/mcp` requires besides `mcp` (`--require-scope`).
     required: Option<String>,
     /// The `resource` its metadata names, when not its own `/mcp`
@@ -225,7 +234,7 @@ impl Auth {
         let mut body = json!({
             "access_token": access,
             "token_type": token_type,
-            "expires_in": self.ttl.as_secs(),
+            "expires_in": self.expires_in.unwrap_or(self.ttl).as_secs(),
             "scope": scope,
         });
         if matches!(grant, "authorization_code" | "refresh_token") {
@@ -606,6 +615,7 @@ async fn require_token(
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ttl = Duration::from_secs(3600);
+    let mut expires_in = None;
     let mut required = None;
     let mut resource = None;
     let mut dpop = false;
@@ -615,6 +625,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--ttl" => {
                 let seconds: u64 = args.next().ok_or("--ttl needs seconds")?.parse()?;
                 ttl = Duration::from_secs(seconds);
+            }
+            "--expires-in" => {
+                let seconds: u64 = args.next().ok_or("--expires-in needs seconds")?.parse()?;
+                expires_in = Some(Duration::from_secs(seconds));
             }
             "--require-scope" => required = args.next(),
             "--resource" => resource = args.next(),
@@ -627,6 +641,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let auth: Shared = Arc::new(Mutex::new(Auth {
         base: base.clone(),
         ttl,
+        expires_in,
         required,
         resource,
         dpop,

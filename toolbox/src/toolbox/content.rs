@@ -46,9 +46,10 @@
 //! tool that returns `structuredContent` to also return it as text
 //! ("SHOULD also return the serialized JSON in a TextContent block"). So
 //! when the content carries it (some text block is that JSON, or every
-//! value of it is in the text or is a field of a block, as with a sentence
-//! written from the same data or a structured copy of an image block), the
-//! content alone is given (no second copy, no base64 pasted as text); when
+//! value of it is a whole token of the text, `1` not being one of `10
+//! items`, or is a field of a block, as with a sentence written from the
+//! same data or a structured copy of an image block), the content alone is
+//! given (no second copy, no base64 pasted as text); when
 //! there is no content at all, the structured content is given as JSON (for
 //! Gemini, as the `output` object); when the content leaves some of it out,
 //! both are given, the structured content after the rest.
@@ -351,9 +352,11 @@ fn leaves(value: &Value, out: &mut std::collections::HashSet<String>) {
 }
 
 /// Whether the content holds every value (string, number, boolean) of
-/// `structured`, in its text or as a field of one of its blocks: a text
-/// written for people from the same data (`{"content": "Wrote 3 bytes"}`
-/// beside the text `Wrote 3 bytes`), or a structured copy of the blocks.
+/// `structured`, in its text as a whole token or as a field of one of its
+/// blocks: a text written for people from the same data (`{"content":
+/// "Wrote 3 bytes"}` beside the text `Wrote 3 bytes`), or a structured copy
+/// of the blocks. A value that is only part of a word or a number of the
+/// text (`1` in `10 items`, `cat` in `category`) is not carried.
 fn carries_every_value(
     text: &str,
     fields: &std::collections::HashSet<String>,
@@ -361,14 +364,38 @@ fn carries_every_value(
 ) -> bool {
     match structured {
         Value::Null => true,
-        Value::String(s) => fields.contains(s) || text.contains(s.as_str()),
+        Value::String(s) => fields.contains(s) || has_token(text, s, false),
         Value::Bool(_) | Value::Number(_) => {
             let s = structured.to_string();
-            fields.contains(&s) || text.contains(&s)
+            fields.contains(&s) || has_token(text, &s, structured.is_number())
         }
         Value::Array(items) => items.iter().all(|v| carries_every_value(text, fields, v)),
         Value::Object(map) => map.values().all(|v| carries_every_value(text, fields, v)),
     }
+}
+
+/// Whether `token` is in `text` as a whole: where it starts (ends) with a
+/// letter, digit or `_`, the character before (after) it is none of these.
+/// A number is whole where no sign, digit or decimal point goes on from it
+/// either (`1` is not in `-1`, `1.5` or `v1`; it is in `1.` ending a
+/// sentence). The empty string is carried by any text.
+fn has_token(text: &str, token: &str, number: bool) -> bool {
+    if token.is_empty() {
+        return true;
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let starts_word = number || token.starts_with(word);
+    let ends_word = token.ends_with(word);
+    text.match_indices(token).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let mut after = text[at + token.len()..].chars();
+        let next = after.next();
+        let cut_before = (starts_word && before.is_some_and(word))
+            || (number && matches!(before, Some('-' | '+' | '.')));
+        let cut_after = (ends_word && next.is_some_and(word))
+            || (number && next == Some('.') && after.next().is_some_and(|c| c.is_ascii_digit()));
+        !cut_before && !cut_after
+    })
 }
 
 fn resource(
@@ -502,6 +529,12 @@ fn describe(note: &ContentNote) -> String {
     text
 }
 
+/// The note of a media block `by` accepts nowhere: `[audio, audio/ogg,
+/// 12345 bytes: left out, Anthropic does not accept it]`.
+pub(crate) fn left_out(note: &ContentNote, by: &str) -> String {
+    format!("[{}: left out, {by} does not accept it]", describe(note))
+}
+
 /// Where `provider` takes a media block of `kind` and `mime`.
 pub(crate) fn placement(provider: Provider, kind: ContentKind, mime: &str) -> Placement {
     const OPENAI_IMAGES: &[&str] = &["image/png", "image/jpeg", "image/webp", "image/gif"];
@@ -542,7 +575,7 @@ pub(crate) fn placement(provider: Provider, kind: ContentKind, mime: &str) -> Pl
 
 /// Common aliases to the names the providers list (`image/jpg`,
 /// `audio/x-wav`, `audio/mpeg`…), parameters dropped.
-fn normalize_mime(mime: &str) -> String {
+pub(crate) fn normalize_mime(mime: &str) -> String {
     let base = mime
         .split(';')
         .next()
@@ -607,10 +640,9 @@ pub(crate) fn render(
                     }
                 )));
             }
-            Placement::Described | Placement::LeftOut => blocks.push(Block::Text(format!(
-                "[{described}: left out, {} does not accept it]",
-                provider.label()
-            ))),
+            Placement::Described | Placement::LeftOut => {
+                blocks.push(Block::Text(left_out(&notes[note], provider.label())));
+            }
         }
     }
     let message = message(provider, name, call_id, &blocks, is_error);
@@ -780,6 +812,74 @@ mod tests {
         let other = vec![ContentBlock::text("done")];
         let (p, _) = pieces(&other, Some(&structured), &ContentOptions::default());
         assert_eq!(text_only(&p, &[]), "done\nStructured content: {\"a\":1}");
+    }
+
+    /// The text given for `text` beside `structured`.
+    fn given(text: &str, structured: Value) -> String {
+        let content = vec![ContentBlock::text(text)];
+        let (p, _) = pieces(&content, Some(&structured), &ContentOptions::default());
+        text_only(&p, &[])
+    }
+
+    /// `structured` is left out beside `text` (the text carries it).
+    fn carried(text: &str, structured: Value) -> bool {
+        let out = given(text, structured.clone());
+        if out == text {
+            return true;
+        }
+        assert_eq!(out, format!("{text}\nStructured content: {structured}"));
+        false
+    }
+
+    #[test]
+    fn structured_values_are_carried_only_as_whole_tokens() {
+        // Numbers: a digit of a longer number is not the number.
+        assert!(!carried("10 items", json!({"code": 1})));
+        assert!(carried("10 items", json!({"code": 10})));
+        assert!(!carried("100 items", json!({"code": 10})));
+        assert!(carried("code 1.", json!({"code": 1})));
+        assert!(!carried("took 1.5 s", json!({"code": 1})));
+        assert!(!carried("took 1.5 s", json!({"code": 5})));
+        assert!(carried("took 1.5 s", json!({"seconds": 1.5})));
+        assert!(!carried("took 1.55 s", json!({"seconds": 1.5})));
+        assert!(!carried("version v2", json!({"n": 2})));
+        // Negative numbers: the sign belongs to the number.
+        assert!(carried("it is -3 outside", json!({"t": -3})));
+        assert!(!carried("it is -3 outside", json!({"t": 3})));
+        assert!(!carried("it is -30 outside", json!({"t": -3})));
+        assert!(carried("-0.25", json!({"t": -0.25})));
+        // Booleans: whole words.
+        assert!(carried("done: true", json!({"ok": true})));
+        assert!(!carried("untrue", json!({"ok": true})));
+        assert!(!carried("true_value", json!({"ok": true})));
+        // Strings: whole strings, spaces and all.
+        assert!(carried(
+            "Wrote 3 bytes to a b.txt",
+            json!({"path": "a b.txt", "n": 3})
+        ));
+        assert!(!carried(
+            "Wrote 3 bytes to a b.txt",
+            json!({"path": "b.tx"})
+        ));
+        assert!(!carried("the category", json!({"kind": "cat"})));
+        assert!(carried("a cat, a dog", json!({"kind": "cat"})));
+        assert!(carried("see /tmp/x.", json!({"path": "/tmp/x"})));
+        assert!(!carried("see /tmp/xy", json!({"path": "/tmp/x"})));
+        assert!(carried(
+            "said \"hello world\"",
+            json!({"said": "hello world"})
+        ));
+        assert!(!carried(
+            "said hello worlds",
+            json!({"said": "hello world"})
+        ));
+        // Nested objects and arrays: every value, at every level.
+        let nested = json!({"user": {"name": "ada", "tags": ["x y", 7]}, "ok": false});
+        assert!(carried("ada has tags x y and 7: false", nested.clone()));
+        assert!(!carried("ada has tags x y and 77: false", nested.clone()));
+        assert!(!carried("ada has tags x yz and 7: false", nested));
+        assert!(!carried("items: 10, 20", json!([[10, 2]])));
+        assert!(carried("items: 10, 2", json!([[10, 2]])));
     }
 
     #[test]

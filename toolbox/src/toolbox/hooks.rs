@@ -15,7 +15,9 @@ pub struct HookCall<'a> {
     pub server: &'a str,
     /// The tool's wire name.
     pub tool: &'a str,
-    /// The arguments as the model gave them.
+    /// The arguments as the model gave them (or as an approval amended
+    /// them), under the server's parameter names: a provider's aliases
+    /// (Gemini's `auth_method` for `auth-method`) are mapped back first.
     pub arguments: &'a Value,
 }
 
@@ -51,7 +53,9 @@ pub struct CallRequest {
     /// The tool's wire name.
     pub tool: String,
     /// The arguments as the model gave them (or as an earlier approval
-    /// amended them).
+    /// amended them), under the server's parameter names: a provider's
+    /// aliases (Gemini's `auth_method` for `auth-method`) are mapped back
+    /// before any approval runs, so an amend uses the server's names too.
     pub arguments: Value,
     /// `annotations.readOnlyHint`.
     pub read_only: bool,

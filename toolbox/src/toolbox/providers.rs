@@ -201,6 +201,51 @@ mod tests {
         assert_eq!(object_root(kept.clone()), kept);
     }
 
+    /// One rule per provider for a tool without parameters, whatever form
+    /// its locked root has: OpenAI (both shapes, strict or not) and
+    /// Anthropic get the empty object schema; Gemini, which refuses an
+    /// `OBJECT` with empty `properties`, gets no `parameters` (its docs:
+    /// "For function with no parameters, this can be left unset").
+    #[test]
+    fn empty_roots_follow_one_rule_per_provider() {
+        let empty = json!({"type": "object", "properties": {}});
+        let roots = [
+            json!({}),
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": {}}),
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema"}),
+        ];
+        for root in roots {
+            let schema = object_root(root.clone());
+            let view = ToolView {
+                name: "s_ping",
+                description: "Pings.".into(),
+                schema: &schema,
+            };
+            let responses = openai::definition(&view, OpenAiShape::Responses, None);
+            assert_eq!(responses["parameters"], empty, "{root}");
+            let chat = openai::definition(&view, OpenAiShape::ChatCompletions, None);
+            assert_eq!(chat["function"]["parameters"], empty, "{root}");
+            let strict = openai::strict_schema(&schema).unwrap();
+            assert_eq!(strict["type"], "object", "{root}");
+            assert_eq!(strict["properties"], json!({}), "{root}");
+            assert_eq!(strict["additionalProperties"], false, "{root}");
+            let strict = openai::definition(&view, OpenAiShape::Responses, Some(strict));
+            assert_eq!(strict["strict"], true, "{root}");
+            assert_eq!(
+                anthropic::definition(&view)["input_schema"],
+                empty,
+                "{root}"
+            );
+            let gemini = gemini::declaration(&view).unwrap();
+            assert_eq!(
+                gemini,
+                json!({"name": "s_ping", "description": "Pings."}),
+                "{root}"
+            );
+        }
+    }
+
     #[test]
     fn truncates_at_word_boundary() {
         let p = DescriptionPolicy::Truncate(12);

@@ -147,7 +147,12 @@ pub(crate) fn declaration(tool: &ToolView<'_>) -> Result<Value, String> {
         .get("properties")
         .and_then(Value::as_object)
         .is_none_or(Map::is_empty);
-    // "For function with no parameters, this can be left unset."
+    // "For function with no parameters, this can be left unset." It must
+    // be: Gemini refuses an `OBJECT` with empty `properties` ("should be
+    // non-empty for OBJECT type"), so a tool without parameters (root `{}`,
+    // `{"type": "object"}`…) has none here, where OpenAI and Anthropic get
+    // `{"type": "object", "properties": {}}` (README, "Every tool for every
+    // provider").
     if !empty {
         out.insert("parameters".into(), parameters);
     }
