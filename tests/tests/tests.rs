@@ -4,6 +4,7 @@
 mod env;
 mod util;
 
+mod api;
 mod auth_grants;
 mod build;
 mod calls;
