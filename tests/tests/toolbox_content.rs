@@ -334,9 +334,7 @@ Structured content: {"order_id":"ord-5","total_units":5}"#;
 #[cfg(feature = "rig")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rig_tool_calls_get_images_as_rig_images() {
-    use rig_core::completion::message::{
-        DocumentSourceKind, ImageMediaType, ToolResultContent,
-    };
+    use rig_core::completion::message::{DocumentSourceKind, ImageMediaType, ToolResultContent};
     let dir = tempfile::tempdir().unwrap();
     let tools = everything_and_filesystem(&config(dir.path())).await;
     let direct = tools.call("everything_get-tiny-image", "{}").await;
