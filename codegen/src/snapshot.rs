@@ -13,6 +13,12 @@ use crate::{Lockfile, Result, ServerLock};
 /// pass the config's filters, and returns the locked entry. A malformed entry
 /// is left out (the others are locked) and reported as a `tracing` warning;
 /// [`refresh`] returns those lines instead.
+///
+/// # Errors
+///
+/// The client's error ([`Error::Runtime`](crate::Error)) of connecting to
+/// the server or listing its tools, prompts or templates, and
+/// [`Error::Lock`](crate::Error) for a listing too deep to lock.
 pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<ServerLock> {
     let (lock, skipped) = snapshot(name, config).await?;
     for line in skipped {

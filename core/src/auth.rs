@@ -800,6 +800,12 @@ impl Target<'_> {
 /// registration), hands the authorization URL to `open` (a browser), and
 /// waits on a loopback redirect (`http://127.0.0.1:PORT/callback`) for the
 /// code.
+///
+/// # Errors
+///
+/// [`Error::Auth`] when the server has no OAuth, the authorization fails or the
+/// browser flow is not completed, and [`Error::Http`] for a server or
+/// authorization server that cannot be reached.
 pub async fn login(server: &str, config: &ServerConfig, open: impl FnOnce(&str)) -> Result<()> {
     let target = Target::of(server, config)?;
     // Where the tokens will go must work before the user is sent to a
@@ -814,6 +820,10 @@ pub async fn login(server: &str, config: &ServerConfig, open: impl FnOnce(&str))
 }
 
 /// Removes the stored tokens of `server`; whether there were any.
+///
+/// # Errors
+///
+/// [`Error::Auth`] when the stored tokens cannot be removed.
 pub fn logout(server: &str, config: &ServerConfig) -> Result<bool> {
     let target = Target::of(server, config)?;
     let path = credentials_path(server, &target.url)?;

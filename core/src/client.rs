@@ -175,6 +175,11 @@ impl Client {
     }
 
     /// What the server said of itself in the handshake.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting ([`Client::connect`]), when the client was not
+    /// connected yet.
     pub async fn server_info(&self) -> Result<ServerPeerInfo> {
         let live = self.live().await?;
         live.session
@@ -192,6 +197,13 @@ impl Client {
 
     /// Sends an MCP `ping` (connecting first if needed) and returns how long
     /// the answer took.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, and a failed request: [`Error::Closed`] when the
+    /// connection is lost, [`Error::Timeout`] or [`Error::TimeLimit`] when the
+    /// server does not answer in time, [`Error::Service`] for an error the
+    /// server answers with.
     pub async fn ping(&self) -> Result<Duration> {
         let session = self.live().await?.session.clone();
         let peer = session.service.peer().clone();

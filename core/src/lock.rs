@@ -486,6 +486,11 @@ impl Lockfile {
     ///
     /// [`LockError::TooDeep`] for a value nested deeper than
     /// [`MAX_DEPTH`] (which [`ServerLock::new`] never makes).
+    ///
+    /// # Panics
+    ///
+    /// Never, in fact: a lockfile's keys are strings, so serde_json always
+    /// serialises it (the one `expect` says so).
     pub fn to_json(&self) -> Result<String> {
         let mut depth = 2;
         for (name, server) in &self.servers {

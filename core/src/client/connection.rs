@@ -21,12 +21,21 @@ impl Client {
     /// Connects to server `name` of `config`, with the default
     /// [`ClientHooks`] (elicitation answered by
     /// [`AcceptDefaults`](crate::AcceptDefaults)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownServer`] when `name` is not in `config`, then those of
+    /// [`Client::connect_server`].
     pub async fn connect(config: &Config, name: &str) -> Result<Client> {
         Client::connect_with(config, name, ClientHooks::default()).await
     }
 
     /// Connects to server `name` of `config`, answering what the server asks
     /// (elicitation, sampling, roots) with `hooks`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::connect`].
     pub async fn connect_with(config: &Config, name: &str, hooks: ClientHooks) -> Result<Client> {
         let server = config
             .servers
@@ -40,6 +49,16 @@ impl Client {
     }
 
     /// Connects to a server described by `config`, naming it `name` in errors.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for a `${VAR}` that is not set, [`Error::Spawn`],
+    /// [`Error::Cwd`], [`Error::CommandNotAllowed`] or [`Error::Sandbox`] for a
+    /// stdio server that cannot be started as configured, [`Error::Connect`],
+    /// [`Error::Http`] or [`Error::Auth`] for one that cannot be reached,
+    /// [`Error::ConnectTimeout`] when the handshake takes longer than
+    /// `connect_timeout`, [`Error::Drift`] when a pinned tool changed under
+    /// `pin_policy = "refuse"`.
     pub async fn connect_server(name: &str, config: ServerConfig) -> Result<Client> {
         let client = Client::lazy(name, config);
         client.live().await?;
