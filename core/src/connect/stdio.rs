@@ -28,9 +28,13 @@ use crate::sandbox::{self, SandboxConfig, Scratch};
 /// How many bytes of a server's stderr are kept for error messages.
 const STDERR_TAIL_BYTES: usize = 8 * 1024;
 
-/// A server's child process. Dropping it kills the process; tokio reaps it.
+/// A server's child process, leading its own process group. Dropping it
+/// kills the group (the server and every process it started that stayed in
+/// the group); tokio reaps the server.
 pub(crate) struct Process {
     child: Mutex<Child>,
+    /// The process group the server leads (its pid at spawn).
+    group: Option<u32>,
     stderr: Arc<Mutex<StderrTail>>,
     /// The config's secrets: a server may print its arguments (a
     /// `--token ${TOKEN}`) or environment on a usage error.
@@ -61,9 +65,18 @@ impl Process {
         self.child.lock().ok()?.id()
     }
 
-    /// How the process ended, if it has.
+    /// How the process ended, if it has. Once it has, the rest of its
+    /// process group is killed, then the server is reaped.
     pub(crate) fn exit_status(&self) -> Option<String> {
         let mut child = self.child.lock().ok()?;
+        if let Some(pid) = child.id() {
+            if !group::has_exited(pid) {
+                return None;
+            }
+            // Before the reap: an unreaped leader keeps its group id from
+            // being reused, so the kill cannot reach another group.
+            group::kill(self.group);
+        }
         match child.try_wait() {
             Ok(Some(status)) => Some(status.to_string()),
             _ => None,
@@ -84,6 +97,63 @@ impl Process {
         }
         status
     }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        // A server not yet reaped: kill its group with it (tokio's
+        // `kill_on_drop` kills the server alone). A reaped one had its group
+        // killed by `exit_status`.
+        if let Ok(child) = self.child.get_mut() {
+            if child.id().is_some() {
+                group::kill(self.group);
+            }
+        }
+    }
+}
+
+/// The server's process group: a child it forks stays in it (unless it
+/// calls `setsid` or `setpgid`), whatever signals it ignores, so one
+/// `SIGKILL` to the group ends them all.
+#[cfg(unix)]
+mod group {
+    /// Starts the server in a new process group of its own.
+    pub(super) fn lead(cmd: &mut tokio::process::Command) {
+        cmd.process_group(0);
+    }
+
+    /// Whether `pid` (a child not yet reaped) has ended; it stays
+    /// unreaped (`WNOWAIT`).
+    pub(super) fn has_exited(pid: u32) -> bool {
+        let Ok(pid) = libc::id_t::try_from(pid) else {
+            return true;
+        };
+        // SAFETY: a zeroed siginfo_t for waitid to fill.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        // SAFETY: waitid on our own child, with a valid siginfo_t.
+        let rc = unsafe { libc::waitid(libc::P_PID, pid, &mut info, flags) };
+        // SAFETY: waitid filled the pid field (0 while the child runs).
+        rc != 0 || unsafe { info.si_pid() } != 0
+    }
+
+    /// Kills every process in `group`.
+    pub(super) fn kill(group: Option<u32>) {
+        if let Some(group) = group.and_then(|g| libc::pid_t::try_from(g).ok()) {
+            // SAFETY: kill takes plain values; the group is ours (see the
+            // callers).
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod group {
+    pub(super) fn lead(_: &mut tokio::process::Command) {}
+    pub(super) fn has_exited(_: u32) -> bool {
+        true
+    }
+    pub(super) fn kill(_: Option<u32>) {}
 }
 
 /// The last [`STDERR_TAIL_BYTES`] of stderr: bounded in bytes, so that an
@@ -320,6 +390,7 @@ pub(crate) async fn connect_stdio(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    group::lead(&mut cmd);
     let mut child = cmd.spawn().map_err(|source| Error::Spawn {
         server: name.to_owned(),
         command: redact(&command, &secrets),
@@ -331,6 +402,7 @@ pub(crate) async fn connect_stdio(
         unreachable!("all three streams were piped");
     };
     let process = Process {
+        group: child.id(),
         child: Mutex::new(child),
         stderr: keep_tail(stderr),
         secrets: Arc::clone(&secrets),
