@@ -11,6 +11,8 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+#[cfg(feature = "client")]
+mod grants;
 #[cfg(all(feature = "client", target_os = "linux"))]
 mod linux;
 #[cfg(feature = "client")]

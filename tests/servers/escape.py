@@ -6,6 +6,7 @@ Each tool is one escape. It answers with text; a refusal (an OSError) is
 an `isError` result whose text is `errno NAME: message`, so that a test
 asserts the refusal and its cause.
 
+  env                           the environment, as a JSON object
   read      {path}              a file's text (HOME by path, a file beside
                                 the script, another process's environ)
   write     {path, text}        writes a file (a cache, a write grant)
@@ -41,6 +42,7 @@ TOOLS = [
         key: {"type": "integer" if key in ("port", "pid", "count", "bytes") else "string"}
         for key in keys}}}
     for name, keys in [
+        ("env", []),
         ("read", ["path"]),
         ("write", ["path", "text"]),
         ("fork", ["pidfile"]),
@@ -146,6 +148,8 @@ def unix(path):
 
 
 def run(name, args):
+    if name == "env":
+        return json.dumps(dict(os.environ), sort_keys=True)
     if name == "read":
         with open(args["path"]) as f:
             return f.read()

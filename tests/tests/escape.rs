@@ -174,3 +174,224 @@ async fn a_forked_child_ends_when_the_client_is_dropped() {
     drop(client);
     child.assert_ends("the forked child");
 }
+
+/// Landlock must be there: a kernel without it fails the tests that need
+/// it, with this message, rather than skipping them.
+fn require_landlock() {
+    // SAFETY: the version query of landlock_create_ruleset(2).
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    };
+    assert!(
+        abi >= 1,
+        "these tests need Landlock (Linux 5.13+ with landlock in `lsm=`): landlock_create_ruleset says {abi} ({})",
+        std::io::Error::last_os_error()
+    );
+}
+
+/// The agent's HOME (the test process's).
+fn agent_home() -> PathBuf {
+    PathBuf::from(std::env::var_os("HOME").expect("HOME is set for the tests"))
+}
+
+/// `home = "isolated"` alone: the agent's HOME is neither readable nor
+/// writable by absolute path, while the rest of the files stay open.
+#[tokio::test]
+async fn isolated_home_hides_the_agents_home_by_path() {
+    require_landlock();
+    let home = tempfile::tempdir_in(agent_home()).unwrap();
+    let secret = home.path().join("id_test");
+    std::fs::write(&secret, "agent private key").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("open.txt"), "not in HOME").unwrap();
+    let client = Client::connect(&escape_config("home = \"isolated\"\n"), "escape")
+        .await
+        .unwrap();
+    refused(&client, "read", json!({"path": secret}), "EACCES").await;
+    let planted = home.path().join("planted");
+    refused(
+        &client,
+        "write",
+        json!({"path": planted, "text": "x"}),
+        "EACCES",
+    )
+    .await;
+    assert!(!planted.exists());
+    // Files outside HOME are not confined by `home` alone.
+    assert_eq!(
+        call(
+            &client,
+            "read",
+            json!({"path": outside.path().join("open.txt")})
+        )
+        .await,
+        (false, "not in HOME".to_owned())
+    );
+    let written = outside.path().join("written.txt");
+    assert_eq!(
+        call(&client, "write", json!({"path": written, "text": "x"})).await,
+        (false, "written".to_owned())
+    );
+}
+
+/// A script granted by the command line grants the script, not its folder:
+/// a file beside it is refused.
+#[tokio::test]
+async fn a_file_beside_the_script_is_refused() {
+    require_landlock();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("server.py");
+    std::fs::copy(escape_script(), &script).unwrap();
+    let beside = dir.path().join("beside.txt");
+    std::fs::write(&beside, "next to the script").unwrap();
+    let config = config_for(&script, "[servers.escape.sandbox]\nread = []\n");
+    let client = Client::connect(&config, "escape").await.unwrap();
+    refused(&client, "read", json!({"path": beside}), "EACCES").await;
+    // Without a sandbox the same read succeeds: the refusal is the sandbox's.
+    let open = Client::connect(&config_for(&script, ""), "escape")
+        .await
+        .unwrap();
+    assert_eq!(
+        call(&open, "read", json!({"path": beside})).await,
+        (false, "next to the script".to_owned())
+    );
+}
+
+/// A `tools/call` answered with text containing `wanted`.
+async fn answers(client: &Client, tool: &str, arguments: Value, wanted: &str) {
+    let (failed, text) = call(client, tool, arguments).await;
+    assert!(!failed && text.contains(wanted), "{tool}: {text}");
+}
+
+/// A locally installed npm server, run from its `node_modules/.bin` entry
+/// and from its script, starts under `read = []`: its package and the
+/// hoisted `node_modules` it resolves its dependencies from are granted.
+#[tokio::test]
+async fn an_installed_npm_server_starts_under_read_nothing() {
+    require_landlock();
+    let modules = util::servers_dir().join("node_modules");
+    let bin = modules.join(".bin/mcp-server-everything");
+    let script = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
+    for (command, args) in [
+        (bin.display().to_string(), String::new()),
+        (
+            "node".to_owned(),
+            format!("{:?}", script.display().to_string()),
+        ),
+    ] {
+        let config = Config::from_toml_str(&format!(
+            "[servers.every]\ncommand = {command:?}\nargs = [{args}]\n[servers.every.sandbox]\nread = []\nnetwork = false\n"
+        ))
+        .unwrap();
+        let client = Client::connect(&config, "every")
+            .await
+            .unwrap_or_else(|e| panic!("{command} {args}: {e:#}"));
+        answers(&client, "echo", json!({"message": "confined"}), "confined").await;
+    }
+}
+
+/// A Python entry point in a venv starts under `read = []`.
+#[tokio::test]
+async fn a_venv_entry_point_starts_under_read_nothing() {
+    require_landlock();
+    let bin = util::servers_dir().join(".venv/bin/mcp-server-time");
+    let config = Config::from_toml_str(&format!(
+        "[servers.time]\ncommand = {:?}\nargs = [\"--local-timezone\", \"UTC\"]\n[servers.time.sandbox]\nread = []\nnetwork = false\n",
+        bin.display().to_string()
+    ))
+    .unwrap();
+    let client = Client::connect(&config, "time").await.unwrap();
+    answers(
+        &client,
+        "get_current_time",
+        json!({"timezone": "UTC"}),
+        "UTC",
+    )
+    .await;
+}
+
+/// The escape server packed as an npm package (a tarball `npx` installs
+/// from, offline), with `escape-server` as its bin.
+fn escape_package(dir: &Path) -> PathBuf {
+    let package = dir.join("package");
+    std::fs::create_dir(&package).unwrap();
+    std::fs::write(
+        package.join("package.json"),
+        r#"{"name": "escape-server", "version": "1.0.0", "bin": {"escape-server": "escape.py"}}"#,
+    )
+    .unwrap();
+    std::fs::copy(escape_script(), package.join("escape.py")).unwrap();
+    let tarball = dir.join("escape-server-1.0.0.tgz");
+    let status = std::process::Command::new("tar")
+        .arg("czf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(dir)
+        .arg("package")
+        .status()
+        .unwrap();
+    assert!(status.success(), "tar");
+    tarball
+}
+
+/// The agent's npm cache (`npm config get cache`), created if missing.
+fn agent_npm_cache() -> PathBuf {
+    let out = std::process::Command::new("npm")
+        .args(["config", "get", "cache"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "npm config get cache: {out:?}");
+    let cache = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+    std::fs::create_dir_all(&cache).unwrap();
+    cache
+}
+
+/// A confined `npx -y` server starts under `read` = its package alone,
+/// installs into a cache of its own, and cannot write the agent's npm
+/// cache (which unconfined `npx` runs execute from).
+#[tokio::test]
+async fn a_confined_npx_server_cannot_write_the_agents_cache() {
+    require_landlock();
+    let dir = tempfile::tempdir().unwrap();
+    let tarball = escape_package(dir.path());
+    let config = Config::from_toml_str(&format!(
+        "[servers.escape]\ncommand = \"npx\"\nargs = [\"--yes\", \"--offline\", \"--package\", {:?}, \"escape-server\"]\nenv = {{ PATH = \"/usr/bin:/bin\" }}\n[servers.escape.sandbox]\nread = [{:?}]\nhome = \"isolated\"\nnetwork = false\n",
+        tarball.display().to_string(),
+        tarball.display().to_string(),
+    ))
+    .unwrap();
+    let client = Client::connect(&config, "escape").await.unwrap();
+    let (failed, env) = call(&client, "env", json!({})).await;
+    assert!(!failed, "{env}");
+    let env: Value = serde_json::from_str(&env).unwrap();
+    let own = env["npm_config_cache"]
+        .as_str()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no npm_config_cache in {env}"));
+    let agent = agent_npm_cache();
+    assert!(
+        !own.starts_with(&agent),
+        "{own:?} is in the agent's {agent:?}"
+    );
+    assert!(
+        own.join("_npx").is_dir(),
+        "npx did not install into {own:?}"
+    );
+    let poison = agent.join("mcpbind-escape-poison");
+    refused(
+        &client,
+        "write",
+        json!({"path": poison, "text": "x"}),
+        "EACCES",
+    )
+    .await;
+    assert!(!poison.exists());
+    client.close().await;
+    // The cache is kept between starts; this test's command is new each run.
+    std::fs::remove_dir_all(own.parent().unwrap()).unwrap();
+}

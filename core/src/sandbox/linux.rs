@@ -94,7 +94,7 @@ pub(crate) fn check(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
     let mut missing = Vec::new();
     if plan.read.is_some() && landlock_abi() < 1 {
         missing.push(Unenforced {
-            setting: "read",
+            setting: plan.files_setting,
             reason: "Landlock is not available in this kernel (or not enabled in `lsm=`)".into(),
         });
     }

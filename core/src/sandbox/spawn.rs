@@ -61,7 +61,7 @@ pub(crate) fn confine(
 /// Drops a setting that cannot be enforced (`required = false`).
 fn relax(plan: &mut Plan, limits: &mut Limits, setting: &str) {
     match setting {
-        "read" | "write" => plan.read = None,
+        "read" | "write" | "home" => plan.read = None,
         "network" => plan.deny_network = false,
         "processes" => limits.processes = None,
         _ => {}
