@@ -20,7 +20,7 @@ pub(crate) mod plan;
 #[cfg(feature = "client")]
 mod spawn;
 #[cfg(feature = "client")]
-pub(crate) use spawn::{confine, Scratch};
+pub(crate) use spawn::{confine, Confined, Scratch};
 
 /// A server's sandbox (`[servers.NAME.sandbox]`).
 #[derive(Debug, Clone, PartialEq)]

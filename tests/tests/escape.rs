@@ -395,3 +395,157 @@ async fn a_confined_npx_server_cannot_write_the_agents_cache() {
     // The cache is kept between starts; this test's command is new each run.
     std::fs::remove_dir_all(own.parent().unwrap()).unwrap();
 }
+
+/// A daemon the server double-forked with `setsid` (a session and process
+/// group of its own, ignoring SIGHUP and SIGTERM) ends with the server
+/// under `network = false`: the server runs in a PID namespace whose init
+/// exits with it, and the kernel kills what is left in the namespace.
+#[tokio::test]
+async fn a_setsid_daemon_ends_with_a_namespaced_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("daemon.pid");
+    let client = Client::connect(&escape_config("network = false\n"), "escape")
+        .await
+        .unwrap();
+    let (failed, text) = call(&client, "daemon", json!({"pidfile": pidfile})).await;
+    assert!(!failed, "{text}");
+    let daemon = Watched::from_pidfile(&pidfile);
+    assert!(!daemon.ended_within(0), "the daemon ended on its own");
+    // It left the server's process group: only the namespace can end it.
+    // SAFETY: getpgid takes a pid.
+    let group = unsafe { libc::getpgid(daemon.pid) };
+    let server = client.process_id().await.unwrap();
+    assert_ne!(u32::try_from(group).ok(), Some(server), "not a daemon");
+    client.close().await;
+    daemon.assert_ends("the setsid daemon");
+}
+
+/// Runs `body` on a thread of its own, under a seccomp filter that makes
+/// `syscall` fail with EPERM (as a container's profile does); the filter
+/// is the thread's alone (no TSYNC) and ends with it.
+fn under_seccomp<F, T>(syscall: libc::c_long, body: F) -> T
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    std::thread::spawn(move || {
+        refuse_syscall(syscall);
+        body()
+    })
+    .join()
+    .unwrap()
+}
+
+fn refuse_syscall(syscall: libc::c_long) {
+    #[cfg(target_arch = "x86_64")]
+    const ARCH: u32 = 0xc000_003e;
+    #[cfg(target_arch = "aarch64")]
+    const ARCH: u32 = 0xc000_00b7;
+    let stmt = |code: u16, k: u32| libc::sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    };
+    let jump = |k: u32, jt: u8, jf: u8| libc::sock_filter {
+        code: 0x15, // BPF_JMP | BPF_JEQ | BPF_K
+        jt,
+        jf,
+        k,
+    };
+    let load = 0x20; // BPF_LD | BPF_W | BPF_ABS
+    let ret = 0x06; // BPF_RET | BPF_K
+    let mut program = [
+        stmt(load, 4), // seccomp_data.arch
+        jump(ARCH, 0, 3),
+        stmt(load, 0), // seccomp_data.nr
+        jump(u32::try_from(syscall).unwrap(), 0, 1),
+        stmt(ret, 0x0005_0000 | libc::EPERM as u32), // SECCOMP_RET_ERRNO
+        stmt(ret, 0x7fff_0000),                      // SECCOMP_RET_ALLOW
+    ];
+    let prog = libc::sock_fprog {
+        len: program.len() as u16,
+        filter: program.as_mut_ptr(),
+    };
+    // SAFETY: prctl with a valid filter program for this thread.
+    unsafe {
+        assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+        assert_eq!(
+            libc::prctl(libc::PR_SET_SECCOMP, 2, &prog as *const libc::sock_fprog),
+            0,
+            "seccomp: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
+/// Connects to the escape server with `sandbox`, on a current-thread
+/// runtime (the spawn forks from this thread), and tries one TCP connect
+/// to a local listener: the error, or whether the connect was refused.
+fn connect_and_dial(sandbox: &'static str) -> Result<bool, mcpbind::Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let client = Client::connect(&escape_config(sandbox), "escape").await?;
+        let (failed, _) = call(&client, "tcp", json!({"host": "127.0.0.1", "port": port})).await;
+        Ok(failed)
+    })
+}
+
+/// A namespace the kernel refuses at spawn (here seccomp, as in a
+/// container) is `Error::Sandbox` naming the setting, the call and the
+/// errno; with `required = false` it is a warning and the server runs
+/// without it.
+#[test]
+fn a_refused_unshare_names_the_setting_and_the_errno() {
+    let error = under_seccomp(libc::SYS_unshare, || {
+        connect_and_dial("network = false\n").unwrap_err()
+    });
+    let mcpbind::Error::Sandbox {
+        server,
+        setting,
+        reason,
+    } = &error
+    else {
+        panic!("{error:#}")
+    };
+    assert_eq!((server.as_str(), setting.as_str()), ("escape", "network"));
+    assert!(
+        reason.starts_with(
+            "unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET) was refused at spawn: EPERM"
+        ),
+        "{reason}"
+    );
+    let refused = under_seccomp(libc::SYS_unshare, || {
+        connect_and_dial("network = false\nrequired = false\n").unwrap()
+    });
+    assert!(!refused, "the network was confined after all");
+}
+
+/// The same for Landlock: `landlock_restrict_self` refused at spawn.
+#[test]
+fn a_refused_landlock_names_the_setting_and_the_errno() {
+    require_landlock();
+    let error = under_seccomp(libc::SYS_landlock_restrict_self, || {
+        connect_and_dial("read = []\n").unwrap_err()
+    });
+    let mcpbind::Error::Sandbox {
+        setting, reason, ..
+    } = &error
+    else {
+        panic!("{error:#}")
+    };
+    assert_eq!(setting, "read");
+    assert!(
+        reason.starts_with("landlock_restrict_self was refused at spawn: EPERM"),
+        "{reason}"
+    );
+    let refused = under_seccomp(libc::SYS_landlock_restrict_self, || {
+        connect_and_dial("read = []\nrequired = false\n").unwrap()
+    });
+    assert!(!refused);
+}

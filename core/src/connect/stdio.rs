@@ -23,7 +23,7 @@ use super::{handshake, ConnectFailure, Handler, Lifecycle, Session};
 use crate::config::is_safe_env;
 use crate::error::{redact, Error};
 use crate::sandbox::plan::Target;
-use crate::sandbox::{self, SandboxConfig, Scratch};
+use crate::sandbox::{self, Confined, SandboxConfig, Scratch};
 
 /// How many bytes of a server's stderr are kept for error messages.
 const STDERR_TAIL_BYTES: usize = 8 * 1024;
@@ -125,14 +125,11 @@ mod group {
     /// Whether `pid` (a child not yet reaped) has ended; it stays
     /// unreaped (`WNOWAIT`).
     pub(super) fn has_exited(pid: u32) -> bool {
-        let Ok(pid) = libc::id_t::try_from(pid) else {
-            return true;
-        };
         // SAFETY: a zeroed siginfo_t for waitid to fill.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
         let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
         // SAFETY: waitid on our own child, with a valid siginfo_t.
-        let rc = unsafe { libc::waitid(libc::P_PID, pid, &mut info, flags) };
+        let rc = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
         // SAFETY: waitid filled the pid field (0 while the child runs).
         rc != 0 || unsafe { info.si_pid() } != 0
     }
@@ -293,7 +290,7 @@ fn command_allowed(program: &str, allowed: &[String]) -> bool {
 }
 
 /// The command to run, with `${VAR}`s expanded, and the secrets they held.
-fn command(name: &str, spawn: &Spawn<'_>) -> Result<Prepared, ConnectFailure> {
+fn command(name: &str, spawn: &Spawn<'_>, relaxed: &[&str]) -> Result<Prepared, ConnectFailure> {
     let mut expander = Expander::new(name);
     let program = expander.expand(spawn.command)?;
     if let Some(allowed) = spawn.allow_commands {
@@ -343,7 +340,7 @@ fn command(name: &str, spawn: &Spawn<'_>) -> Result<Prepared, ConnectFailure> {
         }
         cmd.current_dir(cwd);
     }
-    let scratch = match spawn.sandbox {
+    let confined = match spawn.sandbox {
         Some(sandbox) => {
             let target = Target {
                 server: name,
@@ -352,15 +349,15 @@ fn command(name: &str, spawn: &Spawn<'_>) -> Result<Prepared, ConnectFailure> {
                 cwd: spawn.cwd,
                 path: path.or_else(|| std::env::var_os("PATH")),
             };
-            sandbox::confine(sandbox, &target, &mut cmd)?
+            sandbox::confine(sandbox, &target, relaxed, &mut cmd)?
         }
-        None => Scratch::default(),
+        None => Confined::default(),
     };
     Ok(Prepared {
         cmd,
         program,
         secrets: expander.finish(),
-        scratch,
+        confined,
     })
 }
 
@@ -370,8 +367,8 @@ struct Prepared {
     /// The program, for errors.
     program: String,
     secrets: Arc<[String]>,
-    /// The sandbox's directories for this start.
-    scratch: Scratch,
+    /// The sandbox's directories for this start, and its steps.
+    confined: Confined,
 }
 
 pub(crate) async fn connect_stdio(
@@ -380,22 +377,7 @@ pub(crate) async fn connect_stdio(
     handler: &Handler,
     lifecycle: Lifecycle,
 ) -> Result<Session, ConnectFailure> {
-    let Prepared {
-        mut cmd,
-        program: command,
-        secrets,
-        scratch,
-    } = command(name, spawn)?;
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    group::lead(&mut cmd);
-    let mut child = cmd.spawn().map_err(|source| Error::Spawn {
-        server: name.to_owned(),
-        command: redact(&command, &secrets),
-        source,
-    })?;
+    let (mut child, secrets, scratch) = spawn_child(name, spawn)?;
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -451,6 +433,53 @@ pub(crate) async fn connect_stdio(
             }
             .into())
         }
+    }
+}
+
+/// Spawns the server. A sandbox step the kernel refuses (seccomp, a
+/// container) is [`Error::Sandbox`] naming the setting; with
+/// `required = false` it is a warning, and the server is spawned again
+/// without that setting.
+fn spawn_child(
+    name: &str,
+    spawn: &Spawn<'_>,
+) -> Result<(Child, Arc<[String]>, Scratch), ConnectFailure> {
+    let mut relaxed: Vec<&'static str> = Vec::new();
+    loop {
+        let Prepared {
+            mut cmd,
+            program,
+            secrets,
+            confined,
+        } = command(name, spawn, &relaxed)?;
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        group::lead(&mut cmd);
+        let source = match cmd.spawn() {
+            Ok(child) => return Ok((child, secrets, confined.scratch)),
+            Err(source) => source,
+        };
+        let Some((setting, reason)) = confined.refusal(&source) else {
+            return Err(Error::Spawn {
+                server: name.to_owned(),
+                command: redact(&program, &secrets),
+                source,
+            }
+            .into());
+        };
+        let required = spawn.sandbox.is_none_or(|s| s.required);
+        if required || relaxed.contains(&setting) {
+            return Err(Error::Sandbox {
+                server: name.to_owned(),
+                setting: setting.to_owned(),
+                reason,
+            }
+            .into());
+        }
+        tracing::warn!(server = name, setting, reason = %reason, "sandbox setting not enforced (`required = false`)");
+        relaxed.push(setting);
     }
 }
 

@@ -16,6 +16,7 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
 use std::path::Path;
+use std::sync::Arc;
 
 use super::plan::{Plan, Unenforced};
 use super::Limits;
@@ -40,7 +41,14 @@ const READ_RIGHTS: u64 = ACCESS_EXECUTE | ACCESS_READ_FILE | ACCESS_READ_DIR;
 #[repr(C)]
 struct RulesetAttr {
     handled_access_fs: u64,
+    handled_access_net: u64,
+    scoped: u64,
 }
+
+/// ABI 6: no connecting to abstract unix sockets made outside the
+/// sandbox, and no signals to processes outside it (the agent).
+const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
+const SCOPE_SIGNAL: u64 = 1 << 1;
 
 #[repr(C, packed)]
 struct PathBeneathAttr {
@@ -86,6 +94,66 @@ pub(crate) struct Prepared {
     namespaces: libc::c_int,
     maps: Option<[(CString, CString); 3]>,
     limits: Vec<(libc::c_int, u64)>,
+    /// What each step enforces, for [`refusal`]; index = step.
+    steps: Arc<[Step]>,
+}
+
+/// One step of [`Prepared::apply`] that the kernel may refuse: the setting
+/// it enforces and the call.
+#[derive(Debug, Clone)]
+pub(crate) struct Step {
+    pub(crate) setting: &'static str,
+    pub(crate) call: String,
+}
+
+// The steps, by index in `Prepared::steps` (limits follow, one each).
+const UNSHARE: usize = 0;
+const ID_MAP: usize = 1;
+const REAPER: usize = 2;
+const LANDLOCK: usize = 3;
+const LIMITS: usize = 4;
+
+/// A step's failure as `pre_exec` can report it (std passes the child's
+/// raw OS error to the parent, nothing else): the step in the high bits,
+/// the errno in the low ones.
+fn failed(step: usize, e: io::Error) -> io::Error {
+    let errno = e.raw_os_error().unwrap_or(libc::EINVAL) & 0xffff;
+    let step = i32::try_from(step + 1).unwrap_or(0);
+    io::Error::from_raw_os_error((step << 16) | errno)
+}
+
+/// The setting a spawn error came from, and why, when a sandbox step was
+/// refused (by seccomp, a container, an LSM).
+pub(crate) fn refusal(steps: &[Step], error: &io::Error) -> Option<(&'static str, String)> {
+    let code = error.raw_os_error()?;
+    let step = steps.get(usize::try_from(code >> 16).ok()?.checked_sub(1)?)?;
+    let errno = code & 0xffff;
+    let cause = io::Error::from_raw_os_error(errno);
+    Some((
+        step.setting,
+        format!(
+            "{} was refused at spawn: {} ({cause})",
+            step.call,
+            errno_name(errno)
+        ),
+    ))
+}
+
+fn errno_name(errno: i32) -> String {
+    let name = match errno {
+        libc::EPERM => "EPERM",
+        libc::EACCES => "EACCES",
+        libc::EINVAL => "EINVAL",
+        libc::ENOSYS => "ENOSYS",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ENOSPC => "ENOSPC",
+        libc::EUSERS => "EUSERS",
+        libc::ENOMEM => "ENOMEM",
+        libc::EAGAIN => "EAGAIN",
+        libc::E2BIG => "E2BIG",
+        _ => return format!("errno {errno}"),
+    };
+    name.to_owned()
 }
 
 /// Why a plan cannot be enforced here: the settings it needs that this
@@ -148,16 +216,19 @@ impl Prepared {
         let abi = landlock_abi();
         let handled = handled_rights(abi);
         let ruleset = match &plan.read {
-            Some(read) => Some(ruleset(handled, read, &plan.write)?),
+            Some(read) => Some(ruleset(abi, handled, read, &plan.write)?),
             None => None,
         };
         let mut namespaces = 0;
+        let mut call = "unshare(CLONE_NEWUSER | CLONE_NEWPID".to_owned();
         if plan.user_namespace {
-            namespaces |= libc::CLONE_NEWUSER;
+            namespaces |= libc::CLONE_NEWUSER | libc::CLONE_NEWPID;
         }
         if plan.deny_network {
             namespaces |= libc::CLONE_NEWNET;
+            call.push_str(" | CLONE_NEWNET");
         }
+        call.push(')');
         let maps = plan.user_namespace.then(|| {
             // SAFETY: getuid and getgid cannot fail.
             let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
@@ -168,15 +239,45 @@ impl Prepared {
                 (c("/proc/self/gid_map".into()), c(format!("{gid} {gid} 1"))),
             ]
         });
+        let namespace = if plan.deny_network {
+            "network"
+        } else {
+            "processes"
+        };
+        let step = |setting: &'static str, call: &str| Step {
+            setting,
+            call: call.to_owned(),
+        };
+        let mut steps = vec![
+            step(namespace, &call),
+            step(namespace, "writing the user namespace's uid_map"),
+            step(namespace, "fork (the PID namespace's init)"),
+            step(plan.files_setting, "landlock_restrict_self"),
+        ];
         let mut rlimits = Vec::new();
-        for (resource, value) in [
-            (libc::RLIMIT_DATA, limits.memory),
-            (libc::RLIMIT_CPU, limits.cpu_seconds),
-            (libc::RLIMIT_NOFILE, limits.open_files),
-            (libc::RLIMIT_NPROC, limits.processes),
+        for (resource, value, setting, name) in [
+            (libc::RLIMIT_DATA, limits.memory, "memory", "RLIMIT_DATA"),
+            (libc::RLIMIT_CPU, limits.cpu_seconds, "cpu", "RLIMIT_CPU"),
+            (
+                libc::RLIMIT_NOFILE,
+                limits.open_files,
+                "open_files",
+                "RLIMIT_NOFILE",
+            ),
+            (
+                libc::RLIMIT_NPROC,
+                limits.processes,
+                "processes",
+                "RLIMIT_NPROC",
+            ),
         ] {
-            if let Some(value) = value {
+            if let Some(mut value) = value {
+                if resource == libc::RLIMIT_NPROC && plan.user_namespace {
+                    // The reaper and the init count in the namespace too.
+                    value = value.saturating_add(2);
+                }
                 rlimits.push((resource as libc::c_int, value));
+                steps.push(step(setting, &format!("setrlimit({name})")));
             }
         }
         Ok(Prepared {
@@ -186,61 +287,159 @@ impl Prepared {
             namespaces,
             maps,
             limits: rlimits,
+            steps: steps.into(),
         })
+    }
+
+    /// What each step enforces, for [`refusal`].
+    pub(crate) fn steps(&self) -> Arc<[Step]> {
+        Arc::clone(&self.steps)
     }
 
     /// Applies it to the calling process: run in the child between fork and
     /// exec. Only syscalls on prepared data (async-signal-safe).
+    ///
+    /// With namespaces, the process that mcpbind started stays outside as
+    /// the reaper (see [`reap`]) and the server runs two forks down.
     pub(crate) fn apply(&self) -> io::Result<()> {
         if self.namespaces != 0 {
             // SAFETY: unshare takes flags only.
-            check_rc(unsafe { libc::unshare(self.namespaces) })?;
+            check_rc(unsafe { libc::unshare(self.namespaces) }).map_err(|e| failed(UNSHARE, e))?;
         }
         if let Some(maps) = &self.maps {
             for (path, text) in maps {
-                write_file(path, text)?;
+                write_file(path, text).map_err(|e| failed(ID_MAP, e))?;
             }
         }
-        for &(resource, value) in &self.limits {
+        if self.namespaces & libc::CLONE_NEWPID != 0 {
+            reap().map_err(|e| failed(REAPER, e))?;
+        }
+        for (i, &(resource, value)) in self.limits.iter().enumerate() {
             let limit = libc::rlimit {
                 rlim_cur: value,
                 rlim_max: value,
             };
             // SAFETY: a valid rlimit for a valid resource.
-            check_rc(unsafe { libc::setrlimit(resource as _, &limit) })?;
+            check_rc(unsafe { libc::setrlimit(resource as _, &limit) })
+                .map_err(|e| failed(LIMITS + i, e))?;
         }
         if let Some(ruleset) = &self.ruleset {
-            // The child's own /proc entries (not the agent's environ).
-            let fd = open_path(&self.proc_self)?;
-            add_rule(ruleset, &fd, self.read_rights)?;
-            drop(fd);
-            // SAFETY: prctl and landlock_restrict_self on a valid fd.
-            check_rc(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
-            let rc = unsafe {
-                libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32)
-            };
-            check_rc(rc as libc::c_int)?;
+            self.restrict(ruleset).map_err(|e| failed(LANDLOCK, e))?;
         }
         Ok(())
     }
+
+    fn restrict(&self, ruleset: &OwnedFd) -> io::Result<()> {
+        // The child's own /proc entries (not the agent's environ).
+        let fd = open_path(&self.proc_self)?;
+        add_rule(ruleset, &fd, self.read_rights)?;
+        drop(fd);
+        // SAFETY: prctl and landlock_restrict_self on a valid fd.
+        check_rc(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
+        let rc =
+            unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) };
+        check_rc(rc as libc::c_int)
+    }
+}
+
+/// After `unshare(CLONE_NEWPID)`, which moves only the caller's children
+/// into the new namespace: forks its init, which forks the server. Returns
+/// in the server only.
+///
+/// - The caller (the process mcpbind started and watches) stays outside:
+///   it waits for the init and exits as it did, so mcpbind sees the
+///   server's status; killed, it takes the init with it (`PDEATHSIG`).
+/// - The init (pid 1 inside) reaps every orphan and, once the server has
+///   ended, exits as it did; the kernel then kills whatever is left in
+///   the namespace, a `setsid` daemon included.
+///
+/// Neither execs: both close every descriptor they inherited (std's
+/// error pipe included, which would otherwise keep the spawn waiting).
+fn reap() -> io::Result<()> {
+    // SAFETY: fork, then only async-signal-safe calls in both processes.
+    let init = unsafe { libc::fork() };
+    check_rc(init)?;
+    if init > 0 {
+        close_inherited();
+        exit_as(wait_for(init));
+    }
+    // SAFETY: prctl takes plain values.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+    // SAFETY: as above.
+    let server = unsafe { libc::fork() };
+    check_rc(server)?;
+    if server == 0 {
+        return Ok(());
+    }
+    close_inherited();
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid on any child, with a valid status pointer.
+        let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if pid == server
+            || (pid < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD))
+        {
+            exit_as(status);
+        }
+    }
+}
+
+/// Waits for `pid`; its wait status.
+fn wait_for(pid: libc::pid_t) -> libc::c_int {
+    let mut status = 0;
+    // SAFETY: waitpid with a valid status pointer; EINTR retried.
+    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+        if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            break;
+        }
+    }
+    status
+}
+
+/// Exits as a child with wait status `status` did (128 + n for a signal).
+fn exit_as(status: libc::c_int) -> ! {
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else if libc::WIFSIGNALED(status) {
+        128 + libc::WTERMSIG(status)
+    } else {
+        1
+    };
+    // SAFETY: _exit ends the process without running anything else.
+    unsafe { libc::_exit(code) }
+}
+
+/// Closes every descriptor a reaper inherited (stdio included).
+fn close_inherited() {
+    // SAFETY: close_range takes plain values.
+    unsafe { libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32) };
 }
 
 /// A Landlock ruleset handling `handled`, allowing `read` and `write`
 /// (paths that do not exist are skipped: there is nothing to allow).
 fn ruleset(
+    abi: i64,
     handled: u64,
     read: &[std::path::PathBuf],
     write: &[std::path::PathBuf],
 ) -> io::Result<OwnedFd> {
     let attr = RulesetAttr {
         handled_access_fs: handled,
+        handled_access_net: 0,
+        scoped: SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL,
     };
-    // SAFETY: attr is a valid landlock_ruleset_attr of the size given.
+    // Before ABI 6 the kernel knows only the first field.
+    let size = if abi >= 6 {
+        std::mem::size_of::<RulesetAttr>()
+    } else {
+        std::mem::size_of::<u64>()
+    };
+    // SAFETY: attr is a valid landlock_ruleset_attr of at least `size` bytes.
     let fd = unsafe {
         libc::syscall(
             libc::SYS_landlock_create_ruleset,
             &attr as *const RulesetAttr,
-            std::mem::size_of::<RulesetAttr>(),
+            size,
             0u32,
         )
     };

@@ -21,14 +21,39 @@ impl Drop for Scratch {
     }
 }
 
-/// Confines `cmd` as `sandbox` says, or fails with [`Error::Sandbox`]
-/// naming the first setting this platform cannot enforce (a warning per
-/// setting instead, when `required = false`).
+/// What a spawn confined by [`confine`] keeps: its directories, and how to
+/// tell a sandbox step the kernel refused from another spawn error.
+#[derive(Debug, Default)]
+pub(crate) struct Confined {
+    pub(crate) scratch: Scratch,
+    #[cfg(target_os = "linux")]
+    steps: std::sync::Arc<[super::linux::Step]>,
+}
+
+impl Confined {
+    /// The setting whose step the kernel refused at spawn, and why (the
+    /// call and the errno), when `error` is such a refusal.
+    pub(crate) fn refusal(&self, error: &std::io::Error) -> Option<(&'static str, String)> {
+        #[cfg(target_os = "linux")]
+        return super::linux::refusal(&self.steps, error);
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = error;
+            None
+        }
+    }
+}
+
+/// Confines `cmd` as `sandbox` says, less the settings in `relaxed` (refused
+/// at an earlier spawn, `required = false`), or fails with
+/// [`Error::Sandbox`] naming the first setting this platform cannot enforce
+/// (a warning per setting instead, when `required = false`).
 pub(crate) fn confine(
     sandbox: &SandboxConfig,
     target: &Target<'_>,
+    relaxed: &[&str],
     cmd: &mut tokio::process::Command,
-) -> Result<Scratch, Error> {
+) -> Result<Confined, Error> {
     let server = target.server;
     let failed = |setting: &str, e: std::io::Error| Error::Sandbox {
         server: server.to_owned(),
@@ -51,11 +76,20 @@ pub(crate) fn confine(
         tracing::warn!(server, setting = gap.setting, reason = %gap.reason, "sandbox setting not enforced (`required = false`)");
         relax(&mut plan, &mut limits, gap.setting);
     }
+    for setting in relaxed {
+        relax(&mut plan, &mut limits, setting);
+    }
     for (key, value) in &plan.env {
         cmd.env(key, value);
     }
-    enforce(&plan, &limits, cmd).map_err(|e| failed("read", e))?;
-    Ok(scratch)
+    let files = plan.files_setting;
+    #[cfg_attr(not(target_os = "linux"), allow(clippy::let_unit_value))]
+    let steps = enforce(&plan, &limits, cmd).map_err(|e| failed(files, e))?;
+    Ok(Confined {
+        scratch,
+        #[cfg(target_os = "linux")]
+        steps,
+    })
 }
 
 /// Drops a setting that cannot be enforced (`required = false`).
@@ -64,6 +98,9 @@ fn relax(plan: &mut Plan, limits: &mut Limits, setting: &str) {
         "read" | "write" | "home" => plan.read = None,
         "network" => plan.deny_network = false,
         "processes" => limits.processes = None,
+        "memory" => limits.memory = None,
+        "cpu" => limits.cpu_seconds = None,
+        "open_files" => limits.open_files = None,
         _ => {}
     }
     plan.user_namespace = plan.deny_network || limits.processes.is_some();
@@ -109,13 +146,18 @@ fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
 }
 
 #[cfg(target_os = "linux")]
-fn enforce(plan: &Plan, limits: &Limits, cmd: &mut tokio::process::Command) -> std::io::Result<()> {
+fn enforce(
+    plan: &Plan,
+    limits: &Limits,
+    cmd: &mut tokio::process::Command,
+) -> std::io::Result<std::sync::Arc<[super::linux::Step]>> {
     let prepared = super::linux::Prepared::new(plan, limits)?;
+    let steps = prepared.steps();
     // SAFETY: `apply` only makes syscalls on data prepared before the fork.
     unsafe {
         cmd.pre_exec(move || prepared.apply());
     }
-    Ok(())
+    Ok(steps)
 }
 
 #[cfg(all(unix, not(target_os = "linux")))]
