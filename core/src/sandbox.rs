@@ -34,7 +34,8 @@ pub struct SandboxConfig {
     pub files: Option<FileAccess>,
     /// Its HOME (`home`).
     pub home: HomePolicy,
-    /// Resource limits (`memory`, `cpu`, `open_files`, `processes`).
+    /// Resource limits (`memory`, `cpu`, `open_files`, `processes`,
+    /// `file_size`).
     pub limits: Limits,
     /// Whether a setting the platform cannot enforce fails the connection
     /// (`required`, default true) or is only reported as a warning.
@@ -94,6 +95,11 @@ pub struct Limits {
     /// `processes`: processes and threads (`RLIMIT_NPROC`), counted in the
     /// server's own user namespace, so its children and not the agent's.
     pub processes: Option<u64>,
+    /// `file_size`: bytes of any one file the process writes
+    /// (`RLIMIT_FSIZE`; a write past it fails with `EFBIG`, or kills a
+    /// process that does not ignore `SIGXFSZ`). A whole disk cannot be
+    /// bounded without root (quotas, a size-limited mount).
+    pub file_size: Option<u64>,
 }
 
 impl SandboxConfig {
@@ -130,6 +136,7 @@ pub(crate) struct RawSandbox {
     cpu: Option<u64>,
     open_files: Option<u64>,
     processes: Option<u64>,
+    file_size: Option<RawSize>,
     required: Option<bool>,
 }
 
@@ -182,7 +189,14 @@ impl RawSandbox {
             Some(0) => Err(format!("sandbox `{key}` must be at least 1")),
             other => Ok(other),
         };
-        let memory = self.memory.map(parse_size).transpose()?;
+        let memory = self
+            .memory
+            .map(|size| parse_size("memory", size))
+            .transpose()?;
+        let file_size = self
+            .file_size
+            .map(|size| parse_size("file_size", size))
+            .transpose()?;
         Ok(SandboxConfig {
             network,
             files,
@@ -192,6 +206,7 @@ impl RawSandbox {
                 cpu_seconds: positive("cpu", self.cpu)?,
                 open_files: positive("open_files", self.open_files)?,
                 processes: positive("processes", self.processes)?,
+                file_size: positive("file_size", file_size)?,
             },
             required: self.required.unwrap_or(true),
         })
@@ -204,7 +219,7 @@ fn is_host_port(entry: &str) -> bool {
         .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0))
 }
 
-fn parse_size(size: RawSize) -> Result<u64, String> {
+fn parse_size(key: &str, size: RawSize) -> Result<u64, String> {
     let text = match size {
         RawSize::Bytes(n) => return Ok(n),
         RawSize::Text(text) => text,
@@ -225,9 +240,9 @@ fn parse_size(size: RawSize) -> Result<u64, String> {
     match digits.parse::<u64>() {
         Ok(n) if shift != u32::MAX => n
             .checked_mul(1 << shift)
-            .ok_or_else(|| format!("sandbox `memory` {text:?} is too large")),
+            .ok_or_else(|| format!("sandbox `{key}` {text:?} is too large")),
         _ => Err(format!(
-            "sandbox `memory` must be bytes or a size like \"512M\" or \"2G\", not {text:?}"
+            "sandbox `{key}` must be bytes or a size like \"512M\" or \"2G\", not {text:?}"
         )),
     }
 }
@@ -244,7 +259,7 @@ mod tests {
     #[test]
     fn parses_every_key() {
         let sandbox = parse(
-            "network = false\nread = [\"./data\"]\nwrite = [\"out\"]\nhome = \"isolated\"\nmemory = \"512M\"\ncpu = 30\nopen_files = 64\nprocesses = 16\nrequired = false\n",
+            "network = false\nread = [\"./data\"]\nwrite = [\"out\"]\nhome = \"isolated\"\nmemory = \"512M\"\ncpu = 30\nopen_files = 64\nprocesses = 16\nfile_size = \"1M\"\nrequired = false\n",
         )
         .unwrap();
         assert_eq!(sandbox.network, NetworkPolicy::Deny);
@@ -259,6 +274,7 @@ mod tests {
                 cpu_seconds: Some(30),
                 open_files: Some(64),
                 processes: Some(16),
+                file_size: Some(1 << 20),
             }
         );
         assert!(!sandbox.required);

@@ -549,3 +549,193 @@ fn a_refused_landlock_names_the_setting_and_the_errno() {
     });
     assert!(!refused);
 }
+
+/// The Landlock ABI of this kernel (0 without Landlock).
+fn landlock_abi() -> i64 {
+    // SAFETY: the version query of landlock_create_ruleset(2).
+    unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    }
+}
+
+fn running_as_root() -> bool {
+    // SAFETY: getuid cannot fail.
+    unsafe { libc::getuid() == 0 }
+}
+
+/// The agent's own process (the test's): its environment by `/proc`,
+/// `ptrace` and a signal are refused to a server whose files are confined
+/// (Landlock: `/proc/PID` of another process is not granted, a sandboxed
+/// process cannot ptrace one outside its domain, and from ABI 6 cannot
+/// signal one); in a PID namespace the agent has no pid at all.
+#[tokio::test]
+async fn the_agent_process_is_out_of_reach() {
+    require_landlock();
+    assert!(
+        landlock_abi() >= 6,
+        "refusing signals to the agent needs Landlock ABI 6 (Linux 6.12), this kernel has {}",
+        landlock_abi()
+    );
+    let agent = std::process::id();
+    let environ = format!("/proc/{agent}/environ");
+    for sandbox in ["read = []\n", "home = \"isolated\"\n"] {
+        let client = Client::connect(&escape_config(sandbox), "escape")
+            .await
+            .unwrap();
+        refused(&client, "read", json!({ "path": environ }), "EACCES").await;
+        refused(&client, "ptrace", json!({ "pid": agent }), "EPERM").await;
+        refused(&client, "signal", json!({ "pid": agent }), "EPERM").await;
+    }
+    let client = Client::connect(&escape_config("network = false\n"), "escape")
+        .await
+        .unwrap();
+    refused(&client, "ptrace", json!({ "pid": agent }), "ESRCH").await;
+    refused(&client, "signal", json!({ "pid": agent }), "ESRCH").await;
+}
+
+/// `network = false`: TCP and UDP have no route (the namespace has only a
+/// loopback, down), and the agent's abstract unix sockets are another
+/// namespace's; with files confined, Landlock (ABI 6) refuses abstract
+/// sockets made outside the sandbox too.
+#[tokio::test]
+async fn raw_tcp_udp_and_abstract_sockets_are_refused() {
+    use std::os::linux::net::SocketAddrExt as _;
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let name = format!("mcpbind-escape-{}", std::process::id());
+    let address = std::os::unix::net::SocketAddr::from_abstract_name(&name).unwrap();
+    let _abstract = std::os::unix::net::UnixListener::bind_addr(&address).unwrap();
+    let port = |addr: std::net::SocketAddr| addr.port();
+    let open = Client::connect(&escape_config(""), "escape").await.unwrap();
+    let tcp_target = json!({"host": "127.0.0.1", "port": port(tcp.local_addr().unwrap())});
+    let udp_target = json!({"host": "127.0.0.1", "port": port(udp.local_addr().unwrap())});
+    let unix_target = json!({ "path": format!("@{name}") });
+    // Unconfined, all three are reachable: the refusals below are the
+    // sandbox's.
+    for (tool, target) in [
+        ("tcp", &tcp_target),
+        ("udp", &udp_target),
+        ("unix", &unix_target),
+    ] {
+        let (failed, text) = call(&open, tool, target.clone()).await;
+        assert!(!failed, "{tool}: {text}");
+    }
+    let client = Client::connect(&escape_config("network = false\n"), "escape")
+        .await
+        .unwrap();
+    refused(&client, "tcp", tcp_target, "ENETUNREACH").await;
+    refused(&client, "udp", udp_target, "ENETUNREACH").await;
+    refused(&client, "unix", unix_target.clone(), "ECONNREFUSED").await;
+    require_landlock();
+    let client = Client::connect(&escape_config("read = []\n"), "escape")
+        .await
+        .unwrap();
+    refused(&client, "unix", unix_target, "EPERM").await;
+}
+
+/// The agent's pathname unix sockets (an ssh-agent, a docker socket) stay
+/// reachable: a network namespace does not cover them, and Landlock up to
+/// ABI 7 (this machine's kind) does not govern `connect()` on them. This
+/// test asserts that gap, so that a kernel that closes it is noticed.
+#[tokio::test]
+async fn pathname_unix_sockets_stay_reachable_up_to_landlock_abi_7() {
+    require_landlock();
+    let abi = landlock_abi();
+    assert!(
+        abi <= 7,
+        "Landlock ABI {abi} may refuse connect() on pathname unix sockets: handle it in the sandbox and turn this test into a refusal"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agent.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let client = Client::connect(
+        &escape_config("read = []\nnetwork = false\nhome = \"isolated\"\n"),
+        "escape",
+    )
+    .await
+    .unwrap();
+    let (failed, text) = call(&client, "unix", json!({ "path": path })).await;
+    assert!(
+        !failed,
+        "connect() to a pathname socket was refused ({text}): the README says it is not"
+    );
+}
+
+/// A fork bomb under `processes`: bounded for a user other than root. The
+/// kernel does not apply RLIMIT_NPROC to root, so as root the setting is
+/// refused at connect (and this test says so), never silently unenforced.
+#[tokio::test]
+async fn a_fork_bomb_is_bounded_by_processes() {
+    let config = escape_config("processes = 8\n");
+    if running_as_root() {
+        let error = Client::connect(&config, "escape").await.unwrap_err();
+        assert!(
+            matches!(&error, mcpbind::Error::Sandbox { setting, .. } if setting == "processes"),
+            "{error:#}"
+        );
+        assert!(error.to_string().contains("RLIMIT_NPROC"), "{error}");
+        eprintln!(
+            "running as root: `processes` cannot be enforced, and connecting says so: {error}"
+        );
+        return;
+    }
+    let client = Client::connect(&config, "escape").await.unwrap();
+    let (failed, text) = call(&client, "forkbomb", json!({"count": 200})).await;
+    assert!(!failed, "{text}");
+    let forked: usize = text
+        .strip_prefix("forked ")
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(forked < 8 && text.ends_with("(errno EAGAIN)"), "{text}");
+}
+
+/// A large file under a write grant: `file_size` bounds each file
+/// (`RLIMIT_FSIZE`); Python ignores SIGXFSZ, so the write fails with EFBIG.
+#[tokio::test]
+async fn a_large_file_is_bounded_by_file_size() {
+    require_landlock();
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = format!(
+        "read = []\nwrite = [{:?}]\nfile_size = \"1M\"\n",
+        dir.path().display().to_string()
+    );
+    let client = Client::connect(&escape_config(&sandbox), "escape")
+        .await
+        .unwrap();
+    let big = dir.path().join("big");
+    refused(
+        &client,
+        "bigfile",
+        json!({"path": big, "bytes": 8 << 20}),
+        "EFBIG",
+    )
+    .await;
+    assert!(std::fs::metadata(&big).unwrap().len() <= 1 << 20);
+    let small = json!({"path": dir.path().join("small"), "bytes": 512 << 10});
+    assert_eq!(
+        call(&client, "bigfile", small).await,
+        (false, format!("wrote {}", 512 << 10))
+    );
+}
+
+/// `memory` bounds what the server allocates.
+#[tokio::test]
+async fn memory_is_bounded() {
+    let client = Client::connect(&escape_config("memory = \"256M\"\n"), "escape")
+        .await
+        .unwrap();
+    assert_eq!(
+        call(&client, "alloc", json!({"bytes": 1u64 << 30})).await,
+        (true, "MemoryError".to_owned())
+    );
+    assert_eq!(
+        call(&client, "alloc", json!({"bytes": 16 << 20})).await,
+        (false, format!("allocated {}", 16 << 20))
+    );
+}

@@ -270,6 +270,12 @@ impl Prepared {
                 "processes",
                 "RLIMIT_NPROC",
             ),
+            (
+                libc::RLIMIT_FSIZE,
+                limits.file_size,
+                "file_size",
+                "RLIMIT_FSIZE",
+            ),
         ] {
             if let Some(mut value) = value {
                 if resource == libc::RLIMIT_NPROC && plan.user_namespace {

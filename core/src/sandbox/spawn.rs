@@ -101,6 +101,7 @@ fn relax(plan: &mut Plan, limits: &mut Limits, setting: &str) {
         "memory" => limits.memory = None,
         "cpu" => limits.cpu_seconds = None,
         "open_files" => limits.open_files = None,
+        "file_size" => limits.file_size = None,
         _ => {}
     }
     plan.user_namespace = plan.deny_network || limits.processes.is_some();
@@ -135,7 +136,12 @@ fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
         });
     }
     if cfg!(not(unix))
-        && (limits.memory, limits.cpu_seconds, limits.open_files) != (None, None, None)
+        && (
+            limits.memory,
+            limits.cpu_seconds,
+            limits.open_files,
+            limits.file_size,
+        ) != (None, None, None, None)
     {
         gaps.push(Unenforced {
             setting: "memory",
@@ -170,6 +176,7 @@ fn enforce(_: &Plan, limits: &Limits, cmd: &mut tokio::process::Command) -> std:
                 (libc::RLIMIT_DATA, limits.memory),
                 (libc::RLIMIT_CPU, limits.cpu_seconds),
                 (libc::RLIMIT_NOFILE, limits.open_files),
+                (libc::RLIMIT_FSIZE, limits.file_size),
             ] {
                 if let Some(value) = value {
                     let limit = libc::rlimit {
