@@ -18,7 +18,12 @@ mod linux;
 #[cfg(feature = "client")]
 pub(crate) mod plan;
 #[cfg(feature = "client")]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+mod proxy;
+#[cfg(feature = "client")]
 mod spawn;
+#[cfg(feature = "client")]
+pub(crate) use proxy::Proxy;
 #[cfg(feature = "client")]
 pub(crate) use spawn::{confine, Confined, Scratch};
 
@@ -50,9 +55,9 @@ pub enum NetworkPolicy {
     Allow,
     /// `network = false`: no network at all (not even loopback).
     Deny,
-    /// `network = ["host:port", …]`: only these. Not enforceable yet (see
-    /// the README's "Least privilege"): connecting fails, or with
-    /// `required = false` runs with the network allowed and a warning.
+    /// `network = ["host:port", …]`: only these, through a proxy outside
+    /// the server's network namespace (`*.example.com:443` for example.com's
+    /// subdomains); the server gets `HTTP_PROXY` and the like.
     AllowList(Vec<String>),
 }
 
@@ -108,7 +113,7 @@ impl SandboxConfig {
     /// (so that the count is the server's own).
     #[cfg(feature = "client")]
     pub(crate) fn needs_user_namespace(&self) -> bool {
-        self.network == NetworkPolicy::Deny || self.limits.processes.is_some()
+        self.network != NetworkPolicy::Allow || self.limits.processes.is_some()
     }
 
     /// Resolves relative `read` and `write` paths against `dir` (the config

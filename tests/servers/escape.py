@@ -26,6 +26,11 @@ asserts the refusal and its cause.
                                 answers how many it got, then kills them
   bigfile   {path, bytes}       writes a file of `bytes` bytes
   alloc     {bytes}             allocates and touches `bytes` bytes
+  http      {url}               fetches a URL with urllib (which honours
+                                HTTP_PROXY): the body
+  tunnel    {target}            `CONNECT target` through $HTTPS_PROXY, then
+                                a plain GET in the tunnel: the answers
+  resolve   {host}              resolves a name (DNS)
 """
 
 import ctypes
@@ -36,6 +41,8 @@ import signal
 import socket
 import sys
 import time
+import urllib.parse
+import urllib.request
 
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object", "properties": {
@@ -55,6 +62,9 @@ TOOLS = [
         ("forkbomb", ["count"]),
         ("bigfile", ["path", "bytes"]),
         ("alloc", ["bytes"]),
+        ("http", ["url"]),
+        ("tunnel", ["target"]),
+        ("resolve", ["host"]),
     ]
 ]
 
@@ -147,6 +157,20 @@ def unix(path):
     return "connected"
 
 
+def tunnel(target):
+    proxy = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
+    with socket.create_connection((proxy.hostname, proxy.port), timeout=10) as s:
+        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
+        f = s.makefile("rb")
+        status = f.readline().decode().strip()
+        while f.readline() not in (b"\r\n", b""):
+            pass
+        if " 200 " not in status + " ":
+            return status
+        s.sendall(b"GET / HTTP/1.0\r\nHost: x\r\n\r\n")
+        return status + " | " + f.read().decode(errors="replace")
+
+
 def run(name, args):
     if name == "env":
         return json.dumps(dict(os.environ), sort_keys=True)
@@ -189,6 +213,13 @@ def run(name, args):
         for i in range(0, len(block), 4096):
             block[i] = 1
         return "allocated %d" % len(block)
+    if name == "http":
+        with urllib.request.urlopen(args["url"], timeout=10) as r:
+            return r.read().decode()
+    if name == "tunnel":
+        return tunnel(args["target"])
+    if name == "resolve":
+        return str(socket.getaddrinfo(args["host"], 443)[0][4][0])
     raise ValueError("unknown tool %s" % name)
 
 

@@ -739,3 +739,96 @@ async fn memory_is_bounded() {
         (false, format!("allocated {}", 16 << 20))
     );
 }
+
+/// A plain HTTP server on the agent's loopback, answering every request
+/// with `hello from PORT` (a thread, for the test process's life).
+fn http_server() -> u16 {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                head.push(byte[0]);
+            }
+            let body = format!("hello from {port}");
+            let _ = write!(
+                stream,
+                "HTTP/1.0 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+/// `network = ["127.0.0.1:PORT"]`: through the proxy (plain HTTP and
+/// CONNECT) the listed pair is reached and another refused with 403,
+/// though both listen on the agent's loopback; a raw connect that ignores
+/// the proxy reaches nothing, and there is no DNS.
+#[tokio::test]
+async fn the_network_allow_list_passes_only_listed_pairs() {
+    let (allowed, other) = (http_server(), http_server());
+    let client = Client::connect(
+        &escape_config(&format!("network = [\"127.0.0.1:{allowed}\"]\n")),
+        "escape",
+    )
+    .await
+    .unwrap();
+    let (_, env) = call(&client, "env", json!({})).await;
+    let env: Value = serde_json::from_str(&env).unwrap();
+    for var in ["HTTP_PROXY", "https_proxy", "ALL_PROXY"] {
+        assert!(
+            env[var]
+                .as_str()
+                .is_some_and(|v| v.starts_with("http://127.0.0.1:")),
+            "{var}: {env}"
+        );
+    }
+    assert_eq!(
+        call(
+            &client,
+            "http",
+            json!({"url": format!("http://127.0.0.1:{allowed}/")})
+        )
+        .await,
+        (false, format!("hello from {allowed}"))
+    );
+    let (failed, text) = call(
+        &client,
+        "http",
+        json!({"url": format!("http://127.0.0.1:{other}/")}),
+    )
+    .await;
+    assert!(failed && text.contains("403"), "{text}");
+    let (failed, text) = call(
+        &client,
+        "tunnel",
+        json!({"target": format!("127.0.0.1:{allowed}")}),
+    )
+    .await;
+    assert!(
+        !failed
+            && text.starts_with("HTTP/1.1 200")
+            && text.ends_with(&format!("hello from {allowed}")),
+        "{text}"
+    );
+    let (failed, text) = call(
+        &client,
+        "tunnel",
+        json!({"target": format!("127.0.0.1:{other}")}),
+    )
+    .await;
+    assert!(!failed && text.starts_with("HTTP/1.1 403"), "{text}");
+    refused(
+        &client,
+        "tcp",
+        json!({"host": "127.0.0.1", "port": allowed}),
+        "ECONNREFUSED",
+    )
+    .await;
+    let (failed, text) = call(&client, "resolve", json!({"host": "example.com"})).await;
+    assert!(failed, "resolved example.com to {text} without the proxy");
+}

@@ -41,6 +41,8 @@ pub(crate) struct Process {
     secrets: Arc<[String]>,
     /// The sandbox's HOME and temp dir, removed with the process.
     _scratch: Scratch,
+    /// The network allow-list's proxy, which ends with the process.
+    _proxy: Option<sandbox::Proxy>,
 }
 
 impl Process {
@@ -377,7 +379,7 @@ pub(crate) async fn connect_stdio(
     handler: &Handler,
     lifecycle: Lifecycle,
 ) -> Result<Session, ConnectFailure> {
-    let (mut child, secrets, scratch) = spawn_child(name, spawn)?;
+    let (mut child, secrets, scratch, proxy) = spawn_child(name, spawn)?;
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -389,6 +391,7 @@ pub(crate) async fn connect_stdio(
         stderr: keep_tail(stderr),
         secrets: Arc::clone(&secrets),
         _scratch: scratch,
+        _proxy: proxy,
     };
     let tap = Arc::new(RawTap::default());
     let reader = TeeReader {
@@ -443,7 +446,7 @@ pub(crate) async fn connect_stdio(
 fn spawn_child(
     name: &str,
     spawn: &Spawn<'_>,
-) -> Result<(Child, Arc<[String]>, Scratch), ConnectFailure> {
+) -> Result<(Child, Arc<[String]>, Scratch, Option<sandbox::Proxy>), ConnectFailure> {
     let mut relaxed: Vec<&'static str> = Vec::new();
     loop {
         let Prepared {
@@ -458,7 +461,11 @@ fn spawn_child(
             .kill_on_drop(true);
         group::lead(&mut cmd);
         let source = match cmd.spawn() {
-            Ok(child) => return Ok((child, secrets, confined.scratch)),
+            Ok(child) => {
+                // Dropped on an error, the child is killed.
+                let proxy = confined.start_proxy(name)?;
+                return Ok((child, secrets, confined.scratch, proxy));
+            }
             Err(source) => source,
         };
         let Some((setting, reason)) = confined.refusal(&source) else {

@@ -96,6 +96,8 @@ pub(crate) struct Prepared {
     limits: Vec<(libc::c_int, u64)>,
     /// What each step enforces, for [`refusal`]; index = step.
     steps: Arc<[Step]>,
+    /// The allow-list's proxy listener, opened in the namespace.
+    proxy: Option<ProxyListener>,
 }
 
 /// One step of [`Prepared::apply`] that the kernel may refuse: the setting
@@ -111,7 +113,8 @@ const UNSHARE: usize = 0;
 const ID_MAP: usize = 1;
 const REAPER: usize = 2;
 const LANDLOCK: usize = 3;
-const LIMITS: usize = 4;
+const PROXY: usize = 4;
+const LIMITS: usize = 5;
 
 /// A step's failure as `pre_exec` can report it (std passes the child's
 /// raw OS error to the parent, nothing else): the step in the high bits,
@@ -211,8 +214,10 @@ fn user_namespaces_off() -> Option<String> {
 }
 
 impl Prepared {
-    /// Builds the ruleset and everything else the child needs.
-    pub(crate) fn new(plan: &Plan, limits: &Limits) -> io::Result<Prepared> {
+    /// Builds the ruleset and everything else the child needs; with an
+    /// allow-list, also the end of the socket the proxy's listener comes
+    /// back on (see [`receive_listener`]).
+    pub(crate) fn new(plan: &Plan, limits: &Limits) -> io::Result<(Prepared, Option<OwnedFd>)> {
         let abi = landlock_abi();
         let handled = handled_rights(abi);
         let ruleset = match &plan.read {
@@ -253,6 +258,10 @@ impl Prepared {
             step(namespace, "writing the user namespace's uid_map"),
             step(namespace, "fork (the PID namespace's init)"),
             step(plan.files_setting, "landlock_restrict_self"),
+            step(
+                "network",
+                "opening the allow-list proxy's listener in the namespace",
+            ),
         ];
         let mut rlimits = Vec::new();
         for (resource, value, setting, name) in [
@@ -286,7 +295,14 @@ impl Prepared {
                 steps.push(step(setting, &format!("setrlimit({name})")));
             }
         }
-        Ok(Prepared {
+        let (proxy, back) = match plan.allow_list {
+            Some(_) => {
+                let (listener, back) = ProxyListener::new()?;
+                (Some(listener), Some(back))
+            }
+            None => (None, None),
+        };
+        let prepared = Prepared {
             ruleset,
             proc_self: CString::new("/proc/self").unwrap_or_default(),
             read_rights: READ_RIGHTS,
@@ -294,7 +310,9 @@ impl Prepared {
             maps,
             limits: rlimits,
             steps: steps.into(),
-        })
+            proxy,
+        };
+        Ok((prepared, back))
     }
 
     /// What each step enforces, for [`refusal`].
@@ -316,6 +334,9 @@ impl Prepared {
             for (path, text) in maps {
                 write_file(path, text).map_err(|e| failed(ID_MAP, e))?;
             }
+        }
+        if let Some(proxy) = &self.proxy {
+            proxy.open().map_err(|e| failed(PROXY, e))?;
         }
         if self.namespaces & libc::CLONE_NEWPID != 0 {
             reap().map_err(|e| failed(REAPER, e))?;
@@ -419,6 +440,125 @@ fn exit_as(status: libc::c_int) -> ! {
 fn close_inherited() {
     // SAFETY: close_range takes plain values.
     unsafe { libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32) };
+}
+
+/// The proxy's listener: opened in the child, on the new namespace's
+/// loopback, and sent to mcpbind over a socket pair (`SCM_RIGHTS`), so no
+/// socket path is shared with the server.
+struct ProxyListener {
+    /// The child's end of the pair.
+    back: OwnedFd,
+    address: libc::sockaddr_in,
+}
+
+impl ProxyListener {
+    fn new() -> io::Result<(ProxyListener, OwnedFd)> {
+        let mut fds = [0; 2];
+        // SAFETY: socketpair fills two descriptors.
+        check_rc(unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                0,
+                fds.as_mut_ptr(),
+            )
+        })?;
+        // SAFETY: two new descriptors nothing else owns.
+        let (ours, theirs) =
+            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        // SAFETY: a zeroed sockaddr_in, then filled.
+        let mut address: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+        address.sin_family = libc::AF_INET as libc::sa_family_t;
+        address.sin_port = super::proxy::PORT.to_be();
+        address.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+        Ok((
+            ProxyListener {
+                back: theirs,
+                address,
+            },
+            ours,
+        ))
+    }
+
+    /// In the child, in the new network namespace: brings its loopback up,
+    /// listens on it and sends the listener back.
+    fn open(&self) -> io::Result<()> {
+        // SAFETY: socket, ioctl, bind, listen and sendmsg on prepared data.
+        unsafe {
+            let sock = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            check_rc(sock)?;
+            let sock = OwnedFd::from_raw_fd(sock);
+            let mut ifr: libc::ifreq = std::mem::zeroed();
+            ifr.ifr_name[0] = b'l' as libc::c_char;
+            ifr.ifr_name[1] = b'o' as libc::c_char;
+            ifr.ifr_ifru.ifru_flags = (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+            check_rc(libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS, &ifr))?;
+            let address = &self.address as *const libc::sockaddr_in;
+            check_rc(libc::bind(
+                sock.as_raw_fd(),
+                address.cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+            ))?;
+            check_rc(libc::listen(sock.as_raw_fd(), 128))?;
+            send_fd(&self.back, &sock)
+        }
+    }
+}
+
+/// Sends `fd` over the socket `via` (`SCM_RIGHTS`).
+fn send_fd(via: &OwnedFd, fd: &OwnedFd) -> io::Result<()> {
+    let mut byte = [0u8; 1];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    // Room for one descriptor's control message (CMSG_SPACE(4) is 24).
+    let mut control = [0u64; 4];
+    // SAFETY: a msghdr over the buffers above, one SCM_RIGHTS message.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(4) as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(4) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::c_int>(), fd.as_raw_fd());
+        let n = libc::sendmsg(via.as_raw_fd(), &msg, 0);
+        check_rc(if n < 0 { -1 } else { 0 })
+    }
+}
+
+/// The proxy's listener, once the spawn succeeded (it was sent before the
+/// server was exec'd, so it is waiting).
+pub(crate) fn receive_listener(via: &OwnedFd) -> io::Result<std::net::TcpListener> {
+    let mut byte = [0u8; 1];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    let mut control = [0u64; 4];
+    // SAFETY: a msghdr over the buffers above; the descriptor received is
+    // new and ours.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = std::mem::size_of_val(&control) as _;
+        let flags = libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC;
+        if libc::recvmsg(via.as_raw_fd(), &mut msg, flags) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        if cmsg.is_null() || (*cmsg).cmsg_type != libc::SCM_RIGHTS {
+            return Err(io::Error::other("no listener came back from the namespace"));
+        }
+        let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::c_int>());
+        Ok(std::net::TcpListener::from_raw_fd(fd))
+    }
 }
 
 /// A Landlock ruleset handling `handled`, allowing `read` and `write`

@@ -34,6 +34,16 @@ const DEVICES: &[&str] = &[
     "/dev/urandom",
 ];
 
+/// The variables that point a server at the allow-list's proxy.
+pub(crate) const PROXY_VARIABLES: [&str; 6] = [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
+
 /// What a spawn applies, computed before the fork.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
@@ -48,8 +58,11 @@ pub(crate) struct Plan {
     pub(crate) scratch: Vec<PathBuf>,
     /// No network: a user and network namespace.
     pub(crate) deny_network: bool,
-    /// A user namespace (for `network = false` and `processes`).
+    /// A user namespace (for `network` other than true, and `processes`).
     pub(crate) user_namespace: bool,
+    /// `network = [...]`: the namespace gets a loopback and a proxy on it
+    /// that lets these `host:port` pairs through (`proxy.rs`).
+    pub(crate) allow_list: Option<Vec<String>>,
     /// The settings this platform cannot enforce, and why.
     pub(crate) unenforced: Vec<Unenforced>,
     /// The setting that confines files: `read` (with `read`/`write`), or
@@ -86,13 +99,14 @@ impl Plan {
             ..Plan::default()
         };
         if let NetworkPolicy::AllowList(hosts) = &sandbox.network {
-            plan.unenforced.push(Unenforced {
-                setting: "network",
-                reason: format!(
-                    "an allow-list ({}) needs a filtering proxy, which mcpbind does not have yet (Landlock filters TCP by port, not host)",
-                    hosts.join(", ")
-                ),
-            });
+            plan.deny_network = true;
+            plan.allow_list = Some(hosts.clone());
+            let proxy = PathBuf::from(format!("http://127.0.0.1:{}", super::proxy::PORT));
+            for var in PROXY_VARIABLES {
+                plan.env.push((var, proxy.clone()));
+            }
+            // Node 24 and later honour the variables only when asked.
+            plan.env.push(("NODE_USE_ENV_PROXY", PathBuf::from("1")));
         }
         let home = grants::agent_home();
         if sandbox.home == HomePolicy::Isolated {

@@ -28,6 +28,10 @@ pub(crate) struct Confined {
     pub(crate) scratch: Scratch,
     #[cfg(target_os = "linux")]
     steps: std::sync::Arc<[super::linux::Step]>,
+    /// With an allow-list: the hosts, and where the proxy's listener comes
+    /// back from the namespace.
+    #[cfg(target_os = "linux")]
+    proxy: Option<(Vec<String>, std::os::fd::OwnedFd)>,
 }
 
 impl Confined {
@@ -41,6 +45,25 @@ impl Confined {
             let _ = error;
             None
         }
+    }
+
+    /// After the spawn: starts the allow-list's proxy, if there is one. It
+    /// runs until dropped.
+    pub(crate) fn start_proxy(&self, server: &str) -> Result<Option<super::Proxy>, Error> {
+        #[cfg(target_os = "linux")]
+        if let Some((hosts, back)) = &self.proxy {
+            let failed = |e: std::io::Error| Error::Sandbox {
+                server: server.to_owned(),
+                setting: "network".into(),
+                reason: format!("starting the allow-list proxy failed: {e}"),
+            };
+            let listener = super::linux::receive_listener(back).map_err(failed)?;
+            return super::proxy::serve(server, listener, hosts)
+                .map(Some)
+                .map_err(failed);
+        }
+        let _ = server;
+        Ok(None)
     }
 }
 
@@ -84,11 +107,15 @@ pub(crate) fn confine(
     }
     let files = plan.files_setting;
     #[cfg_attr(not(target_os = "linux"), allow(clippy::let_unit_value))]
-    let steps = enforce(&plan, &limits, cmd).map_err(|e| failed(files, e))?;
+    let enforced = enforce(&plan, &limits, cmd).map_err(|e| failed(files, e))?;
+    #[cfg(target_os = "linux")]
+    let (steps, back) = enforced;
     Ok(Confined {
         scratch,
         #[cfg(target_os = "linux")]
         steps,
+        #[cfg(target_os = "linux")]
+        proxy: plan.allow_list.zip(back),
     })
 }
 
@@ -96,7 +123,13 @@ pub(crate) fn confine(
 fn relax(plan: &mut Plan, limits: &mut Limits, setting: &str) {
     match setting {
         "read" | "write" | "home" => plan.read = None,
-        "network" => plan.deny_network = false,
+        "network" => {
+            plan.deny_network = false;
+            plan.allow_list = None;
+            plan.env.retain(|(var, _)| {
+                !super::plan::PROXY_VARIABLES.contains(var) && *var != "NODE_USE_ENV_PROXY"
+            });
+        }
         "processes" => limits.processes = None,
         "memory" => limits.memory = None,
         "cpu" => limits.cpu_seconds = None,
@@ -152,18 +185,22 @@ fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
 }
 
 #[cfg(target_os = "linux")]
+#[allow(clippy::type_complexity)]
 fn enforce(
     plan: &Plan,
     limits: &Limits,
     cmd: &mut tokio::process::Command,
-) -> std::io::Result<std::sync::Arc<[super::linux::Step]>> {
-    let prepared = super::linux::Prepared::new(plan, limits)?;
+) -> std::io::Result<(
+    std::sync::Arc<[super::linux::Step]>,
+    Option<std::os::fd::OwnedFd>,
+)> {
+    let (prepared, back) = super::linux::Prepared::new(plan, limits)?;
     let steps = prepared.steps();
     // SAFETY: `apply` only makes syscalls on data prepared before the fork.
     unsafe {
         cmd.pre_exec(move || prepared.apply());
     }
-    Ok(steps)
+    Ok((steps, back))
 }
 
 #[cfg(all(unix, not(target_os = "linux")))]
