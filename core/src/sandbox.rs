@@ -7,6 +7,7 @@
 //! `Error::Sandbox`, or is reported as a warning
 //! when `required = false`.
 
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -91,20 +92,20 @@ pub struct Limits {
     /// `memory`: bytes of data (heap) the process may allocate
     /// (`RLIMIT_DATA`; address space reserved but not used is not counted,
     /// so V8 and the JVM still start).
-    pub memory: Option<u64>,
+    pub memory: Option<NonZeroU64>,
     /// `cpu`: seconds of CPU time (`RLIMIT_CPU`); the process is killed
     /// past it.
-    pub cpu_seconds: Option<u64>,
+    pub cpu_seconds: Option<NonZeroU64>,
     /// `open_files`: open file descriptors (`RLIMIT_NOFILE`).
-    pub open_files: Option<u64>,
+    pub open_files: Option<NonZeroU64>,
     /// `processes`: processes and threads (`RLIMIT_NPROC`), counted in the
     /// server's own user namespace, so its children and not the agent's.
-    pub processes: Option<u64>,
+    pub processes: Option<NonZeroU64>,
     /// `file_size`: bytes of any one file the process writes
     /// (`RLIMIT_FSIZE`; a write past it fails with `EFBIG`, or kills a
     /// process that does not ignore `SIGXFSZ`). A whole disk cannot be
     /// bounded without root (quotas, a size-limited mount).
-    pub file_size: Option<u64>,
+    pub file_size: Option<NonZeroU64>,
 }
 
 impl SandboxConfig {
@@ -207,11 +208,11 @@ impl RawSandbox {
             files,
             home,
             limits: Limits {
-                memory: positive("memory", memory)?,
-                cpu_seconds: positive("cpu", self.cpu)?,
-                open_files: positive("open_files", self.open_files)?,
-                processes: positive("processes", self.processes)?,
-                file_size: positive("file_size", file_size)?,
+                memory: positive("memory", memory)?.and_then(NonZeroU64::new),
+                cpu_seconds: positive("cpu", self.cpu)?.and_then(NonZeroU64::new),
+                open_files: positive("open_files", self.open_files)?.and_then(NonZeroU64::new),
+                processes: positive("processes", self.processes)?.and_then(NonZeroU64::new),
+                file_size: positive("file_size", file_size)?.and_then(NonZeroU64::new),
             },
             required: self.required.unwrap_or(true),
         })
@@ -275,11 +276,11 @@ mod tests {
         assert_eq!(
             sandbox.limits,
             Limits {
-                memory: Some(512 << 20),
-                cpu_seconds: Some(30),
-                open_files: Some(64),
-                processes: Some(16),
-                file_size: Some(1 << 20),
+                memory: NonZeroU64::new(512 << 20),
+                cpu_seconds: NonZeroU64::new(30),
+                open_files: NonZeroU64::new(64),
+                processes: NonZeroU64::new(16),
+                file_size: NonZeroU64::new(1 << 20),
             }
         );
         assert!(!sandbox.required);
@@ -332,7 +333,7 @@ mod tests {
         );
         assert_eq!(
             parse("memory = \"2GiB\"").unwrap().limits.memory,
-            Some(2 << 30)
+            NonZeroU64::new(2 << 30)
         );
     }
 }

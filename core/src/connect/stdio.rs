@@ -379,7 +379,12 @@ pub(crate) async fn connect_stdio(
     handler: &Handler,
     lifecycle: Lifecycle,
 ) -> Result<Session, ConnectFailure> {
-    let (mut child, secrets, scratch, proxy) = spawn_child(name, spawn)?;
+    let Spawned {
+        mut child,
+        secrets,
+        scratch,
+        proxy,
+    } = spawn_child(name, spawn)?;
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -439,14 +444,19 @@ pub(crate) async fn connect_stdio(
     }
 }
 
+/// A spawned server, with what lives as long as it.
+struct Spawned {
+    child: Child,
+    secrets: Arc<[String]>,
+    scratch: Scratch,
+    proxy: Option<sandbox::Proxy>,
+}
+
 /// Spawns the server. A sandbox step the kernel refuses (seccomp, a
 /// container) is [`Error::Sandbox`] naming the setting; with
 /// `required = false` it is a warning, and the server is spawned again
 /// without that setting.
-fn spawn_child(
-    name: &str,
-    spawn: &Spawn<'_>,
-) -> Result<(Child, Arc<[String]>, Scratch, Option<sandbox::Proxy>), ConnectFailure> {
+fn spawn_child(name: &str, spawn: &Spawn<'_>) -> Result<Spawned, ConnectFailure> {
     let mut relaxed: Vec<&'static str> = Vec::new();
     loop {
         let Prepared {
@@ -464,7 +474,12 @@ fn spawn_child(
             Ok(child) => {
                 // Dropped on an error, the child is killed.
                 let proxy = confined.start_proxy(name)?;
-                return Ok((child, secrets, confined.scratch, proxy));
+                return Ok(Spawned {
+                    child,
+                    secrets,
+                    scratch: confined.scratch,
+                    proxy,
+                });
             }
             Err(source) => source,
         };

@@ -286,7 +286,8 @@ impl Prepared {
                 "RLIMIT_FSIZE",
             ),
         ] {
-            if let Some(mut value) = value {
+            if let Some(value) = value {
+                let mut value = value.get();
                 if resource == libc::RLIMIT_NPROC && plan.user_namespace {
                     // The reaper and the init count in the namespace too.
                     value = value.saturating_add(2);

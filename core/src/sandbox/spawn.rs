@@ -107,9 +107,9 @@ pub(crate) fn confine(
     }
     let files = plan.files_setting;
     #[cfg_attr(not(target_os = "linux"), allow(clippy::let_unit_value))]
-    let enforced = enforce(&plan, &limits, cmd).map_err(|e| failed(files, e))?;
+    let _enforced = enforce(&plan, &limits, cmd).map_err(|e| failed(files, e))?;
     #[cfg(target_os = "linux")]
-    let (steps, back) = enforced;
+    let (steps, back) = _enforced;
     Ok(Confined {
         scratch,
         #[cfg(target_os = "linux")]
@@ -215,7 +215,7 @@ fn enforce(_: &Plan, limits: &Limits, cmd: &mut tokio::process::Command) -> std:
                 (libc::RLIMIT_NOFILE, limits.open_files),
                 (libc::RLIMIT_FSIZE, limits.file_size),
             ] {
-                if let Some(value) = value {
+                if let Some(value) = value.map(std::num::NonZeroU64::get) {
                     let limit = libc::rlimit {
                         rlim_cur: value as _,
                         rlim_max: value as _,
