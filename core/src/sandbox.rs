@@ -1,9 +1,11 @@
 //! What a stdio server's process may touch: `[servers.NAME.sandbox]`.
 //!
 //! This module holds the model (always on, like the rest of the config);
+//! `sandbox/plan.rs` and `sandbox/grants.rs` decide what a spawn grants,
 //! `sandbox/linux.rs` enforces it when a server is spawned (Landlock for
-//! files, a user and network namespace for the network, `setrlimit` for
-//! limits). A setting the platform cannot enforce fails the connection with
+//! files and HOME, a user, network and PID namespace for the network and
+//! `processes`, `setrlimit` for limits) and `sandbox/proxy.rs` serves a
+//! network allow-list from outside the namespace. A setting the platform cannot enforce fails the connection with
 //! `Error::Sandbox`, or is reported as a warning
 //! when `required = false`.
 

@@ -1,5 +1,8 @@
-//! Enforcing a [`Plan`] on Linux without root: Landlock for files, a user
-//! and network namespace for the network, `setrlimit` for limits.
+//! Enforcing a [`Plan`] on Linux without root: Landlock for files, a user,
+//! network and PID namespace for the network and `processes` (with an init
+//! of its own, see [`reap`]), `setrlimit` for limits. A step the kernel
+//! refuses reaches the parent as an errno tagged with the step
+//! ([`refusal`]), so the error names the setting.
 //!
 //! Everything that allocates or opens paths from the config (the Landlock
 //! ruleset and its rules, the uid map text) is prepared in the parent
