@@ -224,6 +224,40 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    #[test]
+    fn sandbox_gives_npx_and_uvx_caches_of_their_own() {
+        let home = tempfile_dir("caches");
+        for (program, vars) in [
+            ("npx", &["npm_config_cache"][..]),
+            ("/usr/bin/uvx", &["UV_CACHE_DIR", "UV_TOOL_DIR"][..]),
+        ] {
+            let args = ["-y".to_owned(), format!("pkg-{}", std::process::id())];
+            let caches = private_caches("srv", program, &args, Some(&home)).unwrap();
+            let names: Vec<&str> = caches.env.iter().map(|(var, _)| *var).collect();
+            assert_eq!(names, vars, "{program}");
+            for (_, dir) in &caches.env {
+                assert!(dir.is_dir() && caches.write.contains(dir), "{dir:?}");
+                assert!(
+                    !dir.starts_with(home.join(".npm")) && !dir.starts_with(home.join(".cache/uv"))
+                );
+                let root = dir.parent().unwrap();
+                assert!(root
+                    .file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .starts_with("srv-"));
+                assert!(root.parent().unwrap().ends_with("mcpbind/sandbox"));
+            }
+            let _ = std::fs::remove_dir_all(caches.env[0].1.parent().unwrap());
+        }
+        assert!(private_caches("srv", "node", &[], Some(&home))
+            .unwrap()
+            .env
+            .is_empty());
+        std::fs::remove_dir_all(&home).unwrap();
+    }
+
     fn tempfile_dir(what: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("mcpbind-{what}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);

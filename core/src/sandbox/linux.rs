@@ -111,6 +111,15 @@ pub(crate) struct Step {
     pub(crate) call: String,
 }
 
+impl Step {
+    fn new(setting: &'static str, call: &str) -> Step {
+        Step {
+            setting,
+            call: call.to_owned(),
+        }
+    }
+}
+
 // The steps, by index in `Prepared::steps` (limits follow, one each).
 const UNSHARE: usize = 0;
 const ID_MAP: usize = 1;
@@ -237,25 +246,13 @@ impl Prepared {
             call.push_str(" | CLONE_NEWNET");
         }
         call.push(')');
-        let maps = plan.user_namespace.then(|| {
-            // SAFETY: getuid and getgid cannot fail.
-            let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-            let c = |s: String| CString::new(s).unwrap_or_default();
-            [
-                (c("/proc/self/setgroups".into()), c("deny".into())),
-                (c("/proc/self/uid_map".into()), c(format!("{uid} {uid} 1"))),
-                (c("/proc/self/gid_map".into()), c(format!("{gid} {gid} 1"))),
-            ]
-        });
+        let maps = plan.user_namespace.then(id_maps);
         let namespace = if plan.deny_network {
             "network"
         } else {
             "processes"
         };
-        let step = |setting: &'static str, call: &str| Step {
-            setting,
-            call: call.to_owned(),
-        };
+        let step = Step::new;
         let mut steps = vec![
             step(namespace, &call),
             step(namespace, "writing the user namespace's uid_map"),
@@ -266,39 +263,7 @@ impl Prepared {
                 "opening the allow-list proxy's listener in the namespace",
             ),
         ];
-        let mut rlimits = Vec::new();
-        for (resource, value, setting, name) in [
-            (libc::RLIMIT_DATA, limits.memory, "memory", "RLIMIT_DATA"),
-            (libc::RLIMIT_CPU, limits.cpu_seconds, "cpu", "RLIMIT_CPU"),
-            (
-                libc::RLIMIT_NOFILE,
-                limits.open_files,
-                "open_files",
-                "RLIMIT_NOFILE",
-            ),
-            (
-                libc::RLIMIT_NPROC,
-                limits.processes,
-                "processes",
-                "RLIMIT_NPROC",
-            ),
-            (
-                libc::RLIMIT_FSIZE,
-                limits.file_size,
-                "file_size",
-                "RLIMIT_FSIZE",
-            ),
-        ] {
-            if let Some(value) = value {
-                let mut value = value.get();
-                if resource == libc::RLIMIT_NPROC && plan.user_namespace {
-                    // The reaper and the init count in the namespace too.
-                    value = value.saturating_add(2);
-                }
-                rlimits.push((resource as libc::c_int, value));
-                steps.push(step(setting, &format!("setrlimit({name})")));
-            }
-        }
+        let rlimits = rlimits(limits, plan.user_namespace, &mut steps);
         let (proxy, back) = match plan.allow_list {
             Some(_) => {
                 let (listener, back) = ProxyListener::new()?;
@@ -371,6 +336,60 @@ impl Prepared {
             unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) };
         check_rc(rc as libc::c_int)
     }
+}
+
+/// The limits to set, each with its step in `steps`.
+fn rlimits(
+    limits: &Limits,
+    user_namespace: bool,
+    steps: &mut Vec<Step>,
+) -> Vec<(libc::c_int, u64)> {
+    let mut rlimits = Vec::new();
+    for (resource, value, setting, name) in [
+        (libc::RLIMIT_DATA, limits.memory, "memory", "RLIMIT_DATA"),
+        (libc::RLIMIT_CPU, limits.cpu_seconds, "cpu", "RLIMIT_CPU"),
+        (
+            libc::RLIMIT_NOFILE,
+            limits.open_files,
+            "open_files",
+            "RLIMIT_NOFILE",
+        ),
+        (
+            libc::RLIMIT_NPROC,
+            limits.processes,
+            "processes",
+            "RLIMIT_NPROC",
+        ),
+        (
+            libc::RLIMIT_FSIZE,
+            limits.file_size,
+            "file_size",
+            "RLIMIT_FSIZE",
+        ),
+    ] {
+        if let Some(value) = value {
+            let mut value = value.get();
+            if resource == libc::RLIMIT_NPROC && user_namespace {
+                // The reaper and the init count in the namespace too.
+                value = value.saturating_add(2);
+            }
+            rlimits.push((resource as libc::c_int, value));
+            steps.push(Step::new(setting, &format!("setrlimit({name})")));
+        }
+    }
+    rlimits
+}
+
+/// The user namespace's maps: the agent's own uid and gid, nothing else.
+fn id_maps() -> [(CString, CString); 3] {
+    // SAFETY: getuid and getgid cannot fail.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    let c = |s: String| CString::new(s).unwrap_or_default();
+    [
+        (c("/proc/self/setgroups".into()), c("deny".into())),
+        (c("/proc/self/uid_map".into()), c(format!("{uid} {uid} 1"))),
+        (c("/proc/self/gid_map".into()), c(format!("{gid} {gid} 1"))),
+    ]
 }
 
 /// After `unshare(CLONE_NEWPID)`, which moves only the caller's children
