@@ -16,6 +16,7 @@ mod discover_http;
 mod double;
 mod durability;
 mod elicit;
+mod escape;
 mod lifecycle;
 mod listen;
 mod lock;
