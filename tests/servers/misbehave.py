@@ -10,6 +10,7 @@ stdio:   misbehave.py MODE
   bad-tools      tools/list holds malformed tools among good ones
   deep-schema    tools/list holds a schema nested 200 levels deep
   slow-list      never answers tools/list
+  no-server-info answers `initialize` without `serverInfo`
 
 HTTP:    misbehave.py --http MODE [ARG]   (prints `listening on URL`)
   status CODE:METHOD   Streamable HTTP; answers METHOD (`initialize`,
@@ -53,10 +54,11 @@ TOOLS = {
     ],
     "deep-schema": [GOOD, {"name": "deep", "inputSchema": deep_schema(200)}],
     "slow-list": [GOOD],
+    "no-server-info": [GOOD],
 }
 
 
-def answer(message, tools):
+def answer(message, tools, mode=""):
     """The JSON-RPC response to a request, or None for a notification."""
     if "id" not in message or "method" not in message:
         return None
@@ -67,6 +69,8 @@ def answer(message, tools):
             "capabilities": {"tools": {}},
             "serverInfo": {"name": "misbehave", "version": "1.0.0"},
         }
+        if mode == "no-server-info":
+            del result["serverInfo"]
     elif method == "tools/list":
         result = {"tools": tools}
     elif method == "tools/call":
@@ -99,7 +103,7 @@ def stdio(mode):
         message = json.loads(line)
         if mode == "slow-list" and message.get("method") == "tools/list":
             continue
-        reply = answer(message, tools)
+        reply = answer(message, tools, mode)
         if reply is not None:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()
