@@ -268,6 +268,7 @@ fn command(name: &str, spawn: &Spawn<'_>) -> Result<Prepared, ConnectFailure> {
             return Err(Error::Cwd {
                 server: name.to_owned(),
                 cwd: cwd.to_owned(),
+                exists: cwd.exists(),
             }
             .into());
         }
@@ -366,9 +367,17 @@ pub(crate) async fn connect_stdio(
                 return Err(failure.into_error(name).into());
             }
             let exit = process.settle().await;
+            // A server whose answer was refused exits as its stdin closes:
+            // its exit is no cause.
+            let refused = matches!(
+                e,
+                rmcp::service::ClientInitializeError::ExpectedInitResult(_)
+            );
             let reason = match exit {
-                Some(status) => format!("the process exited during the handshake ({status})"),
-                None => "the MCP handshake failed".to_owned(),
+                Some(status) if !refused => {
+                    format!("the process exited during the handshake ({status})")
+                }
+                _ => "the MCP handshake failed".to_owned(),
             };
             let text = super::describe(&e);
             Err(Error::Connect {
