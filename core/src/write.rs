@@ -496,6 +496,37 @@ mod tests {
     }
 
     #[test]
+    fn temporaries_are_told_by_their_name() {
+        assert!(is_temporary_of(".mcpbind.lock.123-0.tmp", "mcpbind.lock"));
+        assert!(!is_temporary_of(".mcpbind.lock.123-0.tmp", "mcpbind"));
+        assert!(!is_temporary_of(".mcpbind.lock.x-0.tmp", "mcpbind.lock"));
+        assert!(!is_temporary_of(".mcpbind.lock.123.tmp", "mcpbind.lock"));
+        assert!(!is_temporary_of("mcpbind.lock.123-0.tmp", "mcpbind.lock"));
+        assert!(!is_temporary_of(
+            ".mcpbind.lock.1-2.3-4.tmp",
+            "mcpbind.lock"
+        ));
+    }
+
+    /// A temporary someone holds (here another open file description of
+    /// this process) is kept; once let go, the next write removes it.
+    #[cfg(unix)]
+    #[test]
+    fn only_temporaries_no_writer_holds_are_removed() {
+        let temp = temp("held.lock");
+        let path = &temp.0;
+        let left = path.with_file_name(".held.lock.1-1.tmp");
+        std::fs::write(&left, "half").unwrap();
+        let holder = File::open(&left).unwrap();
+        holder.lock().unwrap();
+        assert!(write_file_if_changed(path, b"one").unwrap());
+        assert!(left.exists());
+        drop(holder);
+        assert!(!write_file_if_changed(path, b"one").unwrap());
+        assert!(!left.exists());
+    }
+
+    #[test]
     fn a_failed_write_leaves_the_old_file_and_no_temporary() {
         let temp = temp("dir.lock");
         // The rename fails: a directory is in the way.

@@ -131,8 +131,8 @@ const SHOWN_LINES: usize = 3;
 fn first_difference(old: &str, new: &str) -> String {
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
-    let Some(at) = (0..old_lines.len().max(new_lines.len()))
-        .find(|&i| old_lines.get(i) != new_lines.get(i))
+    let Some(at) =
+        (0..old_lines.len().max(new_lines.len())).find(|&i| old_lines.get(i) != new_lines.get(i))
     else {
         return "they differ only in line endings or the final newline".to_owned();
     };
@@ -143,7 +143,10 @@ fn first_difference(old: &str, new: &str) -> String {
             shown.push_str(&format!("\n  {sign} (end of file)"));
         }
         for line in rest.iter().take(SHOWN_LINES) {
-            shown.push_str(&format!("\n  {sign} {}", mcpbind::diff::terminal_safe(line)));
+            shown.push_str(&format!(
+                "\n  {sign} {}",
+                mcpbind::diff::terminal_safe(line)
+            ));
         }
     }
     shown
