@@ -249,7 +249,6 @@ async fn next_signal() -> Signal {
 /// The signal handler, and the test-only pause point.
 #[cfg(unix)]
 mod unix {
-    use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
     use std::sync::atomic::{AtomicI32, Ordering};
 
     use super::{Signal, ARRIVED, DEFERRED};
@@ -316,6 +315,7 @@ mod unix {
     /// stderr, then waits until the handler has recorded a stopping signal.
     #[cfg(debug_assertions)]
     pub(super) fn test_pause(path: &std::path::Path) {
+        use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
         let read = READ.swap(-1, Ordering::SeqCst);
         if read < 0 {
             return;
