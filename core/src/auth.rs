@@ -155,7 +155,7 @@ impl FileStore {
     fn check_writable(&self) -> Result<()> {
         let dir = self.path.parent().unwrap_or(std::path::Path::new("."));
         let problem = match create_private_dir(dir) {
-            Err(e) => Some(e.to_string()),
+            Err(e) => Some(not_a_directory(dir).unwrap_or_else(|| e.to_string())),
             Ok(()) if !dir.is_dir() => Some("it is not a directory".to_owned()),
             Ok(()) => std::fs::symlink_metadata(&self.path)
                 .ok()
@@ -171,6 +171,20 @@ impl FileStore {
             }),
         }
     }
+}
+
+/// What is not a directory along `dir`: `dir` itself (`it`), or the
+/// first of its parents that exists.
+fn not_a_directory(dir: &std::path::Path) -> Option<String> {
+    let there = dir.ancestors().find(|a| a.symlink_metadata().is_ok())?;
+    if there.is_dir() {
+        return None;
+    }
+    Some(if there == dir {
+        "it is not a directory".to_owned()
+    } else {
+        format!("{} is not a directory", there.display())
+    })
 }
 
 fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
@@ -786,10 +800,17 @@ impl Target<'_> {
                 reason: redact(&reason, &self.secrets),
                 login: false,
             })?;
+        // The exchange stores the tokens it got: a store that failed (a
+        // full disk) is not a failed exchange.
         state
             .handle_callback_url(&callback)
             .await
-            .map_err(|e| self.error("the token exchange failed", e))
+            .map_err(|e| match e {
+                AuthError::CredentialStoreError(_) => {
+                    self.error("the server issued tokens, but storing them failed", e)
+                }
+                e => self.error("the token exchange failed", e),
+            })
     }
 }
 

@@ -414,6 +414,9 @@ fn discover_refused(tap: &RawTap) -> Option<String> {
 /// causes, without rmcp's wrapper types (`Transport [rmcp::transport::…]`).
 pub(crate) fn describe(error: &ClientInitializeError) -> String {
     use rmcp::transport::streamable_http_client::StreamableHttpError;
+    if let ClientInitializeError::ExpectedInitResult(answer) = error {
+        return not_an_initialize_result(answer.as_ref());
+    }
     let ClientInitializeError::TransportError { error, context } = error else {
         return crate::error::chain(error);
     };
@@ -423,6 +426,20 @@ pub(crate) fn describe(error: &ClientInitializeError) -> String {
         _ => crate::error::chain(inner),
     };
     format!("{cause} (when the client tried to {context})")
+}
+
+/// An answer to `initialize` that rmcp could not read as its result, in
+/// words: what it lacks (`serverInfo`, which MCP requires), not rmcp's
+/// debug output of it.
+fn not_an_initialize_result(answer: Option<&rmcp::model::ServerResult>) -> String {
+    let Some(value) = answer.and_then(|a| serde_json::to_value(a).ok()) else {
+        return "the server did not answer `initialize`".to_owned();
+    };
+    match serde_json::from_value::<rmcp::model::InitializeResult>(value) {
+        Err(e) if e.to_string().contains("`serverInfo`") => "its `initialize` result has no `serverInfo` (the server's name and version, which MCP requires)".to_owned(),
+        Err(e) => format!("its answer to `initialize` is not an `initialize` result ({e})"),
+        Ok(_) => "its answer to `initialize` is not an `initialize` result".to_owned(),
+    }
 }
 
 async fn connect_transport(

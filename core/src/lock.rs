@@ -434,13 +434,14 @@ impl Lockfile {
             Err(LockError::Missing { .. }) => return Ok(Lockfile::new()),
             text => text?,
         };
-        if text.trim().is_empty() {
+        if text.trim_start_matches('\u{feff}').trim().is_empty() {
             return Ok(Lockfile::new());
         }
         Lockfile::parse(&text, path).map_err(|e| classify_unreadable(e, &text, path))
     }
 
-    /// Parses and checks lockfile text; `path` is used in errors.
+    /// Parses and checks lockfile text (after a UTF-8 byte order mark, if
+    /// it starts with one); `path` is used in errors.
     ///
     /// # Errors
     ///
@@ -449,6 +450,8 @@ impl Lockfile {
     /// definition that doesn't match its name or digest. Each error names
     /// the file and line.
     pub fn parse(text: &str, path: &Path) -> Result<Lockfile> {
+        // A UTF-8 byte order mark, as some Windows editors save files.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let invalid = |line: usize, message: String| LockError::Invalid {
             path: path.to_owned(),
             line,

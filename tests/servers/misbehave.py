@@ -14,6 +14,7 @@ stdio:   misbehave.py MODE
                  (`auth-method`, a nested `retry-count`) and answers with
                  the arguments it got, as JSON text; `ping` has the input
                  schema `{}` and `noop` `{"type": "object"}`
+  no-server-info answers `initialize` without `serverInfo`
 
 HTTP:    misbehave.py --http MODE [ARG]   (prints `listening on URL`)
   status CODE:METHOD   Streamable HTTP; answers METHOD (`initialize`,
@@ -70,10 +71,11 @@ TOOLS = {
         {"name": "noop", "description": "No parameters.",
          "inputSchema": {"type": "object"}},
     ],
+    "no-server-info": [GOOD],
 }
 
 
-def answer(message, tools):
+def answer(message, tools, mode=""):
     """The JSON-RPC response to a request, or None for a notification."""
     if "id" not in message or "method" not in message:
         return None
@@ -84,6 +86,8 @@ def answer(message, tools):
             "capabilities": {"tools": {}},
             "serverInfo": {"name": "misbehave", "version": "1.0.0"},
         }
+        if mode == "no-server-info":
+            del result["serverInfo"]
     elif method == "tools/list":
         result = {"tools": tools}
     elif method == "tools/call":
@@ -118,7 +122,7 @@ def stdio(mode):
         message = json.loads(line)
         if mode == "slow-list" and message.get("method") == "tools/list":
             continue
-        reply = answer(message, tools)
+        reply = answer(message, tools, mode)
         if reply is not None:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()

@@ -28,5 +28,6 @@ mod prompts;
 mod readme;
 mod review;
 mod roundtrip;
+mod status;
 mod toolbox;
 mod toolbox_content;

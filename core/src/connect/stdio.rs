@@ -337,6 +337,7 @@ fn command(name: &str, spawn: &Spawn<'_>, relaxed: &[&str]) -> Result<Prepared, 
             return Err(Error::Cwd {
                 server: name.to_owned(),
                 cwd: cwd.to_owned(),
+                exists: cwd.exists(),
             }
             .into());
         }
@@ -428,9 +429,17 @@ pub(crate) async fn connect_stdio(
                 return Err(failure.into_error(name).into());
             }
             let exit = process.settle().await;
+            // A server whose answer was refused exits as its stdin closes:
+            // its exit is no cause.
+            let refused = matches!(
+                e,
+                rmcp::service::ClientInitializeError::ExpectedInitResult(_)
+            );
             let reason = match exit {
-                Some(status) => format!("the process exited during the handshake ({status})"),
-                None => "the MCP handshake failed".to_owned(),
+                Some(status) if !refused => {
+                    format!("the process exited during the handshake ({status})")
+                }
+                _ => "the MCP handshake failed".to_owned(),
             };
             let text = super::describe(&e);
             Err(Error::Connect {
