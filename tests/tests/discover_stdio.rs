@@ -82,10 +82,8 @@ fn discover_stdio_lock_records_the_newest_version_each_server_speaks() {
     assert_eq!(version("refusing"), LEGACY);
     assert_eq!(version("silent"), LEGACY);
     assert_eq!(version("empty"), LEGACY);
-    assert_eq!(
-        lock["servers"]["silent"]["tools"][0]["name"], "echo",
-        "{lock}"
-    );
+    let tools = lock["servers"]["silent"]["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "echo"), "{lock}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -98,7 +96,7 @@ async fn discover_stdio_typed_client_locked_at_2026_07_28_negotiates_it() {
         .await
         .unwrap();
     assert_eq!(sum.output.sum, 42);
-    client.inner().close().await;
+    client.inner().clone().close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
