@@ -455,9 +455,11 @@ pub(crate) fn classify(
         (ClientInitializeError::JsonRpcError(data), Lifecycle::Initialize | Lifecycle::Probe) => {
             Err(ConnectFailure::Rejected(data.message.into_owned()))
         }
-        (ClientInitializeError::ExpectedInitResult(_), Lifecycle::Negotiate | Lifecycle::Probe) => Err(
-            ConnectFailure::Rejected("its answer is not a `server/discover` result".to_owned()),
-        ),
+        (ClientInitializeError::ExpectedInitResult(_), Lifecycle::Negotiate | Lifecycle::Probe) => {
+            Err(ConnectFailure::Rejected(
+                "its answer is not a `server/discover` result".to_owned(),
+            ))
+        }
         (
             ClientInitializeError::NoCompatibleProtocolVersion {
                 server_supported, ..

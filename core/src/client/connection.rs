@@ -163,7 +163,9 @@ impl Client {
             &self.config,
             &self.shared.handler,
             self.shared.first,
-        )).await {
+        ))
+        .await
+        {
             Ok(session) => {
                 self.shared.breaker.success();
                 tracing::info!(
