@@ -519,6 +519,7 @@ fn server_tokens(
         module: ident(&sanitize(name, Case::Snake)),
         docs: docs::doc_attrs(&server_doc(name, server)),
         server_info: mcpbind_core::hash::canonical_json(&server.server_info),
+        protocol_version: &server.protocol_version,
         types: postprocess::rewrite(types, placeholders, json_short, constructors),
         impls: postprocess::rewrite(impls, placeholders, false, HashMap::new()),
         tools,

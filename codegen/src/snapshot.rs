@@ -29,7 +29,7 @@ pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<Server
 
 /// [`snapshot_server`], with one line per malformed tool it skipped.
 async fn snapshot(name: &str, config: &ServerConfig) -> Result<(ServerLock, Vec<String>)> {
-    let client = mcpbind_core::Client::connect_server(name, config.clone()).await?;
+    let client = mcpbind_core::Client::connect_server_newest(name, config.clone()).await?;
     let info = client.server_info().await?;
     let mut skipped = Vec::new();
     let tools = kept(&mut skipped, client.list_tools_checked().await?, |n| {

@@ -112,6 +112,8 @@ struct Shared {
     live: pins::LiveListing,
     /// The resources subscribed to, made again on a new connection.
     subscriptions: subscribe::Subscriptions,
+    /// The handshake tried first on stdio and SSE, on every (re)connect.
+    first: crate::connect::First,
 }
 
 impl std::fmt::Debug for Client {

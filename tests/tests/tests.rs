@@ -13,6 +13,7 @@ mod compile;
 mod config;
 mod derive;
 mod discover_http;
+mod discover_stdio;
 mod double;
 mod durability;
 mod elicit;
