@@ -5,6 +5,7 @@ use mcpbind_cli::LogFormat;
 
 fn main() -> ExitCode {
     let cli = mcpbind_cli::Cli::parse();
+    mcpbind_cli::signal::install();
     quiet_typify_panics();
     ignore_file_size_signal();
     logging(cli.verbose, cli.log_format);

@@ -204,6 +204,11 @@ impl Builder {
 
     /// Generates the bindings of `lockfile` in memory, printing warnings as
     /// `cargo:warning` lines.
+    ///
+    /// # Errors
+    ///
+    /// A missing or malformed lockfile, a schema the generator cannot turn into
+    /// Rust ([`Error`]).
     pub fn generate_string(&self, lockfile: &Path) -> Result<String> {
         let lock = Lockfile::read(lockfile)?;
         self.generate_from(&lock, lockfile)

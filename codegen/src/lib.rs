@@ -301,6 +301,12 @@ impl Generator {
 
     /// Generates the bindings of a lockfile as tokens. `path` names the
     /// lockfile in errors.
+    ///
+    /// # Errors
+    ///
+    /// A lockfile entry the generator cannot bind: a schema that typify refuses
+    /// and that has no documented fallback, or names that collide after
+    /// sanitising ([`Error`]).
     pub fn generate_tokens(&mut self, lockfile: &Lockfile, path: &Path) -> Result<TokenStream> {
         self.warnings.clear();
         let mut out = TokenStream::new();
@@ -316,6 +322,11 @@ impl Generator {
     /// [`GENERATED_HEADER`]. Each server is generated and formatted on its
     /// own (so memory stays that of the largest server, not of the whole
     /// file), on up to [`GenerationSettings::with_jobs`] threads.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Generator::generate_tokens`], and [`Error::Internal`] when
+    /// the generated tokens do not parse as a file (a generator bug).
     pub fn generate_text(&mut self, lockfile: &Lockfile, path: &Path) -> Result<String> {
         self.warnings.clear();
         let servers = self.servers(lockfile, path)?;
@@ -511,6 +522,7 @@ fn server_tokens(
         module: ident(&sanitize(name, Case::Snake)),
         docs: docs::doc_attrs(&server_doc(name, server)),
         server_info: mcpbind_model::hash::canonical_json(&server.server_info),
+        protocol_version: &server.protocol_version,
         types: postprocess::rewrite(types, placeholders, json_short, constructors),
         impls: postprocess::rewrite(impls, placeholders, false, HashMap::new()),
         tools,
@@ -617,6 +629,11 @@ fn server_doc(name: &str, server: &ServerLock) -> String {
 }
 
 /// Formats tokens with prettyplease, with the [`GENERATED_HEADER`].
+///
+/// # Errors
+///
+/// [`Error::Internal`] when `tokens` do not parse as a Rust file (a
+/// generator bug).
 pub fn format_tokens(tokens: TokenStream, what: &str) -> Result<String> {
     Ok(format!(
         "{GENERATED_HEADER}\n\n{}",
@@ -636,6 +653,10 @@ fn format_items(tokens: TokenStream, what: &str) -> Result<String> {
 /// Writes `contents` unless the file already holds them, so that unchanged
 /// output keeps its mtime (and a read-only tree stays untouched). Returns
 /// whether it wrote.
+///
+/// # Errors
+///
+/// [`Error::Io`] when the file cannot be read or written.
 pub fn write_file_if_changed(path: &Path, contents: &[u8]) -> Result<bool> {
     mcpbind_model::write::write_file_if_changed(path, contents).map_err(|source| Error::Io {
         path: path.to_owned(),

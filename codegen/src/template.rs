@@ -21,6 +21,8 @@ pub(crate) struct ServerModule<'a> {
     pub(crate) docs: TokenStream,
     /// `serverInfo`, as canonical JSON text.
     pub(crate) server_info: String,
+    /// The protocol version it was locked with: it chooses the handshake.
+    pub(crate) protocol_version: &'a str,
     /// The contents of `mod types`.
     pub(crate) types: TokenStream,
     /// Items that go beside the types (`From<String>` and `From<&str>` for
@@ -128,7 +130,7 @@ impl<'a> ServerModule<'a> {
     }
 
     fn client(&self) -> TokenStream {
-        let name = self.name;
+        let (name, protocol_version) = (self.name, self.protocol_version);
         let methods = self.run(Context::ClientImpl, ToolMethod::method);
         let prompts = self.prompts.as_ref().map(ServerPrompts::client_tokens);
         let templates = self.templates.as_ref().map(ServerTemplates::client_tokens);
@@ -171,9 +173,16 @@ impl<'a> ServerModule<'a> {
                 /// The server's name in `mcpbind.toml`.
                 pub const SERVER: &'static str = #name;
 
+                /// The protocol version it was locked with: on stdio and SSE,
+                /// 2026-07-28 connects with `server/discover` first, an older
+                /// one with `initialize`.
+                pub const PROTOCOL_VERSION: &'static str = #protocol_version;
+
                 #(#[doc = #connect_doc])*
                 pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-                    let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+                    let inner =
+                        ::mcpbind::Client::connect_locked(config, Self::SERVER, Self::PROTOCOL_VERSION)
+                            .await?;
                     inner.check_pins(TOOLS).await?;
                     #pin_prompts
                     #pin_templates

@@ -155,7 +155,7 @@ impl FileStore {
     fn check_writable(&self) -> Result<()> {
         let dir = self.path.parent().unwrap_or(std::path::Path::new("."));
         let problem = match create_private_dir(dir) {
-            Err(e) => Some(e.to_string()),
+            Err(e) => Some(not_a_directory(dir).unwrap_or_else(|| e.to_string())),
             Ok(()) if !dir.is_dir() => Some("it is not a directory".to_owned()),
             Ok(()) => std::fs::symlink_metadata(&self.path)
                 .ok()
@@ -171,6 +171,20 @@ impl FileStore {
             }),
         }
     }
+}
+
+/// What is not a directory along `dir`: `dir` itself (`it`), or the
+/// first of its parents that exists.
+fn not_a_directory(dir: &std::path::Path) -> Option<String> {
+    let there = dir.ancestors().find(|a| a.symlink_metadata().is_ok())?;
+    if there.is_dir() {
+        return None;
+    }
+    Some(if there == dir {
+        "it is not a directory".to_owned()
+    } else {
+        format!("{} is not a directory", there.display())
+    })
 }
 
 fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
@@ -711,10 +725,56 @@ impl Target<'_> {
                 login: false,
             });
         };
+        let (listener, port) = self.bind_redirect(*redirect_port).await?;
+        let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+
+        let request_challenge = challenge.clone();
+        let request = self.build_authorization_request(
+            &redirect_uri,
+            scopes,
+            challenge,
+            client_id.as_ref(),
+            client_metadata_url.as_ref(),
+        );
+        let manager = self
+            .authorization_manager(request_challenge.as_deref(), nonces)
+            .await?;
+        let mut state = OAuthState::Unauthorized(manager);
+        state
+            .start_authorization(request)
+            .await
+            .map_err(|e| self.error("cannot start the authorization", e))?;
+        let url = state
+            .get_authorization_url()
+            .await
+            .map_err(|e| self.error("no authorization URL", e))?;
+        open(&url);
+        let callback = self
+            .wait_for_redirect(&listener, port, &redirect_uri)
+            .await?;
+        // The exchange stores the tokens it got: a store that failed (a
+        // full disk) is not a failed exchange.
+        state
+            .handle_callback_url(&callback)
+            .await
+            .map_err(|e| match e {
+                AuthError::CredentialStoreError(_) => {
+                    self.error("the server issued tokens, but storing them failed", e)
+                }
+                e => self.error("the token exchange failed", e),
+            })
+    }
+
+    /// A listener for the loopback redirect on `redirect_port` (`None`:
+    /// any free port), and the port it listens on.
+    async fn bind_redirect(
+        &self,
+        redirect_port: Option<u16>,
+    ) -> Result<(tokio::net::TcpListener, u16)> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", redirect_port.unwrap_or(0)))
             .await
             .map_err(|e| Error::Auth {
-                server: server.to_owned(),
+                server: self.server.to_owned(),
                 reason: format!(
                     "cannot listen for the redirect on 127.0.0.1:{}: {e}",
                     redirect_port.unwrap_or(0)
@@ -722,10 +782,21 @@ impl Target<'_> {
                 login: false,
             })?;
         let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
-        let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+        Ok((listener, port))
+    }
 
-        let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name("mcpbind");
-        let request_challenge = challenge.clone();
+    /// The authorization request: the redirect, the server's challenge,
+    /// the scopes, and the client's registration (a pre-registered
+    /// `client_id` with its secret, or a client ID metadata document).
+    fn build_authorization_request(
+        &self,
+        redirect_uri: &str,
+        scopes: &[String],
+        challenge: Option<String>,
+        client_id: Option<&String>,
+        client_metadata_url: Option<&String>,
+    ) -> AuthorizationRequest {
+        let mut request = AuthorizationRequest::new(redirect_uri).with_client_name("mcpbind");
         if let Some(challenge) = challenge {
             request = request.with_challenge(challenge);
         }
@@ -741,40 +812,46 @@ impl Target<'_> {
         if let Some(url) = client_metadata_url {
             request = request.with_client_metadata_url(url.clone());
         }
+        request
+    }
+
+    /// The manager the authorization goes through: rmcp's, or one that
+    /// adds DPoP proofs when the authorization server offers DPoP.
+    async fn authorization_manager(
+        &self,
+        challenge: Option<&str>,
+        nonces: &Arc<Nonces>,
+    ) -> Result<AuthorizationManager> {
         // An authorization server that offers DPoP gets proofs with its
         // token requests: found through rmcp's filtered client, then
         // authorized through one that adds them (the key stored with the
         // tokens).
         let mut manager = self.manager().await?;
-        if let Ok(resolution) = manager
-            .resolve_metadata_from_challenge(request_challenge.as_deref())
-            .await
-        {
+        if let Ok(resolution) = manager.resolve_metadata_from_challenge(challenge).await {
             let metadata = resolution.metadata;
-            if let Some(key) = self.dpop_key(&metadata, request_challenge.as_deref())? {
+            if let Some(key) = self.dpop_key(&metadata, challenge)? {
                 let dpop = Arc::new(Dpop {
                     key,
                     nonces: Arc::clone(nonces),
                 });
-                manager = self
-                    .dpop_manager(&metadata, request_challenge.as_deref(), &dpop)
-                    .await?;
+                manager = self.dpop_manager(&metadata, challenge, &dpop).await?;
             }
         }
-        let mut state = OAuthState::Unauthorized(manager);
-        state
-            .start_authorization(request)
-            .await
-            .map_err(|e| self.error("cannot start the authorization", e))?;
-        let url = state
-            .get_authorization_url()
-            .await
-            .map_err(|e| self.error("no authorization URL", e))?;
-        open(&url);
-        let callback = tokio::time::timeout(LOGIN_TIMEOUT, wait_for_callback(&listener, port))
+        Ok(manager)
+    }
+
+    /// Waits (up to [`LOGIN_TIMEOUT`]) for the loopback redirect to bring a
+    /// code: the callback URL as received.
+    async fn wait_for_redirect(
+        &self,
+        listener: &tokio::net::TcpListener,
+        port: u16,
+        redirect_uri: &str,
+    ) -> Result<String> {
+        tokio::time::timeout(LOGIN_TIMEOUT, wait_for_callback(listener, port))
             .await
             .map_err(|_| Error::Auth {
-                server: server.to_owned(),
+                server: self.server.to_owned(),
                 reason: format!(
                     "no redirect came back to {redirect_uri} within {} s",
                     LOGIN_TIMEOUT.as_secs()
@@ -782,14 +859,10 @@ impl Target<'_> {
                 login: false,
             })?
             .map_err(|reason| Error::Auth {
-                server: server.to_owned(),
+                server: self.server.to_owned(),
                 reason: redact(&reason, &self.secrets),
                 login: false,
-            })?;
-        state
-            .handle_callback_url(&callback)
-            .await
-            .map_err(|e| self.error("the token exchange failed", e))
+            })
     }
 }
 
@@ -800,6 +873,12 @@ impl Target<'_> {
 /// registration), hands the authorization URL to `open` (a browser), and
 /// waits on a loopback redirect (`http://127.0.0.1:PORT/callback`) for the
 /// code.
+///
+/// # Errors
+///
+/// [`Error::Auth`] when the server has no OAuth, the authorization fails or the
+/// browser flow is not completed, and [`Error::Http`] for a server or
+/// authorization server that cannot be reached.
 pub async fn login(server: &str, config: &ServerConfig, open: impl FnOnce(&str)) -> Result<()> {
     let target = Target::of(server, config)?;
     // Where the tokens will go must work before the user is sent to a
@@ -814,6 +893,10 @@ pub async fn login(server: &str, config: &ServerConfig, open: impl FnOnce(&str))
 }
 
 /// Removes the stored tokens of `server`; whether there were any.
+///
+/// # Errors
+///
+/// [`Error::Auth`] when the stored tokens cannot be removed.
 pub fn logout(server: &str, config: &ServerConfig) -> Result<bool> {
     let target = Target::of(server, config)?;
     let path = credentials_path(server, &target.url)?;

@@ -51,6 +51,12 @@ pub fn text_of(content: &[ContentBlock]) -> String {
 
 impl<O: serde::de::DeserializeOwned> ToolResult<O> {
     /// Checks a raw result against the tool's metadata and parses its output.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Tool`] for a result marked `isError`, [`Error::Output`] for
+    /// `structuredContent` that does not parse into `T` (or is missing where
+    /// the tool has an output schema).
     pub fn from_result(
         server: &str,
         meta: &crate::ToolMeta,

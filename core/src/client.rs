@@ -112,6 +112,8 @@ struct Shared {
     live: pins::LiveListing,
     /// The resources subscribed to, made again on a new connection.
     subscriptions: subscribe::Subscriptions,
+    /// The handshake tried first on stdio and SSE, on every (re)connect.
+    first: crate::connect::First,
 }
 
 impl std::fmt::Debug for Client {
@@ -175,6 +177,11 @@ impl Client {
     }
 
     /// What the server said of itself in the handshake.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting ([`Client::connect`]), when the client was not
+    /// connected yet.
     pub async fn server_info(&self) -> Result<ServerPeerInfo> {
         let live = self.live().await?;
         live.session
@@ -192,6 +199,13 @@ impl Client {
 
     /// Sends an MCP `ping` (connecting first if needed) and returns how long
     /// the answer took.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, and a failed request: [`Error::Closed`] when the
+    /// connection is lost, [`Error::Timeout`] or [`Error::TimeLimit`] when the
+    /// server does not answer in time, [`Error::Service`] for an error the
+    /// server answers with.
     pub async fn ping(&self) -> Result<Duration> {
         let session = self.live().await?.session.clone();
         let peer = session.service.peer().clone();

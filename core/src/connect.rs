@@ -234,11 +234,14 @@ impl From<Error> for ConnectFailure {
     }
 }
 
-/// Connects to a server and performs the MCP handshake.
+/// Connects to a server and performs the MCP handshake, trying
+/// `server/discover` first on stdio and SSE when `first` says so
+/// ([`probe`]).
 pub(crate) async fn connect(
     name: &str,
     config: &ServerConfig,
     handler: &Handler,
+    first: First,
 ) -> Result<Session> {
     // Names the variable, never its value.
     for warning in config.secrets_in_args(name) {
@@ -247,42 +250,19 @@ pub(crate) async fn connect(
     // A server that never answers `initialize` must not hang the caller;
     // dropping the attempt kills a child process.
     let attempt = async {
-        let first = first_lifecycle(config);
-        let message = match connect_transport(name, config, handler, first).await {
-            Ok(session) => return Ok(session),
-            Err(ConnectFailure::Error(e)) => return Err(e),
-            Err(ConnectFailure::Rejected(message)) => message,
-        };
-        // The other handshake, on a new transport: a 2026-07-28 server may
-        // answer only `server/discover`, an older one only `initialize`.
-        let second = match first {
-            Lifecycle::Negotiate => Lifecycle::Initialize,
-            _ => Lifecycle::Discover,
-        };
-        let (tried, then) = (first.method(), second.method());
-        match connect_transport(name, config, handler, second).await {
-            Ok(session) => Ok(session),
-            // Only the first handshake's rejection is retried; the
-            // second's is an ordinary failure.
-            Err(ConnectFailure::Rejected(other)) => Err(Error::Connect {
-                server: name.to_owned(),
-                reason: format!("the server rejected `{tried}` ({message}) and `{then}` ({other})"),
-                stderr: None,
-                source: None,
-            }),
-            Err(ConnectFailure::Error(Error::Connect {
-                server,
-                reason,
-                stderr,
-                source,
-            })) => Err(Error::Connect {
-                server,
-                reason: format!("the server rejected `{tried}` ({message}), and then {reason}"),
-                stderr,
-                source,
-            }),
-            Err(ConnectFailure::Error(other)) => Err(other),
+        if first == First::Discover && first_lifecycle(config) == Lifecycle::Initialize {
+            match probe(name, config, handler).await {
+                Ok(session) => return Ok(session),
+                Err(ConnectFailure::Error(e)) => return Err(e),
+                Err(ConnectFailure::Rejected(why)) => {
+                    tracing::info!(
+                        server = name,
+                        "`server/discover` probe: {why}; connecting with `initialize`"
+                    );
+                }
+            }
         }
+        connect_either(name, config, handler).await
     };
     match tokio::time::timeout(config.connect_timeout, attempt).await {
         Ok(result) => result,
@@ -290,6 +270,103 @@ pub(crate) async fn connect(
             server: name.to_owned(),
             timeout: config.connect_timeout,
         }),
+    }
+}
+
+/// Which handshake a client tries first on stdio and SSE (Streamable HTTP
+/// always negotiates as the 2026-07-28 revision says: [`Lifecycle::Negotiate`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum First {
+    /// `initialize`, and `server/discover` when it is rejected: a client
+    /// with no lock, or one locked at a version that has `initialize`.
+    #[default]
+    Initialize,
+    /// `server/discover` bounded by [`PROBE_BOUND`] ([`probe`]), then as
+    /// [`First::Initialize`]: `mcpbind lock`, and a client locked at a
+    /// version without `initialize` (2026-07-28).
+    Discover,
+}
+
+impl First {
+    /// The handshake for a server the lockfile records at protocol
+    /// `version`: versions are dates, and every one after the last with
+    /// an `initialize` handshake starts with `server/discover`.
+    pub(crate) fn for_locked(version: &str) -> First {
+        if version > ProtocolVersion::LATEST_WITH_INITIALIZE.as_str() {
+            First::Discover
+        } else {
+            First::Initialize
+        }
+    }
+}
+
+/// How long a stdio or SSE server has to answer the `server/discover`
+/// probe. A server that predates it may never answer a method it does not
+/// know (rmcp's `Auto` waits 10 s for one), so silence this long is taken
+/// as "no": the probe's process or stream is dropped and a new one starts
+/// with `initialize`. A 2026-07-28 server slower than this still connects,
+/// by `initialize` when it has one, else by `server/discover` once
+/// `initialize` is rejected.
+pub(crate) const PROBE_BOUND: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// `server/discover` on a new stdio process or SSE stream, bounded by
+/// [`PROBE_BOUND`]. Rejected (so that [`connect`] goes on with
+/// `initialize`) when the server stays silent, answers with an error, or
+/// answers with something that is no discover result or names no version
+/// mcpbind speaks without `initialize` ([`classify`]).
+async fn probe(
+    name: &str,
+    config: &ServerConfig,
+    handler: &Handler,
+) -> std::result::Result<Session, ConnectFailure> {
+    let attempt = connect_transport(name, config, handler, Lifecycle::Probe);
+    match tokio::time::timeout(PROBE_BOUND, attempt).await {
+        Ok(result) => result,
+        Err(_) => Err(ConnectFailure::Rejected(format!(
+            "no answer within {} ms",
+            PROBE_BOUND.as_millis()
+        ))),
+    }
+}
+
+/// The handshake [`first_lifecycle`] names, and the other one on a new
+/// transport when the server rejects it.
+async fn connect_either(name: &str, config: &ServerConfig, handler: &Handler) -> Result<Session> {
+    let first = first_lifecycle(config);
+    let message = match connect_transport(name, config, handler, first).await {
+        Ok(session) => return Ok(session),
+        Err(ConnectFailure::Error(e)) => return Err(e),
+        Err(ConnectFailure::Rejected(message)) => message,
+    };
+    // The other handshake, on a new transport: a 2026-07-28 server may
+    // answer only `server/discover`, an older one only `initialize`.
+    let second = match first {
+        Lifecycle::Negotiate | Lifecycle::Probe => Lifecycle::Initialize,
+        Lifecycle::Initialize | Lifecycle::Discover => Lifecycle::Discover,
+    };
+    let (tried, then) = (first.method(), second.method());
+    match connect_transport(name, config, handler, second).await {
+        Ok(session) => Ok(session),
+        // Only the first handshake's rejection is retried; the
+        // second's is an ordinary failure.
+        Err(ConnectFailure::Rejected(other)) => Err(Error::Connect {
+            server: name.to_owned(),
+            reason: format!("the server rejected `{tried}` ({message}) and `{then}` ({other})"),
+            stderr: None,
+            source: None,
+        }),
+        Err(ConnectFailure::Error(Error::Connect {
+            server,
+            reason,
+            stderr,
+            source,
+        })) => Err(Error::Connect {
+            server,
+            reason: format!("the server rejected `{tried}` ({message}), and then {reason}"),
+            stderr,
+            source,
+        }),
+        Err(ConnectFailure::Error(other)) => Err(other),
     }
 }
 
@@ -308,6 +385,9 @@ pub(crate) enum Lifecycle {
     /// JSON-RPC error, on a new one after an HTTP 400, 404 or 405 without
     /// one ([`discover_refused`]).
     Negotiate,
+    /// `server/discover` (2026-07-28), its rejection retried by [`connect`]
+    /// with `initialize` on a new transport ([`probe`]).
+    Probe,
 }
 
 impl Lifecycle {
@@ -315,7 +395,7 @@ impl Lifecycle {
     fn method(self) -> &'static str {
         match self {
             Lifecycle::Initialize => "initialize",
-            Lifecycle::Discover | Lifecycle::Negotiate => "server/discover",
+            Lifecycle::Discover | Lifecycle::Negotiate | Lifecycle::Probe => "server/discover",
         }
     }
 }
@@ -329,7 +409,8 @@ pub(crate) const DISCOVER_VERSIONS: &[ProtocolVersion] = &[ProtocolVersion::V_20
 /// `server/discover` cannot leave the probe waiting). A stdio or SSE server
 /// that predates it may never answer an unknown method before
 /// `initialize` (rmcp's `Auto` then waits 10 s), so those start with
-/// `initialize` and fall back to `server/discover` when it is rejected.
+/// `initialize` and fall back to `server/discover` when it is rejected;
+/// [`connect`] may [`probe`] with `server/discover` before them ([`First`]).
 fn first_lifecycle(config: &ServerConfig) -> Lifecycle {
     match config.transport {
         TransportConfig::StreamableHttp { .. } => Lifecycle::Negotiate,
@@ -349,7 +430,7 @@ where
 {
     let mode = match lifecycle {
         Lifecycle::Initialize => ClientLifecycleMode::Initialize,
-        Lifecycle::Discover => ClientLifecycleMode::Discover {
+        Lifecycle::Discover | Lifecycle::Probe => ClientLifecycleMode::Discover {
             preferred_versions: DISCOVER_VERSIONS.to_vec(),
         },
         Lifecycle::Negotiate => ClientLifecycleMode::Auto {
@@ -364,23 +445,26 @@ where
 /// other handshake: `initialize` answered with a JSON-RPC error; or
 /// `server/discover` answered with something that is not a discover result
 /// (a server that answers any method it does not know with `{}`), or with
-/// no version mcpbind speaks without `initialize`.
+/// no version mcpbind speaks without `initialize`; or, for the [`probe`],
+/// answered with a JSON-RPC error.
 pub(crate) fn classify(
     error: ClientInitializeError,
     lifecycle: Lifecycle,
 ) -> std::result::Result<ClientInitializeError, ConnectFailure> {
     match (error, lifecycle) {
-        (ClientInitializeError::JsonRpcError(data), Lifecycle::Initialize) => {
+        (ClientInitializeError::JsonRpcError(data), Lifecycle::Initialize | Lifecycle::Probe) => {
             Err(ConnectFailure::Rejected(data.message.into_owned()))
         }
-        (ClientInitializeError::ExpectedInitResult(_), Lifecycle::Negotiate) => Err(
-            ConnectFailure::Rejected("its answer is not a `server/discover` result".to_owned()),
-        ),
+        (ClientInitializeError::ExpectedInitResult(_), Lifecycle::Negotiate | Lifecycle::Probe) => {
+            Err(ConnectFailure::Rejected(
+                "its answer is not a `server/discover` result".to_owned(),
+            ))
+        }
         (
             ClientInitializeError::NoCompatibleProtocolVersion {
                 server_supported, ..
             },
-            Lifecycle::Negotiate,
+            Lifecycle::Negotiate | Lifecycle::Probe,
         ) => Err(ConnectFailure::Rejected(format!(
             "it supports {}, none of which mcpbind speaks without `initialize`",
             server_supported
@@ -414,6 +498,9 @@ fn discover_refused(tap: &RawTap) -> Option<String> {
 /// causes, without rmcp's wrapper types (`Transport [rmcp::transport::…]`).
 pub(crate) fn describe(error: &ClientInitializeError) -> String {
     use rmcp::transport::streamable_http_client::StreamableHttpError;
+    if let ClientInitializeError::ExpectedInitResult(answer) = error {
+        return not_an_initialize_result(answer.as_ref());
+    }
     let ClientInitializeError::TransportError { error, context } = error else {
         return crate::error::chain(error);
     };
@@ -423,6 +510,20 @@ pub(crate) fn describe(error: &ClientInitializeError) -> String {
         _ => crate::error::chain(inner),
     };
     format!("{cause} (when the client tried to {context})")
+}
+
+/// An answer to `initialize` that rmcp could not read as its result, in
+/// words: what it lacks (`serverInfo`, which MCP requires), not rmcp's
+/// debug output of it.
+fn not_an_initialize_result(answer: Option<&rmcp::model::ServerResult>) -> String {
+    let Some(value) = answer.and_then(|a| serde_json::to_value(a).ok()) else {
+        return "the server did not answer `initialize`".to_owned();
+    };
+    match serde_json::from_value::<rmcp::model::InitializeResult>(value) {
+        Err(e) if e.to_string().contains("`serverInfo`") => "its `initialize` result has no `serverInfo` (the server's name and version, which MCP requires)".to_owned(),
+        Err(e) => format!("its answer to `initialize` is not an `initialize` result ({e})"),
+        Ok(_) => "its answer to `initialize` is not an `initialize` result".to_owned(),
+    }
 }
 
 async fn connect_transport(

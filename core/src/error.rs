@@ -37,12 +37,14 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The server's working directory (`cwd`) is missing or not a directory.
-    #[error("failed to start server `{server}`: working directory {} does not exist", cwd.display())]
+    #[error("failed to start server `{server}`: working directory {} {}", cwd.display(), if *exists { "is not a directory" } else { "does not exist" })]
     Cwd {
         /// The server.
         server: String,
         /// The directory.
         cwd: std::path::PathBuf,
+        /// Whether something else (a file) is there.
+        exists: bool,
     },
     /// The server's `command` is not in the config's `allow_commands`.
     #[error(
@@ -98,7 +100,7 @@ pub enum Error {
         retry_after: Option<Duration>,
     },
     /// OAuth failed, or the server needs a login first.
-    #[error("server `{server}` needs authorization: {reason}")]
+    #[error("server `{server}`{}: {reason}", if *login { " needs authorization" } else { "" })]
     Auth {
         /// The server.
         server: String,
@@ -411,8 +413,15 @@ impl Error {
             Error::CommandNotAllowed { command, .. } => Some(format!(
                 "add `{command}` to `allow_commands` in mcpbind.toml if this server is trusted"
             )),
-            Error::Cwd { server, .. } => Some(format!(
+            Error::Cwd {
+                server,
+                exists: false,
+                ..
+            } => Some(format!(
                 "create the directory, or fix `cwd` of server `{server}` (a relative `cwd` is relative to the config file)"
+            )),
+            Error::Cwd { server, .. } => Some(format!(
+                "fix `cwd` of server `{server}`: it must name a directory (a relative `cwd` is relative to the config file)"
             )),
             Error::Sandbox { server, .. } => Some(format!(
                 "to run the server with this setting not enforced (and a warning), set `required = false` in `[servers.{server}.sandbox]`"

@@ -41,7 +41,7 @@ pub mod sandbox {
         pub(crate) use mcpbind_sandbox::plan::Target;
     }
     #[cfg(feature = "client")]
-    pub(crate) use mcpbind_sandbox::{confine, Scratch};
+    pub(crate) use mcpbind_sandbox::{confine, Confined, Proxy, Scratch};
 
     #[cfg(feature = "client")]
     impl From<mcpbind_sandbox::Error> for crate::Error {

@@ -71,6 +71,10 @@ impl Servers {
 
     /// A handle on server `name`'s client, e.g. for a generated client's
     /// `from_client`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownServer`] when `name` is not one of the servers.
     pub fn client(&self, name: &str) -> Result<Client> {
         self.clients
             .get(name)

@@ -12,6 +12,12 @@ use crate::{Config, Lockfile, Result, ServerConfig, ServerLock};
 /// pass the config's filters, and returns the locked entry. A malformed entry
 /// is left out (the others are locked) and reported as a `tracing` warning;
 /// [`refresh`] returns those lines instead.
+///
+/// # Errors
+///
+/// The client's error ([`Error::Runtime`](crate::Error)) of connecting to
+/// the server or listing its tools, prompts or templates, and
+/// [`Error::Lock`](crate::Error) for a listing too deep to lock.
 pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<ServerLock> {
     let (lock, skipped) = snapshot(name, config).await?;
     for line in skipped {
@@ -22,7 +28,7 @@ pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<Server
 
 /// [`snapshot_server`], with one line per malformed tool it skipped.
 async fn snapshot(name: &str, config: &ServerConfig) -> Result<(ServerLock, Vec<String>)> {
-    let client = crate::Client::connect_server(name, config.clone()).await?;
+    let client = crate::Client::connect_server_newest(name, config.clone()).await?;
     let info = client.server_info().await?;
     let mut skipped = Vec::new();
     let tools = kept(&mut skipped, client.list_tools_checked().await?, |n| {

@@ -312,38 +312,9 @@ fn expand_constructors(
         if required.contains(ident) {
             continue;
         }
-        let name = ident.to_string();
-        let name = name.trim_start_matches("r#");
-        let method = format_ident!("with_{}", name);
-        let doc = format!(" Sets `{name}`.");
-        let (init, param, value) = match option_inner(&field.ty) {
-            Some(inner) if last_segment(inner).is_some_and(|(n, _)| n == "String") => (
-                quote!(::std::option::Option::None),
-                quote!(impl ::std::convert::Into<#inner>),
-                quote!(::std::option::Option::Some(#ident.into())),
-            ),
-            Some(inner) => (
-                quote!(::std::option::Option::None),
-                quote!(#inner),
-                quote!(::std::option::Option::Some(#ident)),
-            ),
-            None => {
-                let ty = &field.ty;
-                (
-                    quote!(::std::default::Default::default()),
-                    quote!(#ty),
-                    quote!(#ident),
-                )
-            }
-        };
-        inits.push(quote!(#ident: #init));
-        setters.push(quote! {
-            #[doc = #doc]
-            pub fn #method(mut self, #ident: #param) -> Self {
-                self.#ident = #value;
-                self
-            }
-        });
+        let (init, setter) = expand_setter(ident, field);
+        inits.push(init);
+        setters.push(setter);
     }
     let name = &item.ident;
     let doc = " From the required fields, in the schema's order; optional fields \
@@ -358,6 +329,43 @@ fn expand_constructors(
             #(#setters)*
         }
     })
+}
+
+/// An optional field's start in `new` (`None`, or its `Default`) and its
+/// `with_x` setter.
+fn expand_setter(ident: &syn::Ident, field: &syn::Field) -> (TokenStream2, TokenStream2) {
+    let name = ident.to_string();
+    let name = name.trim_start_matches("r#");
+    let method = format_ident!("with_{}", name);
+    let doc = format!(" Sets `{name}`.");
+    let (init, param, value) = match option_inner(&field.ty) {
+        Some(inner) if last_segment(inner).is_some_and(|(n, _)| n == "String") => (
+            quote!(::std::option::Option::None),
+            quote!(impl ::std::convert::Into<#inner>),
+            quote!(::std::option::Option::Some(#ident.into())),
+        ),
+        Some(inner) => (
+            quote!(::std::option::Option::None),
+            quote!(#inner),
+            quote!(::std::option::Option::Some(#ident)),
+        ),
+        None => {
+            let ty = &field.ty;
+            (
+                quote!(::std::default::Default::default()),
+                quote!(#ty),
+                quote!(#ident),
+            )
+        }
+    };
+    let setter = quote! {
+        #[doc = #doc]
+        pub fn #method(mut self, #ident: #param) -> Self {
+            self.#ident = #value;
+            self
+        }
+    };
+    (quote!(#ident: #init), setter)
 }
 
 /// A path type's last segment: its name and its arguments.

@@ -372,6 +372,12 @@ impl Config {
     /// Reads a config file: TOML (`mcpbind.toml`), or an `mcpServers` JSON
     /// file (`.mcp.json`, Claude Desktop, Cursor, VS Code) when the name ends
     /// in `.json`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Read`] when the file cannot be read (or is not a regular
+    /// file, or is over 16 MiB), [`ConfigError::Invalid`] when it is not a
+    /// valid config (with the line and column).
     pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
         let path = path.as_ref();
         // A FIFO or a device is refused unread, and no config is 16 MiB.

@@ -17,6 +17,10 @@ pub struct Object<E> {
 
 impl<E: de::Error> Object<E> {
     /// Reads an object; `expecting` names the type in errors ("struct X").
+    ///
+    /// # Errors
+    ///
+    /// The deserializer's error when the value is not an object.
     pub fn new<'de, D>(deserializer: D, expecting: &'static str) -> Result<Self, E>
     where
         D: Deserializer<'de, Error = E>,
@@ -29,6 +33,10 @@ impl<E: de::Error> Object<E> {
     }
 
     /// A field: missing is `None` for an `Option`, an error otherwise.
+    ///
+    /// # Errors
+    ///
+    /// `E` when the field is missing or does not deserialize into `T`.
     pub fn field<T: DeserializeOwned>(&mut self, key: &'static str) -> Result<T, E> {
         match self.map.shift_remove(key) {
             Some(value) => T::deserialize(value).map_err(E::custom),
@@ -37,6 +45,10 @@ impl<E: de::Error> Object<E> {
     }
 
     /// A field with a default for when it is missing.
+    ///
+    /// # Errors
+    ///
+    /// `E` when the field does not deserialize into `T`.
     pub fn field_or<T: DeserializeOwned>(
         &mut self,
         key: &'static str,
@@ -49,6 +61,10 @@ impl<E: de::Error> Object<E> {
     }
 
     /// A field read by `with` (`deserialize_with`); it must be present.
+    ///
+    /// # Errors
+    ///
+    /// `E` when the field is missing or `with` refuses it.
     pub fn field_with<T>(
         &mut self,
         key: &'static str,
@@ -61,6 +77,10 @@ impl<E: de::Error> Object<E> {
     }
 
     /// A field read by `with`, with a default for when it is missing.
+    ///
+    /// # Errors
+    ///
+    /// `E` when `with` refuses the field.
     pub fn field_with_or<T>(
         &mut self,
         key: &'static str,
@@ -74,11 +94,19 @@ impl<E: de::Error> Object<E> {
     }
 
     /// The flattened field: every field no other field took.
+    ///
+    /// # Errors
+    ///
+    /// `E` when the remaining fields do not deserialize into `T`.
     pub fn rest<T: DeserializeOwned>(&mut self) -> Result<T, E> {
         T::deserialize(Value::Object(std::mem::take(&mut self.map))).map_err(E::custom)
     }
 
     /// `deny_unknown_fields`: an error if a field is left.
+    ///
+    /// # Errors
+    ///
+    /// `E` naming the first field that is none of `fields`.
     pub fn deny_unknown(&self, fields: &'static [&'static str]) -> Result<(), E> {
         match self.map.keys().next() {
             Some(key) => Err(E::unknown_field(key, fields)),
@@ -128,6 +156,11 @@ impl<'de> Deserializer<'de> for Missing {
 }
 
 /// A unit variant: the index in `names` of the string read.
+///
+/// # Errors
+///
+/// The deserializer's error when the value is not a string or is none of
+/// `variants`.
 pub fn variant<'de, D: Deserializer<'de>>(
     deserializer: D,
     expecting: &'static str,

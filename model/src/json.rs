@@ -14,6 +14,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Number, Value};
 
 /// Deserializes `value` into `T` after [`normalize_numbers`].
+///
+/// # Errors
+///
+/// serde_json's error when `value` does not deserialize into `T`.
 pub fn from_value<T: DeserializeOwned>(mut value: Value) -> Result<T, serde_json::Error> {
     normalize_numbers(&mut value);
     serde_json::from_value(value)

@@ -435,13 +435,14 @@ impl Lockfile {
             Err(LockError::Missing { .. }) => return Ok(Lockfile::new()),
             text => text?,
         };
-        if text.trim().is_empty() {
+        if text.trim_start_matches('\u{feff}').trim().is_empty() {
             return Ok(Lockfile::new());
         }
         Lockfile::parse(&text, path).map_err(|e| classify_unreadable(e, &text, path))
     }
 
-    /// Parses and checks lockfile text; `path` is used in errors.
+    /// Parses and checks lockfile text (after a UTF-8 byte order mark, if
+    /// it starts with one); `path` is used in errors.
     ///
     /// # Errors
     ///
@@ -450,6 +451,8 @@ impl Lockfile {
     /// definition that doesn't match its name or digest. Each error names
     /// the file and line.
     pub fn parse(text: &str, path: &Path) -> Result<Lockfile> {
+        // A UTF-8 byte order mark, as some Windows editors save files.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let invalid = |line: usize, message: String| LockError::Invalid {
             path: path.to_owned(),
             line,
@@ -487,6 +490,11 @@ impl Lockfile {
     ///
     /// [`LockError::TooDeep`] for a value nested deeper than
     /// [`MAX_DEPTH`] (which [`ServerLock::new`] never makes).
+    ///
+    /// # Panics
+    ///
+    /// Never, in fact: a lockfile's keys are strings, so serde_json always
+    /// serialises it (the one `expect` says so).
     pub fn to_json(&self) -> Result<String> {
         let mut depth = 2;
         for (name, server) in &self.servers {

@@ -1,12 +1,15 @@
 //! What a stdio server's process may touch: `[servers.NAME.sandbox]`.
 //!
 //! This module holds the model (always on, like the rest of the config);
+//! `sandbox/plan.rs` and `sandbox/grants.rs` decide what a spawn grants,
 //! `sandbox/linux.rs` enforces it when a server is spawned (Landlock for
-//! files, a user and network namespace for the network, `setrlimit` for
-//! limits). A setting the platform cannot enforce fails the connection with
+//! files and HOME, a user, network and PID namespace for the network and
+//! `processes`, `setrlimit` for limits) and `sandbox/proxy.rs` serves a
+//! network allow-list from outside the namespace. A setting the platform cannot enforce fails the connection with
 //! `Error::Sandbox`, or is reported as a warning
 //! when `required = false`.
 
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -23,7 +26,8 @@ pub struct SandboxConfig {
     pub files: Option<FileAccess>,
     /// Its HOME (`home`).
     pub home: HomePolicy,
-    /// Resource limits (`memory`, `cpu`, `open_files`, `processes`).
+    /// Resource limits (`memory`, `cpu`, `open_files`, `processes`,
+    /// `file_size`).
     pub limits: Limits,
     /// Whether a setting the platform cannot enforce fails the connection
     /// (`required`, default true) or is only reported as a warning.
@@ -38,9 +42,9 @@ pub enum NetworkPolicy {
     Allow,
     /// `network = false`: no network at all (not even loopback).
     Deny,
-    /// `network = ["host:port", …]`: only these. Not enforceable yet (see
-    /// the README's "Least privilege"): connecting fails, or with
-    /// `required = false` runs with the network allowed and a warning.
+    /// `network = ["host:port", …]`: only these, through a proxy outside
+    /// the server's network namespace (`*.example.com:443` for example.com's
+    /// subdomains); the server gets `HTTP_PROXY` and the like.
     AllowList(Vec<String>),
 }
 
@@ -74,15 +78,20 @@ pub struct Limits {
     /// `memory`: bytes of data (heap) the process may allocate
     /// (`RLIMIT_DATA`; address space reserved but not used is not counted,
     /// so V8 and the JVM still start).
-    pub memory: Option<u64>,
+    pub memory: Option<NonZeroU64>,
     /// `cpu`: seconds of CPU time (`RLIMIT_CPU`); the process is killed
     /// past it.
-    pub cpu_seconds: Option<u64>,
+    pub cpu_seconds: Option<NonZeroU64>,
     /// `open_files`: open file descriptors (`RLIMIT_NOFILE`).
-    pub open_files: Option<u64>,
+    pub open_files: Option<NonZeroU64>,
     /// `processes`: processes and threads (`RLIMIT_NPROC`), counted in the
     /// server's own user namespace, so its children and not the agent's.
-    pub processes: Option<u64>,
+    pub processes: Option<NonZeroU64>,
+    /// `file_size`: bytes of any one file the process writes
+    /// (`RLIMIT_FSIZE`; a write past it fails with `EFBIG`, or kills a
+    /// process that does not ignore `SIGXFSZ`). A whole disk cannot be
+    /// bounded without root (quotas, a size-limited mount).
+    pub file_size: Option<NonZeroU64>,
 }
 
 impl SandboxConfig {
@@ -91,7 +100,7 @@ impl SandboxConfig {
     /// (so that the count is the server's own).
     #[doc(hidden)]
     pub fn needs_user_namespace(&self) -> bool {
-        self.network == NetworkPolicy::Deny || self.limits.processes.is_some()
+        self.network != NetworkPolicy::Allow || self.limits.processes.is_some()
     }
 
     /// Resolves relative `read` and `write` paths against `dir` (the config
@@ -119,6 +128,7 @@ pub(crate) struct RawSandbox {
     cpu: Option<u64>,
     open_files: Option<u64>,
     processes: Option<u64>,
+    file_size: Option<RawSize>,
     required: Option<bool>,
 }
 
@@ -171,16 +181,24 @@ impl RawSandbox {
             Some(0) => Err(format!("sandbox `{key}` must be at least 1")),
             other => Ok(other),
         };
-        let memory = self.memory.map(parse_size).transpose()?;
+        let memory = self
+            .memory
+            .map(|size| parse_size("memory", size))
+            .transpose()?;
+        let file_size = self
+            .file_size
+            .map(|size| parse_size("file_size", size))
+            .transpose()?;
         Ok(SandboxConfig {
             network,
             files,
             home,
             limits: Limits {
-                memory: positive("memory", memory)?,
-                cpu_seconds: positive("cpu", self.cpu)?,
-                open_files: positive("open_files", self.open_files)?,
-                processes: positive("processes", self.processes)?,
+                memory: positive("memory", memory)?.and_then(NonZeroU64::new),
+                cpu_seconds: positive("cpu", self.cpu)?.and_then(NonZeroU64::new),
+                open_files: positive("open_files", self.open_files)?.and_then(NonZeroU64::new),
+                processes: positive("processes", self.processes)?.and_then(NonZeroU64::new),
+                file_size: positive("file_size", file_size)?.and_then(NonZeroU64::new),
             },
             required: self.required.unwrap_or(true),
         })
@@ -193,7 +211,7 @@ fn is_host_port(entry: &str) -> bool {
         .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0))
 }
 
-fn parse_size(size: RawSize) -> Result<u64, String> {
+fn parse_size(key: &str, size: RawSize) -> Result<u64, String> {
     let text = match size {
         RawSize::Bytes(n) => return Ok(n),
         RawSize::Text(text) => text,
@@ -214,9 +232,9 @@ fn parse_size(size: RawSize) -> Result<u64, String> {
     match digits.parse::<u64>() {
         Ok(n) if shift != u32::MAX => n
             .checked_mul(1 << shift)
-            .ok_or_else(|| format!("sandbox `memory` {text:?} is too large")),
+            .ok_or_else(|| format!("sandbox `{key}` {text:?} is too large")),
         _ => Err(format!(
-            "sandbox `memory` must be bytes or a size like \"512M\" or \"2G\", not {text:?}"
+            "sandbox `{key}` must be bytes or a size like \"512M\" or \"2G\", not {text:?}"
         )),
     }
 }
@@ -233,7 +251,7 @@ mod tests {
     #[test]
     fn parses_every_key() {
         let sandbox = parse(
-            "network = false\nread = [\"./data\"]\nwrite = [\"out\"]\nhome = \"isolated\"\nmemory = \"512M\"\ncpu = 30\nopen_files = 64\nprocesses = 16\nrequired = false\n",
+            "network = false\nread = [\"./data\"]\nwrite = [\"out\"]\nhome = \"isolated\"\nmemory = \"512M\"\ncpu = 30\nopen_files = 64\nprocesses = 16\nfile_size = \"1M\"\nrequired = false\n",
         )
         .unwrap();
         assert_eq!(sandbox.network, NetworkPolicy::Deny);
@@ -244,10 +262,11 @@ mod tests {
         assert_eq!(
             sandbox.limits,
             Limits {
-                memory: Some(512 << 20),
-                cpu_seconds: Some(30),
-                open_files: Some(64),
-                processes: Some(16),
+                memory: NonZeroU64::new(512 << 20),
+                cpu_seconds: NonZeroU64::new(30),
+                open_files: NonZeroU64::new(64),
+                processes: NonZeroU64::new(16),
+                file_size: NonZeroU64::new(1 << 20),
             }
         );
         assert!(!sandbox.required);
@@ -298,7 +317,7 @@ mod tests {
         );
         assert_eq!(
             parse("memory = \"2GiB\"").unwrap().limits.memory,
-            Some(2 << 30)
+            NonZeroU64::new(2 << 30)
         );
     }
 }

@@ -10,6 +10,10 @@ pub struct Object<M>(M);
 
 impl<M: SerializeMap> Object<M> {
     /// Starts the object.
+    ///
+    /// # Errors
+    ///
+    /// The serializer's error.
     pub fn new<S>(serializer: S) -> Result<Self, S::Error>
     where
         S: Serializer<SerializeMap = M, Error = M::Error>,
@@ -18,6 +22,10 @@ impl<M: SerializeMap> Object<M> {
     }
 
     /// Writes a field.
+    ///
+    /// # Errors
+    ///
+    /// The serializer's error.
     pub fn field<T: Serialize + ?Sized>(
         &mut self,
         key: &'static str,
@@ -27,6 +35,10 @@ impl<M: SerializeMap> Object<M> {
     }
 
     /// Writes the entries of a flattened field (an object) inline.
+    ///
+    /// # Errors
+    ///
+    /// The serializer's error, also when `value` is not a map.
     pub fn flatten<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), M::Error> {
         match serde_json::to_value(value).map_err(M::Error::custom)? {
             Value::Object(map) => map
@@ -40,6 +52,10 @@ impl<M: SerializeMap> Object<M> {
     }
 
     /// Ends the object.
+    ///
+    /// # Errors
+    ///
+    /// The serializer's error.
     pub fn end(self) -> Result<M::Ok, M::Error> {
         self.0.end()
     }

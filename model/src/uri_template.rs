@@ -608,7 +608,7 @@ fn expand_expression(
     vars: &[VarSpec],
     values: &dyn Fn(&str) -> Option<UriValue>,
 ) {
-    let (first, sep, named, ifemp, allow) = operator.spec();
+    let (first, sep, ..) = operator.spec();
     let mut wrote_any = false;
     for var in vars {
         let value = values(&var.name).unwrap_or_default();
@@ -619,78 +619,94 @@ fn expand_expression(
         wrote_any = true;
         match &value {
             UriValue::Undefined => {}
-            UriValue::String(s) => {
-                if named {
-                    out.push_str(&var.name);
-                    if s.is_empty() {
-                        out.push_str(ifemp);
-                        continue;
-                    }
-                    out.push('=');
-                }
-                let s = match var.prefix {
-                    Some(n) => s.chars().take(n).collect::<String>(),
-                    None => s.clone(),
-                };
-                encode(out, &s, allow);
-            }
-            UriValue::List(items) if !var.explode => {
-                if named {
-                    out.push_str(&var.name);
-                    out.push('=');
-                }
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    encode(out, item, allow);
-                }
-            }
-            UriValue::List(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(sep);
-                    }
-                    if named {
-                        out.push_str(&var.name);
-                        if item.is_empty() {
-                            out.push_str(ifemp);
-                            continue;
-                        }
-                        out.push('=');
-                    }
-                    encode(out, item, allow);
-                }
-            }
-            UriValue::Map(pairs) if !var.explode => {
-                if named {
-                    out.push_str(&var.name);
-                    out.push('=');
-                }
-                for (i, (k, v)) in pairs.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    encode(out, k, allow);
-                    out.push(',');
-                    encode(out, v, allow);
-                }
-            }
-            UriValue::Map(pairs) => {
-                for (i, (k, v)) in pairs.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(sep);
-                    }
-                    encode(out, k, allow);
-                    if named && v.is_empty() {
-                        out.push_str(ifemp);
-                        continue;
-                    }
-                    out.push('=');
-                    encode(out, v, allow);
-                }
-            }
+            UriValue::String(s) => expand_string(out, operator, var, s),
+            UriValue::List(items) => expand_list(out, operator, var, items),
+            UriValue::Map(pairs) => expand_map(out, operator, var, pairs),
         }
+    }
+}
+
+/// Appends a string variable's expansion (cut to its prefix, if any).
+fn expand_string(out: &mut String, operator: Operator, var: &VarSpec, s: &str) {
+    let (_, _, named, ifemp, allow) = operator.spec();
+    if named {
+        out.push_str(&var.name);
+        if s.is_empty() {
+            out.push_str(ifemp);
+            return;
+        }
+        out.push('=');
+    }
+    let s = match var.prefix {
+        Some(n) => s.chars().take(n).collect::<String>(),
+        None => s.to_owned(),
+    };
+    encode(out, &s, allow);
+}
+
+/// Appends a list variable's expansion: its items joined by commas, or
+/// each one on its own when the variable is exploded.
+fn expand_list(out: &mut String, operator: Operator, var: &VarSpec, items: &[String]) {
+    let (_, sep, named, ifemp, allow) = operator.spec();
+    if !var.explode {
+        if named {
+            out.push_str(&var.name);
+            out.push('=');
+        }
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            encode(out, item, allow);
+        }
+        return;
+    }
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        if named {
+            out.push_str(&var.name);
+            if item.is_empty() {
+                out.push_str(ifemp);
+                continue;
+            }
+            out.push('=');
+        }
+        encode(out, item, allow);
+    }
+}
+
+/// Appends an associative array's expansion: keys and values joined by
+/// commas, or each pair as `key=value` when the variable is exploded.
+fn expand_map(out: &mut String, operator: Operator, var: &VarSpec, pairs: &[(String, String)]) {
+    let (_, sep, named, ifemp, allow) = operator.spec();
+    if !var.explode {
+        if named {
+            out.push_str(&var.name);
+            out.push('=');
+        }
+        for (i, (k, v)) in pairs.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            encode(out, k, allow);
+            out.push(',');
+            encode(out, v, allow);
+        }
+        return;
+    }
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        encode(out, k, allow);
+        if named && v.is_empty() {
+            out.push_str(ifemp);
+            continue;
+        }
+        out.push('=');
+        encode(out, v, allow);
     }
 }
 

@@ -11,12 +11,16 @@
 // were written as submodules of it).
 use mcpbind_model::sandbox::{HomePolicy, Limits, NetworkPolicy, SandboxConfig};
 
+mod grants;
 #[cfg(target_os = "linux")]
 mod linux;
 #[doc(hidden)]
 pub mod plan;
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+mod proxy;
 mod spawn;
-pub use spawn::{confine, Scratch};
+pub use proxy::Proxy;
+pub use spawn::{confine, Confined, Scratch};
 
 pub use error::Error;
 

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::grants;
 use super::{HomePolicy, NetworkPolicy, SandboxConfig};
 
 /// System directories every program needs to start (read and execute).
@@ -33,6 +34,16 @@ const DEVICES: &[&str] = &[
     "/dev/urandom",
 ];
 
+/// The variables that point a server at the allow-list's proxy.
+pub(crate) const PROXY_VARIABLES: [&str; 6] = [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
+
 /// What a spawn applies, computed before the fork.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
@@ -47,10 +58,16 @@ pub(crate) struct Plan {
     pub(crate) scratch: Vec<PathBuf>,
     /// No network: a user and network namespace.
     pub(crate) deny_network: bool,
-    /// A user namespace (for `network = false` and `processes`).
+    /// A user namespace (for `network` other than true, and `processes`).
     pub(crate) user_namespace: bool,
+    /// `network = [...]`: the namespace gets a loopback and a proxy on it
+    /// that lets these `host:port` pairs through (`proxy.rs`).
+    pub(crate) allow_list: Option<Vec<String>>,
     /// The settings this platform cannot enforce, and why.
     pub(crate) unenforced: Vec<Unenforced>,
+    /// The setting that confines files: `read` (with `read`/`write`), or
+    /// `home` (`home = "isolated"` alone, which confines HOME only).
+    pub(crate) files_setting: &'static str,
 }
 
 /// A setting that cannot be enforced here.
@@ -79,18 +96,20 @@ impl Plan {
         let mut plan = Plan {
             deny_network: sandbox.network == NetworkPolicy::Deny,
             user_namespace: sandbox.needs_user_namespace(),
+            files_setting: "read",
             ..Plan::default()
         };
         if let NetworkPolicy::AllowList(hosts) = &sandbox.network {
-            plan.unenforced.push(Unenforced {
-                setting: "network",
-                reason: format!(
-                    "an allow-list ({}) needs a filtering proxy, which mcpbind does not have yet (Landlock filters TCP by port, not host)",
-                    hosts.join(", ")
-                ),
-            });
+            plan.deny_network = true;
+            plan.allow_list = Some(hosts.clone());
+            let proxy = PathBuf::from(format!("http://127.0.0.1:{}", super::proxy::PORT));
+            for var in PROXY_VARIABLES {
+                plan.env.push((var, proxy.clone()));
+            }
+            // Node 24 and later honour the variables only when asked.
+            plan.env.push(("NODE_USE_ENV_PROXY", PathBuf::from("1")));
         }
-        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let home = grants::agent_home();
         if sandbox.home == HomePolicy::Isolated {
             let dir = plan.scratch_dir(target.server, "home")?;
             plan.env.push(("HOME", dir.clone()));
@@ -105,14 +124,35 @@ impl Plan {
             read.extend(files.read.iter().cloned());
             read.extend(runtime_paths(target));
             plan.write.extend(DEVICES.iter().map(PathBuf::from));
-            plan.write
-                .extend(state_dirs(target.program, home.as_deref()));
+            plan.read = Some(read);
+        } else if let (HomePolicy::Isolated, Some(home)) = (sandbox.home, &home) {
+            // Files are not confined, but HOME is: everything else stays
+            // writable, and what the server runs from is readable.
+            plan.files_setting = "home";
+            plan.write.extend(grants::all_but(home));
+            plan.write.extend(grants::cwd_in(home, target.cwd));
+            plan.write.extend(DEVICES.iter().map(PathBuf::from));
+            let mut read: Vec<PathBuf> = SYSTEM_READ
+                .iter()
+                .filter(|p| p.starts_with("/proc/"))
+                .map(PathBuf::from)
+                .collect();
+            read.extend(runtime_paths(target));
             plan.read = Some(read);
         }
-        // npx keeps its packages in the agent's cache, not the fresh HOME.
-        if sandbox.home == HomePolicy::Isolated && is_npm(target.program) {
-            if let Some(cache) = home.map(|h| h.join(".npm")) {
-                plan.env.push(("npm_config_cache", cache));
+        if plan.read.is_some() {
+            // A confined package manager gets caches of its own, never the
+            // agent's (which unconfined runs execute from).
+            let caches = grants::private_caches(
+                target.server,
+                target.program,
+                target.args,
+                home.as_deref(),
+            )?;
+            plan.env.extend(caches.env);
+            plan.write.extend(caches.write);
+            if let Some(read) = &mut plan.read {
+                read.extend(caches.read);
             }
         }
         Ok(plan)
@@ -144,36 +184,20 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir(dir)
 }
 
-fn is_npm(program: &str) -> bool {
-    let name = Path::new(program).file_name().and_then(|n| n.to_str());
-    matches!(name, Some("npx" | "npm"))
-}
-
-/// The package managers' own state under the agent's HOME, which they
-/// write as they run (`npx` its cache, `uvx` its tools).
-fn state_dirs(program: &str, home: Option<&Path>) -> Vec<PathBuf> {
-    let Some(home) = home else {
-        return Vec::new();
-    };
-    let name = Path::new(program).file_name().and_then(|n| n.to_str());
-    let dirs: &[&str] = match name {
-        Some("npx" | "npm") => &[".npm"],
-        Some("uvx" | "uv") => &[".cache/uv", ".local/share/uv"],
-        _ => &[],
-    };
-    dirs.iter().map(|d| home.join(d)).collect()
-}
-
 /// The program's installation (its prefix, through symlinks and a `#!`
-/// line), and the scripts named in its arguments with their packages.
-fn runtime_paths(target: &Target<'_>) -> Vec<PathBuf> {
+/// line; for a script, its package), and the scripts named in its
+/// arguments (each script alone, or its package).
+pub(crate) fn runtime_paths(target: &Target<'_>) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     if let Some(program) = resolve(target.program, target.cwd, target.path.as_deref()) {
-        paths.extend(installation(&program));
-        if let Some(interpreter) = shebang(&program) {
-            if let Some(found) = resolve(&interpreter, target.cwd, target.path.as_deref()) {
-                paths.extend(installation(&found));
+        match shebang(&program) {
+            Some(interpreter) => {
+                paths.extend(grants::script(&program));
+                if let Some(found) = resolve(&interpreter, target.cwd, target.path.as_deref()) {
+                    paths.extend(installation(&found));
+                }
             }
+            None => paths.extend(installation(&program)),
         }
     }
     for arg in target.args {
@@ -182,7 +206,7 @@ fn runtime_paths(target: &Target<'_>) -> Vec<PathBuf> {
             None => PathBuf::from(arg),
         };
         if path.is_file() {
-            paths.push(script_root(&path));
+            paths.extend(grants::script(&path));
         }
     }
     paths
@@ -245,30 +269,12 @@ fn shebang(program: &Path) -> Option<String> {
     }
 }
 
-/// What a script needs beside it: its package's `node_modules` (where its
-/// dependencies are), else its own directory.
-fn script_root(script: &Path) -> PathBuf {
-    script
-        .ancestors()
-        .find(|dir| dir.file_name().is_some_and(|n| n == "node_modules"))
-        .unwrap_or_else(|| script.parent().unwrap_or(Path::new("/")))
-        .to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn finds_an_installation_and_a_scripts_package() {
-        assert_eq!(
-            script_root(Path::new("/p/node_modules/@s/fs/dist/index.js")),
-            Path::new("/p/node_modules")
-        );
-        assert_eq!(
-            script_root(Path::new("/srv/tools/server.py")),
-            Path::new("/srv/tools")
-        );
+    fn sandbox_finds_an_installation_and_a_shebang() {
         assert_eq!(
             installation(Path::new("/nonexistent/venv/bin/python")),
             [PathBuf::from("/nonexistent/venv")]

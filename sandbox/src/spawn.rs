@@ -21,14 +21,63 @@ impl Drop for Scratch {
     }
 }
 
-/// Confines `cmd` as `sandbox` says, or fails with [`Error::Sandbox`]
-/// naming the first setting this platform cannot enforce (a warning per
-/// setting instead, when `required = false`).
+/// What a spawn confined by [`confine`] keeps: its directories, and how to
+/// tell a sandbox step the kernel refused from another spawn error.
+#[derive(Debug, Default)]
+pub struct Confined {
+    /// The directories made for the spawn (removed when dropped).
+    pub scratch: Scratch,
+    #[cfg(target_os = "linux")]
+    steps: std::sync::Arc<[super::linux::Step]>,
+    /// With an allow-list: the hosts, and where the proxy's listener comes
+    /// back from the namespace.
+    #[cfg(target_os = "linux")]
+    proxy: Option<(Vec<String>, std::os::fd::OwnedFd)>,
+}
+
+impl Confined {
+    /// The setting whose step the kernel refused at spawn, and why (the
+    /// call and the errno), when `error` is such a refusal.
+    pub fn refusal(&self, error: &std::io::Error) -> Option<(&'static str, String)> {
+        #[cfg(target_os = "linux")]
+        return super::linux::refusal(&self.steps, error);
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = error;
+            None
+        }
+    }
+
+    /// After the spawn: starts the allow-list's proxy, if there is one. It
+    /// runs until dropped.
+    pub fn start_proxy(&self, server: &str) -> Result<Option<super::Proxy>, Error> {
+        #[cfg(target_os = "linux")]
+        if let Some((hosts, back)) = &self.proxy {
+            let failed = |e: std::io::Error| Error::Sandbox {
+                server: server.to_owned(),
+                setting: "network".into(),
+                reason: format!("starting the allow-list proxy failed: {e}"),
+            };
+            let listener = super::linux::receive_listener(back).map_err(failed)?;
+            return super::proxy::serve(server, listener, hosts)
+                .map(Some)
+                .map_err(failed);
+        }
+        let _ = server;
+        Ok(None)
+    }
+}
+
+/// Confines `cmd` as `sandbox` says, less the settings in `relaxed` (refused
+/// at an earlier spawn, `required = false`), or fails with
+/// [`Error::Sandbox`] naming the first setting this platform cannot enforce
+/// (a warning per setting instead, when `required = false`).
 pub fn confine(
     sandbox: &SandboxConfig,
     target: &Target<'_>,
+    relaxed: &[&str],
     cmd: &mut tokio::process::Command,
-) -> Result<Scratch, Error> {
+) -> Result<Confined, Error> {
     let server = target.server;
     let failed = |setting: &str, e: std::io::Error| Error::Sandbox {
         server: server.to_owned(),
@@ -51,19 +100,42 @@ pub fn confine(
         tracing::warn!(server, setting = gap.setting, reason = %gap.reason, "sandbox setting not enforced (`required = false`)");
         relax(&mut plan, &mut limits, gap.setting);
     }
+    for setting in relaxed {
+        relax(&mut plan, &mut limits, setting);
+    }
     for (key, value) in &plan.env {
         cmd.env(key, value);
     }
-    enforce(&plan, &limits, cmd).map_err(|e| failed("read", e))?;
-    Ok(scratch)
+    let files = plan.files_setting;
+    #[cfg_attr(not(target_os = "linux"), allow(clippy::let_unit_value))]
+    let _enforced = enforce(&plan, &limits, cmd).map_err(|e| failed(files, e))?;
+    #[cfg(target_os = "linux")]
+    let (steps, back) = _enforced;
+    Ok(Confined {
+        scratch,
+        #[cfg(target_os = "linux")]
+        steps,
+        #[cfg(target_os = "linux")]
+        proxy: plan.allow_list.zip(back),
+    })
 }
 
 /// Drops a setting that cannot be enforced (`required = false`).
 fn relax(plan: &mut Plan, limits: &mut Limits, setting: &str) {
     match setting {
-        "read" | "write" => plan.read = None,
-        "network" => plan.deny_network = false,
+        "read" | "write" | "home" => plan.read = None,
+        "network" => {
+            plan.deny_network = false;
+            plan.allow_list = None;
+            plan.env.retain(|(var, _)| {
+                !super::plan::PROXY_VARIABLES.contains(var) && *var != "NODE_USE_ENV_PROXY"
+            });
+        }
         "processes" => limits.processes = None,
+        "memory" => limits.memory = None,
+        "cpu" => limits.cpu_seconds = None,
+        "open_files" => limits.open_files = None,
+        "file_size" => limits.file_size = None,
         _ => {}
     }
     plan.user_namespace = plan.deny_network || limits.processes.is_some();
@@ -98,7 +170,12 @@ fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
         });
     }
     if cfg!(not(unix))
-        && (limits.memory, limits.cpu_seconds, limits.open_files) != (None, None, None)
+        && (
+            limits.memory,
+            limits.cpu_seconds,
+            limits.open_files,
+            limits.file_size,
+        ) != (None, None, None, None)
     {
         gaps.push(Unenforced {
             setting: "memory",
@@ -109,13 +186,22 @@ fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
 }
 
 #[cfg(target_os = "linux")]
-fn enforce(plan: &Plan, limits: &Limits, cmd: &mut tokio::process::Command) -> std::io::Result<()> {
-    let prepared = super::linux::Prepared::new(plan, limits)?;
+#[allow(clippy::type_complexity)]
+fn enforce(
+    plan: &Plan,
+    limits: &Limits,
+    cmd: &mut tokio::process::Command,
+) -> std::io::Result<(
+    std::sync::Arc<[super::linux::Step]>,
+    Option<std::os::fd::OwnedFd>,
+)> {
+    let (prepared, back) = super::linux::Prepared::new(plan, limits)?;
+    let steps = prepared.steps();
     // SAFETY: `apply` only makes syscalls on data prepared before the fork.
     unsafe {
         cmd.pre_exec(move || prepared.apply());
     }
-    Ok(())
+    Ok((steps, back))
 }
 
 #[cfg(all(unix, not(target_os = "linux")))]
@@ -128,8 +214,9 @@ fn enforce(_: &Plan, limits: &Limits, cmd: &mut tokio::process::Command) -> std:
                 (libc::RLIMIT_DATA, limits.memory),
                 (libc::RLIMIT_CPU, limits.cpu_seconds),
                 (libc::RLIMIT_NOFILE, limits.open_files),
+                (libc::RLIMIT_FSIZE, limits.file_size),
             ] {
-                if let Some(value) = value {
+                if let Some(value) = value.map(std::num::NonZeroU64::get) {
                     let limit = libc::rlimit {
                         rlim_cur: value as _,
                         rlim_max: value as _,

@@ -153,6 +153,10 @@ fn error_data(error: ServeError) -> ErrorData {
 
 /// Serves `server` on the given reader and writer (stdin/stdout for a real
 /// process) until the client disconnects.
+///
+/// # Errors
+///
+/// An I/O error of `reader` or `writer`, or an MCP handshake that fails.
 pub async fn serve_io<S, R, W>(server: S, reader: R, writer: W) -> std::io::Result<()>
 where
     S: ToolServer,
@@ -221,6 +225,10 @@ where
 }
 
 /// Serves `server` over this process's stdin and stdout.
+///
+/// # Errors
+///
+/// Those of [`serve_io`] on stdin and stdout.
 pub async fn serve_stdio<S: ToolServer>(server: S) -> std::io::Result<()> {
     serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
 }

@@ -32,6 +32,7 @@ fn main() {
         ("unconfined (filtered env)", String::new()),
         ("read/write (Landlock)", format!("sandbox = {{ read = [{data:?}], write = [{data:?}] }}")),
         ("network = false (namespaces)", "sandbox = { network = false }".into()),
+        ("network allow-list (proxy)", "sandbox = { network = [\"127.0.0.1:9\"] }".into()),
         ("home = \"isolated\"", "sandbox = { home = \"isolated\" }".into()),
         ("limits (setrlimit)", "sandbox = { memory = \"1G\", cpu = 60, open_files = 256 }".into()),
         (

@@ -14,6 +14,12 @@ stdio:   misbehave.py MODE
                  (`auth-method`, a nested `retry-count`) and answers with
                  the arguments it got, as JSON text; `ping` has the input
                  schema `{}` and `noop` `{"type": "object"}`
+  no-server-info answers `initialize` without `serverInfo`
+  silent-unknown as `tools`, but never answers a method it does not know
+                 (`server/discover` included), as some servers before
+                 2026-07-28 do
+  empty-unknown  as `tools`, but answers a method it does not know with
+                 the result `{}`
 
 HTTP:    misbehave.py --http MODE [ARG]   (prints `listening on URL`)
   status CODE:METHOD   Streamable HTTP; answers METHOD (`initialize`,
@@ -64,16 +70,19 @@ TOOLS = {
     ],
     "deep-schema": [GOOD, {"name": "deep", "inputSchema": deep_schema(200)}],
     "slow-list": [GOOD],
+    "silent-unknown": [GOOD, BIG],
+    "empty-unknown": [GOOD, BIG],
     "names": [
         LOGIN,
         {"name": "ping", "description": "No parameters.", "inputSchema": {}},
         {"name": "noop", "description": "No parameters.",
          "inputSchema": {"type": "object"}},
     ],
+    "no-server-info": [GOOD],
 }
 
 
-def answer(message, tools):
+def answer(message, tools, mode=""):
     """The JSON-RPC response to a request, or None for a notification."""
     if "id" not in message or "method" not in message:
         return None
@@ -84,6 +93,8 @@ def answer(message, tools):
             "capabilities": {"tools": {}},
             "serverInfo": {"name": "misbehave", "version": "1.0.0"},
         }
+        if mode == "no-server-info":
+            del result["serverInfo"]
     elif method == "tools/list":
         result = {"tools": tools}
     elif method == "tools/call":
@@ -103,6 +114,21 @@ def answer(message, tools):
     return {"jsonrpc": "2.0", "id": message["id"], "result": result}
 
 
+KNOWN = {"initialize", "tools/list", "tools/call", "ping"}
+
+
+def unknown(message, mode):
+    """The answer of the `*-unknown` modes to a method `answer` does not
+    know: None (no answer), `{}`, or `answer`'s error (any other mode)."""
+    if "id" not in message or message.get("method") in KNOWN:
+        return answer
+    if mode == "silent-unknown":
+        return lambda *_: None
+    if mode == "empty-unknown":
+        return lambda m, *_: {"jsonrpc": "2.0", "id": m["id"], "result": {}}
+    return answer
+
+
 def stdio(mode):
     if mode == "stderr-flood":
         chunk = "x" * (1 << 20)
@@ -118,7 +144,7 @@ def stdio(mode):
         message = json.loads(line)
         if mode == "slow-list" and message.get("method") == "tools/list":
             continue
-        reply = answer(message, tools)
+        reply = unknown(message, mode)(message, tools, mode)
         if reply is not None:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()

@@ -323,6 +323,11 @@ impl Toolbox {
     }
 
     /// Adds a connected generated client's server and its tools.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolboxError::NameCollision`] when a tool's model-facing name is
+    /// already taken.
     pub fn add<S: BoundServer>(&mut self, server: S) -> Result<&mut Self, ToolboxError> {
         self.add_client(Arc::new(server.into_client()), S::ENTRIES)
     }
@@ -345,6 +350,11 @@ impl Toolbox {
     ///
     /// A server already in the toolbox is kept once: the first one wins and
     /// [`warnings`](Self::warnings) names the duplicate.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolboxError::NameCollision`] when a tool's model-facing name is
+    /// already taken.
     pub fn add_client(
         &mut self,
         client: Arc<Client>,
@@ -406,6 +416,11 @@ impl Toolbox {
     /// Adds every server of `other` (its hold-backs kept), skipping servers
     /// already here (first wins, with a warning). Hooks and the description
     /// policy of `self` stay.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolboxError::NameCollision`] when a tool of `other` has a model-
+    /// facing name already taken here.
     pub fn merge(&mut self, other: Toolbox) -> Result<&mut Self, ToolboxError> {
         for server in other.servers {
             if server.tools.iter().any(ToolSlot::is_unlocked) {
@@ -519,24 +534,42 @@ impl Toolbox {
 
     /// Holds back a whole server: its tools leave the definitions and the
     /// inventory lists it as held back, until [`enable_server`](Self::enable_server).
+    ///
+    /// # Errors
+    ///
+    /// [`ToolboxError::UnknownServer`] when no tool of the toolbox is from
+    /// `server`.
     pub fn hold_back_server(&mut self, server: &str) -> Result<&mut Self, ToolboxError> {
         self.server_mut(server)?.held_back = true;
         Ok(self)
     }
 
     /// Makes a held-back server's tools available again.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolboxError::UnknownServer`] when no tool of the toolbox is from
+    /// `server`.
     pub fn enable_server(&mut self, server: &str) -> Result<&mut Self, ToolboxError> {
         self.server_mut(server)?.held_back = false;
         Ok(self)
     }
 
     /// Holds back one tool (by model-facing name).
+    ///
+    /// # Errors
+    ///
+    /// [`ToolboxError::UnknownTool`] when the toolbox has no tool `name`.
     pub fn hold_back_tool(&mut self, name: &str) -> Result<&mut Self, ToolboxError> {
         self.tool_mut(name)?.held_back = true;
         Ok(self)
     }
 
     /// Makes a held-back tool available again.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolboxError::UnknownTool`] when the toolbox has no tool `name`.
     pub fn enable_tool(&mut self, name: &str) -> Result<&mut Self, ToolboxError> {
         self.tool_mut(name)?.held_back = false;
         Ok(self)

@@ -64,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(err) => return could_not_compare(err),
     };
     if args.format != Format::Text || live.review.worst().is_some() {
-        print_report(&live.review, args.format)?;
+        print_report(&live.review, &live.unreachable, args.format)?;
     }
     let mut denied = false;
     for server in &live.review.servers {
@@ -104,7 +104,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    Ok(if live.unreachable {
+    Ok(if !live.unreachable.is_empty() {
         ExitCode::from(COULD_NOT_COMPARE)
     } else if denied {
         ExitCode::FAILURE
@@ -135,8 +135,8 @@ pub(crate) fn could_not_compare(err: anyhow::Error) -> anyhow::Result<ExitCode> 
 pub(crate) struct Live {
     /// The classified changes of each server that could be reached.
     pub review: Review,
-    /// Whether a server could not be reached (its error was printed).
-    pub unreachable: bool,
+    /// The servers that could not be reached (their errors were printed).
+    pub unreachable: Vec<String>,
     /// Per server with changed tools, a one-line summary of them.
     pub reasons: std::collections::BTreeMap<String, String>,
     pub lock: Lockfile,
@@ -161,12 +161,12 @@ pub(crate) fn live_review(selection: &ServerSelection) -> anyhow::Result<Live> {
     let live = crate::signal::block_on(mcpbind::snapshot::snapshot_servers(&config, &names))?;
     let mut review = Review::default();
     let mut reasons = std::collections::BTreeMap::new();
-    let mut unreachable = false;
+    let mut unreachable = Vec::new();
     for (name, result) in live {
         let locked = &lock.servers[&name];
         match result {
             Err(err) => {
-                unreachable = true;
+                unreachable.push(name.clone());
                 crate::report(&anyhow::Error::new(err).context(format!(
                     "failed to check server `{name}`: could not list its tools (the lockfile was not compared)"
                 )));

@@ -66,7 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(err) if err.is::<Unreachable>() => return Ok(ExitCode::from(COULD_NOT_COMPARE)),
         Err(err) => return super::check::could_not_compare(err),
     };
-    print_report(&review, args.format)?;
+    print_report(&review, &[], args.format)?;
     Ok(if review.worst().is_some() {
         ExitCode::FAILURE
     } else {
@@ -79,9 +79,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// changes" for what could not).
 fn live_review(args: &Args) -> anyhow::Result<Review> {
     let live = super::check::live_review(&args.selection)?;
-    if live.unreachable {
-        if live.review.worst().is_some() || args.format == Format::Json {
-            print_report(&live.review, args.format)?;
+    if !live.unreachable.is_empty() {
+        if live.review.worst().is_some() || args.format != Format::Text {
+            print_report(&live.review, &live.unreachable, args.format)?;
         }
         return Err(Unreachable.into());
     }
@@ -130,8 +130,20 @@ fn offline_review(args: &Args) -> anyhow::Result<Review> {
     Ok(Review::lockfiles(&old, &new, &args.selection.servers))
 }
 
+/// A lockfile named by `--from` or `--to`. The hint for a file that is no
+/// lockfile is about these two flags (`--lockfile` does not apply here).
 fn read(path: &Path) -> anyhow::Result<Lockfile> {
-    Lockfile::read(path).with_context(|| format!("cannot compare {}", path.display()))
+    Lockfile::read(path).map_err(|e| {
+        let what = format!("cannot compare {}", path.display());
+        if matches!(e, mcpbind::LockError::NotALockfile { .. }) {
+            anyhow::Error::new(e).context(Hinted::new(
+                what,
+                "`--from` and `--to` each name a lockfile that `mcpbind lock` wrote (an old one, e.g. from `git show REV:mcpbind.lock`, or compare with a revision by `mcpbind diff --git REV`)",
+            ))
+        } else {
+            anyhow::Error::new(e).context(what)
+        }
+    })
 }
 
 /// The lockfile at `path` as it was at git revision `rev`; an empty one
@@ -190,23 +202,67 @@ fn lockfile_at(rev: &str, path: &Path) -> anyhow::Result<Lockfile> {
 /// Prints a report on stdout in `format`; text is coloured when stdout is a
 /// terminal that takes colour (anstream's choice: `NO_COLOR`,
 /// `CLICOLOR_FORCE`, `CLICOLOR`, `TERM`).
-pub(crate) fn print_report(review: &Review, format: Format) -> anyhow::Result<()> {
+///
+/// `unreachable` names the servers that could not be compared: the report
+/// then says so, and never reads as a summary of them. When no server could
+/// be compared at all, nothing is printed (the errors on stderr and exit 2
+/// say it all). A closed stdout (`| head -1`) is no error: the exit status
+/// stays the comparison's.
+pub(crate) fn print_report(
+    review: &Review,
+    unreachable: &[String],
+    format: Format,
+) -> anyhow::Result<()> {
+    if !unreachable.is_empty() && review.servers.is_empty() {
+        return Ok(());
+    }
     let text = match format {
         Format::Text => {
             let stdout = std::io::stdout();
             let choice = anstream::AutoStream::choice(&stdout);
-            review.to_text(choice != anstream::ColorChoice::Never)
+            let mut text = review.to_text(choice != anstream::ColorChoice::Never);
+            if !unreachable.is_empty() {
+                text.push_str(&format!("not compared: {}\n", not_compared(unreachable)));
+            }
+            text
         }
         Format::Json => {
-            let mut json = serde_json::to_string_pretty(&review.to_json())?;
+            let mut json = review.to_json();
+            if !unreachable.is_empty() {
+                json["unreachable"] = unreachable.into();
+            }
+            let mut json = serde_json::to_string_pretty(&json)?;
             json.push('\n');
             json
         }
-        Format::Markdown => review.to_markdown(),
+        Format::Markdown if unreachable.is_empty() => review.to_markdown(),
+        Format::Markdown => {
+            let full = review.to_markdown();
+            let rest = full.split_once("\n\n").map_or("", |(_, rest)| rest);
+            let compared = match review.worst() {
+                Some(_) => format!("Of the servers compared: {}.", review.summary()),
+                None => "The servers compared are unchanged.".to_owned(),
+            };
+            format!(
+                "### mcpbind: not compared: {}\n\n{compared}\n\n{rest}",
+                not_compared(unreachable)
+            )
+        }
     };
     let mut stdout = std::io::stdout().lock();
-    stdout
+    match stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
-        .context("failed to write the report")
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("failed to write the report")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `` `a` could not be reached ``, `` `a`, `b` could not be reached ``.
+fn not_compared(unreachable: &[String]) -> String {
+    let names: Vec<String> = unreachable.iter().map(|n| format!("`{n}`")).collect();
+    format!("{} could not be reached", names.join(", "))
 }

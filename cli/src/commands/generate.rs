@@ -18,6 +18,11 @@ pub struct Args {
     /// Write here instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Write nothing: exit 0 when `--out FILE` holds exactly what the
+    /// lockfile generates, else 1 with the first lines that differ (for CI,
+    /// with bindings checked in).
+    #[arg(long, requires = "out")]
+    check: bool,
     /// Servers to bind [default: all locked servers].
     #[arg(value_name = "SERVER")]
     servers: Vec<String>,
@@ -48,11 +53,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::status!("warning: {warning}");
     }
     match &args.out {
+        Some(path) if args.check => return Ok(check(&args, path, &lockfile, &text)),
         Some(path) => {
             // Only over a file mcpbind generated, and never reading a
             // device or FIFO.
-            mcpbind_model::write::write_generated_if_changed(path, text.as_bytes())
-                .with_context(|| format!("failed to write {}", path.display()))?;
+            crate::signal::writing(|| {
+                mcpbind_model::write::write_generated_if_changed(path, text.as_bytes())
+                    .with_context(|| format!("failed to write {}", path.display()))
+            })?;
         }
         None => {
             let mut stdout = std::io::stdout().lock();
@@ -64,4 +72,101 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The largest file `--check` reads: far more than any bindings.
+const MAX_CHECKED_BYTES: u64 = 256 << 20;
+
+/// `--check`: whether `out` holds exactly `text`; reports the first lines
+/// that differ, and what to run, when it does not.
+fn check(args: &Args, out: &Path, lockfile: &Path, text: &str) -> ExitCode {
+    let old = match mcpbind_model::write::read_regular(out, MAX_CHECKED_BYTES) {
+        Ok(old) => old,
+        Err(e) => {
+            let why = match e.kind() {
+                std::io::ErrorKind::NotFound => "it does not exist".to_owned(),
+                _ => format!("it cannot be read: {e}"),
+            };
+            return stale(args, out, lockfile, &why);
+        }
+    };
+    if old == text.as_bytes() {
+        crate::status!(
+            "       Fresh {} matches {}",
+            out.display(),
+            lockfile.display()
+        );
+        return ExitCode::SUCCESS;
+    }
+    let old = String::from_utf8_lossy(&old);
+    stale(args, out, lockfile, &first_difference(&old, text))
+}
+
+/// Reports a checked file that is not what the lockfile generates.
+fn stale(args: &Args, out: &Path, lockfile: &Path, why: &str) -> ExitCode {
+    let mut command = String::from("mcpbind generate");
+    if let Some(lockfile) = &args.lockfile {
+        command.push_str(&format!(" --lockfile {}", lockfile.display()));
+    }
+    command.push_str(&format!(" --out {}", out.display()));
+    for server in &args.servers {
+        command.push_str(&format!(" {server}"));
+    }
+    crate::report(&anyhow::Error::new(crate::Hinted::new(
+        format!(
+            "{} is not what {} generates: {why}",
+            out.display(),
+            lockfile.display()
+        ),
+        format!("run `{command}` and commit {}", out.display()),
+    )));
+    ExitCode::FAILURE
+}
+
+/// How many differing lines `--check` shows.
+const SHOWN_LINES: usize = 3;
+
+/// The first lines where `old` (the file) and `new` (what the lockfile
+/// generates) part, as `line N` and up to [`SHOWN_LINES`] lines of each.
+fn first_difference(old: &str, new: &str) -> String {
+    let old_lines: Vec<&str> = old.lines().collect();
+    let new_lines: Vec<&str> = new.lines().collect();
+    let Some(at) =
+        (0..old_lines.len().max(new_lines.len())).find(|&i| old_lines.get(i) != new_lines.get(i))
+    else {
+        return "they differ only in line endings or the final newline".to_owned();
+    };
+    let mut shown = format!("they differ from line {}:", at + 1);
+    for (lines, sign) in [(&old_lines, '-'), (&new_lines, '+')] {
+        let rest = &lines[at.min(lines.len())..];
+        if rest.is_empty() {
+            shown.push_str(&format!("\n  {sign} (end of file)"));
+        }
+        for line in rest.iter().take(SHOWN_LINES) {
+            shown.push_str(&format!(
+                "\n  {sign} {}",
+                mcpbind::diff::terminal_safe(line)
+            ));
+        }
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_first_difference_shows_both_sides() {
+        assert_eq!(
+            super::first_difference("a\nb\nc\n", "a\nB\nc\n"),
+            "they differ from line 2:\n  - b\n  - c\n  + B\n  + c"
+        );
+        assert_eq!(
+            super::first_difference("a\n", "a\nb\n"),
+            "they differ from line 2:\n  - (end of file)\n  + b"
+        );
+        assert_eq!(
+            super::first_difference("a\r\n", "a\n"),
+            "they differ only in line endings or the final newline"
+        );
+    }
 }

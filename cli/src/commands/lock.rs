@@ -75,9 +75,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     // Nothing locked and nothing changed: leave the file system alone.
     let wrote = (lock != before || lock_path.exists())
-        && lock
-            .write(&lock_path)
-            .with_context(|| format!("failed to write {}", lock_path.display()))?;
+        && crate::signal::writing(|| {
+            lock.write(&lock_path)
+                .with_context(|| format!("failed to write {}", lock_path.display()))
+        })?;
     if wrote {
         crate::status!("       Wrote {}", lock_path.display());
     }

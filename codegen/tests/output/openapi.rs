@@ -194,12 +194,21 @@ pub mod openapi {
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "openapi";
+        /// The protocol version it was locked with: on stdio and SSE,
+        /// 2026-07-28 connects with `server/discover` first, an older
+        /// one with `initialize`.
+        pub const PROTOCOL_VERSION: &'static str = "2025-06-18";
         /// Connects to this server as configured in `config`, then
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+            let inner = ::mcpbind::Client::connect_locked(
+                    config,
+                    Self::SERVER,
+                    Self::PROTOCOL_VERSION,
+                )
+                .await?;
             inner.check_pins(TOOLS).await?;
             ::std::result::Result::Ok(Self { inner })
         }

@@ -647,13 +647,22 @@ pub mod prompts {
     impl Client {
         /// The server's name in `mcpbind.toml`.
         pub const SERVER: &'static str = "prompts";
+        /// The protocol version it was locked with: on stdio and SSE,
+        /// 2026-07-28 connects with `server/discover` first, an older
+        /// one with `initialize`.
+        pub const PROTOCOL_VERSION: &'static str = "2025-06-18";
         /// Connects to this server as configured in `config`, then
         /// compares its live tools, prompts and resource templates with
         /// the locked ones under the server's `pin_policy` (`warn` by
         /// default; `refuse` fails here when one changed since it was
         /// locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            let inner = ::mcpbind::Client::connect(config, Self::SERVER).await?;
+            let inner = ::mcpbind::Client::connect_locked(
+                    config,
+                    Self::SERVER,
+                    Self::PROTOCOL_VERSION,
+                )
+                .await?;
             inner.check_pins(TOOLS).await?;
             inner.check_prompt_pins(PROMPTS).await?;
             inner.check_resource_template_pins(RESOURCE_TEMPLATES).await?;

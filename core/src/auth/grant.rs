@@ -62,6 +62,37 @@ impl Target<'_> {
         scopes: &[String],
     ) -> Result<(AuthorizationManager, Vec<String>)> {
         let mut manager = self.manager().await?;
+        let (metadata, endpoint) = self.discover_token_endpoint(&mut manager).await?;
+
+        let grant_type = match self.auth {
+            AuthConfig::JwtBearer { .. } | AuthConfig::Enterprise { .. } => JWT_BEARER,
+            _ => "client_credentials",
+        };
+        let mut form: Vec<(&str, String)> = vec![("grant_type", grant_type.into())];
+        if !scopes.is_empty() {
+            form.push(("scope", scopes.join(" ")));
+        }
+        form.push(("resource", self.url.clone()));
+        let (client_id, basic, file_jwt) = self
+            .authenticate_client(&metadata, scopes, &mut form)
+            .await?;
+
+        let token = match self.token_request(&endpoint, &form, basic).await {
+            Ok(token) => token,
+            Err(e) => return Err(e.redacted(file_jwt.as_slice())),
+        };
+        let granted = self
+            .keep_token(&mut manager, &metadata, client_id, token, scopes)
+            .await?;
+        Ok((manager, granted))
+    }
+
+    /// The authorization server's metadata, set on `manager`, and its
+    /// token endpoint, checked to be one the credentials may be sent to.
+    async fn discover_token_endpoint(
+        &self,
+        manager: &mut AuthorizationManager,
+    ) -> Result<(AuthorizationMetadata, reqwest::Url)> {
         let metadata = manager
             .resolve_metadata()
             .await
@@ -75,29 +106,25 @@ impl Target<'_> {
                 "the token endpoint {endpoint} is not HTTPS (plain HTTP is only for a loopback server and authorization server)"
             )));
         }
+        Ok((metadata, endpoint))
+    }
 
-        let grant_type = match self.auth {
-            AuthConfig::JwtBearer { .. } | AuthConfig::Enterprise { .. } => JWT_BEARER,
-            _ => "client_credentials",
-        };
-        let mut form: Vec<(&str, String)> = vec![("grant_type", grant_type.into())];
-        if !scopes.is_empty() {
-            form.push(("scope", scopes.join(" ")));
-        }
-        form.push(("resource", self.url.clone()));
+    /// Adds the client's authentication for its auth kind to the token
+    /// request's `form`: the client id, the id and secret to send as Basic
+    /// (else `None`), and the assertion read from a file (to redact).
+    async fn authenticate_client(
+        &self,
+        metadata: &AuthorizationMetadata,
+        scopes: &[String],
+        form: &mut Vec<(&'static str, String)>,
+    ) -> Result<(String, Option<(String, String)>, Option<String>)> {
         let secret = self.client_secret.clone().unwrap_or_default();
         let mut basic = None;
         let mut file_jwt = None;
-        let no_id = String::new();
         let client_id = match self.auth {
             AuthConfig::ClientCredentials { client_id, .. } => {
-                if only_basic(&metadata) {
-                    basic = Some((client_id.clone(), secret));
-                } else {
-                    form.push(("client_id", client_id.clone()));
-                    form.push(("client_secret", secret));
-                }
-                client_id
+                basic = Self::push_client_secret(metadata, client_id, secret, form);
+                client_id.clone()
             }
             AuthConfig::PrivateKeyJwt {
                 client_id,
@@ -106,11 +133,11 @@ impl Target<'_> {
             } => {
                 // The assertion identifies the client; no `client_id`
                 // (RFC 7523 §3).
-                let assertion = assertion(client_id, &metadata, &secret, *signing_algorithm)
+                let assertion = assertion(client_id, metadata, &secret, *signing_algorithm)
                     .map_err(|e| self.fail(e))?;
                 form.push(("client_assertion_type", ASSERTION_TYPE.into()));
                 form.push(("client_assertion", assertion));
-                client_id
+                client_id.clone()
             }
             AuthConfig::JwtBearer {
                 client_id,
@@ -120,13 +147,7 @@ impl Target<'_> {
                 let jwt = match assertion {
                     Assertion::Value(_) => secret,
                     Assertion::File(path) => {
-                        let jwt = std::fs::read_to_string(path).map_err(|e| {
-                            self.fail(format!(
-                                "cannot read `assertion_file` {}: {e}",
-                                path.display()
-                            ))
-                        })?;
-                        let jwt = jwt.trim().to_owned();
+                        let jwt = self.read_assertion_file(path)?;
                         file_jwt = Some(jwt.clone());
                         jwt
                     }
@@ -139,7 +160,7 @@ impl Target<'_> {
                 if let Some(id) = client_id {
                     form.push(("client_id", id.clone()));
                 }
-                client_id.as_ref().unwrap_or(&no_id)
+                client_id.clone().unwrap_or_default()
             }
             AuthConfig::Enterprise {
                 client_id,
@@ -154,22 +175,53 @@ impl Target<'_> {
                     .identity_assertion(idp_token_endpoint, idp_client_id, &issuer, scopes)
                     .await?;
                 form.push(("assertion", jag));
-                if only_basic(&metadata) {
-                    basic = Some((client_id.clone(), secret));
-                } else {
-                    form.push(("client_id", client_id.clone()));
-                    form.push(("client_secret", secret));
-                }
-                client_id
+                basic = Self::push_client_secret(metadata, client_id, secret, form);
+                client_id.clone()
             }
             AuthConfig::OAuth { .. } => return Err(super::not_oauth(self.server)),
             _ => return Err(self.fail("an auth kind this version does not support".into())),
         };
+        Ok((client_id, basic, file_jwt))
+    }
 
-        let token = match self.token_request(&endpoint, &form, basic).await {
-            Ok(token) => token,
-            Err(e) => return Err(e.redacted(file_jwt.as_slice())),
-        };
+    /// Adds the client's id and secret to `form` (`client_secret_post`),
+    /// or returns them to send as Basic where the authorization server
+    /// takes only that (`client_secret_basic`).
+    fn push_client_secret(
+        metadata: &AuthorizationMetadata,
+        client_id: &str,
+        secret: String,
+        form: &mut Vec<(&'static str, String)>,
+    ) -> Option<(String, String)> {
+        if only_basic(metadata) {
+            return Some((client_id.to_owned(), secret));
+        }
+        form.push(("client_id", client_id.to_owned()));
+        form.push(("client_secret", secret));
+        None
+    }
+
+    /// The JWT-bearer assertion in the file at `path`, trimmed.
+    fn read_assertion_file(&self, path: &std::path::Path) -> Result<String> {
+        let jwt = std::fs::read_to_string(path).map_err(|e| {
+            self.fail(format!(
+                "cannot read `assertion_file` {}: {e}",
+                path.display()
+            ))
+        })?;
+        Ok(jwt.trim().to_owned())
+    }
+
+    /// Keeps the token response `token` in `manager`'s credential store:
+    /// the scopes granted (the response's, else those asked for).
+    async fn keep_token(
+        &self,
+        manager: &mut AuthorizationManager,
+        metadata: &AuthorizationMetadata,
+        client_id: String,
+        token: serde_json::Value,
+        scopes: &[String],
+    ) -> Result<Vec<String>> {
         let granted = token
             .get("scope")
             .and_then(serde_json::Value::as_str)
@@ -177,16 +229,15 @@ impl Target<'_> {
             .unwrap_or_else(|| scopes.to_vec());
         let token: OAuthTokenResponse = serde_json::from_value(token)
             .map_err(|e| self.fail(format!("the token response is not one: {e}")))?;
-        let stored =
-            StoredCredentials::new(client_id.clone(), Some(token), granted.clone(), Some(now()))
-                .with_issuer(metadata.issuer.clone());
+        let stored = StoredCredentials::new(client_id, Some(token), granted.clone(), Some(now()))
+            .with_issuer(metadata.issuer.clone());
         let store = InMemoryCredentialStore::new();
         store
             .save(stored)
             .await
             .map_err(|e| self.error("cannot keep the token", e))?;
         manager.set_credential_store(store);
-        Ok((manager, granted))
+        Ok(granted)
     }
 
     /// Enterprise-managed authorization's first step (SEP-990): the user's

@@ -13,7 +13,7 @@ use super::{millis, pins, subscribe, Client, Shared};
 use crate::breaker::Breaker;
 use crate::config::{Config, ServerConfig};
 use crate::connect::secrets::ServerSecrets;
-use crate::connect::{connect, Handler, Session};
+use crate::connect::{connect, First, Handler, Session};
 use crate::elicit::ClientHooks;
 use crate::error::{Error, Result};
 use crate::notices::Notices;
@@ -22,27 +22,75 @@ impl Client {
     /// Connects to server `name` of `config`, with the default
     /// [`ClientHooks`] (elicitation answered by
     /// [`AcceptDefaults`](crate::AcceptDefaults)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownServer`] when `name` is not in `config`, then those of
+    /// [`Client::connect_server`].
     pub async fn connect(config: &Config, name: &str) -> Result<Client> {
         Client::connect_with(config, name, ClientHooks::default()).await
     }
 
     /// Connects to server `name` of `config`, answering what the server asks
     /// (elicitation, sampling, roots) with `hooks`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::connect`].
     pub async fn connect_with(config: &Config, name: &str, hooks: ClientHooks) -> Result<Client> {
-        let server = config
-            .servers
-            .get(name)
-            .ok_or_else(|| Error::UnknownServer {
-                server: name.to_owned(),
-            })?;
-        let client = Client::lazy_with(name, server.clone(), hooks);
+        let client = Client::lazy_with(name, configured(config, name)?, hooks);
+        client.live().await?;
+        Ok(client)
+    }
+
+    /// Connects to server `name` of `config` as [`Client::connect`] does,
+    /// with the handshake its lockfile's protocol version `locked` calls
+    /// for (a generated client passes its `PROTOCOL_VERSION`): on stdio
+    /// and SSE, a server locked at 2026-07-28 is asked `server/discover`
+    /// first, for about a second, then `initialize`; one locked at an
+    /// older version `initialize` first. Streamable HTTP negotiates either
+    /// way.
+    pub async fn connect_locked(config: &Config, name: &str, locked: &str) -> Result<Client> {
+        Client::connect_locked_with(config, name, locked, ClientHooks::default()).await
+    }
+
+    /// [`Client::connect_locked`], answering what the server asks with
+    /// `hooks`.
+    pub async fn connect_locked_with(
+        config: &Config,
+        name: &str,
+        locked: &str,
+        hooks: ClientHooks,
+    ) -> Result<Client> {
+        let server = configured(config, name)?;
+        let client = Client::lazy_first(name, server, hooks, First::for_locked(locked));
         client.live().await?;
         Ok(client)
     }
 
     /// Connects to a server described by `config`, naming it `name` in errors.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for a `${VAR}` that is not set, [`Error::Spawn`],
+    /// [`Error::Cwd`], [`Error::CommandNotAllowed`] or [`Error::Sandbox`] for a
+    /// stdio server that cannot be started as configured, [`Error::Connect`],
+    /// [`Error::Http`] or [`Error::Auth`] for one that cannot be reached,
+    /// [`Error::ConnectTimeout`] when the handshake takes longer than
+    /// `connect_timeout`, [`Error::Drift`] when a pinned tool changed under
+    /// `pin_policy = "refuse"`.
     pub async fn connect_server(name: &str, config: ServerConfig) -> Result<Client> {
         let client = Client::lazy(name, config);
+        client.live().await?;
+        Ok(client)
+    }
+
+    /// Connects as [`Client::connect_server`] does, at the newest protocol
+    /// revision the server speaks (what `mcpbind lock` records): on stdio
+    /// and SSE, `server/discover` first, for about a second, then
+    /// `initialize`.
+    pub async fn connect_server_newest(name: &str, config: ServerConfig) -> Result<Client> {
+        let client = Client::lazy_first(name, config, ClientHooks::default(), First::Discover);
         client.live().await?;
         Ok(client)
     }
@@ -55,6 +103,11 @@ impl Client {
     /// A client that connects on its first call and answers what the server
     /// asks with `hooks`.
     pub fn lazy_with(name: &str, config: ServerConfig, hooks: ClientHooks) -> Client {
+        Client::lazy_first(name, config, hooks, First::Initialize)
+    }
+
+    /// [`Client::lazy_with`], trying the handshake `first` first.
+    fn lazy_first(name: &str, config: ServerConfig, hooks: ClientHooks, first: First) -> Client {
         let lifecycle = &config.lifecycle;
         let shared = Shared {
             slot: tokio::sync::Mutex::new(None),
@@ -73,6 +126,7 @@ impl Client {
             entry_pins: pins::EntryPins::default(),
             live: pins::LiveListing::default(),
             subscriptions: subscribe::Subscriptions::default(),
+            first,
         };
         let (config, shared) = (Arc::new(config), Arc::new(shared));
         Client::follow_list_changes(name, &config, &shared);
@@ -124,7 +178,14 @@ impl Client {
         let started = Instant::now();
         // Boxed: connecting is rare and its future is large (~11 KB); inline,
         // it would be part of, and copied with, every call's future.
-        match Box::pin(connect(&self.name, &self.config, &self.shared.handler)).await {
+        match Box::pin(connect(
+            &self.name,
+            &self.config,
+            &self.shared.handler,
+            self.shared.first,
+        ))
+        .await
+        {
             Ok(session) => {
                 self.shared.breaker.success();
                 tracing::info!(
@@ -215,6 +276,17 @@ impl Client {
             stderr,
         }
     }
+}
+
+/// Server `name` of `config`.
+fn configured(config: &Config, name: &str) -> Result<ServerConfig> {
+    config
+        .servers
+        .get(name)
+        .cloned()
+        .ok_or_else(|| Error::UnknownServer {
+            server: name.to_owned(),
+        })
 }
 
 /// The connection in `slot`, if it is open.

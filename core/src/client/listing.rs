@@ -20,12 +20,24 @@ impl Client {
     /// Lists the server's tools exactly as it sent them: every page, the raw
     /// JSON of each tool (unknown fields kept), and no client-side cache.
     /// Malformed tools are skipped (see [`Client::list_tools_checked`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, a failed request: [`Error::Closed`](crate::Error::Closed) when the
+    /// connection is lost, [`Error::Timeout`](crate::Error::Timeout) or [`Error::TimeLimit`](crate::Error::TimeLimit) when the
+    /// server does not answer in time, [`Error::Service`](crate::Error::Service) for an error the
+    /// server answers with, and [`Error::Pagination`](crate::Error::Pagination) for pages that do not
+    /// end.
     pub async fn list_tools_raw(&self) -> Result<Vec<Value>> {
         Ok(self.list_tools_checked().await?.0)
     }
 
     /// [`Client::list_tools_raw`], and one line per malformed tool it
     /// skipped (which tool, what is wrong).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::list_tools_raw`].
     pub async fn list_tools_checked(&self) -> Result<(Vec<Value>, Vec<String>)> {
         self.list_checked(EntryKind::Tool).await
     }
@@ -33,6 +45,10 @@ impl Client {
     /// Lists the server's prompts (`prompts/list`) exactly as it sent them,
     /// every page, and one line per malformed prompt it skipped. Empty when
     /// the server declares no `prompts` capability.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::list_tools_raw`].
     pub async fn list_prompts_checked(&self) -> Result<(Vec<Value>, Vec<String>)> {
         if !self.has_capability(|c| c.prompts.is_some()).await? {
             return Ok((Vec::new(), Vec::new()));
@@ -43,6 +59,10 @@ impl Client {
     /// Lists the server's resource templates (`resources/templates/list`)
     /// exactly as it sent them, every page, and one line per malformed one
     /// it skipped. Empty when the server declares no `resources` capability.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::list_tools_raw`].
     pub async fn list_resource_templates_checked(&self) -> Result<(Vec<Value>, Vec<String>)> {
         if !self.has_capability(|c| c.resources.is_some()).await? {
             return Ok((Vec::new(), Vec::new()));
@@ -52,6 +72,11 @@ impl Client {
 
     /// Whether the server declared `completions` (answers
     /// `completion/complete`).
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting ([`Client::connect`]), when the client was not
+    /// connected yet.
     pub async fn supports_completions(&self) -> Result<bool> {
         self.has_capability(|c| c.completions.is_some()).await
     }
@@ -115,6 +140,14 @@ impl Client {
 
     /// Lists the server's concrete resources (`resources/list`, every
     /// page). They are data, not schema: the lockfile does not keep them.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, a failed request: [`Error::Closed`](crate::Error::Closed) when the
+    /// connection is lost, [`Error::Timeout`](crate::Error::Timeout) or [`Error::TimeLimit`](crate::Error::TimeLimit) when the
+    /// server does not answer in time, [`Error::Service`](crate::Error::Service) for an error the
+    /// server answers with, and [`Error::Pagination`](crate::Error::Pagination) for pages that do not
+    /// end.
     pub async fn list_resources(&self) -> Result<Vec<Resource>> {
         self.every_page(
             "resources/list",
@@ -138,6 +171,14 @@ impl Client {
     /// files). No skill file is read: a caller reads one
     /// ([`Client::read_resource`]) when it loads that skill. Empty when the
     /// server does not declare the skills extension.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, a failed request: [`Error::Closed`](crate::Error::Closed) when the
+    /// connection is lost, [`Error::Timeout`](crate::Error::Timeout) or [`Error::TimeLimit`](crate::Error::TimeLimit) when the
+    /// server does not answer in time, [`Error::Service`](crate::Error::Service) for an error the
+    /// server answers with, and [`Error::Pagination`](crate::Error::Pagination) for pages that do not
+    /// end.
     pub async fn list_skills(&self) -> Result<Vec<rmcp::model::Skill>> {
         if !self
             .has_capability(rmcp::model::ServerCapabilities::supports_skills)

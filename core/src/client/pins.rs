@@ -248,6 +248,10 @@ impl Client {
     /// time the server says its prompts changed. Returns what drifted, one
     /// [`Drift`] per prompt; under `refuse`, a changed prompt is an
     /// [`Error::Drift`] here, and getting it one later.
+    ///
+    /// # Errors
+    ///
+    /// Those of listing the prompts ([`Client::list_prompts_checked`]).
     pub async fn check_prompt_pins(&self, prompts: &[PromptMeta]) -> Result<Vec<Drift>> {
         let locked = prompts
             .iter()
@@ -260,6 +264,11 @@ impl Client {
     /// module's `RESOURCE_TEMPLATES`), compared again each time the server
     /// says its resources changed; under `refuse`, a changed template is
     /// not read.
+    ///
+    /// # Errors
+    ///
+    /// Those of listing the resource templates
+    /// ([`Client::list_resource_templates_checked`]).
     pub async fn check_resource_template_pins(
         &self,
         templates: &[ResourceTemplateMeta],
@@ -384,6 +393,10 @@ impl Client {
     /// module's `TOOLS`) and applies the server's [`PinPolicy`]. Returns what
     /// drifted, one [`Drift`](crate::Drift) per tool (empty when all match or
     /// the policy is `ignore`).
+    ///
+    /// # Errors
+    ///
+    /// Those of listing the tools ([`Client::list_tools_raw`]).
     pub async fn check_pins(&self, tools: &[ToolMeta]) -> Result<Vec<Drift>> {
         self.remember_pins(tools);
         if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {

@@ -19,6 +19,13 @@ use crate::uri_template::UriValue;
 
 impl Client {
     /// Gets a prompt (`prompts/get`) with string arguments by name.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, and a failed request: [`Error::Closed`] when the
+    /// connection is lost, [`Error::Timeout`] or [`Error::TimeLimit`] when the
+    /// server does not answer in time, [`Error::Service`] for an error the
+    /// server answers with.
     pub async fn get_prompt_raw(
         &self,
         name: &str,
@@ -36,6 +43,11 @@ impl Client {
 
     /// Gets a typed prompt: its arguments struct becomes the string
     /// arguments of `prompts/get`, and the result is the prompt's messages.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::get_prompt_raw`], and [`Error::Arguments`] when the
+    /// arguments do not serialise.
     pub async fn get_prompt<P: Prompt>(&self, arguments: &P::Arguments) -> Result<GetPromptResult> {
         let name = P::META.name;
         let arguments = match serde_json::to_value(arguments) {
@@ -62,6 +74,13 @@ impl Client {
     }
 
     /// Reads a resource (`resources/read`): its text and blob contents.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, and a failed request: [`Error::Closed`] when the
+    /// connection is lost, [`Error::Timeout`] or [`Error::TimeLimit`] when the
+    /// server does not answer in time, [`Error::Service`] for an error the
+    /// server answers with.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
         let method = "resources/read";
         let params = ReadResourceRequestParams::new(uri);
@@ -74,6 +93,11 @@ impl Client {
 
     /// Expands a locked resource template with these variable values (RFC
     /// 6570) and reads the resource at the URI it gives.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Arguments`] when the variables do not fit the template, then
+    /// those of [`Client::read_resource`].
     pub async fn read_template(
         &self,
         template: &ResourceTemplateMeta,
@@ -92,6 +116,13 @@ impl Client {
     /// prompt ([`Reference::for_prompt`]) or resource template
     /// ([`Reference::for_resource`]), given what was typed so far and the
     /// arguments already chosen.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, and a failed request: [`Error::Closed`] when the
+    /// connection is lost, [`Error::Timeout`] or [`Error::TimeLimit`] when the
+    /// server does not answer in time, [`Error::Service`] for an error the
+    /// server answers with.
     pub async fn complete(
         &self,
         reference: Reference,

@@ -12,6 +12,14 @@ impl Client {
     /// The entry of one skill (SEP-2640 `skills/get`), named by the URI of
     /// its `SKILL.md`: for a skill that the listing left out, or to refresh
     /// one. No file is read.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, a failed request: [`Error::Closed`] when the
+    /// connection is lost, [`Error::Timeout`] or [`Error::TimeLimit`] when the
+    /// server does not answer in time, [`Error::Service`] for an error the
+    /// server answers with, and [`Error::Invalid`] for an answer that is not a
+    /// skill.
     pub async fn get_skill(&self, uri: &str) -> Result<Skill> {
         let method = "skills/get";
         let request =
@@ -28,6 +36,11 @@ impl Client {
     /// entry is invalid, over the spec's limits, or `"dynamic"` is not
     /// read at all. Every refusal is [`Error::Refused`], naming the skill
     /// and why; the skill is then not loaded.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::load_skill_uri`], and [`Error::Invalid`] when the
+    /// loaded `SKILL.md` is not the entry's (size, digest, frontmatter).
     pub async fn load_skill(&self, entry: &Skill) -> Result<LoadedSkill> {
         let refused = |why| self.skill_refused(&entry.uri, format!("not loaded: {why}"));
         skills::check_entry(entry).map_err(refused)?;
@@ -37,6 +50,14 @@ impl Client {
 
     /// [`Client::load_skill`] for the skill at `uri` (its `SKILL.md`),
     /// whose entry is asked for first ([`Client::get_skill`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, a failed request: [`Error::Closed`] when the
+    /// connection is lost, [`Error::Timeout`] or [`Error::TimeLimit`] when the
+    /// server does not answer in time, [`Error::Service`] for an error the
+    /// server answers with, and [`Error::Invalid`] for a `SKILL.md` that is not
+    /// a skill.
     pub async fn load_skill_uri(&self, uri: &str) -> Result<LoadedSkill> {
         let entry = self.get_skill(uri).await?;
         if entry.uri != uri {
@@ -53,6 +74,14 @@ impl Client {
     /// URI), verified against the entry the skill was loaded from. A file
     /// the entry does not list is not read: the skill changed, and its
     /// entry must be fetched again.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, a failed request: [`Error::Closed`] when the
+    /// connection is lost, [`Error::Timeout`] or [`Error::TimeLimit`] when the
+    /// server does not answer in time, [`Error::Service`] for an error the
+    /// server answers with, and [`Error::Invalid`] for a path outside the skill
+    /// or contents that are not a file.
     pub async fn read_skill_file(&self, skill: &LoadedSkill, path: &str) -> Result<Vec<u8>> {
         if skill.server() != self.server_name() {
             let why = format!(

@@ -155,6 +155,13 @@ impl TaskHandle {
     }
 
     /// Asks the server where the task is (`tasks/get`).
+    ///
+    /// # Errors
+    ///
+    /// A failed request: [`Error::Closed`] when the connection is lost,
+    /// [`Error::Timeout`] or [`Error::TimeLimit`] when the server does not
+    /// answer in time, [`Error::Service`] for an error the server answers with
+    /// (`tasks/get`).
     pub async fn status(&self) -> Result<TaskState> {
         let wait = Wait::plain(self.client.timeout());
         self.client.get_task(&self.id, wait).await
@@ -164,6 +171,14 @@ impl TaskHandle {
     /// it needs is asked through the client's hooks) and returns its result,
     /// within the server's `max_call_time` from now. Dropping this future
     /// leaves the task running: see [`TaskHandle::cancel`].
+    ///
+    /// # Errors
+    ///
+    /// A failed request: [`Error::Closed`] when the connection is lost,
+    /// [`Error::Timeout`] or [`Error::TimeLimit`] when the server does not
+    /// answer in time, [`Error::Service`] for an error the server answers with;
+    /// [`Error::Task`] when the task failed or was cancelled, [`Error::Tool`]
+    /// for a result marked `isError`.
     pub async fn wait(&self) -> Result<CallToolResult> {
         let state = self.status().await?;
         let limit = self.client.config.max_call_time;
@@ -176,6 +191,11 @@ impl TaskHandle {
 
     /// [`TaskHandle::wait`], with the result checked and parsed as tool
     /// `T`'s (the tool the task runs).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`TaskHandle::wait`], and [`Error::Output`] for
+    /// `structuredContent` that does not parse into the tool's output type.
     pub async fn wait_for<T: Tool>(&self) -> Result<ToolResult<T::Output>> {
         let result = self.wait().await?;
         self.client.typed_result::<T>(result)
@@ -183,6 +203,13 @@ impl TaskHandle {
 
     /// Asks the server to cancel the task (`tasks/cancel`); returns what it
     /// says of the task then.
+    ///
+    /// # Errors
+    ///
+    /// A failed request: [`Error::Closed`] when the connection is lost,
+    /// [`Error::Timeout`] or [`Error::TimeLimit`] when the server does not
+    /// answer in time, [`Error::Service`] for an error the server answers with
+    /// (`tasks/cancel`).
     pub async fn cancel(&self) -> Result<TaskState> {
         self.client.cancel_task(&self.id).await
     }
@@ -191,6 +218,14 @@ impl TaskHandle {
 impl Client {
     /// Starts tool `tool` as a task with JSON arguments and returns at once
     /// with its handle (the server must support tasks for it).
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, a failed request: [`Error::Closed`] when the
+    /// connection is lost, [`Error::Timeout`] or [`Error::TimeLimit`] when the
+    /// server does not answer in time, [`Error::Service`] for an error the
+    /// server answers with, and [`Error::Invalid`] when the server answers
+    /// without creating a task.
     pub async fn start_task(
         &self,
         tool: &str,
@@ -219,6 +254,11 @@ impl Client {
 
     /// Starts typed tool `T` as a task ([`Client::start_task`]); its
     /// input is checked as a typed call's is.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Arguments`] for an input that breaks the tool's input schema,
+    /// then those of [`Client::start_task`].
     pub async fn start_typed_task<T: Tool>(
         &self,
         input: &T::Input,

@@ -73,49 +73,22 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
             insufficient_scope: None,
         })
     };
-    let status = |code: u16| {
-        let reason = http::StatusCode::from_u16(code)
-            .ok()
-            .and_then(|s| s.canonical_reason())
-            .unwrap_or_default();
-        format!("HTTP {code} {reason}").trim_end().to_owned()
-    };
     match error {
-        StreamableHttpError::AuthRequired(_) => http(Some(401), status(401)),
+        StreamableHttpError::AuthRequired(_) => http(Some(401), describe_status(401)),
         // rmcp's error for any 403 with a challenge; what it asks for is
         // read from the parsed challenge, not rmcp's search of its text.
-        StreamableHttpError::InsufficientScope(e) => {
-            let header = &e.www_authenticate_header;
-            let scopes = crate::auth::insufficient_scope(header);
-            let needs = match (&scopes, crate::auth::challenge_param(header, "error")) {
-                (Some(scope), _) if !scope.is_empty() => {
-                    format!(" (insufficient_scope: it needs scope `{scope}`)")
-                }
-                (Some(_), _) => " (insufficient_scope)".to_owned(),
-                (None, Some(error)) => {
-                    format!(" ({})", error.chars().take(100).collect::<String>())
-                }
-                (None, None) => String::new(),
-            };
-            Some(Failure::Http {
-                method: method.to_owned(),
-                answer: status(403) + &needs,
-                status: Some(403),
-                retry_after: None,
-                insufficient_scope: scopes,
-            })
-        }
-        StreamableHttpError::SessionExpired => http(Some(404), status(404)),
+        StreamableHttpError::InsufficientScope(e) => Some(describe_insufficient_scope(method, e)),
+        StreamableHttpError::SessionExpired => http(Some(404), describe_status(404)),
         StreamableHttpError::HttpStatus(e) => Some(Failure::Http {
             method: method.to_owned(),
-            answer: status(e.status),
+            answer: describe_status(e.status),
             status: Some(e.status),
             retry_after: e.retry_after.as_deref().and_then(super::tap::retry_after),
             insufficient_scope: None,
         }),
         StreamableHttpError::Client(e) => e
             .status()
-            .and_then(|s| http(Some(s.as_u16()), status(s.as_u16()))),
+            .and_then(|s| http(Some(s.as_u16()), describe_status(s.as_u16()))),
         StreamableHttpError::UnexpectedContentType(content_type) => http(
             None,
             match content_type {
@@ -134,7 +107,7 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
                 .and_then(|rest| rest.get(..3))
                 .and_then(|c| c.parse::<u16>().ok());
             match code {
-                Some(code) => http(Some(code), status(code)),
+                Some(code) => http(Some(code), describe_status(code)),
                 None => http(None, "a response that is not JSON-RPC".to_owned()),
             }
         }
@@ -145,6 +118,42 @@ fn failure_of(method: &str, error: &StreamableHttpError<reqwest::Error>) -> Opti
             settable: false,
         }),
         _ => None,
+    }
+}
+
+/// An HTTP status code as the answer names it: `HTTP 404 Not Found`.
+fn describe_status(code: u16) -> String {
+    let reason = http::StatusCode::from_u16(code)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or_default();
+    format!("HTTP {code} {reason}").trim_end().to_owned()
+}
+
+/// The failure of a 403 with a challenge: what the challenge asks for
+/// (the scope it needs, else its `error`).
+fn describe_insufficient_scope(
+    method: &str,
+    e: &rmcp::transport::streamable_http_client::InsufficientScopeError,
+) -> Failure {
+    let header = &e.www_authenticate_header;
+    let scopes = crate::auth::insufficient_scope(header);
+    let needs = match (&scopes, crate::auth::challenge_param(header, "error")) {
+        (Some(scope), _) if !scope.is_empty() => {
+            format!(" (insufficient_scope: it needs scope `{scope}`)")
+        }
+        (Some(_), _) => " (insufficient_scope)".to_owned(),
+        (None, Some(error)) => {
+            format!(" ({})", error.chars().take(100).collect::<String>())
+        }
+        (None, None) => String::new(),
+    };
+    Failure::Http {
+        method: method.to_owned(),
+        answer: describe_status(403) + &needs,
+        status: Some(403),
+        retry_after: None,
+        insufficient_scope: scopes,
     }
 }
 
@@ -248,9 +257,80 @@ impl TapClient {
         custom_headers: &HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> HttpResult<StreamableHttpPostResponse> {
-        use rmcp::transport::streamable_http_client::{
-            AuthRequiredError, HttpStatusError, InsufficientScopeError,
+        let response = self
+            .send_dpop(uri, message, session_id, custom_headers)
+            .await?;
+        let status = response.status();
+        let header = |name: http::HeaderName| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
         };
+        let challenge = header(http::header::WWW_AUTHENTICATE);
+        if let Some(error) = Self::maybe_challenge_error(status, challenge) {
+            return Err(error);
+        }
+        let is_reply = !matches!(message, ClientJsonRpcMessage::Request(_));
+        if matches!(
+            status,
+            reqwest::StatusCode::ACCEPTED | reqwest::StatusCode::NO_CONTENT
+        ) || (status.is_success() && is_reply && response.content_length() == Some(0))
+        {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        if status == reqwest::StatusCode::NOT_FOUND && session_id.is_some() {
+            return Err(StreamableHttpError::SessionExpired);
+        }
+        let new_session = header(HeaderName::from_static("mcp-session-id"));
+        let content_type = header(http::header::CONTENT_TYPE);
+        if !status.is_success() {
+            let retry_after = header(http::header::RETRY_AFTER);
+            return self
+                .read_error_answer(response, content_type, retry_after, new_session)
+                .await;
+        }
+        self.read_dpop_answer(
+            response,
+            message,
+            content_type,
+            new_session,
+            max_sse_event_size,
+        )
+        .await
+    }
+
+    /// rmcp's error for a `401` or `403` with a challenge
+    /// (`WWW-Authenticate`); `None` for any other answer.
+    fn maybe_challenge_error(
+        status: reqwest::StatusCode,
+        challenge: Option<String>,
+    ) -> Option<StreamableHttpError<reqwest::Error>> {
+        use rmcp::transport::streamable_http_client::{AuthRequiredError, InsufficientScopeError};
+        match (status, challenge) {
+            (reqwest::StatusCode::UNAUTHORIZED, Some(challenge)) => Some(
+                StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)),
+            ),
+            (reqwest::StatusCode::FORBIDDEN, Some(challenge)) => {
+                let scope = crate::auth::challenge_param(&challenge, "scope");
+                Some(StreamableHttpError::InsufficientScope(
+                    InsufficientScopeError::new(challenge, scope),
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// Sends `message` with the custom headers (the DPoP proof among them)
+    /// and records the server's `DPoP-Nonce`.
+    async fn send_dpop(
+        &self,
+        uri: &str,
+        message: &ClientJsonRpcMessage,
+        session_id: Option<&str>,
+        custom_headers: &HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<reqwest::Response> {
         let mut request = self
             .inner
             .post(uri)
@@ -266,70 +346,58 @@ impl TapClient {
         if let Some(nonces) = &self.nonces {
             nonces.record(uri, response.headers());
         }
+        Ok(response)
+    }
+
+    /// The answer to a request that failed (a status that is not a
+    /// success): rmcp's error for it, or the JSON-RPC error in its body.
+    async fn read_error_answer(
+        &self,
+        response: reqwest::Response,
+        content_type: Option<String>,
+        retry_after: Option<String>,
+        new_session: Option<String>,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        use rmcp::transport::streamable_http_client::HttpStatusError;
         let status = response.status();
-        let header = |name: http::HeaderName| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        let challenge = header(http::header::WWW_AUTHENTICATE);
-        match (status, challenge) {
-            (reqwest::StatusCode::UNAUTHORIZED, Some(challenge)) => {
-                return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(
-                    challenge,
-                )));
-            }
-            (reqwest::StatusCode::FORBIDDEN, Some(challenge)) => {
-                let scope = crate::auth::challenge_param(&challenge, "scope");
-                return Err(StreamableHttpError::InsufficientScope(
-                    InsufficientScopeError::new(challenge, scope),
-                ));
-            }
-            _ => {}
-        }
-        let is_reply = !matches!(message, ClientJsonRpcMessage::Request(_));
-        if matches!(
-            status,
-            reqwest::StatusCode::ACCEPTED | reqwest::StatusCode::NO_CONTENT
-        ) || (status.is_success() && is_reply && response.content_length() == Some(0))
-        {
-            return Ok(StreamableHttpPostResponse::Accepted);
-        }
-        if status == reqwest::StatusCode::NOT_FOUND && session_id.is_some() {
-            return Err(StreamableHttpError::SessionExpired);
-        }
-        let new_session = header(HeaderName::from_static("mcp-session-id"));
-        let content_type = header(http::header::CONTENT_TYPE);
         let json = content_type
             .as_deref()
             .is_some_and(|t| t.starts_with("application/json"));
-        if !status.is_success() {
-            let retry_after = header(http::header::RETRY_AFTER);
-            let status_error = (status == reqwest::StatusCode::TOO_MANY_REQUESTS
-                || status.is_server_error())
-            .then(|| HttpStatusError::new(status.as_u16(), retry_after));
-            if let Some(error) = status_error.filter(|_| !json || status.as_u16() == 429) {
-                return Err(error.into());
-            }
-            // A JSON-RPC error in the body is the answer (read bounded).
-            let body = self.read_bounded(response).await.unwrap_or_default();
-            if json && !matches!(status.as_u16(), 401 | 403) {
-                if let Ok(error @ rmcp::model::JsonRpcMessage::Error(_)) =
-                    serde_json::from_slice::<ServerJsonRpcMessage>(&body)
-                {
-                    return Ok(StreamableHttpPostResponse::Json(error, new_session));
-                }
-            }
-            let text = String::from_utf8_lossy(&body)
-                .chars()
-                .take(1000)
-                .collect::<String>();
-            return Err(StreamableHttpError::UnexpectedServerResponse(
-                format!("HTTP {}: {text}", status.as_u16()).into(),
-            ));
+        let status_error = (status == reqwest::StatusCode::TOO_MANY_REQUESTS
+            || status.is_server_error())
+        .then(|| HttpStatusError::new(status.as_u16(), retry_after));
+        if let Some(error) = status_error.filter(|_| !json || status.as_u16() == 429) {
+            return Err(error.into());
         }
+        // A JSON-RPC error in the body is the answer (read bounded).
+        let body = self.read_bounded(response).await.unwrap_or_default();
+        if json && !matches!(status.as_u16(), 401 | 403) {
+            if let Ok(error @ rmcp::model::JsonRpcMessage::Error(_)) =
+                serde_json::from_slice::<ServerJsonRpcMessage>(&body)
+            {
+                return Ok(StreamableHttpPostResponse::Json(error, new_session));
+            }
+        }
+        let text = String::from_utf8_lossy(&body)
+            .chars()
+            .take(1000)
+            .collect::<String>();
+        Err(StreamableHttpError::UnexpectedServerResponse(
+            format!("HTTP {}: {text}", status.as_u16()).into(),
+        ))
+    }
+
+    /// The answer to a request that succeeded, by its content type: an
+    /// SSE stream or a JSON message (recorded when the request is tapped).
+    async fn read_dpop_answer(
+        &self,
+        response: reqwest::Response,
+        message: &ClientJsonRpcMessage,
+        content_type: Option<String>,
+        new_session: Option<String>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        let is_reply = !matches!(message, ClientJsonRpcMessage::Request(_));
         let tapped = self.tap.is_armed() && is_tapped(message);
         match content_type.as_deref() {
             Some(t) if t.starts_with("text/event-stream") => {
@@ -423,6 +491,33 @@ impl TapClient {
             })
             .boxed()
     }
+
+    /// Records what a POST's outcome tells about the server (the tap
+    /// recovers, or fails with why), and watches an SSE answer's events.
+    fn record_outcome(
+        &self,
+        method: &str,
+        result: HttpResult<StreamableHttpPostResponse>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        match result {
+            Ok(StreamableHttpPostResponse::Sse(events, session)) => {
+                self.tap.recovered();
+                let events = self.watch(events, max_sse_event_size);
+                Ok(StreamableHttpPostResponse::Sse(events, session))
+            }
+            Err(error) => {
+                if let Some(failure) = self.refusal(&error).or_else(|| failure_of(method, &error)) {
+                    self.tap.fail(failure);
+                }
+                Err(error)
+            }
+            ok => {
+                self.tap.recovered();
+                ok
+            }
+        }
+    }
 }
 
 /// A request whose raw answer is kept: `tools/list`, and a task's poll
@@ -479,25 +574,7 @@ impl StreamableHttpClient for TapClient {
                     max_sse_event_size,
                 )
                 .await;
-            return match result {
-                Ok(StreamableHttpPostResponse::Sse(events, session)) => {
-                    self.tap.recovered();
-                    let events = self.watch(events, max_sse_event_size);
-                    Ok(StreamableHttpPostResponse::Sse(events, session))
-                }
-                Err(error) => {
-                    if let Some(failure) =
-                        self.refusal(&error).or_else(|| failure_of(&method, &error))
-                    {
-                        self.tap.fail(failure);
-                    }
-                    Err(error)
-                }
-                ok => {
-                    self.tap.recovered();
-                    ok
-                }
-            };
+            return self.record_outcome(&method, result, max_sse_event_size);
         }
         if self.tap.is_armed() && is_tapped(&message) {
             if let Some(response) = self
@@ -528,24 +605,7 @@ impl StreamableHttpClient for TapClient {
                 max_sse_event_size,
             )
             .await;
-        match result {
-            Ok(StreamableHttpPostResponse::Sse(events, session)) => {
-                self.tap.recovered();
-                let events = self.watch(events, max_sse_event_size);
-                Ok(StreamableHttpPostResponse::Sse(events, session))
-            }
-            Err(error) => {
-                if let Some(failure) = self.refusal(&error).or_else(|| failure_of(&method, &error))
-                {
-                    self.tap.fail(failure);
-                }
-                Err(error)
-            }
-            ok => {
-                self.tap.recovered();
-                ok
-            }
-        }
+        self.record_outcome(&method, result, max_sse_event_size)
     }
 
     async fn delete_session(

@@ -23,20 +23,26 @@ use super::{handshake, ConnectFailure, Handler, Lifecycle, Session};
 use crate::config::is_safe_env;
 use crate::error::{redact, Error};
 use crate::sandbox::plan::Target;
-use crate::sandbox::{self, SandboxConfig, Scratch};
+use crate::sandbox::{self, Confined, SandboxConfig, Scratch};
 
 /// How many bytes of a server's stderr are kept for error messages.
 const STDERR_TAIL_BYTES: usize = 8 * 1024;
 
-/// A server's child process. Dropping it kills the process; tokio reaps it.
+/// A server's child process, leading its own process group. Dropping it
+/// kills the group (the server and every process it started that stayed in
+/// the group); tokio reaps the server.
 pub(crate) struct Process {
     child: Mutex<Child>,
+    /// The process group the server leads (its pid at spawn).
+    group: Option<u32>,
     stderr: Arc<Mutex<StderrTail>>,
     /// The config's secrets: a server may print its arguments (a
     /// `--token ${TOKEN}`) or environment on a usage error.
     secrets: Arc<[String]>,
     /// The sandbox's HOME and temp dir, removed with the process.
     _scratch: Scratch,
+    /// The network allow-list's proxy, which ends with the process.
+    _proxy: Option<sandbox::Proxy>,
 }
 
 impl Process {
@@ -61,9 +67,18 @@ impl Process {
         self.child.lock().ok()?.id()
     }
 
-    /// How the process ended, if it has.
+    /// How the process ended, if it has. Once it has, the rest of its
+    /// process group is killed, then the server is reaped.
     pub(crate) fn exit_status(&self) -> Option<String> {
         let mut child = self.child.lock().ok()?;
+        if let Some(pid) = child.id() {
+            if !group::has_exited(pid) {
+                return None;
+            }
+            // Before the reap: an unreaped leader keeps its group id from
+            // being reused, so the kill cannot reach another group.
+            group::kill(self.group);
+        }
         match child.try_wait() {
             Ok(Some(status)) => Some(status.to_string()),
             _ => None,
@@ -84,6 +99,60 @@ impl Process {
         }
         status
     }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        // A server not yet reaped: kill its group with it (tokio's
+        // `kill_on_drop` kills the server alone). A reaped one had its group
+        // killed by `exit_status`.
+        if let Ok(child) = self.child.get_mut() {
+            if child.id().is_some() {
+                group::kill(self.group);
+            }
+        }
+    }
+}
+
+/// The server's process group: a child it forks stays in it (unless it
+/// calls `setsid` or `setpgid`), whatever signals it ignores, so one
+/// `SIGKILL` to the group ends them all.
+#[cfg(unix)]
+mod group {
+    /// Starts the server in a new process group of its own.
+    pub(super) fn lead(cmd: &mut tokio::process::Command) {
+        cmd.process_group(0);
+    }
+
+    /// Whether `pid` (a child not yet reaped) has ended; it stays
+    /// unreaped (`WNOWAIT`).
+    pub(super) fn has_exited(pid: u32) -> bool {
+        // SAFETY: a zeroed siginfo_t for waitid to fill.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        // SAFETY: waitid on our own child, with a valid siginfo_t.
+        let rc = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
+        // SAFETY: waitid filled the pid field (0 while the child runs).
+        rc != 0 || unsafe { info.si_pid() } != 0
+    }
+
+    /// Kills every process in `group`.
+    pub(super) fn kill(group: Option<u32>) {
+        if let Some(group) = group.and_then(|g| libc::pid_t::try_from(g).ok()) {
+            // SAFETY: kill takes plain values; the group is ours (see the
+            // callers).
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod group {
+    pub(super) fn lead(_: &mut tokio::process::Command) {}
+    pub(super) fn has_exited(_: u32) -> bool {
+        true
+    }
+    pub(super) fn kill(_: Option<u32>) {}
 }
 
 /// The last [`STDERR_TAIL_BYTES`] of stderr: bounded in bytes, so that an
@@ -223,7 +292,7 @@ fn command_allowed(program: &str, allowed: &[String]) -> bool {
 }
 
 /// The command to run, with `${VAR}`s expanded, and the secrets they held.
-fn command(name: &str, spawn: &Spawn<'_>) -> Result<Prepared, ConnectFailure> {
+fn command(name: &str, spawn: &Spawn<'_>, relaxed: &[&str]) -> Result<Prepared, ConnectFailure> {
     let mut expander = Expander::new(name);
     let program = expander.expand(spawn.command)?;
     if let Some(allowed) = spawn.allow_commands {
@@ -268,12 +337,13 @@ fn command(name: &str, spawn: &Spawn<'_>) -> Result<Prepared, ConnectFailure> {
             return Err(Error::Cwd {
                 server: name.to_owned(),
                 cwd: cwd.to_owned(),
+                exists: cwd.exists(),
             }
             .into());
         }
         cmd.current_dir(cwd);
     }
-    let scratch = match spawn.sandbox {
+    let confined = match spawn.sandbox {
         Some(sandbox) => {
             let target = Target {
                 server: name,
@@ -282,15 +352,15 @@ fn command(name: &str, spawn: &Spawn<'_>) -> Result<Prepared, ConnectFailure> {
                 cwd: spawn.cwd,
                 path: path.or_else(|| std::env::var_os("PATH")),
             };
-            sandbox::confine(sandbox, &target, &mut cmd)?
+            sandbox::confine(sandbox, &target, relaxed, &mut cmd)?
         }
-        None => Scratch::default(),
+        None => Confined::default(),
     };
     Ok(Prepared {
         cmd,
         program,
         secrets: expander.finish(),
-        scratch,
+        confined,
     })
 }
 
@@ -300,8 +370,8 @@ struct Prepared {
     /// The program, for errors.
     program: String,
     secrets: Arc<[String]>,
-    /// The sandbox's directories for this start.
-    scratch: Scratch,
+    /// The sandbox's directories for this start, and its steps.
+    confined: Confined,
 }
 
 pub(crate) async fn connect_stdio(
@@ -310,31 +380,24 @@ pub(crate) async fn connect_stdio(
     handler: &Handler,
     lifecycle: Lifecycle,
 ) -> Result<Session, ConnectFailure> {
-    let Prepared {
-        mut cmd,
-        program: command,
+    let Spawned {
+        mut child,
         secrets,
         scratch,
-    } = command(name, spawn)?;
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = cmd.spawn().map_err(|source| Error::Spawn {
-        server: name.to_owned(),
-        command: redact(&command, &secrets),
-        source,
-    })?;
+        proxy,
+    } = spawn_child(name, spawn)?;
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
         unreachable!("all three streams were piped");
     };
     let process = Process {
+        group: child.id(),
         child: Mutex::new(child),
         stderr: keep_tail(stderr),
         secrets: Arc::clone(&secrets),
         _scratch: scratch,
+        _proxy: proxy,
     };
     let tap = Arc::new(RawTap::default());
     let reader = TeeReader {
@@ -366,9 +429,17 @@ pub(crate) async fn connect_stdio(
                 return Err(failure.into_error(name).into());
             }
             let exit = process.settle().await;
+            // A server whose answer was refused exits as its stdin closes:
+            // its exit is no cause.
+            let refused = matches!(
+                e,
+                rmcp::service::ClientInitializeError::ExpectedInitResult(_)
+            );
             let reason = match exit {
-                Some(status) => format!("the process exited during the handshake ({status})"),
-                None => "the MCP handshake failed".to_owned(),
+                Some(status) if !refused => {
+                    format!("the process exited during the handshake ({status})")
+                }
+                _ => "the MCP handshake failed".to_owned(),
             };
             let text = super::describe(&e);
             Err(Error::Connect {
@@ -379,6 +450,67 @@ pub(crate) async fn connect_stdio(
             }
             .into())
         }
+    }
+}
+
+/// A spawned server, with what lives as long as it.
+struct Spawned {
+    child: Child,
+    secrets: Arc<[String]>,
+    scratch: Scratch,
+    proxy: Option<sandbox::Proxy>,
+}
+
+/// Spawns the server. A sandbox step the kernel refuses (seccomp, a
+/// container) is [`Error::Sandbox`] naming the setting; with
+/// `required = false` it is a warning, and the server is spawned again
+/// without that setting.
+fn spawn_child(name: &str, spawn: &Spawn<'_>) -> Result<Spawned, ConnectFailure> {
+    let mut relaxed: Vec<&'static str> = Vec::new();
+    loop {
+        let Prepared {
+            mut cmd,
+            program,
+            secrets,
+            confined,
+        } = command(name, spawn, &relaxed)?;
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        group::lead(&mut cmd);
+        let source = match cmd.spawn() {
+            Ok(child) => {
+                // Dropped on an error, the child is killed.
+                let proxy = confined.start_proxy(name)?;
+                return Ok(Spawned {
+                    child,
+                    secrets,
+                    scratch: confined.scratch,
+                    proxy,
+                });
+            }
+            Err(source) => source,
+        };
+        let Some((setting, reason)) = confined.refusal(&source) else {
+            return Err(Error::Spawn {
+                server: name.to_owned(),
+                command: redact(&program, &secrets),
+                source,
+            }
+            .into());
+        };
+        let required = spawn.sandbox.is_none_or(|s| s.required);
+        if required || relaxed.contains(&setting) {
+            return Err(Error::Sandbox {
+                server: name.to_owned(),
+                setting: setting.to_owned(),
+                reason,
+            }
+            .into());
+        }
+        tracing::warn!(server = name, setting, reason = %reason, "sandbox setting not enforced (`required = false`)");
+        relaxed.push(setting);
     }
 }
 

@@ -420,10 +420,16 @@ impl RawServer {
 }
 
 /// A duration key in seconds: positive and finite, or `default` when unset.
+/// The longest timeout: a billion seconds (about 31 years).
+const MAX_SECONDS: f64 = 1e9;
+
 fn seconds(key: &str, value: Option<f64>, default: Duration) -> Result<Duration, String> {
     match value {
         None => Ok(default),
-        Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => Ok(Duration::from_secs_f64(t)),
+        Some(t) if t.is_finite() && t > 0.0 && t < MAX_SECONDS => Ok(Duration::from_secs_f64(t)),
+        Some(t) if t.is_finite() && t > 0.0 => Err(format!(
+            "`{key}` must be less than {MAX_SECONDS:.0} seconds (about 31 years), not {t:e}"
+        )),
         Some(t) => Err(format!(
             "`{key}` must be a positive number of seconds, not {t}"
         )),

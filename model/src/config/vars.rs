@@ -6,11 +6,21 @@ use super::{AuthConfig, ConfigError, ServerConfig, TransportConfig};
 /// Expands `${VAR}` and `${VAR:-default}` in `value` from the environment.
 ///
 /// `$$` stays a single `$` escape-free: only `${` starts a reference.
+///
+/// # Errors
+///
+/// Those of [`expand_vars_with`].
 pub fn expand_vars(server: &str, value: &str) -> Result<String, ConfigError> {
     expand_vars_with(server, value, |var| std::env::var(var).ok())
 }
 
 /// [`expand_vars`] with a custom lookup (used by tests).
+///
+/// # Errors
+///
+/// [`ConfigError::MissingVar`] for a variable `lookup` does not know and that
+/// has no default, [`ConfigError::MissingInput`] for such a VS Code input,
+/// [`ConfigError::BadReference`] for a `${` without its `}`.
 pub fn expand_vars_with(
     server: &str,
     value: &str,

@@ -264,6 +264,13 @@ fn classify_identity(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>)
             Some(&Value::String(new.protocol_version.clone())),
         ));
     }
+    classify_server_info(old, new, out);
+    classify_filters(old, new, out);
+}
+
+/// The changes in `server_info`: its version, or any other field, for
+/// review.
+fn classify_server_info(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
     let mut changes = Vec::new();
     let depth = value_depth(&old.server_info).max(value_depth(&new.server_info));
     on_deep_stack(depth, || {
@@ -301,6 +308,11 @@ fn classify_identity(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>)
             c.new.as_ref(),
         ));
     }
+}
+
+/// A changed tool, prompt or resource-template filter of the config, for
+/// review.
+fn classify_filters(old: &ServerLock, new: &ServerLock, out: &mut Vec<Finding>) {
     let filters = [
         (
             old.enabled_tools != new.enabled_tools || old.disabled_tools != new.disabled_tools,

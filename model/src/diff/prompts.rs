@@ -292,45 +292,12 @@ fn classify_uri_template(old: &str, new: &str, out: &mut Vec<Finding>) {
     let names =
         |t: &UriTemplate| -> Vec<String> { t.variables().iter().map(|v| v.name.clone()).collect() };
     let (was, is) = (names(&before), names(&after));
-    let mut breaking = false;
-    for name in was.iter().filter(|v| !is.contains(v)) {
-        breaking = true;
-        push(
-            Class::Breaking,
-            "template-variable-removed",
-            Message::text("variable ")
-                .code(name.as_str())
-                .then(" removed (the URI function loses a parameter)"),
-        );
+    let (changes, reordered) = compare_template_variables(&was, &is);
+    let breaking = !changes.is_empty();
+    for (rule, message) in changes {
+        push(Class::Breaking, rule, message);
     }
-    for name in is.iter().filter(|v| !was.contains(v)) {
-        breaking = true;
-        push(
-            Class::Breaking,
-            "template-variable-added",
-            Message::text("variable ")
-                .code(name.as_str())
-                .then(" added (the URI function gains a parameter)"),
-        );
-    }
-    let common = |list: &[String], other: &[String]| -> Vec<String> {
-        list.iter().filter(|v| other.contains(v)).cloned().collect()
-    };
-    // Reordered variables expand differently too: said once.
-    let reordered = common(&was, &is) != common(&is, &was);
-    if reordered {
-        breaking = true;
-        push(
-            Class::Breaking,
-            "template-variables-reordered",
-            Message::text("variables reordered: ")
-                .code(was.join(", "))
-                .then(" → ")
-                .code(is.join(", "))
-                .then(" (the URI function's parameters, in this order)"),
-        );
-    }
-    let shared = common(&was, &is);
+    let shared: Vec<String> = was.iter().filter(|v| is.contains(v)).cloned().collect();
     if !reordered && !expands_alike(&before, &after, &shared) {
         push(
             Class::Breaking,
@@ -352,6 +319,48 @@ fn classify_uri_template(old: &str, new: &str, out: &mut Vec<Finding>) {
                 .then(" (the same values give the same URIs)"),
         );
     }
+}
+
+/// The breaking changes between a template's variables `was` and `is`
+/// (removed, added, then reordered), each as its rule and message, and
+/// whether they were reordered.
+fn compare_template_variables(
+    was: &[String],
+    is: &[String],
+) -> (Vec<(&'static str, Message)>, bool) {
+    let mut changes = Vec::new();
+    for name in was.iter().filter(|v| !is.contains(v)) {
+        changes.push((
+            "template-variable-removed",
+            Message::text("variable ")
+                .code(name.as_str())
+                .then(" removed (the URI function loses a parameter)"),
+        ));
+    }
+    for name in is.iter().filter(|v| !was.contains(v)) {
+        changes.push((
+            "template-variable-added",
+            Message::text("variable ")
+                .code(name.as_str())
+                .then(" added (the URI function gains a parameter)"),
+        ));
+    }
+    let common = |list: &[String], other: &[String]| -> Vec<String> {
+        list.iter().filter(|v| other.contains(v)).cloned().collect()
+    };
+    // Reordered variables expand differently too: said once.
+    let reordered = common(was, is) != common(is, was);
+    if reordered {
+        changes.push((
+            "template-variables-reordered",
+            Message::text("variables reordered: ")
+                .code(was.join(", "))
+                .then(" → ")
+                .code(is.join(", "))
+                .then(" (the URI function's parameters, in this order)"),
+        ));
+    }
+    (changes, reordered)
 }
 
 /// Whether both templates expand the `shared` variables (the others left

@@ -914,33 +914,52 @@ impl<'a> SchemaCmp<'a> {
             }
         };
         if ok != nk {
-            let effect = if ok == "oneOf" {
-                Effect::Loosened
-            } else {
-                Effect::Tightened
-            };
-            let message = self
-                .subject(path)
-                .then(": ")
-                .code(ok)
-                .then(" became ")
-                .code(nk);
-            let class = self.dir.class(effect);
-            self.push(
-                class,
-                "constraint-changed",
-                &format!("{nptr}/{nk}"),
-                message,
-                None,
-                None,
-            );
+            self.push_branch_keyword_change(ok, nk, nptr, path);
         }
         let (pairs, old_left, new_left) = self.match_branches(&old_branches, &new_branches);
         for (i, j) in pairs {
             self.compare(old_branches[i].clone(), new_branches[j].clone(), path);
         }
+        self.push_removed_branches(ok, &old_branches, old_left, path);
+        self.push_added_branches(nk, &new_branches, new_left, path);
+    }
+
+    /// The finding for `anyOf` that became `oneOf` (tightened) or the
+    /// reverse (loosened).
+    fn push_branch_keyword_change(&mut self, ok: &str, nk: &str, nptr: &str, path: &str) {
+        let effect = if ok == "oneOf" {
+            Effect::Loosened
+        } else {
+            Effect::Tightened
+        };
+        let message = self
+            .subject(path)
+            .then(": ")
+            .code(ok)
+            .then(" became ")
+            .code(nk);
+        let class = self.dir.class(effect);
+        self.push(
+            class,
+            "constraint-changed",
+            &format!("{nptr}/{nk}"),
+            message,
+            None,
+            None,
+        );
+    }
+
+    /// The findings for the old `ok` branches (`left`, by index) that no
+    /// new branch matched: removed.
+    fn push_removed_branches(
+        &mut self,
+        ok: &str,
+        old_branches: &[Node],
+        left: Vec<usize>,
+        path: &str,
+    ) {
         let subject = self.subject(path);
-        for i in old_left {
+        for i in left {
             let branch = self.resolve(self.old_root, old_branches[i].clone());
             let message = Message::text("")
                 .code(ok)
@@ -952,7 +971,19 @@ impl<'a> SchemaCmp<'a> {
             let (ptr, old) = (&old_branches[i].ptr, &old_branches[i].value);
             self.push(class, "branch-removed", ptr, message, Some(old), None);
         }
-        for j in new_left {
+    }
+
+    /// The findings for the new `nk` branches (`left`, by index) that no
+    /// old branch matched: added.
+    fn push_added_branches(
+        &mut self,
+        nk: &str,
+        new_branches: &[Node],
+        left: Vec<usize>,
+        path: &str,
+    ) {
+        let subject = self.subject(path);
+        for j in left {
             let branch = self.resolve(self.new_root, new_branches[j].clone());
             let message = Message::text("")
                 .code(nk)

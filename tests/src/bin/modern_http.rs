@@ -43,6 +43,9 @@
 //! found` all the same, `--listen-fault partial` acknowledges it without
 //! the tool list, and `--listen-fault silent` never answers it: a client
 //! must connect and work all the same.
+//!
+//! With `--stdio`, it serves one client on stdin/stdout instead (and prints
+//! no URL): a stdio server of the same mode and tools.
 
 use std::borrow::Cow;
 use std::io::Write as _;
@@ -483,7 +486,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = format!("http://{}/mcp", listener.local_addr()?);
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let evolving = args.iter().any(|a| a == "--evolving");
-    args.retain(|a| a != "--evolving");
+    let stdio = args.iter().any(|a| a == "--stdio");
+    args.retain(|a| a != "--evolving" && a != "--stdio");
     if let Some(at) = args.iter().position(|a| a == "--listen-fault") {
         let fault = match args.get(at + 1).map(String::as_str) {
             Some("refused") => ListenFault::Refused,
@@ -503,12 +507,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         [flag, mode] if flag == "--mode" && mode == "legacy-http" => Mode::LegacyHttp,
         other => {
             return Err(format!(
-                "usage: modern_http [--mode both|legacy|legacy-http] [--evolving] [--listen-fault refused|partial|silent], not {other:?}"
+                "usage: modern_http [--mode both|legacy|legacy-http] [--evolving] [--listen-fault refused|partial|silent] [--stdio], not {other:?}"
             )
             .into())
         }
     };
     let _ = MODE.set(mode);
+    if stdio {
+        let stdio = (tokio::io::stdin(), tokio::io::stdout());
+        rmcp::ServiceExt::serve(Modern { mode, evolving }, stdio)
+            .await?
+            .waiting()
+            .await?;
+        return Ok(());
+    }
     let service = StreamableHttpService::new(
         move || Ok(Modern { mode, evolving }),
         Arc::new(LocalSessionManager::default()),

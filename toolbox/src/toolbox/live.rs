@@ -426,14 +426,7 @@ pub(super) async fn call(
         Ok(map) => Value::Object(map),
         Err((reason, shown)) => return finish(Err(CallError::MalformedJson { reason }), shown, 0),
     };
-    super::params::unalias(&slot.schema, &mut arguments);
-    let mut problems = super::dispatch::prepare(&slot.schema, &mut arguments);
-    if problems.is_empty() {
-        problems = super::dispatch::explain(
-            &slot.schema,
-            crate::validate::violations_of(&tool.input, &arguments),
-        );
-    }
+    let problems = check_arguments(slot, tool, &mut arguments);
     if !problems.is_empty() {
         return finish(Err(CallError::Arguments { problems }), arguments, 0);
     }
@@ -446,6 +439,38 @@ pub(super) async fn call(
             0,
         );
     };
+    let (outcome, attempts) = send_call(server, slot, tool, map).await;
+    finish(outcome, arguments, attempts)
+}
+
+/// The model's arguments un-aliased and completed (in place), then checked
+/// against the listed input schema: the problems found (none: fine).
+fn check_arguments(
+    slot: &ToolSlot,
+    tool: &LiveTool,
+    arguments: &mut Value,
+) -> Vec<crate::validate::Violation> {
+    super::params::unalias(&slot.schema, arguments);
+    let mut problems = super::dispatch::prepare(&slot.schema, arguments);
+    if problems.is_empty() {
+        problems = super::dispatch::explain(
+            &slot.schema,
+            crate::validate::violations_of(&tool.input, arguments),
+        );
+    }
+    problems
+}
+
+/// Sends the call with `call_raw` (retried when the tool is read-only or
+/// idempotent, as a task when it requires one) and checks its result
+/// against the listed output schema: the outcome and the attempts made.
+async fn send_call(
+    server: &ServerSlot,
+    slot: &ToolSlot,
+    tool: &LiveTool,
+    map: serde_json::Map<String, Value>,
+) -> (Result<ToolResult<Value>, CallError>, u32) {
+    let config = server.client.server_config();
     let mut options = CallOptions::default();
     options.retry_safe = tool.read_only || tool.idempotent;
     options.as_task = tool.task == TaskSupport::Required;
@@ -465,7 +490,7 @@ pub(super) async fn call(
             .map_err(|e| CallError::Call(e.redacted(&secrets))),
         Err(e) => Err(CallError::Call(e)),
     };
-    finish(outcome, arguments, attempts)
+    (outcome, attempts)
 }
 
 /// A live result: an `isError` one is [`Error::Tool`]; structured content

@@ -249,27 +249,7 @@ fn reduce_keywords(
     // G1: anyOf kept, oneOf becomes anyOf, a null branch becomes nullable.
     let branches = map.get("anyOf").or_else(|| map.get("oneOf"));
     if let Some(Value::Array(branches)) = branches {
-        let mut reduced = Vec::new();
-        for (i, b) in branches.iter().enumerate() {
-            if b.get("type") == Some(&json!("null")) {
-                *nullable = true;
-                continue;
-            }
-            reduced.push(reduce(root, b, &format!("{pointer}/anyOf/{i}"), depth + 1)?);
-        }
-        match reduced.len() {
-            0 => {}
-            1 => {
-                if let Value::Object(only) = reduced.remove(0) {
-                    for (k, v) in only {
-                        out.entry(k).or_insert(v);
-                    }
-                }
-            }
-            _ => {
-                out.insert("anyOf".into(), Value::Array(reduced));
-            }
-        }
+        reduce_branches(root, branches, out, nullable, pointer, depth)?;
     }
     if let Some(items) = map.get("items") {
         out.insert(
@@ -278,31 +258,78 @@ fn reduce_keywords(
         );
     }
     if let Some(Value::Object(properties)) = map.get("properties") {
-        // G5: a refused name is declared under its alias (`params`), which
-        // dispatch maps back.
-        let declared = params::aliases(properties.keys().map(String::as_str));
-        let mut reduced = Map::new();
-        for ((name, alias), property) in declared.iter().zip(properties.values()) {
-            let child = format!("{pointer}/properties/{}", pointer_token(name));
-            reduced.insert(alias.clone(), reduce(root, property, &child, depth + 1)?);
-        }
-        let required: Vec<Value> = map
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .filter_map(|r| declared.iter().find(|(name, _)| *name == r))
-            .map(|(_, alias)| json!(alias))
-            .collect();
-        out.insert("type".into(), json!("OBJECT"));
-        out.insert("properties".into(), Value::Object(reduced));
-        if !required.is_empty() {
-            out.insert("required".into(), json!(required));
-        }
+        reduce_properties(root, map, properties, out, pointer, depth)?;
     }
     if !out.contains_key("type") && !out.contains_key("anyOf") {
         any_value(map, out);
+    }
+    Ok(())
+}
+
+/// `anyOf`/`oneOf` reduced into `out`: a null branch makes it nullable,
+/// one branch left is merged in, more stay as `anyOf`.
+fn reduce_branches(
+    root: &Value,
+    branches: &[Value],
+    out: &mut Map<String, Value>,
+    nullable: &mut bool,
+    pointer: &str,
+    depth: usize,
+) -> Result<(), String> {
+    let mut reduced = Vec::new();
+    for (i, b) in branches.iter().enumerate() {
+        if b.get("type") == Some(&json!("null")) {
+            *nullable = true;
+            continue;
+        }
+        reduced.push(reduce(root, b, &format!("{pointer}/anyOf/{i}"), depth + 1)?);
+    }
+    match reduced.len() {
+        0 => {}
+        1 => {
+            if let Value::Object(only) = reduced.remove(0) {
+                for (k, v) in only {
+                    out.entry(k).or_insert(v);
+                }
+            }
+        }
+        _ => {
+            out.insert("anyOf".into(), Value::Array(reduced));
+        }
+    }
+    Ok(())
+}
+
+/// An object's `properties` (and its `required`) reduced into `out`.
+fn reduce_properties(
+    root: &Value,
+    map: &Map<String, Value>,
+    properties: &Map<String, Value>,
+    out: &mut Map<String, Value>,
+    pointer: &str,
+    depth: usize,
+) -> Result<(), String> {
+    // G5: a refused name is declared under its alias (`params`), which
+    // dispatch maps back.
+    let declared = params::aliases(properties.keys().map(String::as_str));
+    let mut reduced = Map::new();
+    for ((name, alias), property) in declared.iter().zip(properties.values()) {
+        let child = format!("{pointer}/properties/{}", pointer_token(name));
+        reduced.insert(alias.clone(), reduce(root, property, &child, depth + 1)?);
+    }
+    let required: Vec<Value> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter_map(|r| declared.iter().find(|(name, _)| *name == r))
+        .map(|(_, alias)| json!(alias))
+        .collect();
+    out.insert("type".into(), json!("OBJECT"));
+    out.insert("properties".into(), Value::Object(reduced));
+    if !required.is_empty() {
+        out.insert("required".into(), json!(required));
     }
     Ok(())
 }
