@@ -307,7 +307,14 @@ impl First {
 /// with `initialize`. A 2026-07-28 server slower than this still connects,
 /// by `initialize` when it has one, else by `server/discover` once
 /// `initialize` is rejected.
-pub(crate) const PROBE_BOUND: std::time::Duration = std::time::Duration::from_secs(1);
+///
+/// The bound counts from the spawn, so it holds the server's own start: a
+/// Python or Node server can take more than a second to start on a busy
+/// machine, and a one-second bound locked such a 2026-07-28 server at
+/// 2025-11-25 on one run and 2026-07-28 on the next. Five seconds keeps the
+/// lockfile stable; it costs only a server that never answers an unknown
+/// method (the SDKs answer it with an error at once).
+pub(crate) const PROBE_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// `server/discover` on a new stdio process or SSE stream, bounded by
 /// [`PROBE_BOUND`]. Rejected (so that [`connect`] goes on with
