@@ -3671,7 +3671,7 @@ pub mod memory {
         }
     }
 }
-/// Bindings to the MCP server `time` (mcp-time 2026.10.19), locked with protocol 2025-11-25.
+/// Bindings to the MCP server `time` (mcp-time 2026.10.19), locked with protocol 2026-07-28.
 #[allow(
     clippy::too_many_arguments,
     clippy::new_without_default,
@@ -3790,7 +3790,7 @@ pub mod time {
         /// The protocol version it was locked with: on stdio and SSE,
         /// 2026-07-28 connects with `server/discover` first, an older
         /// one with `initialize`.
-        pub const PROTOCOL_VERSION: &'static str = "2025-11-25";
+        pub const PROTOCOL_VERSION: &'static str = "2026-07-28";
         /// Connects to this server as configured in `config`, then
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
