@@ -861,8 +861,12 @@ async fn events_cover_typed_and_toolbox_calls_without_secrets() {
     let config = Config::from_toml_str(&text).unwrap();
     let mut events = mcpbind::subscribe_events();
 
+    // Numbers no other test sends: the bus is the process's, and under
+    // `cargo test` other tests call the same tools meanwhile; their events
+    // are left out below by these arguments (and by `get-env`, which only
+    // this test calls).
     let demo = demo::Client::connect(&config).await.unwrap();
-    demo.add(demo::types::AddInput { a: 1, b: 2 })
+    demo.add(demo::types::AddInput { a: 9101, b: 2 })
         .await
         .unwrap();
     let mut tools = Toolbox::new();
@@ -870,8 +874,8 @@ async fn events_cover_typed_and_toolbox_calls_without_secrets() {
     tools
         .add(everything::Client::connect(&config).await.unwrap())
         .unwrap();
-    tools.call("demo_add", r#"{"a": 3, "b": 4}"#).await;
-    tools.call("demo_add", r#"{"a": 3.5, "b": 4}"#).await;
+    tools.call("demo_add", r#"{"a": 9103, "b": 4}"#).await;
+    tools.call("demo_add", r#"{"a": 9103.5, "b": 4}"#).await;
     // The secret reaches the server (its env) and comes back in the result…
     let env = tools.call("everything_get-env", "{}").await;
     assert!(env.for_model().text.contains(secret));
@@ -880,9 +884,17 @@ async fn events_cover_typed_and_toolbox_calls_without_secrets() {
         .call_value("everything_echo", json!({"message": secret}))
         .await;
 
+    let ours = [
+        json!({"a": 9101, "b": 2}),
+        json!({"a": 9103, "b": 4}),
+        json!({"a": 9103.5, "b": 4}),
+        json!({"message": "${MCPBIND_TOOLBOX_CANARY}"}),
+    ];
     let mut seen = Vec::new();
     while let Some(event) = events.try_recv() {
-        seen.push(event);
+        if ours.contains(&event.arguments) || event.tool == "get-env" {
+            seen.push(event);
+        }
     }
     let summary: Vec<(String, Option<String>, CallSource, u32, bool)> = seen
         .iter()
@@ -930,7 +942,7 @@ async fn events_cover_typed_and_toolbox_calls_without_secrets() {
             ),
         ]
     );
-    assert_eq!(seen[0].arguments, json!({"a": 1, "b": 2}));
+    assert_eq!(seen[0].arguments, json!({"a": 9101, "b": 2}));
     assert!(matches!(seen[2].outcome, Outcome::Rejected { .. }));
     assert_eq!(
         seen[4].arguments,
@@ -1460,12 +1472,12 @@ async fn unlocked_tools_join_when_asked_and_are_labelled() {
 
     let mut events = mcpbind::subscribe_events();
     // A valid call, its structured output checked and returned.
-    let call = live.call("demo_add", r#"{"a": 2, "b": 40.0}"#).await;
+    let call = live.call("demo_add", r#"{"a": 9202, "b": 40.0}"#).await;
     assert_eq!(call.target, Some(("demo".to_owned(), "add")));
     assert_eq!(call.attempts, 1);
-    assert_eq!(call.outcome.as_ref().unwrap().output, json!({"sum": 42}));
+    assert_eq!(call.outcome.as_ref().unwrap().output, json!({"sum": 9242}));
     // Checked against the listed schema: never sent.
-    let call = live.call("demo_add", r#"{"a": "two"}"#).await;
+    let call = live.call("demo_add", r#"{"a": "two-9202"}"#).await;
     assert_eq!(call.attempts, 0);
     let Err(CallError::Arguments { problems }) = &call.outcome else {
         panic!("{:?}", call.outcome)
@@ -1478,12 +1490,23 @@ async fn unlocked_tools_join_when_asked_and_are_labelled() {
     );
     // A tool error is the model's to read, as for a locked tool.
     let call = live
-        .call_value("demo_fail", json!({"message": "no such order"}))
+        .call_value("demo_fail", json!({"message": "no such order 9202"}))
         .await;
-    assert_eq!(call.for_model().text, "no such order");
+    assert_eq!(call.for_model().text, "no such order 9202");
     assert!(call.for_model().is_error);
 
-    let seen: Vec<_> = std::iter::from_fn(|| events.try_recv()).collect();
+    // This test's events, by their arguments: under `cargo test` other
+    // tests call the same tools meanwhile, on the process's one bus.
+    let ours = [
+        json!({"a": 9202, "b": 40.0}),
+        // (the event has the arguments as sent: `40.0` made an integer)
+        json!({"a": 9202, "b": 40}),
+        json!({"a": "two-9202"}),
+        json!({"message": "no such order 9202"}),
+    ];
+    let seen: Vec<_> = std::iter::from_fn(|| events.try_recv())
+        .filter(|e| ours.contains(&e.arguments))
+        .collect();
     let summary: Vec<(&str, bool, u32, bool)> = seen
         .iter()
         .map(|e| (e.tool.as_str(), e.unlocked, e.attempts, e.outcome.is_ok()))

@@ -436,8 +436,14 @@ async fn an_approval_refuses_amends_or_lets_calls_through() {
     );
     let anthropic = refused.for_provider(Provider::Anthropic, "toolu_9");
     assert_eq!(anthropic.message["is_error"], true);
-    // The refusal is an event, with its arguments.
-    let event = events.recv().await.unwrap();
+    // The refusal is an event, with its arguments (the first of this
+    // tool: under `cargo test` other tests' events share the bus).
+    let event = loop {
+        let event = events.recv().await.unwrap();
+        if event.tool == "delete_item" {
+            break event;
+        }
+    };
     assert_eq!(event.tool, "delete_item");
     assert_eq!(event.arguments, json!({"id": "42"}));
     assert!(matches!(event.outcome, mcpbind::Outcome::Rejected { .. }));
