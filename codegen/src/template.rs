@@ -143,22 +143,7 @@ impl<'a> ServerModule<'a> {
             .templates
             .as_ref()
             .map(|_| quote!(inner.check_resource_template_pins(RESOURCE_TEMPLATES).await?;));
-        let connect_doc: &[&str] = if pin_prompts.is_some() || pin_templates.is_some() {
-            &[
-                " Connects to this server as configured in `config`, then",
-                " compares its live tools, prompts and resource templates with",
-                " the locked ones under the server's `pin_policy` (`warn` by",
-                " default; `refuse` fails here when one changed since it was",
-                " locked).",
-            ]
-        } else {
-            &[
-                " Connects to this server as configured in `config`, then",
-                " compares its live tools with the locked ones under the",
-                " server's `pin_policy` (`warn` by default; `refuse` fails",
-                " here when a tool changed since it was locked).",
-            ]
-        };
+        let connect_doc = connect_doc(pin_prompts.is_some() || pin_templates.is_some());
         quote! {
             /// A typed client: one async method per tool. Clones share the
             /// connection.
@@ -277,5 +262,26 @@ impl<'a> ServerModule<'a> {
                 }
             }
         }
+    }
+}
+
+/// The doc lines of a client's `connect`: what it compares with the lock
+/// (`more`: prompts or resource templates too, besides the tools).
+fn connect_doc(more: bool) -> &'static [&'static str] {
+    if more {
+        &[
+            " Connects to this server as configured in `config`, then",
+            " compares its live tools, prompts and resource templates with",
+            " the locked ones under the server's `pin_policy` (`warn` by",
+            " default; `refuse` fails here when one changed since it was",
+            " locked).",
+        ]
+    } else {
+        &[
+            " Connects to this server as configured in `config`, then",
+            " compares its live tools with the locked ones under the",
+            " server's `pin_policy` (`warn` by default; `refuse` fails",
+            " here when a tool changed since it was locked).",
+        ]
     }
 }

@@ -40,9 +40,10 @@ async fn progress_keeps_a_call_alive_and_reaches_the_caller() {
     let dir = tempfile::tempdir().unwrap();
     let config = config(dir.path(), "timeout = 2.5");
     let client = everything::Client::connect(&config).await.unwrap();
-    let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
-    let sink = Arc::clone(&seen);
-    let options = CallOptions::default().on_progress(move |p| sink.lock().unwrap().push(p.clone()));
+    let (sink, mut seen) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+    let options = CallOptions::default().on_progress(move |p| {
+        let _ = sink.send(p.clone());
+    });
     let input = everything::types::TriggerLongRunningOperationInput {
         duration: Some(6.0),
         steps: Some(6.0),
@@ -58,15 +59,24 @@ async fn progress_keeps_a_call_alive_and_reaches_the_caller() {
         "{}",
         result.text()
     );
-    let seen = seen.lock().unwrap();
-    let steps: Vec<(f64, Option<f64>)> = seen.iter().map(|p| (p.progress, p.total)).collect();
+    // Each of the six reaches the caller; the last may be handed on just
+    // after the result (waited for, with a bound, as an event).
+    let mut steps: Vec<(f64, Option<f64>)> = Vec::new();
+    while steps.len() < 6 {
+        match tokio::time::timeout(std::time::Duration::from_secs(10), seen.recv()).await {
+            Ok(Some(p)) => steps.push((p.progress, p.total)),
+            _ => break,
+        }
+    }
     assert_eq!(
         steps,
         (1..=6).map(|i| (i as f64, Some(6.0))).collect::<Vec<_>>()
     );
     // The bus heard them too, naming server and tool.
     let mut on_bus = 0;
-    while let Some(notice) = notices.try_recv() {
+    while on_bus < 6 {
+        let wait = tokio::time::timeout(std::time::Duration::from_secs(10), notices.recv());
+        let Ok(Some(notice)) = wait.await else { break };
         if let Notice::Progress { server, tool, .. } = &*notice {
             if server == "everything" && tool == "trigger-long-running-operation" {
                 on_bus += 1;
