@@ -177,7 +177,14 @@ async fn a_tool_changed_on_a_2026_connection_is_reported_under_warn() {
     );
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "evolve", json!({})).await.unwrap();
-    let (_, refused, drift) = next_drift(&mut notices, "modern").await;
+    // The first drift under `warn`: under `cargo test` the refusing tests'
+    // servers, also named `modern`, publish on the same process's bus.
+    let (_, refused, drift) = loop {
+        let drift = next_drift(&mut notices, "modern").await;
+        if !drift.1 {
+            break drift;
+        }
+    };
     assert!(!refused);
     assert_eq!(
         (drift[0].kind, drift[0].name.as_str(), drift[0].is_changed()),
