@@ -438,7 +438,7 @@ impl Error {
     /// server wrote: a stderr tail, an `isError` text (and the result's
     /// text blocks), a JSON-RPC error message and its data, and the reasons
     /// built from what a server sent; through [`Error::Attempts`] too.
-    /// Pass a server's [`ServerConfig::secrets`](crate::ServerConfig::secrets).
+    /// Pass a server's [`ServerSecrets::secrets`](crate::ServerSecrets::secrets).
     pub fn redacted(mut self, secrets: &[String]) -> Error {
         if !secrets.is_empty() {
             self.redact_in_place(secrets);
@@ -593,7 +593,7 @@ impl std::fmt::Debug for Redacted {
 impl std::error::Error for Redacted {}
 
 /// `text` with every secret replaced by `***`, in order: pass them longest
-/// first (as [`ServerConfig::secrets`](crate::ServerConfig::secrets) gives
+/// first (as [`ServerSecrets::secrets`](crate::ServerSecrets::secrets) gives
 /// them), so that a secret containing another is replaced whole. For a log
 /// line that a lower layer (rmcp, reqwest) may have filled with them.
 pub fn redact(text: &str, secrets: &[String]) -> String {

@@ -1,5 +1,5 @@
 //! [`ToolInvoked`]: one event per tool call, typed or dispatched by a
-//! [`Toolbox`](crate::Toolbox), delivered to every [`subscribe`]r.
+//! `Toolbox` (`mcpbind::Toolbox`), delivered to every [`subscribe`]r.
 //!
 //! The bus is process-wide (a bounded `tokio::sync::broadcast` channel):
 //! typed calls have no toolbox to hold subscribers, and a host usually wants
@@ -39,7 +39,7 @@ const CAPACITY: usize = 1024;
 pub enum CallSource {
     /// A generated client's method (`Client::call::<T>`).
     Typed,
-    /// [`Toolbox::call`](crate::Toolbox::call), on a model's behalf.
+    /// `Toolbox::call`, on a model's behalf.
     Toolbox,
 }
 
@@ -96,7 +96,7 @@ pub struct ToolInvoked {
     /// Typed call or toolbox.
     pub source: CallSource,
     /// The tool is unlocked: a toolbox took it from the server's live
-    /// `tools/list` ([`Toolbox::add_unlocked`](crate::Toolbox::add_unlocked)),
+    /// `tools/list` (`Toolbox::add_unlocked`),
     /// not from `mcpbind.lock`, so its arguments were checked against the
     /// schema the server gave at run time, which nobody reviewed.
     pub unlocked: bool,

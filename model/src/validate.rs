@@ -12,7 +12,7 @@
 //! it all the way down. Schemas are at most 128 levels (serde_json's limit
 //! when the text is parsed here, the generator's when it is written), but
 //! an instance is whatever the caller built; so an instance nested deeper
-//! than [`MAX_INSTANCE_DEPTH`] is a violation at the pointer where it goes
+//! than 128 levels is a violation at the pointer where it goes
 //! too deep, checked without recursing, instead of a stack overflow.
 
 use std::collections::HashMap;

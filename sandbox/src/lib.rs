@@ -1,5 +1,5 @@
 //! Enforcing `[servers.NAME.sandbox]` (the model's
-//! [`SandboxConfig`](mcpbind_model::SandboxConfig)) on the spawn of a stdio
+//! [`mcpbind_model::SandboxConfig`]) on the spawn of a stdio
 //! server: Landlock for files, a user and network namespace for the
 //! network, `setrlimit` for limits (Linux, no root). A setting the platform
 //! cannot enforce fails the spawn with [`Error::Sandbox`], or is reported as

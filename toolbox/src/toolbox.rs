@@ -203,7 +203,7 @@ pub enum ToolboxError {
 
 impl ToolboxError {
     /// What the user can do about it, when that is known (this error's own:
-    /// [`crate::help`] looks through its source, a runtime [`Error`](crate::Error),
+    /// [`crate::help`] looks through its source, a runtime [`Error`](mcpbind_core::Error),
     /// too).
     pub fn help(&self) -> Option<String> {
         match self {

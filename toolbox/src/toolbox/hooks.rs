@@ -112,7 +112,7 @@ impl Verdict {
 /// Any `Fn(CallRequest) -> impl Future<Output = Verdict>` is an approval:
 ///
 /// ```
-/// # use mcpbind_core::{CallRequest, Toolbox, Verdict};
+/// # use mcpbind::{CallRequest, Toolbox, Verdict};
 /// # let mut tools = Toolbox::new();
 /// tools.with_approval(|call: CallRequest| async move {
 ///     if call.destructive { Verdict::refuse("destructive calls need a human") } else { Verdict::Approve }

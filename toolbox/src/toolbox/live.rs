@@ -9,7 +9,7 @@
 //! a warning), and its structured content against its output schema. They
 //! are labelled unlocked wherever a tool is shown: the inventory, its
 //! [`ToolFacts`](super::ToolFacts), [`Definitions::unlocked`](super::Definitions::unlocked)
-//! and [`ToolInvoked::unlocked`](crate::ToolInvoked::unlocked).
+//! and [`ToolInvoked::unlocked`](mcpbind_core::ToolInvoked::unlocked).
 //!
 //! When the server says its tools changed (`notifications/tools/list_changed`),
 //! they are listed again in the background: a tool whose definition
@@ -199,7 +199,7 @@ impl Toolbox {
     /// for a locked tool. They are labelled unlocked in the inventory,
     /// [`ToolFacts::unlocked`](super::ToolFacts::unlocked),
     /// [`Definitions::unlocked`](super::Definitions::unlocked) and
-    /// [`ToolInvoked::unlocked`](crate::ToolInvoked::unlocked), so that a
+    /// [`ToolInvoked::unlocked`](mcpbind_core::ToolInvoked::unlocked), so that a
     /// host can hold them back or ask for approval. When the server says
     /// its tools changed, they are held back until
     /// [`refresh_unlocked`](Self::refresh_unlocked).
@@ -207,9 +207,9 @@ impl Toolbox {
     /// A server already in the toolbox is kept once (a warning names it).
     ///
     /// ```no_run
-    /// # async fn run(config: &mcpbind_core::Config) -> Result<(), Box<dyn std::error::Error>> {
-    /// let mut tools = mcpbind_core::Toolbox::new();
-    /// let client = mcpbind_core::Client::connect(config, "scratch").await?;
+    /// # async fn run(config: &mcpbind::Config) -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut tools = mcpbind::Toolbox::new();
+    /// let client = mcpbind::Client::connect(config, "scratch").await?;
     /// tools.add_unlocked(client).await?;
     /// tools.hold_back_where(|t| t.unlocked && !t.read_only);
     /// # Ok(())

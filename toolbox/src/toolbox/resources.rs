@@ -5,7 +5,7 @@
 //!
 //! A rendering is a snapshot: [`Toolbox::subscribe_context`] subscribes to
 //! the resources it renders, so that a host hears
-//! ([`Notice::ResourceUpdated`](crate::Notice::ResourceUpdated)) when to
+//! ([`Notice::ResourceUpdated`](mcpbind_core::Notice::ResourceUpdated)) when to
 //! render it again.
 
 use std::fmt::Write as _;
@@ -22,7 +22,7 @@ impl Toolbox {
     /// type and size, never its base64.
     ///
     /// ```no_run
-    /// # async fn run(tools: &mcpbind_core::Toolbox) -> Result<(), mcpbind_core::ToolboxError> {
+    /// # async fn run(tools: &mcpbind::Toolbox) -> Result<(), mcpbind::ToolboxError> {
     /// let context = tools.resource_context(&["everything"], 16 * 1024).await?;
     /// # Ok(())
     /// # }
@@ -103,7 +103,7 @@ impl Toolbox {
 impl Toolbox {
     /// Subscribes to one resource of `server` (`resources/subscribe`): each
     /// update reaches the bus ([`subscribe_notices`](crate::notices::subscribe))
-    /// as a [`Notice::ResourceUpdated`](crate::Notice::ResourceUpdated).
+    /// as a [`Notice::ResourceUpdated`](mcpbind_core::Notice::ResourceUpdated).
     ///
     /// # Errors
     ///
@@ -126,12 +126,12 @@ impl Toolbox {
     /// host hears when to render it again:
     ///
     /// ```no_run
-    /// # async fn run(tools: &mcpbind_core::Toolbox) -> Result<(), mcpbind_core::ToolboxError> {
-    /// let mut notices = mcpbind_core::notices::subscribe();
+    /// # async fn run(tools: &mcpbind::Toolbox) -> Result<(), mcpbind::ToolboxError> {
+    /// let mut notices = mcpbind::notices::subscribe();
     /// tools.subscribe_context(&["everything"]).await?;
     /// let mut context = tools.resource_context(&["everything"], 16 * 1024).await?;
     /// while let Some(notice) = notices.recv().await {
-    ///     if let mcpbind_core::Notice::ResourceUpdated { server, .. } = &*notice {
+    ///     if let mcpbind::Notice::ResourceUpdated { server, .. } = &*notice {
     ///         if server == "everything" {
     ///             context = tools.resource_context(&["everything"], 16 * 1024).await?;
     ///         }

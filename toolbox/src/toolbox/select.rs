@@ -75,7 +75,7 @@ impl Toolbox {
     /// Holds back every tool `select` picks; returns how many it picked.
     ///
     /// ```
-    /// # let mut tools = mcpbind_core::Toolbox::new();
+    /// # let mut tools = mcpbind::Toolbox::new();
     /// tools.hold_back_where(|t| t.destructive);              // by annotation
     /// tools.hold_back_where(|t| t.server == "github" && !t.read_only);
     /// tools.hold_back_where(|t| t.tool.starts_with("admin_")); // by name

@@ -27,9 +27,9 @@ impl Toolbox {
     /// skill file is read.
     ///
     /// ```no_run
-    /// # async fn run(tools: &mcpbind_core::Toolbox) -> Result<(), mcpbind_core::ToolboxError> {
+    /// # async fn run(tools: &mcpbind::Toolbox) -> Result<(), mcpbind::ToolboxError> {
     /// let skills = tools.skills(&["docs"]).await?;
-    /// let preamble = mcpbind_core::toolbox::skill_catalog(&skills);
+    /// let preamble = mcpbind::toolbox::skill_catalog(&skills);
     /// // When the model asks for one:
     /// let skill = tools.load_skill("docs", &skills[0].skill.uri).await?;
     /// println!("{}", skill.instructions());
@@ -65,10 +65,10 @@ impl Toolbox {
     /// Opt-in: loads skill `uri` (its `SKILL.md`) of `server`: its entry is
     /// got (`skills/get`), then its `SKILL.md` read and accepted only when
     /// its size, digest and frontmatter are the entry's
-    /// ([`Client::load_skill`](crate::Client::load_skill)). Its
+    /// ([`Client::load_skill`](mcpbind_core::Client::load_skill)). Its
     /// [`instructions`](LoadedSkill::instructions) go to the model; its
     /// other files are read through the server's client
-    /// ([`Client::read_skill_file`](crate::Client::read_skill_file)).
+    /// ([`Client::read_skill_file`](mcpbind_core::Client::read_skill_file)).
     ///
     /// # Errors
     ///
