@@ -26,7 +26,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::config::{AuthConfig, ServerConfig, TransportConfig};
 
-mod challenge;
 mod client;
 mod dpop;
 mod grant;
@@ -37,23 +36,6 @@ use client::Manager;
 pub(crate) use client::OAuthClient;
 use dpop::{Dpop, DpopKey};
 pub(crate) use dpop::{Nonces, DPOP as DPOP_HEADER};
-
-/// The scopes (space-separated, as given) of a `WWW-Authenticate` value's
-/// challenge that says `error="insufficient_scope"`; `None` when none does.
-pub(crate) fn insufficient_scope(header: &str) -> Option<String> {
-    challenge::parse(header)
-        .iter()
-        .find(|c| c.param("error") == Some("insufficient_scope"))
-        .map(|c| c.param("scope").unwrap_or_default().to_owned())
-}
-
-/// Parameter `name` of the first challenge of a `WWW-Authenticate` value
-/// that has it (read as data, [`challenge`]).
-pub(crate) fn challenge_param(header: &str, name: &str) -> Option<String> {
-    challenge::parse(header)
-        .iter()
-        .find_map(|c| c.param(name).map(str::to_owned))
-}
 
 /// How long [`login`] waits for the browser to come back.
 const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
@@ -336,7 +318,7 @@ impl Target<'_> {
         dpop: &Arc<Dpop>,
     ) -> Result<AuthorizationManager> {
         let named = challenge
-            .map(challenge::parse)
+            .map(crate::connect::challenge::parse)
             .unwrap_or_default()
             .iter()
             .filter_map(|c| c.param("resource_metadata").map(str::to_owned))
@@ -386,7 +368,9 @@ impl Target<'_> {
         match key {
             Ok(key) => Ok(Some(key)),
             Err(reason) => {
-                let challenges = challenge.map(challenge::parse).unwrap_or_default();
+                let challenges = challenge
+                    .map(crate::connect::challenge::parse)
+                    .unwrap_or_default();
                 let required = challenges
                     .iter()
                     .any(|c| c.scheme.eq_ignore_ascii_case("DPoP"))

@@ -8,7 +8,6 @@
 //! per runtime, which never sends configured headers to another origin
 //! ([`http_client`]).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::model::ProtocolVersion;
@@ -23,29 +22,35 @@ use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
 use rmcp::service::RunningService;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _};
 use rmcp::service::{NotificationContext, RequestContext};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ErrorData;
 use rmcp::RoleClient;
 
+#[cfg(feature = "http")]
+pub(crate) mod challenge;
 mod headers;
+#[cfg(feature = "http")]
+mod http;
+#[cfg(feature = "http")]
 mod http_client;
+#[cfg(feature = "http")]
 mod http_tap;
 pub(crate) mod secrets;
+#[cfg(feature = "http")]
 mod sse;
+#[cfg(feature = "stdio")]
 mod stdio;
 mod tap;
 pub(crate) mod tools;
 
 pub(crate) use headers::ToolSchemas;
+#[cfg(feature = "stdio")]
 pub(crate) use stdio::Process;
 pub(crate) use tap::{id_key, RawTap};
 
 use crate::config::{ServerConfig, TransportConfig};
 use crate::elicit::ClientHooks;
-use crate::error::{redact, Error, Redacted, Result};
+use crate::error::{Error, Result};
 use crate::notices::{ListKind, Notices};
-use secrets::Expander;
 
 /// The client side of the session: who we are, how we answer what the
 /// server asks ([`ClientHooks`]; a capability is declared only when its
@@ -201,6 +206,26 @@ impl rmcp::ClientHandler for Handler {
         _context: NotificationContext<RoleClient>,
     ) {
         self.notices.resource_updated(&params.uri);
+    }
+}
+
+/// Without the `stdio` feature no session has a process.
+#[cfg(not(feature = "stdio"))]
+pub(crate) enum Process {}
+
+#[cfg(not(feature = "stdio"))]
+impl Process {
+    pub(crate) fn stderr_tail(&self) -> Option<String> {
+        match *self {}
+    }
+    pub(crate) fn id(&self) -> Option<u32> {
+        match *self {}
+    }
+    pub(crate) fn exit_status(&self) -> Option<String> {
+        match *self {}
+    }
+    pub(crate) async fn settle(&self) -> Option<String> {
+        match *self {}
     }
 }
 
@@ -484,27 +509,9 @@ pub(crate) fn classify(
     }
 }
 
-/// How a server that predates `server/discover` may refuse it at the HTTP
-/// level, with a status and a body that is no JSON-RPC error (which rmcp
-/// would have read as the rejection it is): `HTTP 400 Bad Request` (no
-/// session yet), `404`, `405`. Authorization (401, 403) and everything
-/// else is no such refusal.
-fn discover_refused(tap: &RawTap) -> Option<String> {
-    match tap.failure()? {
-        tap::Failure::Http {
-            method,
-            answer,
-            status: Some(400 | 404 | 405),
-            ..
-        } if method == "server/discover" => Some(format!("it answered {answer}")),
-        _ => None,
-    }
-}
-
 /// rmcp's handshake error in words: the transport's own error and its
 /// causes, without rmcp's wrapper types (`Transport [rmcp::transport::…]`).
 pub(crate) fn describe(error: &ClientInitializeError) -> String {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
     if let ClientInitializeError::ExpectedInitResult(answer) = error {
         return not_an_initialize_result(answer.as_ref());
     }
@@ -512,10 +519,17 @@ pub(crate) fn describe(error: &ClientInitializeError) -> String {
         return crate::error::chain(error);
     };
     let inner = &*error.error;
-    let cause = match inner.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-        Some(StreamableHttpError::Client(e)) => crate::error::chain(e),
-        _ => crate::error::chain(inner),
-    };
+    #[cfg(feature = "http")]
+    {
+        use rmcp::transport::streamable_http_client::StreamableHttpError;
+        if let Some(StreamableHttpError::Client(e)) =
+            inner.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            let cause = crate::error::chain(e);
+            return format!("{cause} (when the client tried to {context})");
+        }
+    }
+    let cause = crate::error::chain(inner);
     format!("{cause} (when the client tried to {context})")
 }
 
@@ -540,6 +554,7 @@ async fn connect_transport(
     lifecycle: Lifecycle,
 ) -> std::result::Result<Session, ConnectFailure> {
     match &config.transport {
+        #[cfg(feature = "stdio")]
         TransportConfig::Stdio {
             command,
             args,
@@ -560,15 +575,10 @@ async fn connect_transport(
             };
             stdio::connect_stdio(name, &spawn, handler, lifecycle).await
         }
+        #[cfg(feature = "http")]
         TransportConfig::StreamableHttp { url, headers } => {
-            let oauth = match config.auth {
-                Some(_) => {
-                    let browser = handler.hooks.browser.clone();
-                    Some(crate::auth::Session::connect(name, config, browser).await?)
-                }
-                None => None,
-            };
-            connect_http(
+            let oauth = oauth_session(name, config, handler).await?;
+            http::connect_http(
                 name,
                 url,
                 headers,
@@ -579,8 +589,9 @@ async fn connect_transport(
             )
             .await
         }
+        #[cfg(feature = "http")]
         TransportConfig::Sse { url, headers } => {
-            connect_sse(
+            http::connect_sse(
                 name,
                 url,
                 headers,
@@ -589,6 +600,12 @@ async fn connect_transport(
                 lifecycle,
             )
             .await
+        }
+        #[cfg(not(feature = "stdio"))]
+        TransportConfig::Stdio { .. } => Err(missing_feature(name, &config.transport).into()),
+        #[cfg(not(feature = "http"))]
+        TransportConfig::StreamableHttp { .. } | TransportConfig::Sse { .. } => {
+            Err(missing_feature(name, &config.transport).into())
         }
         // The model's enum is `non_exhaustive`: a transport this version
         // does not know is refused, not guessed.
@@ -601,204 +618,47 @@ async fn connect_transport(
     }
 }
 
-/// A URL and headers with `${VAR}`s expanded, and the secrets they held.
-struct HttpTarget {
-    url: String,
-    headers: Vec<(http::HeaderName, http::HeaderValue)>,
-    secrets: Arc<[String]>,
-}
-
-impl HttpTarget {
-    fn expand(name: &str, url: &str, headers: &BTreeMap<String, String>) -> Result<HttpTarget> {
-        let mut expander = Expander::new(name);
-        let url = expander.expand_url(url)?;
-        let mut expanded = Vec::new();
-        for (key, value) in headers {
-            let value = expander.expand(value)?;
-            let bad = |what: &str| Error::Connect {
-                server: name.to_owned(),
-                reason: format!("invalid header {what} `{key}`"),
-                stderr: None,
-                source: None,
-            };
-            let header = http::HeaderName::from_bytes(key.as_bytes()).map_err(|_| bad("name"))?;
-            // The value may hold a secret: it is not repeated in the error.
-            let value = http::HeaderValue::from_str(&value).map_err(|_| bad("value for"))?;
-            expanded.push((header, value));
-        }
-        Ok(HttpTarget {
-            url,
-            headers: expanded,
-            secrets: expander.finish(),
-        })
+/// The OAuth session of a Streamable HTTP server with `auth` (signing in
+/// from stored tokens, or in the browser hook).
+#[cfg(feature = "http")]
+async fn oauth_session(
+    name: &str,
+    config: &ServerConfig,
+    handler: &Handler,
+) -> std::result::Result<Option<http::OAuth>, ConnectFailure> {
+    if config.auth.is_none() {
+        return Ok(None);
     }
-
-    /// The URL as errors show it.
-    fn shown(&self) -> String {
-        redact(&self.url, &self.secrets)
+    #[cfg(feature = "auth")]
+    {
+        let browser = handler.hooks.browser.clone();
+        Ok(Some(
+            crate::auth::Session::connect(name, config, browser).await?,
+        ))
     }
-
-    /// The error of a failed handshake: what the transport saw, or rmcp's.
-    fn handshake_error(
-        &self,
-        name: &str,
-        tap: &RawTap,
-        error: ClientInitializeError,
-    ) -> ConnectFailure {
-        if let Some(failure) = tap.failure() {
-            return failure.into_error(name).into();
-        }
-        let text = describe(&error);
-        Error::Connect {
+    #[cfg(not(feature = "auth"))]
+    {
+        let _ = handler;
+        Err(ConnectFailure::Error(Error::Feature {
             server: name.to_owned(),
-            reason: format!("the MCP handshake with {} failed", self.shown()),
-            stderr: None,
-            source: Some(Redacted::described(error, &text, Arc::clone(&self.secrets))),
-        }
-        .into()
+            setting: "auth".into(),
+            feature: "auth",
+        }))
     }
 }
 
-async fn connect_sse(
-    name: &str,
-    url: &str,
-    headers: &BTreeMap<String, String>,
-    max_response_bytes: usize,
-    handler: &Handler,
-    lifecycle: Lifecycle,
-) -> std::result::Result<Session, ConnectFailure> {
-    let target = HttpTarget::expand(name, url, headers)?;
-    let tap = Arc::new(RawTap::default());
-    let options = sse::SseOptions {
-        client: http_client::shared(name)?,
-        headers: target.headers.iter().cloned().collect(),
-        tap: Arc::clone(&tap),
-        secrets: Arc::clone(&target.secrets),
-        max_event_bytes: max_response_bytes,
+/// A transport this build of mcpbind was compiled without: the error names
+/// the cargo feature that adds it.
+#[cfg(not(all(feature = "stdio", feature = "http")))]
+fn missing_feature(name: &str, transport: &TransportConfig) -> Error {
+    let (setting, feature) = match transport {
+        TransportConfig::Stdio { .. } => ("command", "stdio"),
+        TransportConfig::Sse { .. } => ("transport = \"sse\"", "http"),
+        _ => ("url", "http"),
     };
-    let transport = sse::SseTransport::open(&target.url, options)
-        .await
-        .map_err(|reason| match tap.failure() {
-            Some(failure) => failure.into_error(name),
-            None => Error::Connect {
-                server: name.to_owned(),
-                reason: redact(&reason, &target.secrets),
-                stderr: None,
-                source: None,
-            },
-        })?;
-    match handshake(transport, handler, lifecycle).await {
-        Ok(service) => Ok(Session {
-            service,
-            process: None,
-            tap: Some(tap),
-        }),
-        Err(e) => {
-            let e = classify(e, lifecycle)?;
-            Err(target.handshake_error(name, &tap, e))
-        }
-    }
-}
-
-async fn connect_http(
-    name: &str,
-    url: &str,
-    headers: &BTreeMap<String, String>,
-    max_response_bytes: usize,
-    handler: &Handler,
-    lifecycle: Lifecycle,
-    oauth: Option<crate::auth::Session>,
-) -> std::result::Result<Session, ConnectFailure> {
-    let target = HttpTarget::expand(name, url, headers)?;
-    let mut custom = std::collections::HashMap::new();
-    let mut auth = None;
-    for (header, value) in &target.headers {
-        // rmcp sends the bearer token itself (and uses it for auth retries).
-        let bearer = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer "));
-        match bearer {
-            Some(token) if header == http::header::AUTHORIZATION => auth = Some(token.to_owned()),
-            _ => {
-                custom.insert(header.clone(), value.clone());
-            }
-        }
-    }
-    let mut config = StreamableHttpClientTransportConfig::with_uri(target.url.clone());
-    config.custom_headers = custom;
-    config.auth_header = auth;
-    config.max_sse_event_size = max_response_bytes;
-    let tap = Arc::new(RawTap::default());
-    // A new connection has listed nothing yet.
-    handler.tool_schemas.forget_live();
-    let client = http_tap::TapClient {
-        inner: http_client::shared(name)?,
-        tap: Arc::clone(&tap),
-        secrets: Arc::clone(&target.secrets),
-        schemas: Arc::clone(&handler.tool_schemas),
-        max_response_bytes,
-        nonces: oauth.as_ref().map(crate::auth::Session::nonces),
-    };
-    let oauth_used = oauth.is_some();
-    let result = match oauth {
-        None => {
-            let transport = StreamableHttpClientTransport::with_client(client, config);
-            handshake(transport, handler, lifecycle).await
-        }
-        Some(session) => {
-            let client = crate::auth::OAuthClient::new(client, session);
-            let transport = StreamableHttpClientTransport::with_client(client, config);
-            handshake(transport, handler, lifecycle).await
-        }
-    };
-    match result {
-        Ok(service) => Ok(Session {
-            service,
-            process: None,
-            tap: Some(tap),
-        }),
-        Err(e) => {
-            let e = classify(e, lifecycle)?;
-            if lifecycle == Lifecycle::Negotiate {
-                if let Some(answer) = discover_refused(&tap) {
-                    return Err(ConnectFailure::Rejected(answer));
-                }
-            }
-            // The 403's challenge, parsed: `insufficient_scope`, or not.
-            let scope_challenged = matches!(
-                tap.failure(),
-                Some(tap::Failure::Http {
-                    insufficient_scope: Some(_),
-                    ..
-                })
-            );
-            Err(match target.handshake_error(name, &tap, e) {
-                // No stored token, or one refused even after a refresh.
-                ConnectFailure::Error(Error::Http {
-                    server,
-                    answer,
-                    status: Some(401),
-                    ..
-                }) if oauth_used => Error::Auth {
-                    server,
-                    reason: format!("it answered {answer}, and no stored token is valid"),
-                    login: true,
-                }
-                .into(),
-                // Step-up: a token without the scope the server requires.
-                ConnectFailure::Error(Error::Http {
-                    server,
-                    answer,
-                    status: Some(403),
-                    ..
-                }) if oauth_used && scope_challenged => Error::Auth {
-                    server,
-                    reason: format!(
-                        "it answered {answer}; add the scope to `scopes` in mcpbind.toml and log in again"
-                    ),
-                    login: true,
-                }
-                .into(),
-                other => other,
-            })
-        }
+    Error::Feature {
+        server: name.to_owned(),
+        setting: setting.into(),
+        feature,
     }
 }

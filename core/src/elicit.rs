@@ -166,6 +166,7 @@ pub struct ClientHooks {
     /// Opens an authorization URL when an `auth = "oauth"` server asks for
     /// a new authorization while connected; `None`: such a request fails
     /// with [`Error::Auth`](crate::Error::Auth) (`mcpbind login`).
+    #[cfg(feature = "auth")]
     pub browser: Option<Arc<dyn crate::auth::Browser>>,
 }
 
@@ -176,6 +177,7 @@ impl Default for ClientHooks {
             elicitation: Some(Arc::new(AcceptDefaults)),
             sampling: None,
             roots: None,
+            #[cfg(feature = "auth")]
             browser: None,
         }
     }
@@ -188,6 +190,7 @@ impl ClientHooks {
             elicitation: None,
             sampling: None,
             roots: None,
+            #[cfg(feature = "auth")]
             browser: None,
         }
     }
@@ -213,6 +216,7 @@ impl ClientHooks {
     /// Authorizes `auth = "oauth"` servers through `hook` (a browser)
     /// whenever they ask while connected: no token yet, a scope the token
     /// lacks (step-up), an authorization server that changed.
+    #[cfg(feature = "auth")]
     pub fn browser(mut self, hook: impl crate::auth::Browser) -> Self {
         self.browser = Some(Arc::new(hook));
         self
@@ -229,11 +233,12 @@ impl ClientHooks {
 
 impl std::fmt::Debug for ClientHooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientHooks")
-            .field("elicitation", &self.elicitation.is_some())
+        let mut f = f.debug_struct("ClientHooks");
+        f.field("elicitation", &self.elicitation.is_some())
             .field("sampling", &self.sampling.is_some())
-            .field("roots", &self.roots.is_some())
-            .field("browser", &self.browser.is_some())
-            .finish()
+            .field("roots", &self.roots.is_some());
+        #[cfg(feature = "auth")]
+        f.field("browser", &self.browser.is_some());
+        f.finish()
     }
 }

@@ -70,6 +70,18 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// The server's config needs a cargo feature of `mcpbind` this build
+    /// was compiled without (a `url` without `http`, `auth` without `auth`,
+    /// a `[sandbox]` without `sandbox`).
+    #[error("server `{server}` needs mcpbind's `{feature}` feature (for its `{setting}`), which this build was compiled without")]
+    Feature {
+        /// The server.
+        server: String,
+        /// The setting that needs it, as in mcpbind.toml.
+        setting: String,
+        /// The cargo feature of `mcpbind` that adds it.
+        feature: &'static str,
+    },
     /// The MCP handshake with the server failed.
     #[error("failed to connect to server `{server}`: {reason}{}", tail(stderr))]
     Connect {
@@ -425,6 +437,9 @@ impl Error {
             )),
             Error::Sandbox { server, .. } => Some(format!(
                 "to run the server with this setting not enforced (and a warning), set `required = false` in `[servers.{server}.sandbox]`"
+            )),
+            Error::Feature { feature, .. } => Some(format!(
+                "enable it in Cargo.toml: `mcpbind = {{ version = \"…\", features = [\"{feature}\"] }}`"
             )),
             Error::Config(e) => crate::Help::help(e),
             Error::Lock(e) => e.help(),

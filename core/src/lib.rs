@@ -14,6 +14,12 @@
 //! (a path-only dev-dependency, which `cargo package` leaves out), and
 //! bindings of `runtime/mcpbind.lock`.
 #![deny(missing_docs)]
+// Without a transport (`stdio`, `http`) nothing connects: the handshake
+// and its errors go unused.
+#![cfg_attr(
+    all(feature = "client", not(any(feature = "stdio", feature = "http"))),
+    allow(dead_code, unused_variables)
+)]
 
 // The model (always on), under the paths it had when it lived here:
 // `crate::config::X` keeps working in this crate, and in its users.
@@ -29,21 +35,27 @@ pub use mcpbind_model::{
 };
 
 /// What a stdio server's process may touch: the model's
-/// `[servers.NAME.sandbox]`, and (with `client`) its enforcement when a
+/// `[servers.NAME.sandbox]`, and (with `sandbox`) its enforcement when a
 /// server is spawned (`mcpbind-sandbox`).
 pub mod sandbox {
     pub use mcpbind_model::sandbox::{
         FileAccess, HomePolicy, Limits, NetworkPolicy, SandboxConfig,
     };
 
-    #[cfg(feature = "client")]
+    #[cfg(feature = "sandbox")]
     pub(crate) mod plan {
         pub(crate) use mcpbind_sandbox::plan::Target;
     }
-    #[cfg(feature = "client")]
+    #[cfg(all(feature = "stdio", not(feature = "sandbox")))]
+    pub(crate) mod plan {
+        pub(crate) use crate::unconfined::Target;
+    }
+    #[cfg(all(feature = "stdio", not(feature = "sandbox")))]
+    pub(crate) use crate::unconfined::{confine, Confined, Proxy, Scratch};
+    #[cfg(feature = "sandbox")]
     pub(crate) use mcpbind_sandbox::{confine, Confined, Proxy, Scratch};
 
-    #[cfg(feature = "client")]
+    #[cfg(feature = "sandbox")]
     impl From<mcpbind_sandbox::Error> for crate::Error {
         fn from(e: mcpbind_sandbox::Error) -> Self {
             let mcpbind_sandbox::Error::Sandbox {
@@ -59,7 +71,7 @@ pub mod sandbox {
         }
     }
 
-    #[cfg(feature = "client")]
+    #[cfg(feature = "sandbox")]
     impl From<mcpbind_sandbox::Error> for crate::connect::ConnectFailure {
         fn from(e: mcpbind_sandbox::Error) -> Self {
             crate::connect::ConnectFailure::Error(e.into())
@@ -83,8 +95,10 @@ pub use hints::{help, help_with};
 
 #[cfg(test)]
 mod test_env;
+#[cfg(all(feature = "stdio", not(feature = "sandbox")))]
+mod unconfined;
 
-#[cfg(feature = "client")]
+#[cfg(feature = "auth")]
 pub mod auth;
 #[cfg(feature = "client")]
 mod breaker;
@@ -116,7 +130,16 @@ pub mod snapshot;
 mod trace_context;
 #[cfg(feature = "client")]
 mod validate {
-    pub use mcpbind_model::validate::{join, violations, violations_of, Violation};
+    #[cfg(feature = "validate")]
+    pub use mcpbind_model::validate::{violations, violations_of};
+    pub use mcpbind_model::violation::{join, Violation};
+
+    /// Without the `validate` feature nothing is checked against a schema:
+    /// a typed call's types checked its arguments.
+    #[cfg(not(feature = "validate"))]
+    pub fn violations(_schema: &'static str, _instance: &serde_json::Value) -> Vec<Violation> {
+        Vec::new()
+    }
 }
 
 #[cfg(feature = "client")]
@@ -160,7 +183,9 @@ pub mod __toolbox {
     pub use crate::events::{
         outcome_of, publish_rejected, publish_toolbox_call, with_scope, CallScope,
     };
-    pub use crate::validate::{join, violations, violations_of};
+    #[cfg(feature = "validate")]
+    pub use crate::validate::violations_of;
+    pub use crate::validate::{join, violations};
 }
 
 /// What generated code uses. Not part of the public API.

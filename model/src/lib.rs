@@ -31,6 +31,8 @@ pub mod uri_template;
 #[cfg(feature = "validate")]
 #[doc(hidden)]
 pub mod validate;
+#[doc(hidden)]
+pub mod violation;
 pub mod write;
 
 pub use config::{
@@ -51,8 +53,7 @@ pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
 pub use sandbox::SandboxConfig;
 pub use tool::{TaskSupport, Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
-#[cfg(feature = "validate")]
-pub use validate::Violation;
+pub use violation::Violation;
 
 /// Includes the bindings a `build.rs` wrote with `mcpbind_codegen::Builder`
 /// (`$OUT_DIR/mcpbind.rs`, or the given file name).

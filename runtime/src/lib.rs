@@ -69,10 +69,12 @@ pub use mcpbind_model::{
 };
 // Errors' help (`help:` lines): the trait each error type with a hint
 // implements, and the function that finds one in a chain.
-#[cfg(not(feature = "client"))]
+#[cfg(all(feature = "__client", not(feature = "toolbox")))]
+pub use mcpbind_core::{help, help_with};
+#[cfg(not(feature = "__client"))]
 pub use mcpbind_model::{help, help_with};
 pub use mcpbind_model::{Help, Hinted};
-#[cfg(feature = "client")]
+#[cfg(feature = "toolbox")]
 pub use mcpbind_toolbox::{help, help_with};
 // What changed on a server since it was locked (the pin check's answer,
 // `Error::Drift`, `Notice::Drift`).
@@ -142,42 +144,41 @@ pub mod uri_template {
 }
 
 // Connections and calls.
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub use mcpbind_core::{
     redact, AcceptDefaults, CallFuture, CallOptions, Client, ClientHooks, Closed, Elicitation,
     Error, Health, PageProblem, Result, Roots, Sampling, ServerSecrets, Servers, TaskHandle,
     TaskState, ToolResult,
 };
 // A value that breaks a locked schema, as data (in `CallError::Arguments`).
-#[cfg(feature = "client")]
-pub use mcpbind_core::Violation;
+pub use mcpbind_model::Violation;
 // The protocol types that cross the API, rmcp's own (re-exported rather
 // than copied; `rmcp` itself is not part of the API).
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub use mcpbind_core::model;
 /// Live snapshots: connect to configured servers and lock what they list
 /// (what `mcpbind lock`, `mcpbind check` and a `build.rs` refresh run).
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub mod snapshot {
     pub use mcpbind_core::snapshot::{refresh, snapshot_server, snapshot_servers, Refreshed};
 }
 // OAuth (`auth::login`), what the client answers (`elicit`), and skills
 // (SEP-2640: `skills::LoadedSkill`).
-#[cfg(feature = "client")]
+#[cfg(feature = "auth")]
 pub mod auth {
     //! OAuth: `mcpbind login`'s flow, stored credentials, the browser hook.
     pub use mcpbind_core::auth::{credentials_dir, login, logout, Browser};
 }
 /// What the client answers a server's requests with (elicitation,
 /// sampling, roots).
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub mod elicit {
     pub use mcpbind_core::elicit::{
         schema_defaults, AcceptDefaults, ClientHooks, Elicitation, HookFuture, Roots, Sampling,
     };
 }
 /// Skills (SEP-2640): listed, loaded and verified against their entries.
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub mod skills {
     pub use mcpbind_core::skills::{
         LoadedSkill, Skill, SkillFrontmatter, SkillResource, SkillResources, MAX_SKILL_BYTES,
@@ -198,26 +199,26 @@ pub mod __private {
 }
 
 // Call events, and what servers say beside their answers.
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub use mcpbind_core::events::subscribe as subscribe_events;
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub use mcpbind_core::notices::subscribe as subscribe_notices;
 /// Call events: one per tool call made in this process.
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub mod events {
     pub use mcpbind_core::events::{subscribe, CallSource, EventReceiver, Outcome, ToolInvoked};
 }
 /// What servers say beside their answers (progress, logs, list changes,
 /// drift, resource updates).
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub mod notices {
     pub use mcpbind_core::notices::{
         subscribe, ListKind, Notice, NoticeReceiver, Progress, ProgressSink, MAX_URI_BYTES,
     };
 }
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub use mcpbind_core::{CallSource, EventReceiver, Outcome, ToolInvoked};
-#[cfg(feature = "client")]
+#[cfg(feature = "__client")]
 pub use mcpbind_core::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
 // The agent toolbox.
 /// rig-core's types in the toolbox's signatures (feature `rig`): what
@@ -226,7 +227,7 @@ pub use mcpbind_core::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink}
 pub mod rig {
     pub use mcpbind_toolbox::rig::DynamicTool;
 }
-#[cfg(feature = "client")]
+#[cfg(feature = "toolbox")]
 pub use mcpbind_toolbox::{
     Approval, BoundServer, CallError, CallRequest, ContentKind, ContentNote, ContentOptions,
     Definitions, DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement,
@@ -235,7 +236,7 @@ pub use mcpbind_toolbox::{
 };
 /// The agent toolbox: its items above, and the provider helpers used by
 /// path.
-#[cfg(feature = "client")]
+#[cfg(feature = "toolbox")]
 pub mod toolbox {
     pub use mcpbind_toolbox::toolbox::{
         is_legal_tool_name, model_name, skill_catalog, Approval, BoundServer, CallError,

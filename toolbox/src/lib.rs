@@ -57,7 +57,4 @@ mod prompt {
 mod tool {
     pub(crate) use mcpbind_core::{TaskSupport, Tool, ToolMeta};
 }
-mod validate {
-    pub(crate) use mcpbind_core::__toolbox::{join, violations, violations_of};
-    pub(crate) use mcpbind_core::Violation;
-}
+mod validate;

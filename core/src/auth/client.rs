@@ -71,7 +71,7 @@ where
 {
     match error {
         StreamableHttpError::AuthRequired(e) => {
-            let challenges = super::challenge::parse(&e.www_authenticate_header);
+            let challenges = crate::connect::challenge::parse(&e.www_authenticate_header);
             let use_nonce = challenges.iter().any(|c| {
                 c.scheme.eq_ignore_ascii_case("DPoP") && c.param("error") == Some("use_dpop_nonce")
             });
@@ -81,7 +81,7 @@ where
             ))
         }
         StreamableHttpError::InsufficientScope(e) => {
-            let challenges = super::challenge::parse(&e.www_authenticate_header);
+            let challenges = crate::connect::challenge::parse(&e.www_authenticate_header);
             let challenge = challenges
                 .iter()
                 .find(|c| c.param("error") == Some("insufficient_scope"))?;

@@ -9,6 +9,10 @@
 //! A mapping is valid when each `x-mcp-header` is a non-empty HTTP token
 //! (RFC 9110 §5.6.2), unique regardless of case, on a `string`, `integer`
 //! or `boolean` property reached from the root through `properties` alone.
+
+// The HTTP half (headers built, HTTP failures) is read by the `http`
+// feature's transports only.
+#![cfg_attr(not(feature = "http"), allow(dead_code))]
 //!
 //! rmcp sends `Mcp-Param-*` headers only for tools it has seen in a
 //! `tools/list` on the same connection. A generated client calls its tools
@@ -237,6 +241,7 @@ fn annotations(schema: &Map<String, Value>) -> Vec<(Vec<&str>, &str)> {
 /// JSON form, Base64 in `=?base64?…?=` when the value can't travel as a
 /// plain header value. An argument that is absent (or not a primitive)
 /// gets no header.
+#[cfg(feature = "http")]
 pub(crate) fn param_headers(
     schema: &Map<String, Value>,
     arguments: &Map<String, Value>,

@@ -42,6 +42,7 @@ pub(crate) struct TapClient {
     pub(crate) schemas: Arc<super::ToolSchemas>,
     pub(crate) max_response_bytes: usize,
     /// Where the `DPoP-Nonce`s of an OAuth server's answers go.
+    #[cfg(feature = "auth")]
     pub(crate) nonces: Option<Arc<crate::auth::Nonces>>,
 }
 
@@ -137,8 +138,8 @@ fn describe_insufficient_scope(
     e: &rmcp::transport::streamable_http_client::InsufficientScopeError,
 ) -> Failure {
     let header = &e.www_authenticate_header;
-    let scopes = crate::auth::insufficient_scope(header);
-    let needs = match (&scopes, crate::auth::challenge_param(header, "error")) {
+    let scopes = super::challenge::insufficient_scope(header);
+    let needs = match (&scopes, super::challenge::challenge_param(header, "error")) {
         (Some(scope), _) if !scope.is_empty() => {
             format!(" (insufficient_scope: it needs scope `{scope}`)")
         }
@@ -245,6 +246,7 @@ impl TapClient {
     }
 }
 
+#[cfg(feature = "auth")]
 impl TapClient {
     /// Sends a POST that carries a DPoP proof and reads its answer as
     /// rmcp's client does, recording the server's `DPoP-Nonce` (and the
@@ -313,7 +315,7 @@ impl TapClient {
                 StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)),
             ),
             (reqwest::StatusCode::FORBIDDEN, Some(challenge)) => {
-                let scope = crate::auth::challenge_param(&challenge, "scope");
+                let scope = super::challenge::challenge_param(&challenge, "scope");
                 Some(StreamableHttpError::InsufficientScope(
                     InsufficientScopeError::new(challenge, scope),
                 ))
@@ -436,7 +438,9 @@ impl TapClient {
             _ => Err(StreamableHttpError::UnexpectedContentType(content_type)),
         }
     }
+}
 
+impl TapClient {
     /// `headers` plus the `Mcp-Param-*` headers of a `tools/call`, from the
     /// tool's schema ([`super::ToolSchemas`]). rmcp sends the standard
     /// headers (`Mcp-Method` first) from 2026-07-28 on, and `Mcp-Param-*`
@@ -563,6 +567,7 @@ impl StreamableHttpClient for TapClient {
         max_sse_event_size: usize,
     ) -> HttpResult<StreamableHttpPostResponse> {
         let custom_headers = self.with_param_headers(&message, custom_headers);
+        #[cfg(feature = "auth")]
         if custom_headers.contains_key(&HeaderName::from_static(crate::auth::DPOP_HEADER)) {
             let method = method_of(&message);
             let result = self

@@ -48,6 +48,8 @@ impl<'a> Expander<'a> {
     /// whether or not it came from a variable.
     pub(crate) fn expand_url(&mut self, value: &str) -> Result<String> {
         let url = self.expand(value)?;
+        // Without `http` no URL is connected to.
+        #[cfg(feature = "http")]
         if let Ok(parsed) = reqwest::Url::parse(&url) {
             if let Some(password) = parsed.password() {
                 self.secrets.push((password.to_owned(), "***".to_owned()));

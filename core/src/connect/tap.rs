@@ -5,6 +5,10 @@
 //! status, a refused redirect), so that the error rmcp reports as "transport
 //! closed" can say what happened.
 
+// Each half (HTTP failures, a stdio server's) is read by its own
+// feature's transport only.
+#![cfg_attr(not(all(feature = "stdio", feature = "http")), allow(dead_code))]
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -183,6 +187,7 @@ pub(crate) fn nesting_depth(json: &[u8]) -> usize {
 
 /// A `Retry-After` value: seconds, or an HTTP date (RFC 9110 §10.2.3);
 /// `None` for anything else.
+#[cfg(feature = "http")]
 pub(crate) fn retry_after(value: &str) -> Option<std::time::Duration> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<u64>() {
@@ -208,6 +213,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "http")]
     fn retry_after_is_seconds_or_a_date() {
         use std::time::{Duration, SystemTime};
         assert_eq!(retry_after(" 5 "), Some(Duration::from_secs(5)));

@@ -48,10 +48,10 @@ pub(crate) struct LiveTool {
     /// The input schema as listed.
     schema: Value,
     /// The same, compiled.
-    input: jsonschema::Validator,
+    input: crate::validate::Compiled,
     /// The output schema as listed, compiled (`None`: none, or it could not
     /// be compiled).
-    output: Option<jsonschema::Validator>,
+    output: Option<crate::validate::Compiled>,
     /// Annotations, MCP defaults applied.
     pub(crate) read_only: bool,
     pub(crate) destructive: bool,
@@ -141,11 +141,11 @@ fn live_tool(server: &str, definition: &Value, listed_at: u64) -> Result<LiveToo
         .get("inputSchema")
         .cloned()
         .unwrap_or_else(|| serde_json::json!({"type": "object"}));
-    let input = jsonschema::validator_for(&schema)
+    let input = crate::validate::compile(&schema)
         .map_err(|e| left_out(format!("its inputSchema can't be checked ({e})")))?;
     let output = match definition.get("outputSchema") {
         None | Some(Value::Null) => None,
-        Some(schema) => match jsonschema::validator_for(schema) {
+        Some(schema) => match crate::validate::compile(schema) {
             Ok(v) => Some(v),
             Err(e) => {
                 tracing::warn!(server, tool = name, error = %e, "an unlocked tool's outputSchema can't be compiled; its structured content is not checked");

@@ -4,6 +4,23 @@
 //! that `error_description="… scope=x"` is not a scope and `x_error=…` is
 //! not an error.
 
+/// The scopes (space-separated, as given) of a `WWW-Authenticate` value's
+/// challenge that says `error="insufficient_scope"`; `None` when none does.
+pub(crate) fn insufficient_scope(header: &str) -> Option<String> {
+    parse(header)
+        .iter()
+        .find(|c| c.param("error") == Some("insufficient_scope"))
+        .map(|c| c.param("scope").unwrap_or_default().to_owned())
+}
+
+/// Parameter `name` of the first challenge of a `WWW-Authenticate` value
+/// that has it (read as data).
+pub(crate) fn challenge_param(header: &str, name: &str) -> Option<String> {
+    parse(header)
+        .iter()
+        .find_map(|c| c.param(name).map(str::to_owned))
+}
+
 /// One challenge: its scheme (`Bearer`, `DPoP`) and parameters in order.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Challenge {
