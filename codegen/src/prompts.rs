@@ -110,9 +110,11 @@ impl<'a> ServerPrompts<'a> {
 
                 /// One method per prompt, returning its messages; from
                 /// [`super::Client::prompts`].
+                #[::mcpbind::__private::client]
                 #[derive(Debug, Clone, Copy)]
                 pub struct Prompts<'a>(pub(super) &'a ::mcpbind::Client);
 
+                #[::mcpbind::__private::client]
                 impl Prompts<'_> {
                     #(#methods)*
                 }

@@ -110,9 +110,11 @@ impl<'a> ServerTemplates<'a> {
                 /// One method per resource template, reading the resource
                 /// (`resources/read`: text and blob contents); from
                 /// [`super::Client::resources`].
+                #[::mcpbind::__private::client]
                 #[derive(Debug, Clone, Copy)]
                 pub struct Resources<'a>(pub(super) &'a ::mcpbind::Client);
 
+                #[::mcpbind::__private::client]
                 impl Resources<'_> {
                     #(#methods)*
 

@@ -147,12 +147,14 @@ impl<'a> ServerModule<'a> {
         quote! {
             /// A typed client: one async method per tool. Clones share the
             /// connection.
+            #[::mcpbind::__private::client]
             #[derive(Debug, Clone)]
             pub struct Client {
                 inner: ::mcpbind::Client,
             }
 
             // Method names are the server's tool names (`from_x`, `into_y`).
+            #[::mcpbind::__private::client]
             #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
             impl Client {
                 /// The server's name in `mcpbind.toml`.

@@ -15,6 +15,7 @@ pub(crate) fn bound_server_tokens(markers: &[Ident]) -> TokenStream {
         .map(|marker| quote!(::mcpbind::ToolEntry::of::<tools::#marker>()));
     quote! {
         /// Hands this server's tools to an `mcpbind::Toolbox`.
+        #[::mcpbind::__private::toolbox]
         impl ::mcpbind::BoundServer for Client {
             const ENTRIES: &'static [::mcpbind::ToolEntry] = &[#(#entries),*];
 

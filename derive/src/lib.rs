@@ -684,3 +684,18 @@ fn unit_variants<'a>(
     }
     Ok(variants)
 }
+
+/// Keeps the item as written: what `mcpbind`'s `__private::client` (and
+/// `__private::toolbox`) is when that capability is compiled in.
+#[proc_macro_attribute]
+pub fn keep(_args: TokenStream, input: TokenStream) -> TokenStream {
+    input
+}
+
+/// Drops the item: what `mcpbind`'s `__private::client` (and
+/// `__private::toolbox`) is when that capability is not compiled in, so
+/// that generated code compiles under every feature set of `mcpbind`.
+#[proc_macro_attribute]
+pub fn strip(_args: TokenStream, _input: TokenStream) -> TokenStream {
+    TokenStream::new()
+}

@@ -196,6 +196,19 @@ pub mod __private {
         constructors, skip_serializing_none, Deserialize, Serialize, WireStr,
     };
     pub use mcpbind_model::__private::*;
+
+    /// On a generated item that needs the client side (`Client`, its
+    /// methods): kept with a client feature (`stdio`, `http`…), dropped
+    /// without one.
+    #[cfg(feature = "__client")]
+    pub use mcpbind_derive::keep as client;
+    /// On a generated item that needs the `toolbox` feature.
+    #[cfg(feature = "toolbox")]
+    pub use mcpbind_derive::keep as toolbox;
+    #[cfg(not(feature = "__client"))]
+    pub use mcpbind_derive::strip as client;
+    #[cfg(not(feature = "toolbox"))]
+    pub use mcpbind_derive::strip as toolbox;
 }
 
 // Call events, and what servers say beside their answers.

@@ -19,6 +19,7 @@ mod double;
 mod durability;
 mod elicit;
 mod escape;
+mod lean;
 mod lifecycle;
 mod listen;
 mod lock;

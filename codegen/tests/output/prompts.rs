@@ -361,8 +361,10 @@ pub mod prompts {
         }
         /// One method per prompt, returning its messages; from
         /// [`super::Client::prompts`].
+        #[::mcpbind::__private::client]
         #[derive(Debug, Clone, Copy)]
         pub struct Prompts<'a>(pub(super) &'a ::mcpbind::Client);
+        #[::mcpbind::__private::client]
         impl Prompts<'_> {
             /// Only the case differs from `review`.
             ///
@@ -529,8 +531,10 @@ pub mod prompts {
         /// One method per resource template, reading the resource
         /// (`resources/read`: text and blob contents); from
         /// [`super::Client::resources`].
+        #[::mcpbind::__private::client]
         #[derive(Debug, Clone, Copy)]
         pub struct Resources<'a>(pub(super) &'a ::mcpbind::Client);
+        #[::mcpbind::__private::client]
         impl Resources<'_> {
             /// Reads the resource at the URI [`file_uri_fbfe92a728634157_2`] gives for these values.
             ///
@@ -639,10 +643,12 @@ pub mod prompts {
     ];
     /// A typed client: one async method per tool. Clones share the
     /// connection.
+    #[::mcpbind::__private::client]
     #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[::mcpbind::__private::client]
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
@@ -707,6 +713,7 @@ pub mod prompts {
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
+    #[::mcpbind::__private::toolbox]
     impl ::mcpbind::BoundServer for Client {
         const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
             ::mcpbind::ToolEntry::of::<tools::PromptReview>(),

@@ -308,10 +308,12 @@ pub mod properties {
     ];
     /// A typed client: one async method per tool. Clones share the
     /// connection.
+    #[::mcpbind::__private::client]
     #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[::mcpbind::__private::client]
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
@@ -386,6 +388,7 @@ pub mod properties {
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
+    #[::mcpbind::__private::toolbox]
     impl ::mcpbind::BoundServer for Client {
         const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
             ::mcpbind::ToolEntry::of::<tools::Additional>(),
