@@ -428,10 +428,12 @@ Default: `10`.*/
     ];
     /// A typed client: one async method per tool. Clones share the
     /// connection.
+    #[::mcpbind::__private::client]
     #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[::mcpbind::__private::client]
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
@@ -579,6 +581,7 @@ Default: `10`.*/
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
+    #[::mcpbind::__private::toolbox]
     impl ::mcpbind::BoundServer for Client {
         const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
             ::mcpbind::ToolEntry::of::<tools::Add>(),
@@ -1427,8 +1430,10 @@ Default: `5`.*/
         }
         /// One method per prompt, returning its messages; from
         /// [`super::Client::prompts`].
+        #[::mcpbind::__private::client]
         #[derive(Debug, Clone, Copy)]
         pub struct Prompts<'a>(pub(super) &'a ::mcpbind::Client);
+        #[::mcpbind::__private::client]
         impl Prompts<'_> {
             /// **Arguments Prompt**
             ///
@@ -1567,8 +1572,10 @@ Default: `5`.*/
         /// One method per resource template, reading the resource
         /// (`resources/read`: text and blob contents); from
         /// [`super::Client::resources`].
+        #[::mcpbind::__private::client]
         #[derive(Debug, Clone, Copy)]
         pub struct Resources<'a>(pub(super) &'a ::mcpbind::Client);
+        #[::mcpbind::__private::client]
         impl Resources<'_> {
             /// Reads the resource at the URI [`dynamic_blob_resource_uri`] gives for these values.
             ///
@@ -1630,10 +1637,12 @@ Default: `5`.*/
     ];
     /// A typed client: one async method per tool. Clones share the
     /// connection.
+    #[::mcpbind::__private::client]
     #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[::mcpbind::__private::client]
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
@@ -1810,6 +1819,7 @@ Default: `5`.*/
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
+    #[::mcpbind::__private::toolbox]
     impl ::mcpbind::BoundServer for Client {
         const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
             ::mcpbind::ToolEntry::of::<tools::Echo>(),
@@ -2727,10 +2737,12 @@ Default: `"name"`.*/
     ];
     /// A typed client: one async method per tool. Clones share the
     /// connection.
+    #[::mcpbind::__private::client]
     #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[::mcpbind::__private::client]
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
@@ -2896,6 +2908,7 @@ Default: `"name"`.*/
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
+    #[::mcpbind::__private::toolbox]
     impl ::mcpbind::BoundServer for Client {
         const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
             ::mcpbind::ToolEntry::of::<tools::CreateDirectory>(),
@@ -3408,10 +3421,12 @@ pub mod memory {
     ];
     /// A typed client: one async method per tool. Clones share the
     /// connection.
+    #[::mcpbind::__private::client]
     #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[::mcpbind::__private::client]
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
@@ -3532,6 +3547,7 @@ pub mod memory {
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
+    #[::mcpbind::__private::toolbox]
     impl ::mcpbind::BoundServer for Client {
         const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
             ::mcpbind::ToolEntry::of::<tools::AddObservations>(),
@@ -3779,10 +3795,12 @@ pub mod time {
     ];
     /// A typed client: one async method per tool. Clones share the
     /// connection.
+    #[::mcpbind::__private::client]
     #[derive(Debug, Clone)]
     pub struct Client {
         inner: ::mcpbind::Client,
     }
+    #[::mcpbind::__private::client]
     #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)]
     impl Client {
         /// The server's name in `mcpbind.toml`.
@@ -3836,6 +3854,7 @@ pub mod time {
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
+    #[::mcpbind::__private::toolbox]
     impl ::mcpbind::BoundServer for Client {
         const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
             ::mcpbind::ToolEntry::of::<tools::ConvertTime>(),
