@@ -258,7 +258,7 @@ mod tests {
         let stale = mcpbind::LockError::Stale {
             server: "demo".into(),
             path: "mcpbind.lock".into(),
-            reason: "the server is configured but not locked".into(),
+            reason: mcpbind::StaleReason::NotLocked,
         };
         let err =
             anyhow::Error::new(mcpbind_codegen::Error::from(stale)).context("failed to check");

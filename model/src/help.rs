@@ -9,7 +9,7 @@
 //! it, and so can any program.
 //!
 //! ```
-//! use mcpbind::{Help, Hinted, LockError};
+//! use mcpbind::{Help, Hinted, LockError, StaleReason};
 //!
 //! #[derive(Debug, thiserror::Error)]
 //! #[error("failed to build the agent")]
@@ -18,7 +18,7 @@
 //! let stale = LockError::Stale {
 //!     server: "demo".into(),
 //!     path: "mcpbind.lock".into(),
-//!     reason: "the server is configured but not locked".into(),
+//!     reason: StaleReason::NotLocked,
 //! };
 //! assert_eq!(
 //!     stale.help().as_deref(),

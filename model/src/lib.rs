@@ -47,7 +47,7 @@ pub use handler::{
 pub use help::{help, help_with, Help, Hinted};
 pub use lock::{
     find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
-    LockedTool, Lockfile, ServerLock,
+    LockedTool, Lockfile, ServerLock, StaleReason,
 };
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
 pub use sandbox::SandboxConfig;

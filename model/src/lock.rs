@@ -45,7 +45,7 @@ use crate::hash::sha256_hex;
 pub use depth::deeper_than;
 pub(crate) use depth::{from_str_deep, on_deep_stack};
 pub use depth::{value_depth, MAX_DEPTH};
-pub use error::LockError;
+pub use error::{LockError, StaleReason};
 pub use find::{find_lockfile, lockfile_candidates, workspace_root, LOCKFILE_ENV, LOCKFILE_NAME};
 
 /// The lockfile format this version reads and writes.
@@ -312,29 +312,31 @@ impl ServerLock {
     }
 
     /// Why this entry no longer matches the server's config, if it doesn't.
-    pub fn stale_reason(&self, config: &ServerConfig) -> Option<String> {
+    pub fn stale_reason(&self, config: &ServerConfig) -> Option<StaleReason> {
+        let changed = |kind| Some(StaleReason::FiltersChanged { kind });
         if self.enabled_tools != config.enabled_tools
             || self.disabled_tools != config.disabled_tools
         {
-            return Some("its enabled_tools/disabled_tools changed".to_owned());
+            return changed(EntryKind::Tool);
         }
         if self.enabled_prompts != config.enabled_prompts
             || self.disabled_prompts != config.disabled_prompts
         {
-            return Some("its enabled_prompts/disabled_prompts changed".to_owned());
+            return changed(EntryKind::Prompt);
         }
         if self.enabled_resource_templates != config.enabled_resource_templates
             || self.disabled_resource_templates != config.disabled_resource_templates
         {
-            return Some(
-                "its enabled_resource_templates/disabled_resource_templates changed".to_owned(),
-            );
+            return changed(EntryKind::ResourceTemplate);
         }
         let filtered = |kind: EntryKind, allows: &dyn Fn(&str) -> bool| {
             self.entries(kind)
                 .iter()
                 .find(|e| !allows(&e.name))
-                .map(|e| format!("{} `{}` is filtered out by the config", kind.noun(), e.name))
+                .map(|e| StaleReason::FilteredOut {
+                    kind,
+                    name: e.name.clone(),
+                })
         };
         filtered(EntryKind::Tool, &|n| config.allows_tool(n))
             .or_else(|| filtered(EntryKind::Prompt, &|n| config.allows_prompt(n)))
@@ -368,7 +370,7 @@ impl Lockfile {
         servers: Option<&[String]>,
         path: &Path,
     ) -> Result<()> {
-        let stale = |server: &str, reason: String| LockError::Stale {
+        let stale = |server: &str, reason: StaleReason| LockError::Stale {
             server: server.to_owned(),
             path: path.to_owned(),
             reason,
@@ -382,10 +384,7 @@ impl Lockfile {
                 continue;
             };
             let Some(locked) = self.servers.get(name) else {
-                return Err(stale(
-                    name,
-                    "the server is configured but not locked".into(),
-                ));
+                return Err(stale(name, StaleReason::NotLocked));
             };
             if let Some(reason) = locked.stale_reason(server) {
                 return Err(stale(name, reason));

@@ -65,7 +65,7 @@ pub use mcpbind_model::{
     find_lockfile, AuthConfig, Config, ConfigError, ConfigWarning, EntryKind, Lifecycle, LockError,
     LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy,
     SandboxBuilder, SandboxConfig, ServerBuilder, ServerConfig, ServerDiff, ServerLock,
-    TransportConfig,
+    StaleReason, TransportConfig,
 };
 // Errors' help (`help:` lines): the trait each error type with a hint
 // implements, and the function that finds one in a chain.
@@ -134,7 +134,8 @@ pub mod lock {
     pub use mcpbind_model::lock::{
         find_lockfile, lockfile_candidates, value_depth, workspace_root, EntryKind, LockError,
         LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, Result,
-        ServerLock, LOCKFILE_ENV, LOCKFILE_NAME, LOCKFILE_VERSION, MAX_DEPTH, MAX_LOCKFILE_BYTES,
+        ServerLock, StaleReason, LOCKFILE_ENV, LOCKFILE_NAME, LOCKFILE_VERSION, MAX_DEPTH,
+        MAX_LOCKFILE_BYTES,
     };
 }
 

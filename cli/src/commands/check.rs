@@ -87,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             crate::report(&anyhow::Error::new(LockError::Stale {
                 server: name.clone(),
                 path: live.lock_path.clone(),
-                reason,
+                reason: mcpbind::StaleReason::ServerChanged { changes: reason },
             }));
         } else if server.findings.is_empty() {
             let tools = live.lock.servers.get(name).map_or(0, |s| s.tools.len());

@@ -87,7 +87,7 @@ pub enum LockError {
         /// The lockfile.
         path: PathBuf,
         /// What differs.
-        reason: String,
+        reason: StaleReason,
     },
     /// A locked server is no longer in the config.
     #[error("server `{server}` in {} is out of date (the server is no longer configured)", path.display())]
@@ -193,4 +193,56 @@ fn looked_at(path: &Path, looked: &[PathBuf]) -> String {
     }
     let places: Vec<String> = looked.iter().map(|p| p.display().to_string()).collect();
     format!(" (looked at {})", places.join(", "))
+}
+
+/// Why a lockfile no longer matches the config (or the live server), as
+/// data: [`LockError::Stale`]'s `reason`. It displays as the words the
+/// error shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StaleReason {
+    /// The server is configured but not locked.
+    NotLocked,
+    /// The config's filters of this kind (`enabled_tools`/`disabled_tools`
+    /// for tools, and so on) differ from the ones it was locked with.
+    FiltersChanged {
+        /// The kind of entry the filters choose.
+        kind: super::EntryKind,
+    },
+    /// A locked entry the config's filters now leave out.
+    FilteredOut {
+        /// Its kind.
+        kind: super::EntryKind,
+        /// Its name.
+        name: String,
+    },
+    /// The live server lists something other than the lockfile
+    /// (`mcpbind check`): its first changes, in words.
+    ServerChanged {
+        /// The first changes, e.g. ``tool `get_forecast`: input schema changed``.
+        changes: String,
+    },
+}
+
+impl std::fmt::Display for StaleReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use super::EntryKind;
+        match self {
+            StaleReason::NotLocked => f.write_str("the server is configured but not locked"),
+            StaleReason::FiltersChanged { kind } => {
+                let keys = match kind {
+                    EntryKind::Tool => "enabled_tools/disabled_tools",
+                    EntryKind::Prompt => "enabled_prompts/disabled_prompts",
+                    EntryKind::ResourceTemplate => {
+                        "enabled_resource_templates/disabled_resource_templates"
+                    }
+                };
+                write!(f, "its {keys} changed")
+            }
+            StaleReason::FilteredOut { kind, name } => {
+                write!(f, "{} `{name}` is filtered out by the config", kind.noun())
+            }
+            StaleReason::ServerChanged { changes } => f.write_str(changes),
+        }
+    }
 }

@@ -361,6 +361,16 @@ fn a_changed_prompt_filter_makes_the_lock_stale() {
         err.to_string(),
         "server `demo` in mcpbind.lock is out of date (its enabled_prompts/disabled_prompts changed)"
     );
+    // The reason is data, not only words.
+    assert!(matches!(
+        &err,
+        LockError::Stale {
+            reason: crate::lock::StaleReason::FiltersChanged {
+                kind: EntryKind::Prompt
+            },
+            ..
+        }
+    ));
     let mut relocked = lock.clone();
     let demo = relocked.servers.remove("demo").unwrap();
     relocked
@@ -373,4 +383,11 @@ fn a_changed_prompt_filter_makes_the_lock_stale() {
         err.to_string(),
         "server `demo` in mcpbind.lock is out of date (prompt `greet` is filtered out by the config)"
     );
+    assert!(matches!(
+        &err,
+        LockError::Stale {
+            reason: crate::lock::StaleReason::FilteredOut { kind: EntryKind::Prompt, name },
+            ..
+        } if name == "greet"
+    ));
 }
