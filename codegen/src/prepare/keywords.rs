@@ -194,6 +194,9 @@ pub(super) fn defaults_to_docs(obj: &mut Map<String, Value>) {
     }
 }
 
+/// Every JSON type, as JSON Schema names them (`integer` is in `number`).
+const ANY: &[&str] = &["object", "array", "string", "number", "boolean", "null"];
+
 /// Makes `type` something typify takes: deduplicated, and inferred from the
 /// keywords when missing.
 pub(super) fn normalize_type(obj: &mut Map<String, Value>) {
@@ -238,8 +241,16 @@ pub(super) fn normalize_type(obj: &mut Map<String, Value>) {
             } else {
                 None
             };
+            // The keywords constrain values of their type only: a value of
+            // any other type is legal too (`{"properties": …}` allows `12`),
+            // so the type is theirs first, then every other.
             if let Some(t) = inferred {
-                obj.insert("type".into(), json!(t));
+                let mut all = vec![t];
+                all.extend(ANY.iter().filter(|other| **other != t));
+                obj.insert("type".into(), json!(all));
+                // Its `number` branch keeps a number as written (`12` stays
+                // an integer): `serde_json::Number`, not `f64`.
+                obj.insert("format".into(), json!(super::ANY_NUMBER_FORMAT));
             }
         }
     }
@@ -253,4 +264,57 @@ pub(super) fn normalize_type(obj: &mut Map<String, Value>) {
             obj.remove(key);
         }
     }
+}
+
+/// The `format`s that declare an integer's machine size (typify's names):
+/// a server that says `int64` takes no more, so the integer stays `i64`.
+const MACHINE_FORMATS: &[&str] = &[
+    "int8", "uint8", "int16", "uint16", "int", "int32", "uint", "uint32", "int64", "uint64",
+];
+
+/// Whether `format` (read before it is dropped) declares a machine integer.
+pub(super) fn machine_format(obj: &Map<String, Value>) -> bool {
+    obj.get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| MACHINE_FORMATS.contains(&f))
+}
+
+/// An `integer` that neither a machine `format` nor its bounds keep within
+/// `i64` can be any integer (`1e30`, a Python `int`): it becomes
+/// [`super::BIG_INTEGER_FORMAT`], which typify types as `mcpbind::BigInt`
+/// (`types::type_space_settings`). Its bounds go (the locked schema still
+/// checks them), and so does a `default` that isn't an integer. An integer
+/// `enum` is bounded by its values.
+pub(super) fn big_integer(obj: &mut Map<String, Value>, machine: bool) {
+    let integer = match obj.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+        _ => false,
+    };
+    if !integer || machine || obj.contains_key("enum") || obj.contains_key("const") {
+        return;
+    }
+    let bound = |keys: [&str; 2]| {
+        keys.iter()
+            .filter_map(|k| obj.get(*k).and_then(Value::as_f64))
+            .next()
+    };
+    let low = bound(["minimum", "exclusiveMinimum"]);
+    let high = bound(["maximum", "exclusiveMaximum"]);
+    // `as f64` rounds i64::MAX up to 2^63, which `<` then excludes.
+    let within = |v: f64| v >= i64::MIN as f64 && v < i64::MAX as f64;
+    if low.is_some_and(within) && high.is_some_and(within) {
+        return;
+    }
+    for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+        obj.remove(key);
+    }
+    // typify checks no default of a type it is given (it would unwrap the
+    // parse in the generated code): one that isn't an integer goes here.
+    let whole =
+        |d: &Value| d.is_i64() || d.is_u64() || d.as_f64().is_some_and(|f| f.fract() == 0.0);
+    if obj.get("default").is_some_and(|d| !whole(d)) {
+        obj.remove("default");
+    }
+    obj.insert("format".into(), json!(super::BIG_INTEGER_FORMAT));
 }
