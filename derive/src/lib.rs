@@ -29,7 +29,9 @@
 //! `deny_unknown_fields`); a flattened field takes the fields no other
 //! field took, and is written inline. Unlike serde_derive, a struct is not
 //! read from a JSON array, nor a unit variant from `{"name": null}`: the
-//! schema allows neither.
+//! schema allows neither; and a whole float in a field (`1.0`, at any depth)
+//! is read as the integer it is, so an integer field takes it (JSON Schema
+//! compares numbers by value) and still refuses `1.5`.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};

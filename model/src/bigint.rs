@@ -142,8 +142,7 @@ impl BigInt {
             }
         } else {
             let cut = usize::try_from(shift.unsigned_abs()).ok()?;
-            let keep = digits.len().checked_sub(cut).unwrap_or(0);
-            let (kept, dropped) = digits.split_at(keep.min(digits.len()));
+            let (kept, dropped) = digits.split_at(digits.len().saturating_sub(cut));
             if dropped.bytes().any(|b| b != b'0') {
                 return None;
             }
