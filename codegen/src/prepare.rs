@@ -13,14 +13,23 @@
 //!   dropped, which makes a type looser than its schema, never stricter: the
 //!   locked schema stays the full contract, checked before a call is sent;
 //! - so are those that would make a type refuse legal values or calls:
-//!   `additionalProperties: false` (a server that adds an output field must
-//!   not break a typed call), a positive `minimum` (it would make a
-//!   `NonZeroU64`), a union with a branch that accepts anything;
+//!   `additionalProperties: false` in an output (a server that adds an
+//!   output field must not break a typed call; arguments stay closed), a
+//!   positive `minimum` (it would make a `NonZeroU64`), a union with a
+//!   branch that accepts anything;
+//! - an `integer` that no machine `format` or pair of bounds keeps within
+//!   `i64` is `mcpbind::BigInt` (any size);
 //! - an optional property's `default` moves into its docs: the field stays
 //!   an `Option`, and an unset field is not sent, so the server applies its
 //!   own default;
-//! - a missing `type` is inferred from the keywords (`properties` or
-//!   `required` → object, `items` → array, `minimum`… → number);
+//! - a missing `type` beside keywords that constrain one type
+//!   (`properties` or `required` → object, `items` → array, `minimum`… →
+//!   number) becomes every type, that one first: the keywords say nothing
+//!   of other values, so those are legal too (a branch of a union beside a
+//!   `type` takes that type instead);
+//! - `unevaluatedProperties` beside keywords that evaluate properties
+//!   elsewhere keeps the fields a struct doesn't name (a flattened map), so
+//!   that the locked schema judges them instead of the type dropping them;
 //! - names typify would make collide are settled first: properties whose
 //!   field names clash (`fooBar`, `foo_bar`) get their own numbered field
 //!   (or, where the placeholder can't be used, go to the flattened `extra`

@@ -158,9 +158,47 @@ pub(super) fn drop_constraint_only_branches(obj: &mut Map<String, Value>) {
     }
 }
 
-/// `additionalProperties: false` on an object with properties: the struct
-/// ignores unknown fields instead of refusing them, so an output field a
-/// server adds later (a compatible change) doesn't break a typed call.
+/// `unevaluatedProperties: false` (read before it is dropped) on an object
+/// with properties and no keyword that evaluates others (`allOf`, `$ref`,
+/// `dependentSchemas`…) says what `additionalProperties: false` says: the
+/// walk writes it so.
+pub(super) fn unevaluated_seals(obj: &Map<String, Value>) -> bool {
+    const APPLICATORS: &[&str] = &[
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "$ref",
+        "$dynamicRef",
+        "dependentSchemas",
+        "dependencies",
+        "patternProperties",
+        "additionalProperties",
+    ];
+    obj.get("unevaluatedProperties") == Some(&Value::Bool(false))
+        && obj.get("properties").is_some_and(Value::is_object)
+        && !APPLICATORS.iter().any(|k| obj.contains_key(*k))
+}
+
+/// `unevaluatedProperties` beside properties that other keywords may
+/// evaluate (`allOf`, `dependentSchemas`…): which fields are unknown depends
+/// on those, which types can't say, so the struct keeps every field it
+/// doesn't name (a flattened map) rather than dropping them. The value is
+/// then sent as given, and the locked schema judges it (`validate_input`).
+pub(super) fn keeps_unevaluated(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("unevaluatedProperties")
+        && !obj.contains_key("additionalProperties")
+        && !obj.contains_key("patternProperties")
+        && (obj.contains_key("properties") || obj.get("type") == Some(&json!("object")))
+}
+
+/// `additionalProperties: false` on an object with properties, in an output:
+/// the struct ignores unknown fields instead of refusing them, so an output
+/// field a server adds later (a compatible change) doesn't break a typed
+/// call. (Arguments stay closed: a field the server refuses is refused.)
 pub(super) fn open_closed_object(obj: &mut Map<String, Value>) {
     let has_properties = obj
         .get("properties")

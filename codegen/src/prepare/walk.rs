@@ -5,7 +5,8 @@ use serde_json::{json, Map, Value};
 
 use super::keywords::{
     big_integer, defaults_to_docs, drop_accept_all_unions, drop_constraint_only_branches,
-    machine_format, normalize_type, open_closed_object, tidy_values, type_mixed_enum,
+    keeps_unevaluated, machine_format, normalize_type, open_closed_object, tidy_values,
+    type_mixed_enum, unevaluated_seals,
 };
 use super::{escape, LocalRefs};
 use crate::Warning;
@@ -88,6 +89,8 @@ impl LocalRefs<'_> {
             return;
         }
         let machine = machine_format(obj);
+        let sealed = unevaluated_seals(obj);
+        let evaluated_elsewhere = keeps_unevaluated(obj) && !sealed;
         // The keywords present, removed in `DROPPED`'s order (one pass over
         // the few keys an object has, rather than a lookup per keyword).
         let mut dropped: Vec<(usize, String)> = obj
@@ -141,8 +144,17 @@ impl LocalRefs<'_> {
             obj.insert("minimum".into(), json!(0));
         }
         big_integer(obj, machine);
+        if sealed {
+            obj.insert("additionalProperties".into(), Value::Bool(false));
+        } else if evaluated_elsewhere {
+            obj.insert("additionalProperties".into(), json!({}));
+        }
         tidy_values(obj);
-        open_closed_object(obj);
+        // Arguments keep a closed object closed: the type refuses a field
+        // the server would (an output opens it, see `open_closed_object`).
+        if !self.pointer.starts_with("/inputSchema") {
+            open_closed_object(obj);
+        }
         defaults_to_docs(obj);
         self.separate_colliding_properties(obj, at);
         self.loosen_colliding_enum(obj, at);

@@ -39,6 +39,7 @@ pub mod fastmcp {
             pub summary: Option<String>,
         }
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(deny_unknown_fields)]
         pub struct Filter {
             pub field: String,
             /// Default: `"eq"`.

@@ -67,6 +67,7 @@ pub mod properties {
             pub patterned_closed: Map<String, Value>,
         }
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+        #[serde(deny_unknown_fields)]
         pub struct AdditionalInputClosed {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
@@ -94,6 +95,7 @@ pub mod properties {
         /// Arguments of the `closed_root` tool: A root that says additionalProperties: false.
         #[constructors(q)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(deny_unknown_fields)]
         pub struct ClosedRootInput {
             pub q: String,
         }
