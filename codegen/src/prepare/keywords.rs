@@ -162,7 +162,7 @@ pub(super) fn drop_constraint_only_branches(obj: &mut Map<String, Value>) {
 /// with properties and no keyword that evaluates others (`allOf`, `$ref`,
 /// `dependentSchemas`…) says what `additionalProperties: false` says: the
 /// walk writes it so.
-pub(super) fn unevaluated_seals(obj: &Map<String, Value>) -> bool {
+fn unevaluated_seals(obj: &Map<String, Value>) -> bool {
     const APPLICATORS: &[&str] = &[
         "allOf",
         "anyOf",
@@ -188,7 +188,7 @@ pub(super) fn unevaluated_seals(obj: &Map<String, Value>) -> bool {
 /// on those, which types can't say, so the struct keeps every field it
 /// doesn't name (a flattened map) rather than dropping them. The value is
 /// then sent as given, and the locked schema judges it (`validate_input`).
-pub(super) fn keeps_unevaluated(obj: &Map<String, Value>) -> bool {
+fn keeps_unevaluated(obj: &Map<String, Value>) -> bool {
     obj.contains_key("unevaluatedProperties")
         && !obj.contains_key("additionalProperties")
         && !obj.contains_key("patternProperties")
@@ -199,7 +199,7 @@ pub(super) fn keeps_unevaluated(obj: &Map<String, Value>) -> bool {
 /// the struct ignores unknown fields instead of refusing them, so an output
 /// field a server adds later (a compatible change) doesn't break a typed
 /// call. (Arguments stay closed: a field the server refuses is refused.)
-pub(super) fn open_closed_object(obj: &mut Map<String, Value>) {
+fn open_closed_object(obj: &mut Map<String, Value>) {
     let has_properties = obj
         .get("properties")
         .and_then(Value::as_object)
@@ -311,7 +311,7 @@ const MACHINE_FORMATS: &[&str] = &[
 ];
 
 /// Whether `format` (read before it is dropped) declares a machine integer.
-pub(super) fn machine_format(obj: &Map<String, Value>) -> bool {
+fn machine_format(obj: &Map<String, Value>) -> bool {
     obj.get("format")
         .and_then(Value::as_str)
         .is_some_and(|f| MACHINE_FORMATS.contains(&f))
@@ -323,7 +323,7 @@ pub(super) fn machine_format(obj: &Map<String, Value>) -> bool {
 /// (`types::type_space_settings`). Its bounds go (the locked schema still
 /// checks them), and so does a `default` that isn't an integer. An integer
 /// `enum` is bounded by its values.
-pub(super) fn big_integer(obj: &mut Map<String, Value>, machine: bool) {
+fn big_integer(obj: &mut Map<String, Value>, machine: bool) {
     let integer = match obj.get("type") {
         Some(Value::String(t)) => t == "integer",
         Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
@@ -355,4 +355,56 @@ pub(super) fn big_integer(obj: &mut Map<String, Value>, machine: bool) {
         obj.remove("default");
     }
     obj.insert("format".into(), json!(super::BIG_INTEGER_FORMAT));
+}
+
+/// What the walk reads from a subschema before it drops the keywords types
+/// can't say (`format`, `unevaluatedProperties`).
+pub(super) struct BeforeDropping {
+    /// A machine-size integer `format` ([`machine_format`]).
+    pub(super) machine: bool,
+    /// `unevaluatedProperties: false` that closes the object alone
+    /// ([`unevaluated_seals`]).
+    sealed: bool,
+    /// `unevaluatedProperties` whose unknown fields a struct should keep
+    /// ([`keeps_unevaluated`]).
+    keeps_unknown: bool,
+}
+
+impl BeforeDropping {
+    pub(super) fn read(obj: &Map<String, Value>) -> BeforeDropping {
+        let sealed = unevaluated_seals(obj);
+        BeforeDropping {
+            machine: machine_format(obj),
+            sealed,
+            keeps_unknown: !sealed && keeps_unevaluated(obj),
+        }
+    }
+}
+
+/// An `integer`'s Rust type: `minimum: 1` would make typify pick
+/// `NonZeroU64`, which no literal converts to (`u64` is looser, and the
+/// schema is checked anyway); an unbounded one is [`big_integer`].
+pub(super) fn type_integers(obj: &mut Map<String, Value>, machine: bool) {
+    if obj.get("type") == Some(&json!("integer"))
+        && obj.get("minimum").and_then(Value::as_f64) == Some(1.0)
+    {
+        obj.insert("minimum".into(), json!(0));
+    }
+    big_integer(obj, machine);
+}
+
+/// Whether an object's struct refuses, keeps or ignores fields it doesn't
+/// name: `unevaluatedProperties` read as `additionalProperties` where it
+/// says the same ([`BeforeDropping`]); arguments keep a closed object
+/// closed (the type refuses a field the server would), an output opens it
+/// ([`open_closed_object`]).
+pub(super) fn close_objects(obj: &mut Map<String, Value>, read: &BeforeDropping, arguments: bool) {
+    if read.sealed {
+        obj.insert("additionalProperties".into(), Value::Bool(false));
+    } else if read.keeps_unknown {
+        obj.insert("additionalProperties".into(), json!({}));
+    }
+    if !arguments {
+        open_closed_object(obj);
+    }
 }

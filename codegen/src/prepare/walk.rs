@@ -4,9 +4,8 @@
 use serde_json::{json, Map, Value};
 
 use super::keywords::{
-    big_integer, defaults_to_docs, drop_accept_all_unions, drop_constraint_only_branches,
-    keeps_unevaluated, machine_format, normalize_type, open_closed_object, tidy_values,
-    type_mixed_enum, unevaluated_seals,
+    close_objects, defaults_to_docs, drop_accept_all_unions, drop_constraint_only_branches,
+    normalize_type, tidy_values, type_integers, type_mixed_enum, BeforeDropping,
 };
 use super::{escape, LocalRefs};
 use crate::Warning;
@@ -88,9 +87,7 @@ impl LocalRefs<'_> {
             self.normalize_ref(schema, &reference, at);
             return;
         }
-        let machine = machine_format(obj);
-        let sealed = unevaluated_seals(obj);
-        let evaluated_elsewhere = keeps_unevaluated(obj) && !sealed;
+        let read = BeforeDropping::read(obj);
         // The keywords present, removed in `DROPPED`'s order (one pass over
         // the few keys an object has, rather than a lookup per keyword).
         let mut dropped: Vec<(usize, String)> = obj
@@ -136,25 +133,9 @@ impl LocalRefs<'_> {
 
         type_mixed_enum(obj);
         normalize_type(obj);
-        // `minimum: 1` makes typify pick `NonZeroU64`, which no literal
-        // converts to; `u64` is looser, and the schema is checked anyway.
-        if obj.get("type") == Some(&json!("integer"))
-            && obj.get("minimum").and_then(Value::as_f64) == Some(1.0)
-        {
-            obj.insert("minimum".into(), json!(0));
-        }
-        big_integer(obj, machine);
-        if sealed {
-            obj.insert("additionalProperties".into(), Value::Bool(false));
-        } else if evaluated_elsewhere {
-            obj.insert("additionalProperties".into(), json!({}));
-        }
+        type_integers(obj, read.machine);
         tidy_values(obj);
-        // Arguments keep a closed object closed: the type refuses a field
-        // the server would (an output opens it, see `open_closed_object`).
-        if !self.pointer.starts_with("/inputSchema") {
-            open_closed_object(obj);
-        }
+        close_objects(obj, &read, self.pointer.starts_with("/inputSchema"));
         defaults_to_docs(obj);
         self.separate_colliding_properties(obj, at);
         self.loosen_colliding_enum(obj, at);
