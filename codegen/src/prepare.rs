@@ -13,14 +13,23 @@
 //!   dropped, which makes a type looser than its schema, never stricter: the
 //!   locked schema stays the full contract, checked before a call is sent;
 //! - so are those that would make a type refuse legal values or calls:
-//!   `additionalProperties: false` (a server that adds an output field must
-//!   not break a typed call), a positive `minimum` (it would make a
-//!   `NonZeroU64`), a union with a branch that accepts anything;
+//!   `additionalProperties: false` in an output (a server that adds an
+//!   output field must not break a typed call; arguments stay closed), a
+//!   positive `minimum` (it would make a `NonZeroU64`), a union with a
+//!   branch that accepts anything;
+//! - an `integer` that no machine `format` or pair of bounds keeps within
+//!   `i64` is `mcpbind::BigInt` (any size);
 //! - an optional property's `default` moves into its docs: the field stays
 //!   an `Option`, and an unset field is not sent, so the server applies its
 //!   own default;
-//! - a missing `type` is inferred from the keywords (`properties` or
-//!   `required` → object, `items` → array, `minimum`… → number);
+//! - a missing `type` beside keywords that constrain one type
+//!   (`properties` or `required` → object, `items` → array, `minimum`… →
+//!   number) becomes every type, that one first: the keywords say nothing
+//!   of other values, so those are legal too (a branch of a union beside a
+//!   `type` takes that type instead);
+//! - `unevaluatedProperties` beside keywords that evaluate properties
+//!   elsewhere keeps the fields a struct doesn't name (a flattened map), so
+//!   that the locked schema judges them instead of the type dropping them;
 //! - names typify would make collide are settled first: properties whose
 //!   field names clash (`fooBar`, `foo_bar`) get their own numbered field
 //!   (or, where the placeholder can't be used, go to the flattened `extra`
@@ -185,6 +194,20 @@ fn contains_char(value: &Value, c: char) -> bool {
     }
 }
 
+/// The `format` that marks an integer of any size, which typify types as
+/// `mcpbind::BigInt` (`keywords::big_integer`, `types::type_space_settings`).
+/// No server's `format` reaches typify (all are dropped), so none is taken
+/// for it; and typify names a union's variant after its format, so this one
+/// keeps the name `Integer`.
+pub(crate) const BIG_INTEGER_FORMAT: &str = "integer";
+
+/// The `format` of a schema without `type` whose keywords constrain one
+/// type (`{"properties": …}`, `{"minimum": 1}`): it takes every value, and
+/// its `number` branch is typed `serde_json::Number`, which keeps `12` an
+/// integer and `1e30` as parsed (`keywords::normalize_type`,
+/// `types::type_space_settings`). Named so that the branch stays `Number`.
+pub(crate) const ANY_NUMBER_FORMAT: &str = "number";
+
 /// Marks a renamed wire name: `fooBar` and `foo_bar` both want the field
 /// `foo_bar`, so the second is given to typify as `foo_bar\u{1}2` (field
 /// `foo_bar_2`), and the generated code's string literals are cut back to
@@ -238,11 +261,11 @@ pub(crate) fn prepare(
         );
         root = json!({"type": "object"});
     }
-    local.normalize(&mut root, "");
     // Tool arguments are always an object.
     if let Some(obj) = root.as_object_mut() {
         obj.entry("type").or_insert_with(|| json!("object"));
     }
+    local.normalize(&mut root, "");
 
     let LocalRefs {
         mut bodies,
@@ -328,9 +351,13 @@ pub(crate) mod tests {
             "required": ["n", "ghost", "n"]
         }));
         assert_eq!(p.root["type"], "object");
+        // `minimum` constrains numbers only: any other value is legal.
         assert_eq!(
             p.root["properties"]["n"],
-            json!({"type": "number", "minimum": 2})
+            json!({
+                "type": ["number", "object", "array", "string", "boolean", "null"],
+                "format": ANY_NUMBER_FORMAT
+            })
         );
         assert_eq!(p.root["properties"]["s"], json!({"type": "string"}));
         assert_eq!(p.root["properties"]["t"]["type"], json!(["string", "null"]));

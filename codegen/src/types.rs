@@ -22,11 +22,40 @@ use crate::Warning;
 /// The typify settings every server's types use.
 pub(crate) fn type_space_settings() -> TypeSpaceSettings {
     let mut settings = TypeSpaceSettings::default();
+    let big_integer = schemars::schema::SchemaObject {
+        instance_type: Some(schemars::schema::InstanceType::Integer.into()),
+        format: Some(crate::prepare::BIG_INTEGER_FORMAT.to_owned()),
+        ..Default::default()
+    };
+    let any_number = schemars::schema::SchemaObject {
+        instance_type: Some(schemars::schema::InstanceType::Number.into()),
+        format: Some(crate::prepare::ANY_NUMBER_FORMAT.to_owned()),
+        ..Default::default()
+    };
     settings
         .with_type_mod("types")
         .with_struct_builder(false)
         .with_derive("PartialEq".to_owned())
-        .with_map_type("::std::collections::BTreeMap");
+        .with_map_type("::std::collections::BTreeMap")
+        .with_conversion(
+            big_integer,
+            "::mcpbind::BigInt",
+            [
+                typify::TypeSpaceImpl::Display,
+                typify::TypeSpaceImpl::FromStr,
+                typify::TypeSpaceImpl::Default,
+            ]
+            .into_iter(),
+        )
+        .with_conversion(
+            any_number,
+            "::mcpbind::__private::serde_json::Number",
+            [
+                typify::TypeSpaceImpl::Display,
+                typify::TypeSpaceImpl::FromStr,
+            ]
+            .into_iter(),
+        );
     settings
 }
 
@@ -471,7 +500,7 @@ mod tests {
         let (p, defs, mut w) = prep(json!({
             "type": "object",
             "properties": {
-                "bad": {"type": "array", "items": {"type": "integer", "default": "three"}},
+                "bad": {"type": "array", "items": {"type": "integer", "format": "int64", "default": "three"}},
                 "worse": {"type": "string", "enum": []},
                 "good": {"type": "string"}
             }
@@ -487,6 +516,39 @@ mod tests {
         );
         let text = typed.tokens.to_string();
         assert!(text.contains("pub good"), "{text}");
+    }
+
+    #[test]
+    fn unbounded_integers_are_big_and_bounded_ones_machine_sized() {
+        let (p, defs, mut w) = prep(json!({
+            "type": "object",
+            "properties": {
+                "any": {"type": "integer"},
+                "natural": {"type": "integer", "minimum": 0},
+                "nullable": {"type": ["integer", "null"]},
+                "sized": {"type": "integer", "format": "int64"},
+                "bounded": {"type": "integer", "minimum": -5, "maximum": 5},
+                "beyond": {"type": "integer", "minimum": 0, "maximum": 1e19},
+                "listed": {"type": "integer", "enum": [1, 2]},
+                "items": {"type": "array", "items": {"type": "integer", "default": "x"}}
+            },
+            "required": ["any", "natural", "sized", "bounded", "beyond", "items"]
+        }));
+        let typed = type_schemas(&[p], &defs, "s", &mut w);
+        assert!(w.is_empty(), "{w:?}");
+        let text = typed.tokens.to_string().replace(' ', "");
+        for field in [
+            "pubany:::mcpbind::BigInt",
+            "pubnatural:::mcpbind::BigInt",
+            "pubnullable:::std::option::Option<::mcpbind::BigInt>",
+            "pubsized:i64",
+            "pubbounded:i64",
+            "pubbeyond:::mcpbind::BigInt",
+            "pubitems:::std::vec::Vec<::mcpbind::BigInt>",
+        ] {
+            assert!(text.contains(field), "{field} in {text}");
+        }
+        assert!(!text.contains("publisted:::mcpbind::BigInt"), "{text}");
     }
 }
 

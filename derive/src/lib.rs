@@ -29,7 +29,9 @@
 //! `deny_unknown_fields`); a flattened field takes the fields no other
 //! field took, and is written inline. Unlike serde_derive, a struct is not
 //! read from a JSON array, nor a unit variant from `{"name": null}`: the
-//! schema allows neither.
+//! schema allows neither; and a whole float in a field (`1.0`, at any depth)
+//! is read as the integer it is, so an integer field takes it (JSON Schema
+//! compares numbers by value) and still refuses `1.5`.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
@@ -256,13 +258,15 @@ pub fn skip_serializing_none(args: TokenStream, input: TokenStream) -> TokenStre
 /// type offers, without a dozen lines of it per type in the generated file.
 ///
 /// - `new(a, b)` takes the named (required) fields, in that order (the
-///   schema's `required` order); a `String` field takes `impl Into<String>`.
+///   schema's `required` order); a `String` field takes `impl Into<String>`,
+///   and an `mcpbind::BigInt` one `impl Into<BigInt>` (any Rust integer).
 ///   Every other field starts unset (`None`, or its `Default`), so that
 ///   nothing the caller didn't ask for is sent and the server applies its own
 ///   defaults.
 /// - `with_x(x)` sets each other field (an `Option<String>` takes `impl
-///   Into<String>`), so a call with many optional arguments stays one
-///   expression: `SearchInput::new("rust").with_limit(10)`.
+///   Into<String>`, an `Option<BigInt>` `impl Into<BigInt>`), so a call
+///   with many optional arguments stays one expression:
+///   `SearchInput::new("rust").with_limit(10)`.
 #[proc_macro_attribute]
 pub fn constructors(args: TokenStream, input: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(input as syn::ItemStruct);
@@ -298,7 +302,7 @@ fn expand_constructors(
     let mut inits = Vec::new();
     for ident in required {
         let ty = &find(ident)?.ty;
-        if last_segment(ty).is_some_and(|(name, _)| name == "String") {
+        if takes_into(ty) {
             params.push(quote!(#ident: impl ::std::convert::Into<#ty>));
             inits.push(quote!(#ident: #ident.into()));
         } else {
@@ -339,7 +343,7 @@ fn expand_setter(ident: &syn::Ident, field: &syn::Field) -> (TokenStream2, Token
     let method = format_ident!("with_{}", name);
     let doc = format!(" Sets `{name}`.");
     let (init, param, value) = match option_inner(&field.ty) {
-        Some(inner) if last_segment(inner).is_some_and(|(n, _)| n == "String") => (
+        Some(inner) if takes_into(inner) => (
             quote!(::std::option::Option::None),
             quote!(impl ::std::convert::Into<#inner>),
             quote!(::std::option::Option::Some(#ident.into())),
@@ -378,6 +382,13 @@ fn last_segment(ty: &syn::Type) -> Option<(String, &syn::PathArguments)> {
             .map(|last| (last.ident.to_string(), &last.arguments)),
         _ => None,
     }
+}
+
+/// Whether a constructor or setter takes `impl Into<T>` for a field of type
+/// `T`: a `String` (from `&str`) and an `mcpbind::BigInt` (from any Rust
+/// integer, so that `with_limit(10)` reads as it would for an `i64`).
+fn takes_into(ty: &syn::Type) -> bool {
+    last_segment(ty).is_some_and(|(name, _)| name == "String" || name == "BigInt")
 }
 
 /// `T` of an `Option<T>`.

@@ -126,7 +126,12 @@ impl<'de> Visitor<'de> for ObjectVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
         let mut map = Map::new();
-        while let Some((key, value)) = access.next_entry::<String, Value>()? {
+        while let Some((key, mut value)) = access.next_entry::<String, Value>()? {
+            // `1.0` is an integer (JSON Schema compares numbers by value):
+            // whole floats become integers before any field reads them, so
+            // an integer field takes `1.0` and still refuses `1.5`, with
+            // serde_json alone as with `mcpbind::json::from_value`.
+            crate::json::normalize_numbers(&mut value);
             map.insert(key, value);
         }
         Ok(map)

@@ -14,6 +14,7 @@
 //! bindings of `runtime/mcpbind.lock`.
 #![deny(missing_docs)]
 
+mod bigint;
 pub mod config;
 mod de;
 pub mod diff;
@@ -35,6 +36,7 @@ pub mod validate;
 pub mod violation;
 pub mod write;
 
+pub use bigint::{BigInt, ParseBigIntError};
 pub use config::{
     AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy, SandboxBuilder,
     ServerBuilder, ServerConfig, TransportConfig,
@@ -75,6 +77,8 @@ pub mod __private {
         template_unimplemented, unimplemented, BoxFuture, ServeResult,
     };
     pub use crate::json::from_value;
+    /// The type of integers generated types can't bound within `i64`.
+    pub use crate::BigInt;
     pub use serde;
     pub use serde_json;
 

@@ -84,6 +84,9 @@ pub use mcpbind_model::{
     include_bindings, Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta, TaskSupport,
     Tool, ToolMeta, UriTemplate, UriTemplateError, UriValue,
 };
+// Integers of any size: generated types' `integer`s whose schema doesn't
+// bound them within `i64`.
+pub use mcpbind_model::{BigInt, ParseBigIntError};
 // Serving a generated `Handler` (test doubles, proxies).
 pub use mcpbind_model::{
     HandlerResult, Reply, ServeError, ServeResult, ToolFailure, ToolServer, UriVariables,

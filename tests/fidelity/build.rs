@@ -1,7 +1,8 @@
 //! Generates one server module per fidelity case (`suite.json`,
 //! `named.json`) into `OUT_DIR/fidelity.rs`, and `OUT_DIR/dispatch.rs`: a
 //! function that round-trips arguments through a case's params type with the
-//! test's own `roundtrip` function.
+//! test's own `roundtrip` function, and one that gives a case's locked input
+//! schema (for `validate_input`).
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +44,12 @@ fn main() {
          fn dispatch(id: &str, arguments: Value) -> Option<Result<Value, String>> {\n\
          \x20   Some(match id {\n",
     );
+    let mut schemas = String::from(
+        "/// Case `id`'s locked input schema (what `validate_input` checks a call\n\
+         /// against); `None` for an unknown case or one left out.\n\
+         fn locked_schema(id: &str) -> Option<&'static str> {\n\
+         \x20   Some(match id {\n",
+    );
     for case in &cases {
         let id = case["id"].as_str().expect("case id");
         if broken.iter().any(|b| b == id) {
@@ -63,8 +70,15 @@ fn main() {
             "        {id:?} => roundtrip::<<::mcpbind_fidelity_test::{id}::tools::T as ::mcpbind::Tool>::Input>(arguments),"
         )
         .unwrap();
+        writeln!(
+            schemas,
+            "        {id:?} => <::mcpbind_fidelity_test::{id}::tools::T as ::mcpbind::Tool>::META.input_schema,"
+        )
+        .unwrap();
     }
     dispatch.push_str("        _ => return None,\n    })\n}\n");
+    schemas.push_str("        _ => return None,\n    })\n}\n");
+    dispatch.push_str(&schemas);
 
     let mut generator = Generator::new(&GenerationSettings::new());
     let text = generator

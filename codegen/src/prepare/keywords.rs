@@ -158,10 +158,48 @@ pub(super) fn drop_constraint_only_branches(obj: &mut Map<String, Value>) {
     }
 }
 
-/// `additionalProperties: false` on an object with properties: the struct
-/// ignores unknown fields instead of refusing them, so an output field a
-/// server adds later (a compatible change) doesn't break a typed call.
-pub(super) fn open_closed_object(obj: &mut Map<String, Value>) {
+/// `unevaluatedProperties: false` (read before it is dropped) on an object
+/// with properties and no keyword that evaluates others (`allOf`, `$ref`,
+/// `dependentSchemas`…) says what `additionalProperties: false` says: the
+/// walk writes it so.
+fn unevaluated_seals(obj: &Map<String, Value>) -> bool {
+    const APPLICATORS: &[&str] = &[
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "$ref",
+        "$dynamicRef",
+        "dependentSchemas",
+        "dependencies",
+        "patternProperties",
+        "additionalProperties",
+    ];
+    obj.get("unevaluatedProperties") == Some(&Value::Bool(false))
+        && obj.get("properties").is_some_and(Value::is_object)
+        && !APPLICATORS.iter().any(|k| obj.contains_key(*k))
+}
+
+/// `unevaluatedProperties` beside properties that other keywords may
+/// evaluate (`allOf`, `dependentSchemas`…): which fields are unknown depends
+/// on those, which types can't say, so the struct keeps every field it
+/// doesn't name (a flattened map) rather than dropping them. The value is
+/// then sent as given, and the locked schema judges it (`validate_input`).
+fn keeps_unevaluated(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("unevaluatedProperties")
+        && !obj.contains_key("additionalProperties")
+        && !obj.contains_key("patternProperties")
+        && (obj.contains_key("properties") || obj.get("type") == Some(&json!("object")))
+}
+
+/// `additionalProperties: false` on an object with properties, in an output:
+/// the struct ignores unknown fields instead of refusing them, so an output
+/// field a server adds later (a compatible change) doesn't break a typed
+/// call. (Arguments stay closed: a field the server refuses is refused.)
+fn open_closed_object(obj: &mut Map<String, Value>) {
     let has_properties = obj
         .get("properties")
         .and_then(Value::as_object)
@@ -193,6 +231,9 @@ pub(super) fn defaults_to_docs(obj: &mut Map<String, Value>) {
         sub.insert("description".into(), Value::String(doc));
     }
 }
+
+/// Every JSON type, as JSON Schema names them (`integer` is in `number`).
+const ANY: &[&str] = &["object", "array", "string", "number", "boolean", "null"];
 
 /// Makes `type` something typify takes: deduplicated, and inferred from the
 /// keywords when missing.
@@ -238,8 +279,16 @@ pub(super) fn normalize_type(obj: &mut Map<String, Value>) {
             } else {
                 None
             };
+            // The keywords constrain values of their type only: a value of
+            // any other type is legal too (`{"properties": …}` allows `12`),
+            // so the type is theirs first, then every other.
             if let Some(t) = inferred {
-                obj.insert("type".into(), json!(t));
+                let mut all = vec![t];
+                all.extend(ANY.iter().filter(|other| **other != t));
+                obj.insert("type".into(), json!(all));
+                // Its `number` branch keeps a number as written (`12` stays
+                // an integer): `serde_json::Number`, not `f64`.
+                obj.insert("format".into(), json!(super::ANY_NUMBER_FORMAT));
             }
         }
     }
@@ -252,5 +301,110 @@ pub(super) fn normalize_type(obj: &mut Map<String, Value>) {
         for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
             obj.remove(key);
         }
+    }
+}
+
+/// The `format`s that declare an integer's machine size (typify's names):
+/// a server that says `int64` takes no more, so the integer stays `i64`.
+const MACHINE_FORMATS: &[&str] = &[
+    "int8", "uint8", "int16", "uint16", "int", "int32", "uint", "uint32", "int64", "uint64",
+];
+
+/// Whether `format` (read before it is dropped) declares a machine integer.
+fn machine_format(obj: &Map<String, Value>) -> bool {
+    obj.get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| MACHINE_FORMATS.contains(&f))
+}
+
+/// An `integer` that neither a machine `format` nor its bounds keep within
+/// `i64` can be any integer (`1e30`, a Python `int`): it becomes
+/// [`super::BIG_INTEGER_FORMAT`], which typify types as `mcpbind::BigInt`
+/// (`types::type_space_settings`). Its bounds go (the locked schema still
+/// checks them), and so does a `default` that isn't an integer. An integer
+/// `enum` is bounded by its values.
+fn big_integer(obj: &mut Map<String, Value>, machine: bool) {
+    let integer = match obj.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+        _ => false,
+    };
+    if !integer || machine || obj.contains_key("enum") || obj.contains_key("const") {
+        return;
+    }
+    let bound = |keys: [&str; 2]| {
+        keys.iter()
+            .filter_map(|k| obj.get(*k).and_then(Value::as_f64))
+            .next()
+    };
+    let low = bound(["minimum", "exclusiveMinimum"]);
+    let high = bound(["maximum", "exclusiveMaximum"]);
+    // `as f64` rounds i64::MAX up to 2^63, which `<` then excludes.
+    let within = |v: f64| v >= i64::MIN as f64 && v < i64::MAX as f64;
+    if low.is_some_and(within) && high.is_some_and(within) {
+        return;
+    }
+    for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+        obj.remove(key);
+    }
+    // typify checks no default of a type it is given (it would unwrap the
+    // parse in the generated code): one that isn't an integer goes here.
+    let whole =
+        |d: &Value| d.is_i64() || d.is_u64() || d.as_f64().is_some_and(|f| f.fract() == 0.0);
+    if obj.get("default").is_some_and(|d| !whole(d)) {
+        obj.remove("default");
+    }
+    obj.insert("format".into(), json!(super::BIG_INTEGER_FORMAT));
+}
+
+/// What the walk reads from a subschema before it drops the keywords types
+/// can't say (`format`, `unevaluatedProperties`).
+pub(super) struct BeforeDropping {
+    /// A machine-size integer `format` ([`machine_format`]).
+    pub(super) machine: bool,
+    /// `unevaluatedProperties: false` that closes the object alone
+    /// ([`unevaluated_seals`]).
+    sealed: bool,
+    /// `unevaluatedProperties` whose unknown fields a struct should keep
+    /// ([`keeps_unevaluated`]).
+    keeps_unknown: bool,
+}
+
+impl BeforeDropping {
+    pub(super) fn read(obj: &Map<String, Value>) -> BeforeDropping {
+        let sealed = unevaluated_seals(obj);
+        BeforeDropping {
+            machine: machine_format(obj),
+            sealed,
+            keeps_unknown: !sealed && keeps_unevaluated(obj),
+        }
+    }
+}
+
+/// An `integer`'s Rust type: `minimum: 1` would make typify pick
+/// `NonZeroU64`, which no literal converts to (`u64` is looser, and the
+/// schema is checked anyway); an unbounded one is [`big_integer`].
+pub(super) fn type_integers(obj: &mut Map<String, Value>, machine: bool) {
+    if obj.get("type") == Some(&json!("integer"))
+        && obj.get("minimum").and_then(Value::as_f64) == Some(1.0)
+    {
+        obj.insert("minimum".into(), json!(0));
+    }
+    big_integer(obj, machine);
+}
+
+/// Whether an object's struct refuses, keeps or ignores fields it doesn't
+/// name: `unevaluatedProperties` read as `additionalProperties` where it
+/// says the same ([`BeforeDropping`]); arguments keep a closed object
+/// closed (the type refuses a field the server would), an output opens it
+/// ([`open_closed_object`]).
+pub(super) fn close_objects(obj: &mut Map<String, Value>, read: &BeforeDropping, arguments: bool) {
+    if read.sealed {
+        obj.insert("additionalProperties".into(), Value::Bool(false));
+    } else if read.keeps_unknown {
+        obj.insert("additionalProperties".into(), json!({}));
+    }
+    if !arguments {
+        open_closed_object(obj);
     }
 }

@@ -98,16 +98,59 @@ impl LocalRefs<'_> {
     }
 }
 
+/// The subschema whose `key` (`$id`, `$anchor`) is `wanted`. Only schemas
+/// are searched: an `$id` inside an `enum` or `const` value, or under a
+/// keyword that holds no schemas, is data, not an identifier.
 fn find_by<'v>(schema: &'v Value, key: &str, wanted: &str) -> Option<&'v Value> {
-    match schema {
-        Value::Object(obj) => {
-            if obj.get(key).and_then(Value::as_str) == Some(wanted) {
-                return Some(schema);
+    let obj = schema.as_object()?;
+    if obj.get(key).and_then(Value::as_str) == Some(wanted) {
+        return Some(schema);
+    }
+    obj.iter().find_map(|(keyword, value)| {
+        // draft-07's `items` may be a list too.
+        match (SchemaPlace::of(keyword)?, value) {
+            (SchemaPlace::One | SchemaPlace::List, Value::Array(items)) => {
+                items.iter().find_map(|v| find_by(v, key, wanted))
             }
-            obj.values().find_map(|v| find_by(v, key, wanted))
+            (SchemaPlace::One, _) => find_by(value, key, wanted),
+            (SchemaPlace::Map, Value::Object(map)) => {
+                map.values().find_map(|v| find_by(v, key, wanted))
+            }
+            _ => None,
         }
-        Value::Array(items) => items.iter().find_map(|v| find_by(v, key, wanted)),
-        _ => None,
+    })
+}
+
+/// Where a keyword holds subschemas (JSON Schema 2020-12 and draft-07).
+enum SchemaPlace {
+    /// One schema (`items`, `not`).
+    One,
+    /// A list of them (`anyOf`, `prefixItems`).
+    List,
+    /// A map of them (`properties`, `$defs`).
+    Map,
+}
+
+impl SchemaPlace {
+    fn of(keyword: &str) -> Option<SchemaPlace> {
+        Some(match keyword {
+            "items"
+            | "additionalItems"
+            | "additionalProperties"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "contains"
+            | "propertyNames"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contentSchema" => SchemaPlace::One,
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => SchemaPlace::List,
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+            | "dependencies" => SchemaPlace::Map,
+            _ => return None,
+        })
     }
 }
 

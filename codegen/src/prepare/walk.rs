@@ -4,8 +4,8 @@
 use serde_json::{json, Map, Value};
 
 use super::keywords::{
-    defaults_to_docs, drop_accept_all_unions, drop_constraint_only_branches, normalize_type,
-    open_closed_object, tidy_values, type_mixed_enum,
+    close_objects, defaults_to_docs, drop_accept_all_unions, drop_constraint_only_branches,
+    normalize_type, tidy_values, type_integers, type_mixed_enum, BeforeDropping,
 };
 use super::{escape, LocalRefs};
 use crate::Warning;
@@ -87,6 +87,7 @@ impl LocalRefs<'_> {
             self.normalize_ref(schema, &reference, at);
             return;
         }
+        let read = BeforeDropping::read(obj);
         // The keywords present, removed in `DROPPED`'s order (one pass over
         // the few keys an object has, rather than a lookup per keyword).
         let mut dropped: Vec<(usize, String)> = obj
@@ -132,21 +133,57 @@ impl LocalRefs<'_> {
 
         type_mixed_enum(obj);
         normalize_type(obj);
-        // `minimum: 1` makes typify pick `NonZeroU64`, which no literal
-        // converts to; `u64` is looser, and the schema is checked anyway.
-        if obj.get("type") == Some(&json!("integer"))
-            && obj.get("minimum").and_then(Value::as_f64) == Some(1.0)
-        {
-            obj.insert("minimum".into(), json!(0));
-        }
+        type_integers(obj, read.machine);
         tidy_values(obj);
-        open_closed_object(obj);
+        close_objects(obj, &read, self.pointer.starts_with("/inputSchema"));
         defaults_to_docs(obj);
         self.separate_colliding_properties(obj, at);
         self.loosen_colliding_enum(obj, at);
 
         self.normalize_children(obj, at);
         drop_accept_all_unions(obj);
+        self.overlapping_values_as_one_of(obj);
+    }
+
+    /// typify types an `anyOf` whose branches may overlap as a struct with
+    /// one flattened optional field per branch, which holds objects only: a
+    /// string or a number there fails to parse. When a branch takes no
+    /// objects at all, the `anyOf` is typed as a `oneOf` (an untagged enum:
+    /// the first branch that takes the value holds it); the locked schema
+    /// still says `anyOf`. (Branches that take objects keep the struct,
+    /// which holds a value that several of them describe in full.)
+    fn overlapping_values_as_one_of(&self, obj: &mut Map<String, Value>) {
+        if obj.contains_key("oneOf") {
+            return;
+        }
+        let Some(Value::Array(branches)) = obj.get("anyOf") else {
+            return;
+        };
+        if branches.iter().any(|b| self.takes_no_objects(b, true)) {
+            if let Some(branches) = obj.remove("anyOf") {
+                obj.insert("oneOf".into(), branches);
+            }
+        }
+    }
+
+    /// Whether a normalized subschema's `type` leaves objects out; `follow`
+    /// looks through one `$ref` to a definition already normalized (one
+    /// still being normalized, in a cycle, counts as taking objects).
+    fn takes_no_objects(&self, schema: &Value, follow: bool) -> bool {
+        let Value::Object(obj) = schema else {
+            return false;
+        };
+        if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+            let body = reference
+                .strip_prefix("#/$defs/")
+                .and_then(|name| self.bodies.get(name));
+            return follow && body.is_some_and(|b| self.takes_no_objects(b, false));
+        }
+        match obj.get("type") {
+            Some(Value::String(t)) => t != "object",
+            Some(Value::Array(types)) => !types.iter().any(|t| t == "object"),
+            _ => false,
+        }
     }
 
     /// Normalizes the subschemas of an object schema.
@@ -161,10 +198,18 @@ impl LocalRefs<'_> {
                 self.normalize(sub, &format!("{at}/{key}"));
             }
         }
+        // A branch without `type` beside one (`{"type": "object", "anyOf":
+        // [{"properties": …}]}`) takes only what the base takes: its type.
+        let base = obj.get("type").filter(|t| t.is_string()).cloned();
         for key in ["anyOf", "oneOf", "allOf"] {
             match obj.get_mut(key) {
                 Some(Value::Array(subs)) if !subs.is_empty() => {
                     for (i, sub) in subs.iter_mut().enumerate() {
+                        if let (Some(base), Value::Object(branch)) = (&base, &mut *sub) {
+                            if !branch.contains_key("type") && !branch.contains_key("$ref") {
+                                branch.insert("type".into(), base.clone());
+                            }
+                        }
                         self.normalize(sub, &format!("{at}/{key}/{i}"));
                     }
                 }

@@ -39,6 +39,7 @@ pub mod fastmcp {
             pub summary: Option<String>,
         }
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(deny_unknown_fields)]
         pub struct Filter {
             pub field: String,
             /// Default: `"eq"`.
@@ -103,7 +104,7 @@ pub mod fastmcp {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub filters: Vec<Filter>,
             /// Default: `10`.
-            pub limit: Option<u64>,
+            pub limit: Option<::mcpbind::BigInt>,
             /// Default: `null`.
             pub metadata: Option<::std::collections::BTreeMap<String, String>>,
             pub query: String,
@@ -118,7 +119,7 @@ pub mod fastmcp {
         /// Structured output of the `wrapped_result` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct WrappedResultOutput {
-            pub result: Vec<i64>,
+            pub result: Vec<::mcpbind::BigInt>,
         }
         /// Error types.
         pub mod error {

@@ -45,7 +45,7 @@ pub mod properties {
                 default,
                 skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
             )]
-            pub counts: ::std::collections::BTreeMap<String, u64>,
+            pub counts: ::std::collections::BTreeMap<String, ::mcpbind::BigInt>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
             pub empty: Map<String, Value>,
             pub empty_closed: Option<AdditionalInputEmptyClosed>,
@@ -67,6 +67,7 @@ pub mod properties {
             pub patterned_closed: Map<String, Value>,
         }
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+        #[serde(deny_unknown_fields)]
         pub struct AdditionalInputClosed {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
@@ -89,11 +90,12 @@ pub mod properties {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<String, i64>,
+            pub extra: ::std::collections::BTreeMap<String, ::mcpbind::BigInt>,
         }
         /// Arguments of the `closed_root` tool: A root that says additionalProperties: false.
         #[constructors(q)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(deny_unknown_fields)]
         pub struct ClosedRootInput {
             pub q: String,
         }
@@ -112,7 +114,7 @@ pub mod properties {
             pub dyn_: Option<String>,
             pub foo_bar: String,
             #[serde(rename = "foo_bar")]
-            pub foo_bar_2: i64,
+            pub foo_bar_2: ::mcpbind::BigInt,
             #[serde(rename = "foo-bar")]
             pub foo_bar_3: Option<bool>,
             #[serde(rename = "FooBar")]
@@ -191,20 +193,20 @@ pub mod properties {
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
-        pub struct VecDef(pub i64);
+        pub struct VecDef(pub ::mcpbind::BigInt);
         impl ::std::ops::Deref for VecDef {
-            type Target = i64;
-            fn deref(&self) -> &i64 {
+            type Target = ::mcpbind::BigInt;
+            fn deref(&self) -> &::mcpbind::BigInt {
                 &self.0
             }
         }
-        impl From<VecDef> for i64 {
+        impl From<VecDef> for ::mcpbind::BigInt {
             fn from(value: VecDef) -> Self {
                 value.0
             }
         }
-        impl From<i64> for VecDef {
-            fn from(value: i64) -> Self {
+        impl From<::mcpbind::BigInt> for VecDef {
+            fn from(value: ::mcpbind::BigInt) -> Self {
                 Self(value)
             }
         }
@@ -214,7 +216,7 @@ pub mod properties {
             }
         }
         impl ::std::str::FromStr for VecDef {
-            type Err = <i64 as ::std::str::FromStr>::Err;
+            type Err = <::mcpbind::BigInt as ::std::str::FromStr>::Err;
             fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(Self(value.parse()?))
             }

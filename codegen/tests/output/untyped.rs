@@ -38,36 +38,36 @@ pub mod untyped {
         pub struct DefaultsInput {
             /// Default: `["a"]`.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
-            pub bad_arr: Vec<i64>,
+            pub bad_arr: Vec<::mcpbind::BigInt>,
             /// Default: `"yes"`.
             pub bad_bool: Option<bool>,
             /// Default: `"z"`.
             pub bad_enum: Option<DefaultsInputBadEnum>,
             /// Default: `"three"`.
-            pub bad_int: Option<i64>,
+            pub bad_int: Option<::mcpbind::BigInt>,
             pub bad_obj: Option<DefaultsInputBadObj>,
             /// Default: `3`.
             pub bad_str: Option<String>,
             /// Default: `1.5`.
-            pub float_for_int: Option<i64>,
+            pub float_for_int: Option<::mcpbind::BigInt>,
             /// Default: `[1,2]`.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
-            pub good_arr: Vec<i64>,
+            pub good_arr: Vec<::mcpbind::BigInt>,
             /// Default: `true`.
             pub good_bool: Option<bool>,
             /// Default: `"y"`.
             pub good_enum: Option<DefaultsInputGoodEnum>,
             /// Default: `3`.
-            pub good_int: Option<i64>,
+            pub good_int: Option<::mcpbind::BigInt>,
             pub good_obj: Option<DefaultsInputGoodObj>,
             /// Default: `"x"`.
             pub good_str: Option<String>,
             /// Default: `-1`.
-            pub neg_for_uint: Option<u64>,
+            pub neg_for_uint: Option<::mcpbind::BigInt>,
             /// Default: `null`.
             pub null_default: Option<String>,
             /// Default: `7`.
-            pub required_with_default: i64,
+            pub required_with_default: ::mcpbind::BigInt,
         }
         /// Default: `"z"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
@@ -81,7 +81,7 @@ pub mod untyped {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct DefaultsInputBadObj {
             #[serde(skip_serializing_if = "Option::is_none")]
-            pub a: Option<i64>,
+            pub a: Option<::mcpbind::BigInt>,
         }
         /// Default: `"y"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
@@ -95,7 +95,7 @@ pub mod untyped {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct DefaultsInputGoodObj {
             #[serde(skip_serializing_if = "Option::is_none")]
-            pub a: Option<i64>,
+            pub a: Option<::mcpbind::BigInt>,
         }
         /// Arguments of the `float_bounds` tool: Float bounds on integers and counts.
         #[skip_serializing_none]
@@ -103,8 +103,8 @@ pub mod untyped {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct FloatBoundsInput {
             pub count: i64,
-            pub excl: Option<::std::num::NonZeroU64>,
-            pub huge: Option<i64>,
+            pub excl: Option<::mcpbind::BigInt>,
+            pub huge: Option<::mcpbind::BigInt>,
             pub name: Option<String>,
             pub neg: Option<i8>,
             pub old_excl: Option<f64>,
@@ -126,9 +126,8 @@ pub mod untyped {
             pub description_only: Option<Value>,
             pub email: Option<Value>,
             pub enum_only: Option<NoTypeInputEnumOnly>,
-            #[serde(default, skip_serializing_if = "Vec::is_empty")]
-            pub items_only: Vec<String>,
-            pub min_only: f64,
+            pub items_only: Option<NoTypeInputItemsOnly>,
+            pub min_only: NoTypeInputMinOnly,
             pub pattern_only: Option<Value>,
             pub props_only: Option<NoTypeInputPropsOnly>,
             pub truthy: Option<Value>,
@@ -139,7 +138,7 @@ pub mod untyped {
         pub enum NoTypeInputEnumOnly {
             Null,
             Boolean(bool),
-            Integer(i64),
+            Integer(::mcpbind::BigInt),
             String(String),
         }
         impl From<bool> for NoTypeInputEnumOnly {
@@ -147,15 +146,101 @@ pub mod untyped {
                 Self::Boolean(value)
             }
         }
-        impl From<i64> for NoTypeInputEnumOnly {
-            fn from(value: i64) -> Self {
+        impl From<::mcpbind::BigInt> for NoTypeInputEnumOnly {
+            fn from(value: ::mcpbind::BigInt) -> Self {
                 Self::Integer(value)
             }
         }
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        pub struct NoTypeInputPropsOnly {
-            #[serde(skip_serializing_if = "Option::is_none")]
-            pub k: Option<String>,
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(untagged)]
+        pub enum NoTypeInputItemsOnly {
+            Null,
+            Boolean(bool),
+            Number(::mcpbind::__private::serde_json::Number),
+            String(String),
+            Array(Vec<String>),
+            Object(Map<String, Value>),
+        }
+        impl From<bool> for NoTypeInputItemsOnly {
+            fn from(value: bool) -> Self {
+                Self::Boolean(value)
+            }
+        }
+        impl From<::mcpbind::__private::serde_json::Number> for NoTypeInputItemsOnly {
+            fn from(value: ::mcpbind::__private::serde_json::Number) -> Self {
+                Self::Number(value)
+            }
+        }
+        impl From<Vec<String>> for NoTypeInputItemsOnly {
+            fn from(value: Vec<String>) -> Self {
+                Self::Array(value)
+            }
+        }
+        impl From<Map<String, Value>> for NoTypeInputItemsOnly {
+            fn from(value: Map<String, Value>) -> Self {
+                Self::Object(value)
+            }
+        }
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(untagged)]
+        pub enum NoTypeInputMinOnly {
+            Null,
+            Boolean(bool),
+            Number(::mcpbind::__private::serde_json::Number),
+            String(String),
+            Array(Vec<Value>),
+            Object(Map<String, Value>),
+        }
+        impl From<bool> for NoTypeInputMinOnly {
+            fn from(value: bool) -> Self {
+                Self::Boolean(value)
+            }
+        }
+        impl From<::mcpbind::__private::serde_json::Number> for NoTypeInputMinOnly {
+            fn from(value: ::mcpbind::__private::serde_json::Number) -> Self {
+                Self::Number(value)
+            }
+        }
+        impl From<Vec<Value>> for NoTypeInputMinOnly {
+            fn from(value: Vec<Value>) -> Self {
+                Self::Array(value)
+            }
+        }
+        impl From<Map<String, Value>> for NoTypeInputMinOnly {
+            fn from(value: Map<String, Value>) -> Self {
+                Self::Object(value)
+            }
+        }
+        #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
+        #[serde(crate = "::mcpbind::__private::serde")]
+        #[serde(untagged)]
+        pub enum NoTypeInputPropsOnly {
+            Null,
+            Boolean(bool),
+            Number(::mcpbind::__private::serde_json::Number),
+            String(String),
+            Array(Vec<Value>),
+            Object {
+                #[serde(skip_serializing_if = "Option::is_none")]
+                k: Option<String>,
+            },
+        }
+        impl From<bool> for NoTypeInputPropsOnly {
+            fn from(value: bool) -> Self {
+                Self::Boolean(value)
+            }
+        }
+        impl From<::mcpbind::__private::serde_json::Number> for NoTypeInputPropsOnly {
+            fn from(value: ::mcpbind::__private::serde_json::Number) -> Self {
+                Self::Number(value)
+            }
+        }
+        impl From<Vec<Value>> for NoTypeInputPropsOnly {
+            fn from(value: Vec<Value>) -> Self {
+                Self::Array(value)
+            }
         }
         /// Arguments of the `odd_keywords` tool: Keywords with the wrong JSON type.
         #[skip_serializing_none]
@@ -167,7 +252,7 @@ pub mod untyped {
             pub bad_enum: Option<Value>,
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub bad_items: Vec<Value>,
-            pub bad_min: Option<i64>,
+            pub bad_min: Option<::mcpbind::BigInt>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
             pub bad_props: Map<String, Value>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
@@ -214,6 +299,36 @@ pub mod untyped {
         }
     }
     impl From<&str> for types::NoTypeInputEnumOnly {
+        fn from(value: &str) -> Self {
+            Self::String(value.to_owned())
+        }
+    }
+    impl From<String> for types::NoTypeInputItemsOnly {
+        fn from(value: String) -> Self {
+            Self::String(value)
+        }
+    }
+    impl From<&str> for types::NoTypeInputItemsOnly {
+        fn from(value: &str) -> Self {
+            Self::String(value.to_owned())
+        }
+    }
+    impl From<String> for types::NoTypeInputMinOnly {
+        fn from(value: String) -> Self {
+            Self::String(value)
+        }
+    }
+    impl From<&str> for types::NoTypeInputMinOnly {
+        fn from(value: &str) -> Self {
+            Self::String(value.to_owned())
+        }
+    }
+    impl From<String> for types::NoTypeInputPropsOnly {
+        fn from(value: String) -> Self {
+            Self::String(value)
+        }
+    }
+    impl From<&str> for types::NoTypeInputPropsOnly {
         fn from(value: &str) -> Self {
             Self::String(value.to_owned())
         }
