@@ -34,8 +34,8 @@ pub mod validate;
 pub mod write;
 
 pub use config::{
-    AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy, SandboxBuilder,
-    ServerBuilder, ServerConfig, TransportConfig,
+    Annotations, AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy,
+    SandboxBuilder, ServerBuilder, ServerConfig, TransportConfig,
 };
 pub use diff::ServerDiff;
 pub use drift::{DefinitionPart, Drift, DriftChange};
