@@ -85,6 +85,8 @@ pub use hints::{help, help_with};
 mod test_env;
 
 #[cfg(feature = "client")]
+pub mod approval;
+#[cfg(feature = "client")]
 pub mod auth;
 #[cfg(feature = "client")]
 mod breaker;
@@ -119,6 +121,8 @@ mod validate {
     pub use mcpbind_model::validate::{join, violations, violations_of, Violation};
 }
 
+#[cfg(feature = "client")]
+pub use approval::{Approval, Approvals, Approved, CallRequest, Verdict};
 #[cfg(feature = "client")]
 pub use call::ToolResult;
 #[cfg(feature = "client")]

@@ -61,6 +61,9 @@
 /// Why a config's text could not be read ([`Config::from_toml_str`],
 /// [`Config::from_json_str`]).
 pub use mcpbind_model::config::ParseError as ConfigParseError;
+/// What the generated bindings make of a server's tool annotations
+/// (`annotations = "advise" | "enforce"`).
+pub use mcpbind_model::Annotations;
 pub use mcpbind_model::{
     find_lockfile, AuthConfig, Config, ConfigError, ConfigWarning, EntryKind, Lifecycle, LockError,
     LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy,
@@ -94,6 +97,7 @@ pub use mcpbind_server::{serve_io, serve_stdio};
 /// The config (`mcpbind.toml`, `.mcp.json`): its model, defaults, and
 /// `${VAR}` expansion.
 pub mod config {
+    pub use mcpbind_model::config::Annotations;
     pub use mcpbind_model::config::{
         expand_vars, expand_vars_with, input_var, is_safe_env, is_valid_server_name, Assertion,
         AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, ParseError, PinPolicy,
@@ -148,6 +152,10 @@ pub use mcpbind_core::{
     Error, Health, PageProblem, Result, Roots, Sampling, ServerSecrets, Servers, TaskHandle,
     TaskState, ToolResult,
 };
+// Effects in the types (`annotations = "enforce"`): the approval policy
+// (one for the toolbox and typed calls) and the approval a call takes.
+#[cfg(feature = "client")]
+pub use mcpbind_core::{Approvals, Approved};
 // A value that breaks a locked schema, as data (in `CallError::Arguments`).
 #[cfg(feature = "client")]
 pub use mcpbind_core::Violation;
@@ -237,6 +245,7 @@ pub use mcpbind_toolbox::{
 /// path.
 #[cfg(feature = "client")]
 pub mod toolbox {
+    pub use mcpbind_toolbox::toolbox::Approvals;
     pub use mcpbind_toolbox::toolbox::{
         is_legal_tool_name, model_name, skill_catalog, Approval, BoundServer, CallError,
         CallRequest, ContentKind, ContentNote, ContentOptions, Definitions, DescriptionPolicy,
