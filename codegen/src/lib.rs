@@ -39,7 +39,7 @@ pub use lock::{
     LockError, LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, ServerLock,
 };
 pub use mcpbind_model::diff::ServerDiff;
-pub use mcpbind_model::Annotations;
+pub use mcpbind_model::{Annotations, Config};
 
 use crate::naming::{sanitize, Case, ToolNames};
 use crate::splice::Splices;
