@@ -92,12 +92,14 @@ impl Parse for MacroArgs {
                     let names = Punctuated::<ServerName, Token![,]>::parse_terminated(&content)?;
                     servers = Some(names.into_iter().map(|n| (n.0, n.1)).collect());
                 }
-                other => return Err(syn::Error::new(
-                    key.span(),
-                    format!(
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!(
                         "unknown argument `{other}`, expected `lockfile`, `servers` or `config`"
                     ),
-                )),
+                    ))
+                }
             }
             if !input.is_empty() {
                 let _: Token![,] = input.parse()?;

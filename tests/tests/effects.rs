@@ -113,7 +113,11 @@ async fn typed_calls_of_enforced_tools_take_the_approval_of_their_input() {
     // A read-only tool is called as before.
     let sum = client.add(types::AddInput::new(2, 40)).await.unwrap();
     assert_eq!(sum.output.sum, 42);
-    assert_eq!(asked.lock().unwrap().len(), 4, "the four reviews above, no more");
+    assert_eq!(
+        asked.lock().unwrap().len(),
+        4,
+        "the four reviews above, no more"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
