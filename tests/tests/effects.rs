@@ -72,7 +72,9 @@ async fn typed_calls_of_enforced_tools_take_the_approval_of_their_input() {
         assert!(request.destructive && !request.read_only && request.idempotent);
     }
 
-    // An amend decides what is sent, for the input that was reviewed.
+    // An amend decides what is sent, for the input that was reviewed; the
+    // event shows what was sent.
+    let mut events = mcpbind::subscribe_events();
     let input = types::DeleteItemInput::new("two");
     let ok = policy.approve(tools::DeleteItem, &input).await.unwrap();
     assert_eq!(ok.arguments(), &json!({"id": "2"}));
@@ -80,6 +82,22 @@ async fn typed_calls_of_enforced_tools_take_the_approval_of_their_input() {
         client.delete_item(input, ok).await.unwrap().text(),
         "deleted 2"
     );
+
+    let sent = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        loop {
+            // Typed calls of `delete_item` elsewhere in this binary delete
+            // item 1 (the toolbox test's are the toolbox's).
+            let event = events.recv().await.unwrap();
+            if (event.tool.as_str(), event.source) == ("delete_item", CallSource::Typed)
+                && event.arguments != json!({"id": "1"})
+            {
+                return event.arguments.clone();
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(sent, json!({"id": "2"}));
 
     // A refusal is the policy's reason.
     let refused = policy
@@ -109,6 +127,14 @@ async fn typed_calls_of_enforced_tools_take_the_approval_of_their_input() {
         .call::<tools::DeleteItem>(&types::DeleteItemInput::new("1"))
         .await;
     assert!(unapproved_reason(bypass).contains("generated method"));
+    let task = client
+        .inner()
+        .start_typed_task::<tools::DeleteItem>(
+            &types::DeleteItemInput::new("1"),
+            &mcpbind::CallOptions::default(),
+        )
+        .await;
+    assert!(unapproved_reason(task).contains("generated method"));
 
     // A read-only tool is called as before.
     let sum = client.add(types::AddInput::new(2, 40)).await.unwrap();

@@ -58,11 +58,19 @@ impl Client {
         T::Input: 'a,
     {
         async move {
+            let arguments = approved.arguments_for(&input)?;
             let options = CallOptions {
-                approved: Some(approved.arguments_for(&input)?),
+                approved: Some(arguments.clone()),
                 ..CallOptions::default()
             };
-            self.typed_call::<T>(&input, options).await
+            let call = self.call_unobserved::<T>(&input, options);
+            // The event shows what is sent: the arguments approved (an
+            // amend's, when the policy amended them).
+            if crate::events::observed() {
+                Box::pin(crate::events::observe(self, &T::META, &arguments, call)).await
+            } else {
+                call.await
+            }
         }
     }
 
@@ -125,14 +133,10 @@ impl Client {
         let mut options = options;
         let approved = match options.approved.take() {
             Some(approved) => Some(self.approved_arguments::<T>(approved)?),
-            None if T::NEEDS_APPROVAL && !options.validated => {
-                return Err(Error::Unapproved {
-                    server: self.name.clone(),
-                    tool: meta.name.to_owned(),
-                    reason: "call it through its generated method, with an `Approved` from the approval policy (`annotations = \"enforce\"`)".to_owned(),
-                });
+            None => {
+                self.refuse_unapproved::<T>(&options)?;
+                None
             }
-            None => None,
         };
         if let crate::config::TransportConfig::StreamableHttp { .. } = self.config.transport {
             // Its `Mcp-Param-*` headers, before anything is listed.
@@ -179,6 +183,20 @@ impl Client {
             violations: Vec::new(),
         })?;
         self.checked_arguments::<T>(value, validated)
+    }
+
+    /// Refuses a call of a tool that needs approval (`annotations =
+    /// "enforce"`) made without one: not through its generated method,
+    /// nor by the toolbox (which runs the approval policy itself).
+    pub(super) fn refuse_unapproved<T: Tool>(&self, options: &CallOptions) -> Result<()> {
+        if !T::NEEDS_APPROVAL || options.validated || options.approved.is_some() {
+            return Ok(());
+        }
+        Err(Error::Unapproved {
+            server: self.name.clone(),
+            tool: T::META.name.to_owned(),
+            reason: "call it through its generated method, with an `Approved` from the approval policy (`annotations = \"enforce\"`)".to_owned(),
+        })
     }
 
     /// The arguments an approval let go, checked against the locked input
