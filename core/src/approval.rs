@@ -187,8 +187,9 @@ impl Approvals {
     /// ```no_run
     /// # mcpbind::mcp_tools!(lockfile = "../runtime/mcpbind.lock", servers = [demo]);
     /// # async fn run(demo: demo::Client, policy: mcpbind::Approvals) -> mcpbind::Result<()> {
-    /// let input = demo::types::AddInput { a: 2, b: 3 };
-    /// let ok = policy.approve(demo::tools::Add, &input).await?;
+    /// let input = demo::types::DeleteItemInput::new("42");
+    /// let ok = policy.approve(demo::tools::DeleteItem, &input).await?;
+    /// // Bound with `annotations = "enforce"`: `demo.delete_item(input, ok).await?`
     /// # let _ = (ok, input, demo);
     /// # Ok(()) }
     /// # fn main() {}
