@@ -63,7 +63,9 @@ impl Builder {
 
     /// The server config. When set, the build fails if the lockfile no
     /// longer matches it (a server added or removed, a tool filter changed),
-    /// and reruns when it changes.
+    /// and reruns when it changes; each server's `annotations` key decides
+    /// whether its tools' annotations are enforced (a tool that may modify
+    /// things then takes an `mcpbind::Approved`).
     ///
     /// # Example `build.rs`
     ///
@@ -192,11 +194,13 @@ impl Builder {
         }
         println!("cargo:rerun-if-changed={}", lockfile.display());
         let lock = Lockfile::read(&lockfile)?;
+        let mut settings = self.settings();
         if let Some(config) = &config {
             let parsed = mcpbind_model::Config::load(config)?;
             lock.check_config(&parsed, self.servers.as_deref(), &lockfile)?;
+            settings.with_config(&parsed);
         }
-        let text = self.generate_from(&lock, &lockfile)?;
+        let text = Self::generate_with(&settings, &lock, &lockfile)?;
         let path = out_dir.join(self.out_file.as_deref().unwrap_or("mcpbind.rs"));
         write_file_if_changed(&path, text.as_bytes())?;
         Ok(path)
@@ -215,12 +219,26 @@ impl Builder {
     }
 
     fn generate_from(&self, lock: &Lockfile, path: &Path) -> Result<String> {
+        Self::generate_with(&self.settings(), lock, path)
+    }
+
+    /// The settings of this builder (the config's `annotations` are added
+    /// once it is read).
+    fn settings(&self) -> GenerationSettings {
         let mut settings = GenerationSettings::new();
         settings.all_cores();
         if let Some(servers) = &self.servers {
             settings.with_servers(servers.clone());
         }
-        let mut generator = Generator::new(&settings);
+        settings
+    }
+
+    fn generate_with(
+        settings: &GenerationSettings,
+        lock: &Lockfile,
+        path: &Path,
+    ) -> Result<String> {
+        let mut generator = Generator::new(settings);
         let text = generator.generate_text(lock, path)?;
         for warning in generator.warnings() {
             println!("cargo:warning=mcpbind: {warning}");

@@ -29,7 +29,7 @@ mod tool;
 mod toolbox;
 mod types;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream;
@@ -39,11 +39,12 @@ pub use lock::{
     LockError, LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, ServerLock,
 };
 pub use mcpbind_model::diff::ServerDiff;
+pub use mcpbind_model::{Annotations, Config};
 
 use crate::naming::{sanitize, Case, ToolNames};
 use crate::splice::Splices;
 use crate::template::{ServerModule, CLIENT_RESERVED};
-use crate::tool::{ident, ToolMethod};
+use crate::tool::{ident, needs_approval, ToolMethod};
 
 /// The first line of every generated file.
 pub const GENERATED_HEADER: &str =
@@ -245,6 +246,7 @@ impl std::fmt::Display for Warning {
 pub struct GenerationSettings {
     servers: Option<Vec<String>>,
     jobs: usize,
+    annotations: BTreeMap<String, Annotations>,
 }
 
 impl GenerationSettings {
@@ -270,6 +272,35 @@ impl GenerationSettings {
     pub fn with_jobs(&mut self, jobs: usize) -> &mut Self {
         self.jobs = jobs;
         self
+    }
+
+    /// What the bindings of `server` make of its tools' annotations (its
+    /// `annotations` key; [`Annotations::Advise`] unless set): under
+    /// [`Annotations::Enforce`], the method of every tool that may modify
+    /// things (not `readOnlyHint: true`, not `destructiveHint: false`)
+    /// takes an `mcpbind::Approved` beside its input.
+    pub fn with_annotations(
+        &mut self,
+        server: impl Into<String>,
+        annotations: Annotations,
+    ) -> &mut Self {
+        self.annotations.insert(server.into(), annotations);
+        self
+    }
+
+    /// Every server's `annotations` key, from its config (what the
+    /// [`Builder`] given a config, `mcp_tools!(config = …)` and `mcpbind
+    /// generate` do).
+    pub fn with_config(&mut self, config: &mcpbind_model::Config) -> &mut Self {
+        for (name, server) in &config.servers {
+            self.with_annotations(name.clone(), server.annotations);
+        }
+        self
+    }
+
+    /// The annotations setting of `server`.
+    fn annotations_of(&self, server: &str) -> Annotations {
+        self.annotations.get(server).copied().unwrap_or_default()
     }
 
     /// The machine's cores, for [`with_jobs`](Self::with_jobs).
@@ -311,7 +342,8 @@ impl Generator {
         self.warnings.clear();
         let mut out = TokenStream::new();
         for (name, server) in self.servers(lockfile, path)? {
-            let (tokens, warnings) = server_tokens(name, server, None)?;
+            let enforce = self.settings.annotations_of(name);
+            let (tokens, warnings) = server_tokens(name, server, enforce, None)?;
             out.extend(tokens);
             self.warnings.extend(warnings);
         }
@@ -330,15 +362,17 @@ impl Generator {
     pub fn generate_text(&mut self, lockfile: &Lockfile, path: &Path) -> Result<String> {
         self.warnings.clear();
         let servers = self.servers(lockfile, path)?;
+        let settings = &self.settings;
         let server_text = |(name, server): (&String, &ServerLock)| {
             let splices = Splices::default();
-            let (tokens, warnings) = server_tokens(name, server, Some(&splices))?;
+            let enforce = settings.annotations_of(name);
+            let (tokens, warnings) = server_tokens(name, server, enforce, Some(&splices))?;
             let text = format_items(tokens, name)?;
             match splices.restore(&text) {
                 Some(text) => Ok((text, warnings)),
                 // A doc comment printed a placeholder (see `splice`).
                 None => Ok((
-                    format_items(server_tokens(name, server, None)?.0, name)?,
+                    format_items(server_tokens(name, server, enforce, None)?.0, name)?,
                     warnings,
                 )),
             }
@@ -474,8 +508,10 @@ fn parallel_map<T: Send, R: Send>(
 fn server_tokens(
     name: &str,
     server: &ServerLock,
+    annotations: Annotations,
     splices: Option<&Splices>,
 ) -> Result<(TokenStream, Vec<Warning>)> {
+    let enforce = annotations == Annotations::Enforce;
     let names = ToolNames::new(
         server.tools.iter().map(|t| t.name.as_str()),
         CLIENT_RESERVED,
@@ -505,6 +541,7 @@ fn server_tokens(
             marker: names.marker.clone(),
             input: roots.paths[*input].clone(),
             output: output.map(|o| roots.paths[o].clone()),
+            approval: enforce && needs_approval(tool),
         })
         .collect();
     for warning in &mut warnings {

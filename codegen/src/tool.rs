@@ -18,6 +18,16 @@ pub(crate) struct ToolMethod<'a> {
     pub(crate) input: String,
     /// The output type (`types::…`), if the tool has an `outputSchema`.
     pub(crate) output: Option<String>,
+    /// Its calls need an approval: the server's `annotations` are
+    /// `enforce`, and the tool [may modify](needs_approval) things.
+    pub(crate) approval: bool,
+}
+
+/// Whether a tool may modify things, by the MCP defaults: not
+/// `readOnlyHint: true`, and not `destructiveHint: false`
+/// (`ToolMeta::may_modify`, read from the lockfile).
+pub(crate) fn needs_approval(tool: &LockedTool) -> bool {
+    tool.hint("readOnlyHint") != Some(true) && tool.hint("destructiveHint") != Some(false)
 }
 
 pub(crate) fn ident(name: &str) -> Ident {
@@ -173,6 +183,9 @@ impl ToolMethod<'_> {
         out.line(i + 4, &["type Input = super::", &self.input, ";"]);
         out.line(i + 4, &["type Output = ", &output, ";"]);
         self.meta(server, &mut out);
+        if self.approval {
+            out.line(i + 4, &["const NEEDS_APPROVAL: bool = true;"]);
+        }
         out.line(i, &["}"]);
         out
     }
@@ -255,6 +268,9 @@ impl ToolMethod<'_> {
 
     /// The typed client method.
     pub(crate) fn method(&self) -> Lines {
+        if self.approval {
+            return self.approved_method();
+        }
         let output = self.output.as_deref().unwrap_or("()");
         let mut out = Lines::new(Context::ClientImpl);
         let i = out.indent;
@@ -274,6 +290,39 @@ impl ToolMethod<'_> {
 }
 
 impl ToolMethod<'_> {
+    /// The typed client method of a tool that needs approval: it takes the
+    /// `::mcpbind::Approved` of its input. Written roughly and laid out by
+    /// prettyplease (only servers with `annotations = "enforce"` have
+    /// these).
+    fn approved_method(&self) -> Lines {
+        let output = self.output.as_deref().unwrap_or("()");
+        let marker = &self.marker;
+        let mut out = Lines::new(Context::ClientImpl);
+        let i = out.indent;
+        let docs = format!(
+            "{}\n\nNeeds an approval (`annotations = \"enforce\"`: the tool may modify things, by its annotations): `approvals.approve(tools::{marker}, &input)` gives the `approved` argument, for this input only.",
+            self.docs()
+        );
+        out.docs(i, &docs);
+        out.literal(i, &["pub fn ", &self.method, "("]);
+        out.literal(i + 4, &["&self,"]);
+        out.literal(i + 4, &["input: ", &self.input, ","]);
+        out.literal(
+            i + 4,
+            &["approved: ::mcpbind::Approved<tools::", marker, ">,"],
+        );
+        out.literal(i, &[") -> impl ::mcpbind::CallFuture<", output, "> + '_ {"]);
+        let call = [
+            "self.inner.call_approved::<tools::",
+            marker,
+            ">(input, approved)",
+        ];
+        out.literal(i + 4, &call);
+        out.literal(i, &["}"]);
+        out.laid_out = false;
+        out
+    }
+
     /// The `Handler` trait method, whose default answers "not implemented".
     pub(crate) fn handler(&self) -> Lines {
         let output = self.output.as_deref().unwrap_or("()");
@@ -549,6 +598,7 @@ mod tests {
                 marker: "M".repeat(m + 2),
                 input: format!("types::{}", "I".repeat(x)),
                 output,
+                approval: false,
             };
             for lines in [
                 piece.marker(&"s".repeat(next(20))),

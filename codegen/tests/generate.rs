@@ -19,7 +19,7 @@ mod golden;
 use std::path::{Path, PathBuf};
 
 use golden::assert_golden;
-use mcpbind_codegen::{GenerationSettings, Generator, Lockfile, ServerLock, Warning};
+use mcpbind_codegen::{Annotations, GenerationSettings, Generator, Lockfile, ServerLock, Warning};
 use serde_json::Value;
 
 fn manifest_dir() -> PathBuf {
@@ -47,7 +47,22 @@ fn lockfile_from_fixture(fixture: &Value) -> Lockfile {
     lockfile
 }
 
-fn fixtures() -> Vec<(String, Lockfile)> {
+/// The settings a fixture asks for: `"annotations": "enforce"` binds its
+/// server with the tools' annotations enforced.
+fn settings_from_fixture(fixture: &Value) -> GenerationSettings {
+    let mut settings = GenerationSettings::new();
+    match fixture.get("annotations").and_then(Value::as_str) {
+        None => {}
+        Some("enforce") => {
+            let server = fixture["server"].as_str().expect("fixture has a `server`");
+            settings.with_annotations(server, Annotations::Enforce);
+        }
+        Some(other) => panic!("fixture annotations `{other}`: only `enforce` is known"),
+    }
+    settings
+}
+
+fn fixtures() -> Vec<(String, Lockfile, GenerationSettings)> {
     let dir = manifest_dir().join("tests/fixtures");
     let mut out = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("fixtures dir") {
@@ -59,7 +74,11 @@ fn fixtures() -> Vec<(String, Lockfile)> {
         let text = std::fs::read_to_string(&path).expect("read fixture");
         let value: Value = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("{}: invalid JSON: {e}", path.display()));
-        out.push((stem, lockfile_from_fixture(&value)));
+        out.push((
+            stem,
+            lockfile_from_fixture(&value),
+            settings_from_fixture(&value),
+        ));
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     assert!(!out.is_empty(), "no fixtures in {}", dir.display());
@@ -67,7 +86,11 @@ fn fixtures() -> Vec<(String, Lockfile)> {
 }
 
 fn generate(lockfile: &Lockfile) -> (String, Vec<Warning>) {
-    let mut generator = Generator::new(&GenerationSettings::new());
+    generate_with(lockfile, &GenerationSettings::new())
+}
+
+fn generate_with(lockfile: &Lockfile, settings: &GenerationSettings) -> (String, Vec<Warning>) {
+    let mut generator = Generator::new(settings);
     let text = generator
         .generate_text(lockfile, Path::new("mcpbind.lock"))
         .expect("generation succeeds");
@@ -123,8 +146,8 @@ fn only_bless_1_rewrites() {
 fn fixtures_generate_and_match_goldens() {
     let out_dir = manifest_dir().join("tests/output");
     std::fs::create_dir_all(&out_dir).expect("output dir");
-    for (stem, lockfile) in fixtures() {
-        let (text, warnings) = generate(&lockfile);
+    for (stem, lockfile, settings) in fixtures() {
+        let (text, warnings) = generate_with(&lockfile, &settings);
         let file = syn::parse_file(&text).unwrap_or_else(|e| {
             let dump = std::env::temp_dir().join(format!("mcpbind-{stem}.rs"));
             std::fs::write(&dump, &text).ok();
@@ -141,11 +164,11 @@ fn fixtures_generate_and_match_goldens() {
             format!("{header}{}", prettyplease::unparse(&file)) == text,
             "{stem}: output is not as prettyplease formats it"
         );
-        let (again, warnings_again) = generate(&lockfile);
+        let (again, warnings_again) = generate_with(&lockfile, &settings);
         assert_eq!(text, again, "{stem}: generation is not deterministic");
         assert_eq!(warnings, warnings_again, "{stem}: warnings differ");
         // Tokens too: the three front ends use them directly.
-        let mut generator = Generator::new(&GenerationSettings::new());
+        let mut generator = Generator::new(&settings);
         let a = generator
             .generate_tokens(&lockfile, Path::new("mcpbind.lock"))
             .unwrap()
@@ -219,12 +242,55 @@ fn doc_strings(file: &mut syn::File) -> Vec<String> {
     docs.0
 }
 
+/// `annotations = "enforce"` changes the methods of exactly the tools that
+/// may modify things (not read-only, not `destructiveHint: false`), and
+/// nothing when it is not set: the same fixture without it is generated as
+/// every other server is.
+#[test]
+fn enforce_changes_only_tools_that_may_modify() {
+    let (_, lockfile, settings) = fixtures()
+        .into_iter()
+        .find(|(stem, _, _)| stem == "effects")
+        .expect("the effects fixture");
+    let (enforced, _) = generate_with(&lockfile, &settings);
+    let (advised, _) = generate(&lockfile);
+    let mut advise = GenerationSettings::new();
+    advise.with_annotations("effects", Annotations::Advise);
+    assert_eq!(generate_with(&lockfile, &advise).0, advised);
+    let approved = |text: &str, method: &str| {
+        let file = syn::parse_file(text).expect("parses");
+        let text = prettyplease::unparse(&file);
+        let start = text
+            .find(&format!("pub fn {method}("))
+            .unwrap_or_else(|| panic!("no method {method}"));
+        let signature = &text[start..start + text[start..].find('{').unwrap()];
+        signature.contains("approved: ::mcpbind::Approved<")
+    };
+    for (method, needs) in [
+        ("read_file", false),
+        ("stat", false),
+        ("append_line", false),
+        ("delete_file", true),
+        ("run_command", true),
+    ] {
+        assert_eq!(approved(&enforced, method), needs, "{method}");
+        assert!(!approved(&advised, method), "{method}");
+    }
+    assert_eq!(
+        enforced
+            .matches("const NEEDS_APPROVAL: bool = true;")
+            .count(),
+        2
+    );
+    assert!(!advised.contains("NEEDS_APPROVAL"));
+}
+
 /// Server text never becomes a doctest: no doc comment of any golden opens a
 /// fence that rustdoc would compile.
 #[test]
 fn no_doctests_from_server_text() {
-    for (stem, lockfile) in fixtures() {
-        let (text, _) = generate(&lockfile);
+    for (stem, lockfile, settings) in fixtures() {
+        let (text, _) = generate_with(&lockfile, &settings);
         let mut file = syn::parse_file(&text).expect("parses");
         // The open fence, if any: (its character, its length).
         let mut open: Option<(char, usize)> = None;

@@ -247,6 +247,19 @@ pub enum Error {
         /// The whole result.
         result: Box<CallToolResult>,
     },
+    /// A call of a tool that needs approval (`annotations = "enforce"`)
+    /// was not approved: the approval policy refused it (or has no
+    /// approval), the approval was given for other arguments, or the call
+    /// was made without one (`Client::call::<T>`). Nothing was sent.
+    #[error("call to `{server}.{tool}` was not approved: {reason}")]
+    Unapproved {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// Why: the refusing approval's reason, or what was missing.
+        reason: String,
+    },
     /// The typed arguments did not serialize to a JSON object.
     #[error("invalid arguments for `{server}.{tool}`: {reason}")]
     Arguments {

@@ -55,7 +55,8 @@ pub enum Outcome {
         /// The text of its result.
         message: String,
     },
-    /// The arguments were rejected before anything was sent.
+    /// The arguments were rejected (or the call was not approved) before
+    /// anything was sent.
     Rejected {
         /// Why.
         message: String,
@@ -259,7 +260,7 @@ pub fn outcome_of(error: &Error) -> Outcome {
         Error::Tool { message, .. } => Outcome::ToolError {
             message: message.clone(),
         },
-        e @ Error::Arguments { .. } => Outcome::Rejected {
+        e @ (Error::Arguments { .. } | Error::Unapproved { .. }) => Outcome::Rejected {
             message: e.to_string(),
         },
         e => Outcome::Failed {

@@ -98,6 +98,8 @@ mod test_env;
 #[cfg(all(feature = "stdio", not(feature = "sandbox")))]
 mod unconfined;
 
+#[cfg(feature = "client")]
+pub mod approval;
 #[cfg(feature = "auth")]
 pub mod auth;
 #[cfg(feature = "client")]
@@ -142,6 +144,8 @@ mod validate {
     }
 }
 
+#[cfg(feature = "client")]
+pub use approval::{Approval, Approvals, Approved, CallRequest, Verdict};
 #[cfg(feature = "client")]
 pub use call::ToolResult;
 #[cfg(feature = "client")]

@@ -36,6 +36,11 @@ use syn::{bracketed, LitStr, Token};
 ///   crate's directory (`CARGO_MANIFEST_DIR`), else at the workspace root.
 /// - `servers`: bind only these servers (identifiers or string literals for
 ///   names that aren't identifiers, such as `"my-server"`).
+/// - `config`: the server config (relative to `CARGO_MANIFEST_DIR`), as
+///   the build.rs helper's `.config(…)`: the lockfile must match it, and
+///   each server's `annotations` key decides whether its tools'
+///   annotations are enforced (`"enforce"`: a tool that may modify things
+///   takes an `mcpbind::Approved` beside its input).
 ///
 /// The macro never touches the network; editing the lockfile (or changing
 /// `MCPBIND_LOCKFILE`) recompiles the crate. A schema the generator had to
@@ -55,6 +60,7 @@ pub fn mcp_tools(item: proc_macro::TokenStream) -> proc_macro::TokenStream {
 struct MacroArgs {
     lockfile: Option<LitStr>,
     servers: Option<Vec<(String, Span)>>,
+    config: Option<LitStr>,
 }
 
 impl Parse for MacroArgs {
@@ -68,15 +74,18 @@ impl Parse for MacroArgs {
             return Ok(MacroArgs {
                 lockfile: Some(lockfile),
                 servers: None,
+                config: None,
             });
         }
         let mut lockfile = None;
         let mut servers = None;
+        let mut config = None;
         while !input.is_empty() {
             let key: syn::Ident = input.parse()?;
             let _: Token![=] = input.parse()?;
             match key.to_string().as_str() {
                 "lockfile" => lockfile = Some(input.parse::<LitStr>()?),
+                "config" => config = Some(input.parse::<LitStr>()?),
                 "servers" => {
                     let content;
                     bracketed!(content in input);
@@ -86,7 +95,9 @@ impl Parse for MacroArgs {
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!("unknown argument `{other}`, expected `lockfile` or `servers`"),
+                        format!(
+                        "unknown argument `{other}`, expected `lockfile`, `servers` or `config`"
+                    ),
                     ))
                 }
             }
@@ -94,7 +105,11 @@ impl Parse for MacroArgs {
                 let _: Token![,] = input.parse()?;
             }
         }
-        Ok(MacroArgs { lockfile, servers })
+        Ok(MacroArgs {
+            lockfile,
+            servers,
+            config,
+        })
     }
 }
 
@@ -152,14 +167,35 @@ fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
         }
         settings.with_servers(servers.iter().map(|(n, _)| n.clone()));
     }
+    let config = match &args.config {
+        Some(lit) => Some(read_config(
+            lit,
+            Path::new(&dir),
+            &crate_prefix,
+            &lockfile,
+            &args,
+            &path,
+        )?),
+        None => None,
+    };
+    if let Some((config, _)) = &config {
+        settings.with_config(config);
+    }
     let mut generator = mcpbind_codegen::Generator::new(&settings);
     let tokens = generator
         .generate_tokens(&lockfile, &path)
         .map_err(|e| error(format!("generation error for {requested}: {e}"), e.help()))?;
     let warnings = warning_tokens(generator.warnings(), span);
 
-    // Force a rebuild when the lockfile or the variable that picks it changes.
+    // Force a rebuild when the lockfile, the config or the variable that
+    // picks the lockfile changes.
     let path_str = path.to_string_lossy().into_owned();
+    let config_tracker = config.map(|(_, config_path)| {
+        let config_str = config_path.to_string_lossy().into_owned();
+        quote!(
+            const _: &[u8] = ::std::include_bytes!(#config_str);
+        )
+    });
     Ok(quote! {
         #tokens
         #warnings
@@ -167,7 +203,43 @@ fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
             ::std::include_bytes!(#path_str),
             ::std::option_env!(#LOCKFILE_ENV),
         );
+        #config_tracker
     })
+}
+
+/// The config of `config = "…"` (relative to `CARGO_MANIFEST_DIR`) and its
+/// path, checked against the lockfile as the build.rs helper checks it.
+fn read_config(
+    lit: &LitStr,
+    dir: &Path,
+    crate_prefix: &str,
+    lockfile: &Lockfile,
+    args: &MacroArgs,
+    lock_path: &Path,
+) -> syn::Result<(mcpbind_codegen::Config, std::path::PathBuf)> {
+    let path = dir.join(lit.value());
+    let error = |phrase: String, help: Option<String>| {
+        let phrase = phrase.replace(crate_prefix, "$CARGO_MANIFEST_DIR/");
+        let help = help.map(|h| format!("\nhelp: {h}")).unwrap_or_default();
+        syn::Error::new(lit.span(), format!("{phrase}{help}"))
+    };
+    let config = mcpbind_codegen::Config::load(&path).map_err(|e| {
+        let mut phrase = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(cause) = source {
+            phrase.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        error(phrase, None)
+    })?;
+    let servers: Option<Vec<String>> = args
+        .servers
+        .as_ref()
+        .map(|s| s.iter().map(|(n, _)| n.clone()).collect());
+    lockfile
+        .check_config(&config, servers.as_deref(), lock_path)
+        .map_err(|e| error(e.to_string(), e.help()))?;
+    Ok((config, path))
 }
 
 /// One compiler warning per loosened schema, at the macro call. Stable Rust
@@ -245,7 +317,7 @@ mod tests {
         let err = do_mcp_tools(quote!(lockfile = #lock, colour = "x")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown argument `colour`, expected `lockfile` or `servers`"
+            "unknown argument `colour`, expected `lockfile`, `servers` or `config`"
         );
         // The default is `mcpbind.lock` in the crate's directory (this
         // crate has one, for its doc example), which the bindings then

@@ -130,6 +130,10 @@ pub struct ServerConfig {
     /// What a typed client does at connect when a tool it was generated for
     /// changed on the server since it was locked.
     pub pin_policy: PinPolicy,
+    /// Whether the generated bindings make the tool annotations binding
+    /// (`annotations`): under [`Annotations::Enforce`], the generated
+    /// method of every tool that may change things takes an approval.
+    pub annotations: Annotations,
     /// The largest message (one JSON-RPC line, SSE event or HTTP body) the
     /// server may send; a larger one fails the request at once and closes
     /// the connection, instead of filling memory.
@@ -145,6 +149,32 @@ pub struct ServerConfig {
     /// How the client authorizes with a Streamable HTTP server, beyond
     /// static `headers` (the `auth` key). `None`: no OAuth.
     pub auth: Option<AuthConfig>,
+}
+
+/// What the generated bindings make of a server's tool annotations (the
+/// `annotations` key).
+///
+/// Annotations (`readOnlyHint`, `destructiveHint`…) are hints the server
+/// gives about its own tools, pinned by the lockfile: a changed hint is a
+/// changed tool, which `mcpbind check` reports and the runtime's pin check
+/// catches. They say what the server's authors meant, not what the tool
+/// does: a hostile or buggy server can call a tool that deletes files
+/// read-only. Enforcing them makes the decision to call a tool that says it
+/// may change things visible in the code; it does not make a tool that says
+/// it is read-only safe to call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Annotations {
+    /// The annotations are documentation: they show in the generated docs,
+    /// and decide which calls are retried (today's behaviour).
+    #[default]
+    Advise,
+    /// The generated method of every tool that may change things (not
+    /// `readOnlyHint: true`, and not `destructiveHint: false`) takes an
+    /// `mcpbind::Approved` as well as its input, which only an approval
+    /// policy gives out; a toolbox with no approval refuses the model's
+    /// calls to those tools.
+    Enforce,
 }
 
 /// An allowlist (when set) then a blocklist.
@@ -764,6 +794,27 @@ disabled_resource_templates = ["Logs"]
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown transport `grpc`"), "{err}");
+
+        let err = Config::from_toml_str("[servers.a]\ncommand = \"x\"\nannotations = \"strict\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown annotations `strict`, expected one of `advise`, `enforce`"),
+            "{err}"
+        );
+        assert!(err.contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn annotations_default_to_advise() {
+        let config = Config::from_toml_str(
+            "[servers.a]\ncommand = \"x\"\n[servers.b]\ncommand = \"y\"\nannotations = \"enforce\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.servers["a"].annotations, Annotations::Advise);
+        assert_eq!(config.servers["b"].annotations, Annotations::Enforce);
+        let json = Config::from_json_str(r#"{"mcpServers": {"c": {"command": "z"}}}"#).unwrap();
+        assert_eq!(json.servers["c"].annotations, Annotations::Advise);
     }
 
     #[test]

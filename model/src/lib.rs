@@ -38,8 +38,8 @@ pub mod write;
 
 pub use bigint::{BigInt, ParseBigIntError};
 pub use config::{
-    AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy, SandboxBuilder,
-    ServerBuilder, ServerConfig, TransportConfig,
+    Annotations, AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy,
+    SandboxBuilder, ServerBuilder, ServerConfig, TransportConfig,
 };
 pub use diff::ServerDiff;
 pub use drift::{DefinitionPart, Drift, DriftChange};

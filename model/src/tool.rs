@@ -100,6 +100,16 @@ impl ToolMeta {
         crate::hash::sha256_hex_of_text(self.definition)
     }
 
+    /// Whether the tool may change things, by the MCP defaults: it is not
+    /// `readOnlyHint: true`, and not `destructiveHint: false`. Under
+    /// `annotations = "enforce"` its generated method takes an approval.
+    /// A hint of the server's, pinned by the lockfile: see
+    /// [`Annotations`](crate::config::Annotations) for what it can be
+    /// trusted for.
+    pub fn may_modify(&self) -> bool {
+        !self.read_only && self.destructive
+    }
+
     /// Whether calling the tool twice is harmless, so that a call may be
     /// retried after a lost connection: it is read-only or idempotent.
     pub fn is_retry_safe(&self) -> bool {
@@ -190,6 +200,11 @@ pub trait Tool {
     type Output: serde::Serialize + serde::de::DeserializeOwned + Send;
     /// The tool's locked metadata.
     const META: ToolMeta;
+    /// Whether a call needs an approval (`mcpbind::Approved`): set by
+    /// bindings generated with `annotations = "enforce"` for a tool that
+    /// [may modify](ToolMeta::may_modify) things. A typed call without one
+    /// (`Client::call::<T>`) is refused before it is sent.
+    const NEEDS_APPROVAL: bool = false;
 }
 
 /// `&text[start..end]`, `None` for `(0, 0)`, in a `const` context (a bad

@@ -61,6 +61,9 @@
 /// Why a config's text could not be read ([`Config::from_toml_str`],
 /// [`Config::from_json_str`]).
 pub use mcpbind_model::config::ParseError as ConfigParseError;
+/// What the generated bindings make of a server's tool annotations
+/// (`annotations = "advise" | "enforce"`).
+pub use mcpbind_model::Annotations;
 pub use mcpbind_model::{
     find_lockfile, AuthConfig, Config, ConfigError, ConfigWarning, EntryKind, Lifecycle, LockError,
     LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy,
@@ -99,6 +102,7 @@ pub use mcpbind_server::{serve_io, serve_stdio};
 /// The config (`mcpbind.toml`, `.mcp.json`): its model, defaults, and
 /// `${VAR}` expansion.
 pub mod config {
+    pub use mcpbind_model::config::Annotations;
     pub use mcpbind_model::config::{
         expand_vars, expand_vars_with, input_var, is_safe_env, is_valid_server_name, Assertion,
         AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, ParseError, PinPolicy,
@@ -154,6 +158,12 @@ pub use mcpbind_core::{
     Error, Health, PageProblem, Result, Roots, Sampling, ServerSecrets, Servers, TaskHandle,
     TaskState, ToolResult,
 };
+// Effects in the types (`annotations = "enforce"`): the approval policy
+// (one for the toolbox and typed calls) and the approval a call takes.
+// Approvals: one policy for typed calls of `annotations = "enforce"`
+// tools and the toolbox's model calls.
+#[cfg(feature = "__client")]
+pub use mcpbind_core::{Approval, Approvals, Approved, CallRequest, Verdict};
 // A value that breaks a locked schema, as data (in `CallError::Arguments`).
 pub use mcpbind_model::Violation;
 // The protocol types that cross the API, rmcp's own (re-exported rather
@@ -246,15 +256,16 @@ pub mod rig {
 }
 #[cfg(feature = "toolbox")]
 pub use mcpbind_toolbox::{
-    Approval, BoundServer, CallError, CallRequest, ContentKind, ContentNote, ContentOptions,
-    Definitions, DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement,
-    PromptRequest, Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall,
-    ToolEntry, ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError, Verdict,
+    BoundServer, CallError, ContentKind, ContentNote, ContentOptions, Definitions,
+    DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement, PromptRequest,
+    Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall, ToolEntry,
+    ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError,
 };
 /// The agent toolbox: its items above, and the provider helpers used by
 /// path.
 #[cfg(feature = "toolbox")]
 pub mod toolbox {
+    pub use mcpbind_toolbox::toolbox::Approvals;
     pub use mcpbind_toolbox::toolbox::{
         is_legal_tool_name, model_name, skill_catalog, Approval, BoundServer, CallError,
         CallRequest, ContentKind, ContentNote, ContentOptions, Definitions, DescriptionPolicy,

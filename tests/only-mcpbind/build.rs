@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use mcpbind_codegen::{GenerationSettings, Generator, Lockfile, ServerLock};
+use mcpbind_codegen::{Annotations, GenerationSettings, Generator, Lockfile, ServerLock};
 use serde_json::Value;
 
 fn repo_path(relative: &str) -> PathBuf {
@@ -14,7 +14,8 @@ fn repo_path(relative: &str) -> PathBuf {
 
 /// A fixture `{server, server_info?, tools, prompts?, resource_templates?}` as a one-server lockfile entry
 /// (as `codegen/tests/generate.rs` does).
-fn fixture_lock(path: &Path) -> (String, ServerLock) {
+/// `"annotations": "enforce"` in a fixture binds its server so.
+fn fixture_lock(path: &Path) -> (String, ServerLock, bool) {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let fixture: Value = serde_json::from_str(&text)
@@ -40,10 +41,11 @@ fn fixture_lock(path: &Path) -> (String, ServerLock) {
         .and_then(|l| l.with_resource_templates(server, list("resource_templates")))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     lock.completions = fixture.get("completions") == Some(&Value::Bool(true));
-    (server.to_owned(), lock)
+    let enforce = fixture.get("annotations").and_then(Value::as_str) == Some("enforce");
+    (server.to_owned(), lock, enforce)
 }
 
-fn fixtures() -> Lockfile {
+fn fixtures() -> (Lockfile, GenerationSettings) {
     let dir = repo_path("codegen/tests/fixtures");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -53,12 +55,16 @@ fn fixtures() -> Lockfile {
         .collect();
     paths.sort();
     let mut lockfile = Lockfile::new();
+    let mut settings = GenerationSettings::new();
     for path in paths {
         println!("cargo:rerun-if-changed={}", path.display());
-        let (name, lock) = fixture_lock(&path);
+        let (name, lock, enforce) = fixture_lock(&path);
+        if enforce {
+            settings.with_annotations(name.clone(), Annotations::Enforce);
+        }
         lockfile.servers.insert(name, lock);
     }
-    lockfile
+    (lockfile, settings)
 }
 
 fn corpus() -> Lockfile {
@@ -68,10 +74,10 @@ fn corpus() -> Lockfile {
 }
 
 /// Generates `lockfile` into `OUT_DIR/<file>`; returns a line of statistics.
-fn generate(lockfile: &Lockfile, file: &str) -> String {
+fn generate(lockfile: &Lockfile, settings: &GenerationSettings, file: &str) -> String {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let start = Instant::now();
-    let mut generator = Generator::new(&GenerationSettings::new());
+    let mut generator = Generator::new(settings);
     let text = generator
         .generate_text(lockfile, Path::new(file))
         .unwrap_or_else(|e| panic!("generating {file}: {e}"));
@@ -97,8 +103,9 @@ fn main() {
     } else {
         Lockfile::new()
     };
-    let mut stats = generate(&corpus, "corpus.rs");
-    stats += &generate(&fixtures(), "fixtures.rs");
+    let mut stats = generate(&corpus, &GenerationSettings::new(), "corpus.rs");
+    let (fixtures, settings) = fixtures();
+    stats += &generate(&fixtures, &settings, "fixtures.rs");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(out.join("stats.txt"), stats).expect("write stats");
 }

@@ -311,3 +311,36 @@ fn macro_warns_about_loosened_schemas_at_the_call() {
         "{stderr}"
     );
 }
+
+/// The config given to the helper decides, per server, whether its tools'
+/// annotations are enforced: the demo server's `delete_item` takes an
+/// approval under `enforce`, and nothing changes under `advise`, which is
+/// the default.
+#[test]
+fn the_config_decides_whether_annotations_are_enforced() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = util::tests_dir().join("mcpbind.lock");
+    let config = dir.path().join("mcpbind.toml");
+    let generate = |annotations: &str| {
+        std::fs::write(
+            &config,
+            format!("[servers.demo]\ncommand = \"x\"\n{annotations}"),
+        )
+        .unwrap();
+        let path = mcpbind_codegen::Builder::new()
+            .lockfile(&lock)
+            .config(&config)
+            .servers(["demo"])
+            .out_dir(dir.path())
+            .generate()
+            .unwrap();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let approved = "approved: ::mcpbind::Approved<tools::DeleteItem>";
+    let enforced = generate("annotations = \"enforce\"\n");
+    assert!(enforced.contains(approved), "{enforced}");
+    assert!(!enforced.contains("Approved<tools::Add>"));
+    let advised = generate("annotations = \"advise\"\n");
+    assert!(!advised.contains("Approved<"));
+    assert_eq!(generate(""), advised);
+}

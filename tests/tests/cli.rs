@@ -186,6 +186,53 @@ fn tool_listed_twice_is_refused_with_its_line() {
     );
 }
 
+/// `mcpbind generate` follows the config's `annotations`: `--config`, else
+/// `mcpbind.toml` here when there is one.
+#[test]
+fn generate_follows_the_configs_annotations() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        crate::util::tests_dir().join("mcpbind.lock"),
+        dir.path().join("mcpbind.lock"),
+    )
+    .unwrap();
+    let enforce = "[servers.demo]\ncommand = \"x\"\nannotations = \"enforce\"\n";
+    std::fs::write(dir.path().join("enforce.toml"), enforce).unwrap();
+    let approved = "approved: ::mcpbind::Approved<tools::DeleteItem>";
+
+    let out = mcpbind(dir.path(), &["generate", "demo"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(!out.stdout.contains("Approved<"), "no config: advise");
+    let out = mcpbind(
+        dir.path(),
+        &["generate", "--config", "enforce.toml", "demo"],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stdout.contains(approved), "{out:?}");
+    assert!(!out.stdout.contains("Approved<tools::Add>"), "read-only");
+
+    std::fs::write(dir.path().join("mcpbind.toml"), enforce).unwrap();
+    let out = mcpbind(dir.path(), &["generate", "demo"]);
+    assert!(out.stdout.contains(approved), "the default config: {out:?}");
+
+    let bad = "[servers.demo]\ncommand = \"x\"\nannotations = \"strict\"\n";
+    std::fs::write(dir.path().join("mcpbind.toml"), bad).unwrap();
+    let out = mcpbind(dir.path(), &["generate", "demo"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr
+            .starts_with("error: failed to load the server config mcpbind.toml"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains("unknown annotations `strict`, expected one of `advise`, `enforce`"),
+        "{out:?}"
+    );
+    let out = mcpbind(dir.path(), &["generate", "--config", "missing.toml"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+}
+
 #[test]
 fn list_is_offline_and_names_tools() {
     let dir = tempfile::tempdir().unwrap();

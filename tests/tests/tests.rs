@@ -17,6 +17,7 @@ mod discover_http;
 mod discover_stdio;
 mod double;
 mod durability;
+mod effects;
 mod elicit;
 mod escape;
 mod lean;

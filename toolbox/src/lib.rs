@@ -10,10 +10,11 @@
 pub mod toolbox;
 
 pub use toolbox::{
-    Approval, BoundServer, CallError, CallRequest, ContentKind, ContentNote, ContentOptions,
-    Definitions, DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement,
-    PromptRequest, Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall,
-    ToolEntry, ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError, Verdict,
+    Approval, Approvals, BoundServer, CallError, CallRequest, ContentKind, ContentNote,
+    ContentOptions, Definitions, DescriptionPolicy, HookCall, LimitExceeded, ModelResult,
+    OpenAiShape, Placement, PromptRequest, Provider, ProviderResult, Refusal, RequestLimit,
+    ServerInventory, ToolCall, ToolEntry, ToolFacts, ToolHook, ToolInventory, Toolbox,
+    ToolboxError, Verdict,
 };
 
 mod hints;

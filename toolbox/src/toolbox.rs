@@ -48,7 +48,7 @@ use crate::tool::{Tool, ToolMeta};
 
 pub use content::{ContentKind, ContentNote, ContentOptions, Placement, Provider, ProviderResult};
 pub use dispatch::{CallError, ModelResult, ToolCall};
-pub use hooks::{Approval, CallRequest, HookCall, ToolHook, Verdict};
+pub use hooks::{Approval, Approvals, CallRequest, HookCall, ToolHook, Verdict};
 pub use inventory::{ServerInventory, ToolInventory};
 pub use names::{is_legal as is_legal_tool_name, model_name, MAX_NAME_LEN};
 pub use prompts::PromptRequest;
@@ -69,6 +69,9 @@ use templates::TemplateTool;
 pub struct ToolEntry {
     meta: ToolMeta,
     call: CallFn,
+    /// [`Tool::NEEDS_APPROVAL`]: bound with `annotations = "enforce"`, and
+    /// the tool may modify things.
+    needs_approval: bool,
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -90,6 +93,7 @@ impl ToolEntry {
         ToolEntry {
             meta: T::META,
             call: dispatch::call_typed::<T>,
+            needs_approval: T::NEEDS_APPROVAL,
         }
     }
 
@@ -303,7 +307,7 @@ pub struct Toolbox {
     index: HashMap<String, (usize, usize)>,
     description: DescriptionPolicy,
     hooks: Vec<Arc<dyn ToolHook>>,
-    approvals: Vec<Arc<dyn Approval>>,
+    approvals: Approvals,
     warnings: Vec<String>,
 }
 
@@ -504,8 +508,24 @@ impl Toolbox {
 
     /// Adds an approval run before every dispatched call (see [`Approval`]).
     pub fn with_approval(&mut self, approval: impl Approval + 'static) -> &mut Self {
-        self.approvals.push(Arc::new(approval));
+        self.approvals.with_approval(approval);
         self
+    }
+
+    /// Adds every approval of a policy, run before every dispatched call
+    /// after those already added.
+    pub fn with_approvals(&mut self, policy: &Approvals) -> &mut Self {
+        self.approvals.extend(policy);
+        self
+    }
+
+    /// The toolbox's approval policy: what it runs before a model's calls,
+    /// and what gives the program's own calls of tools bound with
+    /// `annotations = "enforce"` their [`Approved`](mcpbind_core::Approved)
+    /// (one policy for both). A tool bound so is refused to the model when
+    /// the policy has no approval.
+    pub fn approvals(&self) -> &Approvals {
+        &self.approvals
     }
 
     /// What building the toolbox warned about (duplicate servers).
@@ -843,26 +863,19 @@ impl Toolbox {
             return Ok(arguments);
         };
         params::unalias(&tool.schema, &mut value);
-        for approval in &self.approvals {
-            let facts = select::facts(&server.name, tool);
-            let request = CallRequest {
-                name: name.to_owned(),
-                server: server.name.clone(),
-                tool: facts.tool.to_owned(),
-                arguments: value.clone(),
-                read_only: facts.read_only,
-                destructive: facts.destructive,
-                idempotent: facts.idempotent,
-                open_world: facts.open_world,
-                unlocked: facts.unlocked,
-            };
-            match approval.review(request).await {
-                Verdict::Approve => {}
-                Verdict::Amend { arguments } => value = arguments,
-                Verdict::Refuse { reason } => return Err((reason, value)),
-            }
+        let needs_approval = matches!(&tool.kind, SlotKind::Tool(entry) if entry.needs_approval);
+        if self.approvals.is_empty() && !needs_approval {
+            return Ok(Ok(value));
         }
-        Ok(Ok(value))
+        let facts = select::facts(&server.name, tool);
+        let mut request = mcpbind_core::approval::toolbox_request(&server.name, facts.tool, value);
+        request.name = name.to_owned();
+        request.read_only = facts.read_only;
+        request.destructive = facts.destructive;
+        request.idempotent = facts.idempotent;
+        request.open_world = facts.open_world;
+        request.unlocked = facts.unlocked;
+        self.approvals.review(request).await.map(Ok)
     }
 
     async fn run(

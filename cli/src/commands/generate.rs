@@ -15,6 +15,10 @@ pub struct Args {
     /// MCPBIND_LOCKFILE overrides].
     #[arg(long, value_name = "PATH")]
     lockfile: Option<PathBuf>,
+    /// The server config, whose `annotations` keys the bindings follow
+    /// [default: mcpbind.toml here, when there is one].
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
     /// Write here instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -44,6 +48,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let lock = Lockfile::read(&lockfile)?;
     let mut settings = GenerationSettings::new();
     settings.all_cores();
+    if let Some(config) = config(&args)? {
+        settings.with_config(&config);
+    }
     if !args.servers.is_empty() {
         settings.with_servers(args.servers.clone());
     }
@@ -72,6 +79,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The config whose `annotations` keys the bindings follow: `--config`,
+/// else `mcpbind.toml` in the current directory if there is one.
+fn config(args: &Args) -> anyhow::Result<Option<mcpbind::Config>> {
+    let default = Path::new("mcpbind.toml");
+    let path = match &args.config {
+        Some(path) => path.as_path(),
+        None if default.is_file() => default,
+        None => return Ok(None),
+    };
+    let config = mcpbind::Config::load(path)
+        .with_context(|| format!("failed to load the server config {}", path.display()))?;
+    Ok(Some(config))
 }
 
 /// The largest file `--check` reads: far more than any bindings.
@@ -107,6 +128,9 @@ fn stale(args: &Args, out: &Path, lockfile: &Path, why: &str) -> ExitCode {
     let mut command = String::from("mcpbind generate");
     if let Some(lockfile) = &args.lockfile {
         command.push_str(&format!(" --lockfile {}", lockfile.display()));
+    }
+    if let Some(config) = &args.config {
+        command.push_str(&format!(" --config {}", config.display()));
     }
     command.push_str(&format!(" --out {}", out.display()));
     for server in &args.servers {

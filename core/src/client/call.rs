@@ -51,6 +51,9 @@ pub struct CallOptions {
     /// (the toolbox does, on the model's JSON): the typed call does not
     /// validate them again.
     pub(crate) validated: bool,
+    /// The arguments an approval let go (`Client::call_approved`): sent
+    /// instead of the typed input's.
+    pub(crate) approved: Option<Value>,
 }
 
 impl CallOptions {

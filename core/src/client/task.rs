@@ -258,12 +258,15 @@ impl Client {
     /// # Errors
     ///
     /// [`Error::Arguments`] for an input that breaks the tool's input schema,
+    /// [`Error::Unapproved`] for a tool that needs approval (bound with
+    /// `annotations = "enforce"`: its generated method runs it as a task),
     /// then those of [`Client::start_task`].
     pub async fn start_typed_task<T: Tool>(
         &self,
         input: &T::Input,
         options: &CallOptions,
     ) -> Result<TaskHandle> {
+        self.refuse_unapproved::<T>(options)?;
         let arguments = self.typed_arguments::<T>(input, options.validated)?;
         self.start_task(T::META.name, arguments, options).await
     }

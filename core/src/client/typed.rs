@@ -44,6 +44,36 @@ impl Client {
         async move { self.call::<T>(&input).await }
     }
 
+    /// [`Client::call_owned`] for a tool that needs approval
+    /// (`annotations = "enforce"`): what its generated method returns.
+    /// `approved` must be the approval of this very input; the arguments
+    /// it approved are sent.
+    #[doc(hidden)]
+    pub fn call_approved<'a, T: Tool + 'a>(
+        &'a self,
+        input: T::Input,
+        approved: crate::approval::Approved<T>,
+    ) -> impl CallFuture<T::Output> + 'a
+    where
+        T::Input: 'a,
+    {
+        async move {
+            let arguments = approved.arguments_for(&input)?;
+            let options = CallOptions {
+                approved: Some(arguments.clone()),
+                ..CallOptions::default()
+            };
+            let call = self.call_unobserved::<T>(&input, options);
+            // The event shows what is sent: the arguments approved (an
+            // amend's, when the policy amended them).
+            if crate::events::observed() {
+                Box::pin(crate::events::observe(self, &T::META, &arguments, call)).await
+            } else {
+                call.await
+            }
+        }
+    }
+
     /// [`Client::call`] for arguments the toolbox validated already.
     #[doc(hidden)]
     pub fn call_validated<'a, T: Tool + 'a>(
@@ -100,7 +130,14 @@ impl Client {
         options: CallOptions,
     ) -> Result<ToolResult<T::Output>> {
         let meta = &T::META;
-        let arguments = self.typed_arguments::<T>(input, options.validated)?;
+        let mut options = options;
+        let approved = match options.approved.take() {
+            Some(approved) => Some(self.approved_arguments::<T>(approved)?),
+            None => {
+                self.refuse_unapproved::<T>(&options)?;
+                None
+            }
+        };
         if let crate::config::TransportConfig::StreamableHttp { .. } = self.config.transport {
             // Its `Mcp-Param-*` headers, before anything is listed.
             (self.shared.handler.tool_schemas).lock_once(meta.name, meta.input_schema);
@@ -119,9 +156,12 @@ impl Client {
             Ok(Value::Object(map)) => map,
             _ => Map::new(),
         };
-        let arguments = Arguments::Typed {
-            first: Some(arguments),
-            again: &again,
+        let arguments = match approved {
+            Some(map) => Arguments::Map(map),
+            None => Arguments::Typed {
+                first: Some(self.typed_arguments::<T>(input, options.validated)?),
+                again: &again,
+            },
         };
         let result = self
             .call_tool(Cow::Borrowed(meta.name), arguments, &options, task)
@@ -136,23 +176,51 @@ impl Client {
         input: &T::Input,
         validated: bool,
     ) -> Result<Map<String, Value>> {
+        let value = serde_json::to_value(input).map_err(|e| Error::Arguments {
+            server: self.name.clone(),
+            tool: T::META.name.to_owned(),
+            reason: e.to_string(),
+            violations: Vec::new(),
+        })?;
+        self.checked_arguments::<T>(value, validated)
+    }
+
+    /// Refuses a call of a tool that needs approval (`annotations =
+    /// "enforce"`) made without one: not through its generated method,
+    /// nor by the toolbox (which runs the approval policy itself).
+    pub(super) fn refuse_unapproved<T: Tool>(&self, options: &CallOptions) -> Result<()> {
+        if !T::NEEDS_APPROVAL || options.validated || options.approved.is_some() {
+            return Ok(());
+        }
+        Err(Error::Unapproved {
+            server: self.name.clone(),
+            tool: T::META.name.to_owned(),
+            reason: "call it through its generated method, with an `Approved` from the approval policy (`annotations = \"enforce\"`)".to_owned(),
+        })
+    }
+
+    /// The arguments an approval let go, checked against the locked input
+    /// schema (an amend's are the policy's, not the typed input's).
+    fn approved_arguments<T: Tool>(&self, approved: Value) -> Result<Map<String, Value>> {
+        self.checked_arguments::<T>(approved, false)
+    }
+
+    /// Arguments as a JSON object, checked against the locked input schema
+    /// unless `validated` already (or `validate_input` is off).
+    fn checked_arguments<T: Tool>(
+        &self,
+        value: Value,
+        validated: bool,
+    ) -> Result<Map<String, Value>> {
         let meta = &T::META;
-        let arguments = match serde_json::to_value(input) {
-            Ok(Value::Object(map)) => map,
-            Ok(Value::Null) => Map::new(),
-            Ok(other) => {
+        let arguments = match value {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
                 return Err(Error::Arguments {
                     server: self.name.clone(),
                     tool: meta.name.to_owned(),
                     reason: format!("expected a JSON object, got {other}"),
-                    violations: Vec::new(),
-                })
-            }
-            Err(e) => {
-                return Err(Error::Arguments {
-                    server: self.name.clone(),
-                    tool: meta.name.to_owned(),
-                    reason: e.to_string(),
                     violations: Vec::new(),
                 })
             }

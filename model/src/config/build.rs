@@ -15,7 +15,7 @@ use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use super::parse::TomlServer;
-use super::{is_valid_server_name, Config, ConfigError, PinPolicy, ServerConfig};
+use super::{is_valid_server_name, Annotations, Config, ConfigError, PinPolicy, ServerConfig};
 
 /// One server of a [`Config`] built in code: the keys of its
 /// `[servers.NAME]` table. Start with [`ServerConfig::stdio`],
@@ -214,6 +214,17 @@ impl ServerBuilder {
             PinPolicy::Refuse => "refuse",
         };
         self.set("pin_policy", name)
+    }
+
+    /// `annotations`: whether the generated bindings make the tools'
+    /// annotations binding ([`Annotations::Enforce`]: a tool that may
+    /// change things needs an approval at the call).
+    pub fn annotations(self, annotations: Annotations) -> Self {
+        let name = match annotations {
+            Annotations::Advise => "advise",
+            Annotations::Enforce => "enforce",
+        };
+        self.set("annotations", name)
     }
 
     /// `max_response_bytes` (at least 1024).
@@ -519,6 +530,7 @@ mod tests {
             validate_input = false
             validate_output = false
             pin_policy = "refuse"
+            annotations = "enforce"
             max_response_bytes = 4096
             retries = 5
             retry_backoff = 0.25
@@ -584,6 +596,7 @@ mod tests {
             .validate_input(false)
             .validate_output(false)
             .pin_policy(PinPolicy::Refuse)
+            .annotations(Annotations::Enforce)
             .max_response_bytes(4096)
             .retries(5)
             .retry_backoff(Duration::from_millis(250))
@@ -613,6 +626,8 @@ mod tests {
             .and_then(|c| c.server("off", ServerConfig::stdio("never").disabled(true)))
             .unwrap();
         assert_eq!(built, toml);
+        assert_eq!(built.servers["gh"].annotations, Annotations::Enforce);
+        assert_eq!(built.servers["web"].annotations, Annotations::Advise);
         assert!(built.disabled.contains("off"));
         assert!(matches!(
             built.servers["old"].transport,
@@ -630,7 +645,7 @@ mod tests {
     fn bad_keys_and_values_are_named() {
         assert_eq!(
             refused(ServerConfig::stdio("x").set("tiemout", 3)),
-            "server `s`: unknown field `tiemout`, expected one of `disabled`, `transport`, `command`, `args`, `cwd`, `env`, `inherit_env`, `sandbox`, `url`, `headers`, `tool_prefix`, `enabled_tools`, `disabled_tools`, `enabled_prompts`, `disabled_prompts`, `enabled_resource_templates`, `disabled_resource_templates`, `timeout`, `max_call_time`, `connect_timeout`, `validate_input`, `validate_output`, `pin_policy`, `max_response_bytes`, `retries`, `retry_backoff`, `retry_backoff_max`, `breaker_threshold`, `breaker_cooldown`, `max_concurrent_calls`, `idle_timeout`, `auth`, `client_id`, `client_secret`, `scopes`, `redirect_port`, `client_metadata_url`, `private_key`, `signing_algorithm`, `assertion`, `assertion_file`, `id_token`, `idp_token_endpoint`, `idp_client_id`"
+            "server `s`: unknown field `tiemout`, expected one of `disabled`, `transport`, `command`, `args`, `cwd`, `env`, `inherit_env`, `sandbox`, `url`, `headers`, `tool_prefix`, `enabled_tools`, `disabled_tools`, `enabled_prompts`, `disabled_prompts`, `enabled_resource_templates`, `disabled_resource_templates`, `timeout`, `max_call_time`, `connect_timeout`, `validate_input`, `validate_output`, `pin_policy`, `annotations`, `max_response_bytes`, `retries`, `retry_backoff`, `retry_backoff_max`, `breaker_threshold`, `breaker_cooldown`, `max_concurrent_calls`, `idle_timeout`, `auth`, `client_id`, `client_secret`, `scopes`, `redirect_port`, `client_metadata_url`, `private_key`, `signing_algorithm`, `assertion`, `assertion_file`, `id_token`, `idp_token_endpoint`, `idp_client_id`"
         );
         assert_eq!(
             refused(ServerConfig::stdio("x").timeout(Duration::ZERO)),
@@ -647,6 +662,10 @@ mod tests {
         assert_eq!(
             refused(ServerConfig::stdio("x").sandbox(SandboxBuilder::new().home("elsewhere"))),
             "server `s`: unknown sandbox home `elsewhere`, expected `inherit` or `isolated`"
+        );
+        assert_eq!(
+            refused(ServerConfig::stdio("x").set("annotations", "strict")),
+            "server `s`: unknown annotations `strict`, expected one of `advise`, `enforce`"
         );
         assert_eq!(
             refused(ServerConfig::stdio("x").set("retries", "three")),

@@ -1,4 +1,4 @@
-//! The config's named values (`transport`, `pin_policy`, `auth`,
+//! The config's named values (`transport`, `pin_policy`, `annotations`, `auth`,
 //! `signing_algorithm`, sandbox `home`…) read straight into their enums,
 //! with one message for a name that is none of them.
 
@@ -77,6 +77,14 @@ impl Named for super::PinPolicy {
     ];
 }
 
+impl Named for super::Annotations {
+    const KEY: &'static str = "annotations";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("advise", super::Annotations::Advise),
+        ("enforce", super::Annotations::Enforce),
+    ];
+}
+
 impl Named for super::SigningAlgorithm {
     const KEY: &'static str = "signing_algorithm";
     const NAMES: &'static [(&'static str, Self)] = &[
@@ -102,6 +110,14 @@ mod tests {
         assert_eq!(
             parse::<super::super::PinPolicy>("maybe").unwrap_err(),
             "unknown pin_policy `maybe`, expected one of `warn`, `refuse`, `ignore`"
+        );
+        assert_eq!(
+            parse::<super::super::Annotations>("strict").unwrap_err(),
+            "unknown annotations `strict`, expected one of `advise`, `enforce`"
+        );
+        assert_eq!(
+            parse::<super::super::Annotations>("enforce"),
+            Ok(super::super::Annotations::Enforce)
         );
     }
 }

@@ -11,9 +11,9 @@ use super::auth_keys::{auth_config, AuthKeys, AuthKind};
 use super::names::{self, Name, Transport};
 use super::vars::undeclared_input;
 use super::{
-    is_valid_server_name, Config, Lifecycle, ParseError, PinPolicy, ServerConfig, SigningAlgorithm,
-    TransportConfig, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES,
-    DEFAULT_TIMEOUT,
+    is_valid_server_name, Annotations, Config, Lifecycle, ParseError, PinPolicy, ServerConfig,
+    SigningAlgorithm, TransportConfig, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CALL_TIME,
+    DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT,
 };
 use crate::sandbox::RawSandbox;
 
@@ -185,6 +185,7 @@ struct RawServer {
     validate_input: Option<bool>,
     validate_output: Option<bool>,
     pin_policy: Option<Name<PinPolicy>>,
+    annotations: Option<Name<Annotations>>,
     max_response_bytes: Option<u64>,
     // Lifecycle (see [`Lifecycle`]).
     retries: Option<u32>,
@@ -261,6 +262,7 @@ impl RawServer {
             validate_input: self.validate_input.unwrap_or(true),
             validate_output: self.validate_output.unwrap_or(true),
             pin_policy: self.pin_policy.map_or(PinPolicy::Warn, |p| p.0),
+            annotations: self.annotations.map_or(Annotations::Advise, |a| a.0),
             lifecycle,
         })
     }
@@ -541,6 +543,7 @@ impl JsonServer {
             validate_input: None,
             validate_output: None,
             pin_policy: None,
+            annotations: None,
             max_response_bytes: None,
             retries: None,
             retry_backoff: None,

@@ -14,3 +14,26 @@ pub mod corpus {
 pub mod fixtures {
     mcpbind::include_bindings!("fixtures.rs");
 }
+
+/// The call sites of a server bound with `annotations = "enforce"`
+/// type-check: a tool that may modify things takes the approval of its
+/// input, from the policy; a read-only one takes its input alone. (Never
+/// run: there is no server.)
+#[allow(dead_code)]
+async fn _enforced_calls(
+    client: fixtures::effects::Client,
+    policy: mcpbind::Approvals,
+) -> mcpbind::Result<()> {
+    use fixtures::effects::{tools, types};
+    let input = types::DeleteFileInput {
+        path: "/tmp/x".into(),
+    };
+    let ok = policy.approve(tools::DeleteFile, &input).await?;
+    let deleted = client.delete_file(input, ok).await?;
+    let _: bool = deleted.output.deleted;
+    let read = types::ReadFileInput {
+        path: "/tmp/y".into(),
+    };
+    client.read_file(read).await?;
+    Ok(())
+}

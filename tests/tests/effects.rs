@@ -1,0 +1,202 @@
+//! Effects in the types (`annotations = "enforce"`): against the demo
+//! server, a typed call of a tool that may modify things goes only with the
+//! approval of its input, from the program's approval policy; the toolbox
+//! applies the same policy to a model's calls. (That such a call does not
+//! compile without an approval is `compile-fail/unapproved_*.rs`.)
+
+use std::sync::{Arc, Mutex};
+
+use mcpbind::{Approvals, CallError, CallRequest, CallSource, Config, Error, Toolbox, Verdict};
+use mcpbind_tests::enforced::demo::{self, tools, types};
+use serde_json::json;
+
+use crate::util;
+
+fn config(dir: &std::path::Path) -> Config {
+    Config::from_toml_str(&util::stdio_config(dir)).unwrap()
+}
+
+/// A policy that approves deleting item `1`, amends `two` to `2` and
+/// refuses anything else, recording what it was asked.
+fn policy(asked: Arc<Mutex<Vec<CallRequest>>>) -> Approvals {
+    let mut policy = Approvals::new();
+    policy.with_approval(move |call: CallRequest| {
+        asked.lock().unwrap().push(call.clone());
+        async move {
+            match call.arguments["id"].as_str() {
+                Some("1") => Verdict::Approve,
+                Some("two") => Verdict::Amend {
+                    arguments: json!({"id": "2"}),
+                },
+                _ => Verdict::refuse("only items 1 and 2"),
+            }
+        }
+    });
+    policy
+}
+
+fn unapproved_reason(result: mcpbind::Result<impl std::fmt::Debug>) -> String {
+    match result {
+        Err(Error::Unapproved {
+            server,
+            tool,
+            reason,
+        }) => {
+            assert_eq!((server.as_str(), tool.as_str()), ("demo", "delete_item"));
+            reason
+        }
+        other => panic!("not refused as unapproved: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_calls_of_enforced_tools_take_the_approval_of_their_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = demo::Client::connect(&config(dir.path())).await.unwrap();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let policy = policy(Arc::clone(&asked));
+
+    let input = types::DeleteItemInput::new("1");
+    let ok = policy.approve(tools::DeleteItem, &input).await.unwrap();
+    let done = client.delete_item(input, ok).await.unwrap();
+    assert_eq!(done.text(), "deleted 1");
+    {
+        let asked = asked.lock().unwrap();
+        let request = &asked[0];
+        assert_eq!(request.source, CallSource::Typed);
+        assert_eq!(
+            (request.server.as_str(), request.tool.as_str()),
+            ("demo", "delete_item")
+        );
+        assert_eq!(request.arguments, json!({"id": "1"}));
+        assert!(request.destructive && !request.read_only && request.idempotent);
+    }
+
+    // An amend decides what is sent, for the input that was reviewed; the
+    // event shows what was sent.
+    let mut events = mcpbind::subscribe_events();
+    let input = types::DeleteItemInput::new("two");
+    let ok = policy.approve(tools::DeleteItem, &input).await.unwrap();
+    assert_eq!(ok.arguments(), &json!({"id": "2"}));
+    assert_eq!(
+        client.delete_item(input, ok).await.unwrap().text(),
+        "deleted 2"
+    );
+
+    let sent = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        loop {
+            // Typed calls of `delete_item` elsewhere in this binary delete
+            // item 1 (the toolbox test's are the toolbox's).
+            let event = events.recv().await.unwrap();
+            if (event.tool.as_str(), event.source) == ("delete_item", CallSource::Typed)
+                && event.arguments != json!({"id": "1"})
+            {
+                return event.arguments.clone();
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(sent, json!({"id": "2"}));
+
+    // A refusal is the policy's reason.
+    let refused = policy
+        .approve(tools::DeleteItem, &types::DeleteItemInput::new("3"))
+        .await;
+    assert_eq!(unapproved_reason(refused), "only items 1 and 2");
+
+    // An approval is for the input it was given for.
+    let ok = policy
+        .approve(tools::DeleteItem, &types::DeleteItemInput::new("1"))
+        .await
+        .unwrap();
+    let other = client
+        .delete_item(types::DeleteItemInput::new("4"), ok)
+        .await;
+    assert!(unapproved_reason(other).contains("other arguments"));
+
+    // A policy with no approval approves nothing.
+    let none = Approvals::new()
+        .approve(tools::DeleteItem, &types::DeleteItemInput::new("1"))
+        .await;
+    assert!(unapproved_reason(none).contains("no approval policy"));
+
+    // The untyped way round is closed too.
+    let bypass = client
+        .inner()
+        .call::<tools::DeleteItem>(&types::DeleteItemInput::new("1"))
+        .await;
+    assert!(unapproved_reason(bypass).contains("generated method"));
+    let task = client
+        .inner()
+        .start_typed_task::<tools::DeleteItem>(
+            &types::DeleteItemInput::new("1"),
+            &mcpbind::CallOptions::default(),
+        )
+        .await;
+    assert!(unapproved_reason(task).contains("generated method"));
+
+    // A read-only tool is called as before.
+    let sum = client.add(types::AddInput::new(2, 40)).await.unwrap();
+    assert_eq!(sum.output.sum, 42);
+    assert_eq!(
+        asked.lock().unwrap().len(),
+        4,
+        "the four reviews above, no more"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_toolbox_applies_the_same_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path());
+    let mut toolbox = Toolbox::new();
+    toolbox
+        .add(demo::Client::connect(&config).await.unwrap())
+        .unwrap();
+
+    // Without an approval, a model's call of an enforced tool is refused
+    // and never sent; a read-only tool goes.
+    let call = toolbox.call("demo_delete_item", r#"{"id": "1"}"#).await;
+    let Err(CallError::Refused { reason }) = &call.outcome else {
+        panic!("{:?}", call.outcome)
+    };
+    assert!(reason.contains("needs an approval"), "{reason}");
+    assert_eq!(call.attempts, 0);
+    let call = toolbox.call("demo_add", r#"{"a": 2, "b": 40}"#).await;
+    assert!(call.outcome.is_ok(), "{:?}", call.outcome);
+
+    // Bound without `enforce`, the same tool goes unreviewed, as before.
+    let mut advised = Toolbox::new();
+    advised
+        .add(mcpbind_tests::demo::Client::connect(&config).await.unwrap())
+        .unwrap();
+    let call = advised.call("demo_delete_item", r#"{"id": "9"}"#).await;
+    assert_eq!(call.for_model().text, "deleted 9");
+
+    // One policy: the model's calls and the program's own.
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    toolbox.with_approvals(&policy(Arc::clone(&asked)));
+    let call = toolbox.call("demo_delete_item", r#"{"id": "two"}"#).await;
+    assert_eq!(call.for_model().text, "deleted 2");
+    let call = toolbox.call("demo_delete_item", r#"{"id": "9"}"#).await;
+    assert!(matches!(call.outcome, Err(CallError::Refused { .. })));
+    let input = types::DeleteItemInput::new("1");
+    let ok = toolbox
+        .approvals()
+        .approve(tools::DeleteItem, &input)
+        .await
+        .unwrap();
+    let client = demo::Client::connect(&config).await.unwrap();
+    assert_eq!(
+        client.delete_item(input, ok).await.unwrap().text(),
+        "deleted 1"
+    );
+    let asked = asked.lock().unwrap();
+    let sources: Vec<CallSource> = asked.iter().map(|r| r.source).collect();
+    assert_eq!(
+        sources,
+        [CallSource::Toolbox, CallSource::Toolbox, CallSource::Typed]
+    );
+    assert_eq!(asked[0].name, "demo_delete_item");
+}
