@@ -159,17 +159,6 @@ impl ServerDiff {
     }
 }
 
-impl ServerDiff {
-    /// One line per drifted tool, with digests: what the runtime's pin
-    /// check reports, e.g. ``tool `add` changed (sha256 1f2e3d4c5b6a locked,
-    /// 0a9b8c7d6e5f live): input schema``.
-    pub fn drift_lines(&self) -> Vec<String> {
-        (self.drift(crate::lock::EntryKind::Tool).iter())
-            .map(ToString::to_string)
-            .collect()
-    }
-}
-
 impl ToolDiff {
     fn new(old: &LockedTool, new: &LockedTool) -> ToolDiff {
         let mut changes = Vec::new();
@@ -188,15 +177,6 @@ impl ToolDiff {
             new_sha256: new.sha256.clone(),
             changes,
         }
-    }
-
-    /// Which parts of the definition changed (`input schema`,
-    /// `description`…), in order, each once. A digest that changed with an
-    /// equal definition (a lock edited by hand) is `definition`.
-    pub fn parts(&self) -> Vec<&'static str> {
-        (crate::drift::DefinitionPart::of_changes(&self.changes).into_iter())
-            .map(crate::drift::DefinitionPart::words)
-            .collect()
     }
 }
 
