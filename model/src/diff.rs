@@ -6,9 +6,10 @@
 //! runtime needs. On top of it, with the `review` feature (the CLI's),
 //! `ServerReview` classifies each change as breaking, review or compatible
 //! by a named rule (`classify.rs` for entries, `prompts.rs` for prompts and
-//! resource templates, `schema.rs` for the JSON Schema rules), and `Review`
-//! renders the result as text, JSON or Markdown (`report.rs`, with word
-//! diffs from `words.rs`).
+//! resource templates, `schema.rs` for the JSON Schema rules, `shared.rs`
+//! for the rules every entry shares; the findings in `finding.rs`), and
+//! `Review` renders the result as text, JSON or Markdown (`report.rs`, with
+//! word diffs from `words.rs`).
 
 // The review half (classification, reports, word diffs): the CLI's
 // `check` and `diff`, behind the `review` feature; the pin check needs
@@ -19,6 +20,8 @@ mod classify;
 mod classify_tests;
 #[cfg(all(test, feature = "review"))]
 mod depth_tests;
+#[cfg(feature = "review")]
+mod finding;
 #[cfg(all(test, feature = "review"))]
 mod fuzz_tests;
 #[cfg(feature = "review")]
@@ -28,12 +31,16 @@ mod report;
 #[cfg(feature = "review")]
 mod schema;
 #[cfg(feature = "review")]
+mod shared;
+#[cfg(feature = "review")]
 mod words;
 
 use std::fmt;
 
 #[cfg(feature = "review")]
-pub use classify::{classify_tool, Class, Entry, Finding, Message, MessagePart, ServerReview};
+pub use classify::{classify_tool, ServerReview};
+#[cfg(feature = "review")]
+pub use finding::{Class, Entry, Finding, Message, MessagePart};
 #[cfg(feature = "review")]
 pub use prompts::{classify_prompt, classify_resource_template};
 #[cfg(feature = "review")]
