@@ -1,4 +1,5 @@
-//! One module per subcommand, each with its `Args` and `run`.
+//! One module per subcommand, each with its `Args` and `run`; `review`
+//! holds what `check` and `diff` share.
 
 pub mod call;
 pub mod check;
@@ -7,6 +8,7 @@ pub mod generate;
 pub mod list;
 pub mod lock;
 pub mod login;
+mod review;
 
 /// Text from a server on one line of a terminal: line breaks as spaces,
 /// escapes and bidirectional controls shown as `\u{..}` (as `diff` does).

@@ -41,6 +41,8 @@ mod sse;
 mod stdio;
 mod tap;
 pub(crate) mod tools;
+#[cfg(feature = "http")]
+mod wire;
 
 pub(crate) use headers::ToolSchemas;
 #[cfg(feature = "stdio")]

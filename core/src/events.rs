@@ -23,9 +23,8 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::call::ToolResult;
-use crate::client::Client;
 use crate::config::ServerConfig;
-use crate::connect::secrets::ServerSecrets;
+use crate::connect::secrets::{redact_labelled, redact_value, ServerSecrets};
 use crate::error::{Error, Result};
 use crate::tool::ToolMeta;
 
@@ -211,7 +210,8 @@ pub(crate) fn observed() -> bool {
 /// and publishes its [`ToolInvoked`] (the hook in `Client::call`). A
 /// subscriber that arrives during an unobserved call sees the next one.
 pub(crate) async fn observe<I: Serialize, O>(
-    client: &Client,
+    config: &ServerConfig,
+    server: &str,
     meta: &ToolMeta,
     input: &I,
     call: impl Future<Output = Result<ToolResult<O>>>,
@@ -233,9 +233,9 @@ pub(crate) async fn observe<I: Serialize, O>(
             Err(e) => outcome_of(e),
         };
         publish(
-            client.server_config(),
+            config,
             ToolInvoked {
-                server: client.server_name().to_owned(),
+                server: server.to_owned(),
                 tool: meta.name.to_owned(),
                 model_name: scope.model_name.clone(),
                 arguments: serde_json::to_value(input).unwrap_or(Value::Null),
@@ -317,26 +317,6 @@ fn publish(config: &ServerConfig, mut event: ToolInvoked) {
     }
     // An error only means nobody listens any more.
     let _ = bus().send(Arc::new(event));
-}
-
-/// `text` with each secret replaced by its label.
-pub(crate) fn redact_labelled(text: &str, secrets: &[(String, String)]) -> String {
-    let mut text = text.to_owned();
-    for (secret, label) in secrets {
-        if text.contains(secret.as_str()) {
-            text = text.replace(secret.as_str(), label);
-        }
-    }
-    text
-}
-
-pub(crate) fn redact_value(value: &mut Value, secrets: &[(String, String)]) {
-    match value {
-        Value::String(s) => *s = redact_labelled(s, secrets),
-        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secrets)),
-        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secrets)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]

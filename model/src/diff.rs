@@ -6,9 +6,10 @@
 //! runtime needs. On top of it, with the `review` feature (the CLI's),
 //! `ServerReview` classifies each change as breaking, review or compatible
 //! by a named rule (`classify.rs` for entries, `prompts.rs` for prompts and
-//! resource templates, `schema.rs` for the JSON Schema rules), and `Review`
-//! renders the result as text, JSON or Markdown (`report.rs`, with word
-//! diffs from `words.rs`).
+//! resource templates, `schema.rs` for the JSON Schema rules, `shared.rs`
+//! for the rules every entry shares; the findings in `finding.rs`), and
+//! `Review` renders the result as text, JSON or Markdown (`report.rs`, with
+//! word diffs from `words.rs`).
 
 // The review half (classification, reports, word diffs): the CLI's
 // `check` and `diff`, behind the `review` feature; the pin check needs
@@ -19,6 +20,8 @@ mod classify;
 mod classify_tests;
 #[cfg(all(test, feature = "review"))]
 mod depth_tests;
+#[cfg(feature = "review")]
+mod finding;
 #[cfg(all(test, feature = "review"))]
 mod fuzz_tests;
 #[cfg(feature = "review")]
@@ -28,12 +31,16 @@ mod report;
 #[cfg(feature = "review")]
 mod schema;
 #[cfg(feature = "review")]
+mod shared;
+#[cfg(feature = "review")]
 mod words;
 
 use std::fmt;
 
 #[cfg(feature = "review")]
-pub use classify::{classify_tool, Class, Entry, Finding, Message, MessagePart, ServerReview};
+pub use classify::{classify_tool, ServerReview};
+#[cfg(feature = "review")]
+pub use finding::{Class, Entry, Finding, Message, MessagePart};
 #[cfg(feature = "review")]
 pub use prompts::{classify_prompt, classify_resource_template};
 #[cfg(feature = "review")]
@@ -159,17 +166,6 @@ impl ServerDiff {
     }
 }
 
-impl ServerDiff {
-    /// One line per drifted tool, with digests: what the runtime's pin
-    /// check reports, e.g. ``tool `add` changed (sha256 1f2e3d4c5b6a locked,
-    /// 0a9b8c7d6e5f live): input schema``.
-    pub fn drift_lines(&self) -> Vec<String> {
-        (self.drift(crate::lock::EntryKind::Tool).iter())
-            .map(ToString::to_string)
-            .collect()
-    }
-}
-
 impl ToolDiff {
     fn new(old: &LockedTool, new: &LockedTool) -> ToolDiff {
         let mut changes = Vec::new();
@@ -188,15 +184,6 @@ impl ToolDiff {
             new_sha256: new.sha256.clone(),
             changes,
         }
-    }
-
-    /// Which parts of the definition changed (`input schema`,
-    /// `description`…), in order, each once. A digest that changed with an
-    /// equal definition (a lock edited by hand) is `definition`.
-    pub fn parts(&self) -> Vec<&'static str> {
-        (crate::drift::DefinitionPart::of_changes(&self.changes).into_iter())
-            .map(crate::drift::DefinitionPart::words)
-            .collect()
     }
 }
 

@@ -13,7 +13,7 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::diff::{Change, ServerDiff};
+use crate::diff::{Change, ServerDiff, ToolDiff};
 use crate::lock::EntryKind;
 
 /// One locked entry that no longer matches the server.
@@ -233,6 +233,26 @@ impl ServerDiff {
             (self.removed.iter()).map(|name| Drift::new(kind, name, DriftChange::Removed));
         let added = (self.added.iter()).map(|name| Drift::new(kind, name, DriftChange::Added));
         changed.chain(removed).chain(added).collect()
+    }
+
+    /// One line per drifted tool, with digests: what the runtime's pin
+    /// check reports, e.g. ``tool `add` changed (sha256 1f2e3d4c5b6a locked,
+    /// 0a9b8c7d6e5f live): input schema``.
+    pub fn drift_lines(&self) -> Vec<String> {
+        (self.drift(EntryKind::Tool).iter())
+            .map(ToString::to_string)
+            .collect()
+    }
+}
+
+impl ToolDiff {
+    /// Which parts of the definition changed (`input schema`,
+    /// `description`…), in order, each once. A digest that changed with an
+    /// equal definition (a lock edited by hand) is `definition`.
+    pub fn parts(&self) -> Vec<&'static str> {
+        (DefinitionPart::of_changes(&self.changes).into_iter())
+            .map(DefinitionPart::words)
+            .collect()
     }
 }
 

@@ -3,13 +3,12 @@
 //! denied class is found (`--deny`); a server that cannot be reached is
 //! exit 2.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use mcpbind::diff::{Class, Review, ServerReview};
-use mcpbind::{LockError, Lockfile, ServerDiff};
+use mcpbind::diff::{Class, Review};
+use mcpbind::LockError;
 
-use super::diff::{print_report, Format, COULD_NOT_COMPARE};
+use super::review::{could_not_compare, live_review, print_report, Format, COULD_NOT_COMPARE};
 use crate::ServerSelection;
 
 /// Which servers to check, what fails the check, how to print the report.
@@ -110,83 +109,5 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    })
-}
-
-/// A comparison that could not be made: the lockfile no longer matching
-/// the config is drift (the error, exit 1), a signal stops the command;
-/// anything else (an unknown server, an unreadable config or lockfile) is
-/// reported here, exit 2.
-pub(crate) fn could_not_compare(err: anyhow::Error) -> anyhow::Result<ExitCode> {
-    let drift = err.chain().any(|e| {
-        matches!(
-            e.downcast_ref::<LockError>(),
-            Some(LockError::Stale { .. } | LockError::Unconfigured { .. })
-        )
-    });
-    if drift || err.is::<crate::signal::Interrupted>() {
-        return Err(err);
-    }
-    crate::report(&err);
-    Ok(ExitCode::from(COULD_NOT_COMPARE))
-}
-
-/// The live servers compared with the lockfile.
-pub(crate) struct Live {
-    /// The classified changes of each server that could be reached.
-    pub review: Review,
-    /// The servers that could not be reached (their errors were printed).
-    pub unreachable: Vec<String>,
-    /// Per server with changed tools, a one-line summary of them.
-    pub reasons: std::collections::BTreeMap<String, String>,
-    pub lock: Lockfile,
-    pub lock_path: PathBuf,
-}
-
-/// Snapshots the selected servers and classifies how each differs from the
-/// lockfile. A server that can't be listed is reported on stderr and left
-/// out of the review.
-pub(crate) fn live_review(selection: &ServerSelection) -> anyhow::Result<Live> {
-    let config = selection.load_config()?;
-    let servers = selection.servers.as_slice();
-    let lock_path = selection.paths.find_lockfile()?;
-    let lock = Lockfile::read(&lock_path)?;
-    let selected = (!servers.is_empty()).then_some(servers);
-    lock.check_config(&config, selected, &lock_path)?;
-
-    let names: Vec<String> = match selected {
-        Some(s) => s.to_vec(),
-        None => config.servers.keys().cloned().collect(),
-    };
-    let live = crate::signal::block_on(mcpbind::snapshot::snapshot_servers(&config, &names))?;
-    let mut review = Review::default();
-    let mut reasons = std::collections::BTreeMap::new();
-    let mut unreachable = Vec::new();
-    for (name, result) in live {
-        let locked = &lock.servers[&name];
-        match result {
-            Err(err) => {
-                unreachable.push(name.clone());
-                crate::report(&anyhow::Error::new(err).context(format!(
-                    "failed to check server `{name}`: could not list its tools (the lockfile was not compared)"
-                )));
-            }
-            Ok(current) => {
-                let diff = ServerDiff::new(locked, &current);
-                if diff.has_drift() {
-                    reasons.insert(name.clone(), diff.summary());
-                }
-                review
-                    .servers
-                    .push(ServerReview::new(&name, Some(locked), Some(&current)));
-            }
-        }
-    }
-    Ok(Live {
-        review,
-        unreachable,
-        reasons,
-        lock,
-        lock_path,
     })
 }

@@ -7,7 +7,6 @@
 //! could not be made (a usage error, a server that could not be reached, an
 //! unreadable lockfile or revision).
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -15,6 +14,8 @@ use anyhow::Context as _;
 use mcpbind::diff::Review;
 use mcpbind::Lockfile;
 
+pub use super::review::Format;
+use super::review::{print_report, COULD_NOT_COMPARE};
 use crate::{Hinted, ServerSelection};
 
 /// What to compare, and how to print it.
@@ -38,22 +39,6 @@ pub struct Args {
     pub format: Format,
 }
 
-/// How a report is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// For a person: grouped by server and class, coloured on a terminal
-    /// (`NO_COLOR` turns colour off, `CLICOLOR_FORCE` on).
-    Text,
-    /// For tools: the stable shape documented in the README.
-    Json,
-    /// For a pull-request comment: a summary line, a table per server, word
-    /// diffs of changed descriptions.
-    Markdown,
-}
-
-/// The exit code of a comparison that could not be made.
-pub(crate) const COULD_NOT_COMPARE: u8 = 2;
-
 /// Runs `mcpbind diff`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let review = if args.from.is_some() || args.git.is_some() {
@@ -64,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let review = match review {
         Ok(review) => review,
         Err(err) if err.is::<Unreachable>() => return Ok(ExitCode::from(COULD_NOT_COMPARE)),
-        Err(err) => return super::check::could_not_compare(err),
+        Err(err) => return super::review::could_not_compare(err),
     };
     print_report(&review, &[], args.format)?;
     Ok(if review.worst().is_some() {
@@ -78,7 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// could not be listed, after printing what could be compared (never "no
 /// changes" for what could not).
 fn live_review(args: &Args) -> anyhow::Result<Review> {
-    let live = super::check::live_review(&args.selection)?;
+    let live = super::review::live_review(&args.selection)?;
     if !live.unreachable.is_empty() {
         if live.review.worst().is_some() || args.format != Format::Text {
             print_report(&live.review, &live.unreachable, args.format)?;
@@ -197,72 +182,4 @@ fn lockfile_at(rev: &str, path: &Path) -> anyhow::Result<Lockfile> {
     let text = String::from_utf8(shown.stdout)
         .with_context(|| format!("{file} at `{rev}` is not UTF-8"))?;
     Ok(Lockfile::parse(&text, Path::new(&spec))?)
-}
-
-/// Prints a report on stdout in `format`; text is coloured when stdout is a
-/// terminal that takes colour (anstream's choice: `NO_COLOR`,
-/// `CLICOLOR_FORCE`, `CLICOLOR`, `TERM`).
-///
-/// `unreachable` names the servers that could not be compared: the report
-/// then says so, and never reads as a summary of them. When no server could
-/// be compared at all, nothing is printed (the errors on stderr and exit 2
-/// say it all). A closed stdout (`| head -1`) is no error: the exit status
-/// stays the comparison's.
-pub(crate) fn print_report(
-    review: &Review,
-    unreachable: &[String],
-    format: Format,
-) -> anyhow::Result<()> {
-    if !unreachable.is_empty() && review.servers.is_empty() {
-        return Ok(());
-    }
-    let text = match format {
-        Format::Text => {
-            let stdout = std::io::stdout();
-            let choice = anstream::AutoStream::choice(&stdout);
-            let mut text = review.to_text(choice != anstream::ColorChoice::Never);
-            if !unreachable.is_empty() {
-                text.push_str(&format!("not compared: {}\n", not_compared(unreachable)));
-            }
-            text
-        }
-        Format::Json => {
-            let mut json = review.to_json();
-            if !unreachable.is_empty() {
-                json["unreachable"] = unreachable.into();
-            }
-            let mut json = serde_json::to_string_pretty(&json)?;
-            json.push('\n');
-            json
-        }
-        Format::Markdown if unreachable.is_empty() => review.to_markdown(),
-        Format::Markdown => {
-            let full = review.to_markdown();
-            let rest = full.split_once("\n\n").map_or("", |(_, rest)| rest);
-            let compared = match review.worst() {
-                Some(_) => format!("Of the servers compared: {}.", review.summary()),
-                None => "The servers compared are unchanged.".to_owned(),
-            };
-            format!(
-                "### mcpbind: not compared: {}\n\n{compared}\n\n{rest}",
-                not_compared(unreachable)
-            )
-        }
-    };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(e).context("failed to write the report")
-        }
-        _ => Ok(()),
-    }
-}
-
-/// `` `a` could not be reached ``, `` `a`, `b` could not be reached ``.
-fn not_compared(unreachable: &[String]) -> String {
-    let names: Vec<String> = unreachable.iter().map(|n| format!("`{n}`")).collect();
-    format!("{} could not be reached", names.join(", "))
 }

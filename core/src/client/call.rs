@@ -16,7 +16,7 @@ use rmcp::ServiceError;
 use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
-use super::request::speaks_mrtr;
+use super::request::{speaks_mrtr, with_tool};
 use super::{deadline, millis, task, Client, Wait};
 use crate::breaker::backoff;
 use crate::error::{Error, Result};
@@ -401,32 +401,6 @@ pub(super) fn call_request(
         params.meta = Some(RequestMetaObject::from(meta.clone()));
     }
     ClientRequest::CallToolRequest(CallToolRequest::new(params))
-}
-
-/// An error of a `tools/call`, naming its tool.
-pub(super) fn with_tool(e: Error, method: &str, tool: &str) -> Error {
-    match e {
-        Error::Service { server, source, .. } => Error::Service {
-            server,
-            method: format!("{method} {tool}"),
-            source,
-        },
-        Error::Timeout {
-            server, timeout, ..
-        } => Error::Timeout {
-            server,
-            method: format!("{method} {tool}"),
-            tool: Some(tool.to_string()),
-            timeout,
-        },
-        Error::TimeLimit { server, limit, .. } => Error::TimeLimit {
-            server,
-            method: format!("{method} {tool}"),
-            tool: Some(tool.to_string()),
-            limit,
-        },
-        e => e,
-    }
 }
 
 /// The `outcome` of a failed call in its span.

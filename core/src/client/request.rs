@@ -115,25 +115,6 @@ impl Drop for Pending {
 }
 
 impl Client {
-    /// Cancels the task a dropped call's `answer` created, if it comes
-    /// within the client's timeout and created one. (Bounded: a server
-    /// that heeded `notifications/cancelled` never answers, and this must
-    /// not hold the connection open.)
-    async fn cancel_late_task(
-        &self,
-        answer: tokio::sync::oneshot::Receiver<std::result::Result<ServerResult, ServiceError>>,
-    ) {
-        let Ok(Ok(Ok(created))) = tokio::time::timeout(self.timeout(), answer).await else {
-            return;
-        };
-        if let Ok(state) = super::task::TaskState::parse(&self.name, "tools/call", created) {
-            tracing::debug!(server = %self.name, task = %state.id, "a dropped call's task is cancelled");
-            let _ = self.cancel_task(&state.id).await;
-        }
-    }
-}
-
-impl Client {
     /// Sends one request (not retried) with the client's timeout and
     /// returns the server's result.
     /// An `input_required` answer (2026-07-28) is answered with the hooks
@@ -308,4 +289,30 @@ impl Client {
 pub(super) fn speaks_mrtr(peer: &Peer<RoleClient>) -> bool {
     peer.peer_info()
         .is_some_and(|info| info.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28)
+}
+
+/// An error of a `tools/call`, naming its tool.
+pub(super) fn with_tool(e: Error, method: &str, tool: &str) -> Error {
+    match e {
+        Error::Service { server, source, .. } => Error::Service {
+            server,
+            method: format!("{method} {tool}"),
+            source,
+        },
+        Error::Timeout {
+            server, timeout, ..
+        } => Error::Timeout {
+            server,
+            method: format!("{method} {tool}"),
+            tool: Some(tool.to_string()),
+            timeout,
+        },
+        Error::TimeLimit { server, limit, .. } => Error::TimeLimit {
+            server,
+            method: format!("{method} {tool}"),
+            tool: Some(tool.to_string()),
+            limit,
+        },
+        e => e,
+    }
 }

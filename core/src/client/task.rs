@@ -17,6 +17,7 @@ use rmcp::model::{
     CallToolResult, ClientRequest, CustomRequest, CustomResult, GetExtensions as _,
     RequestMetaObject, ServerResult, TaskStatus,
 };
+use rmcp::ServiceError;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -246,7 +247,7 @@ impl Client {
         };
         let answer = answer
             .await
-            .map_err(|e| super::call::with_tool(e, method, tool))?;
+            .map_err(|e| super::request::with_tool(e, method, tool))?;
         let state = TaskState::parse(&self.name, method, answer)?;
         self.shared.breaker.success();
         Ok(self.resume_task(tool, &state.id))
@@ -378,6 +379,23 @@ impl Client {
         let wait = Wait::plain(self.timeout());
         let answer = self.task_request("tasks/cancel", id, wait).await?;
         TaskState::parse(&self.name, "tasks/cancel", answer)
+    }
+
+    /// Cancels the task a dropped call's `answer` created, if it comes
+    /// within the client's timeout and created one. (Bounded: a server
+    /// that heeded `notifications/cancelled` never answers, and this must
+    /// not hold the connection open.)
+    pub(super) async fn cancel_late_task(
+        &self,
+        answer: tokio::sync::oneshot::Receiver<std::result::Result<ServerResult, ServiceError>>,
+    ) {
+        let Ok(Ok(Ok(created))) = tokio::time::timeout(self.timeout(), answer).await else {
+            return;
+        };
+        if let Ok(state) = TaskState::parse(&self.name, "tools/call", created) {
+            tracing::debug!(server = %self.name, task = %state.id, "a dropped call's task is cancelled");
+            let _ = self.cancel_task(&state.id).await;
+        }
     }
 
     /// Sends `method` for task `id` and waits for its answer: as the

@@ -114,7 +114,8 @@ impl Client {
         // call's future, listened to or not.
         if crate::events::observed() {
             futures::future::Either::Left(Box::pin(crate::events::observe(
-                self,
+                self.server_config(),
+                self.server_name(),
                 &T::META,
                 input,
                 self.call_unobserved::<T>(input, options),

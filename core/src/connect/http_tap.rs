@@ -27,6 +27,7 @@ use rmcp::transport::streamable_http_client::{
 };
 
 use super::tap::{Failure, RawTap};
+use super::wire::method_of;
 
 const SESSION_HEADER: &str = "Mcp-Session-Id";
 
@@ -48,19 +49,6 @@ pub(crate) struct TapClient {
 
 type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
 type Events = futures::stream::BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>;
-
-/// The request a message is, as errors name it: `tools/call echo`,
-/// `tools/list`, `initialize`.
-pub(crate) fn method_of(message: &ClientJsonRpcMessage) -> String {
-    match message {
-        ClientJsonRpcMessage::Request(request) => match &request.request {
-            ClientRequest::CallToolRequest(call) => format!("tools/call {}", call.params.name),
-            other => other.method().to_owned(),
-        },
-        ClientJsonRpcMessage::Notification(_) => "a notification".to_owned(),
-        _ => "a message".to_owned(),
-    }
-}
 
 /// What a failed request tells about the server, by the kind of rmcp's
 /// error; `None` for failures that are not the server's answer.
@@ -206,7 +194,7 @@ impl TapClient {
             Some(StreamableHttpPostResponse::Json(message, new_session))
         } else if content_type.starts_with("text/event-stream") {
             let tap = Arc::clone(&self.tap);
-            let body = super::sse::bounded(
+            let body = super::wire::bounded(
                 response.bytes_stream(),
                 self.max_response_bytes,
                 Arc::clone(&self.tap),
@@ -403,7 +391,7 @@ impl TapClient {
         let tapped = self.tap.is_armed() && is_tapped(message);
         match content_type.as_deref() {
             Some(t) if t.starts_with("text/event-stream") => {
-                let body = super::sse::bounded(
+                let body = super::wire::bounded(
                     response.bytes_stream(),
                     max_sse_event_size,
                     Arc::clone(&self.tap),

@@ -66,7 +66,7 @@ impl SseTransport {
                 .fail(http_failure("GET (the event stream)", &response));
             return Err(format!("GET {url}: HTTP {}", response.status()));
         }
-        let bytes = bounded(
+        let bytes = super::wire::bounded(
             response.bytes_stream(),
             options.max_event_bytes,
             Arc::clone(&options.tap),
@@ -133,44 +133,6 @@ fn http_failure(method: &str, response: &reqwest::Response) -> Failure {
     }
 }
 
-/// The body of an event stream, failing once one event (the bytes between
-/// two blank lines) exceeds `limit`: a server that never ends an event
-/// would otherwise grow the parser's buffer without bound.
-pub(crate) fn bounded<S, D>(
-    body: S,
-    limit: usize,
-    tap: Arc<RawTap>,
-) -> impl futures::Stream<Item = Result<D, std::io::Error>> + Send + 'static
-where
-    S: futures::Stream<Item = Result<D, reqwest::Error>> + Send + 'static,
-    D: AsRef<[u8]>,
-{
-    let mut event_len = 0usize;
-    let mut line_empty = true;
-    body.map(move |chunk| {
-        let chunk = chunk.map_err(std::io::Error::other)?;
-        for &byte in chunk.as_ref() {
-            match byte {
-                b'\r' => {}
-                b'\n' if line_empty => event_len = 0,
-                b'\n' => line_empty = true,
-                _ => {
-                    line_empty = false;
-                    event_len += 1;
-                }
-            }
-        }
-        if event_len > limit {
-            tap.fail(Failure::TooLarge {
-                limit,
-                settable: true,
-            });
-            return Err(std::io::Error::other("event over max_response_bytes"));
-        }
-        Ok(chunk)
-    })
-}
-
 impl Transport<RoleClient> for SseTransport {
     type Error = std::io::Error;
 
@@ -178,7 +140,7 @@ impl Transport<RoleClient> for SseTransport {
         &mut self,
         item: ClientJsonRpcMessage,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let method = super::http_tap::method_of(&item);
+        let method = super::wire::method_of(&item);
         let request = self
             .client
             .post(self.endpoint.clone())

@@ -8,183 +8,20 @@
 //! input, what it receives an output. Prompts and resource templates have
 //! their own rules (`prompts.rs`: arguments as params, a template's
 //! variables and expansion), and share the text rules (`description`,
-//! `title`) and the catch-all below with tools.
+//! `title`) and the catch-all with tools (`shared.rs`).
 //!
 //! Whatever no rule explains is never dropped: each raw difference (by JSON
 //! pointer) that no rule looked at becomes an `other-changed` finding for a
 //! human to review.
 
-use std::fmt;
-
 use serde_json::Value;
 
+use super::finding::{Class, Entry, Finding, Message};
 use super::prompts::{classify_prompt, classify_resource_template};
-use super::schema::{short, Direction, SchemaCmp, MAX_COMPARE_DEPTH};
-use super::{diff_values, escape, Change, ServerDiff};
+use super::schema::{compare_stack, short, Direction, SchemaCmp};
+use super::shared::{classify_texts, classify_unexplained, other_changed};
+use super::{diff_values, escape, ServerDiff};
 use crate::lock::{on_deep_stack, value_depth, EntryKind, LockedEntry, ServerLock};
-
-/// How a change affects code written against the old snapshot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Class {
-    /// Code that compiled against the old lock can fail to compile or fail
-    /// at run time.
-    Breaking,
-    /// The code still works, but a human should read the change (what the
-    /// model is told, retry safety, the server's identity).
-    Review,
-    /// Nothing that worked stops working.
-    Compatible,
-}
-
-impl Class {
-    /// The class's name in reports: `breaking`, `review`, `compatible`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Class::Breaking => "breaking",
-            Class::Review => "review",
-            Class::Compatible => "compatible",
-        }
-    }
-
-    /// All classes, most severe first.
-    pub const ALL: [Class; 3] = [Class::Breaking, Class::Review, Class::Compatible];
-}
-
-impl fmt::Display for Class {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What a finding is about: a server entry (a tool, a prompt, a resource
-/// template), or the server itself when `None`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Entry {
-    /// The kind of entry, in words ([`EntryKind::noun`]): `tool`, `prompt`
-    /// or `resource template`.
-    pub kind: &'static str,
-    /// Its name on the wire.
-    pub name: String,
-}
-
-/// A message of a finding: text with names and values set apart (as code),
-/// so that each output format can quote server text safely.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Message(pub Vec<MessagePart>);
-
-/// One part of a [`Message`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MessagePart {
-    /// Words of mcpbind's own.
-    Text(String),
-    /// A name or value that came from a server, shown as code.
-    Code(String),
-}
-
-impl Message {
-    /// A message starting with `text`.
-    pub fn text(text: impl Into<String>) -> Message {
-        Message(vec![MessagePart::Text(text.into())])
-    }
-
-    /// Appends words.
-    pub fn then(mut self, text: impl Into<String>) -> Message {
-        self.0.push(MessagePart::Text(text.into()));
-        self
-    }
-
-    /// Appends a name or value from the server.
-    pub fn code(mut self, code: impl Into<String>) -> Message {
-        self.0.push(MessagePart::Code(code.into()));
-        self
-    }
-
-    /// Appends another message.
-    pub fn join(mut self, other: Message) -> Message {
-        self.0.extend(other.0);
-        self
-    }
-}
-
-impl fmt::Display for Message {
-    /// Plain text, names in backticks.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for part in &self.0 {
-            match part {
-                MessagePart::Text(t) => f.write_str(t)?,
-                MessagePart::Code(c) => write!(f, "`{c}`")?,
-            }
-        }
-        Ok(())
-    }
-}
-
-/// One classified change.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
-    /// Breaking, review or compatible.
-    pub class: Class,
-    /// The rule that classified it (a stable id, e.g. `required-param-added`;
-    /// the README lists them).
-    pub rule: &'static str,
-    /// The entry it is about; `None` for the server itself.
-    pub entry: Option<Entry>,
-    /// Where, as a JSON pointer into the entry's definition (into the new
-    /// one, or the old one for what was removed); into the server's lock
-    /// entry for server changes.
-    pub pointer: String,
-    /// What changed, in words.
-    pub message: Message,
-    /// The old value, if any.
-    pub old: Option<Value>,
-    /// The new value, if any.
-    pub new: Option<Value>,
-}
-
-impl Finding {
-    /// A finding about the server itself (`entry` is `None`; callers set it
-    /// for an entry).
-    pub(super) fn new(
-        class: Class,
-        rule: &'static str,
-        pointer: &str,
-        message: Message,
-        old: Option<&Value>,
-        new: Option<&Value>,
-    ) -> Finding {
-        Finding {
-            class,
-            rule,
-            entry: None,
-            pointer: pointer.to_owned(),
-            message,
-            old: old.cloned(),
-            new: new.cloned(),
-        }
-    }
-
-    /// Whether the change is to text a model reads (a description or a
-    /// title): reports show it as a word diff.
-    pub fn text_change(&self) -> Option<(&str, &str)> {
-        if self.rule != "description-changed" && self.rule != "title-changed" {
-            return None;
-        }
-        let old = self.old.as_ref().and_then(Value::as_str).unwrap_or("");
-        let new = self.new.as_ref().and_then(Value::as_str).unwrap_or("");
-        Some((old, new))
-    }
-}
-
-impl fmt::Display for Finding {
-    /// The finding as one line, naming its entry: ``prompt `p`: argument
-    /// `a` removed``.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.entry {
-            Some(e) => write!(f, "{} `{}`: {}", e.kind, e.name, self.message),
-            None => write!(f, "{}", self.message),
-        }
-    }
-}
 
 /// The classified changes of one server between two snapshots.
 #[derive(Debug, Clone, PartialEq)]
@@ -505,15 +342,6 @@ pub fn classify_tool(old: &Value, new: &Value) -> Vec<Finding> {
     on_deep_stack(compare_stack(old, new), || classify_tool_impl(old, new))
 }
 
-/// The stack, in levels, that classifying `old` against `new` needs: the
-/// schema comparison recurses at most [`MAX_COMPARE_DEPTH`] levels (two
-/// frames each), and each level may clone or compare a value as deep as
-/// the definitions.
-pub(super) fn compare_stack(old: &Value, new: &Value) -> usize {
-    let depth = value_depth(old).max(value_depth(new));
-    2 * (MAX_COMPARE_DEPTH + depth) + 64
-}
-
 fn classify_tool_impl(old: &Value, new: &Value) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut examined: Vec<String> = vec!["/name".into()];
@@ -566,80 +394,6 @@ fn classify_tool_impl(old: &Value, new: &Value) -> Vec<Finding> {
     // Whatever no rule looked at is for a human to read.
     classify_unexplained(old, new, examined, &mut out);
     out
-}
-
-/// The text rules, shared by every kind of entry (and a prompt's
-/// arguments): a changed `description` or `title` at `base` is for review
-/// (what the model reads), shown as a word diff.
-pub(super) fn classify_texts(
-    base: &str,
-    old: &Value,
-    new: &Value,
-    out: &mut Vec<Finding>,
-    examined: &mut Vec<String>,
-) {
-    let get = |v: &Value, k: &str| v.get(k).filter(|v| !v.is_null()).cloned();
-    for key in ["description", "title"] {
-        let pointer = format!("{base}/{key}");
-        examined.push(pointer.clone());
-        let (o, n) = (get(old, key), get(new, key));
-        if o != n {
-            let rule = if key == "title" {
-                "title-changed"
-            } else {
-                "description-changed"
-            };
-            let word = match (&o, &n) {
-                (None, _) => " added",
-                (_, None) => " removed",
-                _ => " changed",
-            };
-            out.push(Finding::new(
-                Class::Review,
-                rule,
-                &pointer,
-                Message::text(format!("{key}{word}")),
-                o.as_ref(),
-                n.as_ref(),
-            ));
-        }
-    }
-}
-
-/// The catch-all, shared by every kind of entry: each raw difference
-/// between `old` and `new` that no rule examined or reported becomes an
-/// `other-changed` finding; a definition that differs only in form
-/// (nothing found) is `same-meaning`.
-pub(super) fn classify_unexplained(
-    old: &Value,
-    new: &Value,
-    mut examined: Vec<String>,
-    out: &mut Vec<Finding>,
-) {
-    examined.sort();
-    examined.dedup();
-    let mut raw = Vec::new();
-    diff_values("", Some(old), Some(new), &mut raw);
-    let explained = |c: &Change| {
-        examined
-            .iter()
-            .any(|e| covers(e, &c.pointer) || covers(&c.pointer, e))
-            || out.iter().any(|f| covers(&f.pointer, &c.pointer))
-    };
-    let unexplained: Vec<Change> = raw.into_iter().filter(|c| !explained(c)).collect();
-    out.extend(unexplained.iter().map(other_changed));
-    if out.is_empty() && old != new {
-        out.push(Finding::new(
-            Class::Compatible,
-            "same-meaning",
-            "",
-            Message::text(
-                "definition rewritten with the same meaning (keys reordered, references renamed)",
-            ),
-            None,
-            None,
-        ));
-    }
 }
 
 fn classify_annotations(
@@ -717,28 +471,4 @@ fn classify_annotations(
             ));
         }
     }
-}
-
-/// Whether pointer `outer` is `inner` or one of its ancestors.
-pub(super) fn covers(outer: &str, inner: &str) -> bool {
-    inner == outer || (inner.starts_with(outer) && inner[outer.len()..].starts_with('/'))
-}
-
-/// A change no rule explains: `other-changed`, for review.
-fn other_changed(c: &Change) -> Finding {
-    let message = Message::text("")
-        .code(&c.pointer)
-        .then(match (&c.old, &c.new) {
-            (None, _) => " added",
-            (_, None) => " removed",
-            _ => " changed",
-        });
-    Finding::new(
-        Class::Review,
-        "other-changed",
-        &c.pointer,
-        message,
-        c.old.as_ref(),
-        c.new.as_ref(),
-    )
 }

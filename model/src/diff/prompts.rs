@@ -16,9 +16,10 @@
 
 use serde_json::Value;
 
-use super::classify::compare_stack;
-use super::classify::{classify_texts, classify_unexplained, Class, Finding, Message};
 use super::escape;
+use super::finding::{Class, Finding, Message};
+use super::schema::compare_stack;
+use super::shared::{classify_texts, classify_unexplained};
 use crate::lock::on_deep_stack;
 use crate::uri_template::{UriTemplate, UriValue};
 

@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::classify::{Class, Finding, MessagePart, ServerReview};
+use super::classify::ServerReview;
+use super::finding::{Class, Finding, MessagePart};
 use super::words::{word_diff, WordOp};
 use crate::lock::Lockfile;
 

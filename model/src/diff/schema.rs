@@ -19,8 +19,9 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::classify::{Class, Finding, Message};
 use super::escape;
+use super::finding::{Class, Finding, Message};
+use crate::lock::value_depth;
 
 /// Which way values flow through a schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +142,15 @@ const STRUCTURAL: [&str; 14] = [
 /// mcpbind can generate code for is at most 128 levels (and 128 `$ref`
 /// hops) deep, so every such schema is compared whole.
 pub const MAX_COMPARE_DEPTH: usize = 256;
+
+/// The stack, in levels, that classifying `old` against `new` needs: the
+/// schema comparison recurses at most [`MAX_COMPARE_DEPTH`] levels (two
+/// frames each), and each level may clone or compare a value as deep as
+/// the definitions.
+pub(super) fn compare_stack(old: &Value, new: &Value) -> usize {
+    let depth = value_depth(old).max(value_depth(new));
+    2 * (MAX_COMPARE_DEPTH + depth) + 64
+}
 
 /// Compares two versions of one schema (the `inputSchema` or `outputSchema`
 /// of one entry), collecting findings.
