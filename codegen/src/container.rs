@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 
-use crate::postprocess::{into_stream, is_attribute_at, string_value};
 use crate::prepare::strip_placeholders;
+use crate::tokens::{into_stream, is_attribute_at, string_value};
 
 /// serde's rules, in the order they are tried (the first of equals wins):
 /// for fields, and for variants (where single words tie, `snake_case`).

@@ -17,7 +17,7 @@ pub(crate) fn doc_attrs(text: &str) -> TokenStream {
     let text = doc_text(text);
     let lines = text
         .lines()
-        .map(|l| crate::tool::str_literal(&format!(" {l}")));
+        .map(|l| crate::naming::str_literal(&format!(" {l}")));
     quote! { #( #[doc = #lines] )* }
 }
 

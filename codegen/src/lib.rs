@@ -25,6 +25,7 @@ mod resources;
 mod shapes;
 mod splice;
 mod template;
+mod tokens;
 mod tool;
 mod toolbox;
 mod types;
@@ -626,6 +627,8 @@ impl Generator {
         warnings: &mut Vec<Warning>,
     ) -> (prepare::PreparedServer, types::TypedSchemas) {
         let mut prepared = prepare::prepare_server(server, names, warnings);
+        // Definitions of the same shape become one type.
+        shapes::share(&mut prepared.schemas, &mut prepared.defs);
         let mut attempt = 0;
         loop {
             let mut typing = Vec::new();

@@ -240,6 +240,37 @@ pub(crate) fn is_xid_continue(c: char) -> bool {
     syn::parse_str::<syn::Ident>(&format!("a{c}")).is_ok()
 }
 
+/// The string literal `proc_macro2::Literal::string(value)` makes, with the same text
+/// (so the same output), made faster for long texts (a definition is a few
+/// KB): proc_macro2 escapes one `char::escape_debug` at a time, while here
+/// printable ASCII is copied as is and only the rest goes through
+/// `escape_debug` (as proc_macro2 does it), and the lexer reads the text
+/// back.
+pub(crate) fn str_literal(value: &str) -> proc_macro2::Literal {
+    str_repr(value)
+        .parse()
+        .unwrap_or_else(|_| proc_macro2::Literal::string(value))
+}
+
+/// The text of [`str_literal`], quotes included.
+pub(crate) fn str_repr(value: &str) -> String {
+    let mut repr = String::with_capacity(value.len() + value.len() / 8 + 2);
+    repr.push('"');
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '\\' => repr.extend(c.escape_debug()),
+            // `'` included: proc_macro2 doesn't escape it in a string.
+            ' '..='~' => repr.push(c),
+            // `\0` before an octal digit would read as an octal escape.
+            '\0' if chars.peek().is_some_and(|n| ('0'..='7').contains(n)) => repr.push_str("\\x00"),
+            _ => repr.extend(c.escape_debug()),
+        }
+    }
+    repr.push('"');
+    repr
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

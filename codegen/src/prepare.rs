@@ -96,8 +96,8 @@ pub(crate) struct PreparedServer {
     pub(crate) slots: Vec<(usize, Option<usize>)>,
 }
 
-/// Prepares every schema of a server, named after the naming plan, then
-/// shares identical object shapes between them ([`crate::shapes`]).
+/// Prepares every schema of a server, named after the naming plan (the
+/// generator then shares identical object shapes between them).
 pub(crate) fn prepare_server(
     server: &ServerLock,
     names: &ToolNames,
@@ -162,7 +162,6 @@ pub(crate) fn prepare_server(
         });
         slots.push((schemas.len() - 1 - usize::from(output.is_some()), output));
     }
-    crate::shapes::share(&mut schemas, &mut defs);
     PreparedServer {
         schemas,
         defs,

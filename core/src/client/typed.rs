@@ -67,7 +67,14 @@ impl Client {
             // The event shows what is sent: the arguments approved (an
             // amend's, when the policy amended them).
             if crate::events::observed() {
-                Box::pin(crate::events::observe(self, &T::META, &arguments, call)).await
+                let observed = crate::events::observe(
+                    self.server_config(),
+                    self.server_name(),
+                    &T::META,
+                    &arguments,
+                    call,
+                );
+                Box::pin(observed).await
             } else {
                 call.await
             }
