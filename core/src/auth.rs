@@ -31,7 +31,8 @@ mod dpop;
 mod grant;
 
 use crate::connect::secrets::Expander;
-use crate::error::{redact, Error, Result};
+use crate::error::{Error, Result};
+use crate::redact::redact;
 use client::Manager;
 pub(crate) use client::OAuthClient;
 use dpop::{Dpop, DpopKey};

@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::config::ConfigError;
 use crate::drift::Drift;
 use crate::model::CallToolResult;
+use crate::redact::{redact, redact_result, redact_value};
 use crate::validate::Violation;
 
 /// A runtime error.
@@ -533,28 +534,6 @@ impl Error {
     }
 }
 
-/// The text blocks and structured content of a result, redacted.
-fn redact_result(result: &mut CallToolResult, secrets: &[String]) {
-    for block in &mut result.content {
-        if let rmcp::model::ContentBlock::Text(text) = block {
-            text.text = redact(&text.text, secrets);
-        }
-    }
-    if let Some(value) = &mut result.structured_content {
-        redact_value(value, secrets);
-    }
-}
-
-fn redact_value(value: &mut serde_json::Value, secrets: &[String]) {
-    use serde_json::Value;
-    match value {
-        Value::String(s) => *s = redact(s, secrets),
-        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secrets)),
-        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secrets)),
-        _ => {}
-    }
-}
-
 /// An error from a lower layer (rmcp, reqwest) whose text may hold a
 /// configured secret (a URL with `?api_key=`): it displays and debugs with
 /// every secret replaced by `***`, and hides its own sources, which would
@@ -619,20 +598,6 @@ impl std::fmt::Debug for Redacted {
 }
 
 impl std::error::Error for Redacted {}
-
-/// `text` with every secret replaced by `***`, in order: pass them longest
-/// first (as [`ServerSecrets::secrets`](crate::ServerSecrets::secrets) gives
-/// them), so that a secret containing another is replaced whole. For a log
-/// line that a lower layer (rmcp, reqwest) may have filled with them.
-pub fn redact(text: &str, secrets: &[String]) -> String {
-    let mut text = text.to_owned();
-    for secret in secrets {
-        if !secret.is_empty() && text.contains(secret.as_str()) {
-            text = text.replace(secret.as_str(), "***");
-        }
-    }
-    text
-}
 
 /// `Result` with the runtime's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

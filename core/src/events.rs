@@ -24,8 +24,9 @@ use tokio::sync::broadcast;
 
 use crate::call::ToolResult;
 use crate::config::ServerConfig;
-use crate::connect::secrets::{redact_labelled, redact_value, ServerSecrets};
+use crate::connect::secrets::ServerSecrets;
 use crate::error::{Error, Result};
+use crate::redact::{redact_labelled, redact_labelled_value};
 use crate::tool::ToolMeta;
 
 /// How many events a slow subscriber may fall behind before losing some.
@@ -307,7 +308,7 @@ pub fn publish_toolbox_call(config: &ServerConfig, event: ToolInvoked) {
 fn publish(config: &ServerConfig, mut event: ToolInvoked) {
     let secrets = config.labelled_secrets();
     if !secrets.is_empty() {
-        redact_value(&mut event.arguments, &secrets);
+        redact_labelled_value(&mut event.arguments, &secrets);
         match &mut event.outcome {
             Outcome::Ok => {}
             Outcome::ToolError { message }
@@ -327,7 +328,7 @@ mod tests {
     fn redacts_secret_values_everywhere() {
         let secrets = vec![("s3cr3t-value".to_owned(), "${TOKEN}".to_owned())];
         let mut value = serde_json::json!({"a": ["x s3cr3t-value y"], "b": "s3cr3t-value"});
-        redact_value(&mut value, &secrets);
+        redact_labelled_value(&mut value, &secrets);
         assert_eq!(
             value,
             serde_json::json!({"a": ["x ${TOKEN} y"], "b": "${TOKEN}"})

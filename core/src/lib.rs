@@ -123,6 +123,8 @@ pub mod notices;
 #[cfg(feature = "client")]
 mod paging;
 #[cfg(feature = "client")]
+mod redact;
+#[cfg(feature = "client")]
 mod servers;
 #[cfg(feature = "client")]
 pub mod skills;
@@ -155,11 +157,13 @@ pub use connect::secrets::ServerSecrets;
 #[cfg(feature = "client")]
 pub use elicit::{AcceptDefaults, ClientHooks, Elicitation, Roots, Sampling};
 #[cfg(feature = "client")]
-pub use error::{redact, Error, PageProblem, Result};
+pub use error::{Error, PageProblem, Result};
 #[cfg(feature = "client")]
 pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
 #[cfg(feature = "client")]
 pub use notices::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
+#[cfg(feature = "client")]
+pub use redact::redact;
 #[cfg(feature = "client")]
 pub use servers::{Health, Servers};
 #[cfg(feature = "client")]

@@ -304,7 +304,7 @@ impl Notices {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        let text = crate::connect::secrets::redact_labelled(&text, &self.secrets);
+        let text = crate::redact::redact_labelled(&text, &self.secrets);
         let logger = params.logger.as_deref().unwrap_or("");
         let server = &*self.server;
         match params.level {
@@ -435,7 +435,7 @@ impl Drop for Watching<'_> {
 }
 
 fn hide_secrets(notice: &mut Notice, secrets: &[(String, String)]) {
-    let hide = |s: &mut String| *s = crate::connect::secrets::redact_labelled(s, secrets);
+    let hide = |s: &mut String| *s = crate::redact::redact_labelled(s, secrets);
     match notice {
         Notice::Progress { progress, .. } => {
             if let Some(message) = &mut progress.message {
@@ -443,7 +443,7 @@ fn hide_secrets(notice: &mut Notice, secrets: &[(String, String)]) {
             }
         }
         Notice::Log { data, logger, .. } => {
-            crate::connect::secrets::redact_value(data, secrets);
+            crate::redact::redact_labelled_value(data, secrets);
             if let Some(logger) = logger {
                 hide(logger);
             }

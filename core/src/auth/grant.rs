@@ -19,7 +19,8 @@ use rmcp::transport::auth::{
 
 use super::Target;
 use crate::config::{Assertion, AuthConfig, SigningAlgorithm};
-use crate::error::{redact, Error, Result};
+use crate::error::{Error, Result};
+use crate::redact::redact;
 
 /// How long a token request may take.
 const TOKEN_TIMEOUT: Duration = Duration::from_secs(30);

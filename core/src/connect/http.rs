@@ -15,7 +15,8 @@ use super::{
     classify, describe, handshake, http_client, http_tap, sse, tap, ConnectFailure, Handler,
     Lifecycle, RawTap, Session,
 };
-use crate::error::{redact, Error, Redacted, Result};
+use crate::error::{Error, Redacted, Result};
+use crate::redact::redact;
 
 /// The OAuth session of a server with `auth` (the `auth` feature; without
 /// it, no server has one).

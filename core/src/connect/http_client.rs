@@ -21,7 +21,8 @@
 
 use std::sync::Mutex;
 
-use crate::error::{redact, Error, Result};
+use crate::error::{Error, Result};
+use crate::redact::redact;
 
 use super::tap::Failure;
 

@@ -1,13 +1,11 @@
 //! The secrets of one server's config: every value a `${VAR}` expanded to,
 //! and a password written into a URL. Errors built from text that may hold
 //! them (a URL, a command line, rmcp's and reqwest's messages) go through
-//! [`redact`](crate::error::redact), which replaces each with `***`; events
-//! and notices replace each with its label (`redact_labelled`).
+//! [`redact`](crate::redact::redact), which replaces each with `***`; events
+//! and notices replace each with its label (`crate::redact::redact_labelled`).
 
 use std::cell::RefCell;
 use std::sync::Arc;
-
-use serde_json::Value;
 
 use crate::config::expand_vars_with;
 use crate::error::Result;
@@ -168,30 +166,10 @@ fn percent_encode(value: &str) -> String {
     out
 }
 
-/// `text` with each secret replaced by its label.
-pub(crate) fn redact_labelled(text: &str, secrets: &[(String, String)]) -> String {
-    let mut text = text.to_owned();
-    for (secret, label) in secrets {
-        if text.contains(secret.as_str()) {
-            text = text.replace(secret.as_str(), label);
-        }
-    }
-    text
-}
-
-pub(crate) fn redact_value(value: &mut Value, secrets: &[(String, String)]) {
-    match value {
-        Value::String(s) => *s = redact_labelled(s, secrets),
-        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secrets)),
-        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secrets)),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::redact;
+    use crate::redact::redact;
 
     #[test]
     fn url_values_and_passwords_are_secrets() {
