@@ -104,6 +104,10 @@ pub struct ServerSelection {
 
 impl ServerSelection {
     /// Loads the config and checks that every named server is in it.
+    ///
+    /// # Errors
+    ///
+    /// When the config can't be read, or names none of the selected servers.
     pub fn load_config(&self) -> anyhow::Result<mcpbind::Config> {
         let config = self.paths.load_config()?;
         if let Some(name) = self
@@ -129,6 +133,11 @@ impl Paths {
     /// ([`find_lockfile`](mcpbind::lock::find_lockfile)): `MCPBIND_LOCKFILE`,
     /// else `--lockfile` (relative to the current directory) or
     /// `mcpbind.lock` beside the config, else at the workspace root.
+    ///
+    /// # Errors
+    ///
+    /// [`mcpbind::LockError`] listing every place it looked, when there is no
+    /// lockfile.
     pub fn find_lockfile(&self) -> Result<PathBuf, mcpbind::LockError> {
         let (path, dir) = self.lookup();
         mcpbind::lock::find_lockfile(&path, &dir)
@@ -155,6 +164,10 @@ impl Paths {
     }
 
     /// Loads the config and picks one server of it.
+    ///
+    /// # Errors
+    ///
+    /// When the config can't be read or has no server `name`.
     pub fn load_server(&self, name: &str) -> anyhow::Result<mcpbind::ServerConfig> {
         let mut config = self.load_config()?;
         match config.servers.remove(name) {
@@ -173,6 +186,10 @@ impl Paths {
     }
 
     /// Loads the config.
+    ///
+    /// # Errors
+    ///
+    /// When the config can't be read or parsed.
     pub fn load_config(&self) -> anyhow::Result<mcpbind::Config> {
         let config = mcpbind::Config::load(&self.config).with_context(|| {
             format!("failed to load the server config {}", self.config.display())
@@ -187,6 +204,10 @@ impl Paths {
 }
 
 /// Runs a parsed command line.
+///
+/// # Errors
+///
+/// What the command fails with (see each command's `run`).
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Lock(args) => commands::lock::run(args),

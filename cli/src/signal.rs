@@ -178,7 +178,7 @@ pub fn writing(write: impl FnOnce() -> anyhow::Result<bool>) -> anyhow::Result<b
 
 /// Runs `work` on a new runtime until it finishes or SIGTERM, SIGINT or
 /// SIGHUP arrives. On a signal: drops `work` (closing its clients), gives
-/// spawned cleanup [`GRACE`], shuts the runtime down (killing the server
+/// spawned cleanup `GRACE`, shuts the runtime down (killing the server
 /// processes it started) and returns [`Interrupted`].
 ///
 /// # Errors

@@ -50,6 +50,11 @@ impl Confined {
 
     /// After the spawn: starts the allow-list's proxy, if there is one. It
     /// runs until dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Sandbox`] (setting `network`) when the proxy's listener can't
+    /// be received from the namespace or served.
     pub fn start_proxy(&self, server: &str) -> Result<Option<super::Proxy>, Error> {
         #[cfg(target_os = "linux")]
         if let Some((hosts, back)) = &self.proxy {
@@ -72,6 +77,11 @@ impl Confined {
 /// at an earlier spawn, `required = false`), or fails with
 /// [`Error::Sandbox`] naming the first setting this platform cannot enforce
 /// (a warning per setting instead, when `required = false`).
+///
+/// # Errors
+///
+/// [`Error::Sandbox`] naming the setting, when preparing it fails or (with
+/// `required`) this platform cannot enforce it.
 pub fn confine(
     sandbox: &SandboxConfig,
     target: &Target<'_>,

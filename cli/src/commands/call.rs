@@ -219,6 +219,11 @@ fn shown(content: &mcpbind::model::ContentBlock) -> String {
 }
 
 /// Runs `mcpbind call`.
+///
+/// # Errors
+///
+/// When the config, the lockfile or the arguments can't be read, or the
+/// server can't be reached; a tool's own error is an exit code, not an `Err`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let server = args.paths.load_server(&args.server)?;
     let arguments = match serde_json::from_str::<Value>(&args.arguments) {

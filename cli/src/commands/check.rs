@@ -57,6 +57,11 @@ impl Deny {
 }
 
 /// Runs `mcpbind check`.
+///
+/// # Errors
+///
+/// When the config or the lockfile can't be read or is stale (a server
+/// that can't be reached is reported and exits 2).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let live = match live_review(&args.selection) {
         Ok(live) => live,

@@ -40,6 +40,11 @@ pub struct Args {
 }
 
 /// Runs `mcpbind diff`.
+///
+/// # Errors
+///
+/// When the config or the lockfiles can't be read, or the report can't be
+/// written.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let review = if args.from.is_some() || args.git.is_some() {
         offline_review(&args)

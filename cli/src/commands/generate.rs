@@ -33,6 +33,11 @@ pub struct Args {
 }
 
 /// Runs `mcpbind generate`.
+///
+/// # Errors
+///
+/// When the lockfile can't be read, a server's bindings can't be generated,
+/// or `--out` can't be written.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.lockfile.as_deref().unwrap_or(Path::new(LOCKFILE_NAME));
     let lockfile = mcpbind::lock::find_lockfile(path, Path::new(""))?;

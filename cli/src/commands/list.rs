@@ -22,6 +22,10 @@ pub struct Args {
 }
 
 /// Runs `mcpbind list`.
+///
+/// # Errors
+///
+/// When the config or the lockfile can't be read.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.lockfile.as_deref().unwrap_or(Path::new(LOCKFILE_NAME));
     let lockfile = mcpbind::lock::find_lockfile(path, Path::new(""))?;

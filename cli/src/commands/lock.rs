@@ -11,6 +11,11 @@ use mcpbind::{LockError, Lockfile};
 pub use crate::ServerSelection as Args;
 
 /// Runs `mcpbind lock`.
+///
+/// # Errors
+///
+/// When the config can't be read or the lockfile can't be written (a
+/// server that can't be locked is reported, and the rest are kept).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = args.load_config()?;
     if args.servers.is_empty() {

@@ -29,6 +29,11 @@ pub struct LogoutArgs {
 }
 
 /// Runs `mcpbind login`.
+///
+/// # Errors
+///
+/// When the server is not an OAuth server of the config, or the
+/// authorization fails or times out.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let server = args.paths.load_server(&args.server)?;
     let no_browser = args.no_browser;
@@ -47,6 +52,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// Runs `mcpbind logout`.
+///
+/// # Errors
+///
+/// When the server is not in the config, or its stored credentials can't
+/// be removed.
 pub fn run_logout(args: LogoutArgs) -> anyhow::Result<ExitCode> {
     let server = args.paths.load_server(&args.server)?;
     if mcpbind::auth::logout(&args.server, &server)? {

@@ -50,12 +50,21 @@ impl Client {
     /// first, for about a second, then `initialize`; one locked at an
     /// older version `initialize` first. Streamable HTTP negotiates either
     /// way.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::connect`]: the server is not in the config, or it could
+    /// not be started or reached, or its handshake failed.
     pub async fn connect_locked(config: &Config, name: &str, locked: &str) -> Result<Client> {
         Client::connect_locked_with(config, name, locked, ClientHooks::default()).await
     }
 
     /// [`Client::connect_locked`], answering what the server asks with
     /// `hooks`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::connect_locked`].
     pub async fn connect_locked_with(
         config: &Config,
         name: &str,
@@ -89,6 +98,10 @@ impl Client {
     /// revision the server speaks (what `mcpbind lock` records): on stdio
     /// and SSE, `server/discover` first, for about a second, then
     /// `initialize`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::connect_server`].
     pub async fn connect_server_newest(name: &str, config: ServerConfig) -> Result<Client> {
         let client = Client::lazy_first(name, config, ClientHooks::default(), First::Discover);
         client.live().await?;
