@@ -170,6 +170,9 @@ pub use mcpbind_model::Violation;
 // than copied; `rmcp` itself is not part of the API).
 #[cfg(feature = "__client")]
 pub use mcpbind_core::model;
+// Without a client feature, `server` has what a generated `Handler` needs.
+#[cfg(all(feature = "server", not(feature = "__client")))]
+pub use mcpbind_server::model;
 /// Live snapshots: connect to configured servers and lock what they list
 /// (what `mcpbind lock`, `mcpbind check` and a `build.rs` refresh run).
 #[cfg(feature = "__client")]

@@ -7,6 +7,15 @@
 //! server listed.
 #![deny(missing_docs)]
 
+/// rmcp's protocol types a generated `Handler` answers prompts and
+/// resource reads with (`mcpbind::model` in a build with `server` and no
+/// client feature; a client feature re-exports these and more).
+pub mod model {
+    pub use rmcp::model::{
+        GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents, Role,
+    };
+}
+
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::Arc;

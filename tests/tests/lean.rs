@@ -90,3 +90,56 @@ fn a_stdio_only_build_calls_the_demo_server_and_names_what_it_lacks() {
         "sum = 42\nremote: server `remote` needs mcpbind's `http` feature (for its `url`), which this build was compiled without\n"
     );
 }
+
+/// Generated code compiles under every feature set of `mcpbind`: with none
+/// (types and `Handler`s only: the client items drop out, an
+/// `annotations = "enforce"` server's included) and with `server` alone (a
+/// server with prompts and resource templates, whose `Handler` answers with
+/// rmcp's types).
+#[test]
+fn generated_code_compiles_without_client_features() {
+    let golden = |name: &str| util::root().join(format!("codegen/tests/output/{name}.rs"));
+    let without_client = vec![golden("combinators"), golden("effects"), golden("refs")];
+    for (features, files) in [
+        ("[]", without_client),
+        (r#"["server"]"#, vec![golden("prompts")]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = format!(
+            "[package]\nname = \"features-check\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\nmcpbind = {{ path = {:?}, default-features = false, features = {features} }}\n\n\
+             [workspace]\n",
+            util::root().join("runtime").display().to_string()
+        );
+        std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+        std::fs::copy(
+            util::root().join("Cargo.lock"),
+            dir.path().join("Cargo.lock"),
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        let includes: String = files
+            .iter()
+            .map(|f| format!("include!({:?});\n", f.display().to_string()))
+            .collect();
+        std::fs::write(
+            dir.path().join("src/main.rs"),
+            format!("#![deny(warnings)]\n#![allow(dead_code, unused_imports)]\n{includes}fn main() {{}}\n"),
+        )
+        .unwrap();
+        let out = cargo()
+            .current_dir(dir.path())
+            .args(["check", "--quiet", "--offline"])
+            .env(
+                "CARGO_TARGET_DIR",
+                util::root().join("target/tests/features"),
+            )
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "features {features}:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
