@@ -20,7 +20,7 @@ use super::request::{speaks_mrtr, with_tool};
 use super::{deadline, millis, task, Client, Wait};
 use crate::breaker::backoff;
 use crate::error::{Error, Result};
-use crate::notices::{Progress, ProgressSink};
+use crate::notices::{Progress, ProgressSink, Watching};
 
 /// Options of one call.
 #[derive(Debug, Clone, Default)]
@@ -106,6 +106,19 @@ pub(crate) struct Plan<'o> {
     pub(crate) meta: Option<&'o Map<String, Value>>,
 }
 
+impl Plan<'_> {
+    /// How long an attempt waits for its answer: `timeout` without news
+    /// (progress reports start it again), and at most until the call's
+    /// `max_call_time` ends.
+    fn wait<'w>(&self, watching: &'w Watching<'w>) -> Wait<'w> {
+        Wait {
+            timeout: self.timeout,
+            until: Some((self.until, self.limit)),
+            watch: Some(watching),
+        }
+    }
+}
+
 /// How one attempt of a call failed, for the retry loop.
 pub(super) enum Failure {
     /// Before the request was sent (connect failed, the connection was
@@ -116,6 +129,19 @@ pub(super) enum Failure {
     Lost(Error),
     /// Anything else: the error is the answer.
     Final(Error),
+}
+
+impl Failure {
+    /// A session that could not be had: not connected (or found closed)
+    /// is a request never sent; anything else is the answer.
+    fn of_session(e: Error) -> Failure {
+        match e {
+            Error::Connect { .. } | Error::Spawn { .. } | Error::Closed { .. } => {
+                Failure::Unsent(e)
+            }
+            e => Failure::Final(e),
+        }
+    }
 }
 
 /// A call's arguments, for each of its attempts.
@@ -302,12 +328,7 @@ impl Client {
         plan: &Plan<'_>,
         traced: bool,
     ) -> std::result::Result<CallToolResult, Failure> {
-        let session = self.session().await.map_err(|e| match e {
-            Error::Connect { .. } | Error::Spawn { .. } | Error::Closed { .. } => {
-                Failure::Unsent(e)
-            }
-            e => Failure::Final(e),
-        })?;
+        let session = self.session().await.map_err(Failure::of_session)?;
         // Errors name the tool in their method; a successful call builds
         // no such string.
         let method = "tools/call";
@@ -343,11 +364,7 @@ impl Client {
             name,
             plan.progress.cloned(),
         );
-        let wait = Wait {
-            timeout: plan.timeout,
-            until: Some((plan.until, plan.limit)),
-            watch: Some(&watching),
-        };
+        let wait = plan.wait(&watching);
         let mut pending = super::request::Pending::new(handle);
         if plan.task {
             pending = pending.creating_task(self);
