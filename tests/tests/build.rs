@@ -2,17 +2,10 @@
 //! lockfiles, and compile errors at the user's call site.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::util;
 
-fn cargo() -> Command {
-    // No inherited `MCPBIND_LOCKFILE` (it would redirect the build scripts'
-    // lookup), colour switch or locale.
-    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    util::clean_env(&mut command);
-    command
-}
+use util::cargo;
 
 #[test]
 fn no_op_build_does_not_rerun_the_build_script() {

@@ -9,9 +9,9 @@ use std::process::Command;
 
 use crate::util;
 
+/// `cargo` at the workspace root.
 fn cargo() -> Command {
-    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    util::clean_env(&mut command);
+    let mut command = util::cargo();
     command.current_dir(util::root());
     command
 }

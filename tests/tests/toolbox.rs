@@ -961,8 +961,7 @@ async fn events_cover_typed_and_toolbox_calls_without_secrets() {
 fn agent_example_runs_its_script() {
     let demo = util::bin("mcpbind-demo-server");
     let filesystem = util::npm_server("server-filesystem");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = util::clean_env(&mut std::process::Command::new(cargo))
+    let out = util::cargo()
         .current_dir(util::root())
         .args(["run", "--quiet", "-p", "mcpbind-example-agent"])
         .env("MCPBIND_DEMO_SERVER", demo)

@@ -274,6 +274,15 @@ pub fn mcpbind_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     }
 }
 
+/// The `cargo` running the tests, with the environment of [`clean_env`]
+/// (no inherited `MCPBIND_LOCKFILE`, which would redirect build scripts'
+/// lookups, colour switch or locale).
+pub fn cargo() -> Command {
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    clean_env(&mut command);
+    command
+}
+
 /// `mcpbind`, with the environment of [`clean_env`]: what a test passes
 /// with `.env` is all it gets of those variables.
 pub fn mcpbind_command() -> Command {
