@@ -520,19 +520,23 @@ pub(crate) fn describe(error: &ClientInitializeError) -> String {
     let ClientInitializeError::TransportError { error, context } = error else {
         return crate::error::chain(error);
     };
-    let inner = &*error.error;
+    let cause = transport_cause(&*error.error);
+    format!("{cause} (when the client tried to {context})")
+}
+
+/// A transport's error in words: reqwest's own error and its causes for
+/// Streamable HTTP (without rmcp's wrapper), else the error's chain.
+fn transport_cause(inner: &(dyn std::error::Error + Send + Sync + 'static)) -> String {
     #[cfg(feature = "http")]
     {
         use rmcp::transport::streamable_http_client::StreamableHttpError;
         if let Some(StreamableHttpError::Client(e)) =
             inner.downcast_ref::<StreamableHttpError<reqwest::Error>>()
         {
-            let cause = crate::error::chain(e);
-            return format!("{cause} (when the client tried to {context})");
+            return crate::error::chain(e);
         }
     }
-    let cause = crate::error::chain(inner);
-    format!("{cause} (when the client tried to {context})")
+    crate::error::chain(inner)
 }
 
 /// An answer to `initialize` that rmcp could not read as its result, in
