@@ -46,10 +46,15 @@ pub(crate) fn redact_cut(text: &str, secrets: &[String]) -> String {
 
 /// Every string in `value` redacted.
 pub(crate) fn redact_value(value: &mut Value, secrets: &[String]) {
+    each_string(value, &mut |s| *s = redact(s, secrets));
+}
+
+/// Applies `f` to every string in `value`, keys left as they are.
+fn each_string(value: &mut Value, f: &mut impl FnMut(&mut String)) {
     match value {
-        Value::String(s) => *s = redact(s, secrets),
-        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secrets)),
-        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secrets)),
+        Value::String(s) => f(s),
+        Value::Array(items) => items.iter_mut().for_each(|v| each_string(v, f)),
+        Value::Object(map) => map.values_mut().for_each(|v| each_string(v, f)),
         _ => {}
     }
 }
@@ -79,16 +84,7 @@ pub(crate) fn redact_labelled(text: &str, secrets: &[(String, String)]) -> Strin
 
 /// Every string in `value` with each secret replaced by its label.
 pub(crate) fn redact_labelled_value(value: &mut Value, secrets: &[(String, String)]) {
-    match value {
-        Value::String(s) => *s = redact_labelled(s, secrets),
-        Value::Array(items) => items
-            .iter_mut()
-            .for_each(|v| redact_labelled_value(v, secrets)),
-        Value::Object(map) => map
-            .values_mut()
-            .for_each(|v| redact_labelled_value(v, secrets)),
-        _ => {}
-    }
+    each_string(value, &mut |s| *s = redact_labelled(s, secrets));
 }
 
 #[cfg(test)]
