@@ -277,7 +277,7 @@ pub(crate) async fn connect(
     // A server that never answers `initialize` must not hang the caller;
     // dropping the attempt kills a child process.
     let attempt = async {
-        if first == First::Discover && first_lifecycle(config) == Lifecycle::Initialize {
+        if first == First::Discover && first_lifecycle(config, first) == Lifecycle::Initialize {
             match probe(name, config, handler).await {
                 Ok(session) => return Ok(session),
                 Err(ConnectFailure::Error(e)) => return Err(e),
@@ -289,7 +289,7 @@ pub(crate) async fn connect(
                 }
             }
         }
-        connect_either(name, config, handler).await
+        connect_either(name, config, handler, first).await
     };
     match tokio::time::timeout(config.connect_timeout, attempt).await {
         Ok(result) => result,
@@ -300,18 +300,25 @@ pub(crate) async fn connect(
     }
 }
 
-/// Which handshake a client tries first on stdio and SSE (Streamable HTTP
-/// always negotiates as the 2026-07-28 revision says: [`Lifecycle::Negotiate`]).
+/// Which handshake a client tries first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum First {
-    /// `initialize`, and `server/discover` when it is rejected: a client
-    /// with no lock, or one locked at a version that has `initialize`.
+    /// A client with no lock: `initialize` on stdio and SSE, and
+    /// `server/discover` when it is rejected; Streamable HTTP negotiates as
+    /// the 2026-07-28 revision says ([`Lifecycle::Negotiate`]).
     #[default]
     Initialize,
     /// `server/discover` bounded by [`PROBE_BOUND`] ([`probe`]), then as
     /// [`First::Initialize`]: `mcpbind lock`, and a client locked at a
     /// version without `initialize` (2026-07-28).
     Discover,
+    /// A client locked at a version that has `initialize`: `initialize`
+    /// first on every transport, Streamable HTTP included. The lockfile
+    /// says the server spoke it, so a `server/discover` first would most
+    /// likely be refused, a round trip lost on every connect; a server
+    /// that has since dropped `initialize` still connects, by
+    /// `server/discover` once `initialize` is rejected.
+    Locked,
 }
 
 impl First {
@@ -322,7 +329,7 @@ impl First {
         if version > ProtocolVersion::LATEST_WITH_INITIALIZE.as_str() {
             First::Discover
         } else {
-            First::Initialize
+            First::Locked
         }
     }
 }
@@ -365,8 +372,13 @@ async fn probe(
 
 /// The handshake [`first_lifecycle`] names, and the other one on a new
 /// transport when the server rejects it.
-async fn connect_either(name: &str, config: &ServerConfig, handler: &Handler) -> Result<Session> {
-    let first = first_lifecycle(config);
+async fn connect_either(
+    name: &str,
+    config: &ServerConfig,
+    handler: &Handler,
+    first: First,
+) -> Result<Session> {
+    let first = first_lifecycle(config, first);
     let message = match connect_transport(name, config, handler, first).await {
         Ok(session) => return Ok(session),
         Err(ConnectFailure::Error(e)) => return Err(e),
@@ -445,9 +457,11 @@ pub(crate) const DISCOVER_VERSIONS: &[ProtocolVersion] = &[ProtocolVersion::V_20
 /// `initialize` (rmcp's `Auto` then waits 10 s), so those start with
 /// `initialize` and fall back to `server/discover` when it is rejected;
 /// [`connect`] may [`probe`] with `server/discover` before them ([`First`]).
-fn first_lifecycle(config: &ServerConfig) -> Lifecycle {
+/// A client locked at a version with `initialize` ([`First::Locked`])
+/// starts with it on Streamable HTTP too.
+fn first_lifecycle(config: &ServerConfig, first: First) -> Lifecycle {
     match config.transport {
-        TransportConfig::StreamableHttp { .. } => Lifecycle::Negotiate,
+        TransportConfig::StreamableHttp { .. } if first != First::Locked => Lifecycle::Negotiate,
         _ => Lifecycle::Initialize,
     }
 }

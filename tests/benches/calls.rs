@@ -14,6 +14,11 @@
 //! and `MCPBIND_BENCH_ONLY=raw|typed` a client;
 //! `MCPBIND_BENCH_SERVER_TOML` adds keys to the typed client's server
 //! (`validate_input = false`, to see what validation costs).
+//!
+//! Both sides speak the same protocol revision: the demo lockfile's
+//! (2026-07-28, where each request carries its own `_meta`), or the one
+//! `MCPBIND_BENCH_PROTOCOL` names (`2025-11-25`: `initialize`, no
+//! per-request metadata).
 
 use std::io::BufRead;
 use std::process::{Command, Stdio};
@@ -21,8 +26,8 @@ use std::time::{Duration, Instant};
 
 use mcpbind::Config;
 use mcpbind_tests::demo;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
+use rmcp::model::{CallToolRequestParams, ClientConfig, ElicitationCapability, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::{RoleClient, ServiceExt};
 
 const ROUNDS: usize = 5;
@@ -35,6 +40,9 @@ const IN_FLIGHT: usize = 16;
 /// path guessed as `target/debug` was missing under one, and the bench
 /// panicked spawning it).
 fn demo_server() -> std::path::PathBuf {
+    if let Ok(exe) = std::env::var("MCPBIND_BENCH_SERVER_EXE") {
+        return exe.into();
+    }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
@@ -59,7 +67,7 @@ fn demo_server() -> std::path::PathBuf {
 #[derive(Clone)]
 enum Caller {
     Typed(demo::Client),
-    Raw(std::sync::Arc<RunningService<RoleClient, ()>>),
+    Raw(std::sync::Arc<RunningService<RoleClient, ClientConfig>>),
 }
 
 impl Caller {
@@ -94,6 +102,29 @@ fn usage() -> (Duration, u64) {
         time(usage.ru_utime) + time(usage.ru_stime),
         (usage.ru_nvcsw + usage.ru_nivcsw) as u64,
     )
+}
+
+/// This process's peak resident set so far, in KiB (Linux's unit for
+/// `ru_maxrss`). With `MCPBIND_BENCH_ONLY`, the process holds one client,
+/// so two runs compare the clients' memory.
+fn peak_rss_kib() -> i64 {
+    // SAFETY: getrusage writes into the zeroed struct we pass it.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage.ru_maxrss
+    }
+}
+
+/// This process's resident set now, in KiB (`VmRSS` of /proc/self/status):
+/// taken before a client connects, what the bench itself holds.
+fn rss_kib() -> i64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
 }
 
 #[derive(Default, Clone, Copy)]
@@ -158,15 +189,45 @@ fn median(rounds: &[Round]) -> Round {
     }
 }
 
-async fn raw_stdio(server: &std::path::Path) -> Caller {
+async fn raw_stdio(server: &std::path::Path, protocol: &str, elicits: bool) -> Caller {
     let transport =
         rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(server)).unwrap();
-    Caller::Raw(std::sync::Arc::new(().serve(transport).await.unwrap()))
+    raw_serve(transport, protocol, elicits).await
 }
 
-async fn raw_http(url: &str) -> Caller {
+async fn raw_http(url: &str, protocol: &str, elicits: bool) -> Caller {
     let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_owned());
-    Caller::Raw(std::sync::Arc::new(().serve(transport).await.unwrap()))
+    raw_serve(transport, protocol, elicits).await
+}
+
+/// Raw rmcp's handshake for `protocol`, the revision the typed side speaks:
+/// `server/discover` for 2026-07-28 (after which rmcp sends each request's
+/// self-contained `_meta`, as the typed client's requests carry it), and
+/// `initialize` for an earlier one. Each side then pays for the same
+/// protocol, and the ratio compares clients. With `elicits`, raw rmcp
+/// declares form elicitation, as the typed client's default hooks do
+/// (their `AcceptDefaults` answers it): at 2026-07-28 rmcp puts the
+/// client's capabilities in every request's `_meta`, so what a client
+/// declares is paid per call, on either side.
+async fn raw_serve<T, E, A>(transport: T, protocol: &str, elicits: bool) -> Caller
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let mut client = ClientConfig::default();
+    if elicits {
+        client.capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(Default::default()));
+    }
+    let service = if protocol >= "2026-07-28" {
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        client.serve_with_lifecycle(transport, lifecycle).await
+    } else {
+        client.serve(transport).await
+    };
+    Caller::Raw(std::sync::Arc::new(service.unwrap()))
 }
 
 fn print(transport: &str, raw: Round, typed: Round) {
@@ -216,6 +277,8 @@ fn main() {
         .build()
         .unwrap();
     let only = std::env::var("MCPBIND_BENCH_ONLY").ok();
+    let protocol = std::env::var("MCPBIND_BENCH_PROTOCOL")
+        .unwrap_or_else(|_| demo::Client::PROTOCOL_VERSION.to_owned());
     let transports = match std::env::var("MCPBIND_BENCH_TRANSPORT") {
         Ok(one) => vec![one],
         Err(_) => vec!["stdio".to_owned(), "streamable-http".to_owned()],
@@ -234,18 +297,39 @@ fn main() {
             // feature costs (`validate_input = false`, say).
             let config = config + &std::env::var("MCPBIND_BENCH_SERVER_TOML").unwrap_or_default();
             let config = Config::from_toml_str(&config).unwrap();
-            let typed = Caller::Typed(demo::Client::connect(&config).await.unwrap());
-            let raw = match transport {
-                "stdio" => raw_stdio(&server).await,
-                _ => raw_http(&url).await,
+            let elicits = std::env::var("MCPBIND_BENCH_HOOKS").as_deref() != Ok("none");
+            let hooks = match elicits {
+                true => mcpbind::ClientHooks::default(),
+                false => mcpbind::ClientHooks::none(),
+            };
+            // With `MCPBIND_BENCH_ONLY`, only that client connects: the
+            // process's peak RSS is then that client's.
+            let base_kib = rss_kib();
+            let (wants_raw, wants_typed) = match only.as_deref() {
+                Some("raw") => (true, false),
+                Some(_) => (false, true),
+                None => (true, true),
+            };
+            let typed = match wants_typed {
+                true => Some(Caller::Typed(demo::Client::from_client(
+                    mcpbind::Client::connect_locked_with(&config, "demo", &protocol, hooks)
+                        .await
+                        .unwrap(),
+                ))),
+                false => None,
+            };
+            let raw = match (wants_raw, transport) {
+                (false, _) => None,
+                (true, "stdio") => Some(raw_stdio(&server, &protocol, elicits).await),
+                (true, _) => Some(raw_http(&url, &protocol, elicits).await),
             };
             let (mut raws, mut typeds) = (Vec::new(), Vec::new());
             for _ in 0..ROUNDS {
-                if only.as_deref() != Some("typed") {
-                    raws.push(round(&raw, calls).await);
+                if let Some(raw) = &raw {
+                    raws.push(round(raw, calls).await);
                 }
-                if only.as_deref() != Some("raw") {
-                    typeds.push(round(&typed, calls).await);
+                if let Some(typed) = &typed {
+                    typeds.push(round(typed, calls).await);
                 }
             }
             if only.is_some() {
@@ -254,10 +338,14 @@ fn main() {
                     _ => ("typed", &typeds),
                 };
                 let r = median(rounds);
+                let mib = |kib: i64| kib as f64 / 1024.0;
                 println!(
-                    "{transport} {name}: cpu {:.1} µs/call, cs {:.2}/call",
+                    "{transport} {name}: cpu {:.1} µs/call, cs {:.2}/call, peak RSS {:.1} MiB ({:.1} MiB above the bench's own {:.1} MiB)",
                     r.cpu.as_secs_f64() * 1e6,
-                    r.switches
+                    r.switches,
+                    mib(peak_rss_kib()),
+                    mib(peak_rss_kib() - base_kib),
+                    mib(base_kib),
                 );
                 continue;
             }

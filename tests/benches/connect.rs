@@ -7,8 +7,9 @@
 //!    Streamable HTTP server.
 //! 2. A Streamable HTTP connect against raw rmcp on the same server: the
 //!    handshake plus the `tools/list` of the pin check, through mcpbind
-//!    (`Client::connect`, then `check_pins` with a locked tool, as a
-//!    generated client's `connect` does) and through raw rmcp (`serve`, or
+//!    (`Client::connect_locked` at the version the lockfile records, then
+//!    `check_pins` with a locked tool, as a generated client's `connect`
+//!    does) and through raw rmcp (`serve`, or
 //!    `serve_with_lifecycle` with `server/discover` for a server without
 //!    `initialize`, then `list_tools`), rounds alternating the two. The
 //!    server is `tests/src/bin/modern_http.rs` (rmcp's server side, built
@@ -157,8 +158,9 @@ url = "http://127.0.0.1:{port}/mcp"
 /// One way to connect and list the tools.
 #[derive(Clone, Copy, PartialEq)]
 enum Side {
-    /// `Client::connect`, then the pin check (a generated `connect`).
-    Mcpbind,
+    /// `Client::connect_locked` at the version `mcpbind lock` records for
+    /// the server, then the pin check: what a generated `connect` does.
+    Mcpbind { locked: &'static str },
     /// rmcp: `serve` (`initialize`) or, with `discover`, the
     /// `server/discover` handshake, then `list_tools`; over one reqwest
     /// client for every connect (`shared`) or rmcp's `from_uri`, which
@@ -199,8 +201,10 @@ fn raw_client() -> reqwest::Client {
 async fn connect_once(side: Side, config: &Config, url: &str) -> (Duration, String) {
     let started = Instant::now();
     match side {
-        Side::Mcpbind => {
-            let client = mcpbind::Client::connect(config, "modern").await.unwrap();
+        Side::Mcpbind { locked: version } => {
+            let client = mcpbind::Client::connect_locked(config, "modern", version)
+                .await
+                .unwrap();
             let drift = client.check_pins(&locked()).await.unwrap();
             let took = started.elapsed();
             assert!(drift.is_empty(), "{drift:?}");
@@ -272,29 +276,37 @@ fn http_vs_raw(runtime: &tokio::runtime::Runtime) {
     println!(
         "Streamable HTTP connect + the pin check's tools/list, mcpbind vs raw rmcp on the same server, median of {ROUNDS} rounds x {CONNECTS}:"
     );
-    let cases: [(&str, &[&str], bool); 3] = [
-        ("2026-07-28 only (raw: discover)", &[], true),
+    // Each server with the version `mcpbind lock` records for it (lock
+    // tries `server/discover` first), which a generated client connects at.
+    let cases: [(&str, &[&str], bool, &str); 3] = [
+        ("2026-07-28 only (raw: discover)", &[], true, "2026-07-28"),
         (
             "both handshakes (raw: initialize)",
             &["--mode", "both"],
             false,
+            "2026-07-28",
         ),
         (
             "initialize only (raw: initialize)",
             &["--mode", "legacy"],
             false,
+            "2025-11-25",
         ),
     ];
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    for (label, args, discover) in cases {
+    for (label, args, discover, locked) in cases {
         let server = Listening::start(Command::new(env!("CARGO_BIN_EXE_modern_http")).args(args));
         let config =
-            Config::from_toml_str(&format!("[servers.modern]\nurl = {:?}\n", server.url)).unwrap();
+            Config::new().server("modern", mcpbind::ServerConfig::http(server.url.as_str()));
+        let config = config.unwrap();
         println!("  {label}:");
         for shared in [true, false] {
             let raw = Side::Raw { discover, shared };
-            let ([ours, theirs], [our_protocol, raw_protocol]) =
-                runtime.block_on(side_by_side([Side::Mcpbind, raw], &config, &server.url));
+            let ([ours, theirs], [our_protocol, raw_protocol]) = runtime.block_on(side_by_side(
+                [Side::Mcpbind { locked }, raw],
+                &config,
+                &server.url,
+            ));
             let how = if shared {
                 "one reqwest client"
             } else {

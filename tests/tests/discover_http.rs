@@ -479,3 +479,44 @@ async fn discover_http_falls_back_to_initialize_when_discover_is_refused() {
         client.close().await;
     }
 }
+
+/// A client locked at a version that has `initialize` (a generated client
+/// of a server locked before 2026-07-28) starts with `initialize` on
+/// Streamable HTTP too: against such a server, no `server/discover` round
+/// trip is spent on every connect. A server that has since dropped
+/// `initialize` still connects, by `server/discover` once `initialize` is
+/// rejected.
+#[tokio::test]
+async fn a_client_locked_before_2026_07_28_starts_with_initialize_on_http() {
+    for (mode, speaks) in [
+        ("legacy", "2025-11-25"),
+        ("legacy-http", "2025-11-25"),
+        ("discover-only", "2026-07-28"),
+    ] {
+        let server = match mode {
+            "discover-only" => start(),
+            _ => start_with(&["--mode", mode]),
+        };
+        let config = Config::new()
+            .server("modern", mcpbind::ServerConfig::http(server.url.as_str()))
+            .unwrap();
+        let client = Client::connect_locked(&config, "modern", "2025-11-25")
+            .await
+            .unwrap();
+        let info = client.server_info().await.unwrap();
+        assert_eq!(info.protocol_version.as_str(), speaks, "{mode}");
+        let lines = log(&client).await;
+        // `initialize` carries no `Mcp-Method` header (logged as `-`).
+        assert_eq!(lines[0], "POST - session=no", "{mode}: {lines:?}");
+        let discovers = lines
+            .iter()
+            .filter(|l| l.contains("server/discover"))
+            .count();
+        assert_eq!(
+            discovers,
+            usize::from(mode == "discover-only"),
+            "{mode}: {lines:?}"
+        );
+        client.close().await;
+    }
+}

@@ -48,8 +48,9 @@ impl Client {
     /// for (a generated client passes its `PROTOCOL_VERSION`): on stdio
     /// and SSE, a server locked at 2026-07-28 is asked `server/discover`
     /// first, for about a second, then `initialize`; one locked at an
-    /// older version `initialize` first. Streamable HTTP negotiates either
-    /// way.
+    /// older version `initialize` first, on every transport. Streamable
+    /// HTTP with a server locked at 2026-07-28 negotiates as that revision
+    /// says (`server/discover` first).
     ///
     /// # Errors
     ///
