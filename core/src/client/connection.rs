@@ -6,11 +6,11 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use super::lifecycle::{self, Activity, Live};
 use super::{millis, pins, subscribe, Client, Shared};
 use crate::breaker::Breaker;
+use crate::clock::Clock;
 use crate::config::{Config, ServerConfig};
 use crate::connect::secrets::ServerSecrets;
 use crate::connect::{connect, First, Handler, Session};
@@ -121,26 +121,27 @@ impl Client {
 
     /// [`Client::lazy_with`], trying the handshake `first` first.
     fn lazy_first(name: &str, config: ServerConfig, hooks: ClientHooks, first: First) -> Client {
-        let lifecycle = &config.lifecycle;
-        let shared = Shared {
-            slot: tokio::sync::Mutex::new(None),
-            breaker: Breaker::new(name, lifecycle),
-            limit: lifecycle
-                .max_concurrent_calls
-                .map(|n| tokio::sync::Semaphore::new(n.min(tokio::sync::Semaphore::MAX_PERMITS))),
-            activity: Activity::default(),
-            pins: Mutex::new(None),
-            pins_checked: AtomicU64::new(u64::MAX),
-            pin_gate: tokio::sync::Mutex::new(()),
-            generation: AtomicU64::new(0),
-            shut: AtomicBool::new(false),
-            handler: Handler::new(name, hooks, Notices::new(name, config.labelled_secrets())),
-            refused: pins::Refused::default(),
-            entry_pins: pins::EntryPins::default(),
-            live: pins::LiveListing::default(),
-            subscriptions: subscribe::Subscriptions::default(),
-            first,
-        };
+        let shared = Shared::new(name, &config, hooks, first, Clock::Wall);
+        Client::of_parts(name, config, shared)
+    }
+
+    /// Test builds: a client on tokio's clock (which the test may pause)
+    /// that connects with `connector` (in-process) instead of as `config`
+    /// says.
+    #[cfg(test)]
+    pub(crate) fn in_process(name: &str, config: ServerConfig, connector: Connector) -> Client {
+        let mut shared = Shared::new(
+            name,
+            &config,
+            ClientHooks::default(),
+            First::Initialize,
+            Clock::Tokio,
+        );
+        shared.connector = Some(connector);
+        Client::of_parts(name, config, shared)
+    }
+
+    fn of_parts(name: &str, config: ServerConfig, shared: Shared) -> Client {
         let (config, shared) = (Arc::new(config), Arc::new(shared));
         Client::follow_list_changes(name, &config, &shared);
         Client {
@@ -188,24 +189,18 @@ impl Client {
         }
         let _admission = self.shared.breaker.admit()?;
         let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let started = Instant::now();
+        let clock = self.shared.clock;
+        let started = clock.now();
         // Boxed: connecting is rare and its future is large (~11 KB); inline,
         // it would be part of, and copied with, every call's future.
-        match Box::pin(connect(
-            &self.name,
-            &self.config,
-            &self.shared.handler,
-            self.shared.first,
-        ))
-        .await
-        {
+        match Box::pin(self.connect_session()).await {
             Ok(session) => {
                 self.shared.breaker.success();
                 tracing::info!(
                     server = %self.name,
                     transport = self.config.transport.kind(),
                     connection = generation,
-                    duration_ms = millis(started.elapsed()),
+                    duration_ms = millis(clock.since(started)),
                     "{}",
                     if generation > 1 { "reconnected" } else { "connected" }
                 );
@@ -232,6 +227,17 @@ impl Client {
         }
     }
 
+    /// A new session, as the config says (or, in a unit test, as its
+    /// connector does).
+    async fn connect_session(&self) -> Result<Session> {
+        #[cfg(test)]
+        if let Some(connector) = &self.shared.connector {
+            return connector(self.shared.handler.clone()).await;
+        }
+        let handler = &self.shared.handler;
+        connect(&self.name, &self.config, handler, self.shared.first).await
+    }
+
     /// The connection for a call: [`Client::live`], with the pins checked
     /// again when it is a new connection.
     pub(super) async fn session(&self) -> Result<Arc<Session>> {
@@ -255,7 +261,9 @@ impl Client {
             }
         };
         if let Some(live) = taken {
-            lifecycle::close_session(&live.session, Instant::now() + lifecycle::CLOSE_GRACE).await;
+            let clock = self.shared.clock;
+            let grace = clock.now() + lifecycle::CLOSE_GRACE;
+            lifecycle::close_session(&live.session, clock, grace).await;
         }
     }
 
@@ -290,6 +298,48 @@ impl Client {
         }
     }
 }
+
+impl Shared {
+    fn new(
+        name: &str,
+        config: &ServerConfig,
+        hooks: ClientHooks,
+        first: First,
+        clock: Clock,
+    ) -> Shared {
+        let lifecycle = &config.lifecycle;
+        let notices = Notices::new(name, config.labelled_secrets(), clock);
+        Shared {
+            slot: tokio::sync::Mutex::new(None),
+            breaker: Breaker::new(name, lifecycle, clock),
+            limit: lifecycle
+                .max_concurrent_calls
+                .map(|n| tokio::sync::Semaphore::new(n.min(tokio::sync::Semaphore::MAX_PERMITS))),
+            activity: Activity::new(clock),
+            pins: Mutex::new(None),
+            pins_checked: AtomicU64::new(u64::MAX),
+            pin_gate: tokio::sync::Mutex::new(()),
+            generation: AtomicU64::new(0),
+            shut: AtomicBool::new(false),
+            handler: Handler::new(name, hooks, notices),
+            refused: pins::Refused::default(),
+            entry_pins: pins::EntryPins::default(),
+            live: pins::LiveListing::default(),
+            subscriptions: subscribe::Subscriptions::default(),
+            first,
+            clock,
+            #[cfg(test)]
+            connector: None,
+        }
+    }
+}
+
+/// Test builds: connects in-process (a session over an in-memory
+/// transport), or fails as a test asks, in place of the configured
+/// transport.
+#[cfg(test)]
+pub(crate) type Connector =
+    Box<dyn Fn(Handler) -> futures::future::BoxFuture<'static, Result<Session>> + Send + Sync>;
 
 /// Server `name` of `config`.
 fn configured(config: &Config, name: &str) -> Result<ServerConfig> {
