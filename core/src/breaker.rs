@@ -220,15 +220,23 @@ mod tests {
         assert_eq!(*breaker.lock(), State::Closed { failures: 0 });
     }
 
-    #[test]
-    fn open_circuit_fails_fast_during_cooldown() {
-        let breaker = Breaker::new("demo", &lifecycle(1, 60_000), Clock::Wall);
+    fn retry_in(breaker: &Breaker) -> Duration {
+        match breaker.admit() {
+            Err(Error::CircuitOpen { retry_in, .. }) => retry_in,
+            Err(err) => panic!("{err}"),
+            Ok(_) => panic!("admitted"),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn open_circuit_fails_fast_for_exactly_the_cooldown() {
+        let breaker = Breaker::new("demo", &lifecycle(1, 60_000), Clock::Tokio);
         breaker.failure();
-        let err = breaker.admit().err().unwrap();
-        let Error::CircuitOpen { retry_in, .. } = err else {
-            panic!("{err}")
-        };
-        assert!(retry_in > Duration::from_secs(59));
+        assert_eq!(retry_in(&breaker), Duration::from_secs(60));
+        tokio::time::advance(Duration::from_millis(59_999)).await;
+        assert_eq!(retry_in(&breaker), Duration::from_millis(1));
+        tokio::time::advance(Duration::from_millis(1)).await;
+        assert!(breaker.admit().unwrap().probe);
     }
 
     #[test]
