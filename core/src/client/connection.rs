@@ -192,8 +192,19 @@ impl Client {
         let clock = self.shared.clock;
         let started = clock.now();
         // Boxed: connecting is rare and its future is large (~11 KB); inline,
-        // it would be part of, and copied with, every call's future.
-        match Box::pin(self.connect_session()).await {
+        // it would be part of, and copied with, every call's future. (No
+        // layer more around it: a generated client's `Send` is proven
+        // through its type, which is deep already.)
+        #[cfg(not(test))]
+        let connecting = Box::pin(connect(
+            &self.name,
+            &self.config,
+            &self.shared.handler,
+            self.shared.first,
+        ));
+        #[cfg(test)]
+        let connecting = self.test_connecting();
+        match connecting.await {
             Ok(session) => {
                 self.shared.breaker.success();
                 tracing::info!(
@@ -227,15 +238,19 @@ impl Client {
         }
     }
 
-    /// A new session, as the config says (or, in a unit test, as its
-    /// connector does).
-    async fn connect_session(&self) -> Result<Session> {
-        #[cfg(test)]
-        if let Some(connector) = &self.shared.connector {
-            return connector(self.shared.handler.clone()).await;
-        }
+    /// Test builds: the connect future, or the unit test's connector's.
+    #[cfg(test)]
+    fn test_connecting(&self) -> futures::future::BoxFuture<'_, Result<Session>> {
         let handler = &self.shared.handler;
-        connect(&self.name, &self.config, handler, self.shared.first).await
+        match &self.shared.connector {
+            Some(connector) => connector(handler.clone()),
+            None => Box::pin(connect(
+                &self.name,
+                &self.config,
+                handler,
+                self.shared.first,
+            )),
+        }
     }
 
     /// The connection for a call: [`Client::live`], with the pins checked
