@@ -11,6 +11,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::clock::Clock;
 use crate::config::Lifecycle;
 use crate::error::Error;
 
@@ -31,6 +32,7 @@ pub(crate) struct Breaker {
     server: String,
     threshold: u32,
     cooldown: Duration,
+    clock: Clock,
     state: Mutex<State>,
 }
 
@@ -51,7 +53,7 @@ impl Drop for Admission<'_> {
             if let State::HalfOpen { failures } = *state {
                 *state = State::Open {
                     failures,
-                    until: Instant::now(),
+                    until: self.breaker.clock.now(),
                 };
             }
         }
@@ -59,11 +61,12 @@ impl Drop for Admission<'_> {
 }
 
 impl Breaker {
-    pub(crate) fn new(server: &str, lifecycle: &Lifecycle) -> Self {
+    pub(crate) fn new(server: &str, lifecycle: &Lifecycle, clock: Clock) -> Self {
         Breaker {
             server: server.to_owned(),
             threshold: lifecycle.breaker_threshold,
             cooldown: lifecycle.breaker_cooldown,
+            clock,
             state: Mutex::new(State::Closed { failures: 0 }),
         }
     }
@@ -71,7 +74,7 @@ impl Breaker {
     /// Whether a connection may be attempted now.
     pub(crate) fn admit(&self) -> Result<Admission<'_>, Error> {
         let mut state = self.lock();
-        let now = Instant::now();
+        let now = self.clock.now();
         let refuse = |failures, retry_in| Error::CircuitOpen {
             server: self.server.clone(),
             failures,
@@ -122,7 +125,7 @@ impl Breaker {
         if failures >= self.threshold || reopen {
             *state = State::Open {
                 failures,
-                until: Instant::now() + self.cooldown,
+                until: crate::clock::later(self.clock.now(), self.cooldown),
             };
             tracing::warn!(
                 server = %self.server,
@@ -158,6 +161,10 @@ pub(crate) fn backoff(lifecycle: &Lifecycle, retry: u32) -> Duration {
 /// (jitter needs spread, not cryptographic quality).
 fn unit_random() -> f64 {
     use std::hash::{BuildHasher, Hasher};
+    #[cfg(test)]
+    if let Some(fixed) = FIXED_JITTER.with(std::cell::Cell::get) {
+        return fixed;
+    }
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u128(
         std::time::SystemTime::now()
@@ -166,6 +173,19 @@ fn unit_random() -> f64 {
             .unwrap_or(0),
     );
     (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[cfg(test)]
+thread_local! {
+    static FIXED_JITTER: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Test builds: the jitter of this thread's backoffs from now on (`1.0`:
+/// the whole delay), so that a test on paused time can assert exact
+/// delays.
+#[cfg(test)]
+pub(crate) fn fix_jitter(unit: f64) {
+    FIXED_JITTER.with(|fixed| fixed.set(Some(unit)));
 }
 
 #[cfg(test)]
@@ -181,7 +201,7 @@ mod tests {
 
     #[test]
     fn opens_after_threshold_then_probes_once() {
-        let breaker = Breaker::new("demo", &lifecycle(2, 0));
+        let breaker = Breaker::new("demo", &lifecycle(2, 0), Clock::Wall);
         breaker.failure();
         drop(breaker.admit().unwrap());
         breaker.failure();
@@ -200,20 +220,28 @@ mod tests {
         assert_eq!(*breaker.lock(), State::Closed { failures: 0 });
     }
 
-    #[test]
-    fn open_circuit_fails_fast_during_cooldown() {
-        let breaker = Breaker::new("demo", &lifecycle(1, 60_000));
+    fn retry_in(breaker: &Breaker) -> Duration {
+        match breaker.admit() {
+            Err(Error::CircuitOpen { retry_in, .. }) => retry_in,
+            Err(err) => panic!("{err}"),
+            Ok(_) => panic!("admitted"),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn open_circuit_fails_fast_for_exactly_the_cooldown() {
+        let breaker = Breaker::new("demo", &lifecycle(1, 60_000), Clock::Tokio);
         breaker.failure();
-        let err = breaker.admit().err().unwrap();
-        let Error::CircuitOpen { retry_in, .. } = err else {
-            panic!("{err}")
-        };
-        assert!(retry_in > Duration::from_secs(59));
+        assert_eq!(retry_in(&breaker), Duration::from_secs(60));
+        tokio::time::advance(Duration::from_millis(59_999)).await;
+        assert_eq!(retry_in(&breaker), Duration::from_millis(1));
+        tokio::time::advance(Duration::from_millis(1)).await;
+        assert!(breaker.admit().unwrap().probe);
     }
 
     #[test]
     fn an_abandoned_probe_lets_the_next_call_probe() {
-        let breaker = Breaker::new("demo", &lifecycle(1, 0));
+        let breaker = Breaker::new("demo", &lifecycle(1, 0), Clock::Wall);
         breaker.failure();
         drop(breaker.admit().unwrap());
         assert!(breaker.admit().unwrap().probe);
@@ -221,7 +249,7 @@ mod tests {
 
     #[test]
     fn zero_threshold_never_opens() {
-        let breaker = Breaker::new("demo", &lifecycle(0, 60_000));
+        let breaker = Breaker::new("demo", &lifecycle(0, 60_000), Clock::Wall);
         for _ in 0..10 {
             breaker.failure();
         }

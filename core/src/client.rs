@@ -10,7 +10,6 @@
 //! | `client/connection.rs` | construction, connecting and reconnecting |
 //! | `client/lifecycle.rs` | idle connections, shutdown |
 //! | `client/request.rs` | one request: send, wait (timeout, progress, total limit), cancel |
-//! | `client/deadline.rs` | the process's deadline thread |
 //! | `client/call.rs` | raw tool calls: options, retries, attempts |
 //! | `client/typed.rs` | typed tool calls: input and output checked and parsed |
 //! | `client/task.rs` | calls that run as tasks |
@@ -24,19 +23,19 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rmcp::model::{ClientRequest, ServerPeerInfo};
 
 use crate::breaker::Breaker;
 use crate::call::ToolResult;
+use crate::clock::Clock;
 use crate::config::ServerConfig;
 use crate::connect::Handler;
 use crate::error::{Error, Result};
 
 mod call;
 mod connection;
-mod deadline;
 mod lifecycle;
 mod listing;
 mod mrtr;
@@ -46,6 +45,8 @@ mod request;
 mod skills;
 mod subscribe;
 mod task;
+#[cfg(all(test, feature = "stdio"))]
+mod tests;
 mod typed;
 
 pub use call::CallOptions;
@@ -114,6 +115,12 @@ struct Shared {
     subscriptions: subscribe::Subscriptions,
     /// The handshake tried first on stdio and SSE, on every (re)connect.
     first: crate::connect::First,
+    /// What timeouts, backoff, the breaker, task polling and idle
+    /// connections read the time from (`crate::clock`).
+    clock: Clock,
+    /// How the unit tests connect in-process instead of as configured.
+    #[cfg(test)]
+    connector: Option<connection::Connector>,
 }
 
 impl std::fmt::Debug for Client {
@@ -209,13 +216,14 @@ impl Client {
     pub async fn ping(&self) -> Result<Duration> {
         let session = self.live().await?.session.clone();
         let peer = session.service.peer().clone();
-        let started = Instant::now();
+        let clock = self.shared.clock;
+        let started = clock.now();
         let request = ClientRequest::PingRequest(Default::default());
         let handle = self.send(&session, &peer, request, "ping").await?;
         self.await_handle(&session, handle, "ping", Wait::plain(self.timeout()))
             .await?;
         self.shared.breaker.success();
-        Ok(started.elapsed())
+        Ok(clock.since(started))
     }
 
     /// Closes the connection gracefully (for a process: closes its stdin

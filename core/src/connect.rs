@@ -45,6 +45,8 @@ pub(crate) mod tools;
 mod wire;
 
 pub(crate) use headers::ToolSchemas;
+#[cfg(all(test, feature = "stdio"))]
+pub(crate) use stdio::connect_in_process;
 #[cfg(feature = "stdio")]
 pub(crate) use stdio::Process;
 pub(crate) use tap::{id_key, RawTap};

@@ -109,6 +109,8 @@ mod call;
 #[cfg(feature = "client")]
 mod client;
 #[cfg(feature = "client")]
+mod clock;
+#[cfg(feature = "client")]
 mod connect;
 #[cfg(feature = "client")]
 pub mod elicit;

@@ -29,6 +29,8 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
+use crate::clock::Clock;
+
 /// How many notices a slow subscriber may fall behind before losing some.
 const CAPACITY: usize = 1024;
 
@@ -215,16 +217,20 @@ pub(crate) struct Notices {
     /// How many times each list (tools, prompts, resources) was said to
     /// have changed: what was listed before is stale once it moved.
     changes: [AtomicU64; 3],
+    /// When progress is heard, on the client's clock (a call's timeout
+    /// starts again then).
+    clock: Clock,
 }
 
 impl Notices {
-    pub(crate) fn new(server: &str, secrets: Vec<(String, String)>) -> Self {
+    pub(crate) fn new(server: &str, secrets: Vec<(String, String)>, clock: Clock) -> Self {
         Notices {
             server: server.into(),
             secrets,
             watches: Mutex::new(Slots::default()),
             listener: OnceLock::new(),
             changes: Default::default(),
+            clock,
         }
     }
 
@@ -264,7 +270,7 @@ impl Notices {
 
     /// A `notifications/progress` came.
     pub(crate) fn progress(&self, params: ProgressNotificationParam) {
-        let heard = Instant::now();
+        let heard = self.clock.now();
         let found = self.watches.lock().ok().and_then(|mut watches| {
             let watch = watches.find(&params.progress_token)?;
             watch.heard = Some(heard);
@@ -494,7 +500,7 @@ mod tests {
 
     #[test]
     fn a_watch_hears_its_progress_and_ends_with_its_guard() {
-        let notices = Notices::new("s", Vec::new());
+        let notices = Notices::new("s", Vec::new(), Clock::Wall);
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = {
             let seen = Arc::clone(&seen);
@@ -528,7 +534,7 @@ mod tests {
 
     #[test]
     fn resource_updates_are_bounded_and_hide_secrets() {
-        let notices = Notices::new("s", vec![("s3cr3t".into(), "${TOKEN}".into())]);
+        let notices = Notices::new("s", vec![("s3cr3t".into(), "${TOKEN}".into())], Clock::Wall);
         let mut bus = subscribe();
         notices.resource_updated("file:///s3cr3t/a");
         notices.resource_updated(&"x".repeat(MAX_URI_BYTES + 1));
@@ -544,7 +550,7 @@ mod tests {
 
     #[test]
     fn each_list_counts_its_own_changes() {
-        let notices = Notices::new("s", Vec::new());
+        let notices = Notices::new("s", Vec::new(), Clock::Wall);
         notices.list_changed(ListKind::Prompts);
         notices.list_changed(ListKind::Prompts);
         notices.list_changed(ListKind::Resources);

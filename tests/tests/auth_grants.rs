@@ -275,14 +275,17 @@ async fn a_client_without_a_browser_says_to_log_in() {
 /// server's 401 brings a new grant, and the call goes through.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expiring_grant_is_granted_again() {
-    // Announced as lasting 4 s (the server holds it valid for an hour):
-    // rmcp renews a token once less than min(30 s, expires_in / 2) remain,
-    // on the system clock, in whole seconds. The connect's requests come
-    // within a second of the grant; 3 s later the token is due. (The wait
-    // moves the clock rmcp reads, which a paused tokio clock cannot; a
-    // library client's tokens are in memory, so they cannot be backdated
-    // as the CLI's token files are in oauth.rs.)
-    let server = OAuthServer::with_args(&["--expires-in", "4"]);
+    // Announced as lasting 2 s (the server holds it valid for an hour):
+    // rmcp renews a token once less than max(1, min(30, expires_in / 2))
+    // seconds remain, counting whole seconds of the system clock from the
+    // second it came, so this one is due once two whole seconds have
+    // ticked, and the one granted again is not when the call is sent. The
+    // wait is for the system clock that rmcp reads (a paused tokio clock
+    // cannot move it); a token due from the start (`--expires-in 0`) is no
+    // shorter way, since a client never gets to use it (it is granted
+    // again once per 401, then refused), and a library client's tokens are
+    // in memory, not backdated as the CLI's token files are in oauth.rs.
+    let server = OAuthServer::with_args(&["--expires-in", "2"]);
     let config = mcpbind::Config::from_toml_str(&format!(
         "[servers.ci]\nurl = {:?}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nclient_secret = \"ci-secret\"\n",
         server.url
@@ -292,8 +295,18 @@ async fn an_expiring_grant_is_granted_again() {
         .await
         .unwrap();
     let granted = server.issued().len();
-    std::thread::sleep(std::time::Duration::from_secs(3));
+    whole_seconds_pass(2);
     assert_eq!(whoami(&client).await, "grant=client_credentials");
     assert_eq!(server.issued().len(), granted + 1, "one new grant");
     client.close().await;
+}
+
+/// Sleeps until the system clock's whole seconds have ticked `seconds`
+/// times from now (rmcp's count of a token's age).
+fn whole_seconds_pass(seconds: u64) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let then = std::time::Duration::from_secs(now.as_secs() + seconds);
+    std::thread::sleep(then - now);
 }

@@ -662,11 +662,12 @@ async fn servers_connect_concurrently_and_one_down_does_not_stop_the_others() {
 }
 
 /// Waits until a call spawned on `client` is in flight (a fixed sleep is
-/// not enough on a loaded machine), then a little longer for it to be sent.
+/// not enough on a loaded machine). Counted in flight, it is past the
+/// shutdown check: it is sent on the open connection whenever a shutdown
+/// begins, and a shutdown waits for it.
 async fn in_flight(client: &Client) {
     for _ in 0..1000 {
         if client.calls_in_flight() > 0 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
             return;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;

@@ -17,8 +17,9 @@ use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
 use super::request::{speaks_mrtr, with_tool};
-use super::{deadline, millis, task, Client, Wait};
+use super::{millis, task, Client, Wait};
 use crate::breaker::backoff;
+use crate::clock;
 use crate::error::{Error, Result};
 use crate::notices::{Progress, ProgressSink, Watching};
 
@@ -205,7 +206,7 @@ impl Client {
         let limit = options.max_call_time.unwrap_or(self.config.max_call_time);
         let plan = Plan {
             timeout: options.timeout.unwrap_or_else(|| self.timeout()),
-            until: deadline::later(Instant::now(), limit),
+            until: clock::later(self.shared.clock.now(), limit),
             limit,
             retry_safe: options.retry_safe,
             task,
@@ -226,7 +227,7 @@ impl Client {
             return self.call_with_retries(tool, arguments, &plan, false).await;
         }
         let call = async {
-            let started = Instant::now();
+            let started = self.shared.clock.now();
             let result = self.call_with_retries(tool, arguments, &plan, true).await;
             let outcome = match &result {
                 Ok(r) if r.is_error == Some(true) => "tool error",
@@ -235,7 +236,7 @@ impl Client {
             };
             let span = tracing::Span::current();
             span.record("outcome", outcome);
-            span.record("duration_ms", millis(started.elapsed()));
+            span.record("duration_ms", millis(self.shared.clock.since(started)));
             tracing::debug!(outcome, "call finished");
             result
         };
@@ -260,8 +261,9 @@ impl Client {
         self.open()?;
         self.refuse_drifted(&tool)?;
         let _busy = self.shared.activity.enter();
+        let clock = self.shared.clock;
         #[cfg(feature = "metrics")]
-        let started = Instant::now();
+        let started = clock.now();
         let lifecycle = &self.config.lifecycle;
         let mut attempt: u32 = 0;
         let result = loop {
@@ -291,7 +293,7 @@ impl Client {
                 .retry_after()
                 .unwrap_or_else(|| backoff(lifecycle, attempt));
             // One deadline covers every attempt.
-            let late = Instant::now() + delay >= plan.until;
+            let late = clock.now() + delay >= plan.until;
             if !retry || attempt > lifecycle.retries || late {
                 break Err(match attempt {
                     1 => error,
@@ -304,7 +306,7 @@ impl Client {
                 });
             }
             tracing::info!(%error, attempt, delay_ms = millis(delay), "retrying");
-            tokio::time::sleep(delay).await;
+            clock.sleep(delay).await;
         };
         #[cfg(feature = "metrics")]
         {
@@ -313,7 +315,7 @@ impl Client {
                 Ok(_) => "ok",
                 Err(e) => outcome_of(e),
             };
-            crate::metrics::call(&self.name, &tool, outcome, started.elapsed(), attempt);
+            crate::metrics::call(&self.name, &tool, outcome, clock.since(started), attempt);
         }
         result.map_err(|e| self.hide_secrets(e))
     }

@@ -6,11 +6,11 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use super::lifecycle::{self, Activity, Live};
 use super::{millis, pins, subscribe, Client, Shared};
 use crate::breaker::Breaker;
+use crate::clock::Clock;
 use crate::config::{Config, ServerConfig};
 use crate::connect::secrets::ServerSecrets;
 use crate::connect::{connect, First, Handler, Session};
@@ -122,26 +122,27 @@ impl Client {
 
     /// [`Client::lazy_with`], trying the handshake `first` first.
     fn lazy_first(name: &str, config: ServerConfig, hooks: ClientHooks, first: First) -> Client {
-        let lifecycle = &config.lifecycle;
-        let shared = Shared {
-            slot: tokio::sync::Mutex::new(None),
-            breaker: Breaker::new(name, lifecycle),
-            limit: lifecycle
-                .max_concurrent_calls
-                .map(|n| tokio::sync::Semaphore::new(n.min(tokio::sync::Semaphore::MAX_PERMITS))),
-            activity: Activity::default(),
-            pins: Mutex::new(None),
-            pins_checked: AtomicU64::new(u64::MAX),
-            pin_gate: tokio::sync::Mutex::new(()),
-            generation: AtomicU64::new(0),
-            shut: AtomicBool::new(false),
-            handler: Handler::new(name, hooks, Notices::new(name, config.labelled_secrets())),
-            refused: pins::Refused::default(),
-            entry_pins: pins::EntryPins::default(),
-            live: pins::LiveListing::default(),
-            subscriptions: subscribe::Subscriptions::default(),
-            first,
-        };
+        let shared = Shared::new(name, &config, hooks, first, Clock::Wall);
+        Client::of_parts(name, config, shared)
+    }
+
+    /// Test builds: a client on tokio's clock (which the test may pause)
+    /// that connects with `connector` (in-process) instead of as `config`
+    /// says.
+    #[cfg(test)]
+    pub(crate) fn in_process(name: &str, config: ServerConfig, connector: Connector) -> Client {
+        let mut shared = Shared::new(
+            name,
+            &config,
+            ClientHooks::default(),
+            First::Initialize,
+            Clock::Tokio,
+        );
+        shared.connector = Some(connector);
+        Client::of_parts(name, config, shared)
+    }
+
+    fn of_parts(name: &str, config: ServerConfig, shared: Shared) -> Client {
         let (config, shared) = (Arc::new(config), Arc::new(shared));
         Client::follow_list_changes(name, &config, &shared);
         Client {
@@ -189,24 +190,29 @@ impl Client {
         }
         let _admission = self.shared.breaker.admit()?;
         let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let started = Instant::now();
+        let clock = self.shared.clock;
+        let started = clock.now();
         // Boxed: connecting is rare and its future is large (~11 KB); inline,
-        // it would be part of, and copied with, every call's future.
-        match Box::pin(connect(
+        // it would be part of, and copied with, every call's future. (No
+        // layer more around it: a generated client's `Send` is proven
+        // through its type, which is deep already.)
+        #[cfg(not(test))]
+        let connecting = Box::pin(connect(
             &self.name,
             &self.config,
             &self.shared.handler,
             self.shared.first,
-        ))
-        .await
-        {
+        ));
+        #[cfg(test)]
+        let connecting = self.test_connecting();
+        match connecting.await {
             Ok(session) => {
                 self.shared.breaker.success();
                 tracing::info!(
                     server = %self.name,
                     transport = self.config.transport.kind(),
                     connection = generation,
-                    duration_ms = millis(started.elapsed()),
+                    duration_ms = millis(clock.since(started)),
                     "{}",
                     if generation > 1 { "reconnected" } else { "connected" }
                 );
@@ -233,6 +239,21 @@ impl Client {
         }
     }
 
+    /// Test builds: the connect future, or the unit test's connector's.
+    #[cfg(test)]
+    fn test_connecting(&self) -> futures::future::BoxFuture<'_, Result<Session>> {
+        let handler = &self.shared.handler;
+        match &self.shared.connector {
+            Some(connector) => connector(handler.clone()),
+            None => Box::pin(connect(
+                &self.name,
+                &self.config,
+                handler,
+                self.shared.first,
+            )),
+        }
+    }
+
     /// The connection for a call: [`Client::live`], with the pins checked
     /// again when it is a new connection.
     pub(super) async fn session(&self) -> Result<Arc<Session>> {
@@ -256,7 +277,9 @@ impl Client {
             }
         };
         if let Some(live) = taken {
-            lifecycle::close_session(&live.session, Instant::now() + lifecycle::CLOSE_GRACE).await;
+            let clock = self.shared.clock;
+            let grace = clock.now() + lifecycle::CLOSE_GRACE;
+            lifecycle::close_session(&live.session, clock, grace).await;
         }
     }
 
@@ -291,6 +314,48 @@ impl Client {
         }
     }
 }
+
+impl Shared {
+    fn new(
+        name: &str,
+        config: &ServerConfig,
+        hooks: ClientHooks,
+        first: First,
+        clock: Clock,
+    ) -> Shared {
+        let lifecycle = &config.lifecycle;
+        let notices = Notices::new(name, config.labelled_secrets(), clock);
+        Shared {
+            slot: tokio::sync::Mutex::new(None),
+            breaker: Breaker::new(name, lifecycle, clock),
+            limit: lifecycle
+                .max_concurrent_calls
+                .map(|n| tokio::sync::Semaphore::new(n.min(tokio::sync::Semaphore::MAX_PERMITS))),
+            activity: Activity::new(clock),
+            pins: Mutex::new(None),
+            pins_checked: AtomicU64::new(u64::MAX),
+            pin_gate: tokio::sync::Mutex::new(()),
+            generation: AtomicU64::new(0),
+            shut: AtomicBool::new(false),
+            handler: Handler::new(name, hooks, notices),
+            refused: pins::Refused::default(),
+            entry_pins: pins::EntryPins::default(),
+            live: pins::LiveListing::default(),
+            subscriptions: subscribe::Subscriptions::default(),
+            first,
+            clock,
+            #[cfg(test)]
+            connector: None,
+        }
+    }
+}
+
+/// Test builds: connects in-process (a session over an in-memory
+/// transport), or fails as a test asks, in place of the configured
+/// transport.
+#[cfg(test)]
+pub(crate) type Connector =
+    Box<dyn Fn(Handler) -> futures::future::BoxFuture<'static, Result<Session>> + Send + Sync>;
 
 /// Server `name` of `config`.
 fn configured(config: &Config, name: &str) -> Result<ServerConfig> {

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use super::{millis, Client, Shared};
+use crate::clock::Clock;
 use crate::connect::Session;
 
 /// How long [`Client::close`] and an idle close give a server to exit.
@@ -34,22 +35,13 @@ pub enum Closed {
     Forced,
 }
 
-/// Calls in flight and when the last one ended.
+/// Calls in flight and when the last one ended (on `clock`).
 #[derive(Debug)]
 pub(super) struct Activity {
     in_flight: AtomicUsize,
     last: Mutex<Instant>,
     idle: tokio::sync::Notify,
-}
-
-impl Default for Activity {
-    fn default() -> Self {
-        Activity {
-            in_flight: AtomicUsize::new(0),
-            last: Mutex::new(Instant::now()),
-            idle: tokio::sync::Notify::new(),
-        }
-    }
+    clock: Clock,
 }
 
 /// A call in flight; dropping it marks the end of the call.
@@ -58,7 +50,7 @@ pub(super) struct Busy<'a>(&'a Activity);
 impl Drop for Busy<'_> {
     fn drop(&mut self) {
         if let Ok(mut last) = self.0.last.lock() {
-            *last = Instant::now();
+            *last = self.0.clock.now();
         }
         if self.0.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.0.idle.notify_waiters();
@@ -67,6 +59,15 @@ impl Drop for Busy<'_> {
 }
 
 impl Activity {
+    pub(super) fn new(clock: Clock) -> Self {
+        Activity {
+            in_flight: AtomicUsize::new(0),
+            last: Mutex::new(clock.now()),
+            idle: tokio::sync::Notify::new(),
+            clock,
+        }
+    }
+
     pub(super) fn enter(&self) -> Busy<'_> {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
         Busy(self)
@@ -81,7 +82,7 @@ impl Activity {
         if self.in_flight.load(Ordering::SeqCst) > 0 {
             return None;
         }
-        self.last.lock().ok().map(|last| last.elapsed())
+        self.last.lock().ok().map(|last| self.clock.since(*last))
     }
 
     /// Waits until no call is in flight, or `deadline`; true when idle.
@@ -91,9 +92,12 @@ impl Activity {
             if self.in_flight.load(Ordering::SeqCst) == 0 {
                 return true;
             }
-            let deadline = tokio::time::Instant::from_std(deadline);
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return self.in_flight.load(Ordering::SeqCst) == 0;
+            tokio::select! {
+                biased;
+                () = notified => {}
+                () = self.clock.deadline(deadline) => {
+                    return self.in_flight.load(Ordering::SeqCst) == 0;
+                }
             }
         }
     }
@@ -107,22 +111,23 @@ pub(super) fn reap_when_idle(client: &Client, live: &Arc<Live>, idle: Duration) 
     let server = client.name.clone();
     tokio::spawn(async move {
         loop {
-            let wait = {
+            let (wait, clock) = {
                 let (Some(shared), Some(_)) = (shared.upgrade(), live.upgrade()) else {
                     return;
                 };
-                match shared.activity.idle_for() {
+                let wait = match shared.activity.idle_for() {
                     Some(quiet) if quiet >= idle => Duration::ZERO,
                     Some(quiet) => idle - quiet,
                     None => idle,
-                }
+                };
+                (wait, shared.clock)
             };
             if wait.is_zero() {
                 if close_if_idle(&shared, &live, idle, &server).await {
                     return;
                 }
             } else {
-                tokio::time::sleep(wait).await;
+                clock.sleep(wait).await;
             }
         }
     });
@@ -150,6 +155,7 @@ async fn close_if_idle(
             _ => return true,
         }
     };
+    let clock = shared.clock;
     drop(shared);
     drop(live);
     if let Some(live) = taken {
@@ -158,14 +164,14 @@ async fn close_if_idle(
             idle_ms = millis(idle),
             "closing the idle connection"
         );
-        close_session(&live.session, Instant::now() + CLOSE_GRACE).await;
+        close_session(&live.session, clock, clock.now() + CLOSE_GRACE).await;
     }
     true
 }
 
-/// Cancels the session and waits (until `deadline`) for its process to
-/// exit. True when it ended in time (always for HTTP).
-pub(super) async fn close_session(session: &Session, deadline: Instant) -> bool {
+/// Cancels the session and waits (until `deadline` on `clock`) for its
+/// process to exit. True when it ended in time (always for HTTP).
+pub(super) async fn close_session(session: &Session, clock: Clock, deadline: Instant) -> bool {
     session.service.cancellation_token().cancel();
     let Some(process) = &session.process else {
         return true;
@@ -175,10 +181,10 @@ pub(super) async fn close_session(session: &Session, deadline: Instant) -> bool 
         if process.exit_status().is_some() {
             return true;
         }
-        if Instant::now() >= deadline {
+        if clock.now() >= deadline {
             return false;
         }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        clock.sleep(Duration::from_millis(5)).await;
     }
 }
 
@@ -188,22 +194,23 @@ impl Client {
     /// `deadline`, then the connection is closed gracefully (a process gets
     /// the rest of the deadline to exit, and is killed after it).
     pub async fn shutdown(&self, deadline: Duration) -> Closed {
-        let end = Instant::now() + deadline;
+        let clock = self.shared.clock;
+        let end = crate::clock::later(clock.now(), deadline);
         self.shared.shut.store(true, Ordering::SeqCst);
         if let Some(limit) = &self.shared.limit {
             // Calls waiting for their turn fail now.
             limit.close();
         }
         let drained = self.shared.activity.wait_idle(end).await;
-        let slot = tokio::time::timeout_at(end.into(), self.shared.slot.lock()).await;
-        let live = match slot {
-            Ok(mut slot) => slot.take(),
+        let live = tokio::select! {
+            biased;
+            mut slot = self.shared.slot.lock() => slot.take(),
             // A connect is under way and outlived the deadline: dropping the
             // client ends it.
-            Err(_) => return Closed::Forced,
+            () = clock.deadline(end) => return Closed::Forced,
         };
         let ended = match &live {
-            Some(live) => close_session(&live.session, end).await,
+            Some(live) => close_session(&live.session, clock, end).await,
             None => true,
         };
         let outcome = if drained && ended {

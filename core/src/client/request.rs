@@ -1,6 +1,6 @@
 //! One request and its answer: sending it, waiting for the answer under a
 //! timeout that progress starts again and a total limit (on the process's
-//! deadline thread, `client/deadline.rs`), telling the server when the
+//! deadline thread, `clock/deadline.rs`), telling the server when the
 //! client stops waiting (`notifications/cancelled`), and the errors of a
 //! request (secrets hidden).
 
@@ -11,7 +11,7 @@ use rmcp::model::{ClientRequest, ServerResult};
 use rmcp::service::{PeerRequestOptions, RequestHandle};
 use rmcp::{Peer, RoleClient, ServiceError};
 
-use super::{deadline, Client};
+use super::Client;
 use crate::connect::secrets::ServerSecrets;
 use crate::connect::Session;
 use crate::error::{Error, Result};
@@ -151,7 +151,7 @@ impl Client {
     }
 
     /// Sends a request; [`Client::await_handle`] waits for its answer
-    /// (rmcp's own timeout is not used: see `client/deadline.rs`).
+    /// (rmcp's own timeout is not used: see `clock/deadline.rs`).
     pub(super) async fn send(
         &self,
         session: &Arc<Session>,
@@ -214,9 +214,10 @@ impl Client {
         method: &str,
         wait: Wait<'_>,
     ) -> Result<ServerResult> {
-        let mut from = Instant::now();
+        let clock = self.shared.clock;
+        let mut from = clock.now();
         let response = loop {
-            let idle = deadline::later(from, wait.timeout);
+            let idle = crate::clock::later(from, wait.timeout);
             let at = match wait.until {
                 Some((until, _)) => idle.min(until),
                 None => idle,
@@ -224,7 +225,7 @@ impl Client {
             tokio::select! {
                 biased;
                 response = pending.answer() => break response,
-                () = deadline::at(at) => {}
+                () = clock.deadline(at) => {}
             }
             let heard = wait.watch.and_then(Watching::last_heard);
             match heard {

@@ -183,7 +183,7 @@ impl TaskHandle {
     pub async fn wait(&self) -> Result<CallToolResult> {
         let state = self.status().await?;
         let limit = self.client.config.max_call_time;
-        let until = super::deadline::later(Instant::now(), limit);
+        let until = crate::clock::later(self.client.shared.clock.now(), limit);
         let timeout = self.client.timeout();
         self.client
             .drive_task(&self.tool, state, timeout, (until, limit), None)
@@ -322,12 +322,13 @@ impl Client {
         watch: Option<&Watching<'_>>,
     ) -> Result<CallToolResult> {
         let mut lost = 0;
+        let clock = self.shared.clock;
         while state.status == TaskStatus::Working {
             let pause = state.next_poll();
-            if Instant::now() + pause >= until.0 {
+            if clock.now() + pause >= until.0 {
                 return Err(self.expired("tasks/get", Wait::until(until), false));
             }
-            tokio::time::sleep(pause).await;
+            clock.sleep(pause).await;
             let wait = Wait {
                 timeout,
                 until: Some(until),
@@ -389,9 +390,12 @@ impl Client {
         &self,
         answer: tokio::sync::oneshot::Receiver<std::result::Result<ServerResult, ServiceError>>,
     ) {
-        let Ok(Ok(Ok(created))) = tokio::time::timeout(self.timeout(), answer).await else {
-            return;
+        let answer = tokio::select! {
+            biased;
+            answer = answer => answer,
+            () = self.shared.clock.sleep(self.timeout()) => return,
         };
+        let Ok(Ok(created)) = answer else { return };
         if let Ok(state) = TaskState::parse(&self.name, "tools/call", created) {
             tracing::debug!(server = %self.name, task = %state.id, "a dropped call's task is cancelled");
             let _ = self.cancel_task(&state.id).await;

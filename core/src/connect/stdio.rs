@@ -432,6 +432,39 @@ pub(crate) async fn connect_stdio(
     }
 }
 
+/// Test builds: a session over an in-process stream (one half of a
+/// `tokio::io::duplex`), read through a tap as a process's stdout is.
+#[cfg(test)]
+pub(crate) async fn connect_in_process(
+    name: &str,
+    stream: tokio::io::DuplexStream,
+    handler: &Handler,
+) -> Result<Session, Error> {
+    let (read, write) = tokio::io::split(stream);
+    let tap = Arc::new(RawTap::default());
+    let reader = TeeReader {
+        inner: read,
+        tap: Arc::clone(&tap),
+        limit: usize::MAX,
+        line_len: 0,
+        partial: Vec::new(),
+    };
+    let transport = AsyncRwTransport::<RoleClient, _, _>::new(reader, write);
+    match handshake(transport, handler, Lifecycle::Initialize).await {
+        Ok(service) => Ok(Session {
+            service,
+            process: None,
+            tap: Some(tap),
+        }),
+        Err(e) => Err(Error::Connect {
+            server: name.to_owned(),
+            reason: super::describe(&e),
+            stderr: None,
+            source: None,
+        }),
+    }
+}
+
 /// A spawned server, with what lives as long as it.
 struct Spawned {
     child: Child,

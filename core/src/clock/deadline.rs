@@ -90,7 +90,7 @@ pub(super) fn at(at: Instant) -> Expiry {
 
 /// `from + timeout`, or far in the future when that is too far to
 /// represent.
-pub(super) fn later(from: Instant, timeout: Duration) -> Instant {
+pub(crate) fn later(from: Instant, timeout: Duration) -> Instant {
     from.checked_add(timeout).unwrap_or(from + FAR_FUTURE)
 }
 
@@ -192,7 +192,7 @@ impl Timer {
 /// while it runs would have the runtime poll it again for nothing, waking a
 /// parked worker thread to do so: an eventfd write and an `epoll_wait`
 /// return per call; BENCHMARKS.md).
-pub(super) struct Expiry {
+pub(crate) struct Expiry {
     at: Instant,
     /// Its slot and id, once among the pending deadlines.
     key: Option<(usize, u64)>,
