@@ -60,7 +60,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         settings.with_servers(args.servers.clone());
     }
     let mut generator = Generator::new(&settings);
-    let text = generator.generate_text(&lock, &lockfile)?;
+    // Bindings the CLI writes are checked in (a build script generates
+    // with the library): no build regenerates them, so their first line
+    // says how.
+    let text = generator.generate_text(&lock, &lockfile)?.replacen(
+        mcpbind_codegen::GENERATED_HEADER,
+        mcpbind_codegen::CHECKED_IN_HEADER,
+        1,
+    );
     for warning in generator.warnings() {
         crate::status!("warning: {warning}");
     }
