@@ -132,6 +132,21 @@ pub fn toml_str(s: &str) -> String {
     toml::Value::String(s.into()).to_string()
 }
 
+#[test]
+fn toml_str_reads_back_as_the_same_string() {
+    for s in [
+        "/usr/bin/node",
+        r"C:\Program Files\node.exe",
+        "a \"quoted\" 'word'",
+        "tab\tbell\u{7}newline\n",
+        "caf\u{e9} \u{1F980} \u{202E}",
+    ] {
+        let text = format!("value = {}", toml_str(s));
+        let table: toml::Table = toml::from_str(&text).unwrap();
+        assert_eq!(table["value"].as_str(), Some(s), "{text}");
+    }
+}
+
 /// A config for the five test servers over stdio, with absolute paths.
 /// `${MCPBIND_TEST_CANARY}` is passed to the demo server's environment.
 pub fn stdio_config(dir: &Path) -> String {
