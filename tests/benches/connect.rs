@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcpbind::Config;
+use mcpbind::{Config, ServerConfig};
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -119,23 +119,25 @@ fn time_to_ready(runtime: &tokio::runtime::Runtime) {
             })
             .unwrap()
     };
-    let config = Config::from_toml_str(&format!(
-        r#"
-[servers.rust-stdio]
-command = {double:?}
-args = ["demo"]
-
-[servers.node-stdio]
-command = "node"
-args = [{everything:?}, "stdio"]
-
-[servers.node-http]
-url = "http://127.0.0.1:{port}/mcp"
-"#,
-        double = env!("CARGO_BIN_EXE_double"),
-        everything = everything.display().to_string(),
-    ))
-    .unwrap();
+    let config = Config::new()
+        .server(
+            "rust-stdio",
+            ServerConfig::stdio(env!("CARGO_BIN_EXE_double")).arg("demo"),
+        )
+        .and_then(|c| {
+            c.server(
+                "node-stdio",
+                ServerConfig::stdio("node")
+                    .args([everything.display().to_string(), "stdio".into()]),
+            )
+        })
+        .and_then(|c| {
+            c.server(
+                "node-http",
+                ServerConfig::http(format!("http://127.0.0.1:{port}/mcp")),
+            )
+        })
+        .unwrap();
     println!("time to ready (spawn or reach + handshake), median of {RUNS}:");
     let mut results = Vec::new();
     for name in ["rust-stdio", "node-stdio", "node-http"] {

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use mcpbind::Config;
+use mcpbind::{Config, SandboxBuilder, ServerConfig};
 
 const RUNS: usize = 25;
 
@@ -21,31 +21,44 @@ fn main() {
         .unwrap();
     assert!(status.success());
     let data = tempfile_dir();
-    let server = |sandbox: &str| {
-        format!(
-            "command = {:?}\nargs = [{:?}]\n{sandbox}",
-            dir.join(".venv/bin/python").display().to_string(),
-            dir.join("probe.py").display().to_string()
-        )
+    let server = |sandbox: &Option<SandboxBuilder>| {
+        let server = ServerConfig::stdio(dir.join(".venv/bin/python").display().to_string())
+            .arg(dir.join("probe.py").display().to_string());
+        match sandbox {
+            Some(sandbox) => server.sandbox(sandbox.clone()),
+            None => server,
+        }
     };
+    let read_write = || SandboxBuilder::new().read([&data]).write([&data]);
+    let limits = |sandbox: SandboxBuilder| sandbox.memory("1G").cpu(60).open_files(256);
     let variants = [
-        ("unconfined (filtered env)", String::new()),
-        ("read/write (Landlock)", format!("sandbox = {{ read = [{data:?}], write = [{data:?}] }}")),
-        ("network = false (namespaces)", "sandbox = { network = false }".into()),
-        ("network allow-list (proxy)", "sandbox = { network = [\"127.0.0.1:9\"] }".into()),
-        ("home = \"isolated\"", "sandbox = { home = \"isolated\" }".into()),
-        ("limits (setrlimit)", "sandbox = { memory = \"1G\", cpu = 60, open_files = 256 }".into()),
+        ("unconfined (filtered env)", None),
+        ("read/write (Landlock)", Some(read_write())),
+        (
+            "network = false (namespaces)",
+            Some(SandboxBuilder::new().network(false)),
+        ),
+        (
+            "network allow-list (proxy)",
+            Some(SandboxBuilder::new().network_hosts(["127.0.0.1:9"])),
+        ),
+        (
+            "home = \"isolated\"",
+            Some(SandboxBuilder::new().home("isolated")),
+        ),
+        ("limits (setrlimit)", Some(limits(SandboxBuilder::new()))),
         (
             "all of them",
-            format!("sandbox = {{ read = [{data:?}], write = [{data:?}], network = false, home = \"isolated\", memory = \"1G\", cpu = 60, open_files = 256 }}"),
+            Some(limits(read_write().network(false).home("isolated"))),
         ),
     ];
-    let toml: String = variants
+    let config = variants
         .iter()
         .enumerate()
-        .map(|(i, (_, sandbox))| format!("[servers.s{i}]\n{}\n", server(sandbox)))
-        .collect();
-    let config = Config::from_toml_str(&toml).unwrap();
+        .try_fold(Config::new(), |config, (i, (_, sandbox))| {
+            config.server(format!("s{i}"), server(sandbox))
+        })
+        .unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcpbind::{Config, Toolbox};
+use mcpbind::{Config, ServerConfig, Toolbox};
 use mcpbind_tests::demo;
 
 const CALLS: usize = 4000;
@@ -75,11 +75,8 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let config = Config::from_toml_str(&format!(
-        "[servers.demo]\ncommand = {:?}\nargs = [\"demo\"]\n",
-        env!("CARGO_BIN_EXE_double")
-    ))
-    .unwrap();
+    let double = ServerConfig::stdio(env!("CARGO_BIN_EXE_double")).arg("demo");
+    let config = Config::new().server("demo", double).unwrap();
     runtime.block_on(async {
         let client = demo::Client::connect(&config).await.unwrap();
         let mut tools = Toolbox::new();

@@ -105,8 +105,8 @@ fn refresh_relocks_before_generating() {
     std::fs::write(
         &config,
         format!(
-            "[servers.demo]\ncommand = {:?}\nenabled_tools = [\"add\", \"echo\"]\n",
-            util::bin("mcpbind-demo-server").display().to_string()
+            "[servers.demo]\ncommand = {}\nenabled_tools = [\"add\", \"echo\"]\n",
+            util::toml_str(&util::bin("mcpbind-demo-server").display().to_string())
         ),
     )
     .unwrap();
@@ -156,14 +156,14 @@ publish = false
 [workspace]
 
 [dependencies]
-mcpbind = {{ path = {runtime:?} }}
+mcpbind = {{ path = {runtime} }}
 tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
 
 [build-dependencies]
-mcpbind-codegen = {{ path = {codegen:?} }}
+mcpbind-codegen = {{ path = {codegen} }}
 "#,
-            runtime = root.join("runtime").display().to_string(),
-            codegen = root.join("codegen").display().to_string(),
+            runtime = util::toml_str(&root.join("runtime").display().to_string()),
+            codegen = util::toml_str(&root.join("codegen").display().to_string()),
         ),
     )
     .unwrap();
@@ -270,8 +270,8 @@ fn macro_warns_about_loosened_schemas_at_the_call() {
     std::fs::write(
         krate.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"mcpbind-macro-warnings\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n[workspace]\n\n[dependencies]\nmcpbind = {{ path = {:?} }}\n",
-            root.join("runtime").display().to_string()
+            "[package]\nname = \"mcpbind-macro-warnings\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n[workspace]\n\n[dependencies]\nmcpbind = {{ path = {} }}\n",
+            util::toml_str(&root.join("runtime").display().to_string())
         ),
     )
     .unwrap();

@@ -11,26 +11,31 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use mcpbind::{Config, Drift, DriftChange, EntryKind, Error, PinPolicy};
+use mcpbind::{
+    Config, Drift, DriftChange, EntryKind, Error, PinPolicy, ServerBuilder, ServerConfig,
+};
 use mcpbind_tests::{demo, everything};
 use serde_json::Value;
 
-use crate::util::{self, bin, mcpbind, tests_dir};
+use crate::util::{self, bin, mcpbind, tests_dir, toml_str};
 
 fn script() -> String {
     tests_dir().join("servers/claims.py").display().to_string()
 }
 
 /// server-everything as locked in tests/mcpbind.lock, served by
-/// `claims.py copy` answering every call with `answer`, plus `extra`
-/// config lines.
-fn everything_copy(answer: &str, extra: &str) -> Config {
+/// `claims.py copy` answering every call with `answer`, with what `extra`
+/// adds to the server.
+fn everything_copy(answer: &str, extra: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Config {
     let lock = tests_dir().join("mcpbind.lock").display().to_string();
-    Config::from_toml_str(&format!(
-        "[servers.everything]\ncommand = \"python3\"\nargs = [{:?}, \"copy\", {lock:?}, \"everything\", {answer:?}]\n{extra}\n",
-        script()
-    ))
-    .unwrap()
+    let server = ServerConfig::stdio("python3").args([
+        script(),
+        "copy".into(),
+        lock,
+        "everything".into(),
+        answer.into(),
+    ]);
+    Config::new().server("everything", extra(server)).unwrap()
 }
 
 fn new_york() -> everything::types::GetStructuredContentInput {
@@ -65,7 +70,7 @@ fn output_reason(err: Error) -> String {
 /// parsed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_is_validated_unless_switched_off() {
-    let client = everything::Client::connect(&everything_copy("extra-field", ""))
+    let client = everything::Client::connect(&everything_copy("extra-field", |s| s))
         .await
         .unwrap();
     let err = client.get_structured_content(new_york()).await.unwrap_err();
@@ -88,7 +93,7 @@ async fn output_is_validated_unless_switched_off() {
     );
     assert!(reason.contains("wind"), "{reason}");
 
-    let lenient = everything_copy("extra-field", "validate_output = false");
+    let lenient = everything_copy("extra-field", |s| s.validate_output(false));
     let client = everything::Client::connect(&lenient).await.unwrap();
     let result = client.get_structured_content(new_york()).await.unwrap();
     assert_eq!(result.output.temperature, 21.5);
@@ -106,14 +111,14 @@ async fn output_is_validated_unless_switched_off() {
 /// not the field: a `serde_json::Value` has no positions to report.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrongly_typed_output_is_an_output_error() {
-    let client = everything::Client::connect(&everything_copy("wrong-type", ""))
+    let client = everything::Client::connect(&everything_copy("wrong-type", |s| s))
         .await
         .unwrap();
     let reason = output_reason(client.get_structured_content(new_york()).await.unwrap_err());
     assert!(reason.contains("temperature"), "{reason}");
     assert!(reason.contains("locked outputSchema"), "{reason}");
 
-    let lenient = everything_copy("wrong-type", "validate_output = false");
+    let lenient = everything_copy("wrong-type", |s| s.validate_output(false));
     let client = everything::Client::connect(&lenient).await.unwrap();
     let reason = output_reason(client.get_structured_content(new_york()).await.unwrap_err());
     assert_eq!(
@@ -127,7 +132,7 @@ async fn a_wrongly_typed_output_is_an_output_error() {
 /// not JSON is `Error::Output` saying the structured content is missing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_is_read_from_json_text() {
-    let client = everything::Client::connect(&everything_copy("text-only", ""))
+    let client = everything::Client::connect(&everything_copy("text-only", |s| s))
         .await
         .unwrap();
     let result = client.get_structured_content(new_york()).await.unwrap();
@@ -135,7 +140,7 @@ async fn output_is_read_from_json_text() {
     assert_eq!(result.output.humidity, 40.0);
     assert_eq!(result.output.conditions, "Sunny");
 
-    let client = everything::Client::connect(&everything_copy("text-not-json", ""))
+    let client = everything::Client::connect(&everything_copy("text-not-json", |s| s))
         .await
         .unwrap();
     let reason = output_reason(client.get_structured_content(new_york()).await.unwrap_err());
@@ -152,11 +157,10 @@ async fn output_is_read_from_json_text() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pin_policy_at_connect() {
     let config = |policy: &str| {
-        Config::from_toml_str(&format!(
-            "[servers.demo]\ncommand = {:?}\nenv = {{ MCPBIND_DEMO_VARIANT = \"v2\" }}\npin_policy = {policy:?}\n",
-            bin("mcpbind-demo-server").display().to_string()
-        ))
-        .unwrap()
+        let demo = ServerConfig::stdio(bin("mcpbind-demo-server").display().to_string())
+            .env("MCPBIND_DEMO_VARIANT", "v2")
+            .set("pin_policy", policy);
+        Config::new().server("demo", demo).unwrap()
     };
     // What v2 changed among the locked tools (tests/tests/review.rs has
     // the whole review): four tools changed, `tag_counts` removed.
@@ -227,8 +231,9 @@ fn lock(dir: &Path, toml: &str) {
 
 fn evolve(name: &str, variant: &str) -> String {
     format!(
-        "[servers.{name}]\ncommand = \"python3\"\nargs = [{:?}, \"evolve\", {variant:?}]\n",
-        script()
+        "[servers.{name}]\ncommand = \"python3\"\nargs = [{}, \"evolve\", {}]\n",
+        toml_str(&script()),
+        toml_str(variant)
     )
 }
 
@@ -342,11 +347,10 @@ async fn configured_headers_reach_the_server() {
         crate::env::value("MCPBIND_CLAIMS_HEADER"),
         "from-the-environment"
     );
-    let config = Config::from_toml_str(&format!(
-        "[servers.remote]\nurl = {:?}\nheaders = {{ X-Static = \"static-value\", X-From-Env = \"${{MCPBIND_CLAIMS_HEADER}}\" }}\n",
-        server.url
-    ))
-    .unwrap();
+    let remote = ServerConfig::http(&server.url)
+        .header("X-Static", "static-value")
+        .header("X-From-Env", "${MCPBIND_CLAIMS_HEADER}");
+    let config = Config::new().server("remote", remote).unwrap();
     let client = mcpbind::Client::connect(&config, "remote").await.unwrap();
     let mut arguments = serde_json::Map::new();
     arguments.insert("message".into(), "hi".into());

@@ -256,10 +256,12 @@ fn demo_dir() -> tempfile::TempDir {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.demo]\ncommand = {:?}\n",
-            crate::util::bin("mcpbind-demo-server")
-                .display()
-                .to_string()
+            "[servers.demo]\ncommand = {}\n",
+            crate::util::toml_str(
+                &crate::util::bin("mcpbind-demo-server")
+                    .display()
+                    .to_string()
+            )
         ),
     )
     .unwrap();
@@ -374,8 +376,8 @@ fn discover_only_server_is_locked_and_called() {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.modern]\ncommand = {:?}\n",
-            env!("CARGO_BIN_EXE_discover_only")
+            "[servers.modern]\ncommand = {}\n",
+            crate::util::toml_str(env!("CARGO_BIN_EXE_discover_only"))
         ),
     )
     .unwrap();

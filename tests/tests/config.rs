@@ -56,8 +56,8 @@ async fn a_config_built_in_code_calls_as_its_toml_twin() {
 fn a_disabled_server_is_skipped_and_said_so() {
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
-        "[servers.demo]\ncommand = {:?}\n\n[servers.off]\ncommand = \"/nonexistent/server\"\ndisabled = true\n",
-        util::bin("mcpbind-demo-server").display().to_string()
+        "[servers.demo]\ncommand = {}\n\n[servers.off]\ncommand = \"/nonexistent/server\"\ndisabled = true\n",
+        util::toml_str(&util::bin("mcpbind-demo-server").display().to_string())
     );
     std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
     let lock = util::mcpbind(dir.path(), &["lock"]);

@@ -10,7 +10,7 @@
 use std::process::{Child, Command};
 
 use mcpbind::model::{CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction};
-use mcpbind::{CallOptions, Client, ClientHooks, Config};
+use mcpbind::{CallOptions, Client, ClientHooks, Config, PinPolicy, ServerBuilder, ServerConfig};
 use serde_json::{json, Value};
 
 use crate::util;
@@ -41,16 +41,17 @@ fn start_with(args: &[&str]) -> Modern {
 }
 
 async fn connect(server: &Modern, hooks: ClientHooks) -> Client {
-    connect_with(server, hooks, "").await
+    connect_with(server, hooks, |s| s).await
 }
 
-/// [`connect`], with more keys for the server's table.
-async fn connect_with(server: &Modern, hooks: ClientHooks, more: &str) -> Client {
-    let toml = format!(
-        "[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{}\"\n{more}",
-        server.url
-    );
-    let config = Config::from_toml_str(&toml).unwrap();
+/// [`connect`], with what `more` adds to the server.
+async fn connect_with(
+    server: &Modern,
+    hooks: ClientHooks,
+    more: impl FnOnce(ServerBuilder) -> ServerBuilder,
+) -> Client {
+    let modern = more(ServerConfig::http(&server.url));
+    let config = Config::new().server("modern", modern).unwrap();
     Client::connect_with(&config, "modern", hooks)
         .await
         .unwrap()
@@ -184,7 +185,10 @@ fn locked_headers_tool() -> mcpbind::ToolMeta {
 #[tokio::test]
 async fn discover_http_sends_param_headers_from_the_lock_without_a_listing() {
     let server = start();
-    let client = connect_with(&server, ClientHooks::default(), "pin_policy = \"ignore\"\n").await;
+    let client = connect_with(&server, ClientHooks::default(), |s| {
+        s.pin_policy(PinPolicy::Ignore)
+    })
+    .await;
     assert!(client
         .check_pins(&[locked_headers_tool()])
         .await
@@ -202,7 +206,7 @@ async fn discover_http_sends_param_headers_from_the_lock_without_a_listing() {
 
     // Without the lock and without a listing, no `Mcp-Param-*` header: the
     // client does not guess.
-    let client = connect_with(&server, ClientHooks::default(), "").await;
+    let client = connect_with(&server, ClientHooks::default(), |s| s).await;
     let seen = call(&client, "headers", json!({"region": "eu-west4"})).await;
     assert!(seen.contains("mcp-param-region: -\n"), "{seen}");
     client.close().await;
@@ -234,11 +238,8 @@ async fn a_lazy_clients_typed_call_sends_param_headers_from_the_lock() {
         locked_headers_tool().input_schema.into()
     );
     let server = start();
-    let toml = format!(
-        "[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{}\"\npin_policy = \"ignore\"\n",
-        server.url
-    );
-    let mut config = Config::from_toml_str(&toml).unwrap();
+    let modern = ServerConfig::http(&server.url).pin_policy(PinPolicy::Ignore);
+    let mut config = Config::new().server("modern", modern).unwrap();
     let client = Client::lazy("modern", config.servers.remove("modern").unwrap());
     let input = json!({"region": "eu-west4", "n": 1});
     let seen = client.call::<HeadersTool>(&input).await.unwrap().text();

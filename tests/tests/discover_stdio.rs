@@ -19,8 +19,9 @@ const LEGACY: &str = "2025-11-25";
 fn misbehave(name: &str, mode: &str) -> String {
     let script = util::tests_dir().join("servers/misbehave.py");
     format!(
-        "[servers.{name}]\ncommand = \"python3\"\nargs = [{:?}, {mode:?}]\n",
-        script.display().to_string()
+        "[servers.{name}]\ncommand = \"python3\"\nargs = [{}, {}]\n",
+        util::toml_str(&script.display().to_string()),
+        util::toml_str(mode)
     )
 }
 
@@ -30,12 +31,12 @@ fn misbehave(name: &str, mode: &str) -> String {
 /// one that answers it with `{}`.
 fn config_toml() -> String {
     format!(
-        "[servers.demo]\ncommand = {demo:?}\n\n[servers.both]\ncommand = {modern:?}\nargs = [\"--stdio\", \"--mode\", \"both\"]\n\n{}\n{}\n{}",
+        "[servers.demo]\ncommand = {demo}\n\n[servers.both]\ncommand = {modern}\nargs = [\"--stdio\", \"--mode\", \"both\"]\n\n{}\n{}\n{}",
         misbehave("refusing", "tools"),
         misbehave("silent", "silent-unknown"),
         misbehave("empty", "empty-unknown"),
-        demo = util::bin("mcpbind-demo-server").display().to_string(),
-        modern = env!("CARGO_BIN_EXE_modern_http"),
+        demo = util::toml_str(&util::bin("mcpbind-demo-server").display().to_string()),
+        modern = util::toml_str(env!("CARGO_BIN_EXE_modern_http")),
     )
 }
 

@@ -8,11 +8,11 @@ use mcpbind_tests::demo;
 #[test]
 fn double_lists_the_real_servers_tools_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
-    let double = env!("CARGO_BIN_EXE_double");
+    let double = util::toml_str(env!("CARGO_BIN_EXE_double"));
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.demo]\ncommand = {double:?}\nargs = [\"demo\"]\n\n[servers.everything]\ncommand = {double:?}\nargs = [\"everything\"]\n"
+            "[servers.demo]\ncommand = {double}\nargs = [\"demo\"]\n\n[servers.everything]\ncommand = {double}\nargs = [\"everything\"]\n"
         ),
     )
     .unwrap();
@@ -45,11 +45,8 @@ fn double_lists_the_real_servers_tools_byte_for_byte() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn double_answers_typed_calls() {
-    let config = mcpbind::Config::from_toml_str(&format!(
-        "[servers.demo]\ncommand = {:?}\nargs = [\"demo\"]\n",
-        env!("CARGO_BIN_EXE_double")
-    ))
-    .unwrap();
+    let double = mcpbind::ServerConfig::stdio(env!("CARGO_BIN_EXE_double")).arg("demo");
+    let config = mcpbind::Config::new().server("demo", double).unwrap();
     let client = demo::Client::connect(&config).await.unwrap();
     let sum = client
         .add(demo::types::AddInput { a: 20, b: 22 })

@@ -29,8 +29,10 @@ fn write_config(dir: &Path, servers: &[(&str, &str, &str)]) {
     let mut toml = String::new();
     for (name, mode, arg) in servers {
         toml.push_str(&format!(
-            "[servers.{name}]\ncommand = \"python3\"\nargs = [{:?}, {mode:?}, {arg:?}]\n\n",
-            script()
+            "[servers.{name}]\ncommand = \"python3\"\nargs = [{}, {}, {}]\n\n",
+            util::toml_str(&script()),
+            util::toml_str(mode),
+            util::toml_str(arg)
         ));
     }
     std::fs::write(dir.join("mcpbind.toml"), toml).unwrap();

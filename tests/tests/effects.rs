@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::util;
 
 fn config(dir: &std::path::Path) -> Config {
-    Config::from_toml_str(&util::stdio_config(dir)).unwrap()
+    util::stdio_servers(dir)
 }
 
 /// A policy that approves deleting item `1`, amends `two` to `2` and

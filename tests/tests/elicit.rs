@@ -10,7 +10,7 @@ use mcpbind::model::{
     CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, ElicitationAction, Root,
 };
-use mcpbind::{CallOptions, Client, ClientHooks, Config};
+use mcpbind::{CallOptions, Client, ClientHooks};
 use rmcp::model::SamplingMessage;
 use serde_json::{json, Map, Value};
 
@@ -19,7 +19,7 @@ use crate::util;
 const ELICIT: &str = "trigger-elicitation-request";
 
 async fn everything(dir: &std::path::Path, hooks: ClientHooks) -> Client {
-    let config = Config::from_toml_str(&util::stdio_config(dir)).unwrap();
+    let config = util::stdio_servers(dir);
     Client::connect_with(&config, "everything", hooks)
         .await
         .unwrap()
@@ -55,7 +55,7 @@ async fn default_hook_declines_a_form_with_a_field_without_default() {
     let dir = tempfile::tempdir().unwrap();
     // `Client::connect` uses the default hooks, as generated clients and the
     // CLI do.
-    let config = Config::from_toml_str(&util::stdio_config(dir.path())).unwrap();
+    let config = util::stdio_servers(dir.path());
     let client = Client::connect(&config, "everything").await.unwrap();
     let tools = tool_names(&client).await;
     // Elicitation (form mode) is declared, URL mode, sampling and roots are

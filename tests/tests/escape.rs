@@ -7,7 +7,7 @@
 use std::os::fd::{FromRawFd as _, OwnedFd};
 use std::path::{Path, PathBuf};
 
-use mcpbind::{CallOptions, Client, Config};
+use mcpbind::{CallOptions, Client, Config, SandboxBuilder, ServerConfig};
 use serde_json::{json, Value};
 
 use crate::util;
@@ -24,22 +24,25 @@ fn escape_script() -> PathBuf {
     util::tests_dir().join("servers/escape.py")
 }
 
-/// A config with `script` as server `escape`, and `extra` in its table.
-fn config_for(script: &Path, extra: &str) -> Config {
-    Config::from_toml_str(&format!(
-        "[servers.escape]\ncommand = {:?}\nargs = [{:?}]\n{extra}",
-        python(),
-        script.display().to_string()
-    ))
-    .unwrap()
+/// A config with `script` as server `escape`, and `sandbox` (if any) as
+/// its `[servers.escape.sandbox]`.
+fn config_for(script: &Path, sandbox: Option<SandboxBuilder>) -> Config {
+    let server = ServerConfig::stdio(python()).arg(script.display().to_string());
+    let server = match sandbox {
+        Some(sandbox) => server.sandbox(sandbox),
+        None => server,
+    };
+    Config::new().server("escape", server).unwrap()
 }
 
 /// The escape server, with `sandbox` as its `[servers.escape.sandbox]`.
-fn escape_config(sandbox: &str) -> Config {
-    config_for(
-        &escape_script(),
-        &format!("[servers.escape.sandbox]\n{sandbox}"),
-    )
+fn escape_config(sandbox: SandboxBuilder) -> Config {
+    config_for(&escape_script(), Some(sandbox))
+}
+
+/// A sandbox with `read = []`.
+fn read_nothing() -> SandboxBuilder {
+    SandboxBuilder::new().read(Vec::<PathBuf>::new())
 }
 
 /// Calls `tool`: whether it failed, and its text.
@@ -150,7 +153,7 @@ impl Watched {
 async fn a_forked_child_ends_when_the_client_closes() {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("child.pid");
-    let config = config_for(&escape_script(), "");
+    let config = config_for(&escape_script(), None);
     let client = Client::connect(&config, "escape").await.unwrap();
     let (failed, text) = call(&client, "fork", json!({"pidfile": pidfile})).await;
     assert!(!failed, "{text}");
@@ -165,7 +168,7 @@ async fn a_forked_child_ends_when_the_client_closes() {
 async fn a_forked_child_ends_when_the_client_is_dropped() {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("child.pid");
-    let config = config_for(&escape_script(), "");
+    let config = config_for(&escape_script(), None);
     let client = Client::connect(&config, "escape").await.unwrap();
     let (failed, text) = call(&client, "fork", json!({"pidfile": pidfile})).await;
     assert!(!failed, "{text}");
@@ -209,9 +212,12 @@ async fn isolated_home_hides_the_agents_home_by_path() {
     std::fs::write(&secret, "agent private key").unwrap();
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("open.txt"), "not in HOME").unwrap();
-    let client = Client::connect(&escape_config("home = \"isolated\"\n"), "escape")
-        .await
-        .unwrap();
+    let client = Client::connect(
+        &escape_config(SandboxBuilder::new().home("isolated")),
+        "escape",
+    )
+    .await
+    .unwrap();
     refused(&client, "read", json!({"path": secret}), "EACCES").await;
     let planted = home.path().join("planted");
     refused(
@@ -249,11 +255,11 @@ async fn a_file_beside_the_script_is_refused() {
     std::fs::copy(escape_script(), &script).unwrap();
     let beside = dir.path().join("beside.txt");
     std::fs::write(&beside, "next to the script").unwrap();
-    let config = config_for(&script, "[servers.escape.sandbox]\nread = []\n");
+    let config = config_for(&script, Some(read_nothing()));
     let client = Client::connect(&config, "escape").await.unwrap();
     refused(&client, "read", json!({"path": beside}), "EACCES").await;
     // Without a sandbox the same read succeeds: the refusal is the sandbox's.
-    let open = Client::connect(&config_for(&script, ""), "escape")
+    let open = Client::connect(&config_for(&script, None), "escape")
         .await
         .unwrap();
     assert_eq!(
@@ -278,19 +284,16 @@ async fn an_installed_npm_server_starts_under_read_nothing() {
     let bin = modules.join(".bin/mcp-server-everything");
     let script = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
     for (command, args) in [
-        (bin.display().to_string(), String::new()),
-        (
-            "node".to_owned(),
-            format!("{:?}", script.display().to_string()),
-        ),
+        (bin.display().to_string(), vec![]),
+        ("node".to_owned(), vec![script.display().to_string()]),
     ] {
-        let config = Config::from_toml_str(&format!(
-            "[servers.every]\ncommand = {command:?}\nargs = [{args}]\n[servers.every.sandbox]\nread = []\nnetwork = false\n"
-        ))
-        .unwrap();
+        let every = ServerConfig::stdio(&command)
+            .args(&args)
+            .sandbox(read_nothing().network(false));
+        let config = Config::new().server("every", every).unwrap();
         let client = Client::connect(&config, "every")
             .await
-            .unwrap_or_else(|e| panic!("{command} {args}: {e:#}"));
+            .unwrap_or_else(|e| panic!("{command} {args:?}: {e:#}"));
         answers(&client, "echo", json!({"message": "confined"}), "confined").await;
     }
 }
@@ -300,11 +303,10 @@ async fn an_installed_npm_server_starts_under_read_nothing() {
 async fn a_venv_entry_point_starts_under_read_nothing() {
     require_landlock();
     let bin = util::servers_dir().join(".venv/bin/mcp-server-time");
-    let config = Config::from_toml_str(&format!(
-        "[servers.time]\ncommand = {:?}\nargs = [\"--local-timezone\", \"UTC\"]\n[servers.time.sandbox]\nread = []\nnetwork = false\n",
-        bin.display().to_string()
-    ))
-    .unwrap();
+    let time = ServerConfig::stdio(bin.display().to_string())
+        .args(["--local-timezone", "UTC"])
+        .sandbox(read_nothing().network(false));
+    let config = Config::new().server("time", time).unwrap();
     let client = Client::connect(&config, "time").await.unwrap();
     answers(
         &client,
@@ -359,12 +361,18 @@ async fn a_confined_npx_server_cannot_write_the_agents_cache() {
     require_landlock();
     let dir = tempfile::tempdir().unwrap();
     let tarball = escape_package(dir.path());
-    let config = Config::from_toml_str(&format!(
-        "[servers.escape]\ncommand = \"npx\"\nargs = [\"--yes\", \"--offline\", \"--package\", {:?}, \"escape-server\"]\nenv = {{ PATH = \"/usr/bin:/bin\" }}\n[servers.escape.sandbox]\nread = [{:?}]\nhome = \"isolated\"\nnetwork = false\n",
-        tarball.display().to_string(),
-        tarball.display().to_string(),
-    ))
-    .unwrap();
+    let escape = ServerConfig::stdio("npx")
+        .args(["--yes", "--offline", "--package"])
+        .arg(tarball.display().to_string())
+        .arg("escape-server")
+        .env("PATH", "/usr/bin:/bin")
+        .sandbox(
+            SandboxBuilder::new()
+                .read([&tarball])
+                .home("isolated")
+                .network(false),
+        );
+    let config = Config::new().server("escape", escape).unwrap();
     let client = Client::connect(&config, "escape").await.unwrap();
     let (failed, env) = call(&client, "env", json!({})).await;
     assert!(!failed, "{env}");
@@ -404,9 +412,12 @@ async fn a_confined_npx_server_cannot_write_the_agents_cache() {
 async fn a_setsid_daemon_ends_with_a_namespaced_server() {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("daemon.pid");
-    let client = Client::connect(&escape_config("network = false\n"), "escape")
-        .await
-        .unwrap();
+    let client = Client::connect(
+        &escape_config(SandboxBuilder::new().network(false)),
+        "escape",
+    )
+    .await
+    .unwrap();
     let (failed, text) = call(&client, "daemon", json!({"pidfile": pidfile})).await;
     assert!(!failed, "{text}");
     let daemon = Watched::from_pidfile(&pidfile);
@@ -482,7 +493,7 @@ fn refuse_syscall(syscall: libc::c_long) {
 /// Connects to the escape server with `sandbox`, on a current-thread
 /// runtime (the spawn forks from this thread), and tries one TCP connect
 /// to a local listener: the error, or whether the connect was refused.
-fn connect_and_dial(sandbox: &'static str) -> Result<bool, mcpbind::Error> {
+fn connect_and_dial(sandbox: SandboxBuilder) -> Result<bool, mcpbind::Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -503,7 +514,7 @@ fn connect_and_dial(sandbox: &'static str) -> Result<bool, mcpbind::Error> {
 #[test]
 fn a_refused_unshare_names_the_setting_and_the_errno() {
     let error = under_seccomp(libc::SYS_unshare, || {
-        connect_and_dial("network = false\n").unwrap_err()
+        connect_and_dial(SandboxBuilder::new().network(false)).unwrap_err()
     });
     let mcpbind::Error::Sandbox {
         server,
@@ -521,7 +532,7 @@ fn a_refused_unshare_names_the_setting_and_the_errno() {
         "{reason}"
     );
     let refused = under_seccomp(libc::SYS_unshare, || {
-        connect_and_dial("network = false\nrequired = false\n").unwrap()
+        connect_and_dial(SandboxBuilder::new().network(false).required(false)).unwrap()
     });
     assert!(!refused, "the network was confined after all");
 }
@@ -531,7 +542,7 @@ fn a_refused_unshare_names_the_setting_and_the_errno() {
 fn a_refused_landlock_names_the_setting_and_the_errno() {
     require_landlock();
     let error = under_seccomp(libc::SYS_landlock_restrict_self, || {
-        connect_and_dial("read = []\n").unwrap_err()
+        connect_and_dial(read_nothing()).unwrap_err()
     });
     let mcpbind::Error::Sandbox {
         setting, reason, ..
@@ -545,7 +556,7 @@ fn a_refused_landlock_names_the_setting_and_the_errno() {
         "{reason}"
     );
     let refused = under_seccomp(libc::SYS_landlock_restrict_self, || {
-        connect_and_dial("read = []\nrequired = false\n").unwrap()
+        connect_and_dial(read_nothing().required(false)).unwrap()
     });
     assert!(!refused);
 }
@@ -583,7 +594,7 @@ async fn the_agent_process_is_out_of_reach() {
     );
     let agent = std::process::id();
     let environ = format!("/proc/{agent}/environ");
-    for sandbox in ["read = []\n", "home = \"isolated\"\n"] {
+    for sandbox in [read_nothing(), SandboxBuilder::new().home("isolated")] {
         let client = Client::connect(&escape_config(sandbox), "escape")
             .await
             .unwrap();
@@ -591,9 +602,12 @@ async fn the_agent_process_is_out_of_reach() {
         refused(&client, "ptrace", json!({ "pid": agent }), "EPERM").await;
         refused(&client, "signal", json!({ "pid": agent }), "EPERM").await;
     }
-    let client = Client::connect(&escape_config("network = false\n"), "escape")
-        .await
-        .unwrap();
+    let client = Client::connect(
+        &escape_config(SandboxBuilder::new().network(false)),
+        "escape",
+    )
+    .await
+    .unwrap();
     refused(&client, "ptrace", json!({ "pid": agent }), "ESRCH").await;
     refused(&client, "signal", json!({ "pid": agent }), "ESRCH").await;
 }
@@ -611,7 +625,9 @@ async fn raw_tcp_udp_and_abstract_sockets_are_refused() {
     let address = std::os::unix::net::SocketAddr::from_abstract_name(&name).unwrap();
     let _abstract = std::os::unix::net::UnixListener::bind_addr(&address).unwrap();
     let port = |addr: std::net::SocketAddr| addr.port();
-    let open = Client::connect(&escape_config(""), "escape").await.unwrap();
+    let open = Client::connect(&escape_config(SandboxBuilder::new()), "escape")
+        .await
+        .unwrap();
     let tcp_target = json!({"host": "127.0.0.1", "port": port(tcp.local_addr().unwrap())});
     let udp_target = json!({"host": "127.0.0.1", "port": port(udp.local_addr().unwrap())});
     let unix_target = json!({ "path": format!("@{name}") });
@@ -625,14 +641,17 @@ async fn raw_tcp_udp_and_abstract_sockets_are_refused() {
         let (failed, text) = call(&open, tool, target.clone()).await;
         assert!(!failed, "{tool}: {text}");
     }
-    let client = Client::connect(&escape_config("network = false\n"), "escape")
-        .await
-        .unwrap();
+    let client = Client::connect(
+        &escape_config(SandboxBuilder::new().network(false)),
+        "escape",
+    )
+    .await
+    .unwrap();
     refused(&client, "tcp", tcp_target, "ENETUNREACH").await;
     refused(&client, "udp", udp_target, "ENETUNREACH").await;
     refused(&client, "unix", unix_target.clone(), "ECONNREFUSED").await;
     require_landlock();
-    let client = Client::connect(&escape_config("read = []\n"), "escape")
+    let client = Client::connect(&escape_config(read_nothing()), "escape")
         .await
         .unwrap();
     refused(&client, "unix", unix_target, "EPERM").await;
@@ -654,7 +673,7 @@ async fn pathname_unix_sockets_stay_reachable_up_to_landlock_abi_7() {
     let path = dir.path().join("agent.sock");
     let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
     let client = Client::connect(
-        &escape_config("read = []\nnetwork = false\nhome = \"isolated\"\n"),
+        &escape_config(read_nothing().network(false).home("isolated")),
         "escape",
     )
     .await
@@ -671,7 +690,7 @@ async fn pathname_unix_sockets_stay_reachable_up_to_landlock_abi_7() {
 /// refused at connect (and this test says so), never silently unenforced.
 #[tokio::test]
 async fn a_fork_bomb_is_bounded_by_processes() {
-    let config = escape_config("processes = 8\n");
+    let config = escape_config(SandboxBuilder::new().processes(8));
     if running_as_root() {
         let error = Client::connect(&config, "escape").await.unwrap_err();
         assert!(
@@ -701,11 +720,8 @@ async fn a_fork_bomb_is_bounded_by_processes() {
 async fn a_large_file_is_bounded_by_file_size() {
     require_landlock();
     let dir = tempfile::tempdir().unwrap();
-    let sandbox = format!(
-        "read = []\nwrite = [{:?}]\nfile_size = \"1M\"\n",
-        dir.path().display().to_string()
-    );
-    let client = Client::connect(&escape_config(&sandbox), "escape")
+    let sandbox = read_nothing().write([dir.path()]).set("file_size", "1M");
+    let client = Client::connect(&escape_config(sandbox), "escape")
         .await
         .unwrap();
     let big = dir.path().join("big");
@@ -727,9 +743,12 @@ async fn a_large_file_is_bounded_by_file_size() {
 /// `memory` bounds what the server allocates.
 #[tokio::test]
 async fn memory_is_bounded() {
-    let client = Client::connect(&escape_config("memory = \"256M\"\n"), "escape")
-        .await
-        .unwrap();
+    let client = Client::connect(
+        &escape_config(SandboxBuilder::new().memory("256M")),
+        "escape",
+    )
+    .await
+    .unwrap();
     assert_eq!(
         call(&client, "alloc", json!({"bytes": 1u64 << 30})).await,
         (true, "MemoryError".to_owned())
@@ -772,7 +791,7 @@ fn http_server() -> u16 {
 async fn the_network_allow_list_passes_only_listed_pairs() {
     let (allowed, other) = (http_server(), http_server());
     let client = Client::connect(
-        &escape_config(&format!("network = [\"127.0.0.1:{allowed}\"]\n")),
+        &escape_config(SandboxBuilder::new().network_hosts([format!("127.0.0.1:{allowed}")])),
         "escape",
     )
     .await

@@ -117,9 +117,9 @@ fn generated_code_compiles_without_client_features() {
         let dir = tempfile::tempdir().unwrap();
         let manifest = format!(
             "[package]\nname = \"features-check\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [dependencies]\nmcpbind = {{ path = {:?}, default-features = false, features = {features} }}\n\n\
+             [dependencies]\nmcpbind = {{ path = {}, default-features = false, features = {features} }}\n\n\
              [workspace]\n",
-            util::root().join("runtime").display().to_string()
+            util::toml_str(&util::root().join("runtime").display().to_string())
         );
         std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
         std::fs::copy(

@@ -8,8 +8,9 @@
 //! streams that asked.
 
 use std::process::{Child, Command};
+use std::time::Duration;
 
-use mcpbind::{Client, Config, Error, Notice, ToolMeta};
+use mcpbind::{Client, Config, Error, Notice, PinPolicy, ServerBuilder, ServerConfig, ToolMeta};
 use serde_json::json;
 
 use crate::long_running::{call, next_drift, next_notice};
@@ -28,19 +29,17 @@ impl Drop for Evolving {
     }
 }
 
-fn start(policy: &str) -> Evolving {
-    start_with(policy, "")
+fn start(policy: PinPolicy) -> Evolving {
+    start_with(policy, |s| s)
 }
 
-/// [`start`], with `extra` lines in the server's table.
-fn start_with(policy: &str, extra: &str) -> Evolving {
+/// [`start`], with what `extra` adds to the server.
+fn start_with(policy: PinPolicy, extra: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Evolving {
     let mut command = Command::new(env!("CARGO_BIN_EXE_modern_http"));
     command.arg("--evolving");
     let (child, url) = util::start_listening(command);
-    let toml = format!(
-        "[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{url}\"\npin_policy = \"{policy}\"\n{extra}"
-    );
-    let config = Config::from_toml_str(&toml).unwrap();
+    let modern = extra(ServerConfig::http(url).pin_policy(policy));
+    let config = Config::new().server("modern", modern).unwrap();
     Evolving { child, config }
 }
 
@@ -86,7 +85,7 @@ fn count(lines: &[String], prefix: &str) -> usize {
 /// change then reaches the bus.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2026_connection_listens_for_list_changes_from_the_connect() {
-    let server = start("ignore");
+    let server = start(PinPolicy::Ignore);
     let client = Client::connect(&server.config, "modern").await.unwrap();
     assert!(client.subscribed_resources().is_empty());
     let lines = log(&client).await;
@@ -114,7 +113,7 @@ async fn a_2026_connection_listens_for_list_changes_from_the_connect() {
 /// drift naming it, on the same connection.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_changed_on_a_2026_connection_is_refused_under_refuse() {
-    let server = start("refuse");
+    let server = start(PinPolicy::Refuse);
     let pins = locked_tools(&server).await;
     let client = Client::connect(&server.config, "modern").await.unwrap();
     assert!(client.check_pins(&pins).await.unwrap().is_empty());
@@ -154,7 +153,7 @@ async fn a_tool_changed_on_a_2026_connection_is_refused_under_refuse() {
 /// open for the list once the last resource subscription is closed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_changed_on_a_2026_connection_is_reported_under_warn() {
-    let server = start("warn");
+    let server = start(PinPolicy::Warn);
     let pins = locked_tools(&server).await;
     let client = Client::connect(&server.config, "modern").await.unwrap();
     assert!(client.check_pins(&pins).await.unwrap().is_empty());
@@ -204,7 +203,9 @@ async fn a_tool_changed_on_a_2026_connection_is_reported_under_warn() {
 /// heard on it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reconnect_listens_again() {
-    let server = start_with("refuse", "idle_timeout = 1\n");
+    let server = start_with(PinPolicy::Refuse, |s| {
+        s.idle_timeout(Duration::from_secs(1))
+    });
     let pins = locked_tools(&server).await;
     let client = Client::connect(&server.config, "modern").await.unwrap();
     assert!(client.check_pins(&pins).await.unwrap().is_empty());
@@ -243,10 +244,8 @@ async fn a_listen_stream_that_fails_does_not_fail_the_connect() {
         let mut command = Command::new(env!("CARGO_BIN_EXE_modern_http"));
         command.args(["--evolving", "--listen-fault", fault]);
         let (child, url) = util::start_listening(command);
-        let toml = format!(
-            "[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{url}\"\ntimeout = 2\n"
-        );
-        let config = Config::from_toml_str(&toml).unwrap();
+        let modern = ServerConfig::http(url).timeout(Duration::from_secs(2));
+        let config = Config::new().server("modern", modern).unwrap();
         let server = Evolving { child, config };
         let client = Client::connect(&server.config, "modern").await.unwrap();
         assert_eq!(

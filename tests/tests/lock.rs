@@ -92,8 +92,9 @@ fn streamable_http_lists_the_same_tools_as_stdio() {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.demo]\nurl = {:?}\nheaders = {{ X-Token = \"${{MCPBIND_TEST_CANARY}}\" }}\n\n[servers.everything]\ntransport = \"streamable-http\"\nurl = {:?}\n",
-            demo.url, everything.url
+            "[servers.demo]\nurl = {}\nheaders = {{ X-Token = \"${{MCPBIND_TEST_CANARY}}\" }}\n\n[servers.everything]\ntransport = \"streamable-http\"\nurl = {}\n",
+            util::toml_str(&demo.url),
+            util::toml_str(&everything.url)
         ),
     )
     .unwrap();
@@ -137,8 +138,8 @@ fn legacy_sse_lists_the_same_tools_as_stdio() {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.everything]\ntransport = \"sse\"\nurl = {:?}\n",
-            everything.url
+            "[servers.everything]\ntransport = \"sse\"\nurl = {}\n",
+            util::toml_str(&everything.url)
         ),
     )
     .unwrap();
@@ -169,8 +170,8 @@ fn paginated_tools_list_is_followed_to_the_end() {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.demo]\ncommand = {:?}\nenv = {{ MCPBIND_DEMO_PAGE_SIZE = \"5\" }}\n",
-            util::bin("mcpbind-demo-server").display().to_string()
+            "[servers.demo]\ncommand = {}\nenv = {{ MCPBIND_DEMO_PAGE_SIZE = \"5\" }}\n",
+            util::toml_str(&util::bin("mcpbind-demo-server").display().to_string())
         ),
     )
     .unwrap();

@@ -8,19 +8,22 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcpbind::model::{ElicitRequestParams, ElicitResult, ElicitationAction, TaskStatus};
-use mcpbind::{CallOptions, Client, ClientHooks, Config, Error, Notice, Progress, ToolMeta};
+use mcpbind::{
+    CallOptions, Client, ClientHooks, Config, Error, Notice, PinPolicy, Progress, ServerBuilder,
+    ServerConfig, ToolMeta,
+};
 use mcpbind_tests::everything;
 use serde_json::{json, Map, Value};
 
 use crate::util;
 
-fn config(dir: &std::path::Path, extra: &str) -> Config {
-    let mut toml = util::stdio_config(dir);
-    toml = toml.replace(
-        "[servers.everything]\n",
-        &format!("[servers.everything]\n{extra}\n"),
-    );
-    Config::from_toml_str(&toml).unwrap()
+/// server-everything over stdio, with what `extra` adds to it.
+fn config(extra: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Config {
+    let everything =
+        ServerConfig::stdio("node").args([util::npm_server("server-everything"), "stdio".into()]);
+    Config::new()
+        .server("everything", extra(everything))
+        .unwrap()
 }
 
 fn text_of(result: &mcpbind::model::CallToolResult) -> String {
@@ -37,8 +40,7 @@ fn text_of(result: &mcpbind::model::CallToolResult) -> String {
 /// reaches the caller.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_keeps_a_call_alive_and_reaches_the_caller() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path(), "timeout = 2.5");
+    let config = config(|s| s.timeout(Duration::from_millis(2500)));
     let client = everything::Client::connect(&config).await.unwrap();
     let (sink, mut seen) = tokio::sync::mpsc::unbounded_channel::<Progress>();
     let options = CallOptions::default().on_progress(move |p| {
@@ -89,8 +91,10 @@ async fn progress_keeps_a_call_alive_and_reaches_the_caller() {
 /// `max_call_time` bounds a call however often it reports progress.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_call_time_ends_a_call_that_keeps_reporting() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path(), "timeout = 2.5\nmax_call_time = 3");
+    let config = config(|s| {
+        s.timeout(Duration::from_millis(2500))
+            .max_call_time(Duration::from_secs(3))
+    });
     let client = everything::Client::connect(&config).await.unwrap();
     let err = client
         .trigger_long_running_operation(everything::types::TriggerLongRunningOperationInput {
@@ -110,8 +114,7 @@ async fn max_call_time_ends_a_call_that_keeps_reporting() {
 /// generated method: created, polled, its result fetched and typed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_required_tool_runs_as_a_task_by_its_generated_method() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path(), "");
+    let config = config(|s| s);
     let client = everything::Client::connect(&config).await.unwrap();
     let report = client
         .simulate_research_query(everything::types::SimulateResearchQueryInput {
@@ -131,8 +134,7 @@ async fn a_task_required_tool_runs_as_a_task_by_its_generated_method() {
 /// elicitation hook, and goes on with the answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_waiting_for_input_is_answered_by_the_elicitation_hook() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path(), "");
+    let config = config(|s| s);
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
     let log = Arc::clone(&asked);
     let hooks = ClientHooks::default().elicitation(move |request: ElicitRequestParams| {
@@ -168,8 +170,7 @@ async fn a_task_waiting_for_input_is_answered_by_the_elicitation_hook() {
 /// result; and cancel another.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_handle_reads_waits_resumes_and_cancels() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path(), "");
+    let config = config(|s| s);
     let client = everything::Client::connect(&config).await.unwrap();
     let inner = client.inner();
     let input = everything::types::SimulateResearchQueryInput {
@@ -435,11 +436,10 @@ fn busy(times: u32) -> (util::Running, mcpbind::ServerConfig) {
         .arg(util::servers_dir().join("evolving.py"))
         .args(["--http", &times.to_string()]);
     let running = util::Running::start(command);
-    let toml = format!(
-        "[servers.busy]\nurl = {:?}\ntimeout = 30\nretries = 3\n",
-        running.url
-    );
-    let config = Config::from_toml_str(&toml).unwrap().servers["busy"].clone();
+    let busy = ServerConfig::http(&running.url)
+        .timeout(Duration::from_secs(30))
+        .retries(3);
+    let config = Config::new().server("busy", busy).unwrap().servers["busy"].clone();
     (running, config)
 }
 
@@ -484,9 +484,9 @@ fn a_signal_to_mcpbind_call_cancels_the_call() {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.evolving]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ EVOLVING_LOG = {:?} }}\n",
-            util::servers_dir().join("evolving.py").display().to_string(),
-            log.display().to_string(),
+            "[servers.evolving]\ncommand = \"python3\"\nargs = [{}]\nenv = {{ EVOLVING_LOG = {} }}\n",
+            util::toml_str(&util::servers_dir().join("evolving.py").display().to_string()),
+            util::toml_str(&log.display().to_string()),
         ),
     )
     .unwrap();
@@ -572,7 +572,7 @@ async fn a_subscribed_resources_updates_reach_the_bus() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscribing_where_the_server_offers_none_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let config = Config::from_toml_str(&util::stdio_config(dir.path())).unwrap();
+    let config = util::stdio_servers(dir.path());
     let client = Client::connect(&config, "time").await.unwrap();
     let err = client.subscribe_resource("time://now").await.unwrap_err();
     assert_eq!(
@@ -589,8 +589,9 @@ async fn subscribing_where_the_server_offers_none_is_refused() {
 async fn subscriptions_on_a_2026_connection_go_through_subscriptions_listen() {
     let command = std::process::Command::new(env!("CARGO_BIN_EXE_modern_http"));
     let (mut child, url) = util::start_listening(command);
-    let toml = format!("[servers.modern]\ntransport = \"streamable-http\"\nurl = \"{url}\"\n");
-    let config = Config::from_toml_str(&toml).unwrap();
+    let config = Config::new()
+        .server("modern", ServerConfig::http(url))
+        .unwrap();
     let client = Client::connect(&config, "modern").await.unwrap();
     let mut notices = mcpbind::subscribe_notices();
     let updated = |notice: &Notice| match notice {
@@ -747,17 +748,18 @@ async fn prompts_and_templates_that_change_while_connected_are_refused() {
 /// evolving.py under `policy`, starting with the prompt's and template's
 /// descriptions in the JSON file `descriptions` when it exists (a later
 /// release of the server).
-fn evolving_config(policy: &str, descriptions: &std::path::Path) -> Config {
+fn evolving_config(policy: PinPolicy, descriptions: &std::path::Path) -> Config {
     let script = util::servers_dir().join("evolving.py");
-    let toml = format!(
-        "[servers.evolving]\ncommand = \"python3\"\nargs = [{:?}]\nenv = {{ EVOLVING_DESCRIPTIONS = {:?} }}\npin_policy = {policy:?}\ntimeout = 60\nretry_backoff = 0\n",
-        script.display().to_string(),
-        descriptions.display().to_string()
-    );
-    Config::from_toml_str(&toml).unwrap()
+    let evolving = ServerConfig::stdio("python3")
+        .arg(script.display().to_string())
+        .env("EVOLVING_DESCRIPTIONS", descriptions.display().to_string())
+        .pin_policy(policy)
+        .timeout(Duration::from_secs(60))
+        .retry_backoff(Duration::ZERO);
+    Config::new().server("evolving", evolving).unwrap()
 }
 
-fn evolving_release(policy: &str, descriptions: &std::path::Path) -> mcpbind::ServerConfig {
+fn evolving_release(policy: PinPolicy, descriptions: &std::path::Path) -> mcpbind::ServerConfig {
     evolving_config(policy, descriptions).servers["evolving"].clone()
 }
 
@@ -788,9 +790,12 @@ async fn kill_server(client: &Client) {
 async fn prompts_and_templates_are_checked_again_after_a_reconnect() {
     let dir = tempfile::tempdir().unwrap();
     let descriptions = dir.path().join("descriptions.json");
-    let client = Client::connect_server("evolving", evolving_release("refuse", &descriptions))
-        .await
-        .unwrap();
+    let client = Client::connect_server(
+        "evolving",
+        evolving_release(PinPolicy::Refuse, &descriptions),
+    )
+    .await
+    .unwrap();
     // Prompts and a template pinned, and no tools.
     let note = pin_welcome_and_note(&client).await;
     let who = || who("Ada");
@@ -867,7 +872,7 @@ async fn a_generated_connect_checks_the_prompts_and_templates_pinned() {
     use mcpbind_tests::evolving_lock::evolving;
     let dir = tempfile::tempdir().unwrap();
     let descriptions = dir.path().join("descriptions.json");
-    let refuse = evolving_config("refuse", &descriptions);
+    let refuse = evolving_config(PinPolicy::Refuse, &descriptions);
     // As locked.
     evolving::Client::connect(&refuse).await.unwrap();
 
@@ -899,7 +904,7 @@ async fn a_generated_connect_checks_the_prompts_and_templates_pinned() {
 
     // Under `warn`, it connects, and the drift is there to read.
     std::fs::write(&descriptions, r#"{"welcome": "Welcomes someone warmly."}"#).unwrap();
-    let client = evolving::Client::connect(&evolving_config("warn", &descriptions))
+    let client = evolving::Client::connect(&evolving_config(PinPolicy::Warn, &descriptions))
         .await
         .unwrap();
     let drift = client

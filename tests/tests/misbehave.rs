@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
+use std::time::Duration;
 
-use mcpbind::{CallOptions, Client, Config, Error};
+use mcpbind::{CallOptions, Client, Config, Error, ServerBuilder, ServerConfig};
 
 use crate::util::{self, mcpbind_env};
 
@@ -25,16 +26,19 @@ fn set_canary() {
     assert_eq!(crate::env::value(CANARY_VAR), CANARY);
 }
 
-/// One server of `toml` (a `[servers.bad]` table).
-fn server(toml: &str) -> mcpbind::ServerConfig {
-    let mut config = Config::from_toml_str(toml).unwrap();
+/// `server` as server `bad`, checked as a config's server is.
+fn server(server: ServerBuilder) -> mcpbind::ServerConfig {
+    let mut config = Config::new().server("bad", server).unwrap();
     config.servers.remove("bad").unwrap()
 }
 
-fn stdio_server(mode: &str, extra: &str) -> mcpbind::ServerConfig {
-    server(&format!(
-        "[servers.bad]\ncommand = \"python3\"\nargs = [{:?}, {mode:?}]\n{extra}",
-        script()
+/// misbehave.py in `mode`, with what `extra` adds to it.
+fn stdio_server(
+    mode: &str,
+    extra: impl FnOnce(ServerBuilder) -> ServerBuilder,
+) -> mcpbind::ServerConfig {
+    server(extra(
+        ServerConfig::stdio("python3").args([script(), mode.into()]),
     ))
 }
 
@@ -86,39 +90,37 @@ async fn secrets_in_urls_and_commands_are_redacted() {
     // Port 9 (discard) refuses connections: reqwest's error names the URL.
     let cases = [
         (
-            "url = \"http://127.0.0.1:9/mcp?api_key=${MCPBIND_MISBEHAVE_CANARY}\"",
+            ServerConfig::http("http://127.0.0.1:9/mcp?api_key=${MCPBIND_MISBEHAVE_CANARY}"),
             "api_key=***",
         ),
         (
-            "url = \"http://user:${MCPBIND_MISBEHAVE_CANARY}@127.0.0.1:9/mcp\"",
+            ServerConfig::http("http://user:${MCPBIND_MISBEHAVE_CANARY}@127.0.0.1:9/mcp"),
             "user:***@",
         ),
         (
-            "transport = \"sse\"\nurl = \"http://127.0.0.1:9/sse?key=${MCPBIND_MISBEHAVE_CANARY}\"",
+            ServerConfig::sse("http://127.0.0.1:9/sse?key=${MCPBIND_MISBEHAVE_CANARY}"),
             "key=***",
         ),
         (
-            "command = \"/nonexistent/${MCPBIND_MISBEHAVE_CANARY}/server\"",
+            ServerConfig::stdio("/nonexistent/${MCPBIND_MISBEHAVE_CANARY}/server"),
             "/nonexistent/***/server",
         ),
     ];
-    for (toml, shown) in cases {
-        let err = connect_err(server(&format!("[servers.bad]\n{toml}\n"))).await;
+    for (builder, shown) in cases {
+        let err = connect_err(server(builder.clone())).await;
         let text = all_text(&err);
         assert_no_canary(&text);
-        assert!(text.contains(shown), "{toml}: {text}");
+        assert!(text.contains(shown), "{builder:?}: {text}");
     }
     // A secret in args, env and headers: the errors don't show it either.
-    let config = server(&format!(
-        "[servers.bad]\ncommand = \"python3\"\nargs = [{:?}, \"stderr-flood\", \"--token=${{{CANARY_VAR}}}\"]\nenv = {{ TOKEN = \"${{{CANARY_VAR}}}\" }}\n",
-        script()
-    ));
+    let secret = format!("${{{CANARY_VAR}}}");
+    let config = stdio_server("stderr-flood", |s| {
+        s.arg(format!("--token={secret}")).env("TOKEN", &secret)
+    });
     assert_no_canary(&all_text(&connect_err(config).await));
     let http = http_server("status", "500:initialize");
-    let config = server(&format!(
-        "[servers.bad]\nurl = \"{}?k=${{{CANARY_VAR}}}\"\nheaders = {{ X-Api-Key = \"${{{CANARY_VAR}}}\" }}\n",
-        http.url
-    ));
+    let config =
+        server(ServerConfig::http(format!("{}?k={secret}", http.url)).header("X-Api-Key", &secret));
     assert!(!format!("{config:?}").contains(CANARY));
     assert_no_canary(&all_text(&connect_err(config).await));
 }
@@ -150,10 +152,11 @@ async fn cross_origin_redirect_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("other-origin.log");
     let http = http_server("redirect", &log.display().to_string());
-    let config = server(&format!(
-        "[servers.bad]\nurl = {:?}\nheaders = {{ X-Api-Key = \"${{{CANARY_VAR}}}\", Authorization = \"Bearer ${{{CANARY_VAR}}}\" }}\n",
-        http.url
-    ));
+    let config = server(
+        ServerConfig::http(&http.url)
+            .header("X-Api-Key", format!("${{{CANARY_VAR}}}"))
+            .header("Authorization", format!("Bearer ${{{CANARY_VAR}}}")),
+    );
     let err = connect_err(config).await;
     assert!(matches!(err, Error::Refused { .. }), "{err:?}");
     let text = err.to_string();
@@ -177,10 +180,9 @@ async fn cross_origin_sse_endpoint_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("other-origin.log");
     let sse = http_server("sse-cross", &log.display().to_string());
-    let config = server(&format!(
-        "[servers.bad]\ntransport = \"sse\"\nurl = {:?}\nheaders = {{ Authorization = \"Bearer ${{{CANARY_VAR}}}\" }}\n",
-        sse.url
-    ));
+    let config = server(
+        ServerConfig::sse(&sse.url).header("Authorization", format!("Bearer ${{{CANARY_VAR}}}")),
+    );
     let err = connect_err(config).await;
     assert!(matches!(err, Error::Refused { .. }), "{err:?}");
     let text = err.to_string();
@@ -192,10 +194,7 @@ async fn cross_origin_sse_endpoint_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn endless_sse_event_is_bounded() {
     let sse = http_server("sse-endless", "");
-    let config = server(&format!(
-        "[servers.bad]\ntransport = \"sse\"\nurl = {:?}\nmax_response_bytes = 1048576\n",
-        sse.url
-    ));
+    let config = server(ServerConfig::sse(&sse.url).max_response_bytes(1048576));
     let err = connect_err(config).await;
     assert!(
         matches!(err, Error::TooLarge { limit: 1048576, .. }),
@@ -207,7 +206,7 @@ async fn endless_sse_event_is_bounded() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn endless_stderr_line_is_bounded() {
     // 4 MiB of stderr without a newline, then `END`, then exit 3.
-    let err = connect_err(stdio_server("stderr-flood", "")).await;
+    let err = connect_err(stdio_server("stderr-flood", |s| s)).await;
     let Error::Connect {
         stderr: Some(tail), ..
     } = &err
@@ -221,7 +220,10 @@ async fn endless_stderr_line_is_bounded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn result_over_max_response_bytes_fails_at_once() {
-    let config = stdio_server("tools", "max_response_bytes = 1048576\ntimeout = 60\n");
+    let config = stdio_server("tools", |s| {
+        s.max_response_bytes(1048576)
+            .timeout(Duration::from_secs(60))
+    });
     let client = Client::connect_server("bad", config).await.unwrap();
     let big = serde_json::json!({"bytes": 3 << 20});
     let err = client
@@ -254,10 +256,11 @@ async fn result_over_max_response_bytes_fails_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streamable_http_event_over_max_response_bytes_fails_at_once() {
     let http = http_server("status", "sse:tools/call");
-    let config = server(&format!(
-        "[servers.bad]\nurl = {:?}\nmax_response_bytes = 1048576\ntimeout = 60\n",
-        http.url
-    ));
+    let config = server(
+        ServerConfig::http(&http.url)
+            .max_response_bytes(1048576)
+            .timeout(Duration::from_secs(60)),
+    );
     let client = Client::connect_server("bad", config).await.unwrap();
     let small = serde_json::json!({"bytes": 10});
     let result = client
@@ -287,7 +290,7 @@ async fn streamable_http_event_over_max_response_bytes_fails_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn result_over_rmcp_line_limit_is_read() {
     // rmcp drops lines over 16 MiB; the default max_response_bytes is larger.
-    let client = Client::connect_server("bad", stdio_server("tools", ""))
+    let client = Client::connect_server("bad", stdio_server("tools", |s| s))
         .await
         .unwrap();
     let bytes = 17 << 20;
@@ -324,10 +327,7 @@ async fn http_errors_say_the_status() {
     ];
     for (mode, answer, code) in cases {
         let http = http_server("status", mode);
-        let config = server(&format!(
-            "[servers.bad]\nurl = {:?}\ntimeout = 20\n",
-            http.url
-        ));
+        let config = server(ServerConfig::http(&http.url).timeout(Duration::from_secs(20)));
         let method = mode.split_once(':').unwrap().1;
         let err = match Client::connect_server("bad", config).await {
             Err(e) => e,
@@ -362,7 +362,7 @@ async fn http_errors_say_the_status() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn missing_cwd_is_named() {
-    let config = stdio_server("tools", "cwd = \"/nonexistent/mcpbind-cwd\"\n");
+    let config = stdio_server("tools", |s| s.cwd("/nonexistent/mcpbind-cwd"));
     let err = connect_err(config).await;
     assert!(matches!(err, Error::Cwd { .. }), "{err:?}");
     assert!(
@@ -380,20 +380,23 @@ async fn commands_outside_allow_commands_never_run() {
     set_canary();
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("ran");
-    let toml = |allow: &str| {
-        format!(
-            r#"allow_commands = {allow}
-[servers.bad]
-command = "sh"
-args = ["-c", "touch {}; exec python3 {} tools"]
-[servers.secret]
-command = "/tmp/${{{CANARY_VAR}}}/npx"
-"#,
-            marker.display(),
-            script()
-        )
+    let allowing = |allow: &[&str]| {
+        let bad = ServerConfig::stdio("sh")
+            .arg("-c")
+            .arg(format!(
+                "touch {}; exec python3 {} tools",
+                marker.display(),
+                script()
+            ))
+            .allow_commands(allow.iter().copied());
+        let secret = ServerConfig::stdio(format!("/tmp/${{{CANARY_VAR}}}/npx"))
+            .allow_commands(allow.iter().copied());
+        Config::new()
+            .server("bad", bad)
+            .and_then(|c| c.server("secret", secret))
+            .unwrap()
     };
-    let config = Config::from_toml_str(&toml(r#"["python3", "/usr/bin/env"]"#)).unwrap();
+    let config = allowing(&["python3", "/usr/bin/env"]);
     let err = connect_err(config.servers["bad"].clone()).await;
     assert!(matches!(err, Error::CommandNotAllowed { .. }), "{err:?}");
     assert_eq!(
@@ -405,7 +408,7 @@ command = "/tmp/${{{CANARY_VAR}}}/npx"
     assert!(matches!(err, Error::CommandNotAllowed { .. }), "{err:?}");
     assert!(!all_text(&err).contains(CANARY), "{err:?}");
 
-    let config = Config::from_toml_str(&toml(r#"["sh"]"#)).unwrap();
+    let config = allowing(&["sh"]);
     Client::connect_server("bad", config.servers["bad"].clone())
         .await
         .unwrap();
@@ -420,9 +423,12 @@ command = "/tmp/${{{CANARY_VAR}}}/npx"
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeout_names_the_method() {
-    let client = Client::connect_server("bad", stdio_server("slow-list", "timeout = 0.3\n"))
-        .await
-        .unwrap();
+    let client = Client::connect_server(
+        "bad",
+        stdio_server("slow-list", |s| s.timeout(Duration::from_millis(300))),
+    )
+    .await
+    .unwrap();
     let err = client.list_tools_raw().await.unwrap_err();
     let Error::Timeout { method, tool, .. } = &err else {
         panic!("{err:?}");
@@ -439,8 +445,9 @@ fn lock_dir(mode: &str) -> tempfile::TempDir {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.bad]\ncommand = \"python3\"\nargs = [{:?}, {mode:?}]\ntimeout = 30\n",
-            script()
+            "[servers.bad]\ncommand = \"python3\"\nargs = [{}, {}]\ntimeout = 30\n",
+            util::toml_str(&script()),
+            util::toml_str(mode)
         ),
     )
     .unwrap();

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use mcpbind::{CallOptions, Client, Config};
+use mcpbind::{CallOptions, Client, Config, SandboxBuilder, ServerBuilder, ServerConfig};
 use serde_json::{json, Map, Value};
 
 use crate::util;
@@ -40,14 +40,11 @@ fn probe() -> String {
         .to_string()
 }
 
-/// A config with the probe as server `probe`, and `extra` in its table.
-fn probe_config(extra: &str) -> Config {
-    Config::from_toml_str(&format!(
-        "[servers.probe]\ncommand = {:?}\nargs = [{:?}]\n{extra}",
-        python(),
-        probe()
-    ))
-    .unwrap()
+/// A config with the probe as server `probe`, with what `extra` adds to
+/// it.
+fn probe_config(extra: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Config {
+    let probe = ServerConfig::stdio(python()).arg(probe());
+    Config::new().server("probe", extra(probe)).unwrap()
 }
 
 async fn call(client: &Client, tool: &str, arguments: Value) -> (bool, String) {
@@ -80,7 +77,7 @@ async fn server_env(config: &Config) -> Map<String, Value> {
 #[tokio::test]
 async fn agent_variables_stay_with_the_agent_by_default() {
     export_canaries();
-    let config = probe_config("env = { GIVEN = \"${MCPBIND_PRIVILEGE_GIVEN}\" }");
+    let config = probe_config(|s| s.env("GIVEN", "${MCPBIND_PRIVILEGE_GIVEN}"));
     let env = server_env(&config).await;
     for (var, _) in CANARIES {
         assert!(!env.contains_key(var), "{var} reached the server: {env:?}");
@@ -105,7 +102,7 @@ async fn agent_variables_stay_with_the_agent_by_default() {
 #[tokio::test]
 async fn inherit_env_passes_everything_on() {
     export_canaries();
-    let env = server_env(&probe_config("inherit_env = true")).await;
+    let env = server_env(&probe_config(|s| s.inherit_env(true))).await;
     for (var, value) in CANARIES {
         assert_eq!(env.get(var).and_then(Value::as_str), Some(value), "{var}");
     }
@@ -135,11 +132,10 @@ async fn imported_servers_get_the_filtered_environment() {
 async fn npx_starts_with_the_filtered_environment() {
     export_canaries();
     let servers = util::servers_dir();
-    let config = Config::from_toml_str(&format!(
-        "[servers.everything]\ncommand = \"npx\"\nargs = [\"--no-install\", \"mcp-server-everything\", \"stdio\"]\ncwd = {:?}\n",
-        servers.display().to_string()
-    ))
-    .unwrap();
+    let everything = ServerConfig::stdio("npx")
+        .args(["--no-install", "mcp-server-everything", "stdio"])
+        .cwd(servers);
+    let config = Config::new().server("everything", everything).unwrap();
     let client = Client::connect(&config, "everything").await.unwrap();
     let tools = client.list_tools_raw().await.unwrap();
     assert!(tools.iter().any(|t| t["name"] == "echo"), "{tools:?}");
@@ -155,9 +151,9 @@ fn lock_does_not_print_a_token_the_server_echoed() {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.probe]\ncommand = {:?}\nargs = [{:?}, \"--token\", \"${{PROBE_TOKEN}}\"]\n",
-            python(),
-            probe()
+            "[servers.probe]\ncommand = {}\nargs = [{}, \"--token\", \"${{PROBE_TOKEN}}\"]\n",
+            util::toml_str(&python()),
+            util::toml_str(&probe())
         ),
     )
     .unwrap();
@@ -213,11 +209,13 @@ fn require_landlock() {
 async fn files_are_confined_to_read_and_write() {
     require_landlock();
     let dir = sandbox_dir();
-    let config = probe_config(&format!(
-        "[servers.probe.sandbox]\nread = [{:?}]\nwrite = [{:?}]\n",
-        path_of(&dir, "allowed"),
-        path_of(&dir, "out")
-    ));
+    let config = probe_config(|s| {
+        s.sandbox(
+            SandboxBuilder::new()
+                .read([path_of(&dir, "allowed")])
+                .write([path_of(&dir, "out")]),
+        )
+    });
     let client = Client::connect(&config, "probe").await.unwrap();
     let read = |name: &str| json!({"path": path_of(&dir, name)});
     assert_eq!(
@@ -259,7 +257,9 @@ async fn files_are_confined_to_read_and_write() {
 #[tokio::test]
 async fn without_a_sandbox_the_same_read_succeeds() {
     let dir = sandbox_dir();
-    let client = Client::connect(&probe_config(""), "probe").await.unwrap();
+    let client = Client::connect(&probe_config(|s| s), "probe")
+        .await
+        .unwrap();
     let read = json!({"path": path_of(&dir, "secret.txt")});
     assert_eq!(
         call(&client, "read", read).await,
@@ -273,12 +273,14 @@ async fn network_false_cannot_connect_out() {
     let port = listener.local_addr().unwrap().port();
     let target = json!({"host": "127.0.0.1", "port": port});
     // Unconfined, the listener is reachable.
-    let open = Client::connect(&probe_config(""), "probe").await.unwrap();
+    let open = Client::connect(&probe_config(|s| s), "probe")
+        .await
+        .unwrap();
     assert_eq!(
         call(&open, "connect", target.clone()).await,
         (false, "connected".to_owned())
     );
-    let config = probe_config("[servers.probe.sandbox]\nnetwork = false\n");
+    let config = probe_config(|s| s.sandbox(SandboxBuilder::new().network(false)));
     let confined = Client::connect(&config, "probe").await.unwrap();
     let (failed, text) = call(&confined, "connect", target).await;
     assert!(failed && text.starts_with("errno ENETUNREACH"), "{text}");
@@ -286,7 +288,7 @@ async fn network_false_cannot_connect_out() {
 
 #[tokio::test]
 async fn isolated_home_is_fresh_and_removed_after() {
-    let config = probe_config("[servers.probe.sandbox]\nhome = \"isolated\"\n");
+    let config = probe_config(|s| s.sandbox(SandboxBuilder::new().home("isolated")));
     let client = Client::connect(&config, "probe").await.unwrap();
     let (_, env) = call(&client, "env", json!({})).await;
     let env: Value = serde_json::from_str(&env).unwrap();
@@ -305,7 +307,7 @@ async fn isolated_home_is_fresh_and_removed_after() {
 /// RLIMIT_NPROC to root, so as root connecting fails and says so.
 #[tokio::test]
 async fn processes_are_limited_or_refused_for_root() {
-    let config = probe_config("[servers.probe.sandbox]\nprocesses = 3\n");
+    let config = probe_config(|s| s.sandbox(SandboxBuilder::new().processes(3)));
     // SAFETY: getuid cannot fail.
     if unsafe { libc::getuid() } == 0 {
         let error = Client::connect(&config, "probe").await.unwrap_err();
@@ -327,7 +329,7 @@ async fn processes_are_limited_or_refused_for_root() {
 #[tokio::test]
 async fn open_files_are_limited() {
     let dir = sandbox_dir();
-    let config = probe_config("[servers.probe.sandbox]\nopen_files = 12\n");
+    let config = probe_config(|s| s.sandbox(SandboxBuilder::new().open_files(12)));
     let client = Client::connect(&config, "probe").await.unwrap();
     let (failed, text) = call(&client, "list", json!({"path": path_of(&dir, "allowed")})).await;
     assert!(!failed, "{text}");
@@ -341,16 +343,16 @@ async fn open_files_are_limited() {
 /// tested in `escape.rs` (`a_refused_unshare_names_the_setting_and_the_errno`).
 #[tokio::test]
 async fn what_cannot_be_enforced_fails_unless_not_required() {
-    let sandbox = "[servers.probe.sandbox]\nprocesses = 3\n";
+    let sandbox = SandboxBuilder::new().processes(3);
     // SAFETY: getuid cannot fail.
     if unsafe { libc::getuid() } != 0 {
         // As another user `processes` is enforced: connecting succeeds.
-        Client::connect(&probe_config(sandbox), "probe")
+        Client::connect(&probe_config(|s| s.sandbox(sandbox.clone())), "probe")
             .await
             .unwrap();
         return;
     }
-    let error = Client::connect(&probe_config(sandbox), "probe")
+    let error = Client::connect(&probe_config(|s| s.sandbox(sandbox.clone())), "probe")
         .await
         .unwrap_err();
     let mcpbind::Error::Sandbox {
@@ -361,8 +363,8 @@ async fn what_cannot_be_enforced_fails_unless_not_required() {
     };
     assert_eq!((server.as_str(), setting.as_str()), ("probe", "processes"));
     assert!(error.to_string().contains("RLIMIT_NPROC"), "{error}");
-    let relaxed = format!("{sandbox}required = false\n");
-    let client = Client::connect(&probe_config(&relaxed), "probe")
+    let relaxed = sandbox.required(false);
+    let client = Client::connect(&probe_config(|s| s.sandbox(relaxed)), "probe")
         .await
         .unwrap();
     let (failed, text) = call(&client, "env", json!({})).await;
@@ -376,13 +378,18 @@ async fn what_cannot_be_enforced_fails_unless_not_required() {
 async fn server_filesystem_is_confined_by_the_kernel() {
     require_landlock();
     let dir = sandbox_dir();
-    let config = Config::from_toml_str(&format!(
-        "[servers.fs]\ncommand = \"node\"\nargs = [{:?}, {:?}]\n[servers.fs.sandbox]\nread = [{:?}]\nnetwork = false\nhome = \"isolated\"\n",
-        util::npm_server("server-filesystem"),
-        dir.path().display().to_string(),
-        path_of(&dir, "allowed"),
-    ))
-    .unwrap();
+    let fs = ServerConfig::stdio("node")
+        .args([
+            util::npm_server("server-filesystem"),
+            dir.path().display().to_string(),
+        ])
+        .sandbox(
+            SandboxBuilder::new()
+                .read([path_of(&dir, "allowed")])
+                .network(false)
+                .home("isolated"),
+        );
+    let config = Config::new().server("fs", fs).unwrap();
     let client = Client::connect(&config, "fs").await.unwrap();
     let read = |name: &str| json!({"path": path_of(&dir, name)});
     let (failed, text) = call(&client, "read_text_file", read("allowed/data.txt")).await;
@@ -404,9 +411,9 @@ fn the_cli_spawns_through_the_sandbox() {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.probe]\ncommand = {:?}\nargs = [{:?}]\n[servers.probe.sandbox]\nread = [\"allowed\"]\n",
-            python(),
-            probe()
+            "[servers.probe]\ncommand = {}\nargs = [{}]\n[servers.probe.sandbox]\nread = [\"allowed\"]\n",
+            util::toml_str(&python()),
+            util::toml_str(&probe())
         ),
     )
     .unwrap();
@@ -429,7 +436,7 @@ fn the_cli_spawns_through_the_sandbox() {
 async fn a_call_error_hides_a_secret_the_server_echoed() {
     let secret = crate::env::value("MCPBIND_TEST_CANARY");
     let dir = tempfile::tempdir().unwrap();
-    let config = Config::from_toml_str(&util::stdio_config(dir.path())).unwrap();
+    let config = util::stdio_servers(dir.path());
     let demo = mcpbind_tests::demo::Client::connect(&config).await.unwrap();
     let err = demo
         .fail(mcpbind_tests::demo::types::FailInput {

@@ -78,7 +78,7 @@ fn everything_prompts_and_templates_are_locked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typed_prompts_templates_and_completion_against_server_everything() {
     let dir = tempfile::tempdir().unwrap();
-    let config = mcpbind::Config::from_toml_str(&util::stdio_config(dir.path())).unwrap();
+    let config = util::stdio_servers(dir.path());
     let client = everything::Client::connect(&config).await.unwrap();
 
     let weather = client
@@ -162,8 +162,8 @@ async fn fetch_server_prompt_is_locked_and_typed() {
     let dir = tempfile::tempdir().unwrap();
     let command = util::servers_dir().join(".venv/bin/mcp-server-fetch");
     let toml = format!(
-        "[servers.fetch]\ncommand = {:?}\n",
-        command.display().to_string()
+        "[servers.fetch]\ncommand = {}\n",
+        util::toml_str(&command.display().to_string())
     );
     std::fs::write(dir.path().join("mcpbind.toml"), &toml).unwrap();
     let out = util::mcpbind(dir.path(), &["lock"]);
@@ -197,11 +197,8 @@ async fn fetch_server_prompt_is_locked_and_typed() {
 /// generated client (that it relocks byte for byte is in `double.rs`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn double_serves_typed_prompts_and_templates() {
-    let config = mcpbind::Config::from_toml_str(&format!(
-        "[servers.everything]\ncommand = {:?}\nargs = [\"everything\"]\n",
-        env!("CARGO_BIN_EXE_double")
-    ))
-    .unwrap();
+    let double = mcpbind::ServerConfig::stdio(env!("CARGO_BIN_EXE_double")).arg("everything");
+    let config = mcpbind::Config::new().server("everything", double).unwrap();
     let client = everything::Client::connect(&config).await.unwrap();
     let weather = client
         .prompts()

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use mcpbind_tests::demo;
 
-use crate::util::{assert_golden, bin, mcpbind, mcpbind_env, tests_dir, Output};
+use crate::util::{assert_golden, bin, mcpbind, mcpbind_env, tests_dir, toml_str, Output};
 
 /// A dir whose config runs the demo server in the variant named by
 /// `$DEMO_VARIANT` (default: the default server), with `extra` config
@@ -20,8 +20,8 @@ fn locked_demo(extra: &str) -> tempfile::TempDir {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.demo]\ncommand = {:?}\nenv = {{ MCPBIND_DEMO_VARIANT = \"${{DEMO_VARIANT:-v1}}\" }}\n{extra}",
-            bin("mcpbind-demo-server").display().to_string()
+            "[servers.demo]\ncommand = {}\nenv = {{ MCPBIND_DEMO_VARIANT = \"${{DEMO_VARIANT:-v1}}\" }}\n{extra}",
+            toml_str(&bin("mcpbind-demo-server").display().to_string())
         ),
     )
     .unwrap();
@@ -335,11 +335,9 @@ fn colour_follows_the_terminal_and_no_color() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn old_bindings_call_the_new_server_for_compatible_changes() {
     let config = |variant: &str| {
-        mcpbind::Config::from_toml_str(&format!(
-            "[servers.demo]\ncommand = {:?}\nenv = {{ MCPBIND_DEMO_VARIANT = {variant:?} }}\n",
-            bin("mcpbind-demo-server").display().to_string()
-        ))
-        .unwrap()
+        let demo = mcpbind::ServerConfig::stdio(bin("mcpbind-demo-server").display().to_string())
+            .env("MCPBIND_DEMO_VARIANT", variant);
+        mcpbind::Config::new().server("demo", demo).unwrap()
     };
     let old = demo::Client::connect(&config("v1")).await.unwrap();
     let new = demo::Client::connect(&config("v2")).await.unwrap();
@@ -443,8 +441,8 @@ fn everything_upgraded(breaking: bool) -> tempfile::TempDir {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
-            crate::util::npm_server("server-everything")
+            "[servers.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
+            toml_str(&crate::util::npm_server("server-everything"))
         ),
     )
     .unwrap();

@@ -16,7 +16,7 @@ use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use crate::util::{self, mcpbind, mcpbind_env};
+use crate::util::{self, mcpbind, mcpbind_env, toml_str};
 
 /// A project locked against the demo server over stdio.
 fn demo_project() -> tempfile::TempDir {
@@ -24,8 +24,8 @@ fn demo_project() -> tempfile::TempDir {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.demo]\ncommand = {:?}\n",
-            util::bin("mcpbind-demo-server").display().to_string()
+            "[servers.demo]\ncommand = {}\n",
+            toml_str(&util::bin("mcpbind-demo-server").display().to_string())
         ),
     )
     .unwrap();
@@ -274,12 +274,14 @@ fn a_lockfile_that_starts_with_a_bom_is_read() {
 
 fn durability_server(name: &str, tools: &Path) -> String {
     format!(
-        "[servers.{name}]\ncommand = \"python3\"\nargs = [{:?}, \"tools\", {:?}]\n\n",
-        util::tests_dir()
-            .join("servers/durability.py")
-            .display()
-            .to_string(),
-        tools.display().to_string()
+        "[servers.{name}]\ncommand = \"python3\"\nargs = [{}, \"tools\", {}]\n\n",
+        toml_str(
+            &util::tests_dir()
+                .join("servers/durability.py")
+                .display()
+                .to_string()
+        ),
+        toml_str(&tools.display().to_string())
     )
 }
 
@@ -401,8 +403,8 @@ fn lock_with(dir: &Path, config: &str) -> util::Output {
 
 fn demo_config(extra: &str) -> String {
     format!(
-        "[servers.demo]\ncommand = {:?}\n{extra}",
-        util::bin("mcpbind-demo-server").display().to_string()
+        "[servers.demo]\ncommand = {}\n{extra}",
+        toml_str(&util::bin("mcpbind-demo-server").display().to_string())
     )
 }
 
@@ -450,11 +452,13 @@ fn login_on_a_server_without_oauth_says_so() {
 fn a_missing_server_info_is_said_in_words() {
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
-        "[servers.bad]\ncommand = \"python3\"\nargs = [{:?}, \"no-server-info\"]\n",
-        util::tests_dir()
-            .join("servers/misbehave.py")
-            .display()
-            .to_string()
+        "[servers.bad]\ncommand = \"python3\"\nargs = [{}, \"no-server-info\"]\n",
+        toml_str(
+            &util::tests_dir()
+                .join("servers/misbehave.py")
+                .display()
+                .to_string()
+        )
     );
     let out = lock_with(dir.path(), &config);
     assert_eq!(out.code, Some(1), "{out:?}");
@@ -514,7 +518,10 @@ fn tokens_that_cannot_be_stored_are_not_a_failed_exchange() {
     let store = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("mcpbind.toml"),
-        format!("[servers.sec]\nurl = {:?}\nauth = \"oauth\"\n", server.url),
+        format!(
+            "[servers.sec]\nurl = {}\nauth = \"oauth\"\n",
+            toml_str(&server.url)
+        ),
     )
     .unwrap();
     let mut command = util::mcpbind_command();

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use mcpbind::{
     CallError, CallSource, Config, DescriptionPolicy, HookCall, OpenAiShape, Outcome,
-    PromptRequest, ToolCall, ToolHook, Toolbox, ToolboxError,
+    PromptRequest, ServerBuilder, ServerConfig, ToolCall, ToolHook, Toolbox, ToolboxError,
 };
 use mcpbind_tests::{demo, everything, filesystem, memory, time};
 use serde_json::{json, Value};
@@ -17,20 +17,23 @@ use crate::util;
 // Toolboxes
 
 fn config(dir: &std::path::Path) -> Config {
-    Config::from_toml_str(&util::stdio_config(dir)).unwrap()
+    util::stdio_servers(dir)
 }
 
 /// A config whose servers are never started (for definitions and names).
-fn offline_config(extra: &str) -> Config {
-    let mut text = String::new();
-    for name in ["demo", "everything", "filesystem", "memory", "time"] {
-        text.push_str(&format!("[servers.{name}]\ncommand = \"never-run\"\n"));
-        if let Some(line) = extra.lines().find(|l| l.starts_with(&format!("{name}."))) {
-            text.push_str(&line[name.len() + 1..]);
-            text.push('\n');
-        }
-    }
-    Config::from_toml_str(&text).unwrap()
+fn offline_config() -> Config {
+    offline_config_with(|_, server| server)
+}
+
+/// [`offline_config`], with what `extra` adds to each server (given its
+/// name).
+fn offline_config_with(extra: impl Fn(&str, ServerBuilder) -> ServerBuilder) -> Config {
+    ["demo", "everything", "filesystem", "memory", "time"]
+        .into_iter()
+        .try_fold(Config::new(), |config, name| {
+            config.server(name, extra(name, ServerConfig::stdio("never-run")))
+        })
+        .unwrap()
 }
 
 fn lazy(config: &Config, name: &str) -> mcpbind::Client {
@@ -404,7 +407,7 @@ fn check_rules(provider: &str, rules: &[Rule], tools: &[Value]) {
 
 #[test]
 fn openai_strict_definitions_follow_the_documented_subset() {
-    let tools = offline_toolbox(&offline_config("")).unwrap();
+    let tools = offline_toolbox(&offline_config()).unwrap();
     let definitions = tools.openai_tools(OpenAiShape::ChatCompletions, true);
     let strict: Vec<Value> = definitions
         .tools
@@ -459,7 +462,7 @@ fn openai_strict_definitions_follow_the_documented_subset() {
 
 #[test]
 fn anthropic_definitions_follow_the_documented_rules() {
-    let tools = offline_toolbox(&offline_config("")).unwrap();
+    let tools = offline_toolbox(&offline_config()).unwrap();
     let definitions = tools.anthropic_tools();
     assert!(definitions.refusals.is_empty());
     check_rules("anthropic", ANTHROPIC_RULES, &definitions.tools);
@@ -467,7 +470,7 @@ fn anthropic_definitions_follow_the_documented_rules() {
 
 #[test]
 fn gemini_declarations_follow_the_documented_subset() {
-    let tools = offline_toolbox(&offline_config("")).unwrap();
+    let tools = offline_toolbox(&offline_config()).unwrap();
     let definitions = tools.gemini_declarations();
     assert_eq!(definitions.refusals, []);
     check_rules("gemini", GEMINI_RULES, &definitions.tools);
@@ -489,7 +492,7 @@ fn gemini_declarations_follow_the_documented_subset() {
 
 #[test]
 fn descriptions_are_truncated_at_a_word_boundary() {
-    let mut tools = offline_toolbox(&offline_config("")).unwrap();
+    let mut tools = offline_toolbox(&offline_config()).unwrap();
     tools.with_description_policy(DescriptionPolicy::Truncate(40));
     for tool in tools.anthropic_tools().tools {
         let text = tool["description"].as_str().unwrap_or_default();
@@ -507,9 +510,11 @@ fn descriptions_are_truncated_at_a_word_boundary() {
 #[test]
 fn names_are_prefixed_shortened_and_map_back_exactly() {
     let long = "a_rather_long_prefix_for_a_server_that_makes_names_too_long";
-    let config = offline_config(&format!(
-        "everything.tool_prefix = \"{long}\"\ntime.tool_prefix = \"\""
-    ));
+    let config = offline_config_with(|name, server| match name {
+        "everything" => server.tool_prefix(long),
+        "time" => server.tool_prefix(""),
+        _ => server,
+    });
     let tools = offline_toolbox(&config).unwrap();
     assert_eq!(tools.resolve("demo_add"), Some(("demo", "add")));
     assert_eq!(
@@ -537,7 +542,10 @@ fn names_are_prefixed_shortened_and_map_back_exactly() {
 
 #[test]
 fn colliding_names_are_an_error_naming_both() {
-    let config = offline_config("demo.tool_prefix = \"\"\neverything.tool_prefix = \"\"");
+    let config = offline_config_with(|name, server| match name {
+        "demo" | "everything" => server.tool_prefix(""),
+        _ => server,
+    });
     let err = offline_toolbox(&config).unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -555,7 +563,7 @@ fn colliding_names_are_an_error_naming_both() {
 
 #[test]
 fn toolboxes_merge_and_hold_back() {
-    let config = offline_config("");
+    let config = offline_config();
     let mut first = Toolbox::new();
     first
         .add(demo::Client::from_client(lazy(&config, "demo")))
@@ -594,9 +602,11 @@ fn toolboxes_merge_and_hold_back() {
 
 #[test]
 fn config_filters_apply() {
-    let config = offline_config(
-        "demo.enabled_tools = [\"add\", \"echo\", \"fail\"]\ntime.disabled_tools = [\"convert_time\"]",
-    );
+    let config = offline_config_with(|name, server| match name {
+        "demo" => server.enabled_tools(["add", "echo", "fail"]),
+        "time" => server.disabled_tools(["convert_time"]),
+        _ => server,
+    });
     let mut tools = Toolbox::new();
     tools
         .add(demo::Client::from_client(lazy(&config, "demo")))
@@ -617,7 +627,7 @@ fn config_filters_apply() {
 
 #[test]
 fn inventory_renders_as_markdown() {
-    let mut tools = offline_toolbox(&offline_config("")).unwrap();
+    let mut tools = offline_toolbox(&offline_config()).unwrap();
     tools.hold_back_server("memory").unwrap();
     tools.hold_back_tool("demo_crash").unwrap();
     let inventory = tools.tools_by_server();
@@ -854,11 +864,10 @@ async fn hooks_run_in_order_and_roll_back_failures() {
 async fn events_cover_typed_and_toolbox_calls_without_secrets() {
     let secret = crate::env::value("MCPBIND_TOOLBOX_CANARY");
     let dir = tempfile::tempdir().unwrap();
-    let text = util::stdio_config(dir.path()).replace(
-        "[servers.everything]",
-        "[servers.everything]\nenv = { LEAKY = \"${MCPBIND_TOOLBOX_CANARY}\" }",
-    );
-    let config = Config::from_toml_str(&text).unwrap();
+    let config = util::stdio_servers_with(dir.path(), |name, server| match name {
+        "everything" => server.env("LEAKY", "${MCPBIND_TOOLBOX_CANARY}"),
+        _ => server,
+    });
     let mut events = mcpbind::subscribe_events();
 
     // Numbers no other test sends: the bus is the process's, and under
@@ -1206,11 +1215,8 @@ async fn prompts_render_into_a_system_prompt() {
 /// `{"type": "object"}`.
 async fn names_toolbox() -> Toolbox {
     let script = util::tests_dir().join("servers/misbehave.py");
-    let config = Config::from_toml_str(&format!(
-        "[servers.names]\ncommand = \"python3\"\nargs = [{:?}, \"names\"]\n",
-        script.display().to_string()
-    ))
-    .unwrap();
+    let names = ServerConfig::stdio("python3").args([script.display().to_string(), "names".into()]);
+    let config = Config::new().server("names", names).unwrap();
     let client = mcpbind::Client::connect(&config, "names").await.unwrap();
     let mut tools = Toolbox::new();
     tools.add_unlocked(client).await.unwrap();
@@ -1540,11 +1546,10 @@ async fn unlocked_tools_join_when_asked_and_are_labelled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unlocked_tools_of_server_everything_run_as_listed() {
     let dir = tempfile::tempdir().unwrap();
-    let text = util::stdio_config(dir.path()).replace(
-        "[servers.everything]\n",
-        "[servers.everything]\ntool_prefix = \"ev\"\ndisabled_tools = [\"get-env\"]\n",
-    );
-    let config = Config::from_toml_str(&text).unwrap();
+    let config = util::stdio_servers_with(dir.path(), |name, server| match name {
+        "everything" => server.tool_prefix("ev").disabled_tools(["get-env"]),
+        _ => server,
+    });
     let client = mcpbind::Client::connect(&config, "everything")
         .await
         .unwrap();
@@ -1583,11 +1588,10 @@ async fn unlocked_tools_of_server_everything_run_as_listed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unlocked_tools_that_change_are_held_back_until_listed_again() {
     let script = util::servers_dir().join("evolving.py");
-    let toml = format!(
-        "[servers.evolving]\ncommand = \"python3\"\nargs = [{:?}]\ntimeout = 60\n",
-        script.display().to_string()
-    );
-    let config = Config::from_toml_str(&toml).unwrap();
+    let evolving = ServerConfig::stdio("python3")
+        .arg(script.display().to_string())
+        .timeout(std::time::Duration::from_secs(60));
+    let config = Config::new().server("evolving", evolving).unwrap();
     let client = mcpbind::Client::connect(&config, "evolving").await.unwrap();
     let mut tools = Toolbox::new();
     tools.add_unlocked(client).await.unwrap();
@@ -1642,11 +1646,10 @@ async fn unlocked_tools_that_change_are_held_back_until_listed_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscribed_context_hears_its_updates() {
     let script = util::servers_dir().join("evolving.py");
-    let toml = format!(
-        "[servers.evolving]\ncommand = \"python3\"\nargs = [{:?}]\ntimeout = 60\n",
-        script.display().to_string()
-    );
-    let config = Config::from_toml_str(&toml).unwrap();
+    let evolving = ServerConfig::stdio("python3")
+        .arg(script.display().to_string())
+        .timeout(std::time::Duration::from_secs(60));
+    let config = Config::new().server("evolving", evolving).unwrap();
     let client = mcpbind::Client::connect(&config, "evolving").await.unwrap();
     let mut tools = Toolbox::new();
     tools.add_unlocked(client).await.unwrap();

@@ -14,7 +14,7 @@ use serde_json::json;
 use crate::util;
 
 fn config(dir: &std::path::Path) -> mcpbind::Config {
-    mcpbind::Config::from_toml_str(&util::stdio_config(dir)).unwrap()
+    util::stdio_servers(dir)
 }
 
 async fn everything_and_filesystem(config: &mcpbind::Config) -> Toolbox {

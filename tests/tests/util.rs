@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 
+use mcpbind::{Config, ServerBuilder, ServerConfig};
+
 /// The repository root.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -123,45 +125,115 @@ pub fn npm_server(package: &str) -> String {
         .to_string()
 }
 
+/// `s` as a TOML string (quoted and escaped as TOML, not as Rust's
+/// `{:?}`: a backslash, a control character or any Unicode comes out as
+/// TOML reads it back), for a value put into TOML text a test writes.
+pub fn toml_str(s: &str) -> String {
+    toml::Value::String(s.into()).to_string()
+}
+
+#[test]
+fn toml_str_reads_back_as_the_same_string() {
+    for s in [
+        "/usr/bin/node",
+        r"C:\Program Files\node.exe",
+        "a \"quoted\" 'word'",
+        "tab\tbell\u{7}newline\n",
+        "caf\u{e9} \u{1F980} \u{202E}",
+    ] {
+        let text = format!("value = {}", toml_str(s));
+        let table: toml::Table = toml::from_str(&text).unwrap();
+        assert_eq!(table["value"].as_str(), Some(s), "{text}");
+    }
+}
+
 /// A config for the five test servers over stdio, with absolute paths.
 /// `${MCPBIND_TEST_CANARY}` is passed to the demo server's environment.
 pub fn stdio_config(dir: &Path) -> String {
     let files = dir.join("files");
     std::fs::create_dir_all(&files).unwrap();
+    let path = |p: PathBuf| toml_str(&p.display().to_string());
     format!(
         r#"
 [servers.demo]
-command = {demo:?}
+command = {demo}
 env = {{ DEMO_TOKEN = "${{MCPBIND_TEST_CANARY:-unset}}" }}
 
 [servers.everything]
 command = "node"
-args = [{everything:?}, "stdio"]
+args = [{everything}, "stdio"]
 
 [servers.filesystem]
 command = "node"
-args = [{filesystem:?}, {files:?}]
+args = [{filesystem}, {files}]
 
 [servers.memory]
 command = "node"
-args = [{memory:?}]
-env = {{ MEMORY_FILE_PATH = {memfile:?} }}
+args = [{memory}]
+env = {{ MEMORY_FILE_PATH = {memfile} }}
 
 [servers.time]
-command = {time:?}
+command = {time}
 args = ["--local-timezone", "UTC"]
 "#,
-        demo = bin("mcpbind-demo-server").display().to_string(),
-        everything = npm_server("server-everything"),
-        filesystem = npm_server("server-filesystem"),
-        files = files.display().to_string(),
-        memory = npm_server("server-memory"),
-        memfile = dir.join("memory.jsonl").display().to_string(),
-        time = servers_dir()
-            .join(".venv/bin/mcp-server-time")
-            .display()
-            .to_string(),
+        demo = path(bin("mcpbind-demo-server")),
+        everything = toml_str(&npm_server("server-everything")),
+        filesystem = toml_str(&npm_server("server-filesystem")),
+        files = path(files),
+        memory = toml_str(&npm_server("server-memory")),
+        memfile = path(dir.join("memory.jsonl")),
+        time = path(servers_dir().join(".venv/bin/mcp-server-time")),
     )
+}
+
+/// The servers of [`stdio_config`], built in code (for a test that needs
+/// the `Config`, not the file).
+pub fn stdio_servers(dir: &Path) -> Config {
+    stdio_servers_with(dir, |_, server| server)
+}
+
+/// [`stdio_servers`], with what `extra` adds to each server (given its
+/// name).
+pub fn stdio_servers_with(
+    dir: &Path,
+    extra: impl Fn(&str, ServerBuilder) -> ServerBuilder,
+) -> Config {
+    let files = dir.join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    let path = |p: PathBuf| p.display().to_string();
+    let node = |script: &str| ServerConfig::stdio("node").arg(npm_server(script));
+    [
+        (
+            "demo",
+            ServerConfig::stdio(path(bin("mcpbind-demo-server")))
+                .env("DEMO_TOKEN", "${MCPBIND_TEST_CANARY:-unset}"),
+        ),
+        ("everything", node("server-everything").arg("stdio")),
+        ("filesystem", node("server-filesystem").arg(path(files))),
+        (
+            "memory",
+            node("server-memory").env("MEMORY_FILE_PATH", path(dir.join("memory.jsonl"))),
+        ),
+        (
+            "time",
+            ServerConfig::stdio(path(servers_dir().join(".venv/bin/mcp-server-time")))
+                .args(["--local-timezone", "UTC"]),
+        ),
+    ]
+    .into_iter()
+    .try_fold(Config::new(), |config, (name, server)| {
+        config.server(name, extra(name, server))
+    })
+    .unwrap()
+}
+
+#[test]
+fn stdio_servers_are_stdio_config() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        stdio_servers(dir.path()),
+        Config::from_toml_str(&stdio_config(dir.path())).unwrap()
+    );
 }
 
 /// A server process killed when dropped.

@@ -11,7 +11,7 @@
 use std::process::ExitCode;
 
 use mcpbind::model::CallToolResult;
-use mcpbind::{CallOptions, Client, ClientHooks, Config};
+use mcpbind::{CallOptions, Client, ClientHooks, Config, ServerBuilder, ServerConfig};
 use serde_json::{json, Map, Value};
 
 /// The server's name in the config the client builds.
@@ -176,21 +176,14 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
 
 /// A config with one Streamable HTTP server at `url`.
 fn config_for(url: &str) -> Result<Config, String> {
-    let text = config_text(url)?;
-    Config::from_toml_str(&text).map_err(|e| format!("the config for {url} is invalid: {e}"))
+    config_with(url, ServerConfig::http(url))
 }
 
-/// The TOML of [`config_for`], for more keys to be added.
-fn config_text(url: &str) -> Result<String, String> {
-    // A JSON string is a valid TOML basic string for the URLs the suite
-    // gives (printable ASCII).
-    if !url.chars().all(|c| c.is_ascii_graphic()) {
-        return Err(format!("unexpected characters in the server URL {url:?}"));
-    }
-    let quoted = Value::String(url.to_owned()).to_string();
-    Ok(format!(
-        "[servers.{SERVER}]\ntransport = \"streamable-http\"\nurl = {quoted}\n"
-    ))
+/// A config with `server` as its one server.
+fn config_with(url: &str, server: ServerBuilder) -> Result<Config, String> {
+    Config::new()
+        .server(SERVER, server)
+        .map_err(|e| format!("the config for {url} is invalid: {e}"))
 }
 
 /// The scenario's context (`MCP_CONFORMANCE_CONTEXT`), when the suite gives
@@ -266,26 +259,24 @@ fn auth_config(url: &str, scenario: &str, context: Option<&Value>) -> Result<Con
         context
             .and_then(|c| c.get(key))
             .and_then(Value::as_str)
-            .map(|v| Value::String(v.to_owned()).to_string())
+            .map(str::to_owned)
     };
-    let mut keys = String::new();
+    let mut server = ServerConfig::http(url);
     if scenario == "auth/wif-jwt-bearer" {
         // The workload's JWT, exchanged for a token (RFC 7523).
         let jwt = field("valid_jwt").ok_or("the scenario's context has no `valid_jwt`")?;
-        keys.push_str(&format!("auth = \"jwt_bearer\"\nassertion = {jwt}\n"));
+        server = server.auth("jwt_bearer").assertion(jwt);
         if let Some(id) = field("client_id") {
-            keys.push_str(&format!("client_id = {id}\n"));
+            server = server.client_id(id);
         }
-        let text = config_text(url)? + &keys;
-        return Config::from_toml_str(&text)
-            .map_err(|e| format!("the config for {url} is invalid: {e}"));
+        return config_with(url, server);
     }
     if scenario == "auth/enterprise-managed-authorization"
         || scenario == "auth/cross-app-access-complete-flow"
     {
         // The user's ID token, exchanged at the IdP for an ID-JAG, then
         // for a token (SEP-990).
-        keys.push_str("auth = \"enterprise\"\n");
+        server = server.auth("enterprise");
         for (key, from) in [
             ("id_token", "idp_id_token"),
             ("idp_token_endpoint", "idp_token_endpoint"),
@@ -293,29 +284,26 @@ fn auth_config(url: &str, scenario: &str, context: Option<&Value>) -> Result<Con
         ] {
             let value =
                 field(from).ok_or_else(|| format!("the scenario's context has no `{from}`"))?;
-            keys.push_str(&format!("{key} = {value}\n"));
+            server = server.set(key, value);
         }
     } else if scenario.starts_with("auth/client-credentials") {
-        keys.push_str("auth = \"client_credentials\"\n");
+        server = server.auth("client_credentials");
         // private_key_jwt: the key signs the client's assertion.
         if let Some(key) = field("private_key_pem") {
-            keys.push_str(&format!("private_key = {key}\n"));
-            let algorithm = field("signing_algorithm").unwrap_or_else(|| "\"ES256\"".into());
-            keys.push_str(&format!("signing_algorithm = {algorithm}\n"));
+            let algorithm = field("signing_algorithm").unwrap_or_else(|| "ES256".into());
+            server = server.private_key(key).signing_algorithm(algorithm);
         }
     } else {
-        keys.push_str("auth = \"oauth\"\n");
-        keys.push_str(&format!(
-            "client_metadata_url = \"{CLIENT_METADATA_URL}\"\n"
-        ));
+        server = server
+            .auth("oauth")
+            .client_metadata_url(CLIENT_METADATA_URL);
     }
     for key in ["client_id", "client_secret"] {
         if let Some(value) = field(key) {
-            keys.push_str(&format!("{key} = {value}\n"));
+            server = server.set(key, value);
         }
     }
-    let text = config_text(url)? + &keys;
-    Config::from_toml_str(&text).map_err(|e| format!("the config for {url} is invalid: {e}"))
+    config_with(url, server)
 }
 
 /// The "browser": follows the authorization URL's redirects back to the
