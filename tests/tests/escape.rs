@@ -720,7 +720,7 @@ async fn a_fork_bomb_is_bounded_by_processes() {
 async fn a_large_file_is_bounded_by_file_size() {
     require_landlock();
     let dir = tempfile::tempdir().unwrap();
-    let sandbox = read_nothing().write([dir.path()]).set("file_size", "1M");
+    let sandbox = read_nothing().write([dir.path()]).file_size("1M");
     let client = Client::connect(&escape_config(sandbox), "escape")
         .await
         .unwrap();

@@ -423,6 +423,12 @@ impl SandboxBuilder {
         self.set("processes", processes)
     }
 
+    /// `file_size`: bytes of any one file the server writes, or a size
+    /// such as `"1M"`.
+    pub fn file_size(self, size: impl Into<Value>) -> Self {
+        self.set("file_size", size)
+    }
+
     /// `required`: whether a setting the platform cannot enforce fails the
     /// connection (default) or is a warning.
     pub fn required(self, yes: bool) -> Self {
@@ -548,6 +554,7 @@ mod tests {
             cpu = 60
             open_files = 256
             processes = 32
+            file_size = "1M"
             required = false
             [servers.web]
             url = "https://example.com/mcp"
@@ -575,6 +582,7 @@ mod tests {
             .cpu(60)
             .open_files(256)
             .processes(32)
+            .file_size("1M")
             .required(false);
         let gh = ServerConfig::stdio("npx")
             .args(["-y", "server-github"])
