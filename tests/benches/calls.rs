@@ -286,17 +286,18 @@ fn main() {
     runtime.block_on(async {
         for transport in transports {
             let transport = transport.as_str();
-            let config = match transport {
-                "stdio" => format!(
-                    "[servers.demo]\ncommand = {:?}\n",
-                    server.display().to_string()
-                ),
-                _ => format!("[servers.demo]\nurl = {url:?}\n"),
+            let mut demo = match transport {
+                "stdio" => mcpbind::ServerConfig::stdio(server.display().to_string()),
+                _ => mcpbind::ServerConfig::http(url.as_str()),
             };
             // More keys for the typed client's server, to see what a
-            // feature costs (`validate_input = false`, say).
-            let config = config + &std::env::var("MCPBIND_BENCH_SERVER_TOML").unwrap_or_default();
-            let config = Config::from_toml_str(&config).unwrap();
+            // feature costs (`validate_input = false`, say): TOML, read
+            // as a table of keys.
+            let more = std::env::var("MCPBIND_BENCH_SERVER_TOML").unwrap_or_default();
+            for (key, value) in more.parse::<toml::Table>().unwrap() {
+                demo = demo.set(key, serde_json::to_value(value).unwrap());
+            }
+            let config = Config::new().server("demo", demo).unwrap();
             let elicits = std::env::var("MCPBIND_BENCH_HOOKS").as_deref() != Ok("none");
             let hooks = match elicits {
                 true => mcpbind::ClientHooks::default(),

@@ -37,8 +37,8 @@ fn private_key_jwt_client_credentials_sign_an_assertion() {
     let server = OAuthServer::start(3600);
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
-        "[servers.ci]\nurl = {:?}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nprivate_key = \"${{CI_KEY}}\"\nsigning_algorithm = \"ES256\"\n",
-        server.url
+        "[servers.ci]\nurl = {}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nprivate_key = \"${{CI_KEY}}\"\nsigning_algorithm = \"ES256\"\n",
+        util::toml_str(&server.url)
     );
     std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
 
@@ -129,8 +129,9 @@ fn enterprise_managed_authorization_exchanges_the_id_token() {
     let dir = tempfile::tempdir().unwrap();
     let idp = server.url.replace("/mcp", "/idp/token");
     let config = format!(
-        "[servers.corp]\nurl = {:?}\nauth = \"enterprise\"\nclient_id = \"ci-client\"\nclient_secret = \"${{CI_SECRET}}\"\nidp_token_endpoint = {idp:?}\nidp_client_id = \"idp-client\"\nid_token = \"${{ID_TOKEN}}\"\n",
-        server.url
+        "[servers.corp]\nurl = {}\nauth = \"enterprise\"\nclient_id = \"ci-client\"\nclient_secret = \"${{CI_SECRET}}\"\nidp_token_endpoint = {}\nidp_client_id = \"idp-client\"\nid_token = \"${{ID_TOKEN}}\"\n",
+        util::toml_str(&server.url),
+        util::toml_str(&idp)
     );
     std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
     let id_token = "mcpbind-canary-enterprise-id-token";
@@ -204,11 +205,12 @@ fn scope_of(url: &str) -> Vec<String> {
 async fn a_client_with_a_browser_authorizes_and_steps_up_by_itself() {
     library_store();
     let server = OAuthServer::with_args(&["--require-scope", "admin"]);
-    let config = mcpbind::Config::from_toml_str(&format!(
-        "[servers.sec]\nurl = {:?}\nauth = \"oauth\"\n",
-        server.url
-    ))
-    .unwrap();
+    let config = mcpbind::Config::new()
+        .server(
+            "sec",
+            mcpbind::ServerConfig::http(server.url.as_str()).auth("oauth"),
+        )
+        .unwrap();
     let (hooks, opened) = browser();
     let client = mcpbind::Client::connect_with(&config, "sec", hooks)
         .await
@@ -233,11 +235,12 @@ async fn a_client_with_a_browser_authorizes_and_steps_up_by_itself() {
 async fn a_client_with_a_browser_binds_its_token_with_dpop() {
     library_store();
     let server = OAuthServer::with_args(&["--dpop"]);
-    let config = mcpbind::Config::from_toml_str(&format!(
-        "[servers.sec]\nurl = {:?}\nauth = \"oauth\"\n",
-        server.url
-    ))
-    .unwrap();
+    let config = mcpbind::Config::new()
+        .server(
+            "sec",
+            mcpbind::ServerConfig::http(server.url.as_str()).auth("oauth"),
+        )
+        .unwrap();
     let (hooks, opened) = browser();
     let client = mcpbind::Client::connect_with(&config, "sec", hooks)
         .await
@@ -255,11 +258,12 @@ async fn a_client_with_a_browser_binds_its_token_with_dpop() {
 async fn a_client_without_a_browser_says_to_log_in() {
     library_store();
     let server = OAuthServer::start(3600);
-    let config = mcpbind::Config::from_toml_str(&format!(
-        "[servers.sec]\nurl = {:?}\nauth = \"oauth\"\n",
-        server.url
-    ))
-    .unwrap();
+    let config = mcpbind::Config::new()
+        .server(
+            "sec",
+            mcpbind::ServerConfig::http(server.url.as_str()).auth("oauth"),
+        )
+        .unwrap();
     let Err(error) =
         mcpbind::Client::connect_with(&config, "sec", mcpbind::ClientHooks::default()).await
     else {
@@ -286,11 +290,15 @@ async fn an_expiring_grant_is_granted_again() {
     // again once per 401, then refused), and a library client's tokens are
     // in memory, not backdated as the CLI's token files are in oauth.rs.
     let server = OAuthServer::with_args(&["--expires-in", "2"]);
-    let config = mcpbind::Config::from_toml_str(&format!(
-        "[servers.ci]\nurl = {:?}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nclient_secret = \"ci-secret\"\n",
-        server.url
-    ))
-    .unwrap();
+    let config = mcpbind::Config::new()
+        .server(
+            "ci",
+            mcpbind::ServerConfig::http(server.url.as_str())
+                .auth("client_credentials")
+                .client_id("ci-client")
+                .client_secret("ci-secret"),
+        )
+        .unwrap();
     let client = mcpbind::Client::connect_server("ci", config.servers["ci"].clone())
         .await
         .unwrap();

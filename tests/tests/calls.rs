@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcpbind::{Config, Error};
+use mcpbind::{Config, Error, ServerConfig};
 use mcpbind_tests::{demo, everything, filesystem, memory};
 
 use crate::util;
@@ -183,8 +183,9 @@ async fn dead_server_shows_stderr_and_reconnects() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_over_streamable_http() {
     let server = util::demo_http();
-    let config =
-        Config::from_toml_str(&format!("[servers.demo]\nurl = {:?}\n", server.url)).unwrap();
+    let config = Config::new()
+        .server("demo", ServerConfig::http(server.url.as_str()))
+        .unwrap();
     let demo = demo::Client::connect(&config).await.unwrap();
     let sum = demo
         .add(demo::types::AddInput { a: -5, b: 3 })
@@ -204,17 +205,20 @@ async fn demo_over_streamable_http() {
 async fn everything_over_stdio_http_and_sse() {
     let dir = tempfile::tempdir().unwrap();
     let http = util::everything_http();
-    let over_http = Config::from_toml_str(&format!(
-        "[servers.everything]\nurl = {:?}\ntimeout = 20\n",
-        http.url
-    ))
-    .unwrap();
+    let twenty = Duration::from_secs(20);
+    let over_http = Config::new()
+        .server(
+            "everything",
+            ServerConfig::http(http.url.as_str()).timeout(twenty),
+        )
+        .unwrap();
     let sse = util::everything_sse();
-    let over_sse = Config::from_toml_str(&format!(
-        "[servers.everything]\ntransport = \"sse\"\nurl = {:?}\ntimeout = 20\n",
-        sse.url
-    ))
-    .unwrap();
+    let over_sse = Config::new()
+        .server(
+            "everything",
+            ServerConfig::sse(sse.url.as_str()).timeout(twenty),
+        )
+        .unwrap();
     for config in [config(dir.path()), over_http, over_sse] {
         let everything = everything::Client::connect(&config).await.unwrap();
         let echo = everything

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcpbind::{Client, Closed, Config, Error, Servers};
+use mcpbind::{Client, Closed, Config, Error, PinPolicy, ServerBuilder, ServerConfig, Servers};
 use mcpbind_tests::demo;
 use serde_json::{json, Value};
 
@@ -19,20 +19,24 @@ fn demo_bin() -> String {
     util::bin("mcpbind-demo-server").display().to_string()
 }
 
-/// A config with one server `name` from a TOML table body.
-fn config(name: &str, body: &str) -> Config {
-    Config::from_toml_str(&format!("[servers.{name}]\n{body}\n")).unwrap()
+/// A config with one server, `name`.
+fn config(name: &str, server: ServerBuilder) -> Config {
+    Config::new().server(name, server).unwrap()
 }
 
-/// The recorder writing to `record`, with `extra` TOML lines.
-fn recorder(record: &Path, extra: &str) -> Config {
-    config(
-        "rec",
-        &format!(
-            "command = {RECORDER:?}\nenv = {{ MCPBIND_RECORD = {:?} }}\n{extra}",
-            record.display().to_string()
-        ),
-    )
+/// The recorder writing to `record`, as server `rec`.
+fn recorder_server(record: &Path) -> ServerBuilder {
+    ServerConfig::stdio(RECORDER).env("MCPBIND_RECORD", record.display().to_string())
+}
+
+/// The recorder writing to `record`, with `more` settings.
+fn recorder(record: &Path, more: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Config {
+    config("rec", more(recorder_server(record)))
+}
+
+/// A server that runs `script` with `sh -c`.
+fn sh(script: impl Into<String>) -> ServerBuilder {
+    ServerConfig::stdio("sh").args(["-c".to_owned(), script.into()])
 }
 
 /// The JSON lines the recorder received.
@@ -55,7 +59,7 @@ fn slow(tag: &str, millis: u64) -> serde_json::Map<String, Value> {
 /// A client of the recorder (recording into `dir`) that retries at once.
 async fn retrying_recorder(dir: &Path) -> (PathBuf, Client) {
     let record = dir.join("record.jsonl");
-    let config = recorder(&record, "retry_backoff = 0.01");
+    let config = recorder(&record, |s| s.retry_backoff(Duration::from_millis(10)));
     (record, Client::connect(&config, "rec").await.unwrap())
 }
 
@@ -130,7 +134,7 @@ fn kill(pid: u32) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clones_share_the_connection_and_views_have_their_own_timeout() {
-    let config = config("demo", &format!("command = {:?}", demo_bin()));
+    let config = config("demo", ServerConfig::stdio(demo_bin()));
     let client = demo::Client::connect(&config).await.unwrap();
     let clone = client.clone();
     let pid = client.inner().process_id().await.unwrap();
@@ -196,14 +200,14 @@ async fn a_reconnect_checks_the_pins_again() {
     let record = dir.path().join("record.jsonl");
     let description = dir.path().join("description.txt");
     std::fs::write(&description, "Answer after a delay.").unwrap();
-    let config = config(
-        "rec",
-        &format!(
-            "command = {RECORDER:?}\nenv = {{ MCPBIND_RECORD = {:?}, MCPBIND_RECORD_DESCRIPTION = {:?} }}\npin_policy = \"refuse\"\nretry_backoff = 0",
-            record.display().to_string(),
-            description.display().to_string()
-        ),
-    );
+    let config = recorder(&record, |s| {
+        s.env(
+            "MCPBIND_RECORD_DESCRIPTION",
+            description.display().to_string(),
+        )
+        .pin_policy(PinPolicy::Refuse)
+        .retry_backoff(Duration::ZERO)
+    });
     let client = Client::connect(&config, "rec").await.unwrap();
     let pins = pins_of(&client).await;
     assert!(client.check_pins(&pins).await.unwrap().is_empty());
@@ -260,8 +264,9 @@ fn cli_timeout_sends_the_cancellation_before_exiting() {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.rec]\ncommand = {RECORDER:?}\nenv = {{ MCPBIND_RECORD = {:?} }}\ntimeout = 0.3\n",
-            record.display().to_string()
+            "[servers.rec]\ncommand = {}\nenv = {{ MCPBIND_RECORD = {} }}\ntimeout = 0.3\n",
+            util::toml_str(RECORDER),
+            util::toml_str(&record.display().to_string())
         ),
     )
     .unwrap();
@@ -308,12 +313,13 @@ async fn the_circuit_opens_fails_fast_and_probes_after_the_cooldown() {
         up = up.display().to_string(),
         record = record.display().to_string(),
     );
-    let flaky = |cooldown: &str| {
+    let flaky = |cooldown: Duration| {
         let config = config(
             "flaky",
-            &format!(
-                "command = \"sh\"\nargs = [\"-c\", {script:?}]\nretries = 0\nbreaker_threshold = 2\nbreaker_cooldown = {cooldown}"
-            ),
+            sh(script.as_str())
+                .retries(0)
+                .breaker_threshold(2)
+                .breaker_cooldown(cooldown),
         );
         Client::lazy("flaky", config.servers["flaky"].clone())
     };
@@ -321,7 +327,7 @@ async fn the_circuit_opens_fails_fast_and_probes_after_the_cooldown() {
     let started = || lines_of(&starts).len();
 
     // A cool-down of an hour: open for the whole of this part.
-    let client = flaky("3600");
+    let client = flaky(Duration::from_secs(3600));
     let call = || client.call_raw("slow", slow("x", 0), &options);
     for _ in 0..2 {
         assert!(matches!(call().await, Err(Error::Connect { .. })));
@@ -344,7 +350,7 @@ async fn the_circuit_opens_fails_fast_and_probes_after_the_cooldown() {
 
     // A short cool-down, waited out as the breaker says (`retry_in`).
     std::fs::remove_file(&up).unwrap();
-    let client = flaky("0.2");
+    let client = flaky(Duration::from_millis(200));
     let call = || client.call_raw("slow", slow("x", 0), &options);
     let after_cooldown = || async {
         for _ in 0..100 {
@@ -376,7 +382,10 @@ async fn the_circuit_opens_fails_fast_and_probes_after_the_cooldown() {
 async fn retries_back_off_and_report_the_attempts() {
     let config = config(
         "down",
-        "command = \"sh\"\nargs = [\"-c\", \"echo starting >&2; exit 3\"]\nretries = 2\nretry_backoff = 0.1\nbreaker_threshold = 0",
+        sh("echo starting >&2; exit 3")
+            .retries(2)
+            .retry_backoff(Duration::from_millis(100))
+            .breaker_threshold(0),
     );
     let client = Client::lazy("down", config.servers["down"].clone());
     let started = Instant::now();
@@ -493,7 +502,7 @@ async fn max_concurrent_calls_queues_calls_in_order() {
             .collect()
     };
     let record = dir.path().join("limited.jsonl");
-    let config = recorder(&record, "max_concurrent_calls = 1");
+    let config = recorder(&record, |s| s.max_concurrent_calls(1));
     let client = Client::connect(&config, "rec").await.unwrap();
     let calls = ["a", "b", "c"].map(|tag| {
         let client = client.clone();
@@ -508,9 +517,12 @@ async fn max_concurrent_calls_queues_calls_in_order() {
     );
 
     let record = dir.path().join("free.jsonl");
-    let client = Client::connect(&recorder(&record, "timeout = 30"), "rec")
-        .await
-        .unwrap();
+    let client = Client::connect(
+        &recorder(&record, |s| s.timeout(Duration::from_secs(30))),
+        "rec",
+    )
+    .await
+    .unwrap();
     let calls = ["a", "b", "c"].map(|tag| {
         let client = client.clone();
         let meet = args(json!({"tag": tag, "count": 3}));
@@ -548,10 +560,7 @@ async fn idle_connections_close_and_reopen() {
         pids.display().to_string(),
         demo_bin()
     );
-    let config = config(
-        "demo",
-        &format!("command = \"sh\"\nargs = [\"-c\", {script:?}]\nidle_timeout = 0.3"),
-    );
+    let config = config("demo", sh(script).idle_timeout(Duration::from_millis(300)));
     let client = demo::Client::connect(&config).await.unwrap();
     client.add(demo::types::AddInput::new(1, 2)).await.unwrap();
     let first: u32 = lines_of(&pids)[0].parse().unwrap();
@@ -608,15 +617,14 @@ async fn servers_connect_concurrently_and_one_down_does_not_stop_the_others() {
             three = marker("three"),
             demo = demo_bin(),
         );
-        format!("[servers.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {script:?}]\n")
+        sh(script)
     };
-    let text = format!(
-        "{}{}{}[servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"echo no such thing >&2; exit 3\"]\n",
-        slow_start("one"),
-        slow_start("two"),
-        slow_start("three")
-    );
-    let config = Config::from_toml_str(&text).unwrap();
+    let config = Config::new()
+        .server("one", slow_start("one"))
+        .and_then(|c| c.server("two", slow_start("two")))
+        .and_then(|c| c.server("three", slow_start("three")))
+        .and_then(|c| c.server("broken", sh("echo no such thing >&2; exit 3")))
+        .unwrap();
     let servers = Servers::connect(&config).await;
     let errors: Vec<_> = servers.errors().map(|(n, e)| (n, e.to_string())).collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
@@ -679,7 +687,7 @@ async fn in_flight(client: &Client) {
 /// off after it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_waits_for_calls_in_flight_until_the_deadline() {
-    let config = config("demo", &format!("command = {:?}", demo_bin()));
+    let config = config("demo", ServerConfig::stdio(demo_bin()));
     let client = demo::Client::connect(&config).await.unwrap();
     let call = {
         let client = client.clone();
@@ -743,8 +751,8 @@ fn verbose_cli_traces_calls_without_secrets() {
     std::fs::write(
         dir.path().join("mcpbind.toml"),
         format!(
-            "[servers.demo]\ncommand = {:?}\nenv = {{ DEMO_TOKEN = \"${{LIFECYCLE_SECRET}}\" }}\n",
-            demo_bin()
+            "[servers.demo]\ncommand = {}\nenv = {{ DEMO_TOKEN = \"${{LIFECYCLE_SECRET}}\" }}\n",
+            util::toml_str(&demo_bin())
         ),
     )
     .unwrap();
@@ -821,9 +829,12 @@ async fn http_calls_reuse_tcp_connections() {
         &log.display().to_string(),
     ]);
     let server = util::Running::start(command);
+    let thirty = Duration::from_secs(30);
     let config = config(
         "one",
-        &format!("url = {:?}\ntimeout = 30\nconnect_timeout = 30", server.url),
+        ServerConfig::http(server.url.as_str())
+            .timeout(thirty)
+            .connect_timeout(thirty),
     );
     let client = Client::connect(&config, "one").await.unwrap();
     for i in 0..40 {

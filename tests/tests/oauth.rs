@@ -60,8 +60,8 @@ fn project(server: &OAuthServer, extra: &str) -> (tempfile::TempDir, tempfile::T
     let dir = tempfile::tempdir().unwrap();
     let store = tempfile::tempdir().unwrap();
     let config = format!(
-        "[servers.sec]\nurl = {:?}\nauth = \"oauth\"\n\n[servers.ci]\nurl = {:?}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nclient_secret = \"${{CI_SECRET}}\"\n{extra}",
-        server.url, server.url
+        "[servers.sec]\nurl = {url}\nauth = \"oauth\"\n\n[servers.ci]\nurl = {url}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nclient_secret = \"${{CI_SECRET}}\"\n{extra}",
+        url = util::toml_str(&server.url)
     );
     std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
     (dir, store)
@@ -277,11 +277,16 @@ fn client_credentials_get_a_token_at_connect() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_library_client_uses_the_grant() {
     let server = OAuthServer::start(3600);
-    let config = mcpbind::Config::from_toml_str(&format!(
-        "[servers.ci]\nurl = {:?}\nauth = \"client_credentials\"\nclient_id = \"ci-client\"\nclient_secret = \"ci-secret\"\nscopes = [\"mcp\"]\n",
-        server.url
-    ))
-    .unwrap();
+    let config = mcpbind::Config::new()
+        .server(
+            "ci",
+            mcpbind::ServerConfig::http(server.url.as_str())
+                .auth("client_credentials")
+                .client_id("ci-client")
+                .client_secret("ci-secret")
+                .scopes(["mcp"]),
+        )
+        .unwrap();
     let client = mcpbind::Client::connect_server("ci", config.servers["ci"].clone())
         .await
         .unwrap();
