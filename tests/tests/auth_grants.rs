@@ -78,8 +78,9 @@ fn the_jwt_bearer_grant_exchanges_the_workloads_token() {
     let jwt_file = dir.path().join("workload.jwt");
     std::fs::write(&jwt_file, format!("{WORKLOAD_JWT}\n")).unwrap();
     let config = format!(
-        "[servers.wl]\nurl = {:?}\nauth = \"jwt_bearer\"\nassertion_file = {:?}\n\n[servers.env]\nurl = {:?}\nauth = \"jwt_bearer\"\nclient_id = \"workload\"\nassertion = \"${{WORKLOAD_JWT}}\"\nscopes = [\"mcp\"]\n",
-        server.url, jwt_file, server.url
+        "[servers.wl]\nurl = {url}\nauth = \"jwt_bearer\"\nassertion_file = {jwt}\n\n[servers.env]\nurl = {url}\nauth = \"jwt_bearer\"\nclient_id = \"workload\"\nassertion = \"${{WORKLOAD_JWT}}\"\nscopes = [\"mcp\"]\n",
+        url = util::toml_str(&server.url),
+        jwt = util::toml_str(&jwt_file.display().to_string()),
     );
     std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
 
