@@ -354,12 +354,12 @@ fn locks_from_an_mcp_servers_json_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join(".mcp.json"),
-        format!(
-            r#"{{"mcpServers": {{"demo": {{"command": {:?}, "args": [], "env": {{}}}}}}}}"#,
-            crate::util::bin("mcpbind-demo-server")
-                .display()
-                .to_string()
-        ),
+        serde_json::json!({"mcpServers": {"demo": {
+            "command": crate::util::bin("mcpbind-demo-server"),
+            "args": [],
+            "env": {},
+        }}})
+        .to_string(),
     )
     .unwrap();
     let out = mcpbind(dir.path(), &["lock", "--config", ".mcp.json"]);
