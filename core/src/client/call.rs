@@ -274,7 +274,7 @@ impl Client {
             }
             let last = attempt > lifecycle.retries;
             let (error, retry) = match self
-                .attempt(&tool, tool.clone(), arguments.take(last), plan, traced)
+                .attempt(&tool, tool.clone(), (&mut arguments, last), plan, traced)
                 .await
             {
                 Ok(result) => break Ok(result),
@@ -321,12 +321,12 @@ impl Client {
     }
 
     /// One attempt of a call (`name` is `tool`, as sent: a `'static` name
-    /// stays borrowed).
+    /// stays borrowed; `last`: no retry can follow it).
     pub(super) async fn attempt(
         &self,
         tool: &str,
         name: Cow<'static, str>,
-        arguments: Map<String, Value>,
+        (arguments, last): (&mut Arguments<'_>, bool),
         plan: &Plan<'_>,
         traced: bool,
     ) -> std::result::Result<CallToolResult, Failure> {
@@ -336,12 +336,12 @@ impl Client {
         let method = "tools/call";
         let with_tool = |e: Error| with_tool(e, method, tool);
         let peer = session.service.peer();
-        let request = call_request(name.clone(), arguments, plan);
-        #[cfg(feature = "otel")]
-        let request = crate::trace_context::with_traceparent(request, plan.meta);
-        // Kept to be sent again if the server answers `input_required`
-        // (boxed: the call's future holds a pointer, not a request).
-        let again = speaks_mrtr(peer).then(|| Box::new(request.clone()));
+        // A server that may answer `input_required` gets the request again,
+        // built again then: the arguments stay available (a typed call's
+        // are serialized again), and no call pays for a copy of its request
+        // that only such an answer needs.
+        let mrtr = speaks_mrtr(peer);
+        let request = sent_request(name.clone(), arguments.take(last && !mrtr), plan);
         // `send`, spelled out: one layer less of a call's future, which
         // each layer copies (rmcp's is 3 KB; boxing it costs more than the
         // copies, a large allocation missing the allocator's caches:
@@ -374,12 +374,10 @@ impl Client {
         let response = match self.await_pending(&session, pending, method, wait).await {
             // Boxed: rare, and the rounds' future would be part of every
             // call's.
-            Ok(ServerResult::InputRequiredResult(input)) => match again {
-                Some(sent) => {
-                    Box::pin(self.more_rounds(&session, *sent, input, method, wait)).await
-                }
-                None => Ok(ServerResult::InputRequiredResult(input)),
-            },
+            Ok(ServerResult::InputRequiredResult(input)) if mrtr => {
+                let sent = sent_request(Cow::Owned(tool.to_owned()), arguments.take(last), plan);
+                Box::pin(self.more_rounds(&session, sent, input, method, wait)).await
+            }
             response => response,
         };
         match response {
@@ -402,6 +400,19 @@ impl Client {
             Err(e) => Err(Failure::Final(with_tool(e))),
         }
     }
+}
+
+/// The request an attempt sends: [`call_request`], with the trace context
+/// under `otel`.
+fn sent_request(
+    name: Cow<'static, str>,
+    arguments: Map<String, Value>,
+    plan: &Plan<'_>,
+) -> ClientRequest {
+    let request = call_request(name, arguments, plan);
+    #[cfg(feature = "otel")]
+    let request = crate::trace_context::with_traceparent(request, plan.meta);
+    request
 }
 
 /// The `tools/call` request of a call: a plain one, or one that creates a
