@@ -291,15 +291,7 @@ async fn an_expiring_grant_is_granted_again() {
     // again once per 401, then refused), and a library client's tokens are
     // in memory, not backdated as the CLI's token files are in oauth.rs.
     let server = OAuthServer::with_args(&["--expires-in", "2"]);
-    let config = mcpbind::Config::new()
-        .server(
-            "ci",
-            mcpbind::ServerConfig::http(server.url.as_str())
-                .auth("client_credentials")
-                .client_id("ci-client")
-                .client_secret("ci-secret"),
-        )
-        .unwrap();
+    let config = server.client_credentials(|s| s);
     let client = mcpbind::Client::connect_server("ci", config.servers["ci"].clone())
         .await
         .unwrap();

@@ -45,6 +45,19 @@ impl OAuthServer {
     }
 
     /// Every token issued so far (access and refresh tokens, codes).
+    /// A config whose server `ci` uses this server with the client
+    /// credentials grant (`ci-client` / `ci-secret`).
+    pub(crate) fn client_credentials(
+        &self,
+        more: impl FnOnce(mcpbind::ServerBuilder) -> mcpbind::ServerBuilder,
+    ) -> mcpbind::Config {
+        let server = mcpbind::ServerConfig::http(self.url.as_str())
+            .auth("client_credentials")
+            .client_id("ci-client")
+            .client_secret("ci-secret");
+        mcpbind::Config::new().server("ci", more(server)).unwrap()
+    }
+
     pub(crate) fn issued(&self) -> Vec<String> {
         std::fs::read_to_string(&self.tokens)
             .unwrap_or_default()
@@ -277,16 +290,7 @@ fn client_credentials_get_a_token_at_connect() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_library_client_uses_the_grant() {
     let server = OAuthServer::start(3600);
-    let config = mcpbind::Config::new()
-        .server(
-            "ci",
-            mcpbind::ServerConfig::http(server.url.as_str())
-                .auth("client_credentials")
-                .client_id("ci-client")
-                .client_secret("ci-secret")
-                .scopes(["mcp"]),
-        )
-        .unwrap();
+    let config = server.client_credentials(|s| s.scopes(["mcp"]));
     let client = mcpbind::Client::connect_server("ci", config.servers["ci"].clone())
         .await
         .unwrap();
