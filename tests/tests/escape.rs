@@ -104,9 +104,17 @@ impl Watched {
             events: libc::POLLIN,
             revents: 0,
         };
-        // SAFETY: one valid pollfd.
-        let n = unsafe { libc::poll(&mut poll, 1, millis) };
-        assert!(n >= 0, "poll: {}", std::io::Error::last_os_error());
+        // A signal (a child's SIGCHLD, say) interrupts the wait: wait
+        // again (the bound only keeps a failure from hanging the suite).
+        let n = loop {
+            // SAFETY: one valid pollfd.
+            let n = unsafe { libc::poll(&mut poll, 1, millis) };
+            let error = std::io::Error::last_os_error();
+            if n >= 0 || error.kind() != std::io::ErrorKind::Interrupted {
+                assert!(n >= 0, "poll: {error}");
+                break n;
+            }
+        };
         n == 1
     }
 
