@@ -125,7 +125,15 @@ async fn a_tool_changed_on_a_2026_connection_is_refused_under_refuse() {
     );
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "evolve", json!({})).await.unwrap();
-    let (tools, refused, _) = next_drift(&mut notices, "modern").await;
+    // The other refusing test's server is `modern` too, on the process's
+    // one bus: its drift may come first. This client's refusal is stored
+    // before its own drift is published.
+    let (tools, refused) = loop {
+        let (tools, refused, _) = next_drift(&mut notices, "modern").await;
+        if client.is_refused("greet") {
+            break (tools, refused);
+        }
+    };
     assert_eq!((tools, refused), (vec!["greet".to_owned()], true));
     let err = call(&client, "greet", json!({"name": 7}))
         .await
@@ -224,7 +232,13 @@ async fn a_reconnect_listens_again() {
     assert_eq!(count(&lines, tools), 3, "{lines:?}");
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "evolve", json!({})).await.unwrap();
-    let (drift, _, _) = next_drift(&mut notices, "modern").await;
+    // As in the refusing test above: wait for this client's own drift.
+    let drift = loop {
+        let (drift, _, _) = next_drift(&mut notices, "modern").await;
+        if client.is_refused("greet") {
+            break drift;
+        }
+    };
     assert_eq!(drift, ["greet"]);
     let err = call(&client, "greet", json!({"name": 7}))
         .await
