@@ -43,6 +43,18 @@ fn start_with(policy: PinPolicy, extra: impl FnOnce(ServerBuilder) -> ServerBuil
     Evolving { child, config }
 }
 
+/// The drift that refuses `greet` on `client`: the other refusing test's
+/// server is `modern` too, on the process's one bus, so its drift may come
+/// first; a client's refusal is stored before its own drift is published.
+async fn own_drift(notices: &mut mcpbind::NoticeReceiver, client: &Client) -> (Vec<String>, bool) {
+    loop {
+        let (tools, refused, _) = next_drift(notices, "modern").await;
+        if client.is_refused("greet") {
+            return (tools, refused);
+        }
+    }
+}
+
 /// The server's tools as `mcpbind lock` locks them (a lockfile written and
 /// read back), as the pins of a generated module.
 async fn locked_tools(server: &Evolving) -> Vec<ToolMeta> {
@@ -125,15 +137,7 @@ async fn a_tool_changed_on_a_2026_connection_is_refused_under_refuse() {
     );
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "evolve", json!({})).await.unwrap();
-    // The other refusing test's server is `modern` too, on the process's
-    // one bus: its drift may come first. This client's refusal is stored
-    // before its own drift is published.
-    let (tools, refused) = loop {
-        let (tools, refused, _) = next_drift(&mut notices, "modern").await;
-        if client.is_refused("greet") {
-            break (tools, refused);
-        }
-    };
+    let (tools, refused) = own_drift(&mut notices, &client).await;
     assert_eq!((tools, refused), (vec!["greet".to_owned()], true));
     let err = call(&client, "greet", json!({"name": 7}))
         .await
@@ -232,13 +236,7 @@ async fn a_reconnect_listens_again() {
     assert_eq!(count(&lines, tools), 3, "{lines:?}");
     let mut notices = mcpbind::subscribe_notices();
     call(&client, "evolve", json!({})).await.unwrap();
-    // As in the refusing test above: wait for this client's own drift.
-    let drift = loop {
-        let (drift, _, _) = next_drift(&mut notices, "modern").await;
-        if client.is_refused("greet") {
-            break drift;
-        }
-    };
+    let (drift, _) = own_drift(&mut notices, &client).await;
     assert_eq!(drift, ["greet"]);
     let err = call(&client, "greet", json!({"name": 7}))
         .await
