@@ -417,7 +417,7 @@ fn sent_request(
 
 /// The `tools/call` request of a call: a plain one, or one that creates a
 /// task.
-pub(super) fn call_request(
+fn call_request(
     name: Cow<'static, str>,
     arguments: Map<String, Value>,
     plan: &Plan<'_>,
