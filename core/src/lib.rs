@@ -137,7 +137,7 @@ mod trace_context;
 #[cfg(feature = "client")]
 mod validate {
     #[cfg(feature = "validate")]
-    pub use mcpbind_model::validate::{violations, violations_of};
+    pub use mcpbind_model::validate::{compile, violations, violations_of, Compiled};
     pub use mcpbind_model::violation::{join, Violation};
 
     /// Without the `validate` feature nothing is checked against a schema:
@@ -194,7 +194,7 @@ pub mod __toolbox {
         outcome_of, publish_rejected, publish_toolbox_call, with_scope, CallScope,
     };
     #[cfg(feature = "validate")]
-    pub use crate::validate::violations_of;
+    pub use crate::validate::{compile, violations_of, Compiled};
     pub use crate::validate::{join, violations};
 }
 

@@ -43,6 +43,8 @@ use crate::hash::sha256_hex;
 
 #[doc(hidden)]
 pub use depth::deeper_than;
+#[cfg(feature = "validate")]
+pub(crate) use depth::on_thread;
 pub(crate) use depth::{from_str_deep, on_deep_stack};
 pub use depth::{value_depth, MAX_DEPTH};
 pub use error::{LockError, StaleReason};

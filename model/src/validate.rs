@@ -1,11 +1,17 @@
 //! Validation of arguments and structured output against the locked
 //! schemas, for what types can't say (`minimum`, `pattern`, `minItems`…).
 //!
+//! The validator is boon: it passes the JSON Schema Test Suite as
+//! jsonschema did, with 12 crates instead of 41 (BENCHMARKS.md, "A lighter
+//! validator?"). Its errors are a tree; [`Violation`]s are its leaves, in
+//! our words (`words.rs`), so they read the same whichever validator finds
+//! them.
+//!
 //! Each schema is compiled once per process, on first use, and cached by the
 //! address of its `'static` text (generated code holds one per tool). A
-//! schema that can't be compiled (an unknown draft, a network `$ref`, which
-//! is never fetched) disables validation for that schema only: the server
-//! still checks.
+//! schema that can't be compiled (an unknown draft, a `$ref` to another
+//! document, which is never fetched, from the network or from disk)
+//! disables validation for that schema only: the server still checks.
 //!
 //! The validator recurses over the instance as deep as the schema leads it,
 //! and a recursive schema (`{"properties": {"child": {"$ref": "#"}}}`) leads
@@ -15,14 +21,16 @@
 //! than 128 levels is a violation at the pointer where it goes
 //! too deep, checked without recursing, instead of a stack overflow.
 
+mod words;
+
 use std::collections::HashMap;
+use std::error::Error;
 use std::sync::{OnceLock, RwLock};
 
 use foldhash::fast::FixedState;
 use serde_json::Value;
 
-use crate::lock::deeper_than;
-use crate::violation::small;
+use crate::lock::{deeper_than, on_thread};
 pub use crate::violation::{join, Violation};
 
 /// The deepest instance validated, in JSON levels: as deep as serde_json
@@ -30,12 +38,70 @@ pub use crate::violation::{join, Violation};
 /// deeper one could not reach a server anyway.
 pub(crate) const MAX_INSTANCE_DEPTH: usize = 128;
 
+/// Instances up to this deep are validated on the caller's stack. boon
+/// recurses a few frames per level of the instance, and a debug build's
+/// frames are large: up to ~60 KiB a level was measured (an `anyOf` over an
+/// `allOf` over a `$ref`), so 8 levels fit with room in a 2 MiB tokio
+/// worker's stack.
+const SHALLOW: usize = 8;
+
+/// The stack a deeper instance is validated on, on a thread of its own:
+/// four times the most measured per level, for [`MAX_INSTANCE_DEPTH`]
+/// levels (reserved, not committed: only what is used is paged in).
+const DEEP_STACK: usize = 1024 * 1024 + MAX_INSTANCE_DEPTH * 256 * 1024;
+
+/// The most violations reported for one value: enough to fix it, few
+/// enough to read.
+const MAX_VIOLATIONS: usize = 3;
+
+/// Where a schema is said to live, so that its `$ref`s resolve: an address
+/// that is nowhere. A `$ref` outside the schema resolves to another
+/// document, which [`Nowhere`] refuses to load.
+const BASE: &str = "https://schema.mcpbind.invalid/locked.json";
+
+/// A schema, compiled.
+pub struct Compiled {
+    schemas: boon::Schemas,
+    index: boon::SchemaIndex,
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Compiled")
+    }
+}
+
+/// The loader of every document a schema refers to: none is loaded. boon's
+/// own would read `file://` ones from disk; the standard metaschemas are
+/// built into boon and need no loader.
+struct Nowhere;
+
+impl boon::UrlLoader for Nowhere {
+    fn load(&self, url: &str) -> Result<Value, Box<dyn Error>> {
+        Err(format!("{url} is not loaded: a locked schema is checked on its own").into())
+    }
+}
+
+/// `schema` compiled, or why it can't be.
+pub fn compile(schema: &Value) -> Result<Compiled, String> {
+    let mut compiler = boon::Compiler::new();
+    compiler.use_loader(Box::new(Nowhere));
+    compiler
+        .add_resource(BASE, schema.clone())
+        .map_err(|e| e.to_string())?;
+    let mut schemas = boon::Schemas::new();
+    let index = compiler
+        .compile(BASE, &mut schemas)
+        .map_err(|e| e.to_string())?;
+    Ok(Compiled { schemas, index })
+}
+
 /// Compiled validators by the address and length of their schema's text.
 /// They live as long as the process, as the `'static` texts do: the lookup
 /// on every call is then a read lock and no reference count.
-type Cache = RwLock<HashMap<(usize, usize), Option<&'static jsonschema::Validator>, FixedState>>;
+type Cache = RwLock<HashMap<(usize, usize), Option<&'static Compiled>, FixedState>>;
 
-fn validator(schema: &'static str) -> Option<&'static jsonschema::Validator> {
+fn validator(schema: &'static str) -> Option<&'static Compiled> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let key = (schema.as_ptr() as usize, schema.len());
     let cache = CACHE.get_or_init(Default::default);
@@ -44,7 +110,7 @@ fn validator(schema: &'static str) -> Option<&'static jsonschema::Validator> {
     }
     let compiled = serde_json::from_str::<Value>(schema)
         .ok()
-        .and_then(|schema| jsonschema::validator_for(&schema).ok());
+        .and_then(|schema| compile(&schema).ok());
     let mut cache = cache.write().ok()?;
     // Another thread may have compiled it meanwhile: keep the first.
     *cache
@@ -64,8 +130,10 @@ pub fn violations(schema: &'static str, instance: &Value) -> Vec<Violation> {
 /// [`violations`] of a compiled schema (an unlocked tool's, compiled when
 /// it was listed).
 #[inline]
-pub fn violations_of(validator: &jsonschema::Validator, instance: &Value) -> Vec<Violation> {
-    if deeper_than(instance, MAX_INSTANCE_DEPTH) {
+pub fn violations_of(compiled: &Compiled, instance: &Value) -> Vec<Violation> {
+    // One walk for the common, shallow value; a second only for a deep one.
+    let deep = deeper_than(instance, SHALLOW);
+    if deep && deeper_than(instance, MAX_INSTANCE_DEPTH) {
         let at = too_deep_at(instance, MAX_INSTANCE_DEPTH);
         return vec![Violation::new(
             at,
@@ -75,22 +143,20 @@ pub fn violations_of(validator: &jsonschema::Validator, instance: &Value) -> Vec
             ),
         )];
     }
-    // The common case, valid, without building any error.
-    if validator.is_valid(instance) {
-        return Vec::new();
+    let check = || match compiled.schemas.validate(instance, compiled.index) {
+        Ok(()) => Vec::new(),
+        Err(error) => {
+            let mut found = Vec::new();
+            words::leaves(&error, instance, &mut found);
+            found.truncate(MAX_VIOLATIONS);
+            found
+        }
+    };
+    if deep {
+        on_thread(DEEP_STACK, check)
+    } else {
+        check()
     }
-    validator
-        .iter_errors(instance)
-        .take(3)
-        .map(|e| Violation {
-            given: small(e.instance()),
-            ..Violation::new(
-                e.instance_path().to_string(),
-                e.kind().keyword(),
-                e.to_string(),
-            )
-        })
-        .collect()
 }
 
 /// The JSON pointer of the first object or array nested deeper than
@@ -206,5 +272,145 @@ mod tests {
     fn uncompilable_schema_checks_nothing() {
         const BAD: &str = r#"{"$ref": "https://example.com/never-fetched.json"}"#;
         assert!(violations(BAD, &json!({"anything": 1})).is_empty());
+    }
+
+    #[test]
+    fn documents_on_disk_are_never_read() {
+        // A schema on disk that refuses everything: were it read, 1 would
+        // break it.
+        let dir = std::env::temp_dir().join(format!("mcpbind-validate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("refuse.json");
+        std::fs::write(&file, "false").unwrap();
+        let absolute = json!({"$ref": format!("file://{}", file.display())});
+        let relative = json!({"$id": format!("file://{}/", dir.display()), "$ref": "refuse.json"});
+        for schema in [absolute, relative] {
+            let error = compile(&schema).unwrap_err();
+            assert!(error.contains("refuse.json"), "{error}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        // A schema's own `$ref`s resolve, with or without an `$id`.
+        for schema in [
+            json!({"$defs": {"n": {"minimum": 2}}, "$ref": "#/$defs/n"}),
+            json!({"$id": "https://example.com/s", "$defs": {"n": {"minimum": 2}}, "$ref": "#/$defs/n"}),
+        ] {
+            let compiled = compile(&schema).unwrap();
+            let v = violations_of(&compiled, &json!(1));
+            assert_eq!((v.len(), v[0].keyword.as_str()), (1, "minimum"), "{schema}");
+        }
+    }
+
+    fn one(schema: Value, instance: Value) -> Vec<(String, String, String)> {
+        let compiled = compile(&schema).unwrap();
+        violations_of(&compiled, &instance)
+            .into_iter()
+            .map(|v| (v.pointer, v.keyword, v.message))
+            .collect()
+    }
+
+    #[test]
+    fn each_violation_says_where_which_keyword_and_what() {
+        let v = |p: &str, k: &str, m: &str| vec![(p.to_owned(), k.to_owned(), m.to_owned())];
+        let object =
+            json!({"type": "object", "required": ["a", "b"], "properties": {"a": {}, "b": {}}});
+        assert_eq!(
+            one(object, json!({})),
+            [
+                v("/", "required", r#""a" is a required property"#),
+                v("/", "required", r#""b" is a required property"#)
+            ]
+            .concat()
+        );
+        let closed = json!({"properties": {"a": {}}, "additionalProperties": false});
+        assert_eq!(
+            one(closed, json!({"a": 1, "x": 2})),
+            v(
+                "/",
+                "additionalProperties",
+                r#"additional properties are not allowed ("x" was unexpected)"#
+            )
+        );
+        let union =
+            json!({"properties": {"u": {"anyOf": [{"enum": ["c", "f"]}, {"type": "null"}]}}});
+        assert_eq!(
+            one(union, json!({"u": "k"})),
+            v(
+                "/u",
+                "anyOf",
+                r#""k" is not valid under any of the schemas listed in the 'anyOf' keyword"#
+            )
+        );
+        assert_eq!(
+            one(json!({"items": {"pattern": "^a"}}), json!(["ab", "b/c"])),
+            v("/1", "pattern", r#""b/c" does not match "^a""#)
+        );
+        assert_eq!(
+            one(
+                json!({"properties": {"a/b": {"minItems": 2}}}),
+                json!({"a/b": [1]})
+            ),
+            v("/a~1b", "minItems", "[1] has less than 2 items")
+        );
+        assert_eq!(
+            one(
+                json!({"allOf": [{"minimum": 5}, {"multipleOf": 2}]}),
+                json!(3)
+            ),
+            [
+                v("/", "minimum", "3 is less than the minimum of 5"),
+                v("/", "multipleOf", "3 is not a multiple of 2")
+            ]
+            .concat()
+        );
+        assert_eq!(
+            one(json!({"enum": ["c", "f"]}), json!("k")),
+            v("/", "enum", r#""k" is not one of ["c","f"]"#)
+        );
+        // At most three, and a long value is cut in the message (whole in
+        // `given`, up to its own limit).
+        let many = json!({"required": ["a", "b", "c", "d"]});
+        assert_eq!(one(many, json!({})).len(), MAX_VIOLATIONS);
+        let long = "é".repeat(100);
+        let found = violations_of(&compile(&json!({"maxLength": 3})).unwrap(), &json!(long));
+        let quoted = found[0]
+            .message
+            .strip_suffix(" is longer than 3 characters")
+            .unwrap();
+        assert!(
+            quoted.ends_with('…') && quoted.len() <= 80 + '…'.len_utf8(),
+            "{quoted}"
+        );
+        assert_eq!(found[0].given, Some(json!(long)));
+    }
+
+    #[test]
+    fn deep_instances_of_stack_hungry_schemas_are_validated() {
+        // Each level goes through `anyOf`, `allOf` and `$ref`: the most
+        // stack per level measured (see `SHALLOW`).
+        let schema = json!({"type": "object", "properties": {
+            "child": {"anyOf": [{"type": "string"}, {"allOf": [{"$ref": "#"}]}]},
+            "n": {"type": "integer"}}});
+        let compiled = compile(&schema).unwrap();
+        let mut value = json!({"n": "one"});
+        for _ in 1..MAX_INSTANCE_DEPTH {
+            let mut parent = serde_json::Map::new();
+            parent.insert("child".into(), value);
+            value = Value::Object(parent);
+        }
+        let found = violations_of(&compiled, &value);
+        assert_eq!(found.len(), 1);
+        // The outermost `anyOf` fails: no branch took the value all the
+        // way down.
+        assert_eq!(
+            (found[0].pointer.as_str(), found[0].keyword.as_str()),
+            ("/child", "anyOf")
+        );
+        // With the deepest value right, all of it is valid.
+        let mut inner = &mut value;
+        while inner.get("child").is_some() {
+            inner = &mut inner["child"];
+        }
+        inner["n"] = json!(1);
+        assert!(violations_of(&compiled, &value).is_empty());
     }
 }

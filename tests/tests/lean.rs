@@ -70,7 +70,7 @@ fn a_stdio_only_build_has_no_http_stack_and_no_validator() {
         "rustls",
         "hyper",
         "oauth2",
-        "jsonschema",
+        "boon",
         "mcpbind-toolbox",
         "mcpbind-sandbox",
     ] {

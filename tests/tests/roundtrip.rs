@@ -93,11 +93,7 @@ fn roundtrip<T: Tool>() {
     let meta = T::META;
     let schema: Value = serde_json::from_str(meta.input_schema).unwrap();
     let args = sample(&schema, &schema);
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&args)
-        .map(|e| e.to_string())
-        .collect();
+    let errors = crate::util::schema_errors(&schema, &args);
     assert!(
         errors.is_empty(),
         "{}.{}: the sample {args} is invalid: {errors:?}",

@@ -779,11 +779,7 @@ async fn strict_definition_round_trips_a_valid_call() {
     ];
     for (name, arguments) in cases {
         let schema = strict_schema(name);
-        let validator = jsonschema::validator_for(&schema).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&arguments)
-            .map(|e| e.to_string())
-            .collect();
+        let errors = crate::util::schema_errors(&schema, &arguments);
         assert!(errors.is_empty(), "{name}: {errors:?}");
         let call = tools.call_value(name, arguments).await;
         assert!(call.outcome.is_ok(), "{name}: {:?}", call.outcome);

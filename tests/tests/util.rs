@@ -422,3 +422,20 @@ mod golden;
 
 /// Compares `actual` with a committed file; `MCPBIND_BLESS=1` rewrites it.
 pub use golden::assert_golden;
+
+/// What is wrong with `value` under `schema`, as boon says it (empty when
+/// valid): a reading of the schema that is not mcpbind's.
+pub fn schema_errors(schema: &serde_json::Value, value: &serde_json::Value) -> Vec<String> {
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler
+        .add_resource("https://schema.invalid/s.json", schema.clone())
+        .unwrap();
+    let index = compiler
+        .compile("https://schema.invalid/s.json", &mut schemas)
+        .unwrap();
+    match schemas.validate(value, index) {
+        Ok(()) => Vec::new(),
+        Err(error) => vec![format!("{error:#}")],
+    }
+}

@@ -10,7 +10,7 @@ pub(crate) use mcpbind_core::Violation;
 
 /// A listed schema, compiled.
 #[cfg(feature = "validate")]
-pub(crate) type Compiled = jsonschema::Validator;
+pub(crate) use mcpbind_core::__toolbox::Compiled;
 
 /// A listed schema: without `validate`, nothing is compiled.
 #[cfg(not(feature = "validate"))]
@@ -19,7 +19,7 @@ pub(crate) struct Compiled;
 /// `schema` compiled, or why it can't be.
 pub(crate) fn compile(schema: &Value) -> Result<Compiled, String> {
     #[cfg(feature = "validate")]
-    return jsonschema::validator_for(schema).map_err(|e| e.to_string());
+    return mcpbind_core::__toolbox::compile(schema);
     #[cfg(not(feature = "validate"))]
     {
         let _ = schema;

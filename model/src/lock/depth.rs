@@ -31,18 +31,24 @@ const STACK_PER_LEVEL: usize = 8 * 1024;
 
 /// Runs `f`, which recurses over values up to `depth` levels deep, on a
 /// stack big enough for it: the caller's for a shallow value, else a
-/// scoped thread's of the size needed (a panic in `f` goes on in the
-/// caller). With no thread to be had, `f` runs on the caller's stack.
+/// scoped thread's of the size needed (see [`on_thread`]).
 pub(crate) fn on_deep_stack<R: Send>(depth: usize, f: impl FnOnce() -> R + Send) -> R {
     if depth <= SHALLOW {
         return f();
     }
+    on_thread(1024 * 1024 + depth * STACK_PER_LEVEL, f)
+}
+
+/// Runs `f` on a scoped thread with a stack of `stack` bytes (a panic in
+/// `f` goes on in the caller). With no thread to be had, `f` runs on the
+/// caller's stack.
+pub(crate) fn on_thread<R: Send>(stack: usize, f: impl FnOnce() -> R + Send) -> R {
     let mut slot = Some(f);
     let ran = std::thread::scope(|scope| {
         let slot = &mut slot;
         std::thread::Builder::new()
             .name("mcpbind-deep".into())
-            .stack_size(1024 * 1024 + depth * STACK_PER_LEVEL)
+            .stack_size(stack)
             .spawn_scoped(scope, move || slot.take().map(|f| f()))
             .ok()
             .and_then(|worker| {
