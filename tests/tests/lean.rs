@@ -1,9 +1,9 @@
 //! The lean path (issue 35): a crate with `mcpbind = { default-features =
 //! false, features = ["stdio"] }` and bindings checked in with `mcpbind
 //! generate --out src/mcp.rs` (tests/lean). Its bindings are what the
-//! lockfile generates, its dependency tree has no HTTP stack, OAuth client
-//! or validator, and it calls the demo server; a URL server is refused
-//! with an error that names the missing feature.
+//! lockfile generates, its dependency tree has no HTTP stack, OAuth client,
+//! validator or YAML parser (skills), and it calls the demo server; a URL
+//! server is refused with an error that names the missing feature.
 
 use std::process::Command;
 
@@ -73,6 +73,11 @@ fn a_stdio_only_build_has_no_http_stack_and_no_validator() {
         "jsonschema",
         "mcpbind-toolbox",
         "mcpbind-sandbox",
+        // Skills' YAML frontmatter and Base64 blobs (feature `skills`).
+        "yaml-rust2",
+        "hashlink",
+        "arraydeque",
+        "base64",
     ] {
         assert!(
             !crates.contains(&absent),
