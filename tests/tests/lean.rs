@@ -108,9 +108,10 @@ fn a_stdio_only_build_calls_the_demo_server_and_names_what_it_lacks() {
 
 /// Generated code compiles under every feature set of `mcpbind`: with none
 /// (types and `Handler`s only: the client items drop out, an
-/// `annotations = "enforce"` server's included) and with `server` alone (a
+/// `annotations = "enforce"` server's included), with `server` alone (a
 /// server with prompts and resource templates, whose `Handler` answers with
-/// rmcp's types).
+/// rmcp's types), and with the toolbox but not `skills` (the toolbox items
+/// kept, whose toolbox has no skills).
 #[test]
 fn generated_code_compiles_without_client_features() {
     let golden = |name: &str| util::root().join(format!("codegen/tests/output/{name}.rs"));
@@ -118,6 +119,10 @@ fn generated_code_compiles_without_client_features() {
     for (features, files) in [
         ("[]", without_client),
         (r#"["server"]"#, vec![golden("prompts")]),
+        (
+            r#"["stdio", "toolbox"]"#,
+            vec![golden("effects"), golden("prompts")],
+        ),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let manifest = format!(
