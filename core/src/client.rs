@@ -14,9 +14,9 @@
 //! | `client/typed.rs` | typed tool calls: input and output checked and parsed |
 //! | `client/task.rs` | calls that run as tasks |
 //! | `client/mrtr.rs` | multi round-trip requests (2026-07-28) |
-//! | `client/listing.rs` | listing tools, prompts, templates, resources, skills |
+//! | `client/listing.rs` | listing tools, prompts, templates, resources |
 //! | `client/prompts.rs` | prompts, resource reads, completions |
-//! | `client/skills.rs` | loading skills |
+//! | `client/skills.rs` | listing and loading skills (feature `skills`) |
 //! | `client/pins.rs` | pins: at connect, after a reconnect, on list changes |
 //! | `client/subscribe.rs` | resource subscriptions |
 
@@ -42,6 +42,7 @@ mod mrtr;
 mod pins;
 mod prompts;
 mod request;
+#[cfg(feature = "skills")]
 mod skills;
 mod subscribe;
 mod task;

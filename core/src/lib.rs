@@ -128,7 +128,7 @@ mod paging;
 mod redact;
 #[cfg(feature = "client")]
 mod servers;
-#[cfg(feature = "client")]
+#[cfg(feature = "skills")]
 pub mod skills;
 #[cfg(feature = "client")]
 pub mod snapshot;

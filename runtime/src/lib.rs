@@ -194,8 +194,9 @@ pub mod elicit {
         schema_defaults, AcceptDefaults, ClientHooks, Elicitation, HookFuture, Roots, Sampling,
     };
 }
-/// Skills (SEP-2640): listed, loaded and verified against their entries.
-#[cfg(feature = "__client")]
+/// Skills (SEP-2640): listed, loaded and verified against their entries
+/// (feature `skills`).
+#[cfg(feature = "skills")]
 pub mod skills {
     pub use mcpbind_core::skills::{
         LoadedSkill, Skill, SkillFrontmatter, SkillResource, SkillResources, MAX_SKILL_BYTES,
@@ -270,12 +271,15 @@ pub use mcpbind_toolbox::{
 pub mod toolbox {
     pub use mcpbind_toolbox::toolbox::Approvals;
     pub use mcpbind_toolbox::toolbox::{
-        is_legal_tool_name, model_name, skill_catalog, Approval, BoundServer, CallError,
-        CallRequest, ContentKind, ContentNote, ContentOptions, Definitions, DescriptionPolicy,
-        HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement, PromptRequest, Provider,
-        ProviderResult, Refusal, RequestLimit, ServerInventory, SkillEntry, ToolCall, ToolEntry,
-        ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError, Verdict, MAX_NAME_LEN,
+        is_legal_tool_name, model_name, Approval, BoundServer, CallError, CallRequest, ContentKind,
+        ContentNote, ContentOptions, Definitions, DescriptionPolicy, HookCall, LimitExceeded,
+        ModelResult, OpenAiShape, Placement, PromptRequest, Provider, ProviderResult, Refusal,
+        RequestLimit, ServerInventory, ToolCall, ToolEntry, ToolFacts, ToolHook, ToolInventory,
+        Toolbox, ToolboxError, Verdict, MAX_NAME_LEN,
     };
+    // Skills as context (feature `skills`).
+    #[cfg(feature = "skills")]
+    pub use mcpbind_toolbox::toolbox::{skill_catalog, SkillEntry};
 }
 
 /// Generates bindings from a lockfile at compile time (the same code the

@@ -1,9 +1,9 @@
 //! The lean path (issue 35): a crate with `mcpbind = { default-features =
 //! false, features = ["stdio"] }` and bindings checked in with `mcpbind
 //! generate --out src/mcp.rs` (tests/lean). Its bindings are what the
-//! lockfile generates, its dependency tree has no HTTP stack, OAuth client
-//! or validator, and it calls the demo server; a URL server is refused
-//! with an error that names the missing feature.
+//! lockfile generates, its dependency tree has no HTTP stack, OAuth client,
+//! validator or YAML parser (skills), and it calls the demo server; a URL
+//! server is refused with an error that names the missing feature.
 
 use std::process::Command;
 
@@ -73,6 +73,11 @@ fn a_stdio_only_build_has_no_http_stack_and_no_validator() {
         "boon",
         "mcpbind-toolbox",
         "mcpbind-sandbox",
+        // Skills' YAML frontmatter and Base64 blobs (feature `skills`).
+        "yaml-rust2",
+        "hashlink",
+        "arraydeque",
+        "base64",
     ] {
         assert!(
             !crates.contains(&absent),
@@ -103,9 +108,10 @@ fn a_stdio_only_build_calls_the_demo_server_and_names_what_it_lacks() {
 
 /// Generated code compiles under every feature set of `mcpbind`: with none
 /// (types and `Handler`s only: the client items drop out, an
-/// `annotations = "enforce"` server's included) and with `server` alone (a
+/// `annotations = "enforce"` server's included), with `server` alone (a
 /// server with prompts and resource templates, whose `Handler` answers with
-/// rmcp's types).
+/// rmcp's types), and with the toolbox but not `skills` (the toolbox items
+/// kept, whose toolbox has no skills).
 #[test]
 fn generated_code_compiles_without_client_features() {
     let golden = |name: &str| util::root().join(format!("codegen/tests/output/{name}.rs"));
@@ -113,6 +119,10 @@ fn generated_code_compiles_without_client_features() {
     for (features, files) in [
         ("[]", without_client),
         (r#"["server"]"#, vec![golden("prompts")]),
+        (
+            r#"["stdio", "toolbox"]"#,
+            vec![golden("effects"), golden("prompts")],
+        ),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let manifest = format!(

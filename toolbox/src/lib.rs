@@ -29,8 +29,10 @@ pub mod rig {
 
 // The client side's items, under the paths the toolbox's files name them by
 // (they were written inside `mcpbind-core`).
+#[cfg(feature = "skills")]
+use mcpbind_core::skills;
 use mcpbind_core::LockedEntry;
-use mcpbind_core::{handler, json, notices, skills, uri_template};
+use mcpbind_core::{handler, json, notices, uri_template};
 mod call {
     pub(crate) use mcpbind_core::__toolbox::text_of;
     pub(crate) use mcpbind_core::ToolResult;

@@ -32,6 +32,7 @@ mod resources;
 #[cfg(feature = "rig")]
 mod rig;
 mod select;
+#[cfg(feature = "skills")]
 mod skills;
 mod templates;
 
@@ -56,6 +57,7 @@ pub use providers::{
     Definitions, DescriptionPolicy, LimitExceeded, OpenAiShape, Refusal, RequestLimit,
 };
 pub use select::ToolFacts;
+#[cfg(feature = "skills")]
 pub use skills::{skill_catalog, SkillEntry};
 
 use dispatch::CallFn;

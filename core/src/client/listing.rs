@@ -1,6 +1,7 @@
 //! Listing what the server offers: its tools, prompts and resource
 //! templates as raw JSON (every page, malformed entries skipped and said),
-//! its concrete resources and skills as rmcp's types, and its capabilities.
+//! its concrete resources as rmcp's types, and its capabilities. (Skills
+//! are listed in `client/skills.rs`, behind the `skills` feature.)
 
 use std::sync::Arc;
 
@@ -160,43 +161,6 @@ impl Client {
             },
             |answer| match answer {
                 ServerResult::ListResourcesResult(page) => Some((page.resources, page.next_cursor)),
-                _ => None,
-            },
-        )
-        .await
-    }
-
-    /// Lists the server's skills (SEP-2640 `skills/list`, every page): each
-    /// skill's entry (URI, frontmatter, and the digest and size of its
-    /// files). No skill file is read: a caller reads one
-    /// ([`Client::read_resource`]) when it loads that skill. Empty when the
-    /// server does not declare the skills extension.
-    ///
-    /// # Errors
-    ///
-    /// Those of connecting, a failed request: [`Error::Closed`](crate::Error::Closed) when the
-    /// connection is lost, [`Error::Timeout`](crate::Error::Timeout) or [`Error::TimeLimit`](crate::Error::TimeLimit) when the
-    /// server does not answer in time, [`Error::Service`](crate::Error::Service) for an error the
-    /// server answers with, and [`Error::Pagination`](crate::Error::Pagination) for pages that do not
-    /// end.
-    pub async fn list_skills(&self) -> Result<Vec<rmcp::model::Skill>> {
-        if !self
-            .has_capability(rmcp::model::ServerCapabilities::supports_skills)
-            .await?
-        {
-            return Ok(Vec::new());
-        }
-        self.every_page(
-            "skills/list",
-            |params| {
-                ClientRequest::ListSkillsRequest(rmcp::model::ListSkillsRequest {
-                    method: Default::default(),
-                    params,
-                    extensions: Default::default(),
-                })
-            },
-            |answer| match answer {
-                ServerResult::ListSkillsResult(page) => Some((page.skills, page.next_cursor)),
                 _ => None,
             },
         )

@@ -1,7 +1,10 @@
-//! Loading skills (SEP-2640) and reading their files, verified against the
-//! skill's entry: [`crate::skills`] has the rules.
+//! Skills (SEP-2640, feature `skills`): listing them, loading them and
+//! reading their files, verified against the skill's entry:
+//! [`crate::skills`] has the rules.
 
-use rmcp::model::{ClientRequest, GetSkillRequest, GetSkillRequestParams, ServerResult};
+use rmcp::model::{
+    ClientRequest, GetSkillRequest, GetSkillRequestParams, ListSkillsRequest, ServerResult,
+};
 use rmcp::ServiceError;
 
 use super::Client;
@@ -9,6 +12,43 @@ use crate::error::{Error, Result};
 use crate::skills::{self, LoadedSkill, Skill};
 
 impl Client {
+    /// Lists the server's skills (SEP-2640 `skills/list`, every page): each
+    /// skill's entry (URI, frontmatter, and the digest and size of its
+    /// files). No skill file is read: a caller reads one
+    /// ([`Client::read_resource`]) when it loads that skill. Empty when the
+    /// server does not declare the skills extension.
+    ///
+    /// # Errors
+    ///
+    /// Those of connecting, a failed request: [`Error::Closed`] when the
+    /// connection is lost, [`Error::Timeout`] or [`Error::TimeLimit`] when the
+    /// server does not answer in time, [`Error::Service`] for an error the
+    /// server answers with, and [`Error::Pagination`] for pages that do not
+    /// end.
+    pub async fn list_skills(&self) -> Result<Vec<Skill>> {
+        if !self
+            .has_capability(rmcp::model::ServerCapabilities::supports_skills)
+            .await?
+        {
+            return Ok(Vec::new());
+        }
+        self.every_page(
+            "skills/list",
+            |params| {
+                ClientRequest::ListSkillsRequest(ListSkillsRequest {
+                    method: Default::default(),
+                    params,
+                    extensions: Default::default(),
+                })
+            },
+            |answer| match answer {
+                ServerResult::ListSkillsResult(page) => Some((page.skills, page.next_cursor)),
+                _ => None,
+            },
+        )
+        .await
+    }
+
     /// The entry of one skill (SEP-2640 `skills/get`), named by the URI of
     /// its `SKILL.md`: for a skill that the listing left out, or to refresh
     /// one. No file is read.

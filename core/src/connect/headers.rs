@@ -270,12 +270,15 @@ pub(crate) fn param_headers(
     out
 }
 
+#[cfg(feature = "http")]
 const BASE64_PREFIX: &str = "=?base64?";
+#[cfg(feature = "http")]
 const BASE64_SUFFIX: &str = "?=";
 
 /// A header value as SEP-2243 sends it: Base64-wrapped when it has a
 /// leading or trailing space or tab, a control or non-ASCII character, or
 /// already looks like the wrapper.
+#[cfg(feature = "http")]
 fn encode(value: &str) -> String {
     use base64::Engine as _;
     let needs_base64 = value.starts_with([' ', '\t'])
