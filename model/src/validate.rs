@@ -83,7 +83,50 @@ impl boon::UrlLoader for Nowhere {
 }
 
 /// `schema` compiled, or why it can't be.
+///
+/// A `pattern` the validator's regex engine can't run (a lookahead or a
+/// backreference: ECMA-262 has them, Rust's `regex` does not) makes the
+/// whole schema invalid to boon; such a schema is compiled again without
+/// those patterns, so that the rest of it is still checked.
 pub fn compile(schema: &Value) -> Result<Compiled, String> {
+    compile_exact(schema).or_else(|error| {
+        let mut lenient = schema.clone();
+        if drop_unrunnable_patterns(&mut lenient) {
+            compile_exact(&lenient).map_err(|_| error)
+        } else {
+            Err(error)
+        }
+    })
+}
+
+/// Removes every `pattern` boon can't compile from `schema`, in every
+/// subschema (not inside `enum`, `const`, `default` or `examples`, which
+/// are values); whether it removed any.
+fn drop_unrunnable_patterns(schema: &mut Value) -> bool {
+    let Value::Object(map) = schema else {
+        return match schema {
+            Value::Array(items) => items.iter_mut().fold(false, |dropped, item| {
+                drop_unrunnable_patterns(item) | dropped
+            }),
+            _ => false,
+        };
+    };
+    let unrunnable = matches!(map.get("pattern"), Some(Value::String(pattern))
+        if compile_exact(&serde_json::json!({ "pattern": pattern })).is_err());
+    if unrunnable {
+        map.remove("pattern");
+    }
+    let mut dropped = unrunnable;
+    for (key, value) in map.iter_mut() {
+        if !matches!(key.as_str(), "enum" | "const" | "default" | "examples") {
+            dropped |= drop_unrunnable_patterns(value);
+        }
+    }
+    dropped
+}
+
+/// `schema` compiled as it is.
+fn compile_exact(schema: &Value) -> Result<Compiled, String> {
     let mut compiler = boon::Compiler::new();
     compiler.use_loader(Box::new(Nowhere));
     compiler
@@ -300,6 +343,30 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_pattern_the_engine_cant_run_is_dropped_and_the_rest_checked() {
+        // A lookahead (ECMA-262 has it; Rust's regex does not), beside a
+        // pattern that runs and a value that only looks like a schema.
+        let schema = json!({"properties": {
+            "name": {"type": "string", "maxLength": 5, "pattern": "^(?!.*linear).*$"},
+            "url": {"pattern": "^https://"},
+            "tag": {"const": {"pattern": "(?!x)"}}}});
+        let compiled = compile(&schema).unwrap();
+        let check = |v: Value| -> Vec<String> {
+            violations_of(&compiled, &v)
+                .into_iter()
+                .map(|v| v.keyword)
+                .collect()
+        };
+        assert_eq!(check(json!({"name": "linear"})), ["maxLength"]);
+        assert!(check(json!({"name": "linea"})).is_empty());
+        assert_eq!(check(json!({"url": "http://x"})), ["pattern"]);
+        assert!(check(json!({"tag": {"pattern": "(?!x)"}})).is_empty());
+        assert_eq!(check(json!({"tag": {}})), ["const"]);
+        // A schema wrong for another reason stays uncompiled.
+        assert!(compile(&json!({"pattern": "(?!x)", "minLength": "two"})).is_err());
+    }
+
     fn one(schema: Value, instance: Value) -> Vec<(String, String, String)> {
         let compiled = compile(&schema).unwrap();
         violations_of(&compiled, &instance)
@@ -412,5 +479,36 @@ mod tests {
         }
         inner["n"] = json!(1);
         assert!(violations_of(&compiled, &value).is_empty());
+    }
+
+    #[test]
+    fn every_schema_of_the_real_world_corpus_compiles() {
+        // The tools/list of 66 public MCP servers (the generator's corpus):
+        // a schema that did not compile would go unchecked, silently.
+        let corpus = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../codegen/tests/corpus/servers.lock"
+        );
+        let lockfile = crate::lock::Lockfile::read(corpus).unwrap();
+        let mut schemas = 0;
+        let mut failed = Vec::new();
+        for (server, lock) in &lockfile.servers {
+            for tool in &lock.tools {
+                for key in ["inputSchema", "outputSchema"] {
+                    let Some(schema) = tool.definition.get(key) else {
+                        continue;
+                    };
+                    schemas += 1;
+                    if let Err(e) = compile(schema) {
+                        failed.push(format!("{server}.{}: {key}: {e}", tool.definition["name"]));
+                    }
+                }
+            }
+        }
+        assert!(schemas > 1_776, "{schemas}");
+        // `"enum": []` accepts nothing, and draft-07 says an enum has at
+        // least one value: the server refuses every call anyway.
+        let known = r#"netlify."netlify-coding-rules": inputSchema: https://schema.mcpbind.invalid/locked.json# is not valid against metaschema"#;
+        assert_eq!(failed, [known], "{} of {schemas}", failed.len());
     }
 }
