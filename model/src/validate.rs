@@ -129,14 +129,37 @@ fn drop_unrunnable_patterns(schema: &mut Value) -> bool {
 fn compile_exact(schema: &Value) -> Result<Compiled, String> {
     let mut compiler = boon::Compiler::new();
     compiler.use_loader(Box::new(Nowhere));
-    compiler
-        .add_resource(BASE, schema.clone())
-        .map_err(|e| e.to_string())?;
+    let why = |e| unusable(e, schema);
+    compiler.add_resource(BASE, schema.clone()).map_err(why)?;
     let mut schemas = boon::Schemas::new();
-    let index = compiler
-        .compile(BASE, &mut schemas)
-        .map_err(|e| e.to_string())?;
+    let index = compiler.compile(BASE, &mut schemas).map_err(why)?;
     Ok(Compiled { schemas, index })
+}
+
+/// Why `schema` can't be compiled, in words that name where in it: a
+/// metaschema's violations as [`Violation`]s of the schema (`/properties/
+/// kind/enum: [] has less than 1 items`), and the schema itself as "the
+/// schema" rather than the address it was given.
+fn unusable(error: boon::CompileError, schema: &Value) -> String {
+    match &error {
+        boon::CompileError::ValidationError { src, .. } => {
+            let mut found = Vec::new();
+            words::leaves(src, schema, &mut found);
+            if !found.is_empty() {
+                return format!("it is not a valid JSON Schema: {}", join(&found));
+            }
+        }
+        boon::CompileError::LoadUrlError { url, .. } => {
+            return format!(
+                "it refers to {url}, which is not loaded: a locked schema is checked on its own"
+            );
+        }
+        _ => {}
+    }
+    error
+        .to_string()
+        .replace(&format!("{BASE}#"), "the schema")
+        .replace(BASE, "the schema")
 }
 
 /// Compiled validators by the address and length of their schema's text.
@@ -329,7 +352,10 @@ mod tests {
         let relative = json!({"$id": format!("file://{}/", dir.display()), "$ref": "refuse.json"});
         for schema in [absolute, relative] {
             let error = compile(&schema).unwrap_err();
-            assert!(error.contains("refuse.json"), "{error}");
+            assert!(
+                error.contains("refuse.json") && error.contains("is not loaded"),
+                "{error}"
+            );
         }
         std::fs::remove_dir_all(&dir).unwrap();
         // A schema's own `$ref`s resolve, with or without an `$id`.
@@ -508,7 +534,7 @@ mod tests {
         assert!(schemas > 1_776, "{schemas}");
         // `"enum": []` accepts nothing, and draft-07 says an enum has at
         // least one value: the server refuses every call anyway.
-        let known = r#"netlify."netlify-coding-rules": inputSchema: https://schema.mcpbind.invalid/locked.json# is not valid against metaschema"#;
+        let known = r#"netlify."netlify-coding-rules": inputSchema: it is not a valid JSON Schema: /properties/creationType/enum: [] has less than 1 items"#;
         assert_eq!(failed, [known], "{} of {schemas}", failed.len());
     }
 }

@@ -185,3 +185,31 @@ fn paginated_tools_list_is_followed_to_the_end() {
         "paging changed the lock"
     );
 }
+
+#[test]
+fn lock_warns_of_a_schema_calls_cant_be_checked_against() {
+    let dir = tempfile::tempdir().unwrap();
+    // Draft-07 wants an enum to have a value: not a schema mcpbind can
+    // compile, so calls of `hang` would go unchecked.
+    let schema = r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"k": {"enum": []}}}"#;
+    std::fs::write(dir.path().join("schema.json"), schema).unwrap();
+    let config = |checked: bool| {
+        format!(
+            "[servers.rec]\ncommand = {}\nvalidate_input = {checked}\nenv = {{ MCPBIND_RECORD_SCHEMA = {} }}\n",
+            util::toml_str(env!("CARGO_BIN_EXE_recorder")),
+            util::toml_str(&dir.path().join("schema.json").display().to_string())
+        )
+    };
+    std::fs::write(dir.path().join("mcpbind.toml"), config(true)).unwrap();
+    let out = util::mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let warning = "warning: server `rec`, tool `hang`: its inputSchema can't be checked by mcpbind (it is not a valid JSON Schema: /properties/k/enum: [] has less than 1 items); only the server checks it";
+    assert!(out.stderr.contains(warning), "{}", out.stderr);
+    // One warning: the other tools' schemas compile.
+    assert_eq!(out.stderr.matches("warning:").count(), 1, "{}", out.stderr);
+    // Checks turned off for the server: nothing to warn of.
+    std::fs::write(dir.path().join("mcpbind.toml"), config(false)).unwrap();
+    let out = util::mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(!out.stderr.contains("warning:"), "{}", out.stderr);
+}

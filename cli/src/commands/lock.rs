@@ -76,6 +76,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "      Locked {name}: {} ({status})",
                 super::tools(server.tools.len())
             );
+            if let Some(config) = config.servers.get(name) {
+                warn_unchecked(name, server, config);
+            }
         }
     }
     // Nothing locked and nothing changed: leave the file system alone.
@@ -92,6 +95,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     report_failures(failures);
     Ok(ExitCode::FAILURE)
+}
+
+/// Warns of each locked schema that calls can't be checked against (it
+/// refers to another document, or is not valid JSON Schema): such a tool's
+/// arguments or results go unchecked by mcpbind, and only the server
+/// checks. Schemas whose checks the config turns off are not looked at.
+fn warn_unchecked(name: &str, server: &mcpbind::ServerLock, config: &mcpbind::ServerConfig) {
+    for tool in &server.tools {
+        let schemas = [
+            ("inputSchema", tool.input_schema(), config.validate_input),
+            ("outputSchema", tool.output_schema(), config.validate_output),
+        ];
+        for (key, schema, checked) in schemas {
+            let Some(schema) = schema.filter(|_| checked) else {
+                continue;
+            };
+            if let Err(why) = mcpbind_model::validate::compile(schema) {
+                // The tool's name and the schema's text are the server's.
+                let safe = mcpbind_model::diff::terminal_safe;
+                crate::status!(
+                    "warning: server `{name}`, tool `{}`: its {key} can't be checked by mcpbind ({}); only the server checks it",
+                    safe(&tool.name),
+                    safe(&why)
+                );
+            }
+        }
+    }
 }
 
 fn report_failures(failures: Vec<(String, mcpbind::Error)>) {

@@ -7,6 +7,8 @@
 //! - `MCPBIND_RECORD_DESCRIPTION=PATH`: the description of tool `slow` is
 //!   read from PATH at startup (so that a test can change the tool between
 //!   two runs of the server).
+//! - `MCPBIND_RECORD_SCHEMA=PATH`: the inputSchema of tool `hang` is read
+//!   from PATH at startup (a schema mcpbind can't check, say).
 //!
 //! Tools: `slow {tag, millis}` answers `tag` after `millis` (each call on its
 //! own thread, so calls overlap unless the client holds them back); `meet
@@ -45,6 +47,10 @@ fn main() {
     let description = std::env::var_os("MCPBIND_RECORD_DESCRIPTION")
         .and_then(|path| std::fs::read_to_string(path).ok())
         .unwrap_or_else(|| "Answer after a delay.".to_owned());
+    let hang_schema: Value = std::env::var_os("MCPBIND_RECORD_SCHEMA")
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| json!({"type": "object"}));
     let stdout = Arc::new(Mutex::new(std::io::stdout()));
     let send = {
         let stdout = Arc::clone(&stdout);
@@ -83,7 +89,7 @@ fn main() {
                     "properties": {"tag": {"type": "string"}, "count": {"type": "integer"}},
                     "required": ["tag", "count"]
                 }},
-                {"name": "hang", "description": "Never answer.", "inputSchema": {"type": "object"}}
+                {"name": "hang", "description": "Never answer.", "inputSchema": hang_schema}
             ]}),
             Some("tools/call") => {
                 let name = params.get("name").and_then(Value::as_str).unwrap_or("");
