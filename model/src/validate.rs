@@ -23,6 +23,7 @@
 
 mod words;
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::error::Error;
 use std::sync::{OnceLock, RwLock};
@@ -167,7 +168,7 @@ fn unusable(error: boon::CompileError, schema: &Value) -> String {
 /// on every call is then a read lock and no reference count.
 type Cache = RwLock<HashMap<(usize, usize), Option<&'static Compiled>, FixedState>>;
 
-fn validator(schema: &'static str) -> Option<&'static Compiled> {
+fn validator(schema: &'static str, unchecked: impl FnOnce(&str)) -> Option<&'static Compiled> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let key = (schema.as_ptr() as usize, schema.len());
     let cache = CACHE.get_or_init(Default::default);
@@ -175,19 +176,37 @@ fn validator(schema: &'static str) -> Option<&'static Compiled> {
         return *found;
     }
     let compiled = serde_json::from_str::<Value>(schema)
-        .ok()
-        .and_then(|schema| compile(&schema).ok());
+        .map_err(|e| format!("it is not JSON: {e}"))
+        .and_then(|schema| compile(&schema));
     let mut cache = cache.write().ok()?;
-    // Another thread may have compiled it meanwhile: keep the first.
-    *cache
-        .entry(key)
-        .or_insert_with(|| compiled.map(|v| &*Box::leak(Box::new(v))))
+    // Another thread may have compiled it meanwhile: keep the first (and
+    // let the first tell why it can't be checked).
+    match cache.entry(key) {
+        Entry::Occupied(first) => *first.get(),
+        Entry::Vacant(entry) => {
+            if let Err(why) = &compiled {
+                unchecked(why);
+            }
+            *entry.insert(compiled.ok().map(|v| &*Box::leak(Box::new(v))))
+        }
+    }
 }
 
 /// The first violations of `schema` by `instance`; empty when valid (or
 /// not checkable).
 pub fn violations(schema: &'static str, instance: &Value) -> Vec<Violation> {
-    match validator(schema) {
+    violations_or(schema, instance, |_| {})
+}
+
+/// [`violations`], and `unchecked` told why, once per process, if `schema`
+/// can't be compiled (it is not valid JSON Schema, or refers to another
+/// document): every value then passes unchecked.
+pub fn violations_or(
+    schema: &'static str,
+    instance: &Value,
+    unchecked: impl FnOnce(&str),
+) -> Vec<Violation> {
+    match validator(schema, unchecked) {
         Some(validator) => violations_of(validator, instance),
         None => Vec::new(),
     }
@@ -335,9 +354,33 @@ mod tests {
     }
 
     #[test]
-    fn uncompilable_schema_checks_nothing() {
+    fn uncompilable_schema_checks_nothing_and_says_why_once() {
         const BAD: &str = r#"{"$ref": "https://example.com/never-fetched.json"}"#;
-        assert!(violations(BAD, &json!({"anything": 1})).is_empty());
+        let mut told = Vec::new();
+        for _ in 0..3 {
+            let found = violations_or(BAD, &json!({"anything": 1}), |why| {
+                told.push(why.to_owned())
+            });
+            assert!(found.is_empty());
+        }
+        assert_eq!(
+            told,
+            ["it refers to https://example.com/never-fetched.json, which is not loaded: a locked schema is checked on its own"]
+        );
+        // A schema that compiles says nothing.
+        const GOOD: &str = r#"{"type": "integer"}"#;
+        let found = violations_or(GOOD, &json!("x"), |why| panic!("{why}"));
+        assert_eq!(found[0].keyword, "type");
+        // Nor does one that is not JSON more than once.
+        const TORN: &str = r#"{"type": "#;
+        let mut told = 0;
+        for _ in 0..2 {
+            violations_or(TORN, &json!(1), |why| {
+                assert!(why.starts_with("it is not JSON: "), "{why}");
+                told += 1;
+            });
+        }
+        assert_eq!(told, 1);
     }
 
     #[test]

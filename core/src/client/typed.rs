@@ -237,7 +237,9 @@ impl Client {
             return Ok(arguments);
         }
         let object = Value::Object(arguments);
-        let violations = crate::validate::violations(meta.input_schema, &object);
+        let violations = crate::validate::violations_or(meta.input_schema, &object, |why| {
+            tracing::warn!(server = %self.name, tool = meta.name, "the locked inputSchema can't be checked ({why}): arguments are sent unchecked, and only the server checks them");
+        });
         if !violations.is_empty() {
             return Err(Error::Arguments {
                 server: self.name.clone(),
@@ -268,7 +270,9 @@ impl Client {
             &result.structured_content,
             result.is_error == Some(true),
         ) {
-            let violations = crate::validate::violations(schema, structured);
+            let violations = crate::validate::violations_or(schema, structured, |why| {
+                tracing::warn!(server = %self.name, tool = meta.name, "the locked outputSchema can't be checked ({why}): structured content is taken unchecked");
+            });
             if !violations.is_empty() {
                 return Err(self.hide_secrets(Error::Output {
                     server: self.name.clone(),
