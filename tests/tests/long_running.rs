@@ -422,6 +422,13 @@ async fn a_dropped_task_call_cancels_its_task() {
         stderr_says(&client, "created task-1").await,
         "no task created"
     );
+    // The client knows the task once it polls it; dropped before, the
+    // call is a request to cancel (`notifications/cancelled`), not a task.
+    assert!(
+        stderr_says(&client, "tasks/get task-1").await,
+        "the task was never polled: {:?}",
+        client.stderr_tail().await
+    );
     stalled.abort();
     assert!(
         stderr_says(&client, "tasks/cancel task-1").await,
