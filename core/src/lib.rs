@@ -137,20 +137,12 @@ mod trace_context;
 #[cfg(feature = "client")]
 mod validate {
     #[cfg(feature = "validate")]
-    pub use mcpbind_model::validate::{
-        compile, violations, violations_of, violations_or, Compiled,
-    };
+    pub use mcpbind_model::validate::{compile, violations_of, violations_or, Compiled};
     pub use mcpbind_model::violation::{join, Violation};
 
-    /// Without the `validate` feature nothing is checked against a schema:
-    /// a typed call's types checked its arguments.
-    #[cfg(not(feature = "validate"))]
-    pub fn violations(_schema: &'static str, _instance: &serde_json::Value) -> Vec<Violation> {
-        Vec::new()
-    }
-
-    /// [`violations`] without the `validate` feature: nothing is checked,
-    /// and nothing is said of it.
+    /// Without the `validate` feature nothing is checked against a schema
+    /// (a typed call's types checked its arguments), and nothing is said
+    /// of it.
     #[cfg(not(feature = "validate"))]
     pub fn violations_or(
         _schema: &'static str,
@@ -208,7 +200,7 @@ pub mod __toolbox {
     };
     #[cfg(feature = "validate")]
     pub use crate::validate::{compile, violations_of, Compiled};
-    pub use crate::validate::{join, violations};
+    pub use crate::validate::{join, violations_or};
 }
 
 /// What generated code uses. Not part of the public API.

@@ -923,7 +923,9 @@ impl Toolbox {
         params::unalias(&tool.schema, &mut arguments);
         let mut problems = dispatch::prepare(&tool.schema, &mut arguments);
         if problems.is_empty() {
-            let violations = crate::validate::violations(meta.input_schema, &arguments);
+            let violations = crate::validate::violations_or(meta.input_schema, &arguments, |why| {
+                tracing::warn!(server = meta.server, tool = meta.name, "the locked inputSchema can't be checked ({why}): a model's arguments are sent unchecked, and only the server checks them");
+            });
             problems = dispatch::explain(&tool.schema, violations);
         }
         if !problems.is_empty() {

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-pub(crate) use mcpbind_core::__toolbox::{join, violations};
+pub(crate) use mcpbind_core::__toolbox::{join, violations_or};
 pub(crate) use mcpbind_core::Violation;
 
 /// A listed schema, compiled.
