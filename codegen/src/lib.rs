@@ -16,6 +16,7 @@ mod container;
 mod ctor;
 pub mod depth;
 mod docs;
+mod enforced;
 pub mod lock;
 mod naming;
 mod postprocess;
@@ -549,6 +550,8 @@ fn server_tokens(
             input: roots.paths[*input].clone(),
             output: output.map(|o| roots.paths[o].clone()),
             approval: enforce && needs_approval(tool),
+            input_enforced: !roots.free_form[*input]
+                && tool.input_schema().is_some_and(enforced::input_enforced),
         })
         .collect();
     for warning in &mut warnings {

@@ -21,6 +21,9 @@ pub(crate) struct ToolMethod<'a> {
     /// Its calls need an approval: the server's `annotations` are
     /// `enforce`, and the tool [may modify](needs_approval) things.
     pub(crate) approval: bool,
+    /// Its input type enforces its whole input schema
+    /// ([`crate::enforced`]): a typed call's arguments need no check.
+    pub(crate) input_enforced: bool,
 }
 
 /// Whether a tool may modify things, by the MCP defaults: not
@@ -156,6 +159,9 @@ impl ToolMethod<'_> {
         self.meta(server, &mut out);
         if self.approval {
             out.line(i + 4, &["const NEEDS_APPROVAL: bool = true;"]);
+        }
+        if self.input_enforced {
+            out.line(i + 4, &["const INPUT_ENFORCES_SCHEMA: bool = true;"]);
         }
         out.line(i, &["}"]);
         out
@@ -570,6 +576,7 @@ mod tests {
                 input: format!("types::{}", "I".repeat(x)),
                 output,
                 approval: false,
+                input_enforced: false,
             };
             for lines in [
                 piece.marker(&"s".repeat(next(20))),

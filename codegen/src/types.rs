@@ -106,6 +106,9 @@ pub(crate) struct RootTypes {
     /// Per root: its struct, when typify made one of that name (the
     /// constructors are for those).
     pub(crate) structs: Vec<Option<typify::TypeId>>,
+    /// Per root: whether it is the free-form map of a schema typify
+    /// couldn't type (which enforces nothing of it).
+    pub(crate) free_form: Vec<bool>,
 }
 
 /// Names every root `types::{wanted}`: typify's own type where it took the
@@ -116,6 +119,7 @@ pub(crate) fn root_types(typed: &TypedSchemas, schemas: &[PreparedSchema]) -> Ro
         aliases: TokenStream::new(),
         paths: Vec::with_capacity(schemas.len()),
         structs: Vec::with_capacity(schemas.len()),
+        free_form: Vec::with_capacity(schemas.len()),
     };
     for (index, schema) in schemas.iter().enumerate() {
         let wanted = quote::format_ident!("{}", schema.name);
@@ -123,6 +127,9 @@ pub(crate) fn root_types(typed: &TypedSchemas, schemas: &[PreparedSchema]) -> Ro
             .as_ref()
             .and_then(|id| Some((id, typed.space.get_type(id).ok()?)));
         let mut structure = None;
+        roots
+            .free_form
+            .push(ty.is_none() && !takes_no_arguments(&schema.root));
         match ty {
             Some((id, ty)) if ty.name() == schema.name => {
                 if matches!(ty.details(), typify::TypeDetails::Struct(_)) {

@@ -205,6 +205,14 @@ pub trait Tool {
     /// [may modify](ToolMeta::may_modify) things. A typed call without one
     /// (`Client::call::<T>`) is refused before it is sent.
     const NEEDS_APPROVAL: bool = false;
+    /// Whether `Input` can hold only values its locked input schema
+    /// accepts: set by generated code when every keyword of the schema is
+    /// one the generated types keep (named properties, strings, integers,
+    /// booleans, arrays, string enums, annotations; no bound, pattern,
+    /// union or `number`). A typed call's arguments are then not checked
+    /// against the schema again; arguments from elsewhere (an approval's
+    /// amend, a model's through the toolbox) still are.
+    const INPUT_ENFORCES_SCHEMA: bool = false;
 }
 
 /// `&text[start..end]`, `None` for `(0, 0)`, in a `const` context (a bad

@@ -13,12 +13,17 @@
 //! say), `MCPBIND_BENCH_TRANSPORT=stdio|streamable-http` picks a transport
 //! and `MCPBIND_BENCH_ONLY=raw|typed` a client;
 //! `MCPBIND_BENCH_SERVER_TOML` adds keys to the typed client's server
-//! (`validate_input = false`, to see what validation costs).
+//! (`validate_input = false`, to see what validation costs), and
+//! `MCPBIND_BENCH_TOOL=add` measures `add` instead of `echo`.
 //!
 //! Both sides speak the same protocol revision: the demo lockfile's
 //! (2026-07-28, where each request carries its own `_meta`), or the one
 //! `MCPBIND_BENCH_PROTOCOL` names (`2025-11-25`: `initialize`, no
 //! per-request metadata).
+
+// The two tools' futures in one, spawned: `Send` is proven deeper than
+// the default limit.
+#![recursion_limit = "256"]
 
 use std::io::BufRead;
 use std::process::{Command, Stdio};
@@ -71,7 +76,13 @@ enum Caller {
 }
 
 impl Caller {
+    /// The call measured: `echo`, or `add` with `MCPBIND_BENCH_TOOL=add`
+    /// (a tool whose input type keeps its whole schema, so a typed call
+    /// skips the validator: `Tool::INPUT_ENFORCES_SCHEMA`).
     async fn echo(&self) {
+        if *ADD {
+            return self.add().await;
+        }
         match self {
             Caller::Typed(client) => {
                 let result = client.echo(demo::types::EchoInput::new("hello")).await;
@@ -87,7 +98,28 @@ impl Caller {
             }
         }
     }
+
+    async fn add(&self) {
+        match self {
+            Caller::Typed(client) => {
+                let result = client.add(demo::types::AddInput { a: 2, b: 40 }).await;
+                assert_eq!(result.unwrap().output.sum, 42);
+            }
+            Caller::Raw(service) => {
+                let mut arguments = serde_json::Map::new();
+                arguments.insert("a".into(), 2.into());
+                arguments.insert("b".into(), 40.into());
+                let params = CallToolRequestParams::new("add").with_arguments(arguments);
+                let result = service.peer().call_tool(params).await.unwrap();
+                assert_eq!(result.structured_content.unwrap()["sum"], 42);
+            }
+        }
+    }
 }
+
+/// `MCPBIND_BENCH_TOOL=add`: the calls measured are `add`'s.
+static ADD: std::sync::LazyLock<bool> =
+    std::sync::LazyLock::new(|| std::env::var("MCPBIND_BENCH_TOOL").as_deref() == Ok("add"));
 
 /// CPU time (user + system) and context switches of this process so far.
 fn usage() -> (Duration, u64) {

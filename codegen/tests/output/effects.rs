@@ -82,6 +82,7 @@ pub mod effects {
                 [(0, 0), (56, 112), (128, 237), (0, 0)],
                 [false, false, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Deletes a file (tool `delete_file`, described in full on `Client::delete_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -97,6 +98,7 @@ pub mod effects {
                 [false, true, true, true],
             );
             const NEEDS_APPROVAL: bool = true;
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Reads a file (tool `read_file`, described in full on `Client::read_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -111,6 +113,7 @@ pub mod effects {
                 [(0, 0), (52, 65), (81, 158), (0, 0)],
                 [true, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// No annotations: the MCP defaults say it may destroy things (tool `run-command`, described in full on `Client::run_command`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -126,6 +129,7 @@ pub mod effects {
                 [false, true, false, true],
             );
             const NEEDS_APPROVAL: bool = true;
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Stat** (tool `stat`, described in full on `Client::stat`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -140,6 +144,7 @@ pub mod effects {
                 [(155, 159), (0, 0), (74, 131), (0, 0)],
                 [true, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
     }
     /// The locked metadata of every tool, in lockfile order.

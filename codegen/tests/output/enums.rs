@@ -151,6 +151,7 @@ pub mod enums {
                 [(0, 0), (0, 0), (15, 32), (69, 180)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// String enums whose values collide after PascalCasing, and odd values (tool `string_enums`, described in full on `Client::string_enums`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

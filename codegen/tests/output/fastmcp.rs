@@ -191,6 +191,7 @@ pub mod fastmcp {
                     "FastMCP wraps non-object returns in {\"result\": ...}.",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
     }
     /// The locked metadata of every tool, in lockfile order.

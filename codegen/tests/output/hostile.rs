@@ -406,6 +406,7 @@ assert!(false);
                     "Raw string end \"# and \"## and ]] and `backticks` and ``double``",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);** (tool ` `, described in full on `Client::unnamed_36a9e7`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -426,6 +427,7 @@ assert!(false);
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `\"#`, described in full on `Client::unnamed_589d42`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -446,6 +448,7 @@ assert!(false);
                     "Ends a comment */ and starts one /* never closed",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Tilde fence: (tool `*/`, described in full on `Client::unnamed_ed9623`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -464,6 +467,7 @@ assert!(false);
                     "Tilde fence:\n~~~rust\npanic!()\n~~~\n````rust\n```\nnested\n```\n````",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Fenced: (tool `123`, described in full on `Client::t_123`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -482,6 +486,7 @@ assert!(false);
                     "Fenced:\n```rust\nfn main() { panic!(\"doctest ran\") }\n```\nand unclosed:\n```\nassert!(false);",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div> (tool `Client`, described in full on `Client::client`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -496,6 +501,7 @@ assert!(false);
                 [(0, 0), (16, 78), (94, 235), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **NUL here:: and CRLF second line** (tool `GetItem`, described in full on `Client::get_item_ec1ae4`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -514,6 +520,7 @@ assert!(false);
                     "Raw string end \"# and \"## and ]] and `backticks` and ``double``",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// HTML <script>alert(1)</script> <b>bold <!-- comment --> </div> (tool `Self`, described in full on `Client::self_85bc0f`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -528,6 +535,7 @@ assert!(false);
                 [(0, 0), (16, 78), (94, 235), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Indented code:     fn main() { panic!() } after** (tool `__`, described in full on `Client::unnamed_9911f4`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -546,6 +554,7 @@ assert!(false);
                 ),
                 ::std::option::Option::Some("NUL here:\0: and CRLF\r\nsecond line"),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// NUL here:: and CRLF (tool `a/b`, described in full on `Client::a_b`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -562,6 +571,7 @@ assert!(false);
                 ::std::option::Option::None,
                 ::std::option::Option::Some("NUL here:\0: and CRLF\r\nsecond line"),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ] (tool `connect`, described in full on `Client::connect_5a638a`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -580,6 +590,7 @@ assert!(false);
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ] (tool `crate`, described in full on `Client::crate_`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -598,6 +609,7 @@ assert!(false);
                     "Attributes #[doc = \"x\"] #![deny(warnings)] } { ) ( ]",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Indented code: (tool `from_client`, described in full on `Client::from_client_d25781`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -616,6 +628,7 @@ assert!(false);
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Ends a comment */ and starts one /* never closed** (tool `get-item`, described in full on `Client::get_item_e189d4`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -630,6 +643,7 @@ assert!(false);
                 [(263, 311), (16, 78), (94, 235), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Ends a comment */ and starts one /* never closed (tool `getItem`, described in full on `Client::get_item_48f24a`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -644,6 +658,7 @@ assert!(false);
                 [(0, 0), (16, 64), (80, 216), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Tilde fence: (tool `get_item`, described in full on `Client::get_item_296490`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -662,6 +677,7 @@ assert!(false);
                     "Tilde fence:\n~~~rust\npanic!()\n~~~\n````rust\n```\nnested\n```\n````",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Title with */ and   newline and ```rust** (tool `hostile_schema`, described in full on `Client::hostile_schema`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -698,6 +714,7 @@ assert!(false);
                     "Fenced:\n```rust\nfn main() { panic!(\"doctest ran\") }\n```\nand unclosed:\n```\nassert!(false);",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// NUL here:: and CRLF (tool `new`, described in full on `Client::new_11507a`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -714,6 +731,7 @@ assert!(false);
                 ::std::option::Option::None,
                 ::std::option::Option::Some("NUL here:\0: and CRLF\r\nsecond line"),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Raw string end "# and "## and ]] and `backticks` and ``double`` (tool `r#type`, described in full on `Client::r_type`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -732,6 +750,7 @@ assert!(false);
                     "Raw string end \"# and \"## and ]] and `backticks` and ``double``",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `self`, described in full on `Client::self_06c604`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -752,6 +771,7 @@ assert!(false);
                     "Ends a comment */ and starts one /* never closed",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``** (tool `super`, described in full on `Client::super_`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -772,6 +792,7 @@ assert!(false);
                     "Tilde fence:\n~~~rust\npanic!()\n~~~\n````rust\n```\nnested\n```\n````",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Fenced: (tool `tools`, described in full on `Client::tools`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -790,6 +811,7 @@ assert!(false);
                     "Fenced:\n```rust\nfn main() { panic!(\"doctest ran\") }\n```\nand unclosed:\n```\nassert!(false);",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Ends a comment */ and starts one /* never closed (tool `type`, described in full on `Client::type_`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -804,6 +826,7 @@ assert!(false);
                 [(0, 0), (16, 64), (80, 216), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````** (tool `types`, described in full on `Client::types`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -824,6 +847,7 @@ assert!(false);
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Indented code: (tool `\u{1f680}`, described in full on `Client::unnamed_ebbc0b`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -842,6 +866,7 @@ assert!(false);
                     "Indented code:\n\n    fn main() { panic!() }\n\nafter",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
     }
     /// The locked metadata of every tool, in lockfile order.

@@ -233,6 +233,7 @@ Default: `10`.*/
                 [(0, 0), (16, 75), (91, 124), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Tool `get_user`, described in full on `Client::get_user_bf1e2a`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -247,6 +248,7 @@ Default: `10`.*/
                 [(0, 0), (0, 0), (15, 48), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// A tree whose children refer to the root schema with `$ref: #` (tool `recursive_root`, described in full on `Client::recursive_root`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -293,6 +295,7 @@ Default: `10`.*/
                     "Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell",
                 ),
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum (tool `unions`, described in full on `Client::unions`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -49,6 +49,7 @@ pub mod prompts {
                 [(0, 0), (16, 66), (82, 99), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// A tool named like the client's `prompts` accessor (tool `prompts`, described in full on `Client::prompts_eb7526`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -63,6 +64,7 @@ pub mod prompts {
                 [(0, 0), (16, 66), (82, 99), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
     }
     /// The locked metadata of every tool, in lockfile order.

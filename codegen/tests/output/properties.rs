@@ -256,6 +256,7 @@ pub mod properties {
                 [(0, 0), (16, 61), (77, 177), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Property names that collide after snake_casing, and odd names (tool `colliding_names`, described in full on `Client::colliding_names`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -298,6 +299,7 @@ pub mod properties {
                 [(0, 0), (16, 75), (91, 490), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
     }
     /// The locked metadata of every tool, in lockfile order.

@@ -606,3 +606,42 @@ async fn shutdown_waits_for_calls_until_exactly_the_deadline() {
         );
     }
 }
+
+/// A tool whose input schema allows `n` up to 1; `ENFORCED` says (here
+/// falsely, to make the skip visible) that its input type keeps the schema.
+#[cfg(feature = "validate")]
+struct AtMostOne<const ENFORCED: bool>;
+
+#[cfg(feature = "validate")]
+impl<const ENFORCED: bool> mcpbind_model::Tool for AtMostOne<ENFORCED> {
+    type Input = Value;
+    type Output = ();
+    const META: mcpbind_model::ToolMeta = mcpbind_model::ToolMeta::new(
+        "fake",
+        "at_most_one",
+        r#"{"inputSchema":{"properties":{"n":{"maximum":1,"type":"integer"}},"type":"object"},"name":"at_most_one"}"#,
+        [(0, 0), (0, 0), (15, 82), (0, 0)],
+        [false, true, false, true],
+    );
+    const INPUT_ENFORCES_SCHEMA: bool = ENFORCED;
+}
+
+#[cfg(feature = "validate")]
+#[tokio::test(start_paused = true)]
+async fn a_typed_call_whose_input_type_keeps_its_schema_is_not_checked_again() {
+    assert_eq!(
+        <AtMostOne<true> as mcpbind_model::Tool>::META.input_schema,
+        r#"{"properties":{"n":{"maximum":1,"type":"integer"}},"type":"object"}"#
+    );
+    let (fake, mut heard) = Fake::new(waits_forever);
+    let client = fake.client(config(|_| {}));
+    let input = json!({"n": 5});
+    let checked = client.call::<AtMostOne<false>>(&input).await.unwrap_err();
+    assert!(
+        matches!(&checked, Error::Arguments { reason, .. } if reason.contains("5 is greater than the maximum of 1")),
+        "{checked:?}"
+    );
+    client.call::<AtMostOne<true>>(&input).await.unwrap();
+    let sent = next(&mut heard, "tools/call").await;
+    assert_eq!(sent.params["arguments"], input);
+}

@@ -178,12 +178,15 @@ impl Client {
     }
 
     /// A typed call's arguments: its input as a JSON object, checked
-    /// against the locked input schema unless `validated` already.
+    /// against the locked input schema unless `validated` already, or
+    /// unless its type keeps the whole schema
+    /// ([`Tool::INPUT_ENFORCES_SCHEMA`]).
     pub(super) fn typed_arguments<T: Tool>(
         &self,
         input: &T::Input,
         validated: bool,
     ) -> Result<Map<String, Value>> {
+        let validated = validated || T::INPUT_ENFORCES_SCHEMA;
         let value = serde_json::to_value(input).map_err(|e| Error::Arguments {
             server: self.name.clone(),
             tool: T::META.name.to_owned(),

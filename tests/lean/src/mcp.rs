@@ -255,6 +255,7 @@ Default: `10`.*/
                 [(653, 656), (74, 133), (149, 408), (437, 643)],
                 [true, true, true, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Crash** (tool `crash`, described in full on `Client::crash`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -269,6 +270,7 @@ Default: `10`.*/
                 [(409, 414), (16, 155), (171, 384), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Create order** (tool `create_order`, described in full on `Client::create_order`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -297,6 +299,7 @@ Default: `10`.*/
                 [(409, 420), (98, 178), (194, 378), (0, 0)],
                 [false, true, true, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Draw shape** (tool `draw_shape`, described in full on `Client::draw_shape`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -339,6 +342,7 @@ Default: `10`.*/
                 [(368, 372), (52, 143), (159, 344), (0, 0)],
                 [true, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Get weather** (tool `get_weather`, described in full on `Client::get_weather`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -381,6 +385,7 @@ Default: `10`.*/
                 [(521, 529), (75, 119), (135, 493), (0, 0)],
                 [false, true, true, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Sleep** (tool `sleep`, described in full on `Client::sleep`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
