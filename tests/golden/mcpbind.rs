@@ -255,6 +255,7 @@ Default: `10`.*/
                 [(653, 656), (74, 133), (149, 408), (437, 643)],
                 [true, true, true, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Crash** (tool `crash`, described in full on `Client::crash`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -269,6 +270,7 @@ Default: `10`.*/
                 [(409, 414), (16, 155), (171, 384), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Create order** (tool `create_order`, described in full on `Client::create_order`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -297,6 +299,7 @@ Default: `10`.*/
                 [(409, 420), (98, 178), (194, 378), (0, 0)],
                 [false, true, true, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Draw shape** (tool `draw_shape`, described in full on `Client::draw_shape`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -339,6 +342,7 @@ Default: `10`.*/
                 [(368, 372), (52, 143), (159, 344), (0, 0)],
                 [true, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Get weather** (tool `get_weather`, described in full on `Client::get_weather`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -381,6 +385,7 @@ Default: `10`.*/
                 [(521, 529), (75, 119), (135, 493), (0, 0)],
                 [false, true, true, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Sleep** (tool `sleep`, described in full on `Client::sleep`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -944,6 +949,7 @@ Default: `5`.*/
                 [(395, 404), (120, 148), (204, 371), (0, 0)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Get Annotated Message Tool** (tool `get-annotated-message`, described in full on `Client::get_annotated_message`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -958,6 +964,7 @@ Default: `5`.*/
                 [(649, 675), (120, 195), (251, 608), (0, 0)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Print Environment Tool** (tool `get-env`, described in full on `Client::get_env`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -972,6 +979,7 @@ Default: `5`.*/
                 [(369, 391), (120, 201), (257, 342), (0, 0)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Get Resource Links Tool** (tool `get-resource-links`, described in full on `Client::get_resource_links`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -1014,6 +1022,7 @@ Default: `5`.*/
                 [(902, 929), (120, 201), (257, 466), (514, 892)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Get Sum Tool** (tool `get-sum`, described in full on `Client::get_sum`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -1042,6 +1051,7 @@ Default: `5`.*/
                 [(325, 344), (120, 150), (206, 291), (0, 0)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **GZip File as Resource Tool** (tool `gzip-file-as-resource`, described in full on `Client::gzip_file_as_resource`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -1070,6 +1080,7 @@ Default: `5`.*/
                 [(823, 846), (122, 392), (447, 780), (0, 0)],
                 [false, false, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Toggle Simulated Logging** (tool `toggle-simulated-logging`, described in full on `Client::toggle_simulated_logging`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -1084,6 +1095,7 @@ Default: `5`.*/
                 [(359, 383), (122, 174), (230, 315), (0, 0)],
                 [false, false, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Toggle Subscriber Updates** (tool `toggle-subscriber-updates`, described in full on `Client::toggle_subscriber_updates`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -1098,6 +1110,7 @@ Default: `5`.*/
                 [(366, 391), (122, 180), (236, 321), (0, 0)],
                 [false, false, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Trigger Elicitation Request Tool** (tool `trigger-elicitation-request`, described in full on `Client::trigger_elicitation_request`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -1112,6 +1125,7 @@ Default: `5`.*/
                 [(364, 396), (122, 176), (232, 317), (0, 0)],
                 [false, false, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Trigger Long Running Operation Tool** (tool `trigger-long-running-operation`, described in full on `Client::trigger_long_running_operation`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2534,6 +2548,7 @@ Default: `"name"`.*/
                 [(832, 848), (121, 431), (487, 616), (658, 822)],
                 [false, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Directory Tree** (tool `directory_tree`, described in full on `Client::directory_tree`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2548,6 +2563,7 @@ Default: `"name"`.*/
                 [(907, 921), (74, 434), (490, 693), (733, 897)],
                 [true, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Edit File** (tool `edit_file`, described in full on `Client::edit_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2562,6 +2578,7 @@ Default: `"name"`.*/
                 [(1060, 1069), (121, 306), (362, 851), (886, 1050)],
                 [false, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Get File Info** (tool `get_file_info`, described in full on `Client::get_file_info`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2576,6 +2593,7 @@ Default: `"name"`.*/
                 [(768, 781), (74, 370), (426, 555), (594, 758)],
                 [true, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **List Allowed Directories** (tool `list_allowed_directories`, described in full on `Client::list_allowed_directories`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2590,6 +2608,7 @@ Default: `"name"`.*/
                 [(687, 711), (74, 322), (378, 463), (513, 677)],
                 [true, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **List Directory** (tool `list_directory`, described in full on `Client::list_directory`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2604,6 +2623,7 @@ Default: `"name"`.*/
                 [(782, 796), (74, 383), (439, 568), (608, 772)],
                 [true, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **List Directory with Sizes** (tool `list_directory_with_sizes`, described in full on `Client::list_directory_with_sizes`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2618,6 +2638,7 @@ Default: `"name"`.*/
                 [(919, 944), (74, 397), (453, 694), (745, 909)],
                 [true, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Move File** (tool `move_file`, described in full on `Client::move_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2632,6 +2653,7 @@ Default: `"name"`.*/
                 [(890, 899), (121, 446), (502, 681), (716, 880)],
                 [false, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Read File (Deprecated)** (tool `read_file`, described in full on `Client::read_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2660,6 +2682,7 @@ Default: `"name"`.*/
                 [(1245, 1260), (74, 308), (364, 493), (534, 1235)],
                 [true, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Read Multiple Files** (tool `read_multiple_files`, described in full on `Client::read_multiple_files`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2702,6 +2725,7 @@ Default: `"name"`.*/
                 [(1007, 1019), (74, 498), (554, 795), (833, 997)],
                 [true, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Write File** (tool `write_file`, described in full on `Client::write_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2716,6 +2740,7 @@ Default: `"name"`.*/
                 [(781, 791), (120, 348), (404, 571), (607, 771)],
                 [false, true, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
     }
     /// The locked metadata of every tool, in lockfile order.
@@ -3293,6 +3318,7 @@ pub mod memory {
                 [(1096, 1112), (122, 186), (242, 671), (713, 1086)],
                 [false, false, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Create Entities** (tool `create_entities`, described in full on `Client::create_entities`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -3307,6 +3333,7 @@ pub mod memory {
                 [(1324, 1339), (122, 173), (229, 722), (763, 1314)],
                 [false, false, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Create Relations** (tool `create_relations`, described in full on `Client::create_relations`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -3321,6 +3348,7 @@ pub mod memory {
                 [(1332, 1348), (122, 228), (284, 753), (795, 1322)],
                 [false, false, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Delete Entities** (tool `delete_entities`, described in full on `Client::delete_entities`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -3335,6 +3363,7 @@ pub mod memory {
                 [(729, 744), (120, 200), (256, 475), (516, 719)],
                 [false, true, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Delete Observations** (tool `delete_observations`, described in full on `Client::delete_observations`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -3349,6 +3378,7 @@ pub mod memory {
                 [(926, 945), (120, 185), (241, 668), (713, 916)],
                 [false, true, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Delete Relations** (tool `delete_relations`, described in full on `Client::delete_relations`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -3363,6 +3393,7 @@ pub mod memory {
                 [(998, 1014), (120, 170), (226, 743), (785, 988)],
                 [false, true, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Open Nodes** (tool `open_nodes`, described in full on `Client::open_nodes`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -3377,6 +3408,7 @@ pub mod memory {
                 [(1440, 1450), (120, 177), (233, 442), (478, 1430)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Read Graph** (tool `read_graph`, described in full on `Client::read_graph`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -3391,6 +3423,7 @@ pub mod memory {
                 [(1290, 1300), (120, 151), (207, 292), (328, 1280)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Search Nodes** (tool `search_nodes`, described in full on `Client::search_nodes`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -3405,6 +3438,7 @@ pub mod memory {
                 [(1458, 1470), (120, 176), (232, 458), (496, 1448)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
     }
     /// The locked metadata of every tool, in lockfile order.
@@ -3772,6 +3806,7 @@ pub mod time {
                 [(0, 0), (120, 150), (166, 828), (866, 1448)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Get current time in a specific timezone (tool `get_current_time`, described in full on `Client::get_current_time`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -3786,6 +3821,7 @@ pub mod time {
                 [(0, 0), (120, 159), (175, 460), (502, 808)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
     }
     /// The locked metadata of every tool, in lockfile order.
