@@ -5,10 +5,11 @@
 //! Conservative by construction: a schema qualifies only if every keyword
 //! in it is one whose meaning the generated types keep exactly. Objects
 //! with named properties (each required one present, no other keys sent),
-//! strings, integers, booleans, arrays of one item schema, string enums,
-//! `null` beside one of those, local `$ref`s, and annotations. Anything
-//! else (a bound, a `pattern`, a union, `number`, whose NaN serializes as
-//! `null`) leaves the check on. `format` qualifies only where the draft
+//! strings, numbers, integers, booleans, arrays of one item schema, string
+//! enums, `null` beside one of those, local `$ref`s, and annotations.
+//! Anything else (a bound, a `pattern`, a union) leaves the check on. A
+//! float that is NaN or infinite serializes as `null`, which a `number`
+//! refuses: the runtime checks any arguments that hold a `null`. `format` qualifies only where the draft
 //! treats it as an annotation (2019-09 and 2020-12, the default): under
 //! draft-07 the validator asserts it and a `String` does not.
 
@@ -174,7 +175,7 @@ impl Walk<'_> {
 /// A `type`: one of the kinds the types keep, and whether `null` is
 /// allowed beside it.
 fn kind_of(types: Option<&Value>) -> Option<(&str, bool)> {
-    const KINDS: &[&str] = &["string", "integer", "boolean", "object", "array"];
+    const KINDS: &[&str] = &["string", "number", "integer", "boolean", "object", "array"];
     match types? {
         Value::String(kind) if KINDS.contains(&kind.as_str()) => Some((kind, false)),
         Value::Array(kinds) => match kinds.as_slice() {
@@ -246,6 +247,7 @@ mod tests {
                    "properties": {"a": {"type": "integer", "format": "int64"}, "b": {"type": ["boolean", "null"]}},
                    "required": ["a"], "additionalProperties": false}),
             json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}}}}),
+            json!({"type": "object", "properties": {"x": {"type": "number", "format": "double"}}, "required": ["x"]}),
             json!({"type": "object", "properties": {"c": {"$ref": "#/$defs/C", "description": "who"}},
                    "required": ["c"], "$defs": {"C": {"type": "object", "properties": {"name": {"type": "string"}}}}}),
             // A recursive definition: its type is recursive too.
@@ -261,10 +263,10 @@ mod tests {
         for schema in [
             json!(true),
             json!({"type": "array"}),
-            json!({"type": "object", "properties": {"n": {"type": "number"}}}),
             json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 1}}}),
             json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "^a"}}}),
             json!({"type": "object", "properties": {"i": {"type": "integer", "minimum": 0}}}),
+            json!({"type": "object", "properties": {"n": {"type": "number", "exclusiveMinimum": 0}}}),
             json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}, "maxItems": 2}}}),
             json!({"type": "object", "properties": {"u": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}),
             json!({"type": "object", "properties": {"u": {"type": ["string", "integer"]}}}),
@@ -326,6 +328,16 @@ mod tests {
                 json!(0),
                 json!(i64::MAX),
                 json!(u64::MAX),
+            ][pick(5)]
+            .clone(),
+            // A finite float: NaN and the infinities serialize as `null`,
+            // which the runtime checks (see the last test).
+            "number" => [
+                json!(-1.5),
+                json!(0.0),
+                json!(f64::MAX),
+                json!(7),
+                json!(f64::MIN_POSITIVE),
             ][pick(5)]
             .clone(),
             "boolean" => json!(pick(2) == 0),
@@ -391,5 +403,15 @@ mod tests {
             "{enforced} of {inputs}"
         );
         eprintln!("{enforced} of {inputs} input schemas are enforced by their types");
+    }
+
+    #[test]
+    fn a_float_that_is_no_number_serializes_as_null() {
+        // Why the runtime checks arguments holding a `null` even for an
+        // enforced tool: the one value an `f64` holds that a `number`
+        // refuses reaches the schema as `null`.
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(serde_json::to_value(x).unwrap(), Value::Null);
+        }
     }
 }

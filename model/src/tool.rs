@@ -207,11 +207,12 @@ pub trait Tool {
     const NEEDS_APPROVAL: bool = false;
     /// Whether `Input` can hold only values its locked input schema
     /// accepts: set by generated code when every keyword of the schema is
-    /// one the generated types keep (named properties, strings, integers,
-    /// booleans, arrays, string enums, annotations; no bound, pattern,
-    /// union or `number`). A typed call's arguments are then not checked
-    /// against the schema again; arguments from elsewhere (an approval's
-    /// amend, a model's through the toolbox) still are.
+    /// one the generated types keep (named properties, strings, numbers,
+    /// integers, booleans, arrays, string enums, annotations; no bound,
+    /// pattern or union). A typed call's arguments are then not checked
+    /// against the schema again, unless they hold a `null` (what a NaN or
+    /// infinite float serializes as); arguments from elsewhere (an
+    /// approval's amend, a model's through the toolbox) still are.
     const INPUT_ENFORCES_SCHEMA: bool = false;
 }
 

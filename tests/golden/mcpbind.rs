@@ -1008,6 +1008,7 @@ Default: `5`.*/
                 [(527, 554), (120, 180), (236, 485), (0, 0)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Get Structured Content Tool** (tool `get-structured-content`, described in full on `Client::get_structured_content`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -1037,6 +1038,7 @@ Default: `5`.*/
                 [(441, 453), (120, 150), (206, 414), (0, 0)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Get Tiny Image Tool** (tool `get-tiny-image`, described in full on `Client::get_tiny_image`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -1140,6 +1142,7 @@ Default: `5`.*/
                 [(552, 587), (120, 180), (236, 502), (0, 0)],
                 [true, false, true, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
     }
     /// The locked metadata of every tool, in lockfile order.
@@ -2668,6 +2671,7 @@ Default: `"name"`.*/
                 [(746, 768), (74, 159), (215, 537), (572, 736)],
                 [true, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Read Media File** (tool `read_media_file`, described in full on `Client::read_media_file`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -2711,6 +2715,7 @@ Default: `"name"`.*/
                 [(1123, 1137), (74, 531), (587, 909), (949, 1113)],
                 [true, true, false, false],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Search Files** (tool `search_files`, described in full on `Client::search_files`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

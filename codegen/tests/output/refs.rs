@@ -468,6 +468,7 @@ Default: `"x"`.*/
                 [(0, 0), (16, 57), (73, 250), (291, 426)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Same Point as shared_defs_one (tool `shared_defs_two`, described in full on `Client::shared_defs_two`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -482,6 +483,7 @@ Default: `"x"`.*/
                 [(0, 0), (16, 46), (62, 239), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
     }
     /// The locked metadata of every tool, in lockfile order.

@@ -644,4 +644,11 @@ async fn a_typed_call_whose_input_type_keeps_its_schema_is_not_checked_again() {
     client.call::<AtMostOne<true>>(&input).await.unwrap();
     let sent = next(&mut heard, "tools/call").await;
     assert_eq!(sent.params["arguments"], input);
+    // A `null` (what a NaN float serializes as) is checked all the same.
+    let null = json!({"n": null});
+    let checked = client.call::<AtMostOne<true>>(&null).await.unwrap_err();
+    assert!(
+        matches!(&checked, Error::Arguments { reason, .. } if reason.contains("null is not of type")),
+        "{checked:?}"
+    );
 }

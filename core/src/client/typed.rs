@@ -180,20 +180,21 @@ impl Client {
     /// A typed call's arguments: its input as a JSON object, checked
     /// against the locked input schema unless `validated` already, or
     /// unless its type keeps the whole schema
-    /// ([`Tool::INPUT_ENFORCES_SCHEMA`]).
+    /// ([`Tool::INPUT_ENFORCES_SCHEMA`]) and no `null` is in it (a NaN or
+    /// infinite float serializes as one).
     pub(super) fn typed_arguments<T: Tool>(
         &self,
         input: &T::Input,
         validated: bool,
     ) -> Result<Map<String, Value>> {
-        let validated = validated || T::INPUT_ENFORCES_SCHEMA;
         let value = serde_json::to_value(input).map_err(|e| Error::Arguments {
             server: self.name.clone(),
             tool: T::META.name.to_owned(),
             reason: e.to_string(),
             violations: Vec::new(),
         })?;
-        self.checked_arguments::<T>(value, validated)
+        let enforced = T::INPUT_ENFORCES_SCHEMA && !holds_null(&value);
+        self.checked_arguments::<T>(value, validated || enforced)
     }
 
     /// Refuses a call of a tool that needs approval (`annotations =
@@ -291,4 +292,19 @@ impl Client {
         }
         ToolResult::from_result(&self.name, meta, result).map_err(|e| self.hide_secrets(e))
     }
+}
+
+/// Whether `value` has a `null` anywhere in it (walked without recursion:
+/// a recursive input type nests as deep as its value).
+fn holds_null(value: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Null => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
 }
