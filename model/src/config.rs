@@ -173,7 +173,9 @@ pub enum Annotations {
     /// `readOnlyHint: true`, and not `destructiveHint: false`) takes an
     /// `mcpbind::Approved` as well as its input, which only an approval
     /// policy gives out; a toolbox with no approval refuses the model's
-    /// calls to those tools.
+    /// calls to those tools. A server the toolbox adds unlocked
+    /// (`Toolbox::add_unlocked`, no bindings) is held to the same by its
+    /// live annotations, which nobody reviewed.
     Enforce,
 }
 

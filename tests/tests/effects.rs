@@ -200,3 +200,34 @@ async fn the_toolbox_applies_the_same_policy() {
     );
     assert_eq!(asked[0].name, "demo_delete_item");
 }
+
+/// A server added unlocked has no bindings to take approvals: under
+/// `annotations = "enforce"` in its config, the toolbox asks the policy
+/// before a model's call of a tool whose live annotations say it may
+/// modify things, as it does for an enforced binding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unlocked_tools_of_an_enforced_server_take_an_approval_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path());
+    let server = config.servers.get_mut("demo").unwrap();
+    server.annotations = mcpbind::Annotations::Enforce;
+    let mut toolbox = Toolbox::new();
+    let client = mcpbind::Client::connect(&config, "demo").await.unwrap();
+    toolbox.add_unlocked(client).await.unwrap();
+
+    let call = toolbox.call("demo_delete_item", r#"{"id": "1"}"#).await;
+    let Err(CallError::Refused { reason }) = &call.outcome else {
+        panic!("{:?}", call.outcome)
+    };
+    assert!(reason.contains("needs an approval"), "{reason}");
+    assert_eq!(call.attempts, 0);
+    let call = toolbox.call("demo_add", r#"{"a": 2, "b": 40}"#).await;
+    assert!(call.outcome.is_ok(), "{:?}", call.outcome);
+
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    toolbox.with_approvals(&policy(Arc::clone(&asked)));
+    let call = toolbox.call("demo_delete_item", r#"{"id": "two"}"#).await;
+    assert_eq!(call.for_model().text, "deleted 2");
+    let asked = asked.lock().unwrap();
+    assert!(asked[0].unlocked && asked[0].name == "demo_delete_item");
+}

@@ -865,7 +865,18 @@ impl Toolbox {
             return Ok(arguments);
         };
         params::unalias(&tool.schema, &mut value);
-        let needs_approval = matches!(&tool.kind, SlotKind::Tool(entry) if entry.needs_approval);
+        let needs_approval = match &tool.kind {
+            SlotKind::Tool(entry) => entry.needs_approval,
+            // An unlocked tool has no bindings to say so: its server's
+            // config does, and the tool's live annotations (unreviewed).
+            SlotKind::Live(live) => {
+                server.client.server_config().annotations
+                    == mcpbind_core::config::Annotations::Enforce
+                    && !live.read_only
+                    && live.destructive
+            }
+            SlotKind::Template(_) => false,
+        };
         if self.approvals.is_empty() && !needs_approval {
             return Ok(Ok(value));
         }
