@@ -146,6 +146,19 @@ async fn typed_calls_of_enforced_tools_take_the_approval_of_their_input() {
     );
 }
 
+/// With no approval policy, a model's call of `delete_item` is refused and
+/// never sent; `add` (read-only) goes.
+async fn refuses_deleting_but_adds(toolbox: &Toolbox) {
+    let call = toolbox.call("demo_delete_item", r#"{"id": "1"}"#).await;
+    let Err(CallError::Refused { reason }) = &call.outcome else {
+        panic!("{:?}", call.outcome)
+    };
+    assert!(reason.contains("needs an approval"), "{reason}");
+    assert_eq!(call.attempts, 0);
+    let call = toolbox.call("demo_add", r#"{"a": 2, "b": 40}"#).await;
+    assert!(call.outcome.is_ok(), "{:?}", call.outcome);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_toolbox_applies_the_same_policy() {
     let dir = tempfile::tempdir().unwrap();
@@ -157,14 +170,7 @@ async fn the_toolbox_applies_the_same_policy() {
 
     // Without an approval, a model's call of an enforced tool is refused
     // and never sent; a read-only tool goes.
-    let call = toolbox.call("demo_delete_item", r#"{"id": "1"}"#).await;
-    let Err(CallError::Refused { reason }) = &call.outcome else {
-        panic!("{:?}", call.outcome)
-    };
-    assert!(reason.contains("needs an approval"), "{reason}");
-    assert_eq!(call.attempts, 0);
-    let call = toolbox.call("demo_add", r#"{"a": 2, "b": 40}"#).await;
-    assert!(call.outcome.is_ok(), "{:?}", call.outcome);
+    refuses_deleting_but_adds(&toolbox).await;
 
     // Bound without `enforce`, the same tool goes unreviewed, as before.
     let mut advised = Toolbox::new();
@@ -215,14 +221,7 @@ async fn unlocked_tools_of_an_enforced_server_take_an_approval_too() {
     let client = mcpbind::Client::connect(&config, "demo").await.unwrap();
     toolbox.add_unlocked(client).await.unwrap();
 
-    let call = toolbox.call("demo_delete_item", r#"{"id": "1"}"#).await;
-    let Err(CallError::Refused { reason }) = &call.outcome else {
-        panic!("{:?}", call.outcome)
-    };
-    assert!(reason.contains("needs an approval"), "{reason}");
-    assert_eq!(call.attempts, 0);
-    let call = toolbox.call("demo_add", r#"{"a": 2, "b": 40}"#).await;
-    assert!(call.outcome.is_ok(), "{:?}", call.outcome);
+    refuses_deleting_but_adds(&toolbox).await;
 
     let asked = Arc::new(Mutex::new(Vec::new()));
     toolbox.with_approvals(&policy(Arc::clone(&asked)));
