@@ -211,8 +211,9 @@ pub trait Tool {
     /// integers, booleans, arrays, string enums, annotations; no bound,
     /// pattern or union). A typed call's arguments are then not checked
     /// against the schema again, unless they hold a `null` (what a NaN or
-    /// infinite float serializes as); arguments from elsewhere (an
-    /// approval's amend, a model's through the toolbox) still are.
+    /// infinite float serializes as) or nest deeper than 64 levels;
+    /// arguments from elsewhere (an approval's amend, a model's through
+    /// the toolbox) still are.
     const INPUT_ENFORCES_SCHEMA: bool = false;
 }
 

@@ -181,7 +181,7 @@ impl Client {
     /// against the locked input schema unless `validated` already, or
     /// unless its type keeps the whole schema
     /// ([`Tool::INPUT_ENFORCES_SCHEMA`]) and no `null` is in it (a NaN or
-    /// infinite float serializes as one).
+    /// infinite float serializes as one), nor deep nesting.
     pub(super) fn typed_arguments<T: Tool>(
         &self,
         input: &T::Input,
@@ -193,7 +193,7 @@ impl Client {
             reason: e.to_string(),
             violations: Vec::new(),
         })?;
-        let enforced = T::INPUT_ENFORCES_SCHEMA && !holds_null(&value);
+        let enforced = T::INPUT_ENFORCES_SCHEMA && !needs_check(&value, 0);
         self.checked_arguments::<T>(value, validated || enforced)
     }
 
@@ -294,17 +294,40 @@ impl Client {
     }
 }
 
-/// Whether `value` has a `null` anywhere in it (walked without recursion:
-/// a recursive input type nests as deep as its value).
-fn holds_null(value: &Value) -> bool {
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Null => return true,
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => stack.extend(map.values()),
-            _ => {}
-        }
+/// Whether a typed call's arguments need checking though their type keeps
+/// the schema: a `null` in them (what a NaN or infinite float serializes
+/// as), or nesting deeper than [`SKIP_DEPTH`] (the validator's own depth
+/// limit then decides).
+fn needs_check(value: &Value, depth: usize) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(_) | Value::Object(_) if depth >= SKIP_DEPTH => true,
+        Value::Array(items) => items.iter().any(|v| needs_check(v, depth + 1)),
+        Value::Object(map) => map.values().any(|v| needs_check(v, depth + 1)),
+        _ => false,
     }
-    false
+}
+
+/// How deep arguments may nest and skip the check (a recursive walk of
+/// at most this many frames).
+const SKIP_DEPTH: usize = 64;
+
+#[cfg(test)]
+mod tests {
+    use super::{needs_check, SKIP_DEPTH};
+    use serde_json::{json, Value};
+
+    fn nested(levels: usize, inner: Value) -> Value {
+        (0..levels).fold(inner, |v, _| json!({ "a": [v] }))
+    }
+
+    #[test]
+    fn arguments_with_a_null_or_deep_nesting_are_checked_anyway() {
+        assert!(!needs_check(&json!({"a": 1, "b": ["x", true, 2.5]}), 0));
+        assert!(needs_check(&json!({"a": 1, "b": [null]}), 0));
+        assert!(needs_check(&nested(5, Value::Null), 0));
+        // Two levels a round: an object, then an array.
+        assert!(!needs_check(&nested(SKIP_DEPTH / 2 - 1, json!(1)), 0));
+        assert!(needs_check(&nested(SKIP_DEPTH / 2, json!({})), 0));
+    }
 }
