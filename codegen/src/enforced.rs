@@ -7,11 +7,12 @@
 //! with named properties (each required one present, no other keys sent),
 //! strings, numbers, integers, booleans, arrays of one item schema, string
 //! enums, `null` beside one of those, local `$ref`s, and annotations.
-//! Anything else (a bound, a `pattern`, a union) leaves the check on. A
-//! float that is NaN or infinite serializes as `null`, which a `number`
-//! refuses: the runtime checks any arguments that hold a `null`. `format` qualifies only where the draft
-//! treats it as an annotation (2019-09 and 2020-12, the default): under
-//! draft-07 the validator asserts it and a `String` does not.
+//! Anything else (a bound, a `pattern`, a union) leaves the check on.
+//! `format` qualifies only where the draft treats it as an annotation
+//! (2019-09 and 2020-12, the default): under draft-07 the validator
+//! asserts it and a `String` does not. A float that is NaN or infinite
+//! serializes as `null`, which a `number` refuses: the runtime checks any
+//! arguments that hold a `null` (or nest deep) all the same.
 
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
