@@ -120,13 +120,7 @@ impl Walk<'_> {
         let only_annotations = map
             .keys()
             .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()));
-        let definition = ["#/$defs/", "#/definitions/"].iter().find_map(|prefix| {
-            let name = target.strip_prefix(prefix)?;
-            let defs = prefix.trim_start_matches("#/").trim_end_matches('/');
-            // An escaped or nested pointer is not followed.
-            (!name.contains(['/', '~', '%'])).then(|| self.root.get(defs)?.get(name))?
-        });
-        match definition {
+        match self.definition(target) {
             Some(_) if !only_annotations => false,
             Some(_) if refs.contains(target) => true,
             Some(definition) => {
@@ -137,6 +131,25 @@ impl Walk<'_> {
             }
             None => false,
         }
+    }
+
+    /// The definition `target` names: `#/$defs/NAME` or
+    /// `#/definitions/NAME` of the root (an escaped or nested pointer is
+    /// not followed).
+    fn definition(&self, target: &str) -> Option<&Value> {
+        ["#/$defs/", "#/definitions/"].iter().find_map(|prefix| {
+            let name = target.strip_prefix(prefix)?;
+            let defs = prefix.trim_start_matches("#/").trim_end_matches('/');
+            (!name.contains(['/', '~', '%'])).then(|| self.root.get(defs)?.get(name))?
+        })
+    }
+
+    /// Whether `property` allows `null` (its own `type`, or its
+    /// definition's).
+    fn nullable(&self, property: &Value) -> bool {
+        let target = property.get("$ref").and_then(Value::as_str);
+        let node = target.and_then(|t| self.definition(t)).unwrap_or(property);
+        node == &Value::Bool(true) || kind_of(node.get("type")).is_none_or(|(_, nullable)| nullable)
     }
 
     /// An object's `properties`, `required` and `additionalProperties`:
@@ -164,7 +177,7 @@ impl Walk<'_> {
         additional
             && required.iter().all(|name| {
                 name.and_then(|n| properties.get(n))
-                    .is_some_and(|p| !nullable(p, self.root))
+                    .is_some_and(|p| !self.nullable(p))
             })
             && properties.iter().all(|(name, property)| {
                 field_key(name).is_some_and(|key| fields.insert(key))
@@ -191,16 +204,6 @@ fn kind_of(types: Option<&Value>) -> Option<(&str, bool)> {
         },
         _ => None,
     }
-}
-
-/// Whether `property` allows `null` (its own `type`, or its definition's).
-fn nullable(property: &Value, root: &Map<String, Value>) -> bool {
-    let target = property.get("$ref").and_then(Value::as_str).and_then(|t| {
-        let (defs, name) = t.strip_prefix("#/")?.split_once('/')?;
-        root.get(defs)?.get(name)
-    });
-    let node = target.unwrap_or(property);
-    node == &Value::Bool(true) || kind_of(node.get("type")).is_none_or(|(_, nullable)| nullable)
 }
 
 /// Distinct strings only: each a variant that serializes as itself.
