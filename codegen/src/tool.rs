@@ -26,11 +26,13 @@ pub(crate) struct ToolMethod<'a> {
     pub(crate) input_enforced: bool,
 }
 
-/// Whether a tool may modify things, by the MCP defaults: not
-/// `readOnlyHint: true`, and not `destructiveHint: false`
-/// (`ToolMeta::may_modify`, read from the lockfile).
+/// Whether a tool may modify things ([`mcpbind_model::may_modify`]), by
+/// its locked annotations with the MCP defaults applied.
 pub(crate) fn needs_approval(tool: &LockedTool) -> bool {
-    tool.hint("readOnlyHint") != Some(true) && tool.hint("destructiveHint") != Some(false)
+    mcpbind_model::may_modify(
+        tool.hint("readOnlyHint") == Some(true),
+        tool.hint("destructiveHint") != Some(false),
+    )
 }
 
 pub(crate) fn ident(name: &str) -> Ident {

@@ -201,6 +201,7 @@ pub mod __toolbox {
     #[cfg(feature = "validate")]
     pub use crate::validate::{compile, violations_of, Compiled};
     pub use crate::validate::{join, violations_or};
+    pub use mcpbind_model::may_modify;
 }
 
 /// What generated code uses. Not part of the public API.

@@ -53,7 +53,7 @@ pub use lock::{
 };
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
 pub use sandbox::SandboxConfig;
-pub use tool::{TaskSupport, Tool, ToolMeta};
+pub use tool::{may_modify, TaskSupport, Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
 pub use violation::Violation;
 

@@ -107,7 +107,7 @@ impl ToolMeta {
     /// [`Annotations`](crate::config::Annotations) for what it can be
     /// trusted for.
     pub fn may_modify(&self) -> bool {
-        !self.read_only && self.destructive
+        may_modify(self.read_only, self.destructive)
     }
 
     /// Whether calling the tool twice is harmless, so that a call may be
@@ -189,6 +189,16 @@ impl TaskSupport {
             _ => TaskSupport::Forbidden,
         }
     }
+}
+
+/// Whether a tool whose annotations (MCP defaults applied) say `read_only`
+/// and `destructive` may change things: not `readOnlyHint: true`, and not
+/// `destructiveHint: false`. The one rule behind [`ToolMeta::may_modify`],
+/// the generator's `annotations = "enforce"` and the toolbox's approvals
+/// of unlocked tools.
+#[doc(hidden)]
+pub const fn may_modify(read_only: bool, destructive: bool) -> bool {
+    !read_only && destructive
 }
 
 /// A tool with typed input and output. Generated code implements it for one

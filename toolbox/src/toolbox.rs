@@ -872,8 +872,7 @@ impl Toolbox {
             SlotKind::Live(live) => {
                 server.client.server_config().annotations
                     == mcpbind_core::config::Annotations::Enforce
-                    && !live.read_only
-                    && live.destructive
+                    && mcpbind_core::__toolbox::may_modify(live.read_only, live.destructive)
             }
             SlotKind::Template(_) => false,
         };
