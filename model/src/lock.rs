@@ -853,3 +853,15 @@ impl Serialize for Sorted<'_, Value> {
 
 #[cfg(test)]
 mod tests;
+
+/// The generator's real-world corpus: the `tools/list` of 66 public MCP
+/// servers, locked (`codegen/tests/corpus/servers.lock`), for tests that
+/// run over real schemas.
+#[cfg(test)]
+pub(crate) fn corpus() -> Lockfile {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../codegen/tests/corpus/servers.lock"
+    );
+    Lockfile::read(path).unwrap()
+}

@@ -698,11 +698,7 @@ fn recursive_refs_terminate() {
 /// pair that differs gets findings, and a tool against itself none.
 #[test]
 fn corpus_schemas_classify() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../codegen/tests/corpus/servers.lock"
-    );
-    let lock = crate::lock::Lockfile::read(path).unwrap();
+    let lock = crate::lock::corpus();
     let tools: Vec<&crate::lock::LockedTool> =
         lock.servers.values().flat_map(|s| &s.tools).collect();
     assert!(tools.len() > 1000, "{}", tools.len());
