@@ -13,9 +13,11 @@ use mcpbind_model::sandbox::{HomePolicy, Limits, NetworkPolicy, SandboxConfig};
 
 mod grants;
 #[cfg(target_os = "linux")]
+#[allow(clippy::disallowed_methods)] // Linux-only code: see clippy.toml
 mod linux;
 #[doc(hidden)]
 pub mod plan;
+mod platform;
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 mod proxy;
 mod spawn;

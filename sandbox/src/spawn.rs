@@ -98,7 +98,7 @@ pub fn confine(
     let scratch = Scratch(std::mem::take(&mut plan.scratch));
     let mut limits = sandbox.limits;
     let mut unenforced = std::mem::take(&mut plan.unenforced);
-    unenforced.extend(platform_gaps(&plan, &limits));
+    unenforced.extend(platform_gaps(sandbox, &plan, &limits));
     for gap in unenforced {
         if sandbox.required {
             return Err(Error::Sandbox {
@@ -151,47 +151,14 @@ fn relax(plan: &mut Plan, limits: &mut Limits, setting: &str) {
     plan.user_namespace = plan.deny_network || limits.processes.is_some();
 }
 
-#[cfg(target_os = "linux")]
-fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
-    super::linux::check(plan, limits)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn platform_gaps(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
-    let reason =
-        || "mcpbind's sandbox uses Landlock and namespaces, which only Linux has".to_owned();
-    let mut gaps = Vec::new();
-    if plan.read.is_some() {
-        gaps.push(Unenforced {
-            setting: "read",
-            reason: reason(),
-        });
-    }
-    if plan.deny_network {
-        gaps.push(Unenforced {
-            setting: "network",
-            reason: reason(),
-        });
-    }
-    if limits.processes.is_some() {
-        gaps.push(Unenforced {
-            setting: "processes",
-            reason: reason(),
-        });
-    }
-    if cfg!(not(unix))
-        && (
-            limits.memory,
-            limits.cpu_seconds,
-            limits.open_files,
-            limits.file_size,
-        ) != (None, None, None, None)
-    {
-        gaps.push(Unenforced {
-            setting: "memory",
-            reason: "resource limits need setrlimit (Unix)".into(),
-        });
-    }
+/// The settings this platform cannot enforce: off Linux, the table of
+/// `platform.rs`; on Linux, what this kernel lacks.
+fn platform_gaps(sandbox: &SandboxConfig, plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
+    let mut gaps = super::platform::gaps(super::platform::Platform::CURRENT, sandbox);
+    #[cfg(target_os = "linux")]
+    gaps.extend(super::linux::check(plan, limits));
+    #[cfg(not(target_os = "linux"))]
+    let _ = (plan, limits);
     gaps
 }
 
