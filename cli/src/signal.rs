@@ -120,6 +120,8 @@ pub fn install() {
     mcpbind_model::write::abandon_writes_when(abandon_write);
     #[cfg(unix)]
     unix::install();
+    #[cfg(windows)]
+    windows::install();
 }
 
 /// The check every write makes just before its rename: abandon it once a
@@ -246,6 +248,54 @@ async fn next_signal() -> Signal {
     }
 }
 
+/// Records `signal` and, outside the parts that handle it themselves
+/// ([`DEFERRED`]), ends the process at once as the signal would: the
+/// same as the Unix handler, for a platform whose handler runs on a thread
+/// of its own (Windows), where it need not be async-signal-safe.
+#[cfg(any(windows, test))]
+fn stop_unless_deferred(signal: Signal) -> Option<ExitCode> {
+    let _ = ARRIVED.compare_exchange(0, signal.number(), Ordering::SeqCst, Ordering::SeqCst);
+    if DEFERRED.load(Ordering::SeqCst) {
+        return None;
+    }
+    Some(Interrupted(signal).exit_code())
+}
+
+/// Ctrl-C on Windows, at any moment: a console control handler runs on a
+/// thread of its own, so tokio's (the one [`next_signal`] also listens to)
+/// is watched by a thread that lives as long as the process. In a write
+/// ([`writing`]) or the work with servers ([`block_on`]) the command acts
+/// on it; anywhere else the process exits 130 at once, as on Unix.
+#[cfg(windows)]
+mod windows {
+    use super::Signal;
+
+    pub(super) fn install() {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        // Listening from here on (not from when the thread starts): a
+        // Ctrl-C from now on is this handler's.
+        let Ok(mut ctrl_c) = runtime.block_on(async { tokio::signal::windows::ctrl_c() }) else {
+            return;
+        };
+        let watch = move || {
+            runtime.block_on(async move {
+                while ctrl_c.recv().await.is_some() {
+                    if super::stop_unless_deferred(Signal::Interrupt).is_some() {
+                        eprintln!("error: stopped by Ctrl-C");
+                        std::process::exit(128 + i32::from(Signal::Interrupt.number()));
+                    }
+                }
+            });
+        };
+        let _ = std::thread::Builder::new().name("ctrl-c".into()).spawn(watch);
+    }
+}
+
 /// The signal handler, and the test-only pause point.
 #[cfg(unix)]
 mod unix {
@@ -297,13 +347,23 @@ mod unix {
         }
     }
 
+    /// The wake pipe: std's, close-on-exec on every Unix (`pipe2` where
+    /// there is one, `pipe` then `fcntl` on Apple's), with a non-blocking
+    /// write end so that the handler's write never waits.
     #[cfg(debug_assertions)]
     fn make_wake_pipe() {
-        let mut fds = [0; 2];
-        // SAFETY: pipe2 fills `fds` with two new descriptors.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } == 0 {
-            WAKE.store(fds[1], Ordering::SeqCst);
-            READ.store(fds[0], Ordering::SeqCst);
+        use std::os::fd::{AsRawFd as _, IntoRawFd as _};
+        let Ok((read, write)) = std::io::pipe() else {
+            return;
+        };
+        // SAFETY: fcntl on a descriptor we own.
+        let nonblocking = unsafe {
+            let flags = libc::fcntl(write.as_raw_fd(), libc::F_GETFL);
+            flags >= 0 && libc::fcntl(write.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+        };
+        if nonblocking {
+            WAKE.store(write.into_raw_fd(), Ordering::SeqCst);
+            READ.store(read.into_raw_fd(), Ordering::SeqCst);
         }
     }
 
@@ -339,6 +399,21 @@ mod unix {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stop_outside_deferred_parts_ends_the_process_and_inside_abandons_the_write() {
+        let deferred = Deferred::new();
+        assert_eq!(stop_unless_deferred(Signal::Interrupt), None);
+        assert_eq!(arrived(), Some(Signal::Interrupt));
+        // The write checks before its rename: it is abandoned.
+        assert!(abandon_write(Path::new("mcpbind.lock")));
+        drop(deferred);
+        assert_eq!(
+            stop_unless_deferred(Signal::Interrupt),
+            Some(ExitCode::from(130))
+        );
+        ARRIVED.store(0, Ordering::SeqCst);
+    }
 
     #[test]
     fn exit_codes_are_128_plus_the_signal() {

@@ -16,9 +16,13 @@ mod derive;
 mod discover_http;
 mod discover_stdio;
 mod double;
+#[cfg(target_os = "linux")]
+#[allow(clippy::disallowed_methods)] // Linux-only code: see clippy.toml
 mod durability;
 mod effects;
 mod elicit;
+#[cfg(target_os = "linux")]
+#[allow(clippy::disallowed_methods)] // Linux-only code: see clippy.toml
 mod escape;
 mod lean;
 mod lifecycle;
@@ -27,6 +31,8 @@ mod lock;
 mod long_running;
 mod misbehave;
 mod oauth;
+#[cfg(target_os = "linux")]
+#[allow(clippy::disallowed_methods)] // Linux-only code: see clippy.toml
 mod privilege;
 mod prompts;
 mod readme;
