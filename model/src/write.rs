@@ -17,11 +17,11 @@
 //! written where the link points, and keeps the link; tokens
 //! ([`write_private`]) replace the path itself, mode 0600.
 //!
-//! On Unix the writer holds an exclusive `flock` on its temporary from
-//! creation until the rename, and every write first removes the
-//! temporaries of the same file that no one holds: those of a writer that
-//! was killed (a PID in the name could not tell: the writer may live in
-//! another container). A program that stops on a signal can abandon a
+//! The writer holds an exclusive lock on its temporary from creation until
+//! the rename (`flock` on Unix, `LockFileEx` on Windows), and every write
+//! first removes the temporaries of the same file that no one holds: those
+//! of a writer that was killed (a PID in the name could not tell: the
+//! writer may live in another container). A program that stops on a signal can abandon a
 //! write that has not yet replaced its file ([`abandon_writes_when`]).
 
 use std::fs::File;
@@ -206,6 +206,8 @@ fn create_temp(dir: &Path, path: &Path, mode: Mode) -> std::io::Result<(File, Pa
         &mut options,
         if mode == Mode::Private { 0o600 } else { 0o666 },
     );
+    #[cfg(not(unix))]
+    let _ = mode;
     let mut attempts = 0;
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -231,18 +233,26 @@ fn create_temp(dir: &Path, path: &Path, mode: Mode) -> std::io::Result<(File, Pa
 
 /// Locks a new temporary (exclusively, waiting for a writer that is
 /// checking it to let go) and says whether it is still the file at `temp`.
-#[cfg(unix)]
 fn held_at(file: &File, temp: &Path) -> std::io::Result<bool> {
-    use std::os::unix::fs::MetadataExt as _;
     file.lock()?;
+    is_at(file, temp)
+}
+
+/// Whether `file` is the file at `temp` (not one another writer made
+/// there after removing it).
+#[cfg(unix)]
+fn is_at(file: &File, temp: &Path) -> std::io::Result<bool> {
+    use std::os::unix::fs::MetadataExt as _;
     let ours = file.metadata()?;
     Ok(std::fs::symlink_metadata(temp)
         .is_ok_and(|there| there.dev() == ours.dev() && there.ino() == ours.ino()))
 }
 
+/// Whether `file` is the file at `temp`: the same volume and file index.
 #[cfg(not(unix))]
-fn held_at(_: &File, _: &Path) -> std::io::Result<bool> {
-    Ok(true)
+fn is_at(file: &File, temp: &Path) -> std::io::Result<bool> {
+    let ours = same_file::Handle::from_file(file.try_clone()?)?;
+    Ok(same_file::Handle::from_path(temp).is_ok_and(|there| there == ours))
 }
 
 /// Whether `file_name` is a temporary [`create_temp`] makes for the file
@@ -264,7 +274,6 @@ fn is_temporary_of(file_name: &str, target: &str) -> bool {
 /// one that has just created its temporary and not yet locked it finds it
 /// gone once it has the lock ([`held_at`]) and takes another name. Best
 /// effort: what can't be checked or removed is left.
-#[cfg(unix)]
 fn remove_abandoned_temporaries(path: &Path) {
     let Some(target) = path.file_name().and_then(|n| n.to_str()) else {
         return;
@@ -285,14 +294,13 @@ fn remove_abandoned_temporaries(path: &Path) {
         let Ok(file) = File::open(&temp) else {
             continue;
         };
-        if file.try_lock().is_ok() && held_at(&file, &temp).unwrap_or(false) {
+        // Locked here, not through `held_at`: a second lock on the same
+        // handle would wait for itself on Windows.
+        if file.try_lock().is_ok() && is_at(&file, &temp).unwrap_or(false) {
             let _ = std::fs::remove_file(&temp);
         }
     }
 }
-
-#[cfg(not(unix))]
-fn remove_abandoned_temporaries(_: &Path) {}
 
 /// A temporary file, removed when dropped unless kept.
 struct Temporary(Option<PathBuf>);
