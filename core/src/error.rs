@@ -37,6 +37,20 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The server's command is a batch file (on Windows `npx` is
+    /// `npx.cmd`), and one of its arguments is one that Rust refuses to pass
+    /// to a batch file, because `cmd.exe` could not be kept from reading
+    /// it as commands (CVE-2024-24576).
+    #[error("failed to start server `{server}`: `{command}` is a batch file, and Rust refuses an argument that cmd.exe could not be kept from reading as commands")]
+    BatchFileArguments {
+        /// The server.
+        server: String,
+        /// The batch file (secrets redacted).
+        command: String,
+        /// std's refusal.
+        #[source]
+        source: std::io::Error,
+    },
     /// The server's working directory (`cwd`) is missing or not a directory.
     #[error("failed to start server `{server}`: working directory {} {}", cwd.display(), if *exists { "is not a directory" } else { "does not exist" })]
     Cwd {
@@ -435,6 +449,9 @@ impl Error {
             )),
             Error::ConnectTimeout { server, .. } => Some(format!(
                 "raise `connect_timeout` for server `{server}` in mcpbind.toml if it is just slow to start"
+            )),
+            Error::BatchFileArguments { server, .. } => Some(format!(
+                "remove the line break (or other character cmd.exe treats as syntax) from `args` of server `{server}`, or set its `command` to the program the batch file runs (`node` and the package's script, for `npx`)"
             )),
             Error::CommandNotAllowed { command, .. } => Some(format!(
                 "add `{command}` to `allow_commands` in mcpbind.toml if this server is trusted"

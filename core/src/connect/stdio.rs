@@ -6,7 +6,8 @@
 //! `max_response_bytes`, and tap the raw bytes of `tools/list` responses.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::path::Path;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -25,6 +26,8 @@ use crate::error::Error;
 use crate::redact::{redact, redact_cut};
 use crate::sandbox::plan::Target;
 use crate::sandbox::{self, Confined, SandboxConfig, Scratch};
+
+mod lookup;
 
 /// How many bytes of a server's stderr are kept for error messages.
 const STDERR_TAIL_BYTES: usize = 8 * 1024;
@@ -265,9 +268,30 @@ pub(crate) struct Spawn<'a> {
 }
 
 /// Whether `program` is in `allowed`: an entry with a `/` is an exact path,
-/// one without matches only that bare name (looked up on `PATH`).
+/// one without matches only that bare name (looked up on `PATH`; on
+/// Windows in any case and with or without an extension of `PATHEXT`, as
+/// the shell finds it: `npx` allows `npx.cmd`).
 fn command_allowed(program: &str, allowed: &[String]) -> bool {
-    allowed.iter().any(|entry| entry == program)
+    let pathext = std::env::var("PATHEXT").ok();
+    allowed.iter().any(|entry| {
+        entry == program || (cfg!(windows) && lookup::allows(entry, program, pathext.as_deref()))
+    })
+}
+
+/// The program to start: on Windows a bare name as the shell finds it,
+/// through the server's `PATH` (else ours) and `PATHEXT` (`npx` →
+/// `C:\...\npx.cmd`, which std alone would not find); elsewhere `program`
+/// itself, which `execvp` finds on `PATH`.
+fn launched(program: &str, path: Option<&OsStr>) -> PathBuf {
+    if cfg!(windows) {
+        let path = path.map(OsString::from).or_else(|| std::env::var_os("PATH"));
+        let pathext = std::env::var("PATHEXT").ok();
+        let dirs = path.iter().flat_map(std::env::split_paths);
+        if let Some(found) = lookup::find(program, dirs, pathext.as_deref(), Path::is_file) {
+            return found;
+        }
+    }
+    PathBuf::from(program)
 }
 
 /// The command to run, with `${VAR}`s expanded, and the secrets they held.
@@ -285,11 +309,20 @@ fn command(name: &str, spawn: &Spawn<'_>, relaxed: &[&str]) -> Result<Prepared, 
             .into());
         }
     }
-    let mut cmd = Command::new(&program);
     let mut args = Vec::with_capacity(spawn.args.len());
     for arg in spawn.args {
         args.push(expander.expand(arg)?);
     }
+    let mut env = Vec::with_capacity(spawn.env.len());
+    for (key, value) in spawn.env {
+        env.push((key, expander.expand(value)?));
+    }
+    let path: Option<OsString> = env
+        .iter()
+        .find(|(key, _)| *key == "PATH")
+        .map(|(_, value)| value.into());
+    let launched = launched(&program, path.as_deref());
+    let mut cmd = Command::new(&launched);
     cmd.args(&args);
     if !spawn.inherit_env {
         // The agent's API keys stay with the agent: only the safe list, then
@@ -301,12 +334,7 @@ fn command(name: &str, spawn: &Spawn<'_>, relaxed: &[&str]) -> Result<Prepared, 
             }
         }
     }
-    let mut path = None;
-    for (key, value) in spawn.env {
-        let value = expander.expand(value)?;
-        if key == "PATH" {
-            path = Some(value.clone().into());
-        }
+    for (key, value) in env {
         cmd.env(key, value);
     }
     if let Some(cwd) = spawn.cwd {
@@ -338,6 +366,7 @@ fn command(name: &str, spawn: &Spawn<'_>, relaxed: &[&str]) -> Result<Prepared, 
     Ok(Prepared {
         cmd,
         program,
+        launched,
         secrets: expander.finish(),
         confined,
     })
@@ -348,6 +377,8 @@ struct Prepared {
     cmd: Command,
     /// The program, for errors.
     program: String,
+    /// What is started for it (found on `PATH` on Windows).
+    launched: PathBuf,
     secrets: Arc<[String]>,
     /// The sandbox's directories for this start, and its steps.
     confined: Confined,
@@ -483,6 +514,7 @@ fn spawn_child(name: &str, spawn: &Spawn<'_>) -> Result<Spawned, ConnectFailure>
         let Prepared {
             mut cmd,
             program,
+            launched,
             secrets,
             confined,
         } = command(name, spawn, &relaxed)?;
@@ -505,12 +537,7 @@ fn spawn_child(name: &str, spawn: &Spawn<'_>) -> Result<Spawned, ConnectFailure>
             Err(source) => source,
         };
         let Some((setting, reason)) = confined.refusal(&source) else {
-            return Err(Error::Spawn {
-                server: name.to_owned(),
-                command: redact(&program, &secrets),
-                source,
-            }
-            .into());
+            return Err(spawn_failed(name, &program, &launched, &secrets, source).into());
         };
         let required = spawn.sandbox.is_none_or(|s| s.required);
         if required || relaxed.contains(&setting) {
@@ -523,6 +550,31 @@ fn spawn_child(name: &str, spawn: &Spawn<'_>) -> Result<Spawned, ConnectFailure>
         }
         tracing::warn!(server = name, setting, reason = %reason, "sandbox setting not enforced (`required = false`)");
         relaxed.push(setting);
+    }
+}
+
+/// Why the server could not be started: std refuses an argument it cannot
+/// quote safely for `cmd.exe` when the program is a batch file (`npx.cmd`;
+/// CVE-2024-24576), which is told apart from a missing program.
+fn spawn_failed(
+    name: &str,
+    program: &str,
+    launched: &Path,
+    secrets: &[String],
+    source: std::io::Error,
+) -> Error {
+    let batch = cfg!(windows) && lookup::is_batch_file(launched);
+    if batch && source.kind() == std::io::ErrorKind::InvalidInput {
+        return Error::BatchFileArguments {
+            server: name.to_owned(),
+            command: redact(&launched.to_string_lossy(), secrets),
+            source,
+        };
+    }
+    Error::Spawn {
+        server: name.to_owned(),
+        command: redact(program, secrets),
+        source,
     }
 }
 
