@@ -17,7 +17,6 @@ mod ctor;
 pub mod depth;
 mod docs;
 mod enforced;
-mod integers;
 pub mod lock;
 mod naming;
 mod postprocess;

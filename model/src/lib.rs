@@ -22,6 +22,8 @@ mod drift;
 pub mod handler;
 pub mod hash;
 mod help;
+#[doc(hidden)]
+pub mod integer;
 pub mod json;
 pub mod lock;
 mod prompt;
