@@ -507,7 +507,7 @@ mod tests {
         let (p, defs, mut w) = prep(json!({
             "type": "object",
             "properties": {
-                "bad": {"type": "array", "items": {"type": "integer", "format": "int64", "default": "three"}},
+                "bad": {"type": "array", "items": {"type": "boolean", "default": "three"}},
                 "worse": {"type": "string", "enum": []},
                 "good": {"type": "string"}
             }
@@ -563,7 +563,7 @@ mod tests {
             "pubunsigned:u64",
             "pubbounded:i64",
             "pubsafe:i64",
-            "pubbyte:u64",
+            "pubbyte:u8",
             "pubbeyond:::mcpbind::BigInt",
             "pubwide:::mcpbind::BigInt",
             "pubitems:::std::vec::Vec<i64>",

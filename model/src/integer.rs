@@ -72,6 +72,26 @@ pub fn integer_type(obj: &Map<String, Value>) -> IntegerType {
     }
 }
 
+/// The narrower machine type whose range the schema's bounds are exactly
+/// (`"minimum": 0, "maximum": 255` is `u8`), as typify types it: its name
+/// and range. `None` for any other bounds.
+pub fn narrow(obj: &Map<String, Value>) -> Option<(&'static str, i128, i128)> {
+    const NARROW: &[(&str, i128, i128)] = &[
+        ("i8", i8::MIN as i128, i8::MAX as i128),
+        ("u8", 0, u8::MAX as i128),
+        ("i16", i16::MIN as i128, i16::MAX as i128),
+        ("u16", 0, u16::MAX as i128),
+        ("i32", i32::MIN as i128, i32::MAX as i128),
+        ("u32", 0, u32::MAX as i128),
+    ];
+    let (low, high) = bounds(obj);
+    let (low, high) = (low?, high?);
+    NARROW
+        .iter()
+        .find(|(_, least, greatest)| (*least, *greatest) == (low, high))
+        .copied()
+}
+
 /// The least and the greatest integer the bounds allow (`None`:
 /// unbounded), exact for integers written as such. A bound that is no
 /// number bounds nothing.
@@ -257,28 +277,34 @@ fn integer(node: &Map<String, Value>, value: &Value, pointer: &str, found: &mut 
     {
         return;
     }
-    let mut number = value.clone();
-    crate::json::normalize_numbers(&mut number);
-    let ty = integer_type(node);
-    let (fits, rust) = match ty {
-        IntegerType::Signed => (number.is_i64(), "i64"),
-        IntegerType::Unsigned => (number.is_u64(), "u64"),
-        IntegerType::Big => return,
+    let (rust, least, greatest) = match (integer_type(node), narrow(node)) {
+        (IntegerType::Big, _) => return,
+        (_, Some(narrow)) => narrow,
+        (IntegerType::Unsigned, None) => ("u64", 0, u64::MAX.into()),
+        (IntegerType::Signed, None) => ("i64", i64::MIN.into(), i64::MAX.into()),
     };
-    // A fraction is the schema's `type` to refuse, not a range.
-    let whole = number.is_i64() || number.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0);
-    if fits || !whole {
+    // Whole floats are read as the integers they are; a fraction is the
+    // schema's `type` to refuse, not a range.
+    let whole = match (value.as_i64(), value.as_u64(), value.as_f64()) {
+        (Some(n), _, _) => Some(i128::from(n)),
+        (_, Some(n), _) => Some(i128::from(n)),
+        // `as` saturates: far past 64 bits either way.
+        (_, _, Some(f)) if f.fract() == 0.0 => Some(f as i128),
+        _ => None,
+    };
+    if whole.is_none_or(|n| (least..=greatest).contains(&n)) {
         return;
     }
+    let range = format!("from {least} to {greatest}");
     let mut violation = Violation::new(
         pointer,
         "type",
         format!(
-            "{value} is out of the range of its generated type `{rust}` (the schema bounds this \
-             integer within 64 bits, or not at all; mcpbind neither wraps nor rounds it)"
+            "{value} does not fit the integer's generated type `{rust}` (mcpbind neither wraps \
+             nor rounds it)"
         ),
     );
-    violation.expected = Some(format!("an integer that fits `{rust}`"));
+    violation.expected = Some(format!("an integer {range}"));
     violation.given = Some(value.clone());
     found.push(violation);
 }
@@ -389,6 +415,21 @@ mod tests {
         assert!(found[0].message.contains("`u64`"), "{}", found[0].message);
         assert_eq!(found[0].given, Some(json!(-1)));
         assert!(out_of_range(&schema, &json!({"count": u64::MAX, "delta": i64::MIN})).is_empty());
+    }
+
+    #[test]
+    fn bounds_of_a_narrower_machine_type_keep_it() {
+        use super::narrow;
+        let of = |schema: serde_json::Value| narrow(schema.as_object().unwrap()).map(|n| n.0);
+        assert_eq!(of(json!({"minimum": 0, "maximum": 255})), Some("u8"));
+        assert_eq!(of(json!({"minimum": -128, "maximum": 127})), Some("i8"));
+        assert_eq!(of(json!({"minimum": 0, "exclusiveMaximum": 65536})), Some("u16"));
+        assert_eq!(of(json!({"minimum": 0, "maximum": 100})), None);
+        assert_eq!(of(json!({"minimum": 0})), None);
+        let schema = json!({"type": "object", "properties": {"b": {"type": "integer", "minimum": 0, "maximum": 255}}});
+        let found = super::out_of_range(&schema, &json!({"b": 256}));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].message.contains("`u8`"), "{}", found[0].message);
     }
 
     #[test]

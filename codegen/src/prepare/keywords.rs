@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use mcpbind_model::integer::{holds, integer_type, IntegerType};
+use mcpbind_model::integer::{holds, integer_type, narrow, IntegerType};
 
 /// Deduplicates `enum`, drops numeric bounds that aren't numbers, and
 /// declares `required` names that aren't properties (untyped, so that the
@@ -336,9 +336,10 @@ impl BeforeDropping {
 /// its bounds and `format`: no bounds for `i64`; `minimum: 0` alone for
 /// `u64` (typify's rule; `minimum: 1` would make a `NonZeroU64`, which no
 /// literal converts to); [`super::BIG_INTEGER_FORMAT`] for
-/// `mcpbind::BigInt`. The schema's own bounds go (the locked schema still
-/// checks them), and so does a `default` the type can't hold. An integer
-/// `enum` or `const` is typed by its values.
+/// `mcpbind::BigInt`; bounds that are exactly a narrower machine type's
+/// (`0..=255`) stay, and typify makes that type (`u8`). Other bounds go
+/// (the locked schema still checks them), and so does a `default` the type
+/// can't hold. An integer `enum` or `const` is typed by its values.
 pub(super) fn type_integers(obj: &mut Map<String, Value>, integer: IntegerType) {
     let is_integer = match obj.get("type") {
         Some(Value::String(t)) => t == "integer",
@@ -354,6 +355,7 @@ pub(super) fn type_integers(obj: &mut Map<String, Value>, integer: IntegerType) 
         }
         return;
     }
+    let narrow = narrow(obj);
     for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
         obj.remove(key);
     }
@@ -361,6 +363,17 @@ pub(super) fn type_integers(obj: &mut Map<String, Value>, integer: IntegerType) 
     // the parse: one the type can't hold goes here.
     if obj.get("default").is_some_and(|d| !holds(integer, d)) {
         obj.remove("default");
+    }
+    if let Some((_, least, greatest)) = narrow.filter(|_| integer != IntegerType::Big) {
+        // Bounds that are exactly a narrower machine type's (`u8`): typify
+        // types it so. A default outside them is dropped (typify refuses it).
+        let fits = |d: &Value| d.as_i64().is_some_and(|d| (least..=greatest).contains(&i128::from(d)));
+        if obj.get("default").is_some_and(|d| !fits(d)) {
+            obj.remove("default");
+        }
+        obj.insert("minimum".into(), json!(least as i64));
+        obj.insert("maximum".into(), json!(greatest as i64));
+        return;
     }
     match integer {
         IntegerType::Signed => {}
