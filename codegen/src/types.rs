@@ -507,7 +507,7 @@ mod tests {
         let (p, defs, mut w) = prep(json!({
             "type": "object",
             "properties": {
-                "bad": {"type": "array", "items": {"type": "boolean", "default": "three"}},
+                "bad": {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "boolean", "default": "three"}}, "required": ["n"]}},
                 "worse": {"type": "string", "enum": []},
                 "good": {"type": "string"}
             }

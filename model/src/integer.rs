@@ -56,8 +56,11 @@ pub fn integer_type(obj: &Map<String, Value>) -> IntegerType {
     } else if format.is_some_and(|f| SIGNED_FORMATS.contains(&f)) {
         cap(i64::MIN.into(), i64::MAX.into());
     }
+    // Every integer the bounds allow is one of the type's (a bound past it
+    // on either side, `minimum: 1e300`, allows none).
     let within = |least: i128, greatest: i128| {
-        low.is_none_or(|l| l >= least) && high.is_none_or(|h| h <= greatest)
+        let inside = |n: i128| (least..=greatest).contains(&n);
+        low.is_none_or(inside) && high.is_none_or(inside)
     };
     if low.is_some_and(|l| l >= 0) {
         if within(0, u64::MAX.into()) {
@@ -374,6 +377,9 @@ mod tests {
             (json!({"minimum": i64::MIN}), Signed),
             (json!({"exclusiveMinimum": i64::MIN}), Signed),
             (json!({"minimum": -9.3e18}), Big),
+            (json!({"minimum": 1e300}), Big),
+            (json!({"maximum": -1e300}), Big),
+            (json!({"exclusiveMinimum": u64::MAX}), Big),
             (json!({"format": "uint128", "minimum": 0}), Big),
             (json!({"format": "email"}), Signed),
         ] {
