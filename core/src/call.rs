@@ -158,9 +158,18 @@ mod tests {
             let at = DEFINITION.find(key).unwrap() + key.len();
             (at, to.min(DEFINITION.len() - 1))
         };
-        let input = span(r#""inputSchema":"#, DEFINITION.find(r#","outputSchema""#).unwrap());
+        let input = span(
+            r#""inputSchema":"#,
+            DEFINITION.find(r#","outputSchema""#).unwrap(),
+        );
         let output = span(r#""outputSchema":"#, DEFINITION.len() - 1);
-        ToolMeta::new("s", "count", DEFINITION, [(0, 0), (0, 0), input, output], [true; 4])
+        ToolMeta::new(
+            "s",
+            "count",
+            DEFINITION,
+            [(0, 0), (0, 0), input, output],
+            [true; 4],
+        )
     }
 
     fn result(structured: Value) -> CallToolResult {
@@ -172,18 +181,35 @@ mod tests {
     #[test]
     fn an_integer_its_type_cannot_hold_is_an_error_naming_the_tool_and_pointer() {
         let meta = meta();
-        assert!(meta.output_schema.is_some_and(|s| s.ends_with("}}")), "{meta:?}");
+        let schema: Value = serde_json::from_str(meta.output_schema.unwrap()).unwrap();
+        assert_eq!(schema["required"], json!(["count", "delta", "rows"]));
         let fits = json!({"count": u64::MAX, "delta": i64::MIN, "rows": [0, 3.0]});
         let ok = ToolResult::<Output>::from_result("s", &meta, result(fits)).unwrap();
         assert_eq!(ok.output.count, u64::MAX);
         for (given, pointer, rust) in [
-            (json!({"count": -1, "delta": 0, "rows": []}), "/count", "u64"),
-            (json!({"count": 0, "delta": 1e20, "rows": []}), "/delta", "i64"),
-            (json!({"count": 0, "delta": u64::MAX, "rows": []}), "/delta", "i64"),
-            (json!({"count": 0, "delta": 0, "rows": [1, -2]}), "/rows/1", "u64"),
+            (
+                json!({"count": -1, "delta": 0, "rows": []}),
+                "/count",
+                "u64",
+            ),
+            (
+                json!({"count": 0, "delta": 1e20, "rows": []}),
+                "/delta",
+                "i64",
+            ),
+            (
+                json!({"count": 0, "delta": u64::MAX, "rows": []}),
+                "/delta",
+                "i64",
+            ),
+            (
+                json!({"count": 0, "delta": 0, "rows": [1, -2]}),
+                "/rows/1",
+                "u64",
+            ),
         ] {
-            let error = ToolResult::<Output>::from_result("s", &meta, result(given.clone()))
-                .unwrap_err();
+            let error =
+                ToolResult::<Output>::from_result("s", &meta, result(given.clone())).unwrap_err();
             let Error::Output {
                 server,
                 tool,
@@ -203,8 +229,8 @@ mod tests {
             assert!(text.contains(&format!("`{rust}`")), "{text}");
         }
         // Any other mismatch keeps serde's words, with no violations.
-        let error =
-            ToolResult::<Output>::from_result("s", &meta, result(json!({"count": "x"}))).unwrap_err();
+        let error = ToolResult::<Output>::from_result("s", &meta, result(json!({"count": "x"})))
+            .unwrap_err();
         assert!(
             matches!(&error, Error::Output { violations, .. } if violations.is_empty()),
             "{error:?}"

@@ -206,14 +206,17 @@ impl Walk<'_> {
             return;
         }
         if let Some(target) = node.get("$ref").and_then(Value::as_str) {
-            let resolved = target
-                .strip_prefix('#')
-                .and_then(|p| self.root.pointer(p));
+            let resolved = target.strip_prefix('#').and_then(|p| self.root.pointer(p));
             if let Some(target) = resolved {
                 self.node(target, value, pointer, depth + 1, found);
             }
         }
-        for branch in node.get("allOf").and_then(Value::as_array).into_iter().flatten() {
+        for branch in node
+            .get("allOf")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             self.node(branch, value, pointer, depth + 1, found);
         }
         for key in ["anyOf", "oneOf"] {
@@ -373,7 +376,10 @@ mod tests {
             (json!({"maximum": i64::MAX}), Signed),
             (json!({"maximum": u64::MAX}), Big),
             (json!({"minimum": 0, "maximum": u64::MAX}), Unsigned),
-            (json!({"minimum": 0, "exclusiveMaximum": u64::MAX}), Unsigned),
+            (
+                json!({"minimum": 0, "exclusiveMaximum": u64::MAX}),
+                Unsigned,
+            ),
             (json!({"minimum": i64::MIN}), Signed),
             (json!({"exclusiveMinimum": i64::MIN}), Signed),
             (json!({"minimum": -9.3e18}), Big),
@@ -429,7 +435,10 @@ mod tests {
         let of = |schema: serde_json::Value| narrow(schema.as_object().unwrap()).map(|n| n.0);
         assert_eq!(of(json!({"minimum": 0, "maximum": 255})), Some("u8"));
         assert_eq!(of(json!({"minimum": -128, "maximum": 127})), Some("i8"));
-        assert_eq!(of(json!({"minimum": 0, "exclusiveMaximum": 65536})), Some("u16"));
+        assert_eq!(
+            of(json!({"minimum": 0, "exclusiveMaximum": 65536})),
+            Some("u16")
+        );
         assert_eq!(of(json!({"minimum": 0, "maximum": 100})), None);
         assert_eq!(of(json!({"minimum": 0})), None);
         let schema = json!({"type": "object", "properties": {"b": {"type": "integer", "minimum": 0, "maximum": 255}}});

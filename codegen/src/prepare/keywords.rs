@@ -367,7 +367,10 @@ pub(super) fn type_integers(obj: &mut Map<String, Value>, integer: IntegerType) 
     if let Some((_, least, greatest)) = narrow.filter(|_| integer != IntegerType::Big) {
         // Bounds that are exactly a narrower machine type's (`u8`): typify
         // types it so. A default outside them is dropped (typify refuses it).
-        let fits = |d: &Value| d.as_i64().is_some_and(|d| (least..=greatest).contains(&i128::from(d)));
+        let fits = |d: &Value| {
+            d.as_i64()
+                .is_some_and(|d| (least..=greatest).contains(&i128::from(d)))
+        };
         if obj.get("default").is_some_and(|d| !fits(d)) {
             obj.remove("default");
         }

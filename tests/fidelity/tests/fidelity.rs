@@ -372,6 +372,9 @@ fn unbounded_integers_are_i64() {
         serde_json::json!({"value": 1e30}),
         serde_json::json!({"value": u64::MAX}),
     ] {
-        assert!(serde_json::from_value::<TInput>(refused.clone()).is_err(), "{refused}");
+        assert!(
+            serde_json::from_value::<TInput>(refused.clone()).is_err(),
+            "{refused}"
+        );
     }
 }
