@@ -5,8 +5,9 @@
 //! Conservative by construction: a schema qualifies only if every keyword
 //! in it is one whose meaning the generated types keep exactly. Objects
 //! with named properties (each required one present, no other keys sent),
-//! strings, numbers, integers, booleans, arrays of one item schema, string
-//! enums, `null` beside one of those, local `$ref`s, and annotations.
+//! strings, numbers, integers (and `"minimum": 0` on one, which its `u64`
+//! keeps), booleans, arrays of one item schema, string enums, `null` beside
+//! one of those, local `$ref`s, and annotations.
 //! Anything else (a bound, a `pattern`, a union) leaves the check on.
 //! `format` qualifies only where the draft treats it as an annotation
 //! (2019-09 and 2020-12, the default): under draft-07 the validator
@@ -14,6 +15,7 @@
 //! serializes as `null`, which a `number` refuses: the runtime checks any
 //! arguments that hold a `null` (or nest deep) all the same.
 
+use mcpbind_model::integer::{integer_type, IntegerType};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -94,6 +96,7 @@ impl Walk<'_> {
             "enum" => kind == "string" && !nullable && string_enum(value),
             "properties" | "required" | "additionalProperties" => kind == "object",
             "items" => kind == "array",
+            "minimum" => kind == "integer" && natural(map),
             key => ANNOTATIONS.contains(&key),
         });
         keywords
@@ -206,6 +209,14 @@ fn kind_of(types: Option<&Value>) -> Option<(&str, bool)> {
     }
 }
 
+/// `"minimum": 0` on an integer typed `u64`, which holds exactly the
+/// integers it allows (not `minimum: 1`: a `u64` holds 0 too; not beside a
+/// `format` that makes it a `BigInt`, which holds negative ones).
+fn natural(map: &Map<String, Value>) -> bool {
+    map.get("minimum").and_then(Value::as_f64) == Some(0.0)
+        && integer_type(map) == IntegerType::Unsigned
+}
+
 /// Distinct strings only: each a variant that serializes as itself.
 fn string_enum(values: &Value) -> bool {
     let Value::Array(values) = values else {
@@ -252,6 +263,10 @@ mod tests {
                    "required": ["a"], "additionalProperties": false}),
             json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}}}}),
             json!({"type": "object", "properties": {"x": {"type": "number", "format": "double"}}, "required": ["x"]}),
+            // A `u64` holds exactly the integers `minimum: 0` allows.
+            json!({"type": "object", "properties": {"i": {"type": "integer", "minimum": 0},
+                   "n": {"type": ["integer", "null"], "minimum": 0.0},
+                   "l": {"type": "array", "items": {"type": "integer", "minimum": 0}}}}),
             json!({"type": "object", "properties": {"c": {"$ref": "#/$defs/C", "description": "who"}},
                    "required": ["c"], "$defs": {"C": {"type": "object", "properties": {"name": {"type": "string"}}}}}),
             // A recursive definition: its type is recursive too.
@@ -269,7 +284,11 @@ mod tests {
             json!({"type": "array"}),
             json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 1}}}),
             json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "^a"}}}),
-            json!({"type": "object", "properties": {"i": {"type": "integer", "minimum": 0}}}),
+            json!({"type": "object", "properties": {"i": {"type": "integer", "minimum": 1}}}),
+            json!({"type": "object", "properties": {"i": {"type": "integer", "minimum": -1}}}),
+            json!({"type": "object", "properties": {"i": {"type": "integer", "minimum": 0, "maximum": 9}}}),
+            json!({"type": "object", "properties": {"i": {"type": "integer", "minimum": 0, "format": "int128"}}}),
+            json!({"type": "object", "properties": {"n": {"type": "number", "minimum": 0}}}),
             json!({"type": "object", "properties": {"n": {"type": "number", "exclusiveMinimum": 0}}}),
             json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}, "maxItems": 2}}}),
             json!({"type": "object", "properties": {"u": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}),
@@ -326,6 +345,10 @@ mod tests {
                     &"y".repeat(300)
                 ][pick(4)]
             ),
+            // A `u64` (`minimum: 0`) holds no negative integer.
+            "integer" if node.get("minimum").is_some() => {
+                [json!(0), json!(i64::MAX), json!(u64::MAX)][pick(3)].clone()
+            }
             "integer" => [
                 json!(i64::MIN),
                 json!(-1),

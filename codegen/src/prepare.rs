@@ -17,8 +17,10 @@
 //!   output field must not break a typed call; arguments stay closed), a
 //!   positive `minimum` (it would make a `NonZeroU64`), a union with a
 //!   branch that accepts anything;
-//! - an `integer` that no machine `format` or pair of bounds keeps within
-//!   `i64` is `mcpbind::BigInt` (any size);
+//! - an `integer` is `i64`, `u64` when its lower bound is 0 or more, and
+//!   `mcpbind::BigInt` (any size) only when its own bounds or `format`
+//!   reach past 64 bits (`mcpbind_model::integer`); a `default` its type
+//!   can't hold is dropped;
 //! - an optional property's `default` moves into its docs: the field stays
 //!   an `Option`, and an unset field is not sent, so the server applies its
 //!   own default;
@@ -194,7 +196,7 @@ fn contains_char(value: &Value, c: char) -> bool {
 }
 
 /// The `format` that marks an integer of any size, which typify types as
-/// `mcpbind::BigInt` (`keywords::big_integer`, `types::type_space_settings`).
+/// `mcpbind::BigInt` (`keywords::type_integers`, `types::type_space_settings`).
 /// No server's `format` reaches typify (all are dropped), so none is taken
 /// for it; and typify names a union's variant after its format, so this one
 /// keeps the name `Integer`.

@@ -507,7 +507,7 @@ mod tests {
         let (p, defs, mut w) = prep(json!({
             "type": "object",
             "properties": {
-                "bad": {"type": "array", "items": {"type": "integer", "format": "int64", "default": "three"}},
+                "bad": {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "boolean", "default": "three"}}, "required": ["n"]}},
                 "worse": {"type": "string", "enum": []},
                 "good": {"type": "string"}
             }
@@ -526,32 +526,48 @@ mod tests {
     }
 
     #[test]
-    fn unbounded_integers_are_big_and_bounded_ones_machine_sized() {
+    fn integers_are_machine_sized_unless_their_bounds_say_more() {
         let (p, defs, mut w) = prep(json!({
             "type": "object",
             "properties": {
                 "any": {"type": "integer"},
                 "natural": {"type": "integer", "minimum": 0},
+                "positive": {"type": "integer", "exclusiveMinimum": 0},
                 "nullable": {"type": ["integer", "null"]},
+                "count": {"type": ["integer", "null"], "minimum": 0},
+                "either": {"type": ["integer", "string"], "minimum": 0},
                 "sized": {"type": "integer", "format": "int64"},
+                "unsigned": {"type": "integer", "format": "uint32"},
                 "bounded": {"type": "integer", "minimum": -5, "maximum": 5},
-                "beyond": {"type": "integer", "minimum": 0, "maximum": 1e19},
+                "safe": {"type": "integer", "minimum": -9_007_199_254_740_991_i64, "maximum": 9_007_199_254_740_991_i64},
+                "byte": {"type": "integer", "minimum": 0, "maximum": 255},
+                "beyond": {"type": "integer", "minimum": 0, "maximum": 1e20},
+                "wide": {"type": "integer", "format": "int128"},
                 "listed": {"type": "integer", "enum": [1, 2]},
-                "items": {"type": "array", "items": {"type": "integer", "default": "x"}}
+                "items": {"type": "array", "items": {"type": "integer", "default": "x"}},
+                "halves": {"type": "integer", "minimum": 0, "default": -1}
             },
-            "required": ["any", "natural", "sized", "bounded", "beyond", "items"]
+            "required": ["any", "natural", "positive", "sized", "unsigned", "bounded", "safe",
+                         "byte", "beyond", "wide", "items", "halves"]
         }));
         let typed = type_schemas(&[p], &defs, "s", &mut w);
         assert!(w.is_empty(), "{w:?}");
         let text = typed.tokens.to_string().replace(' ', "");
         for field in [
-            "pubany:::mcpbind::BigInt",
-            "pubnatural:::mcpbind::BigInt",
-            "pubnullable:::std::option::Option<::mcpbind::BigInt>",
+            "pubany:i64",
+            "pubnatural:u64",
+            "pubpositive:u64",
+            "pubnullable:::std::option::Option<i64>",
+            "pubcount:::std::option::Option<u64>",
             "pubsized:i64",
+            "pubunsigned:u64",
             "pubbounded:i64",
+            "pubsafe:i64",
+            "pubbyte:u8",
             "pubbeyond:::mcpbind::BigInt",
-            "pubitems:::std::vec::Vec<::mcpbind::BigInt>",
+            "pubwide:::mcpbind::BigInt",
+            "pubitems:::std::vec::Vec<i64>",
+            "pubhalves:u64",
         ] {
             assert!(text.contains(field), "{field} in {text}");
         }

@@ -307,7 +307,9 @@ pub enum Error {
         /// What is wrong.
         reason: String,
         /// The structured content's violations of the output schema, as
-        /// data (empty when it is missing or does not parse).
+        /// data: also each integer its generated type can't hold (keyword
+        /// `type`), when that is why it does not parse; empty when it is
+        /// missing or does not parse otherwise.
         violations: Vec<Violation>,
         /// The whole result.
         result: Box<CallToolResult>,

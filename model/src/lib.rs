@@ -22,6 +22,8 @@ mod drift;
 pub mod handler;
 pub mod hash;
 mod help;
+#[doc(hidden)]
+pub mod integer;
 pub mod json;
 pub mod lock;
 mod prompt;
@@ -77,7 +79,7 @@ pub mod __private {
         template_unimplemented, unimplemented, BoxFuture, ServeResult,
     };
     pub use crate::json::from_value;
-    /// The type of integers generated types can't bound within `i64`.
+    /// The type of integers whose schema reaches past 64 bits.
     pub use crate::BigInt;
     pub use serde;
     pub use serde_json;

@@ -87,8 +87,8 @@ pub use mcpbind_model::{
     include_bindings, Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta, TaskSupport,
     Tool, ToolMeta, UriTemplate, UriTemplateError, UriValue,
 };
-// Integers of any size: generated types' `integer`s whose schema doesn't
-// bound them within `i64`.
+// Integers of any size: generated types' `integer`s whose schema's bounds
+// or `format` reach past 64 bits.
 pub use mcpbind_model::{BigInt, ParseBigIntError};
 // Serving a generated `Handler` (test doubles, proxies).
 pub use mcpbind_model::{

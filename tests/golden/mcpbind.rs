@@ -105,7 +105,7 @@ pub mod demo {
 
 Default: `1`.*/
             #[serde(skip_serializing_if = "Option::is_none")]
-            pub repeat: Option<i64>,
+            pub repeat: Option<u64>,
         }
         /// Arguments of the `fail` tool: Always fail: return a tool-level error result (`isError: true`) carrying the given message.
         #[constructors(message)]
@@ -170,7 +170,7 @@ Default: `null`.*/
             /** The maximum number of results to return.
 
 Default: `10`.*/
-            pub limit: Option<i64>,
+            pub limit: Option<u64>,
             /// The text to search for.
             pub query: String,
         }
@@ -285,6 +285,7 @@ Default: `10`.*/
                 [(1490, 1502), (16, 122), (138, 1107), (1145, 1480)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Delete item** (tool `delete_item`, described in full on `Client::delete_item`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -328,6 +329,7 @@ Default: `10`.*/
                 [(504, 508), (52, 126), (142, 480), (0, 0)],
                 [true, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Fail** (tool `fail`, described in full on `Client::fail`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -400,6 +402,7 @@ Default: `10`.*/
                 [(416, 421), (52, 154), (170, 391), (0, 0)],
                 [true, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// **Tag counts** (tool `tag_counts`, described in full on `Client::tag_counts`).
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -3,6 +3,8 @@
 
 use serde_json::{json, Map, Value};
 
+use mcpbind_model::integer::{holds, integer_type, narrow, IntegerType};
+
 /// Deduplicates `enum`, drops numeric bounds that aren't numbers, and
 /// declares `required` names that aren't properties (untyped, so that the
 /// call stays expressible).
@@ -304,64 +306,13 @@ pub(super) fn normalize_type(obj: &mut Map<String, Value>) {
     }
 }
 
-/// The `format`s that declare an integer's machine size (typify's names):
-/// a server that says `int64` takes no more, so the integer stays `i64`.
-const MACHINE_FORMATS: &[&str] = &[
-    "int8", "uint8", "int16", "uint16", "int", "int32", "uint", "uint32", "int64", "uint64",
-];
-
-/// Whether `format` (read before it is dropped) declares a machine integer.
-fn machine_format(obj: &Map<String, Value>) -> bool {
-    obj.get("format")
-        .and_then(Value::as_str)
-        .is_some_and(|f| MACHINE_FORMATS.contains(&f))
-}
-
-/// An `integer` that neither a machine `format` nor its bounds keep within
-/// `i64` can be any integer (`1e30`, a Python `int`): it becomes
-/// [`super::BIG_INTEGER_FORMAT`], which typify types as `mcpbind::BigInt`
-/// (`types::type_space_settings`). Its bounds go (the locked schema still
-/// checks them), and so does a `default` that isn't an integer. An integer
-/// `enum` is bounded by its values.
-fn big_integer(obj: &mut Map<String, Value>, machine: bool) {
-    let integer = match obj.get("type") {
-        Some(Value::String(t)) => t == "integer",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
-        _ => false,
-    };
-    if !integer || machine || obj.contains_key("enum") || obj.contains_key("const") {
-        return;
-    }
-    let bound = |keys: [&str; 2]| {
-        keys.iter()
-            .filter_map(|k| obj.get(*k).and_then(Value::as_f64))
-            .next()
-    };
-    let low = bound(["minimum", "exclusiveMinimum"]);
-    let high = bound(["maximum", "exclusiveMaximum"]);
-    // `as f64` rounds i64::MAX up to 2^63, which `<` then excludes.
-    let within = |v: f64| v >= i64::MIN as f64 && v < i64::MAX as f64;
-    if low.is_some_and(within) && high.is_some_and(within) {
-        return;
-    }
-    for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
-        obj.remove(key);
-    }
-    // typify checks no default of a type it is given (it would unwrap the
-    // parse in the generated code): one that isn't an integer goes here.
-    let whole =
-        |d: &Value| d.is_i64() || d.is_u64() || d.as_f64().is_some_and(|f| f.fract() == 0.0);
-    if obj.get("default").is_some_and(|d| !whole(d)) {
-        obj.remove("default");
-    }
-    obj.insert("format".into(), json!(super::BIG_INTEGER_FORMAT));
-}
-
 /// What the walk reads from a subschema before it drops the keywords types
 /// can't say (`format`, `unevaluatedProperties`).
 pub(super) struct BeforeDropping {
-    /// A machine-size integer `format` ([`machine_format`]).
-    pub(super) machine: bool,
+    /// The Rust type the subschema gets if it is an integer: read before
+    /// its `format` is dropped, and before its bounds are (beside a type
+    /// array: `["integer", "null"]`).
+    pub(super) integer: IntegerType,
     /// `unevaluatedProperties: false` that closes the object alone
     /// ([`unevaluated_seals`]).
     sealed: bool,
@@ -374,23 +325,68 @@ impl BeforeDropping {
     pub(super) fn read(obj: &Map<String, Value>) -> BeforeDropping {
         let sealed = unevaluated_seals(obj);
         BeforeDropping {
-            machine: machine_format(obj),
+            integer: integer_type(obj),
             sealed,
             keeps_unknown: !sealed && keeps_unevaluated(obj),
         }
     }
 }
 
-/// An `integer`'s Rust type: `minimum: 1` would make typify pick
-/// `NonZeroU64`, which no literal converts to (`u64` is looser, and the
-/// schema is checked anyway); an unbounded one is [`big_integer`].
-pub(super) fn type_integers(obj: &mut Map<String, Value>, machine: bool) {
-    if obj.get("type") == Some(&json!("integer"))
-        && obj.get("minimum").and_then(Value::as_f64) == Some(1.0)
-    {
-        obj.insert("minimum".into(), json!(0));
+/// An `integer`'s Rust type (`mcpbind_model::integer`), said to typify through
+/// its bounds and `format`: no bounds for `i64`; `minimum: 0` alone for
+/// `u64` (typify's rule; `minimum: 1` would make a `NonZeroU64`, which no
+/// literal converts to); [`super::BIG_INTEGER_FORMAT`] for
+/// `mcpbind::BigInt`; bounds that are exactly a narrower machine type's
+/// (`0..=255`) stay, and typify makes that type (`u8`). Other bounds go
+/// (the locked schema still checks them), and so does a `default` the type
+/// can't hold. An integer `enum` or `const` is typed by its values.
+pub(super) fn type_integers(obj: &mut Map<String, Value>, integer: IntegerType) {
+    let is_integer = match obj.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+        _ => false,
+    };
+    if !is_integer {
+        return;
     }
-    big_integer(obj, machine);
+    if obj.contains_key("enum") || obj.contains_key("const") {
+        if obj.get("minimum").and_then(Value::as_f64) == Some(1.0) {
+            obj.insert("minimum".into(), json!(0));
+        }
+        return;
+    }
+    let narrow = narrow(obj);
+    for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+        obj.remove(key);
+    }
+    // typify would write a default it can't parse into code that unwraps
+    // the parse: one the type can't hold goes here.
+    if obj.get("default").is_some_and(|d| !holds(integer, d)) {
+        obj.remove("default");
+    }
+    if let Some((_, least, greatest)) = narrow.filter(|_| integer != IntegerType::Big) {
+        // Bounds that are exactly a narrower machine type's (`u8`): typify
+        // types it so. A default outside them is dropped (typify refuses it).
+        let fits = |d: &Value| {
+            d.as_i64()
+                .is_some_and(|d| (least..=greatest).contains(&i128::from(d)))
+        };
+        if obj.get("default").is_some_and(|d| !fits(d)) {
+            obj.remove("default");
+        }
+        obj.insert("minimum".into(), json!(least as i64));
+        obj.insert("maximum".into(), json!(greatest as i64));
+        return;
+    }
+    match integer {
+        IntegerType::Signed => {}
+        IntegerType::Unsigned => {
+            obj.insert("minimum".into(), json!(0));
+        }
+        IntegerType::Big => {
+            obj.insert("format".into(), json!(super::BIG_INTEGER_FORMAT));
+        }
+    }
 }
 
 /// Whether an object's struct refuses, keeps or ignores fields it doesn't

@@ -133,7 +133,7 @@ impl LocalRefs<'_> {
 
         type_mixed_enum(obj);
         normalize_type(obj);
-        type_integers(obj, read.machine);
+        type_integers(obj, read.integer);
         tidy_values(obj);
         close_objects(obj, &read, self.pointer.starts_with("/inputSchema"));
         defaults_to_docs(obj);

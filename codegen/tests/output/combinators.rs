@@ -49,7 +49,7 @@ pub mod combinators {
         pub struct AllOfInputMerged {
             pub a: String,
             #[serde(skip_serializing_if = "Option::is_none")]
-            pub b: Option<::mcpbind::BigInt>,
+            pub b: Option<i64>,
         }
         /// Arguments of the `not_if_then_else` tool: Keywords no Rust type says: not, if/then/else, contains.
         #[skip_serializing_none]
@@ -70,7 +70,7 @@ pub mod combinators {
             #[serde(deserialize_with = "Option::deserialize")]
             pub a: Option<String>,
             #[serde(deserialize_with = "Option::deserialize")]
-            pub b: Option<::mcpbind::BigInt>,
+            pub b: Option<i64>,
             #[serde(deserialize_with = "Option::deserialize")]
             pub c: Option<Vec<String>>,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -88,7 +88,7 @@ pub mod combinators {
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum NullablesInputD {
-            Integer(::mcpbind::BigInt),
+            Integer(i64),
             String(String),
         }
         impl ::std::fmt::Display for NullablesInputD {
@@ -99,8 +99,8 @@ pub mod combinators {
                 }
             }
         }
-        impl From<::mcpbind::BigInt> for NullablesInputD {
-            fn from(value: ::mcpbind::BigInt) -> Self {
+        impl From<i64> for NullablesInputD {
+            fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
         }
@@ -109,11 +109,11 @@ pub mod combinators {
         #[serde(untagged)]
         pub enum NullablesInputE {
             Null,
-            Integer(::mcpbind::BigInt),
+            Integer(i64),
             String(String),
         }
-        impl From<::mcpbind::BigInt> for NullablesInputE {
-            fn from(value: ::mcpbind::BigInt) -> Self {
+        impl From<i64> for NullablesInputE {
+            fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
         }
@@ -122,7 +122,7 @@ pub mod combinators {
         #[serde(untagged)]
         pub enum NullablesInputG {
             String(String),
-            Integer(::mcpbind::BigInt),
+            Integer(i64),
             Boolean(bool),
         }
         impl ::std::fmt::Display for NullablesInputG {
@@ -134,8 +134,8 @@ pub mod combinators {
                 }
             }
         }
-        impl From<::mcpbind::BigInt> for NullablesInputG {
-            fn from(value: ::mcpbind::BigInt) -> Self {
+        impl From<i64> for NullablesInputG {
+            fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
         }
@@ -147,7 +147,7 @@ pub mod combinators {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct NullablesInputH {
             #[serde(skip_serializing_if = "Option::is_none")]
-            pub x: Option<::mcpbind::BigInt>,
+            pub x: Option<i64>,
         }
         /// Structured output of the `nullables` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -170,7 +170,7 @@ pub mod combinators {
         #[serde(tag = "type")]
         pub enum TaggedUnionInputEvent {
             #[serde(rename = "click")]
-            Click { x: ::mcpbind::BigInt, y: ::mcpbind::BigInt },
+            Click { x: i64, y: i64 },
             #[serde(rename = "key")]
             Key { key: String },
         }
@@ -195,7 +195,7 @@ pub mod combinators {
             },
             Variant1 {
                 #[serde(skip_serializing_if = "Option::is_none")]
-                delay: Option<::mcpbind::BigInt>,
+                delay: Option<i64>,
                 #[serde(skip_serializing_if = "Option::is_none")]
                 mode: Option<Value>,
             },

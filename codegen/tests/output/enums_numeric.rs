@@ -41,7 +41,7 @@ pub mod enums_numeric {
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(untagged)]
         pub enum OtherEnumsInputEnumOutsideType {
-            Integer(::mcpbind::BigInt),
+            Integer(i64),
             String(String),
         }
         impl ::std::fmt::Display for OtherEnumsInputEnumOutsideType {
@@ -52,8 +52,8 @@ pub mod enums_numeric {
                 }
             }
         }
-        impl From<::mcpbind::BigInt> for OtherEnumsInputEnumOutsideType {
-            fn from(value: ::mcpbind::BigInt) -> Self {
+        impl From<i64> for OtherEnumsInputEnumOutsideType {
+            fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
         }
@@ -140,7 +140,7 @@ pub mod enums_numeric {
         pub enum OtherEnumsInputMixed {
             Null,
             Boolean(bool),
-            Integer(::mcpbind::BigInt),
+            Integer(i64),
             String(String),
             Array(Vec<Value>),
             Object(Map<String, Value>),
@@ -150,8 +150,8 @@ pub mod enums_numeric {
                 Self::Boolean(value)
             }
         }
-        impl From<::mcpbind::BigInt> for OtherEnumsInputMixed {
-            fn from(value: ::mcpbind::BigInt) -> Self {
+        impl From<i64> for OtherEnumsInputMixed {
+            fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
         }

@@ -66,7 +66,7 @@ pub mod fastmcp {
             /// Default: `null`.
             pub coords: Option<Coordinates>,
             /// Default: `3`.
-            pub days: Option<::std::num::NonZeroU64>,
+            pub days: Option<u64>,
             /// Default: `null`.
             pub fields: Option<Vec<String>>,
             /// Default: `false`.
@@ -104,7 +104,7 @@ pub mod fastmcp {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub filters: Vec<Filter>,
             /// Default: `10`.
-            pub limit: Option<::mcpbind::BigInt>,
+            pub limit: Option<u64>,
             /// Default: `null`.
             pub metadata: Option<::std::collections::BTreeMap<String, String>>,
             pub query: String,
@@ -119,7 +119,7 @@ pub mod fastmcp {
         /// Structured output of the `wrapped_result` tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct WrappedResultOutput {
-            pub result: Vec<::mcpbind::BigInt>,
+            pub result: Vec<i64>,
         }
         /// Error types.
         pub mod error {

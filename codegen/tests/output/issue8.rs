@@ -75,13 +75,13 @@ pub mod issue8 {
         pub struct RecursiveRootInput {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub children: Vec<Root>,
-            pub value: ::mcpbind::BigInt,
+            pub value: i64,
         }
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Root {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub children: Vec<Root>,
-            pub value: ::mcpbind::BigInt,
+            pub value: i64,
         }
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
@@ -127,12 +127,12 @@ pub mod issue8 {
         pub struct UnionsInput {
             pub any_branch: Option<Value>,
             pub based: Option<UnionsInputBased>,
-            pub count: ::mcpbind::BigInt,
+            pub count: u64,
             pub flag_or_text: UnionsInputFlagOrText,
             /** How many.
 
 Default: `10`.*/
-            pub limit: Option<::mcpbind::BigInt>,
+            pub limit: Option<i64>,
             pub mixed: Option<UnionsInputMixed>,
             pub true_branch: Option<Value>,
         }
@@ -168,7 +168,7 @@ Default: `10`.*/
         pub enum UnionsInputMixed {
             Null,
             Boolean(bool),
-            Integer(::mcpbind::BigInt),
+            Integer(i64),
             String(String),
         }
         impl From<bool> for UnionsInputMixed {
@@ -176,8 +176,8 @@ Default: `10`.*/
                 Self::Boolean(value)
             }
         }
-        impl From<::mcpbind::BigInt> for UnionsInputMixed {
-            fn from(value: ::mcpbind::BigInt) -> Self {
+        impl From<i64> for UnionsInputMixed {
+            fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
         }

@@ -28,7 +28,7 @@ pub mod openapi {
         #[serde(rename_all = "camelCase")]
         pub struct Cat {
             #[serde(skip_serializing_if = "Option::is_none")]
-            pub lives_left: Option<::mcpbind::BigInt>,
+            pub lives_left: Option<i64>,
             pub pet_type: CatPetType,
         }
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]

@@ -45,7 +45,7 @@ pub mod properties {
                 default,
                 skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
             )]
-            pub counts: ::std::collections::BTreeMap<String, ::mcpbind::BigInt>,
+            pub counts: ::std::collections::BTreeMap<String, u64>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
             pub empty: Map<String, Value>,
             pub empty_closed: Option<AdditionalInputEmptyClosed>,
@@ -90,7 +90,7 @@ pub mod properties {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<String, ::mcpbind::BigInt>,
+            pub extra: ::std::collections::BTreeMap<String, i64>,
         }
         /// Arguments of the `closed_root` tool: A root that says additionalProperties: false.
         #[constructors(q)]
@@ -114,7 +114,7 @@ pub mod properties {
             pub dyn_: Option<String>,
             pub foo_bar: String,
             #[serde(rename = "foo_bar")]
-            pub foo_bar_2: ::mcpbind::BigInt,
+            pub foo_bar_2: i64,
             #[serde(rename = "foo-bar")]
             pub foo_bar_3: Option<bool>,
             #[serde(rename = "FooBar")]
@@ -193,20 +193,20 @@ pub mod properties {
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
-        pub struct VecDef(pub ::mcpbind::BigInt);
+        pub struct VecDef(pub i64);
         impl ::std::ops::Deref for VecDef {
-            type Target = ::mcpbind::BigInt;
-            fn deref(&self) -> &::mcpbind::BigInt {
+            type Target = i64;
+            fn deref(&self) -> &i64 {
                 &self.0
             }
         }
-        impl From<VecDef> for ::mcpbind::BigInt {
+        impl From<VecDef> for i64 {
             fn from(value: VecDef) -> Self {
                 value.0
             }
         }
-        impl From<::mcpbind::BigInt> for VecDef {
-            fn from(value: ::mcpbind::BigInt) -> Self {
+        impl From<i64> for VecDef {
+            fn from(value: i64) -> Self {
                 Self(value)
             }
         }
@@ -216,7 +216,7 @@ pub mod properties {
             }
         }
         impl ::std::str::FromStr for VecDef {
-            type Err = <::mcpbind::BigInt as ::std::str::FromStr>::Err;
+            type Err = <i64 as ::std::str::FromStr>::Err;
             fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(Self(value.parse()?))
             }

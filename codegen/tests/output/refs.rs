@@ -41,7 +41,7 @@ pub mod refs {
         }
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct Args {
-            pub n: ::mcpbind::BigInt,
+            pub n: i64,
         }
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct B {
@@ -104,7 +104,7 @@ pub mod refs {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct Legacy {
             #[serde(skip_serializing_if = "Option::is_none")]
-            pub v: Option<::mcpbind::BigInt>,
+            pub v: Option<i64>,
         }
         /// Arguments of the `network_refs` tool: Refs that would need the network, or that resolve to nothing.
         #[skip_serializing_none]
@@ -234,7 +234,7 @@ Default: `"x"`.*/
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct SharedDefsOnePoint {
             #[serde(skip_serializing_if = "Option::is_none")]
-            pub x: Option<::mcpbind::BigInt>,
+            pub x: Option<i64>,
         }
         /// Arguments of the `shared_defs_two` tool: Same Point as shared_defs_one.
         #[constructors()]
@@ -316,20 +316,20 @@ Default: `"x"`.*/
         #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcpbind::__private::serde")]
         #[serde(transparent)]
-        pub struct WithTilde(pub ::mcpbind::BigInt);
+        pub struct WithTilde(pub i64);
         impl ::std::ops::Deref for WithTilde {
-            type Target = ::mcpbind::BigInt;
-            fn deref(&self) -> &::mcpbind::BigInt {
+            type Target = i64;
+            fn deref(&self) -> &i64 {
                 &self.0
             }
         }
-        impl From<WithTilde> for ::mcpbind::BigInt {
+        impl From<WithTilde> for i64 {
             fn from(value: WithTilde) -> Self {
                 value.0
             }
         }
-        impl From<::mcpbind::BigInt> for WithTilde {
-            fn from(value: ::mcpbind::BigInt) -> Self {
+        impl From<i64> for WithTilde {
+            fn from(value: i64) -> Self {
                 Self(value)
             }
         }
@@ -339,7 +339,7 @@ Default: `"x"`.*/
             }
         }
         impl ::std::str::FromStr for WithTilde {
-            type Err = <::mcpbind::BigInt as ::std::str::FromStr>::Err;
+            type Err = <i64 as ::std::str::FromStr>::Err;
             fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(Self(value.parse()?))
             }

@@ -38,36 +38,36 @@ pub mod untyped {
         pub struct DefaultsInput {
             /// Default: `["a"]`.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
-            pub bad_arr: Vec<::mcpbind::BigInt>,
+            pub bad_arr: Vec<i64>,
             /// Default: `"yes"`.
             pub bad_bool: Option<bool>,
             /// Default: `"z"`.
             pub bad_enum: Option<DefaultsInputBadEnum>,
             /// Default: `"three"`.
-            pub bad_int: Option<::mcpbind::BigInt>,
+            pub bad_int: Option<i64>,
             pub bad_obj: Option<DefaultsInputBadObj>,
             /// Default: `3`.
             pub bad_str: Option<String>,
             /// Default: `1.5`.
-            pub float_for_int: Option<::mcpbind::BigInt>,
+            pub float_for_int: Option<i64>,
             /// Default: `[1,2]`.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
-            pub good_arr: Vec<::mcpbind::BigInt>,
+            pub good_arr: Vec<i64>,
             /// Default: `true`.
             pub good_bool: Option<bool>,
             /// Default: `"y"`.
             pub good_enum: Option<DefaultsInputGoodEnum>,
             /// Default: `3`.
-            pub good_int: Option<::mcpbind::BigInt>,
+            pub good_int: Option<i64>,
             pub good_obj: Option<DefaultsInputGoodObj>,
             /// Default: `"x"`.
             pub good_str: Option<String>,
             /// Default: `-1`.
-            pub neg_for_uint: Option<::mcpbind::BigInt>,
+            pub neg_for_uint: Option<u64>,
             /// Default: `null`.
             pub null_default: Option<String>,
             /// Default: `7`.
-            pub required_with_default: ::mcpbind::BigInt,
+            pub required_with_default: i64,
         }
         /// Default: `"z"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
@@ -81,7 +81,7 @@ pub mod untyped {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct DefaultsInputBadObj {
             #[serde(skip_serializing_if = "Option::is_none")]
-            pub a: Option<::mcpbind::BigInt>,
+            pub a: Option<i64>,
         }
         /// Default: `"y"`.
         #[derive(Deserialize, Serialize, Clone, Copy, Debug, Eq, Hash, PartialEq)]
@@ -95,15 +95,15 @@ pub mod untyped {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         pub struct DefaultsInputGoodObj {
             #[serde(skip_serializing_if = "Option::is_none")]
-            pub a: Option<::mcpbind::BigInt>,
+            pub a: Option<i64>,
         }
         /// Arguments of the `float_bounds` tool: Float bounds on integers and counts.
         #[skip_serializing_none]
         #[constructors(count)]
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         pub struct FloatBoundsInput {
-            pub count: i64,
-            pub excl: Option<::mcpbind::BigInt>,
+            pub count: u64,
+            pub excl: Option<u64>,
             pub huge: Option<::mcpbind::BigInt>,
             pub name: Option<String>,
             pub neg: Option<i8>,
@@ -138,7 +138,7 @@ pub mod untyped {
         pub enum NoTypeInputEnumOnly {
             Null,
             Boolean(bool),
-            Integer(::mcpbind::BigInt),
+            Integer(i64),
             String(String),
         }
         impl From<bool> for NoTypeInputEnumOnly {
@@ -146,8 +146,8 @@ pub mod untyped {
                 Self::Boolean(value)
             }
         }
-        impl From<::mcpbind::BigInt> for NoTypeInputEnumOnly {
-            fn from(value: ::mcpbind::BigInt) -> Self {
+        impl From<i64> for NoTypeInputEnumOnly {
+            fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
         }
@@ -252,7 +252,7 @@ pub mod untyped {
             pub bad_enum: Option<Value>,
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub bad_items: Vec<Value>,
-            pub bad_min: Option<::mcpbind::BigInt>,
+            pub bad_min: Option<i64>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
             pub bad_props: Map<String, Value>,
             #[serde(default, skip_serializing_if = "Map::is_empty")]
@@ -363,6 +363,7 @@ pub mod untyped {
                 [(0, 0), (16, 72), (88, 1067), (0, 0)],
                 [false, true, false, true],
             );
+            const INPUT_ENFORCES_SCHEMA: bool = true;
         }
         /// Tool `empty_input_schema`, described in full on `Client::empty_input_schema`.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
