@@ -84,7 +84,10 @@ pub enum Error {
         feature: &'static str,
     },
     /// The MCP handshake with the server failed.
-    #[error("failed to connect to server `{server}`: {reason}{}", after_reason(cause, stderr))]
+    #[error(
+        "failed to connect to server `{server}`: {reason}{}",
+        after_reason(cause, stderr)
+    )]
     Connect {
         /// The server.
         server: String,

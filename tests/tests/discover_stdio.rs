@@ -198,7 +198,10 @@ fn python_server(venv: &str, program: &str) -> String {
 #[test]
 fn discover_stdio_a_server_slower_than_the_probe_bound_is_recorded_as_a_fast_one() {
     let dir = tempfile::tempdir().unwrap();
-    let (demo, time) = (dir.path().join("demo.starts"), dir.path().join("time.starts"));
+    let (demo, time) = (
+        dir.path().join("demo.starts"),
+        dir.path().join("time.starts"),
+    );
     let demo_bin = util::bin("mcpbind-demo-server").display().to_string();
     let time_bin = python_server(".venv", "mcp-server-time");
     let config = counted("demo", &demo, 6, &demo_bin, &[])
@@ -208,7 +211,10 @@ fn discover_stdio_a_server_slower_than_the_probe_bound_is_recorded_as_a_fast_one
     assert_eq!(out.code, Some(0), "{out:?}");
     let lock = locked(dir.path());
     for server in ["demo", "time"] {
-        assert_eq!(lock["servers"][server]["protocol_version"], NEWEST, "{server}");
+        assert_eq!(
+            lock["servers"][server]["protocol_version"], NEWEST,
+            "{server}"
+        );
     }
     assert_eq!((starts(&demo), starts(&time)), (1, 1));
     let out = util::mcpbind(dir.path(), &["check"]);
@@ -236,7 +242,8 @@ fn discover_stdio_a_python_sdk_1_server_is_locked_on_one_process_without_waiting
     assert_eq!(lock["servers"]["calc"]["protocol_version"], LEGACY);
     assert_eq!(lock["servers"]["calc"]["tools"][0]["name"], "calculate");
     assert_eq!(starts(&count), 1);
-    let why = "writing `initialize`: `server/discover` was refused: Invalid request parameters (-32602)";
+    let why =
+        "writing `initialize`: `server/discover` was refused: Invalid request parameters (-32602)";
     assert!(out.stderr.contains(why), "{}", out.stderr);
     assert!(!out.stderr.contains("within 5 s"), "{}", out.stderr);
     // Locked at 2025-11-25: `check` starts with `initialize`.
@@ -256,9 +263,21 @@ fn discover_stdio_each_server_before_2026_07_28_is_started_once() {
     let script = util::tests_dir().join("servers/misbehave.py");
     let script = script.display().to_string();
     let modes = [
-        ("refusing", "tools", "`server/discover` was refused: method not found (-32601)"),
-        ("empty", "empty-unknown", "`server/discover` was refused: its answer is not a `server/discover` result"),
-        ("silent", "silent-unknown", "the server answered `ping` and not `server/discover`"),
+        (
+            "refusing",
+            "tools",
+            "`server/discover` was refused: method not found (-32601)",
+        ),
+        (
+            "empty",
+            "empty-unknown",
+            "`server/discover` was refused: its answer is not a `server/discover` result",
+        ),
+        (
+            "silent",
+            "silent-unknown",
+            "the server answered `ping` and not `server/discover`",
+        ),
     ];
     let config: String = modes
         .iter()
@@ -273,9 +292,16 @@ fn discover_stdio_each_server_before_2026_07_28_is_started_once() {
     let lock = locked(dir.path());
     for (name, _, why) in modes {
         assert_eq!(lock["servers"][name]["protocol_version"], LEGACY, "{name}");
-        assert_eq!(starts(&dir.path().join(format!("{name}.starts"))), 1, "{name}");
+        assert_eq!(
+            starts(&dir.path().join(format!("{name}.starts"))),
+            1,
+            "{name}"
+        );
         let line = format!("writing `initialize`: {why}");
-        let said = out.stderr.lines().any(|l| l.contains(name) && l.contains(&line));
+        let said = out
+            .stderr
+            .lines()
+            .any(|l| l.contains(name) && l.contains(&line));
         assert!(said, "{name}: {}", out.stderr);
     }
     assert!(!out.stderr.contains("within 5 s"), "{}", out.stderr);
@@ -309,5 +335,8 @@ fn discover_stdio_relock_and_check_connect_as_the_lock_says() {
     let out = util::mcpbind(dir.path(), &["lock"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(out.stderr.contains("(unchanged)"), "{out:?}");
-    assert_eq!(locked(dir.path())["servers"]["time"]["protocol_version"], LEGACY);
+    assert_eq!(
+        locked(dir.path())["servers"]["time"]["protocol_version"],
+        LEGACY
+    );
 }

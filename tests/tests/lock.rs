@@ -235,7 +235,8 @@ fn a_lockfile_that_cannot_be_written_is_named_once() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let error = stderr.lines().find(|l| l.starts_with("error:")).unwrap();
     assert!(
-        error.starts_with("error: failed to write ") && error.contains("mcpbind.lock: File too large"),
+        error.starts_with("error: failed to write ")
+            && error.contains("mcpbind.lock: File too large"),
         "{stderr}"
     );
     assert_eq!(error.matches("failed to write").count(), 1, "{stderr}");
@@ -277,6 +278,42 @@ fn the_quickstart_runs_while_another_cargo_holds_the_build_directory() {
     let mut quickstart = std::process::Command::new(bin_dir.join("mcpbind-example-quickstart"));
     let out = util::clean_env(&mut quickstart).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("add(2, 40)           -> sum = 42"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("add(2, 40)           -> sum = 42"),
+        "{stdout}"
+    );
+}
+
+/// A server that dies during the handshake: the reason comes first, then
+/// rmcp's words on a line of their own, then the server's stderr, whose
+/// last line ends the message.
+#[test]
+fn a_handshake_error_keeps_each_text_on_its_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // Reads what mcpbind writes first (`server/discover` and `ping`), then
+    // fails as a server with a missing module does.
+    let script = "import sys; sys.stdin.readline(); sys.stdin.readline(); sys.stderr.write('Traceback (most recent call last):\\nModuleNotFoundError: No module named \\'x\\'\\n'); sys.exit(3)";
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.crash]\ncommand = \"python3\"\nargs = [\"-c\", {}]\n",
+            util::toml_str(script)
+        ),
+    )
+    .unwrap();
+    let out = util::mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(
+        out.stderr,
+        "error: failed to lock server `crash`: failed to connect to server `crash`: the process exited during the handshake (exit status: 3)\n\
+         the connection closed before the server answered `server/discover`\n\
+         server stderr (last lines):\n\
+         Traceback (most recent call last):\n\
+         ModuleNotFoundError: No module named 'x'\n"
+    );
 }

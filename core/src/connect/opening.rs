@@ -129,7 +129,13 @@ pub(super) async fn open<T>(
 where
     T: Transport<RoleClient> + 'static,
 {
-    send::<T>(transport, discover_request(info), DISCOVER, "send discover request").await?;
+    send::<T>(
+        transport,
+        discover_request(info),
+        DISCOVER,
+        "send discover request",
+    )
+    .await?;
     let ping = ClientRequest::PingRequest(PingRequest {
         method: Default::default(),
         extensions: Default::default(),
@@ -155,7 +161,9 @@ where
         match state.take(message) {
             Step::Opened(lifecycle, answer) => {
                 let how = match &state.initialize {
-                    Some(why) if lifecycle == Lifecycle::Initialize => format!("`initialize` ({why})"),
+                    Some(why) if lifecycle == Lifecycle::Initialize => {
+                        format!("`initialize` ({why})")
+                    }
                     _ => "`server/discover`".to_owned(),
                 };
                 tracing::debug!(server, "opened by {how}");
@@ -211,8 +219,11 @@ impl State {
                 {
                     return Step::Opened(Lifecycle::Discover, ServerResult::DiscoverResult(found));
                 }
-                let versions: Vec<&str> =
-                    found.supported_versions.iter().map(|v| v.as_str()).collect();
+                let versions: Vec<&str> = found
+                    .supported_versions
+                    .iter()
+                    .map(|v| v.as_str())
+                    .collect();
                 format!(
                     "it supports {}, none of which mcpbind speaks without `initialize`",
                     versions.join(", ")
@@ -474,7 +485,10 @@ mod tests {
 
     /// Opens a session with the script; what it opened with, the methods
     /// the server read, and the (paused) time it took.
-    async fn opened(start: Duration, script: Script) -> (Result<Opened, Unopened>, Vec<String>, Duration) {
+    async fn opened(
+        start: Duration,
+        script: Script,
+    ) -> (Result<Opened, Unopened>, Vec<String>, Duration) {
         let (mut transport, seen) = server(start, script);
         let began = Instant::now();
         let info = rmcp::ClientHandler::get_info(&handler());
@@ -516,7 +530,9 @@ mod tests {
     async fn an_error_or_empty_answer_to_discover_gets_initialize_at_once() {
         fn error(method: &str) -> Option<Value> {
             match method {
-                "server/discover" => Some(json!({"error": {"code": -32601, "message": "Method not found"}})),
+                "server/discover" => {
+                    Some(json!({"error": {"code": -32601, "message": "Method not found"}}))
+                }
                 other => silent(other),
             }
         }
@@ -598,7 +614,13 @@ mod tests {
             // `initialize`), then rmcp's request.
             let want: &[&str] = match version {
                 "2026-07-28" => &["server/discover", "ping", "tools/list"],
-                _ => &["server/discover", "ping", "initialize", "notifications/initialized", "tools/list"],
+                _ => &[
+                    "server/discover",
+                    "ping",
+                    "initialize",
+                    "notifications/initialized",
+                    "tools/list",
+                ],
             };
             assert_eq!(seen, want);
             service.cancel().await.unwrap();

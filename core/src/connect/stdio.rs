@@ -12,8 +12,8 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::service::RunningService;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::RoleClient;
 use tokio::io::{AsyncRead, AsyncReadExt as _, ReadBuf};
 use tokio::process::{Child, Command};
