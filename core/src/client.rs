@@ -201,7 +201,7 @@ impl Client {
                 server: self.name.clone(),
                 reason: "no server information after the handshake".into(),
                 stderr: None,
-                source: None,
+                cause: None,
             })
     }
 

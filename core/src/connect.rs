@@ -34,6 +34,8 @@ mod http;
 mod http_client;
 #[cfg(feature = "http")]
 mod http_tap;
+#[cfg(feature = "stdio")]
+mod opening;
 pub(crate) mod secrets;
 #[cfg(feature = "http")]
 mod sse;
@@ -310,9 +312,11 @@ pub(crate) enum First {
     /// the 2026-07-28 revision says ([`Lifecycle::Negotiate`]).
     #[default]
     Initialize,
-    /// `server/discover` bounded by [`PROBE_BOUND`] ([`probe`]), then as
-    /// [`First::Initialize`]: `mcpbind lock`, and a client locked at a
-    /// version without `initialize` (2026-07-28).
+    /// `server/discover`, and `initialize` on the same stdio process when
+    /// the server does not answer it ([`probe`]); on SSE, bounded by
+    /// [`PROBE_BOUND`], then as [`First::Initialize`]. `mcpbind lock` of a
+    /// server not yet locked, and a client (or `lock`, `check`) of one
+    /// locked at a version without `initialize` (2026-07-28).
     Discover,
     /// A client locked at a version that has `initialize`: `initialize`
     /// first on every transport, Streamable HTTP included. The lockfile
@@ -336,33 +340,36 @@ impl First {
     }
 }
 
-/// How long a stdio or SSE server has to answer the `server/discover`
-/// probe. A server that predates it may never answer a method it does not
-/// know (rmcp's `Auto` waits 10 s for one), so silence this long is taken
-/// as "no": the probe's process or stream is dropped and a new one starts
-/// with `initialize`. A 2026-07-28 server slower than this still connects,
-/// by `initialize` when it has one, else by `server/discover` once
-/// `initialize` is rejected.
+/// How long a server has to answer the `server/discover` probe before
+/// mcpbind writes `initialize` to it.
 ///
-/// The bound counts from the spawn, so it holds the server's own start: a
-/// Python or Node server can take more than a second to start on a busy
-/// machine, and a one-second bound locked such a 2026-07-28 server at
-/// 2025-11-25 on one run and 2026-07-28 on the next. Five seconds keeps the
-/// lockfile stable; it costs only a server that never answers an unknown
-/// method (the SDKs answer it with an error at once).
+/// On stdio the probe and `initialize` share one process, so the bound sets
+/// only when `initialize` is written to a server that has answered neither
+/// `server/discover` nor the `ping` behind it, never which handshake is
+/// kept (see `opening`): a server that answers either costs no wait at all.
+/// Counted from the spawn, so that a server slow to start is not asked
+/// both at once.
+///
+/// On SSE, where each attempt is a new stream, silence this long is taken
+/// as "no": the probe's stream is dropped and a new one starts with
+/// `initialize`.
 pub(crate) const PROBE_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// `server/discover` on a new stdio process or SSE stream, bounded by
-/// [`PROBE_BOUND`]. Rejected (so that [`connect`] goes on with
-/// `initialize`) when the server stays silent, answers with an error, or
-/// answers with something that is no discover result or names no version
-/// mcpbind speaks without `initialize` ([`classify`]).
+/// `server/discover` on a new stdio process or SSE stream. On stdio, the
+/// process answers one handshake or the other, and that is final. On SSE,
+/// bounded by [`PROBE_BOUND`], it is rejected (so that [`connect`] goes on
+/// with `initialize`) when the server stays silent, answers with an error,
+/// or answers with something that is no discover result or names no
+/// version mcpbind speaks without `initialize` ([`classify`]).
 async fn probe(
     name: &str,
     config: &ServerConfig,
     handler: &Handler,
 ) -> std::result::Result<Session, ConnectFailure> {
     let attempt = connect_transport(name, config, handler, Lifecycle::Probe);
+    if matches!(config.transport, TransportConfig::Stdio { .. }) {
+        return attempt.await;
+    }
     match tokio::time::timeout(PROBE_BOUND, attempt).await {
         Ok(result) => result,
         Err(_) => Err(ConnectFailure::Rejected(format!(
@@ -401,18 +408,18 @@ async fn connect_either(
             server: name.to_owned(),
             reason: format!("the server rejected `{tried}` ({message}) and `{then}` ({other})"),
             stderr: None,
-            source: None,
+            cause: None,
         }),
         Err(ConnectFailure::Error(Error::Connect {
             server,
             reason,
             stderr,
-            source,
+            cause,
         })) => Err(Error::Connect {
             server,
             reason: format!("the server rejected `{tried}` ({message}), and then {reason}"),
             stderr,
-            source,
+            cause,
         }),
         Err(ConnectFailure::Error(other)) => Err(other),
     }
@@ -433,8 +440,10 @@ pub(crate) enum Lifecycle {
     /// JSON-RPC error, on a new one after an HTTP 400, 404 or 405 without
     /// one ([`discover_refused`]).
     Negotiate,
-    /// `server/discover` (2026-07-28), its rejection retried by [`connect`]
-    /// with `initialize` on a new transport ([`probe`]).
+    /// `server/discover` (2026-07-28) first ([`probe`]): on stdio, then
+    /// `initialize` on the same process when the server turns out not to
+    /// answer it (`opening`); on SSE, its rejection retried by [`connect`]
+    /// with `initialize` on a new stream.
     Probe,
 }
 
@@ -530,8 +539,19 @@ pub(crate) fn classify(
 /// rmcp's handshake error in words: the transport's own error and its
 /// causes, without rmcp's wrapper types (`Transport [rmcp::transport::…]`).
 pub(crate) fn describe(error: &ClientInitializeError) -> String {
-    if let ClientInitializeError::ExpectedInitResult(answer) = error {
-        return not_an_initialize_result(answer.as_ref());
+    match error {
+        ClientInitializeError::ExpectedInitResult(answer) => {
+            return not_an_initialize_result(answer.as_ref())
+        }
+        ClientInitializeError::ConnectionClosed(awaited) => {
+            let request = match awaited.as_str() {
+                "initialize response" => "`initialize`",
+                "discover response" => "`server/discover`",
+                other => other,
+            };
+            return format!("the connection closed before the server answered {request}");
+        }
+        _ => {}
     }
     let ClientInitializeError::TransportError { error, context } = error else {
         return crate::error::chain(error);
@@ -635,7 +655,7 @@ async fn connect_transport(
             server: name.to_owned(),
             reason: "a transport this version of mcpbind does not support".into(),
             stderr: None,
-            source: None,
+            cause: None,
         })),
     }
 }

@@ -98,7 +98,10 @@ pub enum Error {
         feature: &'static str,
     },
     /// The MCP handshake with the server failed.
-    #[error("failed to connect to server `{server}`: {reason}{}", tail(stderr))]
+    #[error(
+        "failed to connect to server `{server}`: {reason}{}",
+        after_reason(cause, stderr)
+    )]
     Connect {
         /// The server.
         server: String,
@@ -106,9 +109,10 @@ pub enum Error {
         reason: String,
         /// The last lines the server wrote to stderr, if it is a process.
         stderr: Option<String>,
-        /// rmcp's error, when rmcp reported one.
-        #[source]
-        source: Option<Redacted>,
+        /// rmcp's error, when rmcp reported one: shown after `reason`, on
+        /// a line of its own when the server's stderr follows. (Not the
+        /// error's `source`, which a chain would print after the stderr.)
+        cause: Option<Redacted>,
     },
     /// The server answered an HTTP request with an error status, or with
     /// something that is not MCP (an HTML page).
@@ -625,6 +629,18 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 fn join(drift: &[Drift]) -> String {
     let lines: Vec<String> = drift.iter().map(Drift::to_string).collect();
     lines.join("; ")
+}
+
+/// What follows a connect error's reason: rmcp's error (on the same line,
+/// or on a line of its own when the server's stderr follows), then the
+/// stderr, so that each text keeps its own lines.
+fn after_reason(cause: &Option<Redacted>, stderr: &Option<String>) -> String {
+    let tail = tail(stderr);
+    match cause {
+        None => tail,
+        Some(cause) if tail.is_empty() => format!(": {cause}"),
+        Some(cause) => format!("\n{cause}{tail}"),
+    }
 }
 
 fn tail(stderr: &Option<String>) -> String {

@@ -19,16 +19,22 @@ use crate::{Config, Lockfile, Result, ServerConfig, ServerLock};
 /// the server or listing its tools, prompts or templates, and
 /// [`Error::Lock`](crate::Error) for a listing too deep to lock.
 pub async fn snapshot_server(name: &str, config: &ServerConfig) -> Result<ServerLock> {
-    let (lock, skipped) = snapshot(name, config).await?;
+    let (lock, skipped) = snapshot(name, config, None).await?;
     for line in skipped {
         tracing::warn!(server = name, "skipped {line}");
     }
     Ok(lock)
 }
 
-/// [`snapshot_server`], with one line per malformed tool it skipped.
-async fn snapshot(name: &str, config: &ServerConfig) -> Result<(ServerLock, Vec<String>)> {
-    let client = crate::Client::connect_server_newest(name, config.clone()).await?;
+/// [`snapshot_server`], with one line per malformed tool it skipped. A
+/// server the lockfile records at protocol version `locked` is connected
+/// the way that version says.
+async fn snapshot(
+    name: &str,
+    config: &ServerConfig,
+    locked: Option<&str>,
+) -> Result<(ServerLock, Vec<String>)> {
+    let client = crate::Client::connect_server_as_locked(name, config.clone(), locked).await?;
     let info = client.server_info().await?;
     let mut skipped = Vec::new();
     let tools = kept(&mut skipped, client.list_tools_checked().await?, |n| {
@@ -80,12 +86,16 @@ fn kept(
 
 /// Snapshots the named servers of `config` concurrently, returning each
 /// server's outcome in name order (skipped malformed entries are `tracing`
-/// warnings, as in [`snapshot_server`]).
+/// warnings, as in [`snapshot_server`]). A server that `lock` holds is
+/// connected the way its protocol version there says (what `mcpbind
+/// check` compares), one it does not hold at the newest version it
+/// speaks.
 pub async fn snapshot_servers(
     config: &Config,
+    lock: &Lockfile,
     names: &[String],
 ) -> Vec<(String, Result<ServerLock>)> {
-    snapshot_all(config, names)
+    snapshot_all(config, lock, names)
         .await
         .into_iter()
         .map(|(name, result)| {
@@ -101,9 +111,10 @@ pub async fn snapshot_servers(
 }
 
 /// [`snapshot`] of the named servers of `config`, concurrently, in name
-/// order; names not in the config are left out.
+/// order, each as `lock` records it; names not in the config are left out.
 async fn snapshot_all(
     config: &Config,
+    lock: &Lockfile,
     names: &[String],
 ) -> Vec<(String, Result<(ServerLock, Vec<String>)>)> {
     let mut tasks = tokio::task::JoinSet::new();
@@ -112,8 +123,9 @@ async fn snapshot_all(
             continue;
         };
         let name = name.clone();
+        let locked = lock.servers.get(&name).map(|s| s.protocol_version.clone());
         tasks.spawn(async move {
-            let result = snapshot(&name, &server).await;
+            let result = snapshot(&name, &server, locked.as_deref()).await;
             (name, result)
         });
     }
@@ -138,7 +150,9 @@ pub struct Refreshed {
 }
 
 /// Re-snapshots `names` (all configured servers when empty) into `lock`,
-/// dropping servers that are no longer configured when all are locked.
+/// dropping servers that are no longer configured when all are locked. A
+/// server `lock` already holds is connected the way its protocol version
+/// there says, so that its entry changes only when the server did.
 pub async fn refresh(config: &Config, lock: &mut Lockfile, names: &[String]) -> Refreshed {
     let all = names.is_empty();
     let names: Vec<String> = if all {
@@ -150,7 +164,8 @@ pub async fn refresh(config: &Config, lock: &mut Lockfile, names: &[String]) -> 
         lock.servers
             .retain(|name, _| config.servers.contains_key(name));
     }
-    let results = snapshot_all(config, &names).await;
+    // Each server as the lock records it, before its entry is replaced.
+    let results = snapshot_all(config, lock, &names).await;
     let mut refreshed = Refreshed::default();
     for (name, result) in results {
         match result {

@@ -2,6 +2,7 @@
 # Installs the third-party MCP servers used by mcpbind's end-to-end tests:
 #   - npm packages pinned in package.json / package-lock.json -> ./node_modules
 #   - Python packages pinned in requirements.txt              -> ./.venv
+#   - a Python SDK 1.x server pinned in requirements-sdk1.txt  -> ./.venv-sdk1
 #
 # Idempotent and quiet when everything is already installed. Safe to call from any
 # directory and from several processes at once (serialised with flock when available).
@@ -48,4 +49,15 @@ if [[ ! -x .venv/bin/python || ! -f "$venv_stamp" || "$(cat "$venv_stamp")" != "
   "$py" -m venv .venv
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
   hash_of requirements.txt >"$venv_stamp"
+fi
+
+# --- A Python server on the Python SDK 1.x: its own venv (mcp<2) ---------------
+sdk1_stamp=".venv-sdk1/.mcpbind-install-stamp"
+if [[ ! -x .venv-sdk1/bin/python || ! -f "$sdk1_stamp" || "$(cat "$sdk1_stamp")" != "$(hash_of requirements-sdk1.txt)" ]]; then
+  need "$py"
+  log "creating .venv-sdk1 and pip install -r requirements-sdk1.txt"
+  rm -rf .venv-sdk1
+  "$py" -m venv .venv-sdk1
+  .venv-sdk1/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-sdk1.txt
+  hash_of requirements-sdk1.txt >"$sdk1_stamp"
 fi

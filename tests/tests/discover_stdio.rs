@@ -1,10 +1,17 @@
 //! MCP 2026-07-28 over stdio: `mcpbind lock` and a client locked at
-//! 2026-07-28 ask `server/discover` first, for about a second, and fall
-//! back to `initialize` when the server stays silent, answers with an error
-//! or answers with something that is no discover result; a client with no
-//! lock, or locked at an older version, starts with `initialize`. Against
-//! real processes: the demo server, the 2026-07-28 test server
-//! (tests/src/bin/modern_http.rs) on stdio, and tests/servers/misbehave.py.
+//! 2026-07-28 ask `server/discover` first, and go on with `initialize` on
+//! the same process when the server stays silent (it answers the `ping`
+//! behind it), answers with an error or answers with something that is no
+//! discover result; a client with no lock, or locked at an older version,
+//! starts with `initialize`, and so do `lock` and `check` of a server
+//! locked at one. Each server is started once per `lock` or `check`, and
+//! what is recorded does not depend on how fast it starts. Against real
+//! processes: the demo server, the 2026-07-28 test server
+//! (tests/src/bin/modern_http.rs) on stdio, the Python SDK 2.3's
+//! mcp-server-time, a Python SDK 1.x server (mcp-server-calculator), and
+//! tests/servers/misbehave.py.
+
+use std::path::Path;
 
 use mcpbind::model::{CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction};
 use mcpbind::{CallOptions, Client, ClientHooks, Config};
@@ -152,4 +159,184 @@ async fn discover_stdio_answers_input_required_and_echoes_the_state() {
     assert_eq!(answer, json!({"action": "accept", "content": {"ok": true}}));
     assert_eq!(state, "exact");
     client.close().await;
+}
+
+/// A server entry whose process, started through `sh`, appends a line to
+/// `starts` each time it starts, sleeps `sleep` seconds, then runs
+/// `command` with `args` in its place.
+fn counted(name: &str, starts: &Path, sleep: u32, command: &str, args: &[&str]) -> String {
+    let script = format!("echo started >> \"$0\"; sleep {sleep}; exec \"$@\"");
+    let mut all = vec![script, starts.display().to_string(), command.to_owned()];
+    all.extend(args.iter().map(|a| a.to_string()));
+    let args: Vec<String> = all.iter().map(|a| util::toml_str(a)).collect();
+    format!(
+        "[servers.{name}]\ncommand = \"sh\"\nargs = [{}]\n\n",
+        args.join(", ")
+    )
+}
+
+/// How many times the server counting into `file` was started.
+fn starts(file: &Path) -> usize {
+    std::fs::read_to_string(file).map_or(0, |s| s.lines().count())
+}
+
+fn locked(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("mcpbind.lock")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn python_server(venv: &str, program: &str) -> String {
+    let path = util::servers_dir().join(venv).join("bin").join(program);
+    path.display().to_string()
+}
+
+/// 2026-07-28 servers that take longer to start than the probe's bound
+/// (the demo server on rmcp, and mcp-server-time on the Python SDK 2.3,
+/// which lets the first request choose the era) are recorded at
+/// 2026-07-28, as when they start at once, and each is started once by
+/// `lock` and once by `check`, which finds nothing changed.
+#[test]
+fn discover_stdio_a_server_slower_than_the_probe_bound_is_recorded_as_a_fast_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (demo, time) = (
+        dir.path().join("demo.starts"),
+        dir.path().join("time.starts"),
+    );
+    let demo_bin = util::bin("mcpbind-demo-server").display().to_string();
+    let time_bin = python_server(".venv", "mcp-server-time");
+    let config = counted("demo", &demo, 6, &demo_bin, &[])
+        + &counted("time", &time, 6, &time_bin, &["--local-timezone", "UTC"]);
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+    let out = util::mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let lock = locked(dir.path());
+    for server in ["demo", "time"] {
+        assert_eq!(
+            lock["servers"][server]["protocol_version"], NEWEST,
+            "{server}"
+        );
+    }
+    assert_eq!((starts(&demo), starts(&time)), (1, 1));
+    let out = util::mcpbind(dir.path(), &["check"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!((starts(&demo), starts(&time)), (2, 2));
+}
+
+/// A server on the Python SDK 1.x answers `server/discover` with an
+/// error: `initialize` follows on the same process at once (the log says
+/// why it was written, and it is not the probe's bound), and the server
+/// is recorded at 2025-11-25, started once by `lock` and once by `check`.
+#[test]
+fn discover_stdio_a_python_sdk_1_server_is_locked_on_one_process_without_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("calc.starts");
+    let calc = python_server(".venv-sdk1", "mcp-server-calculator");
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        counted("calc", &count, 0, &calc, &[]),
+    )
+    .unwrap();
+    let out = util::mcpbind(dir.path(), &["-v", "lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let lock = locked(dir.path());
+    assert_eq!(lock["servers"]["calc"]["protocol_version"], LEGACY);
+    assert_eq!(lock["servers"]["calc"]["tools"][0]["name"], "calculate");
+    assert_eq!(starts(&count), 1);
+    let why =
+        "writing `initialize`: `server/discover` was refused: Invalid request parameters (-32602)";
+    assert!(out.stderr.contains(why), "{}", out.stderr);
+    assert!(!out.stderr.contains("within 5 s"), "{}", out.stderr);
+    // Locked at 2025-11-25: `check` starts with `initialize`.
+    let out = util::mcpbind(dir.path(), &["-v", "check"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(starts(&count), 2);
+    assert!(!out.stderr.contains("server/discover"), "{}", out.stderr);
+}
+
+/// Servers before 2026-07-28 that answer `server/discover` with an error,
+/// with `{}`, or not at all (but answer the `ping` behind it): each is
+/// started once, and `initialize` is written as soon as the answer says
+/// so, never at the probe's bound.
+#[test]
+fn discover_stdio_each_server_before_2026_07_28_is_started_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = util::tests_dir().join("servers/misbehave.py");
+    let script = script.display().to_string();
+    let modes = [
+        (
+            "refusing",
+            "tools",
+            "`server/discover` was refused: method not found (-32601)",
+        ),
+        (
+            "empty",
+            "empty-unknown",
+            "`server/discover` was refused: its answer is not a `server/discover` result",
+        ),
+        (
+            "silent",
+            "silent-unknown",
+            "the server answered `ping` and not `server/discover`",
+        ),
+    ];
+    let config: String = modes
+        .iter()
+        .map(|(name, mode, _)| {
+            let count = dir.path().join(format!("{name}.starts"));
+            counted(name, &count, 0, "python3", &[&script, mode])
+        })
+        .collect();
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+    let out = util::mcpbind(dir.path(), &["-v", "lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let lock = locked(dir.path());
+    for (name, _, why) in modes {
+        assert_eq!(lock["servers"][name]["protocol_version"], LEGACY, "{name}");
+        assert_eq!(
+            starts(&dir.path().join(format!("{name}.starts"))),
+            1,
+            "{name}"
+        );
+        let line = format!("writing `initialize`: {why}");
+        let said = out
+            .stderr
+            .lines()
+            .any(|l| l.contains(name) && l.contains(&line));
+        assert!(said, "{name}: {}", out.stderr);
+    }
+    assert!(!out.stderr.contains("within 5 s"), "{}", out.stderr);
+}
+
+/// A server the lockfile holds at 2025-11-25 is re-locked and checked with
+/// `initialize` first, as the lock says: mcp-server-time (the Python SDK
+/// 2.3, on which the first request chooses the era, once) then stays at
+/// 2025-11-25, and neither `check` nor `lock` sees a change that the
+/// server did not make.
+#[test]
+fn discover_stdio_relock_and_check_connect_as_the_lock_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = python_server(".venv", "mcp-server-time");
+    let config = format!(
+        "[servers.time]\ncommand = {}\nargs = [\"--local-timezone\", \"UTC\"]\n",
+        util::toml_str(&time)
+    );
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+    let out = util::mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let mut lock = locked(dir.path());
+    assert_eq!(lock["servers"]["time"]["protocol_version"], NEWEST);
+    // As locked when the server spoke only 2025-11-25 (or by an older
+    // mcpbind).
+    lock["servers"]["time"]["protocol_version"] = LEGACY.into();
+    let text = serde_json::to_string_pretty(&lock).unwrap() + "\n";
+    std::fs::write(dir.path().join("mcpbind.lock"), &text).unwrap();
+    let out = util::mcpbind(dir.path(), &["check"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let out = util::mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stderr.contains("(unchanged)"), "{out:?}");
+    assert_eq!(
+        locked(dir.path())["servers"]["time"]["protocol_version"],
+        LEGACY
+    );
 }

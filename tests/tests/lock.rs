@@ -213,3 +213,107 @@ fn lock_warns_of_a_schema_calls_cant_be_checked_against() {
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(!out.stderr.contains("warning:"), "{}", out.stderr);
 }
+
+/// A lockfile that cannot be written (a file size limit, as a full disk
+/// would): the error names the file once, then why.
+#[test]
+fn a_lockfile_that_cannot_be_written_is_named_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = util::bin("mcpbind-demo-server").display().to_string();
+    let config = format!("[servers.demo]\ncommand = {}\n", util::toml_str(&demo));
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+    // SIGXFSZ ignored, so that the write fails with EFBIG.
+    let mut sh = std::process::Command::new("sh");
+    util::clean_env(&mut sh);
+    let out = sh
+        .current_dir(dir.path())
+        .args(["-c", "trap '' XFSZ; ulimit -f 0; exec \"$0\" lock"])
+        .arg(util::bin("mcpbind"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let error = stderr.lines().find(|l| l.starts_with("error:")).unwrap();
+    assert!(
+        error.starts_with("error: failed to write ")
+            && error.contains("mcpbind.lock: File too large"),
+        "{stderr}"
+    );
+    assert_eq!(error.matches("failed to write").count(), 1, "{stderr}");
+}
+
+/// Another cargo holds the build directory (rust-analyzer's check, another
+/// build): with the binaries built, `mcpbind lock` of the quickstart's
+/// config and the quickstart itself still work, since neither starts the
+/// demo server through cargo.
+#[test]
+fn the_quickstart_runs_while_another_cargo_holds_the_build_directory() {
+    let mcpbind = util::bin("mcpbind");
+    let built = util::cargo()
+        .current_dir(util::root())
+        .args(["build", "--quiet", "-p", "mcpbind-example-quickstart"])
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let bin_dir = mcpbind.parent().unwrap();
+    // Held as cargo holds it (an exclusive `flock`), until the test ends.
+    let held = std::fs::File::open(bin_dir.join(".cargo-lock")).unwrap();
+    held.lock().unwrap();
+
+    let scratch = tempfile::tempdir().unwrap();
+    let lockfile = scratch.path().join("mcpbind.lock");
+    let config = util::root().join("examples/quickstart/mcpbind.toml");
+    let out = util::mcpbind_env(
+        scratch.path(),
+        &["lock", "--config", config.to_str().unwrap()],
+        &[("MCPBIND_LOCKFILE", lockfile.to_str().unwrap())],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let committed = util::root().join("examples/quickstart/mcpbind.lock");
+    assert_eq!(
+        std::fs::read_to_string(&lockfile).unwrap(),
+        std::fs::read_to_string(committed).unwrap()
+    );
+
+    let mut quickstart = std::process::Command::new(bin_dir.join("mcpbind-example-quickstart"));
+    let out = util::clean_env(&mut quickstart).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("add(2, 40)           -> sum = 42"),
+        "{stdout}"
+    );
+}
+
+/// A server that dies during the handshake: the reason comes first, then
+/// rmcp's words on a line of their own, then the server's stderr, whose
+/// last line ends the message.
+#[test]
+fn a_handshake_error_keeps_each_text_on_its_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // Reads what mcpbind writes first (`server/discover` and `ping`), then
+    // fails as a server with a missing module does.
+    let script = "import sys; sys.stdin.readline(); sys.stdin.readline(); sys.stderr.write('Traceback (most recent call last):\\nModuleNotFoundError: No module named \\'x\\'\\n'); sys.exit(3)";
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        format!(
+            "[servers.crash]\ncommand = \"python3\"\nargs = [\"-c\", {}]\n",
+            util::toml_str(script)
+        ),
+    )
+    .unwrap();
+    let out = util::mcpbind(dir.path(), &["lock"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(
+        out.stderr,
+        "error: failed to lock server `crash`: failed to connect to server `crash`: the process exited during the handshake (exit status: 3)\n\
+         the connection closed before the server answered `server/discover`\n\
+         server stderr (last lines):\n\
+         Traceback (most recent call last):\n\
+         ModuleNotFoundError: No module named 'x'\n"
+    );
+}

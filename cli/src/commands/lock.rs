@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context as _};
+use anyhow::bail;
 use mcpbind::{LockError, Lockfile};
 
 /// Which servers to lock.
@@ -83,10 +83,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     // Nothing locked and nothing changed: leave the file system alone.
     let wrote = (lock != before || lock_path.exists())
-        && crate::signal::writing(|| {
-            lock.write(&lock_path)
-                .with_context(|| format!("failed to write {}", lock_path.display()))
-        })?;
+        // The error names the file: no context to add.
+        && crate::signal::writing(|| Ok(lock.write(&lock_path)?))?;
     if wrote {
         crate::status!("       Wrote {}", lock_path.display());
     }

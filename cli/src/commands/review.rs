@@ -73,7 +73,8 @@ pub(crate) fn live_review(selection: &ServerSelection) -> anyhow::Result<Live> {
         Some(s) => s.to_vec(),
         None => config.servers.keys().cloned().collect(),
     };
-    let live = crate::signal::block_on(mcpbind::snapshot::snapshot_servers(&config, &names))?;
+    let live =
+        crate::signal::block_on(mcpbind::snapshot::snapshot_servers(&config, &lock, &names))?;
     let mut review = Review::default();
     let mut reasons = std::collections::BTreeMap::new();
     let mut unreachable = Vec::new();

@@ -47,7 +47,8 @@ impl Client {
     /// with the handshake its lockfile's protocol version `locked` calls
     /// for (a generated client passes its `PROTOCOL_VERSION`): on stdio
     /// and SSE, a server locked at 2026-07-28 is asked `server/discover`
-    /// first, for about a second, then `initialize`; one locked at an
+    /// first, then `initialize` (on stdio on the same process, when the
+    /// server does not answer it; on SSE after five seconds); one locked at an
     /// older version `initialize` first, on every transport. Streamable
     /// HTTP with a server locked at 2026-07-28 negotiates as that revision
     /// says (`server/discover` first).
@@ -96,15 +97,30 @@ impl Client {
     }
 
     /// Connects as [`Client::connect_server`] does, at the newest protocol
-    /// revision the server speaks (what `mcpbind lock` records): on stdio
-    /// and SSE, `server/discover` first, for about a second, then
-    /// `initialize`.
+    /// revision the server speaks (what `mcpbind lock` records): on stdio,
+    /// `server/discover` first, and `initialize` on the same process when
+    /// the server does not answer it; on SSE, `server/discover` for up to
+    /// five seconds, then `initialize`.
     ///
     /// # Errors
     ///
     /// As [`Client::connect_server`].
     pub async fn connect_server_newest(name: &str, config: ServerConfig) -> Result<Client> {
-        let client = Client::lazy_first(name, config, ClientHooks::default(), First::Discover);
+        Client::connect_server_as_locked(name, config, None).await
+    }
+
+    /// [`Client::connect_server_newest`] for a server the lockfile does not
+    /// hold; for one it records at protocol version `locked`, the handshake
+    /// that version calls for, as [`Client::connect_locked`] does. What
+    /// `mcpbind lock` and `mcpbind check` do: the lockfile changes only
+    /// when its server did.
+    pub(crate) async fn connect_server_as_locked(
+        name: &str,
+        config: ServerConfig,
+        locked: Option<&str>,
+    ) -> Result<Client> {
+        let first = locked.map_or(First::Discover, First::for_locked);
+        let client = Client::lazy_first(name, config, ClientHooks::default(), first);
         client.live().await?;
         Ok(client)
     }

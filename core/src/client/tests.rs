@@ -291,7 +291,7 @@ fn refused() -> Error {
         server: "fake".to_owned(),
         reason: "refused by the test".to_owned(),
         stderr: None,
-        source: None,
+        cause: None,
     }
 }
 

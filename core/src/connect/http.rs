@@ -60,7 +60,7 @@ impl HttpTarget {
                 server: name.to_owned(),
                 reason: format!("invalid header {what} `{key}`"),
                 stderr: None,
-                source: None,
+                cause: None,
             };
             let header = http::HeaderName::from_bytes(key.as_bytes()).map_err(|_| bad("name"))?;
             // The value may hold a secret: it is not repeated in the error.
@@ -118,7 +118,7 @@ impl HttpTarget {
             server: name.to_owned(),
             reason: format!("the MCP handshake with {} failed", self.shown()),
             stderr: None,
-            source: Some(Redacted::described(error, &text, Arc::clone(&self.secrets))),
+            cause: Some(Redacted::described(error, &text, Arc::clone(&self.secrets))),
         }
         .into()
     }
@@ -149,7 +149,7 @@ pub(super) async fn connect_sse(
                 server: name.to_owned(),
                 reason: redact(&reason, &target.secrets),
                 stderr: None,
-                source: None,
+                cause: None,
             },
         })?;
     match handshake(transport, handler, lifecycle).await {

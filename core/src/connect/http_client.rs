@@ -42,7 +42,7 @@ pub(crate) fn shared(server: &str) -> Result<reqwest::Client> {
         server: server.to_owned(),
         reason: format!("cannot set up the HTTP client: {}", crate::error::chain(&e)),
         stderr: None,
-        source: None,
+        cause: None,
     };
     // Outside a tokio runtime (rmcp needs one anyway), nothing to share.
     let Ok(runtime) = tokio::runtime::Handle::try_current().map(|h| h.id()) else {

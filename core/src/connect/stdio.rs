@@ -13,11 +13,13 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
+use rmcp::service::RunningService;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::RoleClient;
 use tokio::io::{AsyncRead, AsyncReadExt as _, ReadBuf};
 use tokio::process::{Child, Command};
 
+use super::opening::{self, Replay, Unopened};
 use super::secrets::Expander;
 use super::tap::{Failure, RawTap};
 use super::{handshake, ConnectFailure, Handler, Lifecycle, Session};
@@ -396,6 +398,7 @@ pub(crate) async fn connect_stdio(
         scratch,
         proxy,
     } = spawn_child(name, spawn)?;
+    let started = tokio::time::Instant::now();
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -421,45 +424,112 @@ pub(crate) async fn connect_stdio(
     // silently.
     let transport =
         AsyncRwTransport::<RoleClient, _, _>::new(reader, stdin).with_max_line_length(usize::MAX);
-    match handshake(transport, handler, lifecycle).await {
+    let result = if lifecycle == Lifecycle::Probe {
+        open_both(name, transport, handler, started + super::PROBE_BOUND).await
+    } else {
+        handshake(transport, handler, lifecycle)
+            .await
+            .map_err(Unopened::Handshake)
+    };
+    let failed = Failed {
+        name,
+        process,
+        tap,
+        secrets,
+    };
+    match result {
         Ok(service) => Ok(Session {
             service,
-            process: Some(process),
-            tap: Some(tap),
+            process: Some(failed.process),
+            tap: Some(failed.tap),
         }),
-        Err(e) => {
+        Err(Unopened::Handshake(e)) => Err(failed.handshake(e, lifecycle).await),
+        Err(Unopened::Refused(reason)) => Err(failed.refused(reason).await),
+    }
+}
+
+/// Both handshakes on one process ([`opening`]), then rmcp's session. The
+/// transport is dropped on a failure (the server's stdin closes).
+async fn open_both<T>(
+    name: &str,
+    mut transport: T,
+    handler: &Handler,
+    bound: tokio::time::Instant,
+) -> Result<RunningService<RoleClient, Handler>, Unopened>
+where
+    T: rmcp::transport::Transport<RoleClient> + 'static,
+{
+    let info = rmcp::ClientHandler::get_info(handler);
+    let opened = opening::open(&mut transport, &info, name, bound).await?;
+    let lifecycle = opened.lifecycle;
+    Ok(handshake(Replay::new(transport, opened), handler, lifecycle).await?)
+}
+
+/// A handshake that failed, with what the error is made from.
+struct Failed<'a> {
+    name: &'a str,
+    process: Process,
+    tap: Arc<RawTap>,
+    secrets: Arc<[String]>,
+}
+
+impl Failed<'_> {
+    /// rmcp's handshake error. A rejection that [`connect`](super::connect)
+    /// retries with the other handshake is [`ConnectFailure::Rejected`]
+    /// (never after [`Lifecycle::Probe`], whose outcome is final).
+    async fn handshake(
+        self,
+        e: rmcp::service::ClientInitializeError,
+        lifecycle: Lifecycle,
+    ) -> ConnectFailure {
+        let e = if lifecycle == Lifecycle::Probe {
+            e
+        } else {
             // A rejection's message is the server's text.
-            let e = super::classify(e, lifecycle).map_err(|failure| match failure {
-                ConnectFailure::Rejected(message) => {
-                    ConnectFailure::Rejected(redact(&message, &secrets))
+            match super::classify(e, lifecycle) {
+                Ok(e) => e,
+                Err(ConnectFailure::Rejected(message)) => {
+                    return ConnectFailure::Rejected(redact(&message, &self.secrets))
                 }
-                other => other,
-            })?;
-            if let Some(failure) = tap.failure() {
-                return Err(failure.into_error(name).into());
+                Err(other) => return other,
             }
-            let exit = process.settle().await;
-            // A server whose answer was refused exits as its stdin closes:
-            // its exit is no cause.
-            let refused = matches!(
-                e,
-                rmcp::service::ClientInitializeError::ExpectedInitResult(_)
-            );
-            let reason = match exit {
-                Some(status) if !refused => {
-                    format!("the process exited during the handshake ({status})")
-                }
-                _ => "the MCP handshake failed".to_owned(),
-            };
-            let text = super::describe(&e);
-            Err(Error::Connect {
-                server: name.to_owned(),
-                reason,
-                stderr: process.stderr_tail(),
-                source: Some(crate::error::Redacted::described(e, &text, secrets)),
-            }
-            .into())
+        };
+        if let Some(failure) = self.tap.failure() {
+            return failure.into_error(self.name).into();
         }
+        let exit = self.process.settle().await;
+        // A server whose answer was refused exits as its stdin closes:
+        // its exit is no cause.
+        let refused = matches!(
+            e,
+            rmcp::service::ClientInitializeError::ExpectedInitResult(_)
+        );
+        let reason = match exit {
+            Some(status) if !refused => {
+                format!("the process exited during the handshake ({status})")
+            }
+            _ => "the MCP handshake failed".to_owned(),
+        };
+        let text = super::describe(&e);
+        Error::Connect {
+            server: self.name.to_owned(),
+            reason,
+            stderr: self.process.stderr_tail(),
+            cause: Some(crate::error::Redacted::described(e, &text, self.secrets)),
+        }
+        .into()
+    }
+
+    /// The server refused both handshakes (`reason`, in its words).
+    async fn refused(self, reason: String) -> ConnectFailure {
+        self.process.settle().await;
+        Error::Connect {
+            server: self.name.to_owned(),
+            reason: redact(&reason, &self.secrets),
+            stderr: self.process.stderr_tail(),
+            cause: None,
+        }
+        .into()
     }
 }
 
@@ -491,7 +561,7 @@ pub(crate) async fn connect_in_process(
             server: name.to_owned(),
             reason: super::describe(&e),
             stderr: None,
-            source: None,
+            cause: None,
         }),
     }
 }

@@ -16,8 +16,8 @@
 //!   cargo run -p mcpbind-example-agent
 //! ```
 //!
-//! Without the variables it runs the demo server through cargo and the
-//! filesystem server through `npx`.
+//! Without the variables it runs the demo server built beside it (`cargo
+//! build -p mcpbind-demo-server`) and the filesystem server through `npx`.
 
 mcpbind::include_bindings!();
 
@@ -114,11 +114,11 @@ impl ScriptedModel {
 }
 
 fn config(workdir: &str) -> Result<Config, mcpbind::ConfigError> {
+    // Never through `cargo run`, which waits on cargo's locks while another
+    // build holds them: the demo server built beside this example.
     let demo = || match std::env::var("MCPBIND_DEMO_SERVER") {
         Ok(path) => ServerConfig::stdio(path),
-        Err(_) => {
-            ServerConfig::stdio("cargo").args(["run", "--quiet", "-p", "mcpbind-demo-server"])
-        }
+        Err(_) => ServerConfig::stdio(beside_this_program("mcpbind-demo-server")),
     };
     let filesystem = match std::env::var("MCPBIND_FILESYSTEM_SERVER") {
         Ok(path) => ServerConfig::stdio("node").args([path.as_str(), workdir]),
@@ -134,6 +134,14 @@ fn config(workdir: &str) -> Result<Config, mcpbind::ConfigError> {
         .server("demo", demo())?
         .server("filesystem", filesystem)?
         .server("scratch", demo().enabled_tools(["echo", "set_mode"]))
+}
+
+/// The path of `program` in this program's directory (cargo builds the
+/// workspace's binaries into one: `cargo build -p mcpbind-demo-server`).
+fn beside_this_program(program: &str) -> String {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let name = format!("{program}{}", std::env::consts::EXE_SUFFIX);
+    exe.with_file_name(name).display().to_string()
 }
 
 fn one_line(text: &str) -> String {
