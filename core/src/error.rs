@@ -331,6 +331,43 @@ pub enum Error {
         /// The server.
         server: String,
     },
+    /// Bindings generated under one `annotations` mode, connected with a
+    /// config whose server says another: under `enforce` the tools that
+    /// may modify things would go without the approval the config asks
+    /// for (or the reverse). Nothing was started.
+    #[error("{}", annotations_mismatch(server, *bindings, *config))]
+    AnnotationsMismatch {
+        /// The server.
+        server: String,
+        /// The mode the bindings were generated under.
+        bindings: crate::config::Annotations,
+        /// The mode the config connecting them says.
+        config: crate::config::Annotations,
+    },
+}
+
+/// The message of a mismatched `annotations` mode ([`Error::AnnotationsMismatch`],
+/// and the toolbox's error of the same name).
+#[doc(hidden)]
+pub fn annotations_mismatch(
+    server: &str,
+    bindings: crate::config::Annotations,
+    config: crate::config::Annotations,
+) -> String {
+    format!(
+        "server `{server}`: the bindings were generated with `annotations = \"{}\"`, but the config connecting them says `annotations = \"{}\"`",
+        bindings.name(),
+        config.name()
+    )
+}
+
+/// The help of a mismatched `annotations` mode: regenerate with the config.
+#[doc(hidden)]
+pub fn annotations_mismatch_help(server: &str, config: crate::config::Annotations) -> String {
+    format!(
+        "regenerate the bindings with this config (`annotations = \"{}\"` for server `{server}`): rebuild, as a build.rs and `mcp_tools!` read the mcpbind.toml beside the lockfile (or name it: `Builder::config`, `mcp_tools!(config = \"…\")`); checked-in bindings: `mcpbind generate --config <this config> --out <the file>`",
+        config.name()
+    )
 }
 
 /// Why a paginated list was given up on ([`Error::Pagination`]).
@@ -455,6 +492,9 @@ impl Error {
             Error::Feature { feature, .. } => Some(format!(
                 "enable it in Cargo.toml: `mcpbind = {{ version = \"…\", features = [\"{feature}\"] }}`"
             )),
+            Error::AnnotationsMismatch { server, config, .. } => {
+                Some(annotations_mismatch_help(server, *config))
+            }
             Error::Config(e) => crate::Help::help(e),
             Error::Lock(e) => e.help(),
             _ => None,
