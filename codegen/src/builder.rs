@@ -348,14 +348,42 @@ impl Builder {
 /// needs a config, rewrites the lockfile, and generated clients refuse a
 /// config whose mode differs at connect.
 fn watch_missing(config: &Path, out_dir: &Path) {
-    let Some(dir) = config.parent() else { return };
-    let dir = absolute(dir);
-    if absolute(out_dir).starts_with(&dir) {
-        return;
+    if let Some(dir) = watched_dir(config, out_dir) {
+        println!("cargo:rerun-if-changed={}", dir.display());
     }
-    println!("cargo:rerun-if-changed={}", dir.display());
+}
+
+/// The directory [`watch_missing`] watches, if any.
+fn watched_dir(config: &Path, out_dir: &Path) -> Option<PathBuf> {
+    let dir = absolute(config.parent()?);
+    (!absolute(out_dir).starts_with(&dir)).then_some(dir)
 }
 
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A missing config's directory is watched unless the build's output
+    /// is below it (every build would then rerun the script).
+    #[test]
+    fn a_missing_config_is_watched_through_its_directory_unless_target_is_in_it() {
+        let config = Path::new("/work/app/mcpbind.toml");
+        let workspace_target = Path::new("/work/target/debug/build/app-1/out");
+        assert_eq!(
+            watched_dir(config, workspace_target),
+            Some(PathBuf::from("/work/app"))
+        );
+        let own_target = Path::new("/work/app/target/debug/build/app-1/out");
+        assert_eq!(watched_dir(config, own_target), None);
+        // A sibling whose name starts the same is not inside.
+        let sibling = Path::new("/work/app-target/out");
+        assert_eq!(
+            watched_dir(config, sibling),
+            Some(PathBuf::from("/work/app"))
+        );
+    }
 }
