@@ -335,7 +335,6 @@ impl Builder {
     }
 }
 
-
 /// Makes the build rerun when the missing `config` appears, where that is
 /// cheap. Cargo reruns a build script whose `rerun-if-changed` file is
 /// missing on every build, so the file itself cannot be named; a

@@ -776,7 +776,10 @@ mod tests {
             scoped("repo admin").help().unwrap(),
             "the token server `api` was sent lacks scope `repo admin`: send one granted it in `headers` of server `api` in mcpbind.toml, or use `auth = \"oauth\"` with `scopes` listing it"
         );
-        assert!(scoped("").help().unwrap().contains("lacks a scope it requires"));
+        assert!(scoped("")
+            .help()
+            .unwrap()
+            .contains("lacks a scope it requires"));
         let mismatch = Error::AnnotationsMismatch {
             server: "demo".into(),
             bindings: crate::config::Annotations::Advise,

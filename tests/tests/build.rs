@@ -297,7 +297,10 @@ fn the_quickstart_without_config_enforces_the_config_beside_the_lockfile() {
 
     let config = std::fs::read_to_string(util::root().join("examples/quickstart/mcpbind.toml"))
         .unwrap()
-        .replace("timeout = 10\n", "timeout = 10\nannotations = \"enforce\"\n");
+        .replace(
+            "timeout = 10\n",
+            "timeout = 10\nannotations = \"enforce\"\n",
+        );
     assert!(config.contains("annotations = \"enforce\""));
     std::fs::write(copy.join("mcpbind.toml"), config).unwrap();
     let (ok, stderr) = check_crate(copy, false);
@@ -341,7 +344,10 @@ fn the_macro_enforces_the_config_beside_the_lockfile() {
     .unwrap();
     let config = std::fs::read_to_string(root.join("examples/quickstart/mcpbind.toml"))
         .unwrap()
-        .replace("timeout = 10\n", "timeout = 10\nannotations = \"enforce\"\n");
+        .replace(
+            "timeout = 10\n",
+            "timeout = 10\nannotations = \"enforce\"\n",
+        );
     std::fs::write(copy.join("mcpbind.toml"), config).unwrap();
 
     let (ok, stderr) = check_crate(copy, false);

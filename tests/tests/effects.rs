@@ -322,7 +322,10 @@ async fn the_toolbox_refuses_bindings_of_another_annotations_mode() {
     else {
         panic!("{err:?}")
     };
-    assert_eq!((server.as_str(), *bindings, *config), ("demo", Advise, Enforce));
+    assert_eq!(
+        (server.as_str(), *bindings, *config),
+        ("demo", Advise, Enforce)
+    );
     let (message, help) = mismatch("advise", "enforce");
     assert_eq!(err.to_string(), message);
     assert_eq!(err.help().unwrap(), help);

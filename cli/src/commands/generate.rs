@@ -258,7 +258,11 @@ mod tests {
     fn a_long_differing_line_is_bounded() {
         let long = format!("é{}", "x".repeat(10 << 20));
         let shown = super::first_difference(&format!("{long}\n"), "a\n");
-        assert!(shown.len() < 2 * super::SHOWN_BYTES, "{} bytes", shown.len());
+        assert!(
+            shown.len() < 2 * super::SHOWN_BYTES,
+            "{} bytes",
+            shown.len()
+        );
         let expected = format!(
             "they differ from line 1:\n  - é{}… ({} more bytes)\n  + a",
             "x".repeat(super::SHOWN_BYTES - 2),
