@@ -6,8 +6,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
+    // No config goes with the test lockfile (the tests connect with their
+    // own), and this directory holds the installed test servers, which
+    // watching it for one to appear would walk on every build.
     mcpbind_codegen::Builder::new()
         .lockfile("mcpbind.lock")
+        .config_beside_lockfile(false)
         .generate()
         .unwrap();
     readme_blocks();

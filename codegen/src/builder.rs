@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use mcpbind_model::lock::{
-    find_lockfile, lockfile_candidates, LockError, LOCKFILE_ENV, LOCKFILE_NAME,
+    config_beside, find_lockfile, lockfile_candidates, LockError, LOCKFILE_ENV, LOCKFILE_NAME,
 };
 
 use crate::{write_file_if_changed, Error, GenerationSettings, Generator, Lockfile, Result};
@@ -17,13 +17,19 @@ pub const REFRESH_VAR: &str = "MCPBIND_REFRESH";
 /// With `MCPBIND_REFRESH=1` in the environment (and the `snapshot` feature
 /// of `mcpbind-codegen`), it first re-locks the configured servers.
 ///
+/// The config is the `mcpbind.toml` beside the lockfile, as cargo finds a
+/// package's manifest, unless [`config`](Self::config) names another (or
+/// [`config_beside_lockfile(false)`](Self::config_beside_lockfile) reads
+/// none): its `annotations` keys decide what the bindings enforce, so a
+/// server marked `annotations = "enforce"` is enforced whether or not the
+/// build script names the file.
+///
 /// # Example `build.rs`
 ///
 /// ```no_run
 /// // build.rs: `fn main() {` … `}`
 /// mcpbind_codegen::Builder::new()
 ///     .lockfile("mcpbind.lock")
-///     .config("mcpbind.toml")
 ///     .generate()
 ///     .unwrap();
 /// ```
@@ -33,6 +39,8 @@ pub const REFRESH_VAR: &str = "MCPBIND_REFRESH";
 pub struct Builder {
     lockfile: Option<PathBuf>,
     config: Option<PathBuf>,
+    /// Set: no config unless one is named (`config_beside_lockfile(false)`).
+    no_default_config: bool,
     servers: Option<Vec<String>>,
     out_dir: Option<PathBuf>,
     out_file: Option<String>,
@@ -61,7 +69,8 @@ impl Builder {
         self
     }
 
-    /// The server config. When set, the build fails if the lockfile no
+    /// The server config (default: the `mcpbind.toml` beside the
+    /// lockfile, when there is one). The build fails if the lockfile no
     /// longer matches it (a server added or removed, a tool filter changed),
     /// and reruns when it changes; each server's `annotations` key decides
     /// whether its tools' annotations are enforced (a tool that may modify
@@ -74,6 +83,22 @@ impl Builder {
     /// ```
     pub fn config(&mut self, path: impl Into<PathBuf>) -> &mut Self {
         self.config = Some(path.into());
+        self
+    }
+
+    /// Whether to read the `mcpbind.toml` beside the lockfile when no
+    /// [`config`](Self::config) is named (default: yes). With `false` and
+    /// no config named, the bindings are advise-mode whatever a config
+    /// says, and connecting them with a config that says `annotations =
+    /// "enforce"` is refused.
+    ///
+    /// # Example `build.rs`
+    ///
+    /// ```no_run
+    /// mcpbind_codegen::Builder::new().config_beside_lockfile(false).generate().unwrap();
+    /// ```
+    pub fn config_beside_lockfile(&mut self, read: bool) -> &mut Self {
+        self.no_default_config = !read;
         self
     }
 
@@ -143,6 +168,24 @@ impl Builder {
         Self::crate_dir().join(path)
     }
 
+    /// The config to read, once the lockfile is found: the one named, else
+    /// the `mcpbind.toml` beside the lockfile if there is one. Prints what
+    /// makes the build rerun when it changes, or when the one beside the
+    /// lockfile appears ([`watch_missing`]).
+    fn config_path(&self, lockfile: &Path, out_dir: &Path) -> Option<PathBuf> {
+        let config = match &self.config {
+            Some(config) => self.resolve(config),
+            None if self.no_default_config => return None,
+            None => config_beside(lockfile),
+        };
+        if self.config.is_none() && std::fs::metadata(&config).is_err() {
+            watch_missing(&config, out_dir);
+            return None;
+        }
+        println!("cargo:rerun-if-changed={}", config.display());
+        Some(config)
+    }
+
     /// Finds the lockfile; when refreshing, a missing one is created where
     /// the lookup looks first.
     fn lockfile_path(&self, refresh: bool) -> Result<PathBuf> {
@@ -172,10 +215,6 @@ impl Builder {
         let refresh = self.refresh
             || std::env::var_os(REFRESH_VAR).is_some_and(|v| !v.is_empty() && v != "0");
         let lockfile = self.lockfile_path(refresh)?;
-        let config = self.config.as_deref().map(|p| self.resolve(p));
-        if let Some(config) = &config {
-            println!("cargo:rerun-if-changed={}", config.display());
-        }
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),
             None => std::env::var_os("OUT_DIR")
@@ -185,11 +224,10 @@ impl Builder {
                     help: Some("run it from a build script, or set `Builder::out_dir`".into()),
                 })?,
         };
+        let config = self.config_path(&lockfile, &out_dir);
 
         if refresh {
-            let config = config
-                .clone()
-                .unwrap_or_else(|| self.resolve(Path::new("mcpbind.toml")));
+            let config = config.clone().unwrap_or_else(|| config_beside(&lockfile));
             self.relock(&config, &lockfile)?;
         }
         println!("cargo:rerun-if-changed={}", lockfile.display());
@@ -213,13 +251,21 @@ impl Builder {
     ///
     /// A missing or malformed lockfile, a schema the generator cannot turn into
     /// Rust ([`Error`]).
+    /// The config is found as [`generate`](Self::generate) finds it (the
+    /// one named, else the `mcpbind.toml` beside `lockfile`), and its
+    /// `annotations` keys are followed.
     pub fn generate_string(&self, lockfile: &Path) -> Result<String> {
         let lock = Lockfile::read(lockfile)?;
-        self.generate_from(&lock, lockfile)
-    }
-
-    fn generate_from(&self, lock: &Lockfile, path: &Path) -> Result<String> {
-        Self::generate_with(&self.settings(), lock, path)
+        let mut settings = self.settings();
+        let config = match &self.config {
+            Some(config) => Some(self.resolve(config)),
+            None if self.no_default_config => None,
+            None => Some(config_beside(lockfile)).filter(|c| std::fs::metadata(c).is_ok()),
+        };
+        if let Some(config) = config {
+            settings.with_config(&mcpbind_model::Config::load(&config)?);
+        }
+        Self::generate_with(&settings, &lock, lockfile)
     }
 
     /// The settings of this builder (the config's `annotations` are added
@@ -286,5 +332,57 @@ impl Builder {
                 "run `mcpbind lock`, or add `features = [\"snapshot\"]` to mcpbind-codegen in [build-dependencies]".into(),
             ),
         })
+    }
+}
+
+/// Makes the build rerun when the missing `config` appears, where that is
+/// cheap. Cargo reruns a build script whose `rerun-if-changed` file is
+/// missing on every build, so the file itself cannot be named; a
+/// directory is watched with everything below it (cargo takes the newest
+/// mtime under it), and a file created in it changes the directory's. So
+/// the directory is watched, unless the build's own output (`out_dir`,
+/// inside the target directory) is below it: then every build would
+/// change it and rerun the script. There (a package whose lockfile sits at
+/// its root beside `target/`) nothing is watched; `mcpbind lock`, which
+/// needs a config, rewrites the lockfile, and generated clients refuse a
+/// config whose mode differs at connect.
+fn watch_missing(config: &Path, out_dir: &Path) {
+    if let Some(dir) = watched_dir(config, out_dir) {
+        println!("cargo:rerun-if-changed={}", dir.display());
+    }
+}
+
+/// The directory [`watch_missing`] watches, if any.
+fn watched_dir(config: &Path, out_dir: &Path) -> Option<PathBuf> {
+    let dir = absolute(config.parent()?);
+    (!absolute(out_dir).starts_with(&dir)).then_some(dir)
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A missing config's directory is watched unless the build's output
+    /// is below it (every build would then rerun the script).
+    #[test]
+    fn a_missing_config_is_watched_through_its_directory_unless_target_is_in_it() {
+        let config = Path::new("/work/app/mcpbind.toml");
+        let workspace_target = Path::new("/work/target/debug/build/app-1/out");
+        assert_eq!(
+            watched_dir(config, workspace_target),
+            Some(PathBuf::from("/work/app"))
+        );
+        let own_target = Path::new("/work/app/target/debug/build/app-1/out");
+        assert_eq!(watched_dir(config, own_target), None);
+        // A sibling whose name starts the same is not inside.
+        let sibling = Path::new("/work/app-target/out");
+        assert_eq!(
+            watched_dir(config, sibling),
+            Some(PathBuf::from("/work/app"))
+        );
     }
 }

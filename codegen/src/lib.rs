@@ -570,6 +570,7 @@ fn server_tokens(
         docs: docs::doc_attrs(&server_doc(name, server)),
         server_info: mcpbind_model::hash::canonical_json(&server.server_info),
         protocol_version: &server.protocol_version,
+        annotations,
         types: postprocess::rewrite(types, placeholders, json_short, constructors),
         impls: postprocess::rewrite(impls, placeholders, false, HashMap::new()),
         tools,

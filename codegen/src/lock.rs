@@ -2,6 +2,7 @@
 //! runtime's pin check and the CLI use it too), by name.
 
 pub use mcpbind_model::lock::{
-    find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
-    LockedTool, Lockfile, ServerLock, LOCKFILE_ENV, LOCKFILE_NAME,
+    config_beside, find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt,
+    LockedResourceTemplate, LockedTool, Lockfile, ServerLock, CONFIG_NAME, LOCKFILE_ENV,
+    LOCKFILE_NAME,
 };

@@ -23,6 +23,9 @@ pub(crate) struct ServerModule<'a> {
     pub(crate) server_info: String,
     /// The protocol version it was locked with: it chooses the handshake.
     pub(crate) protocol_version: &'a str,
+    /// The `annotations` mode it is generated under: recorded, and
+    /// checked against the config at connect.
+    pub(crate) annotations: mcpbind_model::Annotations,
     /// The contents of `mod types`.
     pub(crate) types: TokenStream,
     /// Items that go beside the types (`From<String>` and `From<&str>` for
@@ -131,6 +134,7 @@ impl<'a> ServerModule<'a> {
 
     fn client(&self) -> TokenStream {
         let (name, protocol_version) = (self.name, self.protocol_version);
+        let annotations = annotations_tokens(self.annotations);
         let methods = self.run(Context::ClientImpl, ToolMethod::method);
         let prompts = self.prompts.as_ref().map(ServerPrompts::client_tokens);
         let templates = self.templates.as_ref().map(ServerTemplates::client_tokens);
@@ -165,8 +169,14 @@ impl<'a> ServerModule<'a> {
                 /// one with `initialize`.
                 pub const PROTOCOL_VERSION: &'static str = #protocol_version;
 
+                /// The `annotations` mode these bindings were generated under:
+                /// [`connect`](Self::connect) refuses a config whose server
+                /// says another.
+                pub const ANNOTATIONS: ::mcpbind::Annotations = #annotations;
+
                 #(#[doc = #connect_doc])*
                 pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+                    ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
                     let inner =
                         ::mcpbind::Client::connect_locked(config, Self::SERVER, Self::PROTOCOL_VERSION)
                             .await?;
@@ -285,5 +295,13 @@ fn connect_doc(more: bool) -> &'static [&'static str] {
             " server's `pin_policy` (`warn` by default; `refuse` fails",
             " here when a tool changed since it was locked).",
         ]
+    }
+}
+
+/// The path of an `annotations` mode, as generated code names it.
+pub(crate) fn annotations_tokens(annotations: mcpbind_model::Annotations) -> TokenStream {
+    match annotations {
+        mcpbind_model::Annotations::Enforce => quote!(::mcpbind::Annotations::Enforce),
+        _ => quote!(::mcpbind::Annotations::Advise),
     }
 }

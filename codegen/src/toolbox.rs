@@ -10,6 +10,7 @@ use quote::quote;
 /// The `BoundServer` impl of a module whose marker types (in `tools`) are
 /// `markers`, in lockfile order.
 pub(crate) fn bound_server_tokens(markers: &[Ident]) -> TokenStream {
+    // The bindings' mode is the client's (`Client::ANNOTATIONS`).
     let entries = markers
         .iter()
         .map(|marker| quote!(::mcpbind::ToolEntry::of::<tools::#marker>()));
@@ -18,6 +19,8 @@ pub(crate) fn bound_server_tokens(markers: &[Ident]) -> TokenStream {
         #[::mcpbind::__private::toolbox]
         impl ::mcpbind::BoundServer for Client {
             const ENTRIES: &'static [::mcpbind::ToolEntry] = &[#(#entries),*];
+            const ANNOTATIONS: ::std::option::Option<::mcpbind::Annotations> =
+                ::std::option::Option::Some(Client::ANNOTATIONS);
 
             fn into_client(self) -> ::mcpbind::Client {
                 self.inner

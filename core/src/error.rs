@@ -129,6 +129,9 @@ pub enum Error {
         /// How long the server asked to wait before trying again
         /// (`Retry-After`, with a 429 or 503).
         retry_after: Option<Duration>,
+        /// A 403 whose challenge says `error="insufficient_scope"`: the
+        /// scopes it names, space-separated (empty: none named).
+        insufficient_scope: Option<String>,
     },
     /// OAuth failed, or the server needs a login first.
     #[error("server `{server}`{}: {reason}", if *login { " needs authorization" } else { "" })]
@@ -351,6 +354,43 @@ pub enum Error {
         /// The server.
         server: String,
     },
+    /// Bindings generated under one `annotations` mode, connected with a
+    /// config whose server says another: under `enforce` the tools that
+    /// may modify things would go without the approval the config asks
+    /// for (or the reverse). Nothing was started.
+    #[error("{}", annotations_mismatch(server, *bindings, *config))]
+    AnnotationsMismatch {
+        /// The server.
+        server: String,
+        /// The mode the bindings were generated under.
+        bindings: crate::config::Annotations,
+        /// The mode the config connecting them says.
+        config: crate::config::Annotations,
+    },
+}
+
+/// The message of a mismatched `annotations` mode ([`Error::AnnotationsMismatch`],
+/// and the toolbox's error of the same name).
+#[doc(hidden)]
+pub fn annotations_mismatch(
+    server: &str,
+    bindings: crate::config::Annotations,
+    config: crate::config::Annotations,
+) -> String {
+    format!(
+        "server `{server}`: the bindings were generated with `annotations = \"{}\"`, but the config connecting them says `annotations = \"{}\"`",
+        bindings.name(),
+        config.name()
+    )
+}
+
+/// The help of a mismatched `annotations` mode: regenerate with the config.
+#[doc(hidden)]
+pub fn annotations_mismatch_help(server: &str, config: crate::config::Annotations) -> String {
+    format!(
+        "regenerate the bindings with this config (`annotations = \"{}\"` for server `{server}`): rebuild, as a build.rs and `mcp_tools!` read the mcpbind.toml beside the lockfile (or name it: `Builder::config`, `mcp_tools!(config = \"…\")`); checked-in bindings: `mcpbind generate --config <this config> --out <the file>`",
+        config.name()
+    )
 }
 
 /// Why a paginated list was given up on ([`Error::Pagination`]).
@@ -412,6 +452,20 @@ impl Error {
             Error::Drift { server, .. } => Some(format!(
                 "review with `mcpbind diff {server}`, then run `mcpbind lock {server}` and rebuild"
             )),
+            // The token sent (in `headers`) was taken, but lacks a scope.
+            Error::Http {
+                server,
+                status: Some(403),
+                insufficient_scope: Some(scope),
+                ..
+            } => Some(match scope.is_empty() {
+                false => format!(
+                    "the token server `{server}` was sent lacks scope `{scope}`: send one granted it in `headers` of server `{server}` in mcpbind.toml, or use `auth = \"oauth\"` with `scopes` listing it"
+                ),
+                true => format!(
+                    "the token server `{server}` was sent lacks a scope it requires (its challenge names none): send one with more scopes in `headers` of server `{server}` in mcpbind.toml"
+                ),
+            }),
             Error::Http {
                 server,
                 status: Some(401 | 403),
@@ -478,6 +532,9 @@ impl Error {
             Error::Feature { feature, .. } => Some(format!(
                 "enable it in Cargo.toml: `mcpbind = {{ version = \"…\", features = [\"{feature}\"] }}`"
             )),
+            Error::AnnotationsMismatch { server, config, .. } => {
+                Some(annotations_mismatch_help(server, *config))
+            }
             Error::Config(e) => crate::Help::help(e),
             Error::Lock(e) => e.help(),
             _ => None,
@@ -733,18 +790,51 @@ mod tests {
             answer: "HTTP 401 Unauthorized".into(),
             status: Some(401),
             retry_after: None,
+            insufficient_scope: None,
         };
         assert_eq!(
             e.to_string(),
             "server `api` answered `tools/call echo` with HTTP 401 Unauthorized"
         );
         assert!(e.help().unwrap().contains("headers"));
+        // A 403 `insufficient_scope` to a token already sent names the
+        // scope, and does not ask for credentials in `headers` again.
+        let scoped = |scope: &str| Error::Http {
+            server: "api".into(),
+            method: "tools/call echo".into(),
+            answer: "HTTP 403 Forbidden".into(),
+            status: Some(403),
+            retry_after: None,
+            insufficient_scope: Some(scope.into()),
+        };
+        assert_eq!(
+            scoped("repo admin").help().unwrap(),
+            "the token server `api` was sent lacks scope `repo admin`: send one granted it in `headers` of server `api` in mcpbind.toml, or use `auth = \"oauth\"` with `scopes` listing it"
+        );
+        assert!(scoped("")
+            .help()
+            .unwrap()
+            .contains("lacks a scope it requires"));
+        let mismatch = Error::AnnotationsMismatch {
+            server: "demo".into(),
+            bindings: crate::config::Annotations::Advise,
+            config: crate::config::Annotations::Enforce,
+        };
+        assert_eq!(
+            mismatch.to_string(),
+            "server `demo`: the bindings were generated with `annotations = \"advise\"`, but the config connecting them says `annotations = \"enforce\"`"
+        );
+        assert!(mismatch
+            .help()
+            .unwrap()
+            .starts_with("regenerate the bindings with this config (`annotations = \"enforce\"` for server `demo`)"));
         let e = Error::Http {
             server: "api".into(),
             method: "tools/call echo".into(),
             answer: "HTTP 429 Too Many Requests".into(),
             status: Some(429),
             retry_after: Some(Duration::from_secs(7)),
+            insufficient_scope: None,
         };
         assert_eq!(
             e.to_string(),

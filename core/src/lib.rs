@@ -195,6 +195,7 @@ pub mod model {
 #[cfg(feature = "client")]
 pub mod __toolbox {
     pub use crate::call::text_of;
+    pub use crate::error::{annotations_mismatch, annotations_mismatch_help};
     pub use crate::events::{
         outcome_of, publish_rejected, publish_toolbox_call, with_scope, CallScope,
     };

@@ -8,13 +8,13 @@
 
 use std::path::Path;
 
-use mcpbind_codegen::lock::{find_lockfile, LockError, LOCKFILE_ENV, LOCKFILE_NAME};
+use mcpbind_codegen::lock::{config_beside, find_lockfile, LockError, LOCKFILE_ENV, LOCKFILE_NAME};
 use mcpbind_codegen::Lockfile;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{bracketed, LitStr, Token};
+use syn::{bracketed, LitBool, LitStr, Token};
 
 /// Generates typed bindings from an `mcpbind.lock` at compile time.
 ///
@@ -37,13 +37,20 @@ use syn::{bracketed, LitStr, Token};
 /// - `servers`: bind only these servers (identifiers or string literals for
 ///   names that aren't identifiers, such as `"my-server"`).
 /// - `config`: the server config (relative to `CARGO_MANIFEST_DIR`), as
-///   the build.rs helper's `.config(…)`: the lockfile must match it, and
-///   each server's `annotations` key decides whether its tools'
+///   the build.rs helper's `.config(…)`; by default the `mcpbind.toml`
+///   beside the lockfile, when there is one. The lockfile must match it,
+///   and each server's `annotations` key decides whether its tools'
 ///   annotations are enforced (`"enforce"`: a tool that may modify things
-///   takes an `mcpbind::Approved` beside its input).
+///   takes an `mcpbind::Approved` beside its input). `config = false`
+///   reads none: the bindings are advise-mode, and connecting them with a
+///   config that says `"enforce"` is refused.
 ///
-/// The macro never touches the network; editing the lockfile (or changing
-/// `MCPBIND_LOCKFILE`) recompiles the crate. A schema the generator had to
+/// The macro never touches the network; editing the lockfile or the config
+/// it read (or changing `MCPBIND_LOCKFILE`) recompiles the crate. A config
+/// created beside the lockfile after the macro ran is not noticed until
+/// the crate recompiles: a generated client's `connect` (and
+/// `Toolbox::add`) refuses a config whose `annotations` mode differs from
+/// the one its bindings were generated under. A schema the generator had to
 /// loosen is reported as a compiler warning at the macro call, naming the
 /// server, tool and JSON pointer (through the `deprecated` lint, the only
 /// warning a macro can raise on stable Rust: `#[allow(deprecated)]` on the
@@ -60,7 +67,29 @@ pub fn mcp_tools(item: proc_macro::TokenStream) -> proc_macro::TokenStream {
 struct MacroArgs {
     lockfile: Option<LitStr>,
     servers: Option<Vec<(String, Span)>>,
-    config: Option<LitStr>,
+    config: Option<ConfigArg>,
+}
+
+/// `config = "…"`, or `config = false`.
+enum ConfigArg {
+    Path(LitStr),
+    None,
+}
+
+impl Parse for ConfigArg {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.peek(LitBool) {
+            let off: LitBool = input.parse()?;
+            if off.value {
+                return Err(syn::Error::new(
+                    off.span(),
+                    "expected a path or `false`: `config = true` is the default (the mcpbind.toml beside the lockfile)",
+                ));
+            }
+            return Ok(ConfigArg::None);
+        }
+        Ok(ConfigArg::Path(input.parse()?))
+    }
 }
 
 impl Parse for MacroArgs {
@@ -85,7 +114,7 @@ impl Parse for MacroArgs {
             let _: Token![=] = input.parse()?;
             match key.to_string().as_str() {
                 "lockfile" => lockfile = Some(input.parse::<LitStr>()?),
-                "config" => config = Some(input.parse::<LitStr>()?),
+                "config" => config = Some(input.parse::<ConfigArg>()?),
                 "servers" => {
                     let content;
                     bracketed!(content in input);
@@ -167,10 +196,16 @@ fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
         }
         settings.with_servers(servers.iter().map(|(n, _)| n.clone()));
     }
-    let config = match &args.config {
-        Some(lit) => Some(read_config(
-            lit,
-            Path::new(&dir),
+    // The config named, else the one beside the lockfile, if any.
+    let config_path = match &args.config {
+        Some(ConfigArg::Path(lit)) => Some((Path::new(&dir).join(lit.value()), lit.span())),
+        Some(ConfigArg::None) => None,
+        None => Some((config_beside(&path), span)).filter(|(c, _)| std::fs::metadata(c).is_ok()),
+    };
+    let config = match config_path {
+        Some((config_path, span)) => Some(read_config(
+            config_path,
+            span,
             &crate_prefix,
             &lockfile,
             &args,
@@ -207,21 +242,21 @@ fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
     })
 }
 
-/// The config of `config = "…"` (relative to `CARGO_MANIFEST_DIR`) and its
-/// path, checked against the lockfile as the build.rs helper checks it.
+/// The config at `path` (`config = "…"`, or the one beside the lockfile;
+/// errors at `span`), checked against the lockfile as the build.rs helper
+/// checks it.
 fn read_config(
-    lit: &LitStr,
-    dir: &Path,
+    path: std::path::PathBuf,
+    span: Span,
     crate_prefix: &str,
     lockfile: &Lockfile,
     args: &MacroArgs,
     lock_path: &Path,
 ) -> syn::Result<(mcpbind_codegen::Config, std::path::PathBuf)> {
-    let path = dir.join(lit.value());
     let error = |phrase: String, help: Option<String>| {
         let phrase = phrase.replace(crate_prefix, "$CARGO_MANIFEST_DIR/");
         let help = help.map(|h| format!("\nhelp: {h}")).unwrap_or_default();
-        syn::Error::new(lit.span(), format!("{phrase}{help}"))
+        syn::Error::new(span, format!("{phrase}{help}"))
     };
     let config = mcpbind_codegen::Config::load(&path).map_err(|e| {
         let mut phrase = e.to_string();

@@ -179,6 +179,16 @@ pub enum Annotations {
     Enforce,
 }
 
+impl Annotations {
+    /// The value as the config writes it: `advise` or `enforce`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Annotations::Advise => "advise",
+            Annotations::Enforce => "enforce",
+        }
+    }
+}
+
 /// An allowlist (when set) then a blocklist.
 fn allows(enabled: &Option<Vec<String>>, disabled: &[String], name: &str) -> bool {
     let on = match enabled {

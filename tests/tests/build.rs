@@ -135,38 +135,9 @@ fn refresh_relocks_before_generating() {
 /// also shows generation warnings as `cargo:warning` lines.)
 #[test]
 fn renamed_param_in_the_lockfile_breaks_the_call_site() {
-    let root = util::root();
-    let example = root.join("examples/quickstart");
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path();
-    std::fs::create_dir(copy.join("src")).unwrap();
-    for file in ["build.rs", "src/main.rs", "mcpbind.toml"] {
-        std::fs::copy(example.join(file), copy.join(file)).unwrap();
-    }
-    std::fs::copy(root.join("Cargo.lock"), copy.join("Cargo.lock")).unwrap();
-    std::fs::write(
-        copy.join("Cargo.toml"),
-        format!(
-            r#"[package]
-name = "mcpbind-example-quickstart"
-version = "0.1.0"
-edition = "2021"
-publish = false
-
-[workspace]
-
-[dependencies]
-mcpbind = {{ path = {runtime} }}
-tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
-
-[build-dependencies]
-mcpbind-codegen = {{ path = {codegen} }}
-"#,
-            runtime = util::toml_str(&root.join("runtime").display().to_string()),
-            codegen = util::toml_str(&root.join("codegen").display().to_string()),
-        ),
-    )
-    .unwrap();
+    quickstart_copy(copy, &["build.rs", "src/main.rs", "mcpbind.toml"]);
 
     // Rename `add`'s parameter `a` to `augend`, with a correct digest.
     let mut lock = lockfile_with_unresolvable_ref();
@@ -235,6 +206,166 @@ mcpbind-codegen = {{ path = {codegen} }}
         stderr.contains(&expected),
         "expected {expected:?} in:\n{stderr}"
     );
+}
+
+/// A copy of the quickstart in `copy` (`files` of it, a `Cargo.toml` of
+/// its own outside the workspace), for `cargo` to build.
+fn quickstart_copy(copy: &Path, files: &[&str]) {
+    let root = util::root();
+    let example = root.join("examples/quickstart");
+    std::fs::create_dir_all(copy.join("src")).unwrap();
+    for file in files {
+        std::fs::copy(example.join(file), copy.join(file)).unwrap();
+    }
+    std::fs::copy(root.join("Cargo.lock"), copy.join("Cargo.lock")).unwrap();
+    std::fs::write(
+        copy.join("Cargo.toml"),
+        format!(
+            r#"[package]
+name = "mcpbind-example-quickstart"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[workspace]
+
+[dependencies]
+mcpbind = {{ path = {runtime} }}
+tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
+
+[build-dependencies]
+mcpbind-codegen = {{ path = {codegen} }}
+"#,
+            runtime = util::toml_str(&root.join("runtime").display().to_string()),
+            codegen = util::toml_str(&root.join("codegen").display().to_string()),
+        ),
+    )
+    .unwrap();
+}
+
+/// `cargo check` of the crate in `dir` (`-v` with `verbose`), in the
+/// shared target dir: whether it passed, and its stderr.
+fn check_crate(dir: &Path, verbose: bool) -> (bool, String) {
+    let mut command = cargo();
+    command
+        .current_dir(dir)
+        .args(["check", "--message-format", "short"])
+        .env("CARGO_TARGET_DIR", target_dir());
+    if verbose {
+        command.arg("-v");
+    }
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.success(), stderr)
+}
+
+/// The line of `src/main.rs` in `dir` that holds `text`, as the compiler
+/// names it (`src/main.rs:N:`).
+fn main_rs_line(dir: &Path, text: &str) -> String {
+    let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+    let line = main.lines().position(|l| l.contains(text)).unwrap() + 1;
+    format!("src/main.rs:{line}:")
+}
+
+/// The README's quickstart with `annotations = "enforce"` in its
+/// mcpbind.toml and `.config(..)` left out of its build.rs: the config
+/// beside the lockfile is read, so `set_mode` (a tool that may modify
+/// things) called without an `Approved` does not compile. The build
+/// script reruns when that config appears, and not on every build while
+/// there is none.
+#[test]
+fn the_quickstart_without_config_enforces_the_config_beside_the_lockfile() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path();
+    quickstart_copy(copy, &["build.rs", "src/main.rs"]);
+    let build_rs = std::fs::read_to_string(copy.join("build.rs")).unwrap();
+    let without = build_rs.replace("        .config(\"mcpbind.toml\")\n", "");
+    assert_ne!(without, build_rs, "the quickstart names its config");
+    std::fs::write(copy.join("build.rs"), without).unwrap();
+    let lock = util::root().join("examples/quickstart/mcpbind.lock");
+    std::fs::copy(lock, copy.join("mcpbind.lock")).unwrap();
+
+    // No config yet: advise bindings, and a no-op build stays one.
+    let (ok, stderr) = check_crate(copy, false);
+    assert!(ok, "{stderr}");
+    let (ok, stderr) = check_crate(copy, true);
+    assert!(ok, "{stderr}");
+    assert!(
+        !stderr.contains("build-script-build`"),
+        "the build script ran again with no config:\n{stderr}"
+    );
+
+    let config = std::fs::read_to_string(util::root().join("examples/quickstart/mcpbind.toml"))
+        .unwrap()
+        .replace(
+            "timeout = 10\n",
+            "timeout = 10\nannotations = \"enforce\"\n",
+        );
+    assert!(config.contains("annotations = \"enforce\""));
+    std::fs::write(copy.join("mcpbind.toml"), config).unwrap();
+    let (ok, stderr) = check_crate(copy, false);
+    assert!(!ok, "set_mode without an approval compiled:\n{stderr}");
+    let at = main_rs_line(copy, ".set_mode(SetModeInput {");
+    assert!(
+        stderr.lines().any(|l| l.starts_with(&at)
+            && l.contains("this method takes 2 arguments but 1 argument was supplied")),
+        "expected an error at {at}, got:\n{stderr}"
+    );
+}
+
+/// `mcp_tools!` without `config` reads the `mcpbind.toml` beside the
+/// lockfile too: under `annotations = "enforce"` there, a call of a tool
+/// that may modify things without an `Approved` does not compile;
+/// `config = false` reads none.
+#[test]
+fn the_macro_enforces_the_config_beside_the_lockfile() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path();
+    quickstart_copy(copy, &["src/main.rs"]);
+    let root = util::root();
+    let manifest = std::fs::read_to_string(copy.join("Cargo.toml"))
+        .unwrap()
+        .replace(
+            "mcpbind = { path",
+            "mcpbind = { features = [\"macros\"], path",
+        );
+    std::fs::write(copy.join("Cargo.toml"), manifest).unwrap();
+    let main = std::fs::read_to_string(copy.join("src/main.rs")).unwrap();
+    let with_macro = main.replace(
+        "mcpbind::include_bindings!();",
+        "mcpbind::mcp_tools!(\"mcpbind.lock\");",
+    );
+    assert_ne!(with_macro, main);
+    std::fs::write(copy.join("src/main.rs"), &with_macro).unwrap();
+    std::fs::copy(
+        root.join("examples/quickstart/mcpbind.lock"),
+        copy.join("mcpbind.lock"),
+    )
+    .unwrap();
+    let config = std::fs::read_to_string(root.join("examples/quickstart/mcpbind.toml"))
+        .unwrap()
+        .replace(
+            "timeout = 10\n",
+            "timeout = 10\nannotations = \"enforce\"\n",
+        );
+    std::fs::write(copy.join("mcpbind.toml"), config).unwrap();
+
+    let (ok, stderr) = check_crate(copy, false);
+    assert!(!ok, "set_mode without an approval compiled:\n{stderr}");
+    let at = main_rs_line(copy, ".set_mode(SetModeInput {");
+    assert!(
+        stderr.lines().any(|l| l.starts_with(&at)
+            && l.contains("this method takes 2 arguments but 1 argument was supplied")),
+        "expected an error at {at}, got:\n{stderr}"
+    );
+
+    let opted_out = with_macro.replace(
+        "mcp_tools!(\"mcpbind.lock\")",
+        "mcp_tools!(lockfile = \"mcpbind.lock\", config = false)",
+    );
+    std::fs::write(copy.join("src/main.rs"), opted_out).unwrap();
+    let (ok, stderr) = check_crate(copy, false);
+    assert!(ok, "config = false: {stderr}");
 }
 
 /// The target dir the temp crates of these tests share (their dependencies

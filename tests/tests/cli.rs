@@ -214,6 +214,39 @@ fn generate_follows_the_configs_annotations() {
     std::fs::write(dir.path().join("mcpbind.toml"), enforce).unwrap();
     let out = mcpbind(dir.path(), &["generate", "demo"]);
     assert!(out.stdout.contains(approved), "the default config: {out:?}");
+    let out = mcpbind(dir.path(), &["generate", "--no-config", "demo"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(!out.stdout.contains("Approved<"), "--no-config: {out:?}");
+    assert!(out.stdout.contains("Annotations::Advise"), "{out:?}");
+
+    // The config beside the lockfile, not the one in the current
+    // directory: `--lockfile sub/mcpbind.lock` reads sub/mcpbind.toml,
+    // and so does `MCPBIND_LOCKFILE`.
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::copy(dir.path().join("mcpbind.lock"), sub.join("mcpbind.lock")).unwrap();
+    let advise = "[servers.demo]\ncommand = \"x\"\n";
+    std::fs::write(sub.join("mcpbind.toml"), advise).unwrap();
+    let out = mcpbind(
+        dir.path(),
+        &["generate", "--lockfile", "sub/mcpbind.lock", "demo"],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(!out.stdout.contains("Approved<"), "sub's config: {out:?}");
+    std::fs::write(sub.join("mcpbind.toml"), enforce).unwrap();
+    std::fs::write(dir.path().join("mcpbind.toml"), advise).unwrap();
+    let out = mcpbind(
+        dir.path(),
+        &["generate", "--lockfile", "sub/mcpbind.lock", "demo"],
+    );
+    assert!(out.stdout.contains(approved), "sub's config: {out:?}");
+    let out = crate::util::mcpbind_env(
+        dir.path(),
+        &["generate", "demo"],
+        &[("MCPBIND_LOCKFILE", "sub/mcpbind.lock")],
+    );
+    assert!(out.stdout.contains(approved), "MCPBIND_LOCKFILE: {out:?}");
+    std::fs::write(dir.path().join("mcpbind.toml"), enforce).unwrap();
 
     let bad = "[servers.demo]\ncommand = \"x\"\nannotations = \"strict\"\n";
     std::fs::write(dir.path().join("mcpbind.toml"), bad).unwrap();

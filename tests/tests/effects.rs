@@ -12,7 +12,17 @@ use serde_json::json;
 
 use crate::util;
 
+/// The test servers, the demo server's annotations enforced: the config
+/// `enforced::demo` was generated with (tests/enforce.toml).
 fn config(dir: &std::path::Path) -> Config {
+    let mut config = advised(dir);
+    let demo = config.servers.get_mut("demo").unwrap();
+    demo.annotations = mcpbind::Annotations::Enforce;
+    config
+}
+
+/// The test servers as configured, each advise-mode (the default).
+fn advised(dir: &std::path::Path) -> Config {
     util::stdio_servers(dir)
 }
 
@@ -172,10 +182,16 @@ async fn the_toolbox_applies_the_same_policy() {
     // and never sent; a read-only tool goes.
     refuses_deleting_but_adds(&toolbox).await;
 
-    // Bound without `enforce`, the same tool goes unreviewed, as before.
+    // Bound without `enforce` and so configured, the same tool goes
+    // unreviewed, as before.
     let mut advised = Toolbox::new();
+    let advise_config = self::advised(dir.path());
     advised
-        .add(mcpbind_tests::demo::Client::connect(&config).await.unwrap())
+        .add(
+            mcpbind_tests::demo::Client::connect(&advise_config)
+                .await
+                .unwrap(),
+        )
         .unwrap();
     let call = advised.call("demo_delete_item", r#"{"id": "9"}"#).await;
     assert_eq!(call.for_model().text, "deleted 9");
@@ -214,9 +230,7 @@ async fn the_toolbox_applies_the_same_policy() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unlocked_tools_of_an_enforced_server_take_an_approval_too() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = config(dir.path());
-    let server = config.servers.get_mut("demo").unwrap();
-    server.annotations = mcpbind::Annotations::Enforce;
+    let config = config(dir.path());
     let mut toolbox = Toolbox::new();
     let client = mcpbind::Client::connect(&config, "demo").await.unwrap();
     toolbox.add_unlocked(client).await.unwrap();
@@ -229,4 +243,94 @@ async fn unlocked_tools_of_an_enforced_server_take_an_approval_too() {
     assert_eq!(call.for_model().text, "deleted 2");
     let asked = asked.lock().unwrap();
     assert!(asked[0].unlocked && asked[0].name == "demo_delete_item");
+}
+
+/// The message of bindings generated under `bindings`, connected with a
+/// config that says `config`, and its help.
+fn mismatch(bindings: &str, config: &str) -> (String, String) {
+    (
+        format!("server `demo`: the bindings were generated with `annotations = \"{bindings}\"`, but the config connecting them says `annotations = \"{config}\"`"),
+        format!("regenerate the bindings with this config (`annotations = \"{config}\"` for server `demo`): rebuild, as a build.rs and `mcp_tools!` read the mcpbind.toml beside the lockfile (or name it: `Builder::config`, `mcp_tools!(config = \"…\")`); checked-in bindings: `mcpbind generate --config <this config> --out <the file>`"),
+    )
+}
+
+fn assert_mismatch(err: &Error, bindings: mcpbind::Annotations, config: mcpbind::Annotations) {
+    let Error::AnnotationsMismatch {
+        server,
+        bindings: b,
+        config: c,
+    } = err
+    else {
+        panic!("not refused for its annotations mode: {err:?}")
+    };
+    assert_eq!((server.as_str(), *b, *c), ("demo", bindings, config));
+    let (message, help) = mismatch(bindings.name(), config.name());
+    assert_eq!(err.to_string(), message);
+    assert_eq!(err.help().unwrap(), help);
+}
+
+/// Bindings record the `annotations` mode they were generated under;
+/// connecting them with a config whose server says another is refused,
+/// before the server is started, whether the bindings came from a build
+/// script (`mcpbind_tests::demo`) or `mcp_tools!` (`via_macro`,
+/// `enforced`). Advise bindings under an enforce config would call
+/// `delete_item` with no approval.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bindings_of_another_annotations_mode_are_refused_at_connect() {
+    use mcpbind::Annotations::{Advise, Enforce};
+    let dir = tempfile::tempdir().unwrap();
+    let (enforce, advise) = (config(dir.path()), advised(dir.path()));
+    assert_eq!(mcpbind_tests::demo::Client::ANNOTATIONS, Advise);
+    assert_eq!(mcpbind_tests::via_macro::demo::Client::ANNOTATIONS, Advise);
+    assert_eq!(demo::Client::ANNOTATIONS, Enforce);
+
+    let err = mcpbind_tests::demo::Client::connect(&enforce)
+        .await
+        .unwrap_err();
+    assert_mismatch(&err, Advise, Enforce);
+    let err = mcpbind_tests::via_macro::demo::Client::connect(&enforce)
+        .await
+        .unwrap_err();
+    assert_mismatch(&err, Advise, Enforce);
+    let err = demo::Client::connect(&advise).await.unwrap_err();
+    assert_mismatch(&err, Enforce, Advise);
+
+    // The modes agree: connected, and the enforced one still takes its
+    // approval.
+    let client = demo::Client::connect(&enforce).await.unwrap();
+    let input = types::DeleteItemInput::new("1");
+    unapproved_reason(client.inner().call::<tools::DeleteItem>(&input).await);
+    mcpbind_tests::demo::Client::connect(&advise).await.unwrap();
+}
+
+/// The toolbox is the same backstop: bindings wrapped around a client
+/// connected with a config of another mode (`from_client`, which does not
+/// check) are refused by `Toolbox::add`, with the same message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_toolbox_refuses_bindings_of_another_annotations_mode() {
+    use mcpbind::Annotations::{Advise, Enforce};
+    let dir = tempfile::tempdir().unwrap();
+    let enforce = config(dir.path());
+    let untyped = mcpbind::Client::connect(&enforce, "demo").await.unwrap();
+    let advised = mcpbind_tests::demo::Client::from_client(untyped.clone());
+    let err = Toolbox::new().add(advised).map(|_| ()).unwrap_err();
+    let mcpbind::ToolboxError::AnnotationsMismatch {
+        server,
+        bindings,
+        config,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        (server.as_str(), *bindings, *config),
+        ("demo", Advise, Enforce)
+    );
+    let (message, help) = mismatch("advise", "enforce");
+    assert_eq!(err.to_string(), message);
+    assert_eq!(err.help().unwrap(), help);
+    // The enforced bindings around the same client are added.
+    Toolbox::new()
+        .add(demo::Client::from_client(untyped))
+        .unwrap();
 }

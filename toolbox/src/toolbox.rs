@@ -111,6 +111,11 @@ pub trait BoundServer {
     /// One entry per locked tool, in lockfile order.
     const ENTRIES: &'static [ToolEntry];
 
+    /// The `annotations` mode the bindings were generated under (`None`:
+    /// bindings older than this record). [`Toolbox::add`] refuses a client
+    /// whose config says another.
+    const ANNOTATIONS: Option<mcpbind_core::config::Annotations> = None;
+
     /// The untyped client underneath.
     fn into_client(self) -> Client;
 }
@@ -194,6 +199,18 @@ pub enum ToolboxError {
         #[source]
         source: Box<crate::error::Error>,
     },
+    /// Bindings generated under one `annotations` mode, added with a
+    /// client whose config says another (as a generated client's `connect`
+    /// refuses it: [`Error::AnnotationsMismatch`](mcpbind_core::Error::AnnotationsMismatch)).
+    #[error("{}", mcpbind_core::__toolbox::annotations_mismatch(server, *bindings, *config))]
+    AnnotationsMismatch {
+        /// The server.
+        server: String,
+        /// The mode the bindings were generated under.
+        bindings: mcpbind_core::config::Annotations,
+        /// The mode of the client's config.
+        config: mcpbind_core::config::Annotations,
+    },
     /// A prompt for the system prompt could not be got.
     #[error("prompt `{prompt}` of server `{server}` could not be rendered")]
     Prompt {
@@ -215,6 +232,9 @@ impl ToolboxError {
         match self {
             ToolboxError::NameCollision { .. } => Some(
                 "set a different `tool_prefix` for one of the servers in mcpbind.toml".to_owned(),
+            ),
+            ToolboxError::AnnotationsMismatch { server, config, .. } => Some(
+                mcpbind_core::__toolbox::annotations_mismatch_help(server, *config),
             ),
             _ => None,
         }
@@ -333,9 +353,22 @@ impl Toolbox {
     /// # Errors
     ///
     /// [`ToolboxError::NameCollision`] when a tool's model-facing name is
-    /// already taken.
+    /// already taken; [`ToolboxError::AnnotationsMismatch`] when the
+    /// bindings were generated under another `annotations` mode than the
+    /// client's config says.
     pub fn add<S: BoundServer>(&mut self, server: S) -> Result<&mut Self, ToolboxError> {
-        self.add_client(Arc::new(server.into_client()), S::ENTRIES)
+        let client = server.into_client();
+        if let Some(bindings) = S::ANNOTATIONS {
+            let config = client.server_config().annotations;
+            if config != bindings {
+                return Err(ToolboxError::AnnotationsMismatch {
+                    server: client.server_name().to_owned(),
+                    bindings,
+                    config,
+                });
+            }
+        }
+        self.add_client(Arc::new(client), S::ENTRIES)
     }
 
     /// Whether a server of this name is in the toolbox already; if so, a

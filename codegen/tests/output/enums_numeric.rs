@@ -228,11 +228,16 @@ pub mod enums_numeric {
         /// 2026-07-28 connects with `server/discover` first, an older
         /// one with `initialize`.
         pub const PROTOCOL_VERSION: &'static str = "2025-06-18";
+        /// The `annotations` mode these bindings were generated under:
+        /// [`connect`](Self::connect) refuses a config whose server
+        /// says another.
+        pub const ANNOTATIONS: ::mcpbind::Annotations = ::mcpbind::Annotations::Advise;
         /// Connects to this server as configured in `config`, then
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -271,6 +276,9 @@ pub mod enums_numeric {
         const ENTRIES: &'static [::mcpbind::ToolEntry] = &[
             ::mcpbind::ToolEntry::of::<tools::OtherEnums>(),
         ];
+        const ANNOTATIONS: ::std::option::Option<::mcpbind::Annotations> = ::std::option::Option::Some(
+            Client::ANNOTATIONS,
+        );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
         }

@@ -659,12 +659,17 @@ pub mod prompts {
         /// 2026-07-28 connects with `server/discover` first, an older
         /// one with `initialize`.
         pub const PROTOCOL_VERSION: &'static str = "2025-06-18";
+        /// The `annotations` mode these bindings were generated under:
+        /// [`connect`](Self::connect) refuses a config whose server
+        /// says another.
+        pub const ANNOTATIONS: ::mcpbind::Annotations = ::mcpbind::Annotations::Advise;
         /// Connects to this server as configured in `config`, then
         /// compares its live tools, prompts and resource templates with
         /// the locked ones under the server's `pin_policy` (`warn` by
         /// default; `refuse` fails here when one changed since it was
         /// locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -721,6 +726,9 @@ pub mod prompts {
             ::mcpbind::ToolEntry::of::<tools::PromptReview>(),
             ::mcpbind::ToolEntry::of::<tools::Prompts>(),
         ];
+        const ANNOTATIONS: ::std::option::Option<::mcpbind::Annotations> = ::std::option::Option::Some(
+            Client::ANNOTATIONS,
+        );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
         }

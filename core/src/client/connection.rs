@@ -61,6 +61,31 @@ impl Client {
         Client::connect_locked_with(config, name, locked, ClientHooks::default()).await
     }
 
+    /// Refuses bindings generated under the `annotations` mode `bindings`
+    /// when server `name` of `config` says another (what a generated
+    /// client's `connect` checks first, starting nothing). A server not in
+    /// `config` passes: connecting reports it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AnnotationsMismatch`], naming the server, both modes and
+    /// the fix.
+    #[doc(hidden)]
+    pub fn check_bindings(
+        config: &Config,
+        name: &str,
+        bindings: crate::config::Annotations,
+    ) -> Result<()> {
+        match config.servers.get(name) {
+            Some(server) if server.annotations != bindings => Err(Error::AnnotationsMismatch {
+                server: name.to_owned(),
+                bindings,
+                config: server.annotations,
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// [`Client::connect_locked`], answering what the server asks with
     /// `hooks`.
     ///

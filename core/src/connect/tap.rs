@@ -60,13 +60,14 @@ impl Failure {
                 answer,
                 status,
                 retry_after,
-                ..
+                insufficient_scope,
             } => Error::Http {
                 server,
                 method,
                 answer,
                 status,
                 retry_after,
+                insufficient_scope,
             },
             Failure::Refused(reason) => Error::Refused { server, reason },
             Failure::Invalid { method, reason } => Error::Invalid {

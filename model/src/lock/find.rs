@@ -12,6 +12,18 @@ pub const LOCKFILE_NAME: &str = "mcpbind.lock";
 /// `mcpbind lock`, written).
 pub const LOCKFILE_ENV: &str = "MCPBIND_LOCKFILE";
 
+/// The config's default name.
+pub const CONFIG_NAME: &str = "mcpbind.toml";
+
+/// The config that goes with `lockfile` when none is named: the
+/// `mcpbind.toml` beside it, as cargo finds a package's manifest (one rule
+/// for the `build.rs` `Builder`, `mcp_tools!` and `mcpbind generate`).
+/// Whether it exists is the caller's to see: without one, bindings are
+/// advise-mode.
+pub fn config_beside(lockfile: &Path) -> PathBuf {
+    lockfile.with_file_name(CONFIG_NAME)
+}
+
 /// Finds the lockfile, looking in this order (sqlx's, for its query cache):
 ///
 /// 1. `MCPBIND_LOCKFILE`, when set: it overrides `path`, and a relative
