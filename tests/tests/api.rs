@@ -89,12 +89,17 @@ fn rustdoc_json(crates: &[(String, String)], target: &Path) {
     let mut cargo = util::cargo();
     cargo
         .current_dir(util::root())
-        .args(["doc", "--no-deps", "--all-features", "--quiet"])
+        .args(["doc", "--lib", "--no-deps", "--all-features", "--quiet"])
         .env("CARGO_TARGET_DIR", target)
         // rustdoc's JSON output is unstable: this lets the toolchain that
         // builds the tests write it.
         .env("RUSTC_BOOTSTRAP", "1")
-        .env("RUSTDOCFLAGS", "-Z unstable-options --output-format json");
+        // Hidden items too: an item of a hidden module re-exported under a
+        // public name is public (render.rs leaves the hidden ones out).
+        .env(
+            "RUSTDOCFLAGS",
+            "-Z unstable-options --output-format json --document-hidden-items",
+        );
     for (package, _) in crates {
         cargo.args(["-p", package]);
     }
@@ -162,11 +167,12 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
 #[test]
 fn another_format_version_is_refused_with_the_fix() {
     let pinned = rustdoc_types::FORMAT_VERSION;
-    let text = format!("{{\"format_version\": {}, \"root\": 0}}", pinned + 1);
+    let other = pinned + 1;
+    let text = format!("{{\"format_version\": {other}, \"root\": 0}}");
     let error = check_format(Path::new("x.json"), &text).unwrap_err();
     assert!(
         error.starts_with(&format!(
-            "x.json: rustdoc wrote JSON format version {}, and the API listing reads version {pinned} only\n  help: "
+            "x.json: rustdoc wrote JSON format version {other}, and the API listing reads version {pinned} only\n  help: "
         )),
         "{error}"
     );
@@ -177,8 +183,8 @@ fn another_format_version_is_refused_with_the_fix() {
 /// The reader on a crate of its own, before and after the change this
 /// listing was made for (`problems: Vec<String>` → `Vec<Violation>`): the
 /// field, the method returning it and the enum variant holding it each show
-/// as a changed line; private items, auto-trait and blanket impls never
-/// show.
+/// as a changed line; private and hidden items, auto-trait and blanket
+/// impls never show.
 #[test]
 fn a_changed_signature_changes_the_listing() {
     let before = sample_listing("String");
@@ -201,11 +207,18 @@ fn a_changed_signature_changes_the_listing() {
         "pub use sample::Map = std::collections::hash::map::HashMap",
         "pub fn sample::gated<T: core::clone::Clone>(x: impl core::convert::AsRef<str>, t: T) -> core::option::Option<T> [cfg(not(feature = \"never\"))]",
         "pub use sample::Arc = alloc::sync::Arc [cfg(any(unix, feature = \"y\"))]",
+        // Defined in a hidden module, public by its re-export.
+        "pub struct sample::Shown",
+        "pub sample::Shown::a: u8",
     ];
     for line in expected {
         assert!(before.iter().any(|l| l == line), "no line {line:?} in:\n{}", before.join("\n"));
     }
-    for word in ["private_", "Send", "Sync", "Unpin", "From<T>", "Any", "inner"] {
+    let left_out = [
+        "private_", "Send", "Sync", "Unpin", "From<T>", "Any", "inner", "secret", "gone",
+        "hidden_method",
+    ];
+    for word in left_out {
         assert!(
             !before.iter().any(|l| l.contains(word)),
             "{word:?} listed:\n{}",
@@ -268,6 +281,10 @@ fn private_helper(_: &Violation) {}
 pub fn gated<T: Clone>(x: impl AsRef<str>, t: T) -> Option<T> { None }
 #[cfg(any(unix, feature = "y"))]
 pub use std::sync::Arc;
+#[doc(hidden)]
+pub mod secret { pub struct Shown { pub a: u8 } #[doc(hidden)] pub fn gone() {} }
+pub use secret::Shown;
+impl Report { #[doc(hidden)] pub fn hidden_method(&self) {} }
 "#;
     std::fs::write(
         dir.path().join("src/lib.rs"),
@@ -280,7 +297,10 @@ pub use std::sync::Arc;
         .args(["doc", "--no-deps", "--quiet", "--offline"])
         .env("CARGO_TARGET_DIR", &target)
         .env("RUSTC_BOOTSTRAP", "1")
-        .env("RUSTDOCFLAGS", "-Z unstable-options --output-format json --cap-lints allow")
+        .env(
+            "RUSTDOCFLAGS",
+            "-Z unstable-options --output-format json --document-hidden-items",
+        )
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -8,7 +8,9 @@
 //! constants, statics, macros, re-exports, and every impl but the
 //! synthetic (auto traits: `Send`, `Sync`, ...) and blanket ones (`impl<T>
 //! From<T> for T`), which say nothing about this code. Items behind
-//! `#[doc(hidden)]` are left out by rustdoc itself.
+//! `#[doc(hidden)]` are left out (rustdoc is asked to keep them, because an
+//! item defined in a hidden module and re-exported under a public name is
+//! public, and rustdoc would strip its definition with the module).
 //!
 //! A re-export of another crate's item is listed by path (`pub use
 //! mcpbind::Client = mcpbind_core::client::Client`): rustdoc does not
@@ -63,13 +65,14 @@ impl<'a> Lister<'a> {
         let mut out = Vec::new();
         for member in &module.items {
             let Some(item) = self.item(member) else { continue };
-            if item.visibility != Visibility::Public {
+            if item.visibility != Visibility::Public || hidden(item) {
                 continue;
             }
             match &item.inner {
                 ItemEnum::Use(u) => {
                     let target = u.id.as_ref().and_then(|t| self.item(t));
                     match target {
+                        Some(target) if hidden(target) => {}
                         Some(target) if !u.is_glob => out.push((target, u.name.clone(), Some(item))),
                         _ => out.push((item, u.name.clone(), Some(item))),
                     }
@@ -237,7 +240,9 @@ impl<'a> Lister<'a> {
 
     fn fields_named(&mut self, fields: &[Id], path: &str) {
         for field in fields {
-            let Some(item) = self.item(field) else { continue };
+            let Some(item) = self.item(field).filter(|i| !hidden(i)) else {
+                continue;
+            };
             if let (ItemEnum::StructField(ty), Some(name)) = (&item.inner, &item.name) {
                 let line = format!("pub {path}::{name}: {}", self.ty(ty));
                 self.lines.insert(line);
@@ -250,6 +255,9 @@ impl<'a> Lister<'a> {
             let Some(item) = field.as_ref().and_then(|f| self.item(f)) else {
                 continue;
             };
+            if hidden(item) {
+                continue;
+            }
             if let ItemEnum::StructField(ty) = &item.inner {
                 let line = format!("pub {path}::{n}: {}", self.ty(ty));
                 self.lines.insert(line);
@@ -258,7 +266,9 @@ impl<'a> Lister<'a> {
     }
 
     fn variant(&mut self, id: &Id, path: &str) {
-        let Some(item) = self.item(id) else { return };
+        let Some(item) = self.item(id).filter(|i| !hidden(i)) else {
+            return;
+        };
         let (ItemEnum::Variant(v), Some(name)) = (&item.inner, &item.name) else {
             return;
         };
@@ -315,7 +325,9 @@ impl<'a> Lister<'a> {
             cfg(item)
         ));
         for member in &t.items {
-            let Some(member) = self.item(member) else { continue };
+            let Some(member) = self.item(member).filter(|m| !hidden(m)) else {
+                continue;
+            };
             let Some(name) = &member.name else { continue };
             let line = match &member.inner {
                 ItemEnum::Function(f) => {
@@ -369,6 +381,16 @@ impl<'a> Lister<'a> {
             if imp.is_synthetic || imp.blanket_impl.is_some() {
                 continue;
             }
+            // An impl of a trait, or for a type, that this crate does not
+            // make public (a hidden or private one) is not its API.
+            let trait_id = imp.trait_.as_ref().map(|t| t.id);
+            let type_id = match &imp.for_ {
+                Type::ResolvedPath(p) => Some(p.id),
+                _ => None,
+            };
+            if [trait_id, type_id].into_iter().flatten().any(|id| !self.nameable(&id)) {
+                continue;
+            }
             match &imp.trait_ {
                 Some(_) => self.trait_impl(imp),
                 None => self.inherent(imp),
@@ -420,7 +442,7 @@ impl<'a> Lister<'a> {
         for member in &imp.items {
             let Some(member) = self.item(member) else { continue };
             let Some(name) = &member.name else { continue };
-            if member.visibility != Visibility::Public {
+            if member.visibility != Visibility::Public || hidden(member) {
                 continue;
             }
             let attrs = attrs(member);
@@ -446,6 +468,13 @@ impl<'a> Lister<'a> {
             };
             self.lines.insert(line);
         }
+    }
+
+    /// Whether `id` is another crate's item, or one of this crate's that
+    /// has a public path.
+    fn nameable(&self, id: &Id) -> bool {
+        let local = self.item(id).is_some_and(|i| i.crate_id == 0);
+        !local || self.public.contains_key(id)
     }
 
     fn sig(&self, sig: &FunctionSignature) -> String {
@@ -756,6 +785,13 @@ fn attrs(item: &Item) -> String {
         }
     }
     out
+}
+
+/// Whether `item` is `#[doc(hidden)]`.
+fn hidden(item: &Item) -> bool {
+    item.attrs.iter().any(|a| {
+        matches!(a, rustdoc_types::Attribute::Other(text) if text.replace(' ', "") == "#[doc(hidden)]")
+    })
 }
 
 /// ` [cfg(…)]` when `item` is compiled under a `#[cfg]` (a feature, say),
