@@ -8,7 +8,14 @@
 //! and context switches per call (getrusage of this process; the server is
 //! another process), and throughput with 16 calls in flight. Rounds
 //! alternate raw and typed so that machine noise hits both; the medians of
-//! the rounds are printed. `MCPBIND_BENCH_CALLS` sets the sequential calls
+//! the rounds are printed. Then, in a whole run, each client's peak RSS
+//! over stdio (the bench again with one client in the process: the whole
+//! process, and above what the bench held before connecting), and the
+//! Streamable HTTP figures again against a release build of the server
+//! (the debug server's CPU bounds throughput for both clients on 2 cores).
+//! `MCPBIND_BENCH_SERVER_EXE` measures against that server alone.
+//!
+//! `MCPBIND_BENCH_CALLS` sets the sequential calls
 //! per round (default 2,000); for a profile of one path (under callgrind,
 //! say), `MCPBIND_BENCH_TRANSPORT=stdio|streamable-http` picks a transport
 //! and `MCPBIND_BENCH_ONLY=raw|typed` a client;
@@ -39,21 +46,23 @@ const ROUNDS: usize = 5;
 const IN_FLIGHT: usize = 16;
 
 /// Builds the demo server and returns its path. A debug build (the one the
-/// tests use): the server's cost is the same for both clients, and the CPU
-/// and context switches measured are the client's alone. The path is the
-/// one cargo reports, so that it holds under any `CARGO_TARGET_DIR` (a
-/// path guessed as `target/debug` was missing under one, and the bench
-/// panicked spawning it).
-fn demo_server() -> std::path::PathBuf {
-    if let Ok(exe) = std::env::var("MCPBIND_BENCH_SERVER_EXE") {
-        return exe.into();
-    }
+/// tests use, `release` false): the server's cost is the same for both
+/// clients, and the CPU and context switches measured are the client's
+/// alone. The path is the one cargo reports, so that it holds under any
+/// `CARGO_TARGET_DIR` (a path guessed as `target/debug` was missing under
+/// one, and the bench panicked spawning it).
+fn demo_server(release: bool) -> std::path::PathBuf {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    command
         .current_dir(&root)
         .args(["build", "--quiet", "--message-format=json"])
-        .args(["-p", "mcpbind-demo-server"])
+        .args(["-p", "mcpbind-demo-server"]);
+    if release {
+        command.arg("--release");
+    }
+    let output = command
         .stderr(Stdio::inherit())
         .output()
         .expect("running cargo to build the demo server");
@@ -66,6 +75,22 @@ fn demo_server() -> std::path::PathBuf {
         .filter(|m| m["target"]["name"] == "mcpbind-demo-server")
         .find_map(|m| m["executable"].as_str().map(Into::into))
         .expect("cargo named no demo server executable")
+}
+
+/// Starts `server` on Streamable HTTP; returns it and its URL.
+fn http_server(server: &std::path::Path) -> (std::process::Child, String) {
+    let mut http = Command::new(server)
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(http.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().trim_start_matches("listening on ").to_owned();
+    (http, url)
 }
 
 /// One way to make the call.
@@ -286,23 +311,140 @@ fn print(transport: &str, raw: Round, typed: Round) {
     );
 }
 
+/// The medians of one transport's rounds: raw rmcp's and the typed
+/// client's, each when it ran.
+struct Medians {
+    raw: Option<Round>,
+    typed: Option<Round>,
+}
+
+/// Connects the clients `only` asks for (both when `None`) to `server`
+/// over `transport` (the HTTP one at `url`) and runs the rounds.
+async fn measure(
+    transport: &str,
+    server: &std::path::Path,
+    url: &str,
+    protocol: &str,
+    only: Option<&str>,
+    calls: usize,
+) -> Medians {
+    let mut demo = match transport {
+        "stdio" => mcpbind::ServerConfig::stdio(server.display().to_string()),
+        _ => mcpbind::ServerConfig::http(url),
+    };
+    // More keys for the typed client's server, to see what a feature costs
+    // (`validate_input = false`, say): TOML, read as a table of keys.
+    let more = std::env::var("MCPBIND_BENCH_SERVER_TOML").unwrap_or_default();
+    for (key, value) in more.parse::<toml::Table>().unwrap() {
+        demo = demo.set(key, serde_json::to_value(value).unwrap());
+    }
+    let config = Config::new().server("demo", demo).unwrap();
+    let elicits = std::env::var("MCPBIND_BENCH_HOOKS").as_deref() != Ok("none");
+    let hooks = match elicits {
+        true => mcpbind::ClientHooks::default(),
+        false => mcpbind::ClientHooks::none(),
+    };
+    let (wants_raw, wants_typed) = match only {
+        Some("raw") => (true, false),
+        Some(_) => (false, true),
+        None => (true, true),
+    };
+    let typed = match wants_typed {
+        true => Some(Caller::Typed(demo::Client::from_client(
+            mcpbind::Client::connect_locked_with(&config, "demo", protocol, hooks)
+                .await
+                .unwrap(),
+        ))),
+        false => None,
+    };
+    let raw = match (wants_raw, transport) {
+        (false, _) => None,
+        (true, "stdio") => Some(raw_stdio(server, protocol, elicits).await),
+        (true, _) => Some(raw_http(url, protocol, elicits).await),
+    };
+    let (mut raws, mut typeds) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        if let Some(raw) = &raw {
+            raws.push(round(raw, calls).await);
+        }
+        if let Some(typed) = &typed {
+            typeds.push(round(typed, calls).await);
+        }
+    }
+    Medians {
+        raw: raw.map(|_| median(&raws)),
+        typed: typed.map(|_| median(&typeds)),
+    }
+}
+
+/// One client alone (`MCPBIND_BENCH_ONLY`): its CPU and the process's
+/// peak RSS, whole and above what the bench held before connecting, and a
+/// machine-readable line of the same (read by [`peak_rss_per_client`]).
+fn print_alone(transport: &str, name: &str, r: Round, base_kib: i64) {
+    let mib = |kib: i64| kib as f64 / 1024.0;
+    let peak = peak_rss_kib();
+    println!(
+        "{transport} {name}: cpu {:.1} µs/call, cs {:.2}/call, peak RSS {:.1} MiB ({:.1} MiB above the bench's own {:.1} MiB)",
+        r.cpu.as_secs_f64() * 1e6,
+        r.switches,
+        mib(peak),
+        mib(peak - base_kib),
+        mib(base_kib),
+    );
+    println!("peak-rss-kib: {peak} {base_kib}");
+}
+
+/// Peak RSS per client over stdio: the bench again, once per client with
+/// `MCPBIND_BENCH_ONLY` (one client in the process), as both figures: the
+/// whole process's, and above the bench's own before it connected.
+fn peak_rss_per_client(server: &std::path::Path, calls: usize) {
+    let mut figures = Vec::new();
+    for only in ["raw", "typed"] {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .env("MCPBIND_BENCH_ONLY", only)
+            .env("MCPBIND_BENCH_TRANSPORT", "stdio")
+            .env("MCPBIND_BENCH_SERVER_EXE", server)
+            .env("MCPBIND_BENCH_CALLS", calls.to_string())
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("running the bench again for one client");
+        assert!(output.status.success(), "the {only} client's run failed");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let line = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("peak-rss-kib: "))
+            .expect("the one-client run printed no peak RSS");
+        let kib: Vec<f64> = line.split(' ').map(|n| n.parse().unwrap()).collect();
+        figures.push((kib[0] / 1024.0, (kib[0] - kib[1]) / 1024.0, kib[1] / 1024.0));
+    }
+    let [(raw, raw_above, raw_base), (typed, typed_above, typed_base)] = figures[..] else {
+        unreachable!("two runs")
+    };
+    println!("peak RSS, stdio, one client a process:");
+    println!("  raw rmcp       {raw:>5.1} MiB ({raw_above:.1} MiB above the bench's own {raw_base:.1} MiB)");
+    println!("  mcpbind typed  {typed:>5.1} MiB ({typed_above:.1} MiB above the bench's own {typed_base:.1} MiB)");
+    println!(
+        "  typed / raw: whole process {:.3}x  above the bench's own {:.3}x",
+        typed / raw,
+        typed_above / raw_above
+    );
+}
+
+fn stop(mut server: std::process::Child) {
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
 fn main() {
     let calls: usize = std::env::var("MCPBIND_BENCH_CALLS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(2000);
-    let server = demo_server();
-    let mut http = Command::new(&server)
-        .args(["--http", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(http.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim().trim_start_matches("listening on ").to_owned();
+    let chosen = std::env::var_os("MCPBIND_BENCH_SERVER_EXE");
+    let server = match &chosen {
+        Some(exe) => exe.into(),
+        None => demo_server(false),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -311,80 +453,53 @@ fn main() {
     let only = std::env::var("MCPBIND_BENCH_ONLY").ok();
     let protocol = std::env::var("MCPBIND_BENCH_PROTOCOL")
         .unwrap_or_else(|_| demo::Client::PROTOCOL_VERSION.to_owned());
-    let transports = match std::env::var("MCPBIND_BENCH_TRANSPORT") {
-        Ok(one) => vec![one],
-        Err(_) => vec!["stdio".to_owned(), "streamable-http".to_owned()],
+    let one = std::env::var("MCPBIND_BENCH_TRANSPORT").ok();
+    let transports = match &one {
+        Some(one) => vec![one.as_str()],
+        None => vec!["stdio", "streamable-http"],
     };
-    runtime.block_on(async {
-        for transport in transports {
-            let transport = transport.as_str();
-            let mut demo = match transport {
-                "stdio" => mcpbind::ServerConfig::stdio(server.display().to_string()),
-                _ => mcpbind::ServerConfig::http(url.as_str()),
-            };
-            // More keys for the typed client's server, to see what a
-            // feature costs (`validate_input = false`, say): TOML, read
-            // as a table of keys.
-            let more = std::env::var("MCPBIND_BENCH_SERVER_TOML").unwrap_or_default();
-            for (key, value) in more.parse::<toml::Table>().unwrap() {
-                demo = demo.set(key, serde_json::to_value(value).unwrap());
-            }
-            let config = Config::new().server("demo", demo).unwrap();
-            let elicits = std::env::var("MCPBIND_BENCH_HOOKS").as_deref() != Ok("none");
-            let hooks = match elicits {
-                true => mcpbind::ClientHooks::default(),
-                false => mcpbind::ClientHooks::none(),
-            };
-            // With `MCPBIND_BENCH_ONLY`, only that client connects: the
-            // process's peak RSS is then that client's.
-            let base_kib = rss_kib();
-            let (wants_raw, wants_typed) = match only.as_deref() {
-                Some("raw") => (true, false),
-                Some(_) => (false, true),
-                None => (true, true),
-            };
-            let typed = match wants_typed {
-                true => Some(Caller::Typed(demo::Client::from_client(
-                    mcpbind::Client::connect_locked_with(&config, "demo", &protocol, hooks)
-                        .await
-                        .unwrap(),
-                ))),
-                false => None,
-            };
-            let raw = match (wants_raw, transport) {
-                (false, _) => None,
-                (true, "stdio") => Some(raw_stdio(&server, &protocol, elicits).await),
-                (true, _) => Some(raw_http(&url, &protocol, elicits).await),
-            };
-            let (mut raws, mut typeds) = (Vec::new(), Vec::new());
-            for _ in 0..ROUNDS {
-                if let Some(raw) = &raw {
-                    raws.push(round(raw, calls).await);
-                }
-                if let Some(typed) = &typed {
-                    typeds.push(round(typed, calls).await);
-                }
-            }
-            if only.is_some() {
-                let (name, rounds) = match only.as_deref() {
-                    Some("raw") => ("raw", &raws),
-                    _ => ("typed", &typeds),
-                };
-                let r = median(rounds);
-                let mib = |kib: i64| kib as f64 / 1024.0;
-                println!(
-                    "{transport} {name}: cpu {:.1} µs/call, cs {:.2}/call, peak RSS {:.1} MiB ({:.1} MiB above the bench's own {:.1} MiB)",
-                    r.cpu.as_secs_f64() * 1e6,
-                    r.switches,
-                    mib(peak_rss_kib()),
-                    mib(peak_rss_kib() - base_kib),
-                    mib(base_kib),
-                );
-                continue;
-            }
-            print(transport, median(&raws), median(&typeds));
+    let (http, url) = http_server(&server);
+    for transport in transports {
+        // With `MCPBIND_BENCH_ONLY`, only that client connects: the
+        // process's peak RSS is then that client's.
+        let base_kib = rss_kib();
+        let medians = runtime.block_on(measure(
+            transport,
+            &server,
+            &url,
+            &protocol,
+            only.as_deref(),
+            calls,
+        ));
+        match (medians.raw, medians.typed) {
+            (Some(raw), Some(typed)) => print(transport, raw, typed),
+            (Some(alone), None) => print_alone(transport, "raw", alone, base_kib),
+            (None, Some(alone)) => print_alone(transport, "typed", alone, base_kib),
+            (None, None) => unreachable!("a client always runs"),
         }
-    });
-    let _ = http.kill();
-    let _ = http.wait();
+    }
+    stop(http);
+    // A whole run (no knob that narrows it) also reports each client's
+    // memory, and HTTP throughput against a release server, where the
+    // debug one's CPU bounds both clients.
+    if chosen.is_some() || only.is_some() || one.is_some() {
+        return;
+    }
+    peak_rss_per_client(&server, calls);
+    let release = demo_server(true);
+    let (http, url) = http_server(&release);
+    let medians = runtime.block_on(measure(
+        "streamable-http",
+        &release,
+        &url,
+        &protocol,
+        None,
+        calls,
+    ));
+    stop(http);
+    print(
+        "streamable-http, release server",
+        medians.raw.unwrap(),
+        medians.typed.unwrap(),
+    );
 }
