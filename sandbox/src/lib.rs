@@ -11,6 +11,8 @@
 // were written as submodules of it).
 use mcpbind_model::sandbox::{HomePolicy, Limits, NetworkPolicy, SandboxConfig};
 
+#[cfg(target_os = "linux")]
+mod cgroup;
 mod grants;
 #[cfg(target_os = "linux")]
 mod linux;

@@ -31,6 +31,10 @@ asserts the refusal and its cause.
   tunnel    {target}            `CONNECT target` through $HTTPS_PROXY, then
                                 a plain GET in the tunnel: the answers
   resolve   {host}              resolves a name (DNS)
+  spy       {pid, canary}       what it gets of process `pid` by /proc
+                                (`environ`, `cmdline`, `maps`, `mem`, `fd/`:
+                                "read" or the errno), and the pids of every
+                                `/proc/*/environ` holding `canary`, as JSON
 """
 
 import ctypes
@@ -65,6 +69,7 @@ TOOLS = [
         ("http", ["url"]),
         ("tunnel", ["target"]),
         ("resolve", ["host"]),
+        ("spy", ["pid", "canary"]),
     ]
 ]
 
@@ -150,6 +155,33 @@ def ptrace(pid):
     return "attached"
 
 
+def spy(pid, canary):
+    """Another process's /proc entries, and a scan of every environ."""
+    seen = {}
+    for entry in ("environ", "cmdline", "maps", "mem", "fd"):
+        path = "/proc/%d/%s" % (pid, entry)
+        try:
+            if entry == "fd":
+                os.listdir(path)
+            else:
+                with open(path, "rb") as f:
+                    f.read(64)
+            seen[entry] = "read"
+        except OSError as e:
+            seen[entry] = "errno %s" % errno.errorcode.get(e.errno, e.errno)
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % name, "rb") as f:
+                if canary.encode() in f.read():
+                    found.append(int(name))
+        except OSError:
+            pass
+    return json.dumps({"agent": seen, "found": found}, sort_keys=True)
+
+
 def unix(path):
     address = "\0" + path[1:] if path.startswith("@") else path
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -218,6 +250,8 @@ def run(name, args):
             return r.read().decode()
     if name == "tunnel":
         return tunnel(args["target"])
+    if name == "spy":
+        return spy(int(args["pid"]), args["canary"])
     if name == "resolve":
         return str(socket.getaddrinfo(args["host"], 443)[0][4][0])
     raise ValueError("unknown tool %s" % name)
