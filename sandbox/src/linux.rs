@@ -1,6 +1,9 @@
-//! Enforcing a [`Plan`] on Linux without root: Landlock for files, a user,
-//! network and PID namespace for the network and `processes` (with an init
-//! of its own, see [`reap`]), `setrlimit` for limits. A step the kernel
+//! Enforcing a [`Plan`] on Linux without root: under every sandbox a user,
+//! PID and mount namespace (with an init of its own, see [`reap`]) and a
+//! `/proc` of the server's own, locked by a nested user namespace
+//! ([`Prepared::own_proc`]); Landlock for files, a network namespace for
+//! the network, `setrlimit` for limits, and as root a pids cgroup for
+//! `processes` (`cgroup.rs`). A step the kernel
 //! refuses reaches the parent as an errno tagged with the step
 //! ([`refusal`]), so the error names the setting.
 //!

@@ -170,7 +170,11 @@ def spy(pid, canary):
         except OSError as e:
             seen[entry] = "errno %s" % errno.errorcode.get(e.errno, e.errno)
     found = []
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        names = []
+    for name in names:
         if not name.isdigit():
             continue
         try:

@@ -81,19 +81,7 @@ impl Watched {
     /// The process whose pid the server wrote to `pidfile`.
     fn from_pidfile(pidfile: &Path) -> Watched {
         let text = std::fs::read_to_string(pidfile).unwrap();
-        let pid: i32 = text.trim().parse().unwrap();
-        // SAFETY: pidfd_open takes plain values.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        assert!(
-            fd >= 0,
-            "pidfd_open({pid}): {}",
-            std::io::Error::last_os_error()
-        );
-        Watched {
-            pid,
-            // SAFETY: a new descriptor nothing else owns.
-            fd: unsafe { OwnedFd::from_raw_fd(fd as i32) },
-        }
+        Watched::from_pid(text.trim().parse().unwrap())
     }
 
     /// Whether the process has ended, waiting for it up to `millis`.
@@ -148,6 +136,53 @@ impl Drop for Watched {
 }
 
 impl Watched {
+    /// The process whose pid in the PID namespace of the server whose
+    /// process (the reaper, outside it) is `reaper` the server wrote to
+    /// `pidfile`: found by its namespace and its pid there.
+    fn from_namespaced_pidfile(pidfile: &Path, reaper: u32) -> Watched {
+        let inner: i32 = std::fs::read_to_string(pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let children = format!("/proc/{reaper}/task/{reaper}/children");
+        let init = std::fs::read_to_string(&children).unwrap();
+        let init = init.split_whitespace().next().unwrap_or_else(|| panic!("{children}: no init"));
+        let ns = std::fs::read_link(format!("/proc/{init}/ns/pid")).unwrap();
+        let found = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .find(|pid| {
+                let same_ns = std::fs::read_link(format!("/proc/{pid}/ns/pid"))
+                    .is_ok_and(|n| n == ns);
+                let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+                    .unwrap_or_default();
+                let nspid = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("NSpid:"))
+                    .and_then(|l| l.split_whitespace().last()?.parse::<i32>().ok());
+                same_ns && nspid == Some(inner)
+            })
+            .unwrap_or_else(|| panic!("no process is pid {inner} in {ns:?}"));
+        Watched::from_pid(found)
+    }
+
+    fn from_pid(pid: i32) -> Watched {
+        // SAFETY: pidfd_open takes plain values.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        assert!(
+            fd >= 0,
+            "pidfd_open({pid}): {}",
+            std::io::Error::last_os_error()
+        );
+        Watched {
+            pid,
+            // SAFETY: a new descriptor nothing else owns.
+            fd: unsafe { OwnedFd::from_raw_fd(fd as i32) },
+        }
+    }
+
     fn fd_raw(&self) -> i32 {
         use std::os::fd::AsRawFd as _;
         self.fd.as_raw_fd()
@@ -387,6 +422,55 @@ async fn a_confined_npx_server_cannot_write_the_agents_cache() {
     client.close().await;
     // The cache is kept between starts; this test's command is new each run.
     std::fs::remove_dir_all(own.parent().unwrap()).unwrap();
+}
+
+/// `network = false` alone: `npx` and `uvx` run from caches of their own,
+/// and the agent's (`~/.npm`, `~/.cache/uv`) are not written. The agent is
+/// the CLI, with HOME a temp dir; both run offline: `npx` from a tarball,
+/// `uvx` from the wheels tests/servers/install.sh downloads.
+#[test]
+fn npx_and_uvx_caches_are_private_under_network_false_alone() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tarball = escape_package(dir.path());
+    let servers = util::servers_dir();
+    let toml = |p: &Path| util::toml_str(&p.display().to_string());
+    let config = format!(
+        "[servers.npx]\ncommand = \"npx\"\nargs = [\"--yes\", \"--offline\", \"--package\", {}, \"escape-server\"]\n\
+         [servers.npx.sandbox]\nnetwork = false\n\
+         [servers.uvx]\ncommand = {}\nargs = [\"--offline\", \"--no-index\", \"--find-links\", {}, \"--python\", {}, \"mcp-server-time\", \"--local-timezone\", \"UTC\"]\n\
+         [servers.uvx.sandbox]\nnetwork = false\n",
+        toml(&tarball),
+        toml(&servers.join(".venv/bin/uvx")),
+        toml(&servers.join("wheels")),
+        toml(&servers.join(".venv/bin/python")),
+    );
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+    let home_str = home.path().display().to_string();
+    let cache_home = home.path().join(".cache");
+    let cache_str = cache_home.display().to_string();
+    let env = [("HOME", home_str.as_str()), ("XDG_CACHE_HOME", cache_str.as_str())];
+    let out = util::mcpbind_env(dir.path(), &["call", "npx", "env", "{}"], &env);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let server_env: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let own = PathBuf::from(server_env["npm_config_cache"].as_str().unwrap_or_default());
+    assert!(
+        own.starts_with(cache_home.join("mcpbind/sandbox")) && own.join("_npx").is_dir(),
+        "npx did not install into a cache of its own: {own:?}"
+    );
+    assert!(!home.path().join(".npm").exists(), "npx wrote the agent's ~/.npm");
+    let args = json!({"timezone": "UTC"}).to_string();
+    let out = util::mcpbind_env(dir.path(), &["call", "uvx", "get_current_time", &args], &env);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stdout.contains("UTC"), "{out:?}");
+    assert!(!cache_home.join("uv").exists(), "uvx wrote the agent's ~/.cache/uv");
+    let sandbox = std::fs::read_dir(cache_home.join("mcpbind/sandbox")).unwrap();
+    let uv_cache = sandbox
+        .flatten()
+        .map(|e| e.path().join("uv-cache"))
+        .find(|p| p.is_dir())
+        .expect("no private uv cache");
+    assert!(std::fs::read_dir(&uv_cache).unwrap().next().is_some(), "{uv_cache:?} is empty");
 }
 
 /// Runs `body` on a thread of its own, under a seccomp filter that makes
@@ -939,7 +1023,8 @@ mod matrix {
         let pidfile = dir.join("daemon.pid");
         let (failed, text) = call(&client, "daemon", json!({ "pidfile": pidfile })).await;
         assert!(!failed, "daemon: {text}");
-        let daemon = Watched::from_pidfile(&pidfile);
+        let reaper = client.process_id().await.unwrap();
+        let daemon = Watched::from_namespaced_pidfile(&pidfile, reaper);
         assert!(!daemon.ended_within(0), "the daemon ended on its own");
         client.close().await;
         // A generous bound: the namespace ends it at once; without one it
