@@ -31,10 +31,12 @@ asserts the refusal and its cause.
   tunnel    {target}            `CONNECT target` through $HTTPS_PROXY, then
                                 a plain GET in the tunnel: the answers
   resolve   {host}              resolves a name (DNS)
-  spy       {pid, canary}       what it gets of process `pid` by /proc
+  spy       {pid, canary,       what it gets of process `pid` by /proc
                                 (`environ`, `cmdline`, `maps`, `mem`, `fd/`:
                                 "read" or the errno), and the pids of every
-                                `/proc/*/environ` holding `canary`, as JSON
+                                `/proc/*/environ` holding `canary`, as JSON,
+                                after trying to unmount `/proc` ("umount":
+             umount}            only with `umount` "yes")
 """
 
 import ctypes
@@ -69,7 +71,7 @@ TOOLS = [
         ("http", ["url"]),
         ("tunnel", ["target"]),
         ("resolve", ["host"]),
-        ("spy", ["pid", "canary"]),
+        ("spy", ["pid", "canary", "umount"]),
     ]
 ]
 
@@ -155,8 +157,18 @@ def ptrace(pid):
     return "attached"
 
 
-def spy(pid, canary):
-    """Another process's /proc entries, and a scan of every environ."""
+def spy(pid, canary, umount):
+    """Another process's /proc entries, and a scan of every environ; first,
+    with `umount` "yes", it tries to unmount /proc (a sandbox's own /proc
+    over the agent's; never without a sandbox, where it is the agent's)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if umount != "yes":
+        umount = "not tried"
+    elif libc.umount2(b"/proc", 2) != 0:  # MNT_DETACH
+        e = ctypes.get_errno()
+        umount = "errno %s" % errno.errorcode.get(e, e)
+    else:
+        umount = "unmounted"
     seen = {}
     for entry in ("environ", "cmdline", "maps", "mem", "fd"):
         path = "/proc/%d/%s" % (pid, entry)
@@ -183,7 +195,7 @@ def spy(pid, canary):
                     found.append(int(name))
         except OSError:
             pass
-    return json.dumps({"agent": seen, "found": found}, sort_keys=True)
+    return json.dumps({"agent": seen, "found": found, "umount": umount}, sort_keys=True)
 
 
 def unix(path):
@@ -255,7 +267,7 @@ def run(name, args):
     if name == "tunnel":
         return tunnel(args["target"])
     if name == "spy":
-        return spy(int(args["pid"]), args["canary"])
+        return spy(int(args["pid"]), args["canary"], args.get("umount"))
     if name == "resolve":
         return str(socket.getaddrinfo(args["host"], 443)[0][4][0])
     raise ValueError("unknown tool %s" % name)

@@ -929,7 +929,12 @@ mod matrix {
     }
 
     /// Tries `escape`: whether it was stopped, and what the server saw.
-    async fn attempt(client: &Client, escape: Escape, t: &Targets) -> (bool, String) {
+    async fn attempt(
+        client: &Client,
+        escape: Escape,
+        t: &Targets,
+        sandboxed: bool,
+    ) -> (bool, String) {
         let errno = |failed: bool, text: &str, names: &[&str]| {
             failed && names.iter().any(|n| text.starts_with(&format!("errno {n}")))
         };
@@ -952,11 +957,15 @@ mod matrix {
                 (stopped, text)
             }
             Escape::Proc => {
-                let args = json!({"pid": agent, "canary": t.canary});
+                // Unmounting /proc is tried only in a sandbox (without
+                // one, as root, it would unmount the agent's).
+                let umount = if sandboxed { "yes" } else { "no" };
+                let args = json!({"pid": agent, "canary": t.canary, "umount": umount});
                 let (failed, text) = call(client, "spy", args).await;
                 assert!(!failed, "spy: {text}");
                 let seen: Value = serde_json::from_str(&text).unwrap();
                 let nothing = seen["found"] == json!([])
+                    && seen["umount"] != "unmounted"
                     && seen["agent"]
                         .as_object()
                         .unwrap()
@@ -1014,7 +1023,7 @@ mod matrix {
             }
             Escape::Daemon => unreachable!("tried by `daemon_outlives`"),
         };
-        (stopped, text.chars().take(160).collect())
+        (stopped, text.chars().take(240).collect())
     }
 
     /// Starts a `setsid` daemon, closes the client: whether the daemon
@@ -1064,7 +1073,8 @@ mod matrix {
                 lines.push(format!("{setting:?} × {escape:?}: not claimed"));
                 continue;
             }
-            let (stopped, seen) = attempt(&client, escape, &targets).await;
+            let sandboxed = setting != Setting::None;
+            let (stopped, seen) = attempt(&client, escape, &targets, sandboxed).await;
             let verdict = if stopped { "stopped" } else { "reached" };
             lines.push(format!("{setting:?} × {escape:?}: {verdict} ({seen})"));
             if stopped != claimed {
