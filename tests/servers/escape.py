@@ -35,8 +35,9 @@ asserts the refusal and its cause.
                                 (`environ`, `cmdline`, `maps`, `mem`, `fd/`:
                                 "read" or the errno), and the pids of every
                                 `/proc/*/environ` holding `canary`, as JSON,
-                                after trying to unmount `/proc` ("umount":
-             umount}            only with `umount` "yes")
+             agent_mnt}         after trying to unmount `/proc` ("umount":
+                                only outside `agent_mnt`, the agent's mount
+                                namespace)
 """
 
 import ctypes
@@ -71,7 +72,7 @@ TOOLS = [
         ("http", ["url"]),
         ("tunnel", ["target"]),
         ("resolve", ["host"]),
-        ("spy", ["pid", "canary", "umount"]),
+        ("spy", ["pid", "canary", "agent_mnt"]),
     ]
 ]
 
@@ -157,13 +158,18 @@ def ptrace(pid):
     return "attached"
 
 
-def spy(pid, canary, umount):
-    """Another process's /proc entries, and a scan of every environ; first,
-    with `umount` "yes", it tries to unmount /proc (a sandbox's own /proc
-    over the agent's; never without a sandbox, where it is the agent's)."""
+def spy(pid, canary, agent_mnt):
+    """Another process's /proc entries, and a scan of every environ; first
+    it tries to unmount /proc (a sandbox's own /proc over the agent's),
+    but only in a mount namespace other than `agent_mnt` (the agent's, as
+    `readlink /proc/self/ns/mnt` says): never the agent's own /proc."""
     libc = ctypes.CDLL(None, use_errno=True)
-    if umount != "yes":
-        umount = "not tried"
+    try:
+        own_mnt = os.readlink("/proc/self/ns/mnt")
+    except OSError:
+        own_mnt = None
+    if own_mnt is None or own_mnt == agent_mnt:
+        umount = "not tried: the agent's mount namespace"
     elif libc.umount2(b"/proc", 2) != 0:  # MNT_DETACH
         e = ctypes.get_errno()
         umount = "errno %s" % errno.errorcode.get(e, e)
@@ -267,7 +273,7 @@ def run(name, args):
     if name == "tunnel":
         return tunnel(args["target"])
     if name == "spy":
-        return spy(int(args["pid"]), args["canary"], args.get("umount"))
+        return spy(int(args["pid"]), args["canary"], args.get("agent_mnt"))
     if name == "resolve":
         return str(socket.getaddrinfo(args["host"], 443)[0][4][0])
     raise ValueError("unknown tool %s" % name)

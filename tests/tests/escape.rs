@@ -929,12 +929,7 @@ mod matrix {
     }
 
     /// Tries `escape`: whether it was stopped, and what the server saw.
-    async fn attempt(
-        client: &Client,
-        escape: Escape,
-        t: &Targets,
-        sandboxed: bool,
-    ) -> (bool, String) {
+    async fn attempt(client: &Client, escape: Escape, t: &Targets) -> (bool, String) {
         let errno = |failed: bool, text: &str, names: &[&str]| {
             failed && names.iter().any(|n| text.starts_with(&format!("errno {n}")))
         };
@@ -957,10 +952,11 @@ mod matrix {
                 (stopped, text)
             }
             Escape::Proc => {
-                // Unmounting /proc is tried only in a sandbox (without
-                // one, as root, it would unmount the agent's).
-                let umount = if sandboxed { "yes" } else { "no" };
-                let args = json!({"pid": agent, "canary": t.canary, "umount": umount});
+                // Unmounting /proc is tried only outside the agent's
+                // mount namespace (in it, as root, it would unmount the
+                // agent's).
+                let agent_mnt = std::fs::read_link("/proc/self/ns/mnt").unwrap();
+                let args = json!({"pid": agent, "canary": t.canary, "agent_mnt": agent_mnt});
                 let (failed, text) = call(client, "spy", args).await;
                 assert!(!failed, "spy: {text}");
                 let seen: Value = serde_json::from_str(&text).unwrap();
@@ -1073,8 +1069,7 @@ mod matrix {
                 lines.push(format!("{setting:?} × {escape:?}: not claimed"));
                 continue;
             }
-            let sandboxed = setting != Setting::None;
-            let (stopped, seen) = attempt(&client, escape, &targets, sandboxed).await;
+            let (stopped, seen) = attempt(&client, escape, &targets).await;
             let verdict = if stopped { "stopped" } else { "reached" };
             lines.push(format!("{setting:?} × {escape:?}: {verdict} ({seen})"));
             if stopped != claimed {
