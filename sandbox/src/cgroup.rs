@@ -29,10 +29,12 @@ impl Hierarchy {
         let unified = Path::new("/sys/fs/cgroup");
         let v1 = unified.join("pids");
         let hierarchy = if fs_type(unified) == Some(CGROUP2_SUPER_MAGIC) {
-            let controllers = std::fs::read_to_string(unified.join("cgroup.controllers"))
-                .unwrap_or_default();
+            let controllers =
+                std::fs::read_to_string(unified.join("cgroup.controllers")).unwrap_or_default();
             if !controllers.split_whitespace().any(|c| c == "pids") {
-                return Err(no_cgroup("cgroup v2 at /sys/fs/cgroup has no pids controller"));
+                return Err(no_cgroup(
+                    "cgroup v2 at /sys/fs/cgroup has no pids controller",
+                ));
             }
             Hierarchy {
                 root: unified.to_owned(),

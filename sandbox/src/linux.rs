@@ -254,9 +254,9 @@ impl Prepared {
         let abi = landlock_abi();
         let handled = handled_rights(abi);
         let ruleset = match &plan.read {
-            Some(read) => {
-                Some(ruleset(abi, handled, read, &plan.write).map_err(|e| (plan.files_setting, e))?)
-            }
+            Some(read) => Some(
+                ruleset(abi, handled, read, &plan.write).map_err(|e| (plan.files_setting, e))?,
+            ),
             None => None,
         };
         let mut namespaces = 0;

@@ -147,17 +147,20 @@ impl Watched {
             .unwrap();
         let children = format!("/proc/{reaper}/task/{reaper}/children");
         let init = std::fs::read_to_string(&children).unwrap();
-        let init = init.split_whitespace().next().unwrap_or_else(|| panic!("{children}: no init"));
+        let init = init
+            .split_whitespace()
+            .next()
+            .unwrap_or_else(|| panic!("{children}: no init"));
         let ns = std::fs::read_link(format!("/proc/{init}/ns/pid")).unwrap();
         let found = std::fs::read_dir("/proc")
             .unwrap()
             .flatten()
             .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
             .find(|pid| {
-                let same_ns = std::fs::read_link(format!("/proc/{pid}/ns/pid"))
-                    .is_ok_and(|n| n == ns);
-                let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-                    .unwrap_or_default();
+                let same_ns =
+                    std::fs::read_link(format!("/proc/{pid}/ns/pid")).is_ok_and(|n| n == ns);
+                let status =
+                    std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
                 let nspid = status
                     .lines()
                     .find_map(|l| l.strip_prefix("NSpid:"))
@@ -449,7 +452,10 @@ fn npx_and_uvx_caches_are_private_under_network_false_alone() {
     let home_str = home.path().display().to_string();
     let cache_home = home.path().join(".cache");
     let cache_str = cache_home.display().to_string();
-    let env = [("HOME", home_str.as_str()), ("XDG_CACHE_HOME", cache_str.as_str())];
+    let env = [
+        ("HOME", home_str.as_str()),
+        ("XDG_CACHE_HOME", cache_str.as_str()),
+    ];
     let out = util::mcpbind_env(dir.path(), &["call", "npx", "env", "{}"], &env);
     assert_eq!(out.code, Some(0), "{out:?}");
     let server_env: Value = serde_json::from_str(out.stdout.trim()).unwrap();
@@ -458,19 +464,32 @@ fn npx_and_uvx_caches_are_private_under_network_false_alone() {
         own.starts_with(cache_home.join("mcpbind/sandbox")) && own.join("_npx").is_dir(),
         "npx did not install into a cache of its own: {own:?}"
     );
-    assert!(!home.path().join(".npm").exists(), "npx wrote the agent's ~/.npm");
+    assert!(
+        !home.path().join(".npm").exists(),
+        "npx wrote the agent's ~/.npm"
+    );
     let args = json!({"timezone": "UTC"}).to_string();
-    let out = util::mcpbind_env(dir.path(), &["call", "uvx", "get_current_time", &args], &env);
+    let out = util::mcpbind_env(
+        dir.path(),
+        &["call", "uvx", "get_current_time", &args],
+        &env,
+    );
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(out.stdout.contains("UTC"), "{out:?}");
-    assert!(!cache_home.join("uv").exists(), "uvx wrote the agent's ~/.cache/uv");
+    assert!(
+        !cache_home.join("uv").exists(),
+        "uvx wrote the agent's ~/.cache/uv"
+    );
     let sandbox = std::fs::read_dir(cache_home.join("mcpbind/sandbox")).unwrap();
     let uv_cache = sandbox
         .flatten()
         .map(|e| e.path().join("uv-cache"))
         .find(|p| p.is_dir())
         .expect("no private uv cache");
-    assert!(std::fs::read_dir(&uv_cache).unwrap().next().is_some(), "{uv_cache:?} is empty");
+    assert!(
+        std::fs::read_dir(&uv_cache).unwrap().next().is_some(),
+        "{uv_cache:?} is empty"
+    );
 }
 
 /// Runs `body` on a thread of its own, under a seccomp filter that makes
@@ -902,7 +921,11 @@ mod matrix {
 
         fn sandbox(&self, setting: Setting) -> Option<SandboxBuilder> {
             let new = SandboxBuilder::new;
-            let files = || new().read(Vec::<PathBuf>::new()).write([self.writable.path()]);
+            let files = || {
+                new()
+                    .read(Vec::<PathBuf>::new())
+                    .write([self.writable.path()])
+            };
             Some(match setting {
                 Setting::None => return None,
                 Setting::Network => new().network(false),
@@ -931,7 +954,10 @@ mod matrix {
     /// Tries `escape`: whether it was stopped, and what the server saw.
     async fn attempt(client: &Client, escape: Escape, t: &Targets) -> (bool, String) {
         let errno = |failed: bool, text: &str, names: &[&str]| {
-            failed && names.iter().any(|n| text.starts_with(&format!("errno {n}")))
+            failed
+                && names
+                    .iter()
+                    .any(|n| text.starts_with(&format!("errno {n}")))
         };
         let agent = std::process::id();
         let port = |a: std::net::SocketAddr| a.port();
@@ -1078,7 +1104,10 @@ mod matrix {
         }
         if claims(setting, Escape::Daemon) {
             let (stopped, seen) = daemon_outlives(client, targets.writable.path()).await;
-            lines.push(format!("{setting:?} × Daemon: {} ({seen})", if stopped { "stopped" } else { "reached" }));
+            lines.push(format!(
+                "{setting:?} × Daemon: {} ({seen})",
+                if stopped { "stopped" } else { "reached" }
+            ));
             if !stopped {
                 wrong.push(lines.last().cloned().unwrap_or_default());
             }
