@@ -85,7 +85,9 @@ pub struct Limits {
     /// `open_files`: open file descriptors (`RLIMIT_NOFILE`).
     pub open_files: Option<NonZeroU64>,
     /// `processes`: processes and threads (`RLIMIT_NPROC`), counted in the
-    /// server's own user namespace, so its children and not the agent's.
+    /// server's own user namespace, so its children and not the agent's;
+    /// as root (whom the kernel never holds to `RLIMIT_NPROC`), a pids
+    /// cgroup of the server's own.
     pub processes: Option<NonZeroU64>,
     /// `file_size`: bytes of any one file the process writes
     /// (`RLIMIT_FSIZE`; a write past it fails with `EFBIG`, or kills a

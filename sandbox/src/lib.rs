@@ -1,7 +1,9 @@
 //! Enforcing `[servers.NAME.sandbox]` (the model's
 //! [`mcpbind_model::SandboxConfig`]) on the spawn of a stdio
-//! server: Landlock for files, a user and network namespace for the
-//! network, `setrlimit` for limits (Linux, no root). A setting the platform
+//! server: under every setting a user, PID and mount namespace with a
+//! `/proc` of the server's own (the agent's processes out of reach),
+//! Landlock for files, a network namespace for the network, `setrlimit`
+//! for limits (Linux, no root; as root, a pids cgroup for `processes`). A setting the platform
 //! cannot enforce fails the spawn with [`Error::Sandbox`], or is reported as
 //! a warning when `required = false`. Use it through `mcpbind`: the client
 //! side (`mcpbind-core`) calls [`confine`] for each server it starts.
@@ -11,6 +13,8 @@
 // were written as submodules of it).
 use mcpbind_model::sandbox::{HomePolicy, Limits, NetworkPolicy, SandboxConfig};
 
+#[cfg(target_os = "linux")]
+mod cgroup;
 mod grants;
 #[cfg(target_os = "linux")]
 #[allow(clippy::disallowed_methods)] // Linux-only code: see clippy.toml

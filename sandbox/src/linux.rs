@@ -1,6 +1,9 @@
-//! Enforcing a [`Plan`] on Linux without root: Landlock for files, a user,
-//! network and PID namespace for the network and `processes` (with an init
-//! of its own, see [`reap`]), `setrlimit` for limits. A step the kernel
+//! Enforcing a [`Plan`] on Linux without root: under every sandbox a user,
+//! PID and mount namespace (with an init of its own, see [`reap`]) and a
+//! `/proc` of the server's own, locked by a nested user namespace
+//! ([`Prepared::own_proc`]); Landlock for files, a network namespace for
+//! the network, `setrlimit` for limits, and as root a pids cgroup for
+//! `processes` (`cgroup.rs`). A step the kernel
 //! refuses reaches the parent as an errno tagged with the step
 //! ([`refusal`]), so the error names the setting.
 //!
@@ -21,6 +24,7 @@ use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
 use std::path::Path;
 use std::sync::Arc;
 
+use super::cgroup;
 use super::plan::{Plan, Unenforced};
 use super::Limits;
 
@@ -91,8 +95,10 @@ fn handled_rights(abi: i64) -> u64 {
 /// What the child applies between fork and exec.
 pub(crate) struct Prepared {
     ruleset: Option<OwnedFd>,
-    /// `/proc/self`, ruled readable in the child (where it is the child's).
-    proc_self: CString,
+    /// `/proc/self` and the `/proc` files runtimes read, ruled readable in
+    /// the child: after the mount of its own `/proc`, where they are its
+    /// own (an `O_PATH` opened in the parent would be the agent's `/proc`).
+    proc_rules: Vec<CString>,
     read_rights: u64,
     namespaces: libc::c_int,
     maps: Option<[(CString, CString); 3]>,
@@ -101,6 +107,9 @@ pub(crate) struct Prepared {
     steps: Arc<[Step]>,
     /// The allow-list's proxy listener, opened in the namespace.
     proxy: Option<ProxyListener>,
+    /// `processes` as root: the pids cgroup's `cgroup.procs`, which the
+    /// child joins before anything else (see [`cgroup`]).
+    cgroup: Option<OwnedFd>,
 }
 
 /// One step of [`Prepared::apply`] that the kernel may refuse: the setting
@@ -126,7 +135,9 @@ const ID_MAP: usize = 1;
 const REAPER: usize = 2;
 const LANDLOCK: usize = 3;
 const PROXY: usize = 4;
-const LIMITS: usize = 5;
+const MOUNT: usize = 5;
+const CGROUP: usize = 6;
+const LIMITS: usize = 7;
 
 /// A step's failure as `pre_exec` can report it (std passes the child's
 /// raw OS error to the parent, nothing else): the step in the high bits,
@@ -181,26 +192,30 @@ pub(crate) fn check(plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
             reason: "Landlock is not available in this kernel (or not enabled in `lsm=`)".into(),
         });
     }
-    // SAFETY: getuid cannot fail.
-    if limits.processes.is_some() && unsafe { libc::getuid() } == 0 {
-        // fork(2) checks RLIMIT_NPROC for every user but root (kuid 0, in
-        // any user namespace).
-        missing.push(Unenforced {
-            setting: "processes",
-            reason: "the kernel does not apply RLIMIT_NPROC to root, and mcpbind runs as root (run the agent as another user, or leave `processes` out)".into(),
-        });
+    if limits.processes.is_some() && running_as_root() {
+        if let Err(reason) = cgroup::Hierarchy::find() {
+            missing.push(Unenforced {
+                setting: "processes",
+                reason,
+            });
+        }
     }
     if plan.user_namespace {
         if let Some(reason) = user_namespaces_off() {
-            let setting = if plan.deny_network {
-                "network"
-            } else {
-                "processes"
-            };
-            missing.push(Unenforced { setting, reason });
+            missing.push(Unenforced {
+                setting: plan.namespace_setting,
+                reason,
+            });
         }
     }
     missing
+}
+
+/// Whether mcpbind runs as root, whom the kernel never holds to
+/// `RLIMIT_NPROC` (fork(2) checks it for every kuid but 0).
+fn running_as_root() -> bool {
+    // SAFETY: getuid cannot fail.
+    unsafe { libc::getuid() == 0 }
 }
 
 /// Why unprivileged user namespaces are off, when a sysctl says so.
@@ -228,18 +243,26 @@ fn user_namespaces_off() -> Option<String> {
 impl Prepared {
     /// Builds the ruleset and everything else the child needs; with an
     /// allow-list, also the end of the socket the proxy's listener comes
-    /// back on (see [`receive_listener`]).
-    pub(crate) fn new(plan: &Plan, limits: &Limits) -> io::Result<(Prepared, Option<OwnedFd>)> {
+    /// back on (see [`receive_listener`]); with `processes` as root, the
+    /// pids cgroup (removed by the [`cgroup::PidsCgroup`] returned).
+    pub(crate) fn new(
+        plan: &Plan,
+        limits: &Limits,
+        server: &str,
+    ) -> Result<(Prepared, Option<OwnedFd>, Option<cgroup::PidsCgroup>), (&'static str, io::Error)>
+    {
         let abi = landlock_abi();
         let handled = handled_rights(abi);
         let ruleset = match &plan.read {
-            Some(read) => Some(ruleset(abi, handled, read, &plan.write)?),
+            Some(read) => Some(
+                ruleset(abi, handled, read, &plan.write).map_err(|e| (plan.files_setting, e))?,
+            ),
             None => None,
         };
         let mut namespaces = 0;
-        let mut call = "unshare(CLONE_NEWUSER | CLONE_NEWPID".to_owned();
+        let mut call = "unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS".to_owned();
         if plan.user_namespace {
-            namespaces |= libc::CLONE_NEWUSER | libc::CLONE_NEWPID;
+            namespaces |= libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS;
         }
         if plan.deny_network {
             namespaces |= libc::CLONE_NEWNET;
@@ -247,11 +270,7 @@ impl Prepared {
         }
         call.push(')');
         let maps = plan.user_namespace.then(id_maps);
-        let namespace = if plan.deny_network {
-            "network"
-        } else {
-            "processes"
-        };
+        let namespace = plan.namespace_setting;
         let step = Step::new;
         let mut steps = vec![
             step(namespace, &call),
@@ -262,26 +281,49 @@ impl Prepared {
                 "network",
                 "opening the allow-list proxy's listener in the namespace",
             ),
+            step(
+                namespace,
+                "mounting a /proc of the server's own PID namespace",
+            ),
+            step("processes", "joining the server's pids cgroup"),
         ];
+        let pids = match limits.processes {
+            Some(max) if running_as_root() && plan.user_namespace => {
+                // The reaper and the init count too.
+                let max = max.get().saturating_add(2);
+                let pids = cgroup::PidsCgroup::new(server, max).map_err(|e| ("processes", e))?;
+                Some(pids)
+            }
+            _ => None,
+        };
+        let cgroup = match &pids {
+            Some(pids) => Some(pids.procs().map_err(|e| ("processes", e))?),
+            None => None,
+        };
         let rlimits = rlimits(limits, plan.user_namespace, &mut steps);
         let (proxy, back) = match plan.allow_list {
             Some(_) => {
-                let (listener, back) = ProxyListener::new()?;
+                let (listener, back) = ProxyListener::new().map_err(|e| ("network", e))?;
                 (Some(listener), Some(back))
             }
             None => (None, None),
         };
+        let mut proc_rules = vec![c"/proc/self".to_owned()];
+        if plan.read.is_some() {
+            proc_rules.extend(PROC_READ.iter().map(|p| (*p).to_owned()));
+        }
         let prepared = Prepared {
             ruleset,
-            proc_self: CString::new("/proc/self").unwrap_or_default(),
+            proc_rules,
             read_rights: READ_RIGHTS,
             namespaces,
             maps,
             limits: rlimits,
             steps: steps.into(),
             proxy,
+            cgroup,
         };
-        Ok((prepared, back))
+        Ok((prepared, back, pids))
     }
 
     /// What each step enforces, for [`refusal`].
@@ -295,20 +337,24 @@ impl Prepared {
     /// With namespaces, the process that mcpbind started stays outside as
     /// the reaper (see [`reap`]) and the server runs two forks down.
     pub(crate) fn apply(&self) -> io::Result<()> {
+        if let Some(procs) = &self.cgroup {
+            // "0": the writer itself; its children (the reaper's init, the
+            // server) are forked into the cgroup.
+            write_fd(procs, b"0").map_err(|e| failed(CGROUP, e))?;
+        }
         if self.namespaces != 0 {
             // SAFETY: unshare takes flags only.
             check_rc(unsafe { libc::unshare(self.namespaces) }).map_err(|e| failed(UNSHARE, e))?;
         }
         if let Some(maps) = &self.maps {
-            for (path, text) in maps {
-                write_file(path, text).map_err(|e| failed(ID_MAP, e))?;
-            }
+            write_maps(maps).map_err(|e| failed(ID_MAP, e))?;
         }
         if let Some(proxy) = &self.proxy {
             proxy.open().map_err(|e| failed(PROXY, e))?;
         }
         if self.namespaces & libc::CLONE_NEWPID != 0 {
             reap().map_err(|e| failed(REAPER, e))?;
+            self.own_proc().map_err(|e| failed(MOUNT, e))?;
         }
         for (i, &(resource, value)) in self.limits.iter().enumerate() {
             let limit = libc::rlimit {
@@ -325,17 +371,89 @@ impl Prepared {
         Ok(())
     }
 
+    /// In the server, first in its PID namespace: mounts a `/proc` of that
+    /// namespace over the agent's (so no other process's entries are
+    /// there), with the pids cgroup, an empty read-only directory over
+    /// `/sys/fs/cgroup` (so its limit is out of sight); then enters a
+    /// nested user and mount namespace, where those mounts are locked: the
+    /// server, root there, cannot unmount them to find the agent's `/proc`
+    /// below.
+    fn own_proc(&self) -> io::Result<()> {
+        let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+        // SAFETY: mount and unshare on static NUL-terminated strings.
+        unsafe {
+            let none = std::ptr::null::<libc::c_char>();
+            check_rc(libc::mount(
+                none,
+                c"/".as_ptr(),
+                none,
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ))?;
+            check_rc(libc::mount(
+                c"proc".as_ptr(),
+                c"/proc".as_ptr(),
+                c"proc".as_ptr(),
+                flags,
+                std::ptr::null(),
+            ))?;
+            if self.cgroup.is_some() {
+                check_rc(libc::mount(
+                    c"tmpfs".as_ptr(),
+                    c"/sys/fs/cgroup".as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    flags | libc::MS_RDONLY,
+                    c"mode=555,size=4k".as_ptr().cast(),
+                ))?;
+            }
+            check_rc(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS))?;
+        }
+        match &self.maps {
+            Some(maps) => write_maps(maps),
+            None => Ok(()),
+        }
+    }
+
     fn restrict(&self, ruleset: &OwnedFd) -> io::Result<()> {
         // The child's own /proc entries (not the agent's environ).
-        let fd = open_path(&self.proc_self)?;
-        add_rule(ruleset, &fd, self.read_rights)?;
-        drop(fd);
+        for path in &self.proc_rules {
+            let fd = match open_path(path) {
+                Ok(fd) => fd,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            };
+            let rights = if path.as_bytes() == b"/proc/self" {
+                self.read_rights
+            } else {
+                self.read_rights & FILE_RIGHTS
+            };
+            add_rule(ruleset, &fd, rights)?;
+        }
         // SAFETY: prctl and landlock_restrict_self on a valid fd.
         check_rc(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
         let rc =
             unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) };
         check_rc(rc as libc::c_int)
     }
+}
+
+/// The `/proc` files runtimes read about the machine (CPUs, memory),
+/// readable when files are confined.
+const PROC_READ: [&std::ffi::CStr; 3] = [c"/proc/cpuinfo", c"/proc/meminfo", c"/proc/stat"];
+
+/// Writes the user namespace's maps (`setgroups` first).
+fn write_maps(maps: &[(CString, CString); 3]) -> io::Result<()> {
+    for (path, text) in maps {
+        write_file(path, text)?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to an open descriptor, in one `write`.
+fn write_fd(fd: &OwnedFd, bytes: &[u8]) -> io::Result<()> {
+    // SAFETY: a buffer of the length given, on an open descriptor.
+    let n = unsafe { libc::write(fd.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+    check_rc(if n < 0 { -1 } else { 0 })
 }
 
 /// The limits to set, each with its step in `steps`.

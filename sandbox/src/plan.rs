@@ -17,10 +17,9 @@ const SYSTEM_READ: &[&str] = &[
     "/bin",
     "/sbin",
     "/etc",
-    // What runtimes read about the machine (CPUs, memory, cgroup limits).
-    "/proc/cpuinfo",
-    "/proc/meminfo",
-    "/proc/stat",
+    // What runtimes read about the machine (CPUs, cgroup limits; its
+    // `/proc` files are ruled in the child, once its own `/proc` is
+    // mounted: linux.rs).
     "/sys/devices/system/cpu",
     "/sys/fs/cgroup",
 ];
@@ -58,8 +57,13 @@ pub(crate) struct Plan {
     pub(crate) scratch: Vec<PathBuf>,
     /// No network: a user and network namespace.
     pub(crate) deny_network: bool,
-    /// A user namespace (for `network` other than true, and `processes`).
+    /// A user, PID and mount namespace, with a `/proc` of the server's
+    /// own: under every sandbox, so that no setting leaves the agent's
+    /// processes (their environment, memory, signals) in reach.
     pub(crate) user_namespace: bool,
+    /// The setting a refused namespace is reported as (see
+    /// [`namespace_setting`]).
+    pub(crate) namespace_setting: &'static str,
     /// `network = [...]`: the namespace gets a loopback and a proxy on it
     /// that lets these `host:port` pairs through (`proxy.rs`).
     pub(crate) allow_list: Option<Vec<String>>,
@@ -95,7 +99,8 @@ impl Plan {
     pub(crate) fn new(sandbox: &SandboxConfig, target: &Target<'_>) -> std::io::Result<Plan> {
         let mut plan = Plan {
             deny_network: sandbox.network == NetworkPolicy::Deny,
-            user_namespace: sandbox.needs_user_namespace(),
+            user_namespace: true,
+            namespace_setting: namespace_setting(sandbox),
             files_setting: "read",
             ..Plan::default()
         };
@@ -132,17 +137,14 @@ impl Plan {
             plan.write.extend(grants::all_but(home));
             plan.write.extend(grants::cwd_in(home, target.cwd));
             plan.write.extend(DEVICES.iter().map(PathBuf::from));
-            let mut read: Vec<PathBuf> = SYSTEM_READ
-                .iter()
-                .filter(|p| p.starts_with("/proc/"))
-                .map(PathBuf::from)
-                .collect();
-            read.extend(runtime_paths(target));
-            plan.read = Some(read);
+            plan.read = Some(runtime_paths(target));
         }
-        if plan.read.is_some() {
-            // A confined package manager gets caches of its own, never the
-            // agent's (which unconfined runs execute from).
+        {
+            // A sandboxed package manager gets caches of its own, never the
+            // agent's (which unconfined runs execute from): whatever the
+            // settings, `npx`/`uvx` do not write the agent's caches on their
+            // own (a server that writes them on purpose is stopped only by
+            // confining files).
             let caches = grants::private_caches(
                 target.server,
                 target.program,
@@ -170,6 +172,34 @@ impl Plan {
         create_private_dir(&dir)?;
         self.scratch.push(dir.clone());
         Ok(dir)
+    }
+}
+
+/// The setting a refused namespace names (the error's `setting`, and the
+/// one `required = false` drops with the namespace): `network` when it is
+/// not `true`, else `processes`, else the one confining files, else the
+/// first limit (`memory`, `cpu`, `open_files`, `file_size`); `network` for
+/// a sandbox table with no setting at all.
+pub(crate) fn namespace_setting(sandbox: &SandboxConfig) -> &'static str {
+    let limits = &sandbox.limits;
+    if sandbox.network != NetworkPolicy::Allow {
+        "network"
+    } else if limits.processes.is_some() {
+        "processes"
+    } else if sandbox.files.is_some() {
+        "read"
+    } else if sandbox.home == HomePolicy::Isolated {
+        "home"
+    } else if limits.memory.is_some() {
+        "memory"
+    } else if limits.cpu_seconds.is_some() {
+        "cpu"
+    } else if limits.open_files.is_some() {
+        "open_files"
+    } else if limits.file_size.is_some() {
+        "file_size"
+    } else {
+        "network"
     }
 }
 

@@ -9,13 +9,18 @@ use super::{Limits, SandboxConfig};
 use crate::error::Error;
 
 /// The directories made for one start of a server (its isolated HOME and
-/// temp dir): removed when the process is dropped.
+/// temp dir, and as root with `processes` its pids cgroup): removed when
+/// the process is dropped.
 #[derive(Debug, Default)]
-pub struct Scratch(Vec<PathBuf>);
+pub struct Scratch {
+    dirs: Vec<PathBuf>,
+    #[cfg(target_os = "linux")]
+    _cgroup: Option<super::cgroup::PidsCgroup>,
+}
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        for dir in &self.0 {
+        for dir in &self.dirs {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
@@ -95,7 +100,12 @@ pub fn confine(
         reason: format!("preparing it failed: {e}"),
     };
     let mut plan = Plan::new(sandbox, target).map_err(|e| failed("home", e))?;
-    let scratch = Scratch(std::mem::take(&mut plan.scratch));
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
+    let mut scratch = Scratch {
+        dirs: std::mem::take(&mut plan.scratch),
+        #[cfg(target_os = "linux")]
+        _cgroup: None,
+    };
     let mut limits = sandbox.limits;
     let mut unenforced = std::mem::take(&mut plan.unenforced);
     unenforced.extend(platform_gaps(sandbox, &plan, &limits));
@@ -116,11 +126,15 @@ pub fn confine(
     for (key, value) in &plan.env {
         cmd.env(key, value);
     }
-    let files = plan.files_setting;
     #[cfg_attr(not(target_os = "linux"), allow(clippy::let_unit_value))]
-    let _enforced = enforce(&plan, &limits, cmd).map_err(|e| failed(files, e))?;
+    let _enforced =
+        enforce(&plan, &limits, server, cmd).map_err(|(setting, e)| failed(setting, e))?;
     #[cfg(target_os = "linux")]
-    let (steps, back) = _enforced;
+    let (steps, back) = {
+        let (steps, back, cgroup) = _enforced;
+        scratch._cgroup = cgroup;
+        (steps, back)
+    };
     Ok(Confined {
         scratch,
         #[cfg(target_os = "linux")]
@@ -148,7 +162,14 @@ fn relax(plan: &mut Plan, limits: &mut Limits, setting: &str) {
         "file_size" => limits.file_size = None,
         _ => {}
     }
-    plan.user_namespace = plan.deny_network || limits.processes.is_some();
+    // A refused namespace is reported as this setting: without it, there
+    // is none (the agent's processes are then in reach, unless files are
+    // confined: Landlock grants no other process's `/proc`).
+    if setting == plan.namespace_setting {
+        plan.user_namespace = false;
+        plan.deny_network = false;
+        plan.allow_list = None;
+    }
 }
 
 /// The settings this platform cannot enforce: off Linux, the table of
@@ -162,27 +183,41 @@ fn platform_gaps(sandbox: &SandboxConfig, plan: &Plan, limits: &Limits) -> Vec<U
     gaps
 }
 
+/// What enforcing a plan keeps on Linux: the steps (for
+/// [`Confined::refusal`]), the proxy listener's way back, the pids cgroup.
 #[cfg(target_os = "linux")]
-#[allow(clippy::type_complexity)]
+type Enforced = (
+    std::sync::Arc<[super::linux::Step]>,
+    Option<std::os::fd::OwnedFd>,
+    Option<super::cgroup::PidsCgroup>,
+);
+
+/// A preparation that failed: the setting, and why.
+type Failed = (&'static str, std::io::Error);
+
+#[cfg(target_os = "linux")]
 fn enforce(
     plan: &Plan,
     limits: &Limits,
+    server: &str,
     cmd: &mut tokio::process::Command,
-) -> std::io::Result<(
-    std::sync::Arc<[super::linux::Step]>,
-    Option<std::os::fd::OwnedFd>,
-)> {
-    let (prepared, back) = super::linux::Prepared::new(plan, limits)?;
+) -> Result<Enforced, Failed> {
+    let (prepared, back, cgroup) = super::linux::Prepared::new(plan, limits, server)?;
     let steps = prepared.steps();
     // SAFETY: `apply` only makes syscalls on data prepared before the fork.
     unsafe {
         cmd.pre_exec(move || prepared.apply());
     }
-    Ok((steps, back))
+    Ok((steps, back, cgroup))
 }
 
 #[cfg(all(unix, not(target_os = "linux")))]
-fn enforce(_: &Plan, limits: &Limits, cmd: &mut tokio::process::Command) -> std::io::Result<()> {
+fn enforce(
+    _: &Plan,
+    limits: &Limits,
+    _: &str,
+    cmd: &mut tokio::process::Command,
+) -> Result<(), Failed> {
     let limits = *limits;
     // SAFETY: setrlimit only.
     unsafe {
@@ -210,6 +245,6 @@ fn enforce(_: &Plan, limits: &Limits, cmd: &mut tokio::process::Command) -> std:
 }
 
 #[cfg(not(unix))]
-fn enforce(_: &Plan, _: &Limits, _: &mut tokio::process::Command) -> std::io::Result<()> {
+fn enforce(_: &Plan, _: &Limits, _: &str, _: &mut tokio::process::Command) -> Result<(), Failed> {
     Ok(())
 }

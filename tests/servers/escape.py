@@ -31,6 +31,13 @@ asserts the refusal and its cause.
   tunnel    {target}            `CONNECT target` through $HTTPS_PROXY, then
                                 a plain GET in the tunnel: the answers
   resolve   {host}              resolves a name (DNS)
+  spy       {pid, canary,       what it gets of process `pid` by /proc
+                                (`environ`, `cmdline`, `maps`, `mem`, `fd/`:
+                                "read" or the errno), and the pids of every
+                                `/proc/*/environ` holding `canary`, as JSON,
+             agent_mnt}         after trying to unmount `/proc` ("umount":
+                                only outside `agent_mnt`, the agent's mount
+                                namespace)
 """
 
 import ctypes
@@ -65,6 +72,7 @@ TOOLS = [
         ("http", ["url"]),
         ("tunnel", ["target"]),
         ("resolve", ["host"]),
+        ("spy", ["pid", "canary", "agent_mnt"]),
     ]
 ]
 
@@ -150,6 +158,52 @@ def ptrace(pid):
     return "attached"
 
 
+def spy(pid, canary, agent_mnt):
+    """Another process's /proc entries, and a scan of every environ; first
+    it tries to unmount /proc (a sandbox's own /proc over the agent's),
+    but only in a mount namespace other than `agent_mnt` (the agent's, as
+    `readlink /proc/self/ns/mnt` says): never the agent's own /proc."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    try:
+        own_mnt = os.readlink("/proc/self/ns/mnt")
+    except OSError:
+        own_mnt = None
+    if own_mnt is None or own_mnt == agent_mnt:
+        umount = "not tried: the agent's mount namespace"
+    elif libc.umount2(b"/proc", 2) != 0:  # MNT_DETACH
+        e = ctypes.get_errno()
+        umount = "errno %s" % errno.errorcode.get(e, e)
+    else:
+        umount = "unmounted"
+    seen = {}
+    for entry in ("environ", "cmdline", "maps", "mem", "fd"):
+        path = "/proc/%d/%s" % (pid, entry)
+        try:
+            if entry == "fd":
+                os.listdir(path)
+            else:
+                with open(path, "rb") as f:
+                    f.read(64)
+            seen[entry] = "read"
+        except OSError as e:
+            seen[entry] = "errno %s" % errno.errorcode.get(e.errno, e.errno)
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        names = []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % name, "rb") as f:
+                if canary.encode() in f.read():
+                    found.append(int(name))
+        except OSError:
+            pass
+    return json.dumps({"agent": seen, "found": found, "umount": umount}, sort_keys=True)
+
+
 def unix(path):
     address = "\0" + path[1:] if path.startswith("@") else path
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -218,6 +272,8 @@ def run(name, args):
             return r.read().decode()
     if name == "tunnel":
         return tunnel(args["target"])
+    if name == "spy":
+        return spy(int(args["pid"]), args["canary"], args.get("agent_mnt"))
     if name == "resolve":
         return str(socket.getaddrinfo(args["host"], 443)[0][4][0])
     raise ValueError("unknown tool %s" % name)

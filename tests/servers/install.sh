@@ -61,3 +61,19 @@ if [[ ! -x .venv-sdk1/bin/python || ! -f "$sdk1_stamp" || "$(cat "$sdk1_stamp")"
   .venv-sdk1/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-sdk1.txt
   hash_of requirements-sdk1.txt >"$sdk1_stamp"
 fi
+
+# --- uv, and wheels for an offline `uvx` (tests/tests/escape.rs) -------------
+# uv from PyPI (the binary ships in the wheel) into the venv, and the
+# wheels of mcp-server-time and its dependencies, which `uvx --offline
+# --no-index --find-links wheels` installs from.
+uv_version="0.13.8"
+uv_stamp="wheels/.mcpbind-install-stamp"
+uv_want="$uv_version $(hash_of requirements.txt)"
+if [[ ! -x .venv/bin/uvx || ! -f "$uv_stamp" || "$(cat "$uv_stamp")" != "$uv_want" ]]; then
+  log "pip install uv, pip download wheels (offline uvx)"
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check "uv==$uv_version"
+  rm -rf wheels
+  .venv/bin/python -m pip download --quiet --disable-pip-version-check \
+    --only-binary=:all: --dest wheels -r requirements.txt
+  printf '%s\n' "$uv_want" >"$uv_stamp"
+fi

@@ -81,19 +81,7 @@ impl Watched {
     /// The process whose pid the server wrote to `pidfile`.
     fn from_pidfile(pidfile: &Path) -> Watched {
         let text = std::fs::read_to_string(pidfile).unwrap();
-        let pid: i32 = text.trim().parse().unwrap();
-        // SAFETY: pidfd_open takes plain values.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        assert!(
-            fd >= 0,
-            "pidfd_open({pid}): {}",
-            std::io::Error::last_os_error()
-        );
-        Watched {
-            pid,
-            // SAFETY: a new descriptor nothing else owns.
-            fd: unsafe { OwnedFd::from_raw_fd(fd as i32) },
-        }
+        Watched::from_pid(text.trim().parse().unwrap())
     }
 
     /// Whether the process has ended, waiting for it up to `millis`.
@@ -148,6 +136,56 @@ impl Drop for Watched {
 }
 
 impl Watched {
+    /// The process whose pid in the PID namespace of the server whose
+    /// process (the reaper, outside it) is `reaper` the server wrote to
+    /// `pidfile`: found by its namespace and its pid there.
+    fn from_namespaced_pidfile(pidfile: &Path, reaper: u32) -> Watched {
+        let inner: i32 = std::fs::read_to_string(pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let children = format!("/proc/{reaper}/task/{reaper}/children");
+        let init = std::fs::read_to_string(&children).unwrap();
+        let init = init
+            .split_whitespace()
+            .next()
+            .unwrap_or_else(|| panic!("{children}: no init"));
+        let ns = std::fs::read_link(format!("/proc/{init}/ns/pid")).unwrap();
+        let found = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .find(|pid| {
+                let same_ns =
+                    std::fs::read_link(format!("/proc/{pid}/ns/pid")).is_ok_and(|n| n == ns);
+                let status =
+                    std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+                let nspid = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("NSpid:"))
+                    .and_then(|l| l.split_whitespace().last()?.parse::<i32>().ok());
+                same_ns && nspid == Some(inner)
+            })
+            .unwrap_or_else(|| panic!("no process is pid {inner} in {ns:?}"));
+        Watched::from_pid(found)
+    }
+
+    fn from_pid(pid: i32) -> Watched {
+        // SAFETY: pidfd_open takes plain values.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        assert!(
+            fd >= 0,
+            "pidfd_open({pid}): {}",
+            std::io::Error::last_os_error()
+        );
+        Watched {
+            pid,
+            // SAFETY: a new descriptor nothing else owns.
+            fd: unsafe { OwnedFd::from_raw_fd(fd as i32) },
+        }
+    }
+
     fn fd_raw(&self) -> i32 {
         use std::os::fd::AsRawFd as _;
         self.fd.as_raw_fd()
@@ -250,29 +288,6 @@ async fn isolated_home_hides_the_agents_home_by_path() {
     assert_eq!(
         call(&client, "write", json!({"path": written, "text": "x"})).await,
         (false, "written".to_owned())
-    );
-}
-
-/// A script granted by the command line grants the script, not its folder:
-/// a file beside it is refused.
-#[tokio::test]
-async fn a_file_beside_the_script_is_refused() {
-    require_landlock();
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("server.py");
-    std::fs::copy(escape_script(), &script).unwrap();
-    let beside = dir.path().join("beside.txt");
-    std::fs::write(&beside, "next to the script").unwrap();
-    let config = config_for(&script, Some(read_nothing()));
-    let client = Client::connect(&config, "escape").await.unwrap();
-    refused(&client, "read", json!({"path": beside}), "EACCES").await;
-    // Without a sandbox the same read succeeds: the refusal is the sandbox's.
-    let open = Client::connect(&config_for(&script, None), "escape")
-        .await
-        .unwrap();
-    assert_eq!(
-        call(&open, "read", json!({"path": beside})).await,
-        (false, "next to the script".to_owned())
     );
 }
 
@@ -412,31 +427,69 @@ async fn a_confined_npx_server_cannot_write_the_agents_cache() {
     std::fs::remove_dir_all(own.parent().unwrap()).unwrap();
 }
 
-/// A daemon the server double-forked with `setsid` (a session and process
-/// group of its own, ignoring SIGHUP and SIGTERM) ends with the server
-/// under `network = false`: the server runs in a PID namespace whose init
-/// exits with it, and the kernel kills what is left in the namespace.
-#[tokio::test]
-async fn a_setsid_daemon_ends_with_a_namespaced_server() {
+/// `network = false` alone: `npx` and `uvx` run from caches of their own,
+/// and the agent's (`~/.npm`, `~/.cache/uv`) are not written. The agent is
+/// the CLI, with HOME a temp dir; both run offline: `npx` from a tarball,
+/// `uvx` from the wheels tests/servers/install.sh downloads.
+#[test]
+fn npx_and_uvx_caches_are_private_under_network_false_alone() {
+    let home = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("daemon.pid");
-    let client = Client::connect(
-        &escape_config(SandboxBuilder::new().network(false)),
-        "escape",
-    )
-    .await
-    .unwrap();
-    let (failed, text) = call(&client, "daemon", json!({"pidfile": pidfile})).await;
-    assert!(!failed, "{text}");
-    let daemon = Watched::from_pidfile(&pidfile);
-    assert!(!daemon.ended_within(0), "the daemon ended on its own");
-    // It left the server's process group: only the namespace can end it.
-    // SAFETY: getpgid takes a pid.
-    let group = unsafe { libc::getpgid(daemon.pid) };
-    let server = client.process_id().await.unwrap();
-    assert_ne!(u32::try_from(group).ok(), Some(server), "not a daemon");
-    client.close().await;
-    daemon.assert_ends("the setsid daemon");
+    let tarball = escape_package(dir.path());
+    let servers = util::servers_dir();
+    let toml = |p: &Path| util::toml_str(&p.display().to_string());
+    let config = format!(
+        "[servers.npx]\ncommand = \"npx\"\nargs = [\"--yes\", \"--offline\", \"--package\", {}, \"escape-server\"]\n\
+         [servers.npx.sandbox]\nnetwork = false\n\
+         [servers.uvx]\ncommand = {}\nargs = [\"--offline\", \"--no-index\", \"--find-links\", {}, \"--python\", {}, \"mcp-server-time\", \"--local-timezone\", \"UTC\"]\n\
+         [servers.uvx.sandbox]\nnetwork = false\n",
+        toml(&tarball),
+        toml(&servers.join(".venv/bin/uvx")),
+        toml(&servers.join("wheels")),
+        toml(&servers.join(".venv/bin/python")),
+    );
+    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+    let home_str = home.path().display().to_string();
+    let cache_home = home.path().join(".cache");
+    let cache_str = cache_home.display().to_string();
+    let env = [
+        ("HOME", home_str.as_str()),
+        ("XDG_CACHE_HOME", cache_str.as_str()),
+    ];
+    let out = util::mcpbind_env(dir.path(), &["call", "npx", "env", "{}"], &env);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let server_env: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let own = PathBuf::from(server_env["npm_config_cache"].as_str().unwrap_or_default());
+    assert!(
+        own.starts_with(cache_home.join("mcpbind/sandbox")) && own.join("_npx").is_dir(),
+        "npx did not install into a cache of its own: {own:?}"
+    );
+    assert!(
+        !home.path().join(".npm").exists(),
+        "npx wrote the agent's ~/.npm"
+    );
+    let args = json!({"timezone": "UTC"}).to_string();
+    let out = util::mcpbind_env(
+        dir.path(),
+        &["call", "uvx", "get_current_time", &args],
+        &env,
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stdout.contains("UTC"), "{out:?}");
+    assert!(
+        !cache_home.join("uv").exists(),
+        "uvx wrote the agent's ~/.cache/uv"
+    );
+    let sandbox = std::fs::read_dir(cache_home.join("mcpbind/sandbox")).unwrap();
+    let uv_cache = sandbox
+        .flatten()
+        .map(|e| e.path().join("uv-cache"))
+        .find(|p| p.is_dir())
+        .expect("no private uv cache");
+    assert!(
+        std::fs::read_dir(&uv_cache).unwrap().next().is_some(),
+        "{uv_cache:?} is empty"
+    );
 }
 
 /// Runs `body` on a thread of its own, under a seccomp filter that makes
@@ -535,7 +588,7 @@ fn a_refused_unshare_names_the_setting_and_the_errno() {
     assert_eq!((server.as_str(), setting.as_str()), ("escape", "network"));
     assert!(
         reason.starts_with(
-            "unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET) was refused at spawn: EPERM"
+            "unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET) was refused at spawn: EPERM"
         ),
         "{reason}"
     );
@@ -582,89 +635,6 @@ fn landlock_abi() -> i64 {
     }
 }
 
-fn running_as_root() -> bool {
-    // SAFETY: getuid cannot fail.
-    unsafe { libc::getuid() == 0 }
-}
-
-/// The agent's own process (the test's): its environment by `/proc`,
-/// `ptrace` and a signal are refused to a server whose files are confined
-/// (Landlock: `/proc/PID` of another process is not granted, a sandboxed
-/// process cannot ptrace one outside its domain, and from ABI 6 cannot
-/// signal one); in a PID namespace the agent has no pid at all.
-#[tokio::test]
-async fn the_agent_process_is_out_of_reach() {
-    require_landlock();
-    assert!(
-        landlock_abi() >= 6,
-        "refusing signals to the agent needs Landlock ABI 6 (Linux 6.12), this kernel has {}",
-        landlock_abi()
-    );
-    let agent = std::process::id();
-    let environ = format!("/proc/{agent}/environ");
-    for sandbox in [read_nothing(), SandboxBuilder::new().home("isolated")] {
-        let client = Client::connect(&escape_config(sandbox), "escape")
-            .await
-            .unwrap();
-        refused(&client, "read", json!({ "path": environ }), "EACCES").await;
-        refused(&client, "ptrace", json!({ "pid": agent }), "EPERM").await;
-        refused(&client, "signal", json!({ "pid": agent }), "EPERM").await;
-    }
-    let client = Client::connect(
-        &escape_config(SandboxBuilder::new().network(false)),
-        "escape",
-    )
-    .await
-    .unwrap();
-    refused(&client, "ptrace", json!({ "pid": agent }), "ESRCH").await;
-    refused(&client, "signal", json!({ "pid": agent }), "ESRCH").await;
-}
-
-/// `network = false`: TCP and UDP have no route (the namespace has only a
-/// loopback, down), and the agent's abstract unix sockets are another
-/// namespace's; with files confined, Landlock (ABI 6) refuses abstract
-/// sockets made outside the sandbox too.
-#[tokio::test]
-async fn raw_tcp_udp_and_abstract_sockets_are_refused() {
-    use std::os::linux::net::SocketAddrExt as _;
-    let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    let name = format!("mcpbind-escape-{}", std::process::id());
-    let address = std::os::unix::net::SocketAddr::from_abstract_name(&name).unwrap();
-    let _abstract = std::os::unix::net::UnixListener::bind_addr(&address).unwrap();
-    let port = |addr: std::net::SocketAddr| addr.port();
-    let open = Client::connect(&escape_config(SandboxBuilder::new()), "escape")
-        .await
-        .unwrap();
-    let tcp_target = json!({"host": "127.0.0.1", "port": port(tcp.local_addr().unwrap())});
-    let udp_target = json!({"host": "127.0.0.1", "port": port(udp.local_addr().unwrap())});
-    let unix_target = json!({ "path": format!("@{name}") });
-    // Unconfined, all three are reachable: the refusals below are the
-    // sandbox's.
-    for (tool, target) in [
-        ("tcp", &tcp_target),
-        ("udp", &udp_target),
-        ("unix", &unix_target),
-    ] {
-        let (failed, text) = call(&open, tool, target.clone()).await;
-        assert!(!failed, "{tool}: {text}");
-    }
-    let client = Client::connect(
-        &escape_config(SandboxBuilder::new().network(false)),
-        "escape",
-    )
-    .await
-    .unwrap();
-    refused(&client, "tcp", tcp_target, "ENETUNREACH").await;
-    refused(&client, "udp", udp_target, "ENETUNREACH").await;
-    refused(&client, "unix", unix_target.clone(), "ECONNREFUSED").await;
-    require_landlock();
-    let client = Client::connect(&escape_config(read_nothing()), "escape")
-        .await
-        .unwrap();
-    refused(&client, "unix", unix_target, "EPERM").await;
-}
-
 /// The agent's pathname unix sockets (an ssh-agent, a docker socket) stay
 /// reachable: a network namespace does not cover them, and Landlock up to
 /// ABI 7 (this machine's kind) does not govern `connect()` on them. This
@@ -690,80 +660,6 @@ async fn pathname_unix_sockets_stay_reachable_up_to_landlock_abi_7() {
     assert!(
         !failed,
         "connect() to a pathname socket was refused ({text}): the README says it is not"
-    );
-}
-
-/// A fork bomb under `processes`: bounded for a user other than root. The
-/// kernel does not apply RLIMIT_NPROC to root, so as root the setting is
-/// refused at connect (and this test says so), never silently unenforced.
-#[tokio::test]
-async fn a_fork_bomb_is_bounded_by_processes() {
-    let config = escape_config(SandboxBuilder::new().processes(8));
-    if running_as_root() {
-        let error = Client::connect(&config, "escape").await.unwrap_err();
-        assert!(
-            matches!(&error, mcpbind::Error::Sandbox { setting, .. } if setting == "processes"),
-            "{error:#}"
-        );
-        assert!(error.to_string().contains("RLIMIT_NPROC"), "{error}");
-        eprintln!(
-            "running as root: `processes` cannot be enforced, and connecting says so: {error}"
-        );
-        return;
-    }
-    let client = Client::connect(&config, "escape").await.unwrap();
-    let (failed, text) = call(&client, "forkbomb", json!({"count": 200})).await;
-    assert!(!failed, "{text}");
-    let forked: usize = text
-        .strip_prefix("forked ")
-        .and_then(|t| t.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("{text}"));
-    assert!(forked < 8 && text.ends_with("(errno EAGAIN)"), "{text}");
-}
-
-/// A large file under a write grant: `file_size` bounds each file
-/// (`RLIMIT_FSIZE`); Python ignores SIGXFSZ, so the write fails with EFBIG.
-#[tokio::test]
-async fn a_large_file_is_bounded_by_file_size() {
-    require_landlock();
-    let dir = tempfile::tempdir().unwrap();
-    let sandbox = read_nothing().write([dir.path()]).file_size("1M");
-    let client = Client::connect(&escape_config(sandbox), "escape")
-        .await
-        .unwrap();
-    let big = dir.path().join("big");
-    refused(
-        &client,
-        "bigfile",
-        json!({"path": big, "bytes": 8 << 20}),
-        "EFBIG",
-    )
-    .await;
-    assert!(std::fs::metadata(&big).unwrap().len() <= 1 << 20);
-    let small = json!({"path": dir.path().join("small"), "bytes": 512 << 10});
-    assert_eq!(
-        call(&client, "bigfile", small).await,
-        (false, format!("wrote {}", 512 << 10))
-    );
-}
-
-/// `memory` bounds what the server allocates.
-#[tokio::test]
-async fn memory_is_bounded() {
-    let client = Client::connect(
-        &escape_config(SandboxBuilder::new().memory("256M")),
-        "escape",
-    )
-    .await
-    .unwrap();
-    assert_eq!(
-        call(&client, "alloc", json!({"bytes": 1u64 << 30})).await,
-        (true, "MemoryError".to_owned())
-    );
-    assert_eq!(
-        call(&client, "alloc", json!({"bytes": 16 << 20})).await,
-        (false, format!("allocated {}", 16 << 20))
     );
 }
 
@@ -858,4 +754,405 @@ async fn the_network_allow_list_passes_only_listed_pairs() {
     .await;
     let (failed, text) = call(&client, "resolve", json!({"host": "example.com"})).await;
     assert!(failed, "resolved example.com to {text} without the proxy");
+}
+
+/// The escape matrix: each escape under each configuration that claims to
+/// stop it, one server per configuration. A cell a configuration does not
+/// claim is listed as such (README's sandbox table says the same); the
+/// cells are written to stderr past the test harness's capture, so they
+/// show in every run.
+mod matrix {
+    use std::io::Write as _;
+    use std::path::PathBuf;
+
+    use mcpbind::{Client, SandboxBuilder};
+    use serde_json::{json, Value};
+
+    use super::{call, config_for, escape_script, require_landlock, Watched};
+
+    /// `processes` in the matrix: a fork loop of `LIMIT + 10` children.
+    const LIMIT: u64 = 8;
+
+    /// A configuration of the matrix (`None`: no sandbox, the baseline
+    /// every refusal is measured against).
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    enum Setting {
+        None,
+        Network,
+        Processes,
+        Limits,
+        Files,
+        Home,
+        All,
+    }
+
+    /// An escape.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    enum Escape {
+        /// A file in the agent's HOME, by absolute path.
+        Home,
+        /// A file beside the server's script.
+        Beside,
+        /// Writing the agent's npm cache.
+        Cache,
+        /// The agent's `/proc/PID/{environ,cmdline,maps,mem,fd}`, and a
+        /// scan of every `/proc/*/environ` for a canary another process of
+        /// the agent holds.
+        Proc,
+        Ptrace,
+        Signal,
+        Tcp,
+        Udp,
+        Abstract,
+        /// A pathname unix socket of the agent's.
+        Pathname,
+        FileSize,
+        Memory,
+        Processes,
+        /// A `setsid` daemon outliving the server.
+        Daemon,
+    }
+
+    const ESCAPES: [Escape; 14] = [
+        Escape::Home,
+        Escape::Beside,
+        Escape::Cache,
+        Escape::Proc,
+        Escape::Ptrace,
+        Escape::Signal,
+        Escape::Tcp,
+        Escape::Udp,
+        Escape::Abstract,
+        Escape::Pathname,
+        Escape::FileSize,
+        Escape::Memory,
+        Escape::Processes,
+        Escape::Daemon,
+    ];
+
+    /// Whether `setting` claims to stop `escape`: README's table.
+    fn claims(setting: Setting, escape: Escape) -> bool {
+        use Escape as E;
+        use Setting as S;
+        if setting == S::None {
+            return false;
+        }
+        match escape {
+            // Every sandbox: a PID namespace with a /proc of its own.
+            E::Proc | E::Ptrace | E::Signal | E::Daemon => true,
+            // The agent's npm cache is in its HOME.
+            E::Home | E::Cache => matches!(setting, S::Files | S::Home | S::All),
+            E::Beside => matches!(setting, S::Files | S::All),
+            E::Tcp | E::Udp => matches!(setting, S::Network | S::All),
+            // A network namespace, or Landlock's scope (ABI 6).
+            E::Abstract => matches!(setting, S::Network | S::Files | S::Home | S::All),
+            // Landlock up to ABI 7 does not govern connect() on them.
+            E::Pathname => false,
+            E::FileSize | E::Memory => matches!(setting, S::Limits | S::All),
+            E::Processes => matches!(setting, S::Processes | S::All),
+        }
+    }
+
+    /// What the escapes aim at, on the agent's side.
+    struct Targets {
+        /// A secret in the agent's HOME.
+        home_secret: PathBuf,
+        _home: tempfile::TempDir,
+        /// The server's script, with `beside.txt` next to it.
+        script: PathBuf,
+        beside: PathBuf,
+        _script_dir: tempfile::TempDir,
+        cache_poison: PathBuf,
+        /// Granted for writing (`file_size`'s file goes there).
+        writable: tempfile::TempDir,
+        tcp: std::net::TcpListener,
+        udp: std::net::UdpSocket,
+        abstract_name: String,
+        _abstract: std::os::unix::net::UnixListener,
+        pathname: PathBuf,
+        _pathname: std::os::unix::net::UnixListener,
+        /// Another process of the agent's, with `canary` in its
+        /// environment from its start (as the agent's own keys are).
+        witness: std::process::Child,
+        canary: String,
+    }
+
+    impl Targets {
+        fn new(setting: Setting) -> Targets {
+            use std::os::linux::net::SocketAddrExt as _;
+            let home = tempfile::tempdir_in(super::agent_home()).unwrap();
+            let home_secret = home.path().join("id_matrix");
+            std::fs::write(&home_secret, "agent private key").unwrap();
+            let script_dir = tempfile::tempdir().unwrap();
+            let script = script_dir.path().join("server.py");
+            std::fs::copy(escape_script(), &script).unwrap();
+            let beside = script_dir.path().join("beside.txt");
+            std::fs::write(&beside, "next to the script").unwrap();
+            let tag = format!("{setting:?}-{}", std::process::id()).to_lowercase();
+            let cache_poison = super::agent_npm_cache().join(format!("mcpbind-poison-{tag}"));
+            let abstract_name = format!("mcpbind-matrix-{tag}");
+            let address =
+                std::os::unix::net::SocketAddr::from_abstract_name(&abstract_name).unwrap();
+            let pathname = script_dir.path().join("agent.sock");
+            let canary = format!("spy-canary-{tag}");
+            let witness = std::process::Command::new("sleep")
+                .arg("3600")
+                .env("MCPBIND_SPY_CANARY", &canary)
+                .spawn()
+                .unwrap();
+            Targets {
+                home_secret,
+                _home: home,
+                script,
+                beside,
+                cache_poison,
+                writable: tempfile::tempdir().unwrap(),
+                tcp: std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
+                udp: std::net::UdpSocket::bind("127.0.0.1:0").unwrap(),
+                _abstract: std::os::unix::net::UnixListener::bind_addr(&address).unwrap(),
+                abstract_name,
+                _pathname: std::os::unix::net::UnixListener::bind(&pathname).unwrap(),
+                pathname,
+                _script_dir: script_dir,
+                witness,
+                canary,
+            }
+        }
+
+        fn sandbox(&self, setting: Setting) -> Option<SandboxBuilder> {
+            let new = SandboxBuilder::new;
+            let files = || {
+                new()
+                    .read(Vec::<PathBuf>::new())
+                    .write([self.writable.path()])
+            };
+            Some(match setting {
+                Setting::None => return None,
+                Setting::Network => new().network(false),
+                Setting::Processes => new().processes(LIMIT),
+                Setting::Limits => new().memory("256M").file_size("1M"),
+                Setting::Files => files(),
+                Setting::Home => new().home("isolated"),
+                Setting::All => files()
+                    .home("isolated")
+                    .network(false)
+                    .processes(LIMIT)
+                    .memory("256M")
+                    .file_size("1M"),
+            })
+        }
+    }
+
+    impl Drop for Targets {
+        fn drop(&mut self) {
+            let _ = self.witness.kill();
+            let _ = self.witness.wait();
+            let _ = std::fs::remove_file(&self.cache_poison);
+        }
+    }
+
+    /// Tries `escape`: whether it was stopped, and what the server saw.
+    async fn attempt(client: &Client, escape: Escape, t: &Targets) -> (bool, String) {
+        let errno = |failed: bool, text: &str, names: &[&str]| {
+            failed
+                && names
+                    .iter()
+                    .any(|n| text.starts_with(&format!("errno {n}")))
+        };
+        let agent = std::process::id();
+        let port = |a: std::net::SocketAddr| a.port();
+        let (stopped, text) = match escape {
+            Escape::Home | Escape::Beside => {
+                let path = if escape == Escape::Home {
+                    &t.home_secret
+                } else {
+                    &t.beside
+                };
+                let (failed, text) = call(client, "read", json!({ "path": path })).await;
+                (errno(failed, &text, &["EACCES"]), text)
+            }
+            Escape::Cache => {
+                let args = json!({"path": t.cache_poison, "text": "x"});
+                let (failed, text) = call(client, "write", args).await;
+                let stopped = errno(failed, &text, &["EACCES"]) && !t.cache_poison.exists();
+                (stopped, text)
+            }
+            Escape::Proc => {
+                // Unmounting /proc is tried only outside the agent's
+                // mount namespace (in it, as root, it would unmount the
+                // agent's).
+                let agent_mnt = std::fs::read_link("/proc/self/ns/mnt").unwrap();
+                let args = json!({"pid": agent, "canary": t.canary, "agent_mnt": agent_mnt});
+                let (failed, text) = call(client, "spy", args).await;
+                assert!(!failed, "spy: {text}");
+                let seen: Value = serde_json::from_str(&text).unwrap();
+                let nothing = seen["found"] == json!([])
+                    && seen["umount"] != "unmounted"
+                    && seen["agent"]
+                        .as_object()
+                        .unwrap()
+                        .values()
+                        .all(|v| v.as_str().is_some_and(|v| v.starts_with("errno")));
+                (nothing, text)
+            }
+            Escape::Ptrace | Escape::Signal => {
+                let tool = if escape == Escape::Ptrace {
+                    "ptrace"
+                } else {
+                    "signal"
+                };
+                let (failed, text) = call(client, tool, json!({ "pid": agent })).await;
+                (errno(failed, &text, &["ESRCH", "EPERM"]), text)
+            }
+            Escape::Tcp | Escape::Udp => {
+                let (tool, addr) = if escape == Escape::Tcp {
+                    ("tcp", t.tcp.local_addr().unwrap())
+                } else {
+                    ("udp", t.udp.local_addr().unwrap())
+                };
+                let args = json!({"host": "127.0.0.1", "port": port(addr)});
+                let (failed, text) = call(client, tool, args).await;
+                (errno(failed, &text, &["ENETUNREACH"]), text)
+            }
+            Escape::Abstract | Escape::Pathname => {
+                let path = if escape == Escape::Abstract {
+                    format!("@{}", t.abstract_name)
+                } else {
+                    t.pathname.display().to_string()
+                };
+                let (failed, text) = call(client, "unix", json!({ "path": path })).await;
+                (errno(failed, &text, &["ECONNREFUSED", "EPERM"]), text)
+            }
+            Escape::FileSize => {
+                let args = json!({"path": t.writable.path().join("big"), "bytes": 8 << 20});
+                let (failed, text) = call(client, "bigfile", args).await;
+                (errno(failed, &text, &["EFBIG"]), text)
+            }
+            Escape::Memory => {
+                let (failed, text) = call(client, "alloc", json!({"bytes": 1u64 << 30})).await;
+                (failed && text == "MemoryError", text)
+            }
+            Escape::Processes => {
+                let args = json!({ "count": LIMIT + 10 });
+                let (failed, text) = call(client, "forkbomb", args).await;
+                assert!(!failed, "forkbomb: {text}");
+                let forked: u64 = text
+                    .strip_prefix("forked ")
+                    .and_then(|t| t.split(' ').next())
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_else(|| panic!("{text}"));
+                (forked < LIMIT && text.ends_with("(errno EAGAIN)"), text)
+            }
+            Escape::Daemon => unreachable!("tried by `daemon_outlives`"),
+        };
+        (stopped, text.chars().take(240).collect())
+    }
+
+    /// Starts a `setsid` daemon, closes the client: whether the daemon
+    /// ended with the server.
+    async fn daemon_outlives(client: Client, dir: &std::path::Path) -> (bool, String) {
+        let pidfile = dir.join("daemon.pid");
+        let (failed, text) = call(&client, "daemon", json!({ "pidfile": pidfile })).await;
+        assert!(!failed, "daemon: {text}");
+        let reaper = client.process_id().await.unwrap();
+        let daemon = Watched::from_namespaced_pidfile(&pidfile, reaper);
+        assert!(!daemon.ended_within(0), "the daemon ended on its own");
+        client.close().await;
+        // A generous bound: the namespace ends it at once; without one it
+        // lives on (and `Watched` kills it).
+        let ended = daemon.ended_within(5_000);
+        (ended, format!("pid {}: ended {ended}", daemon.pid))
+    }
+
+    /// Runs every cell of `setting` on one server, lists them, and fails
+    /// on a claim that did not hold (the baseline: on an escape that was
+    /// stopped without a sandbox, which would make its refusals
+    /// meaningless).
+    async fn run(setting: Setting) {
+        require_landlock();
+        let targets = Targets::new(setting);
+        let config = config_for(&targets.script, targets.sandbox(setting));
+        let client = Client::connect(&config, "escape")
+            .await
+            .unwrap_or_else(|e| panic!("{setting:?}: {e:#}"));
+        let mut lines = Vec::new();
+        let mut wrong = Vec::new();
+        for escape in ESCAPES.into_iter().filter(|e| *e != Escape::Daemon) {
+            let claimed = claims(setting, escape);
+            // Without a sandbox, only what reaches the agent harmlessly is
+            // tried (no ptrace of the test process, no 1 GiB, no fork loop).
+            let tried = claimed
+                || (setting == Setting::None
+                    && !matches!(
+                        escape,
+                        Escape::Ptrace
+                            | Escape::FileSize
+                            | Escape::Memory
+                            | Escape::Processes
+                            | Escape::Daemon
+                    ));
+            if !tried {
+                lines.push(format!("{setting:?} × {escape:?}: not claimed"));
+                continue;
+            }
+            let (stopped, seen) = attempt(&client, escape, &targets).await;
+            let verdict = if stopped { "stopped" } else { "reached" };
+            lines.push(format!("{setting:?} × {escape:?}: {verdict} ({seen})"));
+            if stopped != claimed {
+                wrong.push(lines.last().cloned().unwrap_or_default());
+            }
+        }
+        if claims(setting, Escape::Daemon) {
+            let (stopped, seen) = daemon_outlives(client, targets.writable.path()).await;
+            lines.push(format!(
+                "{setting:?} × Daemon: {} ({seen})",
+                if stopped { "stopped" } else { "reached" }
+            ));
+            if !stopped {
+                wrong.push(lines.last().cloned().unwrap_or_default());
+            }
+        } else {
+            lines.push(format!("{setting:?} × Daemon: not claimed"));
+        }
+        let mut stderr = std::io::stderr().lock();
+        for line in &lines {
+            let _ = writeln!(stderr, "escape matrix: {line}");
+        }
+        assert!(wrong.is_empty(), "cells that did not hold: {wrong:#?}");
+    }
+
+    #[tokio::test]
+    async fn none() {
+        run(Setting::None).await;
+    }
+
+    #[tokio::test]
+    async fn network_only() {
+        run(Setting::Network).await;
+    }
+
+    #[tokio::test]
+    async fn processes_only() {
+        run(Setting::Processes).await;
+    }
+
+    #[tokio::test]
+    async fn limits_only() {
+        run(Setting::Limits).await;
+    }
+
+    #[tokio::test]
+    async fn files_only() {
+        run(Setting::Files).await;
+    }
+
+    #[tokio::test]
+    async fn home_only() {
+        run(Setting::Home).await;
+    }
+
+    #[tokio::test]
+    async fn all_together() {
+        run(Setting::All).await;
+    }
 }
