@@ -33,5 +33,6 @@ mod readme;
 mod review;
 mod roundtrip;
 mod status;
+mod testing;
 mod toolbox;
 mod toolbox_content;

@@ -432,14 +432,20 @@ pub(crate) async fn connect_stdio(
     }
 }
 
-/// Test builds: a session over an in-process stream (one half of a
-/// `tokio::io::duplex`), read through a tap as a process's stdout is.
-#[cfg(test)]
+/// A session over an in-process stream (one half of a
+/// `tokio::io::duplex`), read through a tap as a process's stdout is, with
+/// the handshake `first` names (no probe: an in-process server answers at
+/// once).
 pub(crate) async fn connect_in_process(
     name: &str,
     stream: tokio::io::DuplexStream,
     handler: &Handler,
+    first: super::First,
 ) -> Result<Session, Error> {
+    let lifecycle = match first {
+        super::First::Discover => Lifecycle::Discover,
+        super::First::Initialize | super::First::Locked => Lifecycle::Initialize,
+    };
     let (read, write) = tokio::io::split(stream);
     let tap = Arc::new(RawTap::default());
     let reader = TeeReader {
@@ -450,7 +456,7 @@ pub(crate) async fn connect_in_process(
         partial: Vec::new(),
     };
     let transport = AsyncRwTransport::<RoleClient, _, _>::new(reader, write);
-    match handshake(transport, handler, Lifecycle::Initialize).await {
+    match handshake(transport, handler, lifecycle).await {
         Ok(service) => Ok(Session {
             service,
             process: None,
