@@ -119,8 +119,7 @@ struct Shared {
     /// What timeouts, backoff, the breaker, task polling and idle
     /// connections read the time from (`crate::clock`).
     clock: Clock,
-    /// How the unit tests connect in-process instead of as configured.
-    #[cfg(test)]
+    /// How an in-process client connects instead of as configured.
     connector: Option<connection::Connector>,
 }
 

@@ -47,7 +47,7 @@ pub(crate) mod tools;
 mod wire;
 
 pub(crate) use headers::ToolSchemas;
-#[cfg(all(test, feature = "stdio"))]
+#[cfg(feature = "stdio")]
 pub(crate) use stdio::connect_in_process;
 #[cfg(feature = "stdio")]
 pub(crate) use stdio::Process;

@@ -282,6 +282,20 @@ pub mod toolbox {
     pub use mcpbind_toolbox::toolbox::{skill_catalog, SkillEntry};
 }
 
+/// Testing what calls MCP tools (feature `testing`): a generated client on
+/// an in-process double.
+///
+/// ```ignore
+/// let demo = mcpbind::testing::in_process!(demo::Server(MyDouble)).await?;
+/// ```
+#[cfg(feature = "testing")]
+pub mod testing {
+    pub use mcpbind_testing::{
+        canonical_arguments, in_process, json_diff, Cassette, CassetteError, Exchange, InProcess,
+        Recorder, Recording, Replay, ServerTape, ToolTape, Unrecorded, CASSETTE_VERSION,
+    };
+}
+
 /// Generates bindings from a lockfile at compile time (the same code the
 /// `build.rs` helper writes).
 ///

@@ -24,6 +24,8 @@ const VARS: &[(&str, &str)] = &[
     ("MCPBIND_MISBEHAVE_CANARY", "canary-53cr3t-9d1e"),
     // toolbox.rs: a secret in the config of a server the toolbox calls.
     ("MCPBIND_TOOLBOX_CANARY", "canary-7f3a9c2e-do-not-leak"),
+    // testing.rs: a secret that must not reach a cassette.
+    ("MCPBIND_CASSETTE_CANARY", "cassette-canary-4b7e"),
     // claims.rs: a header value read from the environment.
     ("MCPBIND_CLAIMS_HEADER", "from-the-environment"),
 ];

@@ -39,5 +39,6 @@ mod readme;
 mod review;
 mod roundtrip;
 mod status;
+mod testing;
 mod toolbox;
 mod toolbox_content;

@@ -167,11 +167,51 @@ impl Client {
         Client::of_parts(name, config, shared)
     }
 
+    /// A client whose every connection (the first, and each after one was
+    /// lost) is made in-process: `connect` gives one end of an in-memory
+    /// stream (`tokio::io::duplex`), whose other end something serves (as
+    /// `mcpbind-testing` serves a generated `Handler`). The client performs
+    /// the handshake its lockfile's protocol version `locked` calls for
+    /// (`server/discover` for 2026-07-28, else `initialize`), within
+    /// `connect_timeout`, and from then on works as over stdio: pins,
+    /// validation, events, timeouts, retries and approvals all apply.
+    #[cfg(feature = "stdio")]
+    pub fn in_process<F>(
+        name: &str,
+        config: ServerConfig,
+        locked: &str,
+        hooks: ClientHooks,
+        connect: F,
+    ) -> Client
+    where
+        F: Fn() -> tokio::io::DuplexStream + Send + Sync + 'static,
+    {
+        let first = First::for_locked(locked);
+        let (server, timeout) = (Arc::<str>::from(name), config.connect_timeout);
+        let connector: Connector = Box::new(move |handler| {
+            let (server, stream) = (Arc::clone(&server), connect());
+            Box::pin(async move {
+                let attempt = crate::connect::connect_in_process(&server, stream, &handler, first);
+                tokio::time::timeout(timeout, attempt)
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(Error::ConnectTimeout {
+                            server: server.to_string(),
+                            timeout,
+                        })
+                    })
+            })
+        });
+        let mut shared = Shared::new(name, &config, hooks, first, Clock::Wall);
+        shared.connector = Some(connector);
+        Client::of_parts(name, config, shared)
+    }
+
     /// Test builds: a client on tokio's clock (which the test may pause)
     /// that connects with `connector` (in-process) instead of as `config`
     /// says.
     #[cfg(test)]
-    pub(crate) fn in_process(name: &str, config: ServerConfig, connector: Connector) -> Client {
+    pub(crate) fn with_connector(name: &str, config: ServerConfig, connector: Connector) -> Client {
         let mut shared = Shared::new(
             name,
             &config,
@@ -237,15 +277,7 @@ impl Client {
         // it would be part of, and copied with, every call's future. (No
         // layer more around it: a generated client's `Send` is proven
         // through its type, which is deep already.)
-        #[cfg(not(test))]
-        let connecting = Box::pin(connect(
-            &self.name,
-            &self.config,
-            &self.shared.handler,
-            self.shared.first,
-        ));
-        #[cfg(test)]
-        let connecting = self.test_connecting();
+        let connecting = self.connecting();
         match connecting.await {
             Ok(session) => {
                 self.shared.breaker.success();
@@ -280,9 +312,9 @@ impl Client {
         }
     }
 
-    /// Test builds: the connect future, or the unit test's connector's.
-    #[cfg(test)]
-    fn test_connecting(&self) -> futures::future::BoxFuture<'_, Result<Session>> {
+    /// The connect future: the configured transport's, or the in-process
+    /// connector's ([`Client::in_process`]).
+    fn connecting(&self) -> futures::future::BoxFuture<'_, Result<Session>> {
         let handler = &self.shared.handler;
         match &self.shared.connector {
             Some(connector) => connector(handler.clone()),
@@ -385,16 +417,14 @@ impl Shared {
             subscriptions: subscribe::Subscriptions::default(),
             first,
             clock,
-            #[cfg(test)]
             connector: None,
         }
     }
 }
 
-/// Test builds: connects in-process (a session over an in-memory
-/// transport), or fails as a test asks, in place of the configured
+/// Connects in-process (a session over an in-memory transport), or, in
+/// the unit tests, fails as a test asks, in place of the configured
 /// transport.
-#[cfg(test)]
 pub(crate) type Connector =
     Box<dyn Fn(Handler) -> futures::future::BoxFuture<'static, Result<Session>> + Send + Sync>;
 

@@ -98,14 +98,14 @@ impl Fake {
     fn client(self: &Arc<Self>, config: ServerConfig) -> Client {
         let fake = Arc::clone(self);
         let connector: Connector = Box::new(move |handler| Box::pin(fake.connect(handler)));
-        Client::in_process("fake", config, connector)
+        Client::with_connector("fake", config, connector)
     }
 
     /// A new connection, served by a new server task.
     fn connect(&self, handler: Handler) -> impl std::future::Future<Output = Result<Session>> {
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         self.serve(theirs);
-        async move { crate::connect::connect_in_process("fake", ours, &handler).await }
+        async move { crate::connect::connect_in_process("fake", ours, &handler, crate::connect::First::Initialize).await }
     }
 
     fn serve(&self, stream: DuplexStream) {
@@ -312,7 +312,7 @@ async fn retries_back_off_by_exactly_the_configured_delays() {
         c.lifecycle.retry_backoff_max = 3 * SECOND;
         c.lifecycle.breaker_threshold = 10;
     });
-    let client = Client::in_process("fake", server, refusing(&fake, 3, attempts));
+    let client = Client::with_connector("fake", server, refusing(&fake, 3, attempts));
     let start = Instant::now();
     assert_eq!(call(&client, "ping", &retry_safe()).await.unwrap(), "ok");
     let offsets: Vec<Duration> = drain(&mut at).into_iter().map(|t| t - start).collect();
@@ -334,7 +334,7 @@ async fn retries_stop_before_the_call_would_outlive_its_limit() {
         c.lifecycle.retry_backoff_max = 60 * SECOND;
         c.lifecycle.breaker_threshold = 0;
     });
-    let client = Client::in_process("fake", server, refusing(&fake, usize::MAX, attempts));
+    let client = Client::with_connector("fake", server, refusing(&fake, usize::MAX, attempts));
     let start = Instant::now();
     let options = retry_safe().max_call_time(10 * SECOND);
     let err = call(&client, "ping", &options).await.unwrap_err();
@@ -430,7 +430,7 @@ async fn the_breaker_refuses_for_exactly_the_cooldown_then_probes_once() {
         c.lifecycle.breaker_cooldown = 30 * SECOND;
     });
     let connector = gated(&fake, Arc::clone(&open), Arc::clone(&go), attempts);
-    let client = Client::in_process("fake", server, connector);
+    let client = Client::with_connector("fake", server, connector);
     let options = CallOptions::default();
     for _ in 0..2 {
         let err = call(&client, "ping", &options).await.unwrap_err();
@@ -472,7 +472,7 @@ async fn a_failed_probe_opens_the_circuit_for_another_cooldown() {
         c.lifecycle.breaker_threshold = 1;
         c.lifecycle.breaker_cooldown = 10 * SECOND;
     });
-    let client = Client::in_process("fake", server, refusing(&fake, usize::MAX, attempts));
+    let client = Client::with_connector("fake", server, refusing(&fake, usize::MAX, attempts));
     let options = CallOptions::default();
     let start = Instant::now();
     assert!(call(&client, "ping", &options).await.is_err());

@@ -533,14 +533,20 @@ impl Failed<'_> {
     }
 }
 
-/// Test builds: a session over an in-process stream (one half of a
-/// `tokio::io::duplex`), read through a tap as a process's stdout is.
-#[cfg(test)]
+/// A session over an in-process stream (one half of a
+/// `tokio::io::duplex`), read through a tap as a process's stdout is, with
+/// the handshake `first` names (no probe: an in-process server answers at
+/// once).
 pub(crate) async fn connect_in_process(
     name: &str,
     stream: tokio::io::DuplexStream,
     handler: &Handler,
+    first: super::First,
 ) -> Result<Session, Error> {
+    let lifecycle = match first {
+        super::First::Discover => Lifecycle::Discover,
+        super::First::Initialize | super::First::Locked => Lifecycle::Initialize,
+    };
     let (read, write) = tokio::io::split(stream);
     let tap = Arc::new(RawTap::default());
     let reader = TeeReader {
@@ -551,7 +557,7 @@ pub(crate) async fn connect_in_process(
         partial: Vec::new(),
     };
     let transport = AsyncRwTransport::<RoleClient, _, _>::new(reader, write);
-    match handshake(transport, handler, Lifecycle::Initialize).await {
+    match handshake(transport, handler, lifecycle).await {
         Ok(service) => Ok(Session {
             service,
             process: None,

@@ -1,0 +1,29 @@
+//! Testing code that calls MCP tools: generated clients on in-process
+//! doubles, and recorded sessions (cassettes) replayed as doubles, checked
+//! against the lockfile. Use it through the `mcpbind` crate's `testing`
+//! feature (`mcpbind::testing`).
+//!
+//! - [`in_process!`]: a generated client connects to a generated `Server`
+//!   over a handler of the test's, in the same process. The handshake at
+//!   the locked protocol version, the pins, validation, events, timeouts
+//!   and approvals all run as against a real server; only the process and
+//!   the network are gone. A `Toolbox` holds such a client as any other.
+//! - [`InProcess::record`]: the double passes each call to a live server
+//!   and a [`Recorder`] writes it to a [`Cassette`] (JSON written like the
+//!   lockfile, secrets redacted, each tool's locked hash beside its calls).
+//! - [`Cassette::load`] + [`InProcess::replay`]: the cassette, refused when
+//!   the lockfile's hashes moved, answers as the double.
+#![deny(missing_docs)]
+
+mod cassette;
+mod in_process;
+mod record;
+mod replay;
+
+pub use cassette::{
+    canonical_arguments, Cassette, CassetteError, Exchange, ServerTape, ToolTape,
+    CASSETTE_VERSION,
+};
+pub use in_process::InProcess;
+pub use record::{Recorder, Recording};
+pub use replay::{json_diff, Replay, Unrecorded};

@@ -1,0 +1,254 @@
+//! Recording: a double that passes each call to the real server and
+//! writes it down. [`Recording`] stands between a generated client (on
+//! [`InProcess`](crate::InProcess)) and a live [`Client`]; [`Recorder`]
+//! keeps what it heard and writes the cassette.
+//!
+//! What reaches the cassette has every `${VAR}` secret of the live
+//! server's config replaced by its label (`${VAR}`), as events show them.
+//! Two recorders of one file take turns: [`Recorder::save`] holds
+//! `FILE.lock` (created exclusively) while it reads the file, merges its
+//! calls in and writes it back, and refuses, naming the lock, when another
+//! holds it; no call is lost to a last-writer-wins rename.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use mcpbind_core::{CallOptions, Client, ServerSecrets};
+use mcpbind_model::handler::{BoxFuture, ServeError, ServeResult};
+use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolFailure, ToolMeta, ToolServer};
+use serde_json::{Map, Value};
+
+use crate::cassette::{canonical_arguments, Cassette, CassetteError, Exchange};
+
+/// What a recording heard, to be written to one cassette file.
+#[derive(Clone)]
+pub struct Recorder {
+    path: PathBuf,
+    heard: Arc<Mutex<Cassette>>,
+}
+
+impl Recorder {
+    /// A recorder writing to `path` (merged into what is there).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Recorder {
+            path: path.into(),
+            heard: Arc::default(),
+        }
+    }
+
+    /// A recorder writing to the file `MCPBIND_RECORD` names, if it is set
+    /// (feature `record`: a build without it cannot be made to record by
+    /// its environment).
+    #[cfg(feature = "record")]
+    pub fn from_env() -> Option<Self> {
+        let path = std::env::var_os("MCPBIND_RECORD")?;
+        (!path.is_empty()).then(|| Recorder::new(path))
+    }
+
+    /// The cassette file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What was heard and not saved yet.
+    pub fn heard(&self) -> Cassette {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cassette> {
+        self.heard.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes what was heard into the file: under `FILE.lock`, reads it,
+    /// adds these calls, writes it back. What was saved is forgotten.
+    ///
+    /// # Errors
+    ///
+    /// [`CassetteError::Busy`] while another recorder saves the file;
+    /// those of reading it ([`Cassette::read`]) and of writing it.
+    pub fn save(&self) -> Result<(), CassetteError> {
+        let lock = PathBuf::from(format!("{}.lock", self.path.display()));
+        let io = |action, source| CassetteError::Io {
+            action,
+            file: self.path.clone(),
+            source,
+        };
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+        {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(CassetteError::Busy {
+                    file: self.path.clone(),
+                    lock,
+                })
+            }
+            Err(e) => return Err(io("write", e)),
+        }
+        let saved = (|| {
+            let mut cassette = Cassette::read(&self.path)?;
+            let heard = std::mem::take(&mut *self.lock());
+            cassette.merge(heard);
+            let temp = PathBuf::from(format!("{}.tmp", self.path.display()));
+            std::fs::write(&temp, cassette.to_text()).map_err(|e| io("write", e))?;
+            std::fs::rename(&temp, &self.path).map_err(|e| io("write", e))
+        })();
+        let _ = std::fs::remove_file(&lock);
+        saved
+    }
+
+    /// Adds one exchange of server `server`.
+    fn note(&self, server: &str, protocol: &str, entry: Entry<'_>, exchange: Exchange) {
+        let mut heard = self.lock();
+        let tape = heard.servers.entry(server.to_owned()).or_default();
+        tape.protocol_version = protocol.to_owned();
+        match entry {
+            Entry::Tool(meta) => {
+                let tool = tape.tools.entry(meta.name.to_owned()).or_default();
+                tool.sha256 = meta.sha256();
+                tool.calls.push(exchange);
+            }
+            Entry::Prompt(name) => tape
+                .prompts
+                .entry(name.to_owned())
+                .or_default()
+                .push(exchange),
+            Entry::Resource(uri) => tape
+                .resources
+                .entry(uri.to_owned())
+                .or_default()
+                .push(exchange),
+        }
+    }
+}
+
+enum Entry<'a> {
+    Tool(&'a ToolMeta),
+    Prompt(&'a str),
+    Resource(&'a str),
+}
+
+/// A double that passes each call to a live server and records it:
+/// `shape` (a generated `Server`) says what is listed, `live` answers.
+pub struct Recording<S> {
+    shape: S,
+    protocol: String,
+    live: Client,
+    secrets: Vec<(String, String)>,
+    recorder: Recorder,
+}
+
+impl<S: ToolServer> Recording<S> {
+    /// Records `live`'s answers, for the client locked at `protocol`, in
+    /// `recorder`.
+    pub fn new(shape: S, protocol: &str, live: Client, recorder: &Recorder) -> Self {
+        let secrets = live.server_config().labelled_secrets();
+        Recording {
+            shape,
+            protocol: protocol.to_owned(),
+            live,
+            secrets,
+            recorder: recorder.clone(),
+        }
+    }
+
+    /// `value` with each secret replaced by its label, in every string.
+    fn redact(&self, mut value: Value) -> Value {
+        redact_value(&mut value, &self.secrets);
+        value
+    }
+
+    /// Records `answer` and passes it on (unredacted: the caller is the
+    /// program that had the secret).
+    fn keep(
+        &self,
+        entry: Entry<'_>,
+        arguments: Option<Value>,
+        answer: Result<Value, String>,
+    ) -> ServeResult {
+        let exchange = Exchange {
+            arguments: arguments.map(|a| self.redact(a)),
+            result: answer.as_ref().ok().map(|r| self.redact(r.clone())),
+            error: answer.as_ref().err().map(|e| {
+                let mut text = Value::String(e.clone());
+                redact_value(&mut text, &self.secrets);
+                text.as_str().unwrap_or_default().to_owned()
+            }),
+        };
+        let server = self.live.server_name().to_owned();
+        self.recorder.note(&server, &self.protocol, entry, exchange);
+        answer.map_err(|e| ServeError::Failed(ToolFailure(e)))
+    }
+}
+
+/// Replaces each secret by its label in every string of `value`.
+fn redact_value(value: &mut Value, secrets: &[(String, String)]) {
+    match value {
+        Value::String(s) => {
+            for (secret, label) in secrets {
+                if !secret.is_empty() && s.contains(secret.as_str()) {
+                    *s = s.replace(secret.as_str(), label);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secrets)),
+        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secrets)),
+        _ => {}
+    }
+}
+
+fn json<T: serde::Serialize>(value: mcpbind_core::Result<T>) -> Result<Value, String> {
+    value
+        .map_err(|e| e.to_string())
+        .and_then(|v| serde_json::to_value(v).map_err(|e| e.to_string()))
+}
+
+impl<S: ToolServer> ToolServer for Recording<S> {
+    fn server_info(&self) -> &'static str {
+        self.shape.server_info()
+    }
+    fn tools(&self) -> &'static [ToolMeta] {
+        self.shape.tools()
+    }
+    fn prompts(&self) -> &'static [PromptMeta] {
+        self.shape.prompts()
+    }
+    fn resource_templates(&self) -> &'static [ResourceTemplateMeta] {
+        self.shape.resource_templates()
+    }
+    fn completions(&self) -> bool {
+        self.shape.completions()
+    }
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<'a, Option<ServeResult>> {
+        Box::pin(async move {
+            let meta = self.shape.tools().iter().find(|t| t.name == name)?;
+            let canonical = canonical_arguments(&arguments);
+            let options = CallOptions::default();
+            let answer = json(self.live.call_raw(name, arguments, &options).await);
+            Some(self.keep(Entry::Tool(meta), Some(canonical), answer))
+        })
+    }
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<'a, Option<ServeResult>> {
+        Box::pin(async move {
+            let canonical = canonical_arguments(&arguments);
+            let answer = json(self.live.get_prompt_raw(name, arguments).await);
+            Some(self.keep(Entry::Prompt(name), Some(canonical), answer))
+        })
+    }
+    fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Option<ServeResult>> {
+        Box::pin(async move {
+            let answer = json(self.live.read_resource(uri).await);
+            Some(self.keep(Entry::Resource(uri), None, answer))
+        })
+    }
+}

@@ -1,0 +1,107 @@
+//! A typed call to an in-process double against the same call over stdio:
+//! the demo server's `add` through the generated client
+//! (`demo::Client::add`: serialize, validate, call, parse the structured
+//! output), once on `mcpbind::testing::in_process!` (a generated `Server`
+//! over a `tokio::io::duplex`, in this process) and once on the demo
+//! server's process. Run with
+//! `cargo bench -p mcpbind-tests --bench in_process`.
+//!
+//! Rounds alternate the two so that machine noise hits both; the median of
+//! the rounds' p50s and p99s is printed. `MCPBIND_BENCH_CALLS` sets the
+//! sequential calls per round (default 2,000).
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcpbind::{Config, HandlerResult, ServerConfig};
+use mcpbind_tests::demo;
+
+const ROUNDS: usize = 5;
+
+/// The double: `add`, as the demo server computes it.
+struct Double;
+
+impl demo::Handler for Double {
+    async fn add(&self, input: demo::types::AddInput) -> HandlerResult<demo::types::AddOutput> {
+        Ok(demo::types::AddOutput {
+            sum: input.a.wrapping_add(input.b),
+        }
+        .into())
+    }
+}
+
+/// Builds the demo server (debug, as the tests use it) and returns the
+/// path cargo reports.
+fn demo_server() -> std::path::PathBuf {
+    if let Ok(exe) = std::env::var("MCPBIND_BENCH_SERVER_EXE") {
+        return exe.into();
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(&root)
+        .args(["build", "--quiet", "--message-format=json"])
+        .args(["-p", "mcpbind-demo-server"])
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("running cargo to build the demo server");
+    assert!(output.status.success(), "building the demo server failed");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact")
+        .filter(|m| m["target"]["name"] == "mcpbind-demo-server")
+        .find_map(|m| m["executable"].as_str().map(Into::into))
+        .expect("cargo named no demo server executable")
+}
+
+/// The sequential calls' p50 and p99.
+async fn round(client: &demo::Client, calls: usize) -> (Duration, Duration) {
+    for _ in 0..calls / 10 {
+        client.add(demo::types::AddInput::new(2, 40)).await.unwrap();
+    }
+    let mut times = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let started = Instant::now();
+        let sum = client.add(demo::types::AddInput::new(2, 40)).await.unwrap();
+        times.push(started.elapsed());
+        assert_eq!(sum.output.sum, 42);
+    }
+    times.sort();
+    (times[calls / 2], times[calls * 99 / 100])
+}
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let calls: usize = std::env::var("MCPBIND_BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2_000);
+    let server = demo_server();
+    let config = Config::new()
+        .server("demo", ServerConfig::stdio(server.display().to_string()))
+        .unwrap();
+    let stdio = demo::Client::connect(&config).await.unwrap();
+    let in_process = mcpbind::testing::in_process!(demo::Server(Double))
+        .await
+        .unwrap();
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        ours.push(round(&in_process, calls).await);
+        theirs.push(round(&stdio, calls).await);
+    }
+    println!(
+        "typed `add`, {calls} sequential calls x {ROUNDS} rounds (median of the rounds)"
+    );
+    for (name, rounds) in [("in-process", ours), ("stdio", theirs)] {
+        let p50 = median(rounds.iter().map(|r| r.0).collect());
+        let p99 = median(rounds.iter().map(|r| r.1).collect());
+        println!("{name:>10}: p50 {p50:>9.1?}  p99 {p99:>9.1?}");
+    }
+}
