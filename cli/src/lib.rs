@@ -266,6 +266,9 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 #[cfg(test)]
+mod docs_tests;
+
+#[cfg(test)]
 mod tests {
     #[test]
     fn cli_is_well_formed() {

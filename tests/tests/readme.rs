@@ -1,8 +1,9 @@
-//! The README, checked: its `rust` blocks compile as part of this test
-//! binary (tests/build.rs turns each into a module of `blocks`), and its
-//! `toml` blocks parse as what they say they are: an `mcpbind.toml` (or a
-//! part of one) through `mcpbind::Config`, a Cargo manifest fragment as
-//! TOML with Cargo's tables.
+//! The README and the manual (`docs/*.md`), checked: their `rust` blocks
+//! compile as part of this test binary (tests/build.rs turns each into a
+//! module of `blocks`), and their `toml` blocks parse as what they say they
+//! are: an `mcpbind.toml` (or a part of one) through `mcpbind::Config`, a
+//! Cargo manifest fragment as TOML with Cargo's tables. (The manual's
+//! `mcpbind …` command lines are parsed by the CLI's own tests.)
 
 use std::path::Path;
 
@@ -19,14 +20,34 @@ pub mod scope {
     }
 }
 
-/// The README's `rust` blocks, compiled.
+/// The `rust` blocks of the README and the manual, compiled.
 pub mod blocks {
     use super::scope;
     include!(concat!(env!("OUT_DIR"), "/readme.rs"));
 }
 
-fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap()
+/// The README and each chapter of the manual: path (from the repository's
+/// root) and text.
+fn documents() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut names: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|name| name.ends_with(".md"))
+                .map(|name| format!("docs/{name}"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    std::iter::once("README.md".to_owned())
+        .chain(names)
+        .map(|name| {
+            let text = std::fs::read_to_string(root.join(&name)).unwrap();
+            (name, text)
+        })
+        .collect()
 }
 
 /// The blocks of `language` (the fence's first word): first line, text.
@@ -55,12 +76,19 @@ fn fenced(text: &str, language: &str) -> Vec<(usize, String)> {
 }
 
 /// Every `rust` block was compiled: the build script saw the same blocks
-/// as the README holds now (none skipped by the extraction).
+/// as the README and the manual hold now (none skipped by the extraction).
 #[test]
 fn every_rust_block_is_compiled() {
-    let starts: Vec<usize> = fenced(&readme(), "rust").iter().map(|b| b.0).collect();
+    let starts: Vec<(String, usize)> = documents()
+        .iter()
+        .flat_map(|(name, text)| fenced(text, "rust").into_iter().map(|b| (name.clone(), b.0)))
+        .collect();
     assert!(starts.len() >= 10, "{starts:?}");
-    assert_eq!(blocks::BLOCKS, starts.as_slice());
+    let compiled: Vec<(String, usize)> = blocks::BLOCKS
+        .iter()
+        .map(|(name, line)| (name.to_string(), *line))
+        .collect();
+    assert_eq!(compiled, starts);
 }
 
 /// Top-level keys of a Cargo manifest.
@@ -87,11 +115,18 @@ const CONFIG_KEYS: &[&str] = &["servers", "allow_commands"];
 /// refused by `Config`, so a misspelt setting fails here.
 #[test]
 fn every_toml_block_parses() {
-    let blocks = fenced(&readme(), "toml");
+    let blocks: Vec<(String, usize, String)> = documents()
+        .iter()
+        .flat_map(|(name, text)| {
+            fenced(text, "toml")
+                .into_iter()
+                .map(|(line, block)| (name.clone(), line, block))
+        })
+        .collect();
     assert!(blocks.len() >= 8, "{blocks:?}");
-    for (line, text) in blocks {
+    for (file, line, text) in blocks {
         let table: toml::Table = toml::from_str(&text)
-            .unwrap_or_else(|e| panic!("README.md:{line}: not TOML: {e}\n{text}"));
+            .unwrap_or_else(|e| panic!("{file}:{line}: not TOML: {e}\n{text}"));
         if table.keys().any(|k| CARGO_TABLES.contains(&k.as_str())) {
             let stray: Vec<&String> = table
                 .keys()
@@ -99,14 +134,14 @@ fn every_toml_block_parses() {
                 .collect();
             assert!(
                 stray.is_empty(),
-                "README.md:{line}: not Cargo keys: {stray:?}"
+                "{file}:{line}: not Cargo keys: {stray:?}"
             );
             continue;
         }
         let config = complete_config(table);
         let text_completed = toml::to_string(&config).unwrap();
         let parsed = mcpbind::Config::from_toml_str(&text_completed)
-            .unwrap_or_else(|e| panic!("README.md:{line}: {e}\n{text_completed}"));
+            .unwrap_or_else(|e| panic!("{file}:{line}: {e}\n{text_completed}"));
         assert!(!parsed.servers.is_empty() || config.contains_key("allow_commands"));
     }
 }
