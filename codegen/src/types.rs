@@ -507,7 +507,11 @@ mod tests {
         let (p, defs, mut w) = prep(json!({
             "type": "object",
             "properties": {
-                "bad": {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "boolean", "default": "three"}}, "required": ["n"]}},
+                "bad": {"type": "object", "properties": {
+                    "s": {"type": "array", "items": {"type": "object", "properties": {"a": {"type": "integer"}},
+                          "required": ["a"], "default": {"a": "one"}}},
+                    "t": {"type": "array", "items": {"type": "integer", "enum": [1, 2], "default": "three"}}
+                }, "required": ["s", "t"]},
                 "worse": {"type": "string", "enum": []},
                 "good": {"type": "string"}
             }
