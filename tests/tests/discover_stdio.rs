@@ -166,7 +166,8 @@ async fn discover_stdio_answers_input_required_and_echoes_the_state() {
 /// `command` with `args` in its place.
 fn counted(name: &str, starts: &Path, sleep: u32, command: &str, args: &[&str]) -> String {
     let script = format!("echo started >> \"$0\"; sleep {sleep}; exec \"$@\"");
-    let mut all = vec![script, starts.display().to_string(), command.to_owned()];
+    let mut all = vec!["-c".to_owned(), script, starts.display().to_string()];
+    all.push(command.to_owned());
     all.extend(args.iter().map(|a| a.to_string()));
     let args: Vec<String> = all.iter().map(|a| util::toml_str(a)).collect();
     format!(
