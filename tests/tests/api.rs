@@ -46,7 +46,7 @@ fn the_api_listings_are_current() {
         // failure is reported.
         let result = std::panic::catch_unwind(|| assert_golden(&golden, &listing));
         if let Err(panic) = result {
-            failures.push(panic_text(&panic));
+            failures.push(panic_text(&*panic));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -172,7 +172,7 @@ fn locked_version(root: &Path, package: &str) -> String {
         .to_owned()
 }
 
-fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
     match (panic.downcast_ref::<String>(), panic.downcast_ref::<&str>()) {
         (Some(s), _) => s.clone(),
         (None, Some(s)) => (*s).to_owned(),
