@@ -46,7 +46,7 @@ fn the_api_listings_are_current() {
         // failure is reported.
         let result = std::panic::catch_unwind(|| assert_golden(&golden, &listing));
         if let Err(panic) = result {
-            failures.push(panic_text(&panic));
+            failures.push(panic_text(&*panic));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -57,10 +57,20 @@ fn the_api_listings_are_current() {
 fn published_libraries(root: &Path) -> Vec<(String, String)> {
     let out = util::cargo()
         .current_dir(root)
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "cargo metadata: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut crates = Vec::new();
     for package in meta["packages"].as_array().unwrap() {
@@ -117,8 +127,12 @@ fn read(path: &Path) -> rustdoc_types::Crate {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     check_format(path, &text).unwrap_or_else(|message| panic!("{message}"));
-    serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{}: not rustdoc JSON as rustdoc-types reads it: {e}", path.display()))
+    serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!(
+            "{}: not rustdoc JSON as rustdoc-types reads it: {e}",
+            path.display()
+        )
+    })
 }
 
 /// `Err` with the fix when `text` is not rustdoc JSON of the pinned format.
@@ -127,9 +141,8 @@ fn check_format(path: &Path, text: &str) -> Result<(), String> {
     struct Head {
         format_version: u32,
     }
-    let head: Head = serde_json::from_str(text).map_err(|e| {
-        format!("{}: no rustdoc JSON `format_version`: {e}", path.display())
-    })?;
+    let head: Head = serde_json::from_str(text)
+        .map_err(|e| format!("{}: no rustdoc JSON `format_version`: {e}", path.display()))?;
     let pinned = rustdoc_types::FORMAT_VERSION;
     match head.format_version == pinned {
         true => Ok(()),
@@ -153,10 +166,13 @@ fn locked_version(root: &Path, package: &str) -> String {
         .unwrap()
         .iter()
         .find(|p| p["name"].as_str() == Some(package));
-    found.and_then(|p| p["version"].as_str()).unwrap().to_owned()
+    found
+        .and_then(|p| p["version"].as_str())
+        .unwrap()
+        .to_owned()
 }
 
-fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
     match (panic.downcast_ref::<String>(), panic.downcast_ref::<&str>()) {
         (Some(s), _) => s.clone(),
         (None, Some(s)) => (*s).to_owned(),
@@ -212,10 +228,22 @@ fn a_changed_signature_changes_the_listing() {
         "pub sample::Shown::a: u8",
     ];
     for line in expected {
-        assert!(before.iter().any(|l| l == line), "no line {line:?} in:\n{}", before.join("\n"));
+        assert!(
+            before.iter().any(|l| l == line),
+            "no line {line:?} in:\n{}",
+            before.join("\n")
+        );
     }
     let left_out = [
-        "private_", "Send", "Sync", "Unpin", "From<T>", "Any", "inner", "secret", "gone",
+        "private_",
+        "Send",
+        "Sync",
+        "Unpin",
+        "From<T>",
+        "Any",
+        "inner",
+        "secret",
+        "gone",
         "hidden_method",
     ];
     for word in left_out {
@@ -303,6 +331,10 @@ impl Report { #[doc(hidden)] pub fn hidden_method(&self) {} }
         )
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     render::listing(&read(&target.join("doc/sample.json")), "sample")
 }

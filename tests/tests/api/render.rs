@@ -21,8 +21,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use rustdoc_types::{
     Abi, AssocItemConstraint, AssocItemConstraintKind, Crate, FunctionHeader, FunctionSignature,
     GenericArg, GenericArgs, GenericBound, GenericParamDef, GenericParamDefKind, Generics, Id,
-    Impl, Item, ItemEnum, MacroKind, Path, StructKind, Term, TraitBoundModifier, Type,
-    VariantKind, Visibility, WherePredicate,
+    Impl, Item, ItemEnum, MacroKind, Path, StructKind, Term, TraitBoundModifier, Type, VariantKind,
+    Visibility, WherePredicate,
 };
 
 /// The listing of `krate`, whose name is `name` (`mcpbind_model`): sorted
@@ -64,7 +64,9 @@ impl<'a> Lister<'a> {
         };
         let mut out = Vec::new();
         for member in &module.items {
-            let Some(item) = self.item(member) else { continue };
+            let Some(item) = self.item(member) else {
+                continue;
+            };
             if item.visibility != Visibility::Public || hidden(item) {
                 continue;
             }
@@ -73,7 +75,9 @@ impl<'a> Lister<'a> {
                     let target = u.id.as_ref().and_then(|t| self.item(t));
                     match target {
                         Some(target) if hidden(target) => {}
-                        Some(target) if !u.is_glob => out.push((target, u.name.clone(), Some(item))),
+                        Some(target) if !u.is_glob => {
+                            out.push((target, u.name.clone(), Some(item)))
+                        }
                         _ => out.push((item, u.name.clone(), Some(item))),
                     }
                 }
@@ -135,12 +139,11 @@ impl<'a> Lister<'a> {
                 continue;
             }
             // Another crate's item: by path.
-            let to = u
-                .id
-                .as_ref()
-                .and_then(|t| self.krate.paths.get(t))
-                .map(|s| s.path.join("::"))
-                .unwrap_or_else(|| u.source.clone());
+            let to =
+                u.id.as_ref()
+                    .and_then(|t| self.krate.paths.get(t))
+                    .map(|s| s.path.join("::"))
+                    .unwrap_or_else(|| u.source.clone());
             self.lines.insert(format!("pub use {path} = {to}{outer}"));
         }
         // A module reached again by another path is listed there too; only
@@ -347,7 +350,11 @@ impl<'a> Lister<'a> {
                 } => {
                     let (params, wheres) = self.generics(generics);
                     let bounds = self.bounds(bounds);
-                    let bounds = if bounds.is_empty() { bounds } else { format!(": {bounds}") };
+                    let bounds = if bounds.is_empty() {
+                        bounds
+                    } else {
+                        format!(": {bounds}")
+                    };
                     let default = type_.as_ref().map(|t| format!(" = {}", self.ty(t)));
                     format!(
                         "type {path}::{name}{params}{bounds}{wheres}{}",
@@ -377,7 +384,9 @@ impl<'a> Lister<'a> {
     fn impls(&mut self, impls: &[Id]) {
         for id in impls {
             let Some(item) = self.item(id) else { continue };
-            let ItemEnum::Impl(imp) = &item.inner else { continue };
+            let ItemEnum::Impl(imp) = &item.inner else {
+                continue;
+            };
             if imp.is_synthetic || imp.blanket_impl.is_some() {
                 continue;
             }
@@ -388,7 +397,11 @@ impl<'a> Lister<'a> {
                 Type::ResolvedPath(p) => Some(p.id),
                 _ => None,
             };
-            if [trait_id, type_id].into_iter().flatten().any(|id| !self.nameable(&id)) {
+            if [trait_id, type_id]
+                .into_iter()
+                .flatten()
+                .any(|id| !self.nameable(&id))
+            {
                 continue;
             }
             match &imp.trait_ {
@@ -405,7 +418,9 @@ impl<'a> Lister<'a> {
         let unsafety = if imp.is_unsafe { "unsafe " } else { "" };
         let mut assoc = Vec::new();
         for member in &imp.items {
-            let Some(member) = self.item(member) else { continue };
+            let Some(member) = self.item(member) else {
+                continue;
+            };
             let Some(name) = &member.name else { continue };
             match &member.inner {
                 ItemEnum::AssocType {
@@ -440,7 +455,9 @@ impl<'a> Lister<'a> {
             false => format!("impl{impl_params} {owner}{impl_wheres}: "),
         };
         for member in &imp.items {
-            let Some(member) = self.item(member) else { continue };
+            let Some(member) = self.item(member) else {
+                continue;
+            };
             let Some(name) = &member.name else { continue };
             if member.visibility != Visibility::Public || hidden(member) {
                 continue;
@@ -483,11 +500,14 @@ impl<'a> Lister<'a> {
             .iter()
             .map(|(name, ty)| match (name.as_str(), ty) {
                 ("self", Type::Generic(s)) if s == "Self" => "self".to_owned(),
-                ("self", Type::BorrowedRef {
-                    lifetime,
-                    is_mutable,
-                    type_,
-                }) if matches!(&**type_, Type::Generic(s) if s == "Self") => {
+                (
+                    "self",
+                    Type::BorrowedRef {
+                        lifetime,
+                        is_mutable,
+                        type_,
+                    },
+                ) if matches!(&**type_, Type::Generic(s) if s == "Self") => {
                     let lifetime = lifetime.as_ref().map(|l| format!("{l} "));
                     let m = if *is_mutable { "mut " } else { "" };
                     format!("&{}{m}self", lifetime.unwrap_or_default())
@@ -509,7 +529,15 @@ impl<'a> Lister<'a> {
         let params: Vec<String> = generics
             .params
             .iter()
-            .filter(|p| !matches!(p.kind, GenericParamDefKind::Type { is_synthetic: true, .. }))
+            .filter(|p| {
+                !matches!(
+                    p.kind,
+                    GenericParamDefKind::Type {
+                        is_synthetic: true,
+                        ..
+                    }
+                )
+            })
             .map(|p| self.param(p))
             .collect();
         let params = match params.is_empty() {
@@ -743,7 +771,9 @@ impl<'a> Lister<'a> {
             } => {
                 let args = args.as_ref().map(|a| self.args(a)).unwrap_or_default();
                 match trait_ {
-                    Some(t) => format!("<{} as {}>::{name}{args}", self.ty(self_type), self.path(t)),
+                    Some(t) => {
+                        format!("<{} as {}>::{name}{args}", self.ty(self_type), self.path(t))
+                    }
                     None => format!("{}::{name}{args}", self.ty(self_type)),
                 }
             }
@@ -802,7 +832,9 @@ fn hidden(item: &Item) -> bool {
 fn cfg(item: &Item) -> String {
     let mut out = String::new();
     for attr in &item.attrs {
-        let rustdoc_types::Attribute::Other(text) = attr else { continue };
+        let rustdoc_types::Attribute::Other(text) = attr else {
+            continue;
+        };
         let Some(inner) = text
             .strip_prefix("#[attr = CfgTrace([")
             .and_then(|t| t.strip_suffix("])]"))
@@ -847,7 +879,13 @@ fn debug_cfg(text: &str) -> String {
         rest = after.trim_start_matches(" }");
     }
     out += rest;
-    for (from, to) in [("Not(", "not("), ("Any(", "any("), ("All(", "all("), ("([", "("), ("])", ")")] {
+    for (from, to) in [
+        ("Not(", "not("),
+        ("Any(", "any("),
+        ("All(", "all("),
+        ("([", "("),
+        ("])", ")"),
+    ] {
         out = out.replace(from, to);
     }
     out
