@@ -16,7 +16,7 @@ use crate::util::assert_golden;
 #[test]
 fn the_api_listing_is_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let source = std::fs::read_to_string(root.join("runtime/src/lib.rs")).unwrap();
+    let source = std::fs::read_to_string(root.join("mcpbind/src/lib.rs")).unwrap();
     let file = syn::parse_file(&source).unwrap();
     let mut lines = Vec::new();
     walk(&file.items, "mcpbind", None, &mut lines);

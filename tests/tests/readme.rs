@@ -155,8 +155,8 @@ fn the_doc_lockfile_is_a_part_of_the_test_lockfile() {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     };
     // The lockfile is valid as it is (hashes checked).
-    mcpbind::Lockfile::read(dir.join("../runtime/mcpbind.lock")).unwrap();
-    let doc = read(&dir.join("../runtime/mcpbind.lock"));
+    mcpbind::Lockfile::read(dir.join("../mcpbind/mcpbind.lock")).unwrap();
+    let doc = read(&dir.join("../mcpbind/mcpbind.lock"));
     let full = read(&dir.join("mcpbind.lock"));
     let servers = doc["servers"].as_object().unwrap();
     assert!(servers.contains_key("demo") && servers.contains_key("everything"));

@@ -293,7 +293,7 @@ impl ToolSlot {
 /// The tools of one or more connected servers, as a model sees them.
 ///
 /// ```
-/// # mcpbind::mcp_tools!(lockfile = "../runtime/mcpbind.lock", servers = [demo]);
+/// # mcpbind::mcp_tools!(lockfile = "../mcpbind/mcpbind.lock", servers = [demo]);
 /// # async fn run(config: &mcpbind::Config) -> Result<(), Box<dyn std::error::Error>> {
 /// let mut tools = mcpbind::Toolbox::new();
 /// tools.add(demo::Client::connect(config).await?)?;

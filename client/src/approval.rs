@@ -185,7 +185,7 @@ impl Approvals {
     /// it go, gives the [`Approved`] its generated method takes:
     ///
     /// ```no_run
-    /// # mcpbind::mcp_tools!(lockfile = "../runtime/mcpbind.lock", servers = [demo]);
+    /// # mcpbind::mcp_tools!(lockfile = "../mcpbind/mcpbind.lock", servers = [demo]);
     /// # async fn run(demo: demo::Client, policy: mcpbind::Approvals) -> mcpbind::Result<()> {
     /// let input = demo::types::DeleteItemInput::new("42");
     /// let ok = policy.approve(demo::tools::DeleteItem, &input).await?;
