@@ -408,7 +408,7 @@ fn not_oauth(server: &str) -> Error {
 /// redirect (`http://127.0.0.1:PORT/callback`), within five minutes.
 ///
 /// ```
-/// use mcpbind_core::auth::Browser;
+/// use mcpbind_client::auth::Browser;
 ///
 /// let hook = |server: &str, url: &str| eprintln!("authorize `{server}` at {url}");
 /// fn takes(_: impl Browser) {}

@@ -12,7 +12,7 @@
 //! `"dynamic"` (no digests) offers no integrity and is not loaded.
 //!
 //! ```no_run
-//! # async fn run(client: mcpbind_core::Client) -> mcpbind_core::Result<()> {
+//! # async fn run(client: mcpbind_client::Client) -> mcpbind_client::Result<()> {
 //! for entry in client.list_skills().await? {
 //!     println!("{}: {}", entry.frontmatter.name, entry.frontmatter.description);
 //! }

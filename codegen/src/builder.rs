@@ -262,7 +262,7 @@ impl Builder {
                 help: None,
             })?;
         let refreshed =
-            runtime.block_on(mcpbind_core::snapshot::refresh(&parsed, &mut lock, &names));
+            runtime.block_on(mcpbind_client::snapshot::refresh(&parsed, &mut lock, &names));
         for line in &refreshed.skipped {
             println!("cargo:warning={}", line.replace(['\n', '\r'], " "));
         }

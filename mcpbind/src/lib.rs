@@ -39,7 +39,7 @@
 //! # fn main() {}
 //! ```
 //!
-//! This crate is a facade: the code lives in `mcpbind-core` (config, hashing,
+//! This crate is a facade: the code lives in `mcpbind-client` (config, hashing,
 //! the [`Tool`] trait, and, with the default `client` feature, connections
 //! and calls) and `mcpbind-macros`. They are separate crates because the
 //! macro depends on the generator, which depends on the core: a cycle if the
@@ -53,7 +53,7 @@
 // copied verbatim (tests/tests/readme.rs checks that they are).
 
 // The API, item by item: what is listed here is what `mcpbind` promises
-// (semver); the rest of mcpbind-model, mcpbind-core, mcpbind-toolbox and
+// (semver); the rest of mcpbind-model, mcpbind-client, mcpbind-toolbox and
 // mcpbind-server is their own business. tests/api/mcpbind.txt lists it
 // (tests/tests/api.rs checks the listing).
 
@@ -73,7 +73,7 @@ pub use mcpbind_model::{
 // Errors' help (`help:` lines): the trait each error type with a hint
 // implements, and the function that finds one in a chain.
 #[cfg(all(feature = "__client", not(feature = "toolbox")))]
-pub use mcpbind_core::{help, help_with};
+pub use mcpbind_client::{help, help_with};
 #[cfg(not(feature = "__client"))]
 pub use mcpbind_model::{help, help_with};
 pub use mcpbind_model::{Help, Hinted};
@@ -153,7 +153,7 @@ pub mod uri_template {
 
 // Connections and calls.
 #[cfg(feature = "__client")]
-pub use mcpbind_core::{
+pub use mcpbind_client::{
     redact, AcceptDefaults, CallFuture, CallOptions, Client, ClientHooks, Closed, Elicitation,
     Error, Health, PageProblem, Result, Roots, Sampling, ServerSecrets, Servers, TaskHandle,
     TaskState, ToolResult,
@@ -163,13 +163,13 @@ pub use mcpbind_core::{
 // Approvals: one policy for typed calls of `annotations = "enforce"`
 // tools and the toolbox's model calls.
 #[cfg(feature = "__client")]
-pub use mcpbind_core::{Approval, Approvals, Approved, CallRequest, Verdict};
+pub use mcpbind_client::{Approval, Approvals, Approved, CallRequest, Verdict};
 // A value that breaks a locked schema, as data (in `CallError::Arguments`).
 pub use mcpbind_model::Violation;
 // The protocol types that cross the API, rmcp's own (re-exported rather
 // than copied; `rmcp` itself is not part of the API).
 #[cfg(feature = "__client")]
-pub use mcpbind_core::model;
+pub use mcpbind_client::model;
 // Without a client feature, `server` has what a generated `Handler` needs.
 #[cfg(all(feature = "server", not(feature = "__client")))]
 pub use mcpbind_server::model;
@@ -177,20 +177,20 @@ pub use mcpbind_server::model;
 /// (what `mcpbind lock`, `mcpbind check` and a `build.rs` refresh run).
 #[cfg(feature = "__client")]
 pub mod snapshot {
-    pub use mcpbind_core::snapshot::{refresh, snapshot_server, snapshot_servers, Refreshed};
+    pub use mcpbind_client::snapshot::{refresh, snapshot_server, snapshot_servers, Refreshed};
 }
 // OAuth (`auth::login`), what the client answers (`elicit`), and skills
 // (SEP-2640: `skills::LoadedSkill`).
 #[cfg(feature = "auth")]
 pub mod auth {
     //! OAuth: `mcpbind login`'s flow, stored credentials, the browser hook.
-    pub use mcpbind_core::auth::{credentials_dir, login, logout, Browser};
+    pub use mcpbind_client::auth::{credentials_dir, login, logout, Browser};
 }
 /// What the client answers a server's requests with (elicitation,
 /// sampling, roots).
 #[cfg(feature = "__client")]
 pub mod elicit {
-    pub use mcpbind_core::elicit::{
+    pub use mcpbind_client::elicit::{
         schema_defaults, AcceptDefaults, ClientHooks, Elicitation, HookFuture, Roots, Sampling,
     };
 }
@@ -198,7 +198,7 @@ pub mod elicit {
 /// (feature `skills`).
 #[cfg(feature = "skills")]
 pub mod skills {
-    pub use mcpbind_core::skills::{
+    pub use mcpbind_client::skills::{
         LoadedSkill, Skill, SkillFrontmatter, SkillResource, SkillResources, MAX_SKILL_BYTES,
         MAX_SKILL_FILES,
     };
@@ -231,26 +231,26 @@ pub mod __private {
 
 // Call events, and what servers say beside their answers.
 #[cfg(feature = "__client")]
-pub use mcpbind_core::events::subscribe as subscribe_events;
+pub use mcpbind_client::events::subscribe as subscribe_events;
 #[cfg(feature = "__client")]
-pub use mcpbind_core::notices::subscribe as subscribe_notices;
+pub use mcpbind_client::notices::subscribe as subscribe_notices;
 /// Call events: one per tool call made in this process.
 #[cfg(feature = "__client")]
 pub mod events {
-    pub use mcpbind_core::events::{subscribe, CallSource, EventReceiver, Outcome, ToolInvoked};
+    pub use mcpbind_client::events::{subscribe, CallSource, EventReceiver, Outcome, ToolInvoked};
 }
 /// What servers say beside their answers (progress, logs, list changes,
 /// drift, resource updates).
 #[cfg(feature = "__client")]
 pub mod notices {
-    pub use mcpbind_core::notices::{
+    pub use mcpbind_client::notices::{
         subscribe, ListKind, Notice, NoticeReceiver, Progress, ProgressSink, MAX_URI_BYTES,
     };
 }
 #[cfg(feature = "__client")]
-pub use mcpbind_core::{CallSource, EventReceiver, Outcome, ToolInvoked};
+pub use mcpbind_client::{CallSource, EventReceiver, Outcome, ToolInvoked};
 #[cfg(feature = "__client")]
-pub use mcpbind_core::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
+pub use mcpbind_client::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
 // The agent toolbox.
 /// rig-core's types in the toolbox's signatures (feature `rig`): what
 /// [`Toolbox::rig_tools`] returns.

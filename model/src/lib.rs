@@ -7,7 +7,7 @@
 //! It depends on neither rmcp nor tokio, under any feature: it compiles
 //! beside rmcp, and the generator (`mcpbind-codegen`, the `mcp_tools!`
 //! macro) depends on it alone. The client side (connections, calls, auth,
-//! the sandbox's enforcement) is `mcpbind-core`.
+//! the sandbox's enforcement) is `mcpbind-client`.
 //!
 //! The examples in these docs use the crate as users do, through `mcpbind`
 //! (a path-only dev-dependency, which `cargo package` leaves out), and

@@ -144,7 +144,7 @@ fn complete_config(mut table: toml::Table) -> toml::Table {
 }
 
 /// `runtime/mcpbind.lock`, which the doc examples of `mcpbind`,
-/// `mcpbind-core` and `mcpbind-macros` compile against, is a part of
+/// `mcpbind-client` and `mcpbind-macros` compile against, is a part of
 /// `tests/mcpbind.lock` (locked from the real servers) copied verbatim: each
 /// of its servers has the same identity, and each tool, prompt and template
 /// the same definition and hash.

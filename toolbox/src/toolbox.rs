@@ -209,7 +209,7 @@ pub enum ToolboxError {
 
 impl ToolboxError {
     /// What the user can do about it, when that is known (this error's own:
-    /// [`crate::help`] looks through its source, a runtime [`Error`](mcpbind_core::Error),
+    /// [`crate::help`] looks through its source, a runtime [`Error`](mcpbind_client::Error),
     /// too).
     pub fn help(&self) -> Option<String> {
         match self {
@@ -523,7 +523,7 @@ impl Toolbox {
 
     /// The toolbox's approval policy: what it runs before a model's calls,
     /// and what gives the program's own calls of tools bound with
-    /// `annotations = "enforce"` their [`Approved`](mcpbind_core::Approved)
+    /// `annotations = "enforce"` their [`Approved`](mcpbind_client::Approved)
     /// (one policy for both). A tool bound so is refused to the model when
     /// the policy has no approval.
     pub fn approvals(&self) -> &Approvals {
@@ -871,8 +871,8 @@ impl Toolbox {
             // config does, and the tool's live annotations (unreviewed).
             SlotKind::Live(live) => {
                 server.client.server_config().annotations
-                    == mcpbind_core::config::Annotations::Enforce
-                    && mcpbind_core::__toolbox::may_modify(live.read_only, live.destructive)
+                    == mcpbind_client::config::Annotations::Enforce
+                    && mcpbind_client::__toolbox::may_modify(live.read_only, live.destructive)
             }
             SlotKind::Template(_) => false,
         };
@@ -880,7 +880,7 @@ impl Toolbox {
             return Ok(Ok(value));
         }
         let facts = select::facts(&server.name, tool);
-        let mut request = mcpbind_core::approval::toolbox_request(&server.name, facts.tool, value);
+        let mut request = mcpbind_client::approval::toolbox_request(&server.name, facts.tool, value);
         request.name = name.to_owned();
         request.read_only = facts.read_only;
         request.destructive = facts.destructive;
