@@ -118,7 +118,7 @@ pub mod config {
 /// as `mcpbind check` and `mcpbind diff` report it.
 pub mod diff {
     #[cfg(feature = "review")]
-    pub use mcpbind_model::diff::{
+    pub use mcpbind_review::{
         classify_prompt, classify_resource_template, classify_tool, terminal_safe, word_diff,
         Class, Entry, Finding, Message, MessagePart, Review, ServerReview, WordOp,
         REPORT_FORMAT_VERSION,

@@ -69,6 +69,15 @@ macro_rules! include_bindings {
     };
 }
 
+/// What the workspace's own crates use of this crate's insides
+/// (`mcpbind-review`; ARCHITECTURE.md lists each crate's). Not part of the
+/// public API, and exempt from semver.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::diff::{diff_values, escape};
+    pub use crate::lock::depth::on_deep_stack;
+}
+
 /// What generated code uses. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::{Class, ServerReview};
-use crate::lock::ServerLock;
+use mcpbind_model::lock::ServerLock;
 
 fn server(version: &str, tools: Vec<Value>) -> ServerLock {
     ServerLock::new(
@@ -698,8 +698,8 @@ fn recursive_refs_terminate() {
 /// pair that differs gets findings, and a tool against itself none.
 #[test]
 fn corpus_schemas_classify() {
-    let lock = crate::lock::corpus();
-    let tools: Vec<&crate::lock::LockedTool> =
+    let lock = crate::corpus();
+    let tools: Vec<&mcpbind_model::lock::LockedTool> =
         lock.servers.values().flat_map(|s| &s.tools).collect();
     assert!(tools.len() > 1000, "{}", tools.len());
     let mut counts = [0usize; 3];

@@ -43,7 +43,7 @@ impl fmt::Display for Class {
 /// template), or the server itself when `None`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Entry {
-    /// The kind of entry, in words ([`EntryKind::noun`](crate::lock::EntryKind::noun)): `tool`, `prompt`
+    /// The kind of entry, in words ([`EntryKind::noun`](mcpbind_model::lock::EntryKind::noun)): `tool`, `prompt`
     /// or `resource template`.
     pub kind: &'static str,
     /// Its name on the wire.

@@ -21,7 +21,8 @@ use super::prompts::{classify_prompt, classify_resource_template};
 use super::schema::{compare_stack, short, Direction, SchemaCmp};
 use super::shared::{classify_texts, classify_unexplained, other_changed};
 use super::{diff_values, escape, ServerDiff};
-use crate::lock::{on_deep_stack, value_depth, EntryKind, LockedEntry, ServerLock};
+use mcpbind_model::internal::on_deep_stack;
+use mcpbind_model::lock::{value_depth, EntryKind, LockedEntry, ServerLock};
 
 /// The classified changes of one server between two snapshots.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::classify::ServerReview;
 use super::finding::{Class, Finding, MessagePart};
 use super::words::{word_diff, WordOp};
-use crate::lock::Lockfile;
+use mcpbind_model::lock::Lockfile;
 
 /// The version of the JSON report's shape (`format_version`).
 pub const REPORT_FORMAT_VERSION: u64 = 1;
@@ -351,7 +351,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::lock::ServerLock;
+    use mcpbind_model::lock::ServerLock;
 
     fn review(old_description: &str, new_description: &str, name: &str) -> Review {
         let tool =

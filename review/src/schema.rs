@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use super::escape;
 use super::finding::{Class, Finding, Message};
-use crate::lock::value_depth;
+use mcpbind_model::lock::value_depth;
 
 /// Which way values flow through a schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::{classify_tool, ServerDiff};
-use crate::lock::{LockedTool, Lockfile};
+use mcpbind_model::lock::{LockedTool, Lockfile};
 
 /// xorshift64*: small, seeded, enough to pick mutations.
 struct Rng(u64);

@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::schema::MAX_COMPARE_DEPTH;
 use super::{Class, ServerReview};
-use crate::lock::ServerLock;
+use mcpbind_model::lock::ServerLock;
 
 /// `levels` wrappers around `{"type": leaf}`, each made by `wrap` from the
 /// one inside (moved in: `json!` would copy it recursively).

@@ -20,8 +20,8 @@ use super::escape;
 use super::finding::{Class, Finding, Message};
 use super::schema::compare_stack;
 use super::shared::{classify_texts, classify_unexplained};
-use crate::lock::on_deep_stack;
-use crate::uri_template::{UriTemplate, UriValue};
+use mcpbind_model::internal::on_deep_stack;
+use mcpbind_model::uri_template::{UriTemplate, UriValue};
 
 /// Classifies the changes between two versions of one prompt (the
 /// `prompts/list` entry). The findings' `entry` is left for the caller.
