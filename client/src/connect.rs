@@ -26,7 +26,6 @@ use rmcp::ErrorData;
 use rmcp::RoleClient;
 
 #[cfg(feature = "http")]
-pub(crate) mod challenge;
 mod headers;
 #[cfg(feature = "http")]
 mod http;
@@ -655,7 +654,7 @@ async fn oauth_session(
     {
         let browser = handler.hooks.browser.clone();
         Ok(Some(
-            crate::auth::Session::connect(name, config, browser).await?,
+            crate::auth::session(name, config, browser).await?,
         ))
     }
     #[cfg(not(feature = "auth"))]

@@ -167,7 +167,7 @@ pub struct ClientHooks {
     /// a new authorization while connected; `None`: such a request fails
     /// with [`Error::Auth`](crate::Error::Auth) (`mcpbind login`).
     #[cfg(feature = "auth")]
-    pub browser: Option<Arc<dyn crate::auth::Browser>>,
+    pub browser: Option<Arc<dyn mcpbind_auth::Browser>>,
 }
 
 impl Default for ClientHooks {
@@ -217,7 +217,7 @@ impl ClientHooks {
     /// whenever they ask while connected: no token yet, a scope the token
     /// lacks (step-up), an authorization server that changed.
     #[cfg(feature = "auth")]
-    pub fn browser(mut self, hook: impl crate::auth::Browser) -> Self {
+    pub fn browser(mut self, hook: impl mcpbind_auth::Browser) -> Self {
         self.browser = Some(Arc::new(hook));
         self
     }

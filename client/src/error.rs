@@ -570,19 +570,25 @@ impl Redacted {
     }
 }
 
-/// An error's message and its sources', joined with `: ` (a source whose
-/// message its parent already shows is skipped).
-pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(c) = cause {
-        let line = c.to_string();
-        if !text.contains(&line) {
-            text = format!("{text}: {line}");
+pub(crate) use mcpbind_model::internal::chain;
+
+/// OAuth's errors (`mcpbind-auth`), as this crate's.
+#[cfg(feature = "auth")]
+impl From<mcpbind_auth::Error> for Error {
+    fn from(e: mcpbind_auth::Error) -> Self {
+        match e {
+            mcpbind_auth::Error::Auth {
+                server,
+                reason,
+                login,
+            } => Error::Auth {
+                server,
+                reason,
+                login,
+            },
+            mcpbind_auth::Error::Config(e) => Error::Config(e),
         }
-        cause = c.source();
     }
-    text
 }
 
 impl std::fmt::Display for Redacted {

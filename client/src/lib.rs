@@ -170,7 +170,6 @@ pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
 #[cfg(feature = "client")]
 pub use notices::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
 #[cfg(feature = "client")]
-pub use redact::redact;
 #[cfg(feature = "client")]
 pub use servers::{Health, Servers};
 #[cfg(feature = "client")]

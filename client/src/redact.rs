@@ -7,19 +7,9 @@
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
-/// `text` with every secret replaced by `***`, in order: pass them longest
-/// first (as [`ServerSecrets::secrets`](crate::ServerSecrets::secrets) gives
-/// them), so that a secret containing another is replaced whole. For a log
-/// line that a lower layer (rmcp, reqwest) may have filled with them.
-pub fn redact(text: &str, secrets: &[String]) -> String {
-    let mut text = text.to_owned();
-    for secret in secrets {
-        if !secret.is_empty() && text.contains(secret.as_str()) {
-            text = text.replace(secret.as_str(), "***");
-        }
-    }
-    text
-}
+// What this file builds on: the one `redact` (the model's, which OAuth
+// uses too).
+pub(crate) use mcpbind_model::redact;
 
 /// [`redact`] for text cut at its start: a start that is the end of a
 /// secret (the rest of it was dropped) is replaced by `***` too.

@@ -154,10 +154,13 @@ pub mod uri_template {
 // Connections and calls.
 #[cfg(feature = "__client")]
 pub use mcpbind_client::{
-    redact, AcceptDefaults, CallFuture, CallOptions, Client, ClientHooks, Closed, Elicitation,
+    AcceptDefaults, CallFuture, CallOptions, Client, ClientHooks, Closed, Elicitation,
     Error, Health, PageProblem, Result, Roots, Sampling, ServerSecrets, Servers, TaskHandle,
     TaskState, ToolResult,
 };
+// Secrets hidden in text (`***`), as errors and logs hide them.
+#[cfg(feature = "__client")]
+pub use mcpbind_model::redact;
 // Effects in the types (`annotations = "enforce"`): the approval policy
 // (one for the toolbox and typed calls) and the approval a call takes.
 // Approvals: one policy for typed calls of `annotations = "enforce"`
@@ -184,7 +187,8 @@ pub mod snapshot {
 #[cfg(feature = "auth")]
 pub mod auth {
     //! OAuth: `mcpbind login`'s flow, stored credentials, the browser hook.
-    pub use mcpbind_client::auth::{credentials_dir, login, logout, Browser};
+    pub use mcpbind_auth::{credentials_dir, Browser};
+    pub use mcpbind_client::auth::{login, logout};
 }
 /// What the client answers a server's requests with (elicitation,
 /// sampling, roots).

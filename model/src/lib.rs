@@ -25,6 +25,7 @@ mod help;
 pub mod json;
 pub mod lock;
 mod prompt;
+mod redact;
 pub mod sandbox;
 mod ser;
 mod tool;
@@ -51,6 +52,7 @@ pub use lock::{
     find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
     LockedTool, Lockfile, ServerLock, StaleReason,
 };
+pub use redact::redact;
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
 pub use sandbox::SandboxConfig;
 pub use tool::{may_modify, TaskSupport, Tool, ToolMeta};
@@ -70,12 +72,31 @@ macro_rules! include_bindings {
 }
 
 /// What the workspace's own crates use of this crate's insides
-/// (`mcpbind-review`; ARCHITECTURE.md lists each crate's). Not part of the
+/// (`mcpbind-review`, `mcpbind-client`, `mcpbind-auth`; ARCHITECTURE.md lists each crate's). Not part of the
 /// public API, and exempt from semver.
 #[doc(hidden)]
 pub mod internal {
     pub use crate::diff::{diff_values, escape};
     pub use crate::lock::depth::on_deep_stack;
+
+    /// `WWW-Authenticate` challenges read as data (`mcpbind-client`'s
+    /// HTTP errors, `mcpbind-auth`).
+    pub mod challenge;
+
+    /// An error's message and its sources', joined with `: ` (a source
+    /// whose message its parent already shows is skipped).
+    pub fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+        let mut text = error.to_string();
+        let mut cause = error.source();
+        while let Some(c) = cause {
+            let line = c.to_string();
+            if !text.contains(&line) {
+                text = format!("{text}: {line}");
+            }
+            cause = c.source();
+        }
+        text
+    }
 }
 
 /// What generated code uses. Not part of the public API.

@@ -21,7 +21,7 @@ use crate::redact::redact;
 /// The OAuth session of a server with `auth` (the `auth` feature; without
 /// it, no server has one).
 #[cfg(feature = "auth")]
-pub(super) type OAuth = crate::auth::Session;
+pub(super) type OAuth = mcpbind_auth::Session;
 #[cfg(not(feature = "auth"))]
 pub(super) enum OAuth {}
 
@@ -186,7 +186,7 @@ pub(super) async fn connect_http(
         schemas: Arc::clone(&handler.tool_schemas),
         max_response_bytes,
         #[cfg(feature = "auth")]
-        nonces: oauth.as_ref().map(crate::auth::Session::nonces),
+        nonces: oauth.as_ref().map(mcpbind_auth::Session::nonces),
     };
     let oauth_used = oauth.is_some();
     let result = match oauth {
@@ -196,7 +196,7 @@ pub(super) async fn connect_http(
         }
         #[cfg(feature = "auth")]
         Some(session) => {
-            let client = crate::auth::OAuthClient::new(client, session);
+            let client = mcpbind_auth::OAuthClient::new(client, session);
             let transport = StreamableHttpClientTransport::with_client(client, config);
             handshake(transport, handler, lifecycle).await
         }

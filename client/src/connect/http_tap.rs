@@ -9,7 +9,7 @@
 //! response this code doesn't expect is re-sent through rmcp's own client
 //! (listing tools is safe to repeat), so that its error handling applies.
 //!
-//! A POST with a DPoP proof (a DPoP-bound token, [`crate::auth`]) is sent
+//! A POST with a DPoP proof (a DPoP-bound token, `mcpbind-auth`) is sent
 //! here too, whatever it is: rmcp's client keeps only `WWW-Authenticate` of
 //! a `401`, and the server's `DPoP-Nonce` (on a `401` `use_dpop_nonce`, or
 //! any answer) must be recorded for the next proof. Such a request is never
@@ -44,7 +44,7 @@ pub(crate) struct TapClient {
     pub(crate) max_response_bytes: usize,
     /// Where the `DPoP-Nonce`s of an OAuth server's answers go.
     #[cfg(feature = "auth")]
-    pub(crate) nonces: Option<Arc<crate::auth::Nonces>>,
+    pub(crate) nonces: Option<Arc<mcpbind_auth::Nonces>>,
 }
 
 type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
@@ -126,8 +126,8 @@ fn describe_insufficient_scope(
     e: &rmcp::transport::streamable_http_client::InsufficientScopeError,
 ) -> Failure {
     let header = &e.www_authenticate_header;
-    let scopes = super::challenge::insufficient_scope(header);
-    let needs = match (&scopes, super::challenge::challenge_param(header, "error")) {
+    let scopes = mcpbind_model::internal::challenge::insufficient_scope(header);
+    let needs = match (&scopes, mcpbind_model::internal::challenge::challenge_param(header, "error")) {
         (Some(scope), _) if !scope.is_empty() => {
             format!(" (insufficient_scope: it needs scope `{scope}`)")
         }
@@ -303,7 +303,7 @@ impl TapClient {
                 StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)),
             ),
             (reqwest::StatusCode::FORBIDDEN, Some(challenge)) => {
-                let scope = super::challenge::challenge_param(&challenge, "scope");
+                let scope = mcpbind_model::internal::challenge::challenge_param(&challenge, "scope");
                 Some(StreamableHttpError::InsufficientScope(
                     InsufficientScopeError::new(challenge, scope),
                 ))
@@ -556,7 +556,7 @@ impl StreamableHttpClient for TapClient {
     ) -> HttpResult<StreamableHttpPostResponse> {
         let custom_headers = self.with_param_headers(&message, custom_headers);
         #[cfg(feature = "auth")]
-        if custom_headers.contains_key(&HeaderName::from_static(crate::auth::DPOP_HEADER)) {
+        if custom_headers.contains_key(&HeaderName::from_static(mcpbind_auth::DPOP_HEADER)) {
             let method = method_of(&message);
             let result = self
                 .post_dpop(

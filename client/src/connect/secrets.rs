@@ -7,8 +7,17 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use crate::config::expand_vars_with;
-use crate::error::Result;
+use crate::config::{expand_vars_with, ConfigError};
+
+/// `Result` with the `ConfigError` of a `${VAR}` that cannot be expanded.
+type Result<T> = std::result::Result<T, ConfigError>;
+
+/// A `${VAR}` that cannot be expanded fails the connection.
+impl From<ConfigError> for super::ConnectFailure {
+    fn from(e: ConfigError) -> Self {
+        super::ConnectFailure::Error(e.into())
+    }
+}
 
 /// Values shorter than this are not treated as secrets: they would mangle
 /// every message (`DEBUG=1`) and are too short to be credentials.
@@ -95,6 +104,23 @@ impl<'a> Expander<'a> {
         all.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
         all.dedup_by(|a, b| a.0 == b.0);
         all
+    }
+}
+
+/// OAuth's tokens come from the config values this expands
+/// (`mcpbind-auth`).
+#[cfg(feature = "auth")]
+impl mcpbind_auth::Expand for Expander<'_> {
+    fn expand(&mut self, value: &str) -> Result<String> {
+        Expander::expand(self, value)
+    }
+
+    fn expand_url(&mut self, value: &str) -> Result<String> {
+        Expander::expand_url(self, value)
+    }
+
+    fn finish(self: Box<Self>) -> Arc<[String]> {
+        Expander::finish(*self)
     }
 }
 

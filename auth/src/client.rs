@@ -39,13 +39,14 @@ use super::Session;
 
 /// An HTTP client that authorizes its requests through a [`Session`].
 #[derive(Clone)]
-pub(crate) struct OAuthClient<C> {
+pub struct OAuthClient<C> {
     inner: C,
     session: Arc<Session>,
 }
 
 impl<C> OAuthClient<C> {
-    pub(crate) fn new(inner: C, session: Session) -> OAuthClient<C> {
+    /// `inner`, its requests authorized through `session`.
+    pub fn new(inner: C, session: Session) -> OAuthClient<C> {
         OAuthClient {
             inner,
             session: Arc::new(session),
@@ -71,7 +72,7 @@ where
 {
     match error {
         StreamableHttpError::AuthRequired(e) => {
-            let challenges = crate::connect::challenge::parse(&e.www_authenticate_header);
+            let challenges = mcpbind_model::internal::challenge::parse(&e.www_authenticate_header);
             let use_nonce = challenges.iter().any(|c| {
                 c.scheme.eq_ignore_ascii_case("DPoP") && c.param("error") == Some("use_dpop_nonce")
             });
@@ -81,7 +82,7 @@ where
             ))
         }
         StreamableHttpError::InsufficientScope(e) => {
-            let challenges = crate::connect::challenge::parse(&e.www_authenticate_header);
+            let challenges = mcpbind_model::internal::challenge::parse(&e.www_authenticate_header);
             let challenge = challenges
                 .iter()
                 .find(|c| c.param("error") == Some("insufficient_scope"))?;

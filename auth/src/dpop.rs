@@ -34,7 +34,7 @@ use sha2::Digest as _;
 pub(crate) const ALGORITHM: &str = "ES256";
 
 /// The header a proof travels in, and a server's nonce.
-pub(crate) const DPOP: &str = "dpop";
+pub const DPOP: &str = "dpop";
 pub(crate) const DPOP_NONCE: &str = "dpop-nonce";
 
 /// The longest nonce kept (a server's header; RFC 9449 gives no limit).
@@ -84,7 +84,7 @@ fn htu(url: &str) -> String {
 /// The last `DPoP-Nonce` each origin gave (RFC 9449 §8, §9), shared by a
 /// connection's token requests and resource requests.
 #[derive(Default)]
-pub(crate) struct Nonces(Mutex<HashMap<String, String>>);
+pub struct Nonces(Mutex<HashMap<String, String>>);
 
 impl Nonces {
     /// The nonce to put in a proof for `url`.
@@ -95,7 +95,7 @@ impl Nonces {
 
     /// Records the `DPoP-Nonce` of a response from `url`, if it has one;
     /// whether it is new.
-    pub(crate) fn record(&self, url: &str, headers: &http::HeaderMap) -> bool {
+    pub fn record(&self, url: &str, headers: &http::HeaderMap) -> bool {
         let Some(nonce) = headers
             .get(DPOP_NONCE)
             .and_then(|v| v.to_str().ok())

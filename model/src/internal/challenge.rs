@@ -6,7 +6,7 @@
 
 /// The scopes (space-separated, as given) of a `WWW-Authenticate` value's
 /// challenge that says `error="insufficient_scope"`; `None` when none does.
-pub(crate) fn insufficient_scope(header: &str) -> Option<String> {
+pub fn insufficient_scope(header: &str) -> Option<String> {
     parse(header)
         .iter()
         .find(|c| c.param("error") == Some("insufficient_scope"))
@@ -15,7 +15,7 @@ pub(crate) fn insufficient_scope(header: &str) -> Option<String> {
 
 /// Parameter `name` of the first challenge of a `WWW-Authenticate` value
 /// that has it (read as data).
-pub(crate) fn challenge_param(header: &str, name: &str) -> Option<String> {
+pub fn challenge_param(header: &str, name: &str) -> Option<String> {
     parse(header)
         .iter()
         .find_map(|c| c.param(name).map(str::to_owned))
@@ -23,14 +23,14 @@ pub(crate) fn challenge_param(header: &str, name: &str) -> Option<String> {
 
 /// One challenge: its scheme (`Bearer`, `DPoP`) and parameters in order.
 #[derive(Debug, PartialEq)]
-pub(crate) struct Challenge {
-    pub(crate) scheme: String,
+pub struct Challenge {
+    pub scheme: String,
     params: Vec<(String, String)>,
 }
 
 impl Challenge {
     /// The value of parameter `name` (case-insensitive, the first one).
-    pub(crate) fn param(&self, name: &str) -> Option<&str> {
+    pub fn param(&self, name: &str) -> Option<&str> {
         self.params
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -44,7 +44,7 @@ fn is_tchar(c: char) -> bool {
 
 /// The challenges of a `WWW-Authenticate` value. What does not parse ends
 /// the list: the challenges before it are kept.
-pub(crate) fn parse(header: &str) -> Vec<Challenge> {
+pub fn parse(header: &str) -> Vec<Challenge> {
     let mut challenges: Vec<Challenge> = Vec::new();
     let mut rest = header;
     loop {

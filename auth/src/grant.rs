@@ -18,9 +18,10 @@ use rmcp::transport::auth::{
 };
 
 use super::Target;
-use crate::config::{Assertion, AuthConfig, SigningAlgorithm};
 use crate::error::{Error, Result};
-use crate::redact::redact;
+use mcpbind_model::config::{Assertion, AuthConfig, SigningAlgorithm};
+use mcpbind_model::internal::chain;
+use mcpbind_model::redact;
 
 /// How long a token request may take.
 const TOKEN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -342,7 +343,7 @@ impl Target<'_> {
         let response = request.send().await.map_err(|e| {
             self.fail(format!(
                 "cannot reach the token endpoint: {}",
-                crate::error::chain(&e)
+                chain(&e)
             ))
         })?;
         let status = response.status();
