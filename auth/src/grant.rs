@@ -340,12 +340,10 @@ impl Target<'_> {
                 |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
             request = request.basic_auth(encode(&id), Some(encode(&secret)));
         }
-        let response = request.send().await.map_err(|e| {
-            self.fail(format!(
-                "cannot reach the token endpoint: {}",
-                chain(&e)
-            ))
-        })?;
+        let response = request
+            .send()
+            .await
+            .map_err(|e| self.fail(format!("cannot reach the token endpoint: {}", chain(&e))))?;
         let status = response.status();
         let bytes = response
             .bytes()

@@ -47,8 +47,10 @@ pub trait Expand {
     /// `value` with its `${VAR}`s expanded.
     fn expand(&mut self, value: &str) -> std::result::Result<String, mcpbind_model::ConfigError>;
     /// [`Expand::expand`] for a URL, whose password is a secret too.
-    fn expand_url(&mut self, value: &str)
-        -> std::result::Result<String, mcpbind_model::ConfigError>;
+    fn expand_url(
+        &mut self,
+        value: &str,
+    ) -> std::result::Result<String, mcpbind_model::ConfigError>;
     /// The secrets met, as text to redact (longest first).
     fn finish(self: Box<Self>) -> Arc<[String]>;
 }

@@ -653,9 +653,7 @@ async fn oauth_session(
     #[cfg(feature = "auth")]
     {
         let browser = handler.hooks.browser.clone();
-        Ok(Some(
-            crate::auth::session(name, config, browser).await?,
-        ))
+        Ok(Some(crate::auth::session(name, config, browser).await?))
     }
     #[cfg(not(feature = "auth"))]
     {

@@ -117,13 +117,13 @@ pub mod config {
 /// the review half (`ServerReview`, `Review`) with the `review` feature,
 /// as `mcpbind check` and `mcpbind diff` report it.
 pub mod diff {
+    pub use mcpbind_model::diff::{Change, ServerDiff, ToolDiff};
     #[cfg(feature = "review")]
     pub use mcpbind_review::{
         classify_prompt, classify_resource_template, classify_tool, terminal_safe, word_diff,
         Class, Entry, Finding, Message, MessagePart, Review, ServerReview, WordOp,
         REPORT_FORMAT_VERSION,
     };
-    pub use mcpbind_model::diff::{Change, ServerDiff, ToolDiff};
 }
 
 /// The lockfile's hashes: sha256 of RFC 8785 canonical JSON.
@@ -154,9 +154,9 @@ pub mod uri_template {
 // Connections and calls.
 #[cfg(feature = "__client")]
 pub use mcpbind_client::{
-    AcceptDefaults, CallFuture, CallOptions, Client, ClientHooks, Closed, Elicitation,
-    Error, Health, PageProblem, Result, Roots, Sampling, ServerSecrets, Servers, TaskHandle,
-    TaskState, ToolResult,
+    AcceptDefaults, CallFuture, CallOptions, Client, ClientHooks, Closed, Elicitation, Error,
+    Health, PageProblem, Result, Roots, Sampling, ServerSecrets, Servers, TaskHandle, TaskState,
+    ToolResult,
 };
 // Secrets hidden in text (`***`), as errors and logs hide them.
 #[cfg(feature = "__client")]

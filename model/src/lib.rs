@@ -52,8 +52,8 @@ pub use lock::{
     find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
     LockedTool, Lockfile, ServerLock, StaleReason,
 };
-pub use redact::redact;
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
+pub use redact::redact;
 pub use sandbox::SandboxConfig;
 pub use tool::{may_modify, TaskSupport, Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};

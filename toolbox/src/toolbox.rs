@@ -880,7 +880,8 @@ impl Toolbox {
             return Ok(Ok(value));
         }
         let facts = select::facts(&server.name, tool);
-        let mut request = mcpbind_client::approval::toolbox_request(&server.name, facts.tool, value);
+        let mut request =
+            mcpbind_client::approval::toolbox_request(&server.name, facts.tool, value);
         request.name = name.to_owned();
         request.read_only = facts.read_only;
         request.destructive = facts.destructive;

@@ -127,7 +127,10 @@ fn describe_insufficient_scope(
 ) -> Failure {
     let header = &e.www_authenticate_header;
     let scopes = mcpbind_model::internal::challenge::insufficient_scope(header);
-    let needs = match (&scopes, mcpbind_model::internal::challenge::challenge_param(header, "error")) {
+    let needs = match (
+        &scopes,
+        mcpbind_model::internal::challenge::challenge_param(header, "error"),
+    ) {
         (Some(scope), _) if !scope.is_empty() => {
             format!(" (insufficient_scope: it needs scope `{scope}`)")
         }
@@ -303,7 +306,8 @@ impl TapClient {
                 StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)),
             ),
             (reqwest::StatusCode::FORBIDDEN, Some(challenge)) => {
-                let scope = mcpbind_model::internal::challenge::challenge_param(&challenge, "scope");
+                let scope =
+                    mcpbind_model::internal::challenge::challenge_param(&challenge, "scope");
                 Some(StreamableHttpError::InsufficientScope(
                     InsufficientScopeError::new(challenge, scope),
                 ))
