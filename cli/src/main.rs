@@ -56,7 +56,7 @@ fn logging(verbose: u8, format: LogFormat) {
         _ => (LevelFilter::TRACE, LevelFilter::DEBUG),
     };
     let filter = Targets::new()
-        .with_target("mcpbind_core", ours)
+        .with_target("mcpbind_client", ours)
         // What servers log (`notifications/message`), at their levels.
         .with_target("mcpbind::server", ours)
         .with_target("rmcp", rmcp)

@@ -307,8 +307,9 @@ impl Builder {
                 message: format!("failed to start a runtime to refresh the lockfile: {e}"),
                 help: None,
             })?;
-        let refreshed =
-            runtime.block_on(mcpbind_core::snapshot::refresh(&parsed, &mut lock, &names));
+        let refreshed = runtime.block_on(mcpbind_client::snapshot::refresh(
+            &parsed, &mut lock, &names,
+        ));
         for line in &refreshed.skipped {
             println!("cargo:warning={}", line.replace(['\n', '\r'], " "));
         }

@@ -142,7 +142,7 @@ pub enum Error {
     /// A runtime error while snapshotting.
     #[cfg(feature = "snapshot")]
     #[error(transparent)]
-    Runtime(#[from] mcpbind_core::Error),
+    Runtime(#[from] mcpbind_client::Error),
 }
 
 impl Error {
@@ -185,10 +185,10 @@ impl mcpbind_model::Help for Error {
 /// too: what the CLI prints as its `help:` line.
 pub fn help(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     // `Error::Refresh` holds its source boxed: in the chain as the box.
-    // With `snapshot`, the client side's errors (`mcpbind_core::Error`)
+    // With `snapshot`, the client side's errors (`mcpbind_client::Error`)
     // are known too.
     #[cfg(feature = "snapshot")]
-    use mcpbind_core::help_with;
+    use mcpbind_client::help_with;
     #[cfg(not(feature = "snapshot"))]
     use mcpbind_model::help_with;
     help_with(error, |e| {

@@ -3,50 +3,10 @@
 //! runtime's pin check (`Client::check_pins`).
 //!
 //! [`ServerDiff`] lists what differs, by tool and JSON pointer: all the
-//! runtime needs. On top of it, with the `review` feature (the CLI's),
-//! `ServerReview` classifies each change as breaking, review or compatible
-//! by a named rule (`classify.rs` for entries, `prompts.rs` for prompts and
-//! resource templates, `schema.rs` for the JSON Schema rules, `shared.rs`
-//! for the rules every entry shares; the findings in `finding.rs`), and
-//! `Review` renders the result as text, JSON or Markdown (`report.rs`, with
-//! word diffs from `words.rs`).
-
-// The review half (classification, reports, word diffs): the CLI's
-// `check` and `diff`, behind the `review` feature; the pin check needs
-// only [`ServerDiff`].
-#[cfg(feature = "review")]
-mod classify;
-#[cfg(all(test, feature = "review"))]
-mod classify_tests;
-#[cfg(all(test, feature = "review"))]
-mod depth_tests;
-#[cfg(feature = "review")]
-mod finding;
-#[cfg(all(test, feature = "review"))]
-mod fuzz_tests;
-#[cfg(feature = "review")]
-mod prompts;
-#[cfg(feature = "review")]
-mod report;
-#[cfg(feature = "review")]
-mod schema;
-#[cfg(feature = "review")]
-mod shared;
-#[cfg(feature = "review")]
-mod words;
+//! runtime needs. The review on top of it (each change classified as
+//! breaking, review or compatible, and reported) is `mcpbind-review`.
 
 use std::fmt;
-
-#[cfg(feature = "review")]
-pub use classify::{classify_tool, ServerReview};
-#[cfg(feature = "review")]
-pub use finding::{Class, Entry, Finding, Message, MessagePart};
-#[cfg(feature = "review")]
-pub use prompts::{classify_prompt, classify_resource_template};
-#[cfg(feature = "review")]
-pub use report::{terminal_safe, Review, REPORT_FORMAT_VERSION};
-#[cfg(feature = "review")]
-pub use words::{word_diff, WordOp};
 
 use serde_json::Value;
 
@@ -187,11 +147,13 @@ impl ToolDiff {
     }
 }
 
-fn escape(key: &str) -> String {
+#[doc(hidden)] // mcpbind-review (`crate::internal`)
+pub fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-fn diff_values(pointer: &str, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<Change>) {
+#[doc(hidden)] // mcpbind-review (`crate::internal`)
+pub fn diff_values(pointer: &str, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<Change>) {
     match (old, new) {
         (Some(Value::Object(a)), Some(Value::Object(b))) => {
             let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();

@@ -7,7 +7,7 @@
 //! It depends on neither rmcp nor tokio, under any feature: it compiles
 //! beside rmcp, and the generator (`mcpbind-codegen`, the `mcp_tools!`
 //! macro) depends on it alone. The client side (connections, calls, auth,
-//! the sandbox's enforcement) is `mcpbind-core`.
+//! the sandbox's enforcement) is `mcpbind-client`.
 //!
 //! The examples in these docs use the crate as users do, through `mcpbind`
 //! (a path-only dev-dependency, which `cargo package` leaves out), and
@@ -27,6 +27,7 @@ pub mod integer;
 pub mod json;
 pub mod lock;
 mod prompt;
+mod redact;
 pub mod sandbox;
 mod ser;
 mod tool;
@@ -54,6 +55,7 @@ pub use lock::{
     LockedTool, Lockfile, ServerLock, StaleReason,
 };
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
+pub use redact::redact;
 pub use sandbox::SandboxConfig;
 pub use tool::{may_modify, TaskSupport, Tool, ToolMeta};
 pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
@@ -69,6 +71,34 @@ macro_rules! include_bindings {
     ($file:literal) => {
         include!(concat!(env!("OUT_DIR"), "/", $file));
     };
+}
+
+/// What the workspace's own crates use of this crate's insides
+/// (`mcpbind-review`, `mcpbind-client`, `mcpbind-auth`; ARCHITECTURE.md lists each crate's). Not part of the
+/// public API, and exempt from semver.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::diff::{diff_values, escape};
+    pub use crate::lock::depth::on_deep_stack;
+
+    /// `WWW-Authenticate` challenges read as data (`mcpbind-client`'s
+    /// HTTP errors, `mcpbind-auth`).
+    pub mod challenge;
+
+    /// An error's message and its sources', joined with `: ` (a source
+    /// whose message its parent already shows is skipped).
+    pub fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+        let mut text = error.to_string();
+        let mut cause = error.source();
+        while let Some(c) = cause {
+            let line = c.to_string();
+            if !text.contains(&line) {
+                text = format!("{text}: {line}");
+            }
+            cause = c.source();
+        }
+        text
+    }
 }
 
 /// What generated code uses. Not part of the public API.

@@ -6,7 +6,7 @@
 //! for limits (Linux, no root; as root, a pids cgroup for `processes`). A setting the platform
 //! cannot enforce fails the spawn with [`Error::Sandbox`], or is reported as
 //! a warning when `required = false`. Use it through `mcpbind`: the client
-//! side (`mcpbind-core`) calls [`confine`] for each server it starts.
+//! side (`mcpbind-client`) calls [`confine`] for each server it starts.
 #![deny(missing_docs)]
 
 // The model's sandbox, under the paths the files here name it by (they

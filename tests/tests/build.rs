@@ -236,7 +236,7 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
 [build-dependencies]
 mcpbind-codegen = {{ path = {codegen} }}
 "#,
-            runtime = util::toml_str(&root.join("runtime").display().to_string()),
+            runtime = util::toml_str(&root.join("mcpbind").display().to_string()),
             codegen = util::toml_str(&root.join("codegen").display().to_string()),
         ),
     )
@@ -402,7 +402,7 @@ fn macro_warns_about_loosened_schemas_at_the_call() {
         krate.join("Cargo.toml"),
         format!(
             "[package]\nname = \"mcpbind-macro-warnings\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n[workspace]\n\n[dependencies]\nmcpbind = {{ path = {} }}\n",
-            util::toml_str(&root.join("runtime").display().to_string())
+            util::toml_str(&root.join("mcpbind").display().to_string())
         ),
     )
     .unwrap();

@@ -129,7 +129,7 @@ fn generated_code_compiles_without_client_features() {
             "[package]\nname = \"features-check\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
              [dependencies]\nmcpbind = {{ path = {}, default-features = false, features = {features} }}\n\n\
              [workspace]\n",
-            util::toml_str(&util::root().join("runtime").display().to_string())
+            util::toml_str(&util::root().join("mcpbind").display().to_string())
         );
         std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
         std::fs::copy(

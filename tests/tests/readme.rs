@@ -179,7 +179,7 @@ fn complete_config(mut table: toml::Table) -> toml::Table {
 }
 
 /// `runtime/mcpbind.lock`, which the doc examples of `mcpbind`,
-/// `mcpbind-core` and `mcpbind-macros` compile against, is a part of
+/// `mcpbind-client` and `mcpbind-macros` compile against, is a part of
 /// `tests/mcpbind.lock` (locked from the real servers) copied verbatim: each
 /// of its servers has the same identity, and each tool, prompt and template
 /// the same definition and hash.
@@ -190,8 +190,8 @@ fn the_doc_lockfile_is_a_part_of_the_test_lockfile() {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     };
     // The lockfile is valid as it is (hashes checked).
-    mcpbind::Lockfile::read(dir.join("../runtime/mcpbind.lock")).unwrap();
-    let doc = read(&dir.join("../runtime/mcpbind.lock"));
+    mcpbind::Lockfile::read(dir.join("../mcpbind/mcpbind.lock")).unwrap();
+    let doc = read(&dir.join("../mcpbind/mcpbind.lock"));
     let full = read(&dir.join("mcpbind.lock"));
     let servers = doc["servers"].as_object().unwrap();
     assert!(servers.contains_key("demo") && servers.contains_key("everything"));

@@ -1,16 +1,16 @@
 //! [`help`] knowing the toolbox's errors too: the client side's
-//! (`mcpbind_core::help`) finds the model's and the runtime's; this one also
+//! (`mcpbind_client::help`) finds the model's and the runtime's; this one also
 //! finds [`ToolboxError`](crate::ToolboxError).
 
 use std::error::Error as StdError;
 
-use mcpbind_core::Help;
+use mcpbind_client::Help;
 
 use crate::ToolboxError;
 
 /// The help of `error`, or of the first error in its source chain that has
 /// one; `None` when none does. It knows every error type of mcpbind (and
-/// [`Hinted`](mcpbind_core::Hinted)); [`help_with`] takes other crates'
+/// [`Hinted`](mcpbind_client::Hinted)); [`help_with`] takes other crates'
 /// types too.
 pub fn help(error: &(dyn StdError + 'static)) -> Option<String> {
     help_with(error, |_| None)
@@ -24,7 +24,7 @@ pub fn help_with(
     error: &(dyn StdError + 'static),
     more: impl for<'a> Fn(&'a (dyn StdError + 'static)) -> Option<&'a dyn Help>,
 ) -> Option<String> {
-    mcpbind_core::help_with(error, |link| {
+    mcpbind_client::help_with(error, |link| {
         (link.downcast_ref::<ToolboxError>())
             .or_else(|| link.downcast_ref::<Box<ToolboxError>>().map(|e| &**e))
             .map(|e| e as &dyn Help)

@@ -3,7 +3,7 @@
 //! rig), checked against their locked schemas and called. Use it through
 //! the `mcpbind` crate (`mcpbind::Toolbox`, `mcpbind::toolbox::...`).
 //!
-//! It sits on the client side (`mcpbind-core`): every call goes through a
+//! It sits on the client side (`mcpbind-client`): every call goes through a
 //! `Client`, with its events, hooks and pins.
 #![deny(missing_docs)]
 
@@ -28,36 +28,36 @@ pub mod rig {
 }
 
 // The client side's items, under the paths the toolbox's files name them by
-// (they were written inside `mcpbind-core`).
+// (they were written inside `mcpbind-client`).
 #[cfg(feature = "skills")]
-use mcpbind_core::skills;
-use mcpbind_core::LockedEntry;
-use mcpbind_core::{handler, json, notices, uri_template};
+use mcpbind_client::skills;
+use mcpbind_client::LockedEntry;
+use mcpbind_client::{handler, json, notices, uri_template};
 mod call {
-    pub(crate) use mcpbind_core::__toolbox::text_of;
-    pub(crate) use mcpbind_core::ToolResult;
+    pub(crate) use mcpbind_client::__toolbox::text_of;
+    pub(crate) use mcpbind_client::ToolResult;
 }
 mod client {
-    pub(crate) use mcpbind_core::{CallOptions, Client};
+    pub(crate) use mcpbind_client::{CallOptions, Client};
 }
 mod connect {
     pub(crate) mod secrets {
-        pub(crate) use mcpbind_core::ServerSecrets;
+        pub(crate) use mcpbind_client::ServerSecrets;
     }
 }
 mod error {
-    pub(crate) use mcpbind_core::Error;
+    pub(crate) use mcpbind_client::Error;
 }
 mod events {
-    pub(crate) use mcpbind_core::__toolbox::{
+    pub(crate) use mcpbind_client::__toolbox::{
         outcome_of, publish_rejected, publish_toolbox_call, with_scope, CallScope,
     };
-    pub(crate) use mcpbind_core::events::{Outcome, ToolInvoked};
+    pub(crate) use mcpbind_client::events::{Outcome, ToolInvoked};
 }
 mod prompt {
-    pub(crate) use mcpbind_core::{Prompt, ResourceTemplateMeta};
+    pub(crate) use mcpbind_client::{Prompt, ResourceTemplateMeta};
 }
 mod tool {
-    pub(crate) use mcpbind_core::{TaskSupport, Tool, ToolMeta};
+    pub(crate) use mcpbind_client::{TaskSupport, Tool, ToolMeta};
 }
 mod validate;

@@ -226,7 +226,7 @@ pub enum ToolboxError {
 
 impl ToolboxError {
     /// What the user can do about it, when that is known (this error's own:
-    /// [`crate::help`] looks through its source, a runtime [`Error`](mcpbind_core::Error),
+    /// [`crate::help`] looks through its source, a runtime [`Error`](mcpbind_client::Error),
     /// too).
     pub fn help(&self) -> Option<String> {
         match self {
@@ -313,7 +313,7 @@ impl ToolSlot {
 /// The tools of one or more connected servers, as a model sees them.
 ///
 /// ```
-/// # mcpbind::mcp_tools!(lockfile = "../runtime/mcpbind.lock", servers = [demo]);
+/// # mcpbind::mcp_tools!(lockfile = "../mcpbind/mcpbind.lock", servers = [demo]);
 /// # async fn run(config: &mcpbind::Config) -> Result<(), Box<dyn std::error::Error>> {
 /// let mut tools = mcpbind::Toolbox::new();
 /// tools.add(demo::Client::connect(config).await?)?;
@@ -556,7 +556,7 @@ impl Toolbox {
 
     /// The toolbox's approval policy: what it runs before a model's calls,
     /// and what gives the program's own calls of tools bound with
-    /// `annotations = "enforce"` their [`Approved`](mcpbind_core::Approved)
+    /// `annotations = "enforce"` their [`Approved`](mcpbind_client::Approved)
     /// (one policy for both). A tool bound so is refused to the model when
     /// the policy has no approval.
     pub fn approvals(&self) -> &Approvals {
@@ -904,8 +904,8 @@ impl Toolbox {
             // config does, and the tool's live annotations (unreviewed).
             SlotKind::Live(live) => {
                 server.client.server_config().annotations
-                    == mcpbind_core::config::Annotations::Enforce
-                    && mcpbind_core::__toolbox::may_modify(live.read_only, live.destructive)
+                    == mcpbind_client::config::Annotations::Enforce
+                    && mcpbind_client::__toolbox::may_modify(live.read_only, live.destructive)
             }
             SlotKind::Template(_) => false,
         };
@@ -913,7 +913,8 @@ impl Toolbox {
             return Ok(Ok(value));
         }
         let facts = select::facts(&server.name, tool);
-        let mut request = mcpbind_core::approval::toolbox_request(&server.name, facts.tool, value);
+        let mut request =
+            mcpbind_client::approval::toolbox_request(&server.name, facts.tool, value);
         request.name = name.to_owned();
         request.read_only = facts.read_only;
         request.destructive = facts.destructive;

@@ -5,12 +5,12 @@
 
 use serde_json::Value;
 
-pub(crate) use mcpbind_core::__toolbox::{join, violations_or};
-pub(crate) use mcpbind_core::Violation;
+pub(crate) use mcpbind_client::__toolbox::{join, violations_or};
+pub(crate) use mcpbind_client::Violation;
 
 /// A listed schema, compiled.
 #[cfg(feature = "validate")]
-pub(crate) use mcpbind_core::__toolbox::Compiled;
+pub(crate) use mcpbind_client::__toolbox::Compiled;
 
 /// A listed schema: without `validate`, nothing is compiled.
 #[cfg(not(feature = "validate"))]
@@ -19,7 +19,7 @@ pub(crate) struct Compiled;
 /// `schema` compiled, or why it can't be.
 pub(crate) fn compile(schema: &Value) -> Result<Compiled, String> {
     #[cfg(feature = "validate")]
-    return mcpbind_core::__toolbox::compile(schema);
+    return mcpbind_client::__toolbox::compile(schema);
     #[cfg(not(feature = "validate"))]
     {
         let _ = schema;
@@ -30,7 +30,7 @@ pub(crate) fn compile(schema: &Value) -> Result<Compiled, String> {
 /// How `instance` breaks `schema` (none without `validate`).
 pub(crate) fn violations_of(schema: &Compiled, instance: &Value) -> Vec<Violation> {
     #[cfg(feature = "validate")]
-    return mcpbind_core::__toolbox::violations_of(schema, instance);
+    return mcpbind_client::__toolbox::violations_of(schema, instance);
     #[cfg(not(feature = "validate"))]
     {
         let _ = (schema, instance);

@@ -111,7 +111,7 @@ fn warn_unchecked(name: &str, server: &mcpbind::ServerLock, config: &mcpbind::Se
             };
             if let Err(why) = mcpbind_model::validate::compile(schema) {
                 // The tool's name and the schema's text are the server's.
-                let safe = mcpbind_model::diff::terminal_safe;
+                let safe = mcpbind::diff::terminal_safe;
                 crate::status!(
                     "warning: server `{name}`, tool `{}`: its {key} can't be checked by mcpbind ({}); only the server checks it",
                     safe(&tool.name),

@@ -40,6 +40,6 @@ pub trait ToolHook: Send + Sync {
     }
 }
 
-// Approvals are the client side's (`mcpbind_core::approval`): one policy
+// Approvals are the client side's (`mcpbind_client::approval`): one policy
 // for a model's calls and the program's own calls of `enforce`d tools.
-pub use mcpbind_core::approval::{Approval, Approvals, CallRequest, Verdict};
+pub use mcpbind_client::approval::{Approval, Approvals, CallRequest, Verdict};

@@ -9,7 +9,7 @@
 //! a warning), and its structured content against its output schema. They
 //! are labelled unlocked wherever a tool is shown: the inventory, its
 //! [`ToolFacts`](super::ToolFacts), [`Definitions::unlocked`](super::Definitions::unlocked)
-//! and [`ToolInvoked::unlocked`](mcpbind_core::ToolInvoked::unlocked).
+//! and [`ToolInvoked::unlocked`](mcpbind_client::ToolInvoked::unlocked).
 //!
 //! When the server says its tools changed (`notifications/tools/list_changed`),
 //! they are listed again in the background: a tool whose definition
@@ -199,7 +199,7 @@ impl Toolbox {
     /// for a locked tool. They are labelled unlocked in the inventory,
     /// [`ToolFacts::unlocked`](super::ToolFacts::unlocked),
     /// [`Definitions::unlocked`](super::Definitions::unlocked) and
-    /// [`ToolInvoked::unlocked`](mcpbind_core::ToolInvoked::unlocked), so that a
+    /// [`ToolInvoked::unlocked`](mcpbind_client::ToolInvoked::unlocked), so that a
     /// host can hold them back or ask for approval. When the server says
     /// its tools changed, they are held back until
     /// [`refresh_unlocked`](Self::refresh_unlocked).

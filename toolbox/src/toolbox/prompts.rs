@@ -19,7 +19,7 @@ impl Toolbox {
     /// gives its prompts.
     ///
     /// ```
-    /// # mcpbind::mcp_tools!(lockfile = "../runtime/mcpbind.lock", servers = [everything]);
+    /// # mcpbind::mcp_tools!(lockfile = "../mcpbind/mcpbind.lock", servers = [everything]);
     /// # async fn run(tools: &mcpbind::Toolbox) -> Result<(), mcpbind::ToolboxError> {
     /// use mcpbind::PromptRequest;
     ///
@@ -76,7 +76,7 @@ impl Toolbox {
 /// arguments (strings in MCP).
 ///
 /// ```
-/// # mcpbind::mcp_tools!(lockfile = "../runtime/mcpbind.lock", servers = [everything]);
+/// # mcpbind::mcp_tools!(lockfile = "../mcpbind/mcpbind.lock", servers = [everything]);
 /// # fn main() {
 /// use mcpbind::PromptRequest;
 ///

@@ -5,7 +5,7 @@
 //!
 //! A rendering is a snapshot: [`Toolbox::subscribe_context`] subscribes to
 //! the resources it renders, so that a host hears
-//! ([`Notice::ResourceUpdated`](mcpbind_core::Notice::ResourceUpdated)) when to
+//! ([`Notice::ResourceUpdated`](mcpbind_client::Notice::ResourceUpdated)) when to
 //! render it again.
 
 use std::fmt::Write as _;
@@ -103,7 +103,7 @@ impl Toolbox {
 impl Toolbox {
     /// Subscribes to one resource of `server` (`resources/subscribe`): each
     /// update reaches the bus ([`subscribe_notices`](crate::notices::subscribe))
-    /// as a [`Notice::ResourceUpdated`](mcpbind_core::Notice::ResourceUpdated).
+    /// as a [`Notice::ResourceUpdated`](mcpbind_client::Notice::ResourceUpdated).
     ///
     /// # Errors
     ///

@@ -65,10 +65,10 @@ impl Toolbox {
     /// Opt-in: loads skill `uri` (its `SKILL.md`) of `server`: its entry is
     /// got (`skills/get`), then its `SKILL.md` read and accepted only when
     /// its size, digest and frontmatter are the entry's
-    /// ([`Client::load_skill`](mcpbind_core::Client::load_skill)). Its
+    /// ([`Client::load_skill`](mcpbind_client::Client::load_skill)). Its
     /// [`instructions`](LoadedSkill::instructions) go to the model; its
     /// other files are read through the server's client
-    /// ([`Client::read_skill_file`](mcpbind_core::Client::read_skill_file)).
+    /// ([`Client::read_skill_file`](mcpbind_client::Client::read_skill_file)).
     ///
     /// # Errors
     ///

@@ -33,7 +33,7 @@ impl Toolbox {
     /// and size. The config's `enabled_resource_templates` /
     /// `disabled_resource_templates` apply; a template already exposed is
     /// kept once. Hooks run around a read as around a tool call; a read is
-    /// not a [`ToolInvoked`](mcpbind_core::ToolInvoked) event.
+    /// not a [`ToolInvoked`](mcpbind_client::ToolInvoked) event.
     ///
     /// # Errors
     ///
