@@ -13,7 +13,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::{Cassette, Recorder, Recording, Replay};
-use mcpbind_core::{Client, ClientHooks, Config, ConfigError, Result, ServerConfig};
+use mcpbind_client::{Client, ClientHooks, Config, ConfigError, Result, ServerConfig};
 use mcpbind_model::handler::{BoxFuture, ServeResult};
 use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolMeta, ToolServer};
 use serde_json::{Map, Value};
@@ -120,10 +120,10 @@ impl<S: ToolServer, C> InProcess<S, C> {
     ///
     /// # Errors
     ///
-    /// Those of connecting ([`Error::Connect`](mcpbind_core::Error),
-    /// [`Error::ConnectTimeout`](mcpbind_core::Error)), and
-    /// [`Error::Drift`](mcpbind_core::Error) when a pinned entry differs
-    /// under `pin_policy = "refuse"`; [`Error::Config`](mcpbind_core::Error)
+    /// Those of connecting ([`Error::Connect`](mcpbind_client::Error),
+    /// [`Error::ConnectTimeout`](mcpbind_client::Error)), and
+    /// [`Error::Drift`](mcpbind_client::Error) when a pinned entry differs
+    /// under `pin_policy = "refuse"`; [`Error::Config`](mcpbind_client::Error)
     /// for a name that is no server name.
     pub async fn connect(self) -> Result<C> {
         let (tools, wrap, server) = (self.tools, self.wrap, Arc::clone(&self.server));

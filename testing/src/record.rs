@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use mcpbind_core::{CallOptions, Client, ServerSecrets};
+use mcpbind_client::{CallOptions, Client, ServerSecrets};
 use mcpbind_model::handler::{BoxFuture, ServeError, ServeResult};
 use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolFailure, ToolMeta, ToolServer};
 use serde_json::{Map, Value};
@@ -199,7 +199,7 @@ fn redact_value(value: &mut Value, secrets: &[(String, String)]) {
     }
 }
 
-fn json<T: serde::Serialize>(value: mcpbind_core::Result<T>) -> Result<Value, String> {
+fn json<T: serde::Serialize>(value: mcpbind_client::Result<T>) -> Result<Value, String> {
     value
         .map_err(|e| e.to_string())
         .and_then(|v| serde_json::to_value(v).map_err(|e| e.to_string()))

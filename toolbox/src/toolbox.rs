@@ -114,7 +114,7 @@ pub trait BoundServer {
     /// The `annotations` mode the bindings were generated under (`None`:
     /// bindings older than this record). [`Toolbox::add`] refuses a client
     /// whose config says another.
-    const ANNOTATIONS: Option<mcpbind_core::config::Annotations> = None;
+    const ANNOTATIONS: Option<mcpbind_client::config::Annotations> = None;
 
     /// The untyped client underneath.
     fn into_client(self) -> Client;
@@ -201,15 +201,15 @@ pub enum ToolboxError {
     },
     /// Bindings generated under one `annotations` mode, added with a
     /// client whose config says another (as a generated client's `connect`
-    /// refuses it: [`Error::AnnotationsMismatch`](mcpbind_core::Error::AnnotationsMismatch)).
-    #[error("{}", mcpbind_core::__toolbox::annotations_mismatch(server, *bindings, *config))]
+    /// refuses it: [`Error::AnnotationsMismatch`](mcpbind_client::Error::AnnotationsMismatch)).
+    #[error("{}", mcpbind_client::__toolbox::annotations_mismatch(server, *bindings, *config))]
     AnnotationsMismatch {
         /// The server.
         server: String,
         /// The mode the bindings were generated under.
-        bindings: mcpbind_core::config::Annotations,
+        bindings: mcpbind_client::config::Annotations,
         /// The mode of the client's config.
-        config: mcpbind_core::config::Annotations,
+        config: mcpbind_client::config::Annotations,
     },
     /// A prompt for the system prompt could not be got.
     #[error("prompt `{prompt}` of server `{server}` could not be rendered")]
@@ -234,7 +234,7 @@ impl ToolboxError {
                 "set a different `tool_prefix` for one of the servers in mcpbind.toml".to_owned(),
             ),
             ToolboxError::AnnotationsMismatch { server, config, .. } => Some(
-                mcpbind_core::__toolbox::annotations_mismatch_help(server, *config),
+                mcpbind_client::__toolbox::annotations_mismatch_help(server, *config),
             ),
             _ => None,
         }
