@@ -92,6 +92,13 @@ fn handled_rights(abi: i64) -> u64 {
     rights
 }
 
+/// A prepared spawn: what the child applies, the proxy listener's way
+/// back, the pids cgroup.
+pub(crate) type Ready = (Prepared, Option<OwnedFd>, Option<cgroup::PidsCgroup>);
+
+/// A preparation that failed: the setting, and why.
+pub(crate) type Failed = (&'static str, io::Error);
+
 /// What the child applies between fork and exec.
 pub(crate) struct Prepared {
     ruleset: Option<OwnedFd>,
@@ -245,12 +252,7 @@ impl Prepared {
     /// allow-list, also the end of the socket the proxy's listener comes
     /// back on (see [`receive_listener`]); with `processes` as root, the
     /// pids cgroup (removed by the [`cgroup::PidsCgroup`] returned).
-    pub(crate) fn new(
-        plan: &Plan,
-        limits: &Limits,
-        server: &str,
-    ) -> Result<(Prepared, Option<OwnedFd>, Option<cgroup::PidsCgroup>), (&'static str, io::Error)>
-    {
+    pub(crate) fn new(plan: &Plan, limits: &Limits, server: &str) -> Result<Ready, Failed> {
         let abi = landlock_abi();
         let handled = handled_rights(abi);
         let ruleset = match &plan.read {
@@ -270,23 +272,7 @@ impl Prepared {
         }
         call.push(')');
         let maps = plan.user_namespace.then(id_maps);
-        let namespace = plan.namespace_setting;
-        let step = Step::new;
-        let mut steps = vec![
-            step(namespace, &call),
-            step(namespace, "writing the user namespace's uid_map"),
-            step(namespace, "fork (the PID namespace's init)"),
-            step(plan.files_setting, "landlock_restrict_self"),
-            step(
-                "network",
-                "opening the allow-list proxy's listener in the namespace",
-            ),
-            step(
-                namespace,
-                "mounting a /proc of the server's own PID namespace",
-            ),
-            step("processes", "joining the server's pids cgroup"),
-        ];
+        let mut steps = steps(plan, &call);
         let pids = match limits.processes {
             Some(max) if running_as_root() && plan.user_namespace => {
                 // The reaper and the init count too.
@@ -435,6 +421,28 @@ impl Prepared {
             unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) };
         check_rc(rc as libc::c_int)
     }
+}
+
+/// The steps [`Prepared::apply`] may be refused at, by index (`UNSHARE`
+/// and the rest; the limits follow), `call` being the `unshare`.
+fn steps(plan: &Plan, call: &str) -> Vec<Step> {
+    let namespace = plan.namespace_setting;
+    let step = Step::new;
+    vec![
+        step(namespace, call),
+        step(namespace, "writing the user namespace's uid_map"),
+        step(namespace, "fork (the PID namespace's init)"),
+        step(plan.files_setting, "landlock_restrict_self"),
+        step(
+            "network",
+            "opening the allow-list proxy's listener in the namespace",
+        ),
+        step(
+            namespace,
+            "mounting a /proc of the server's own PID namespace",
+        ),
+        step("processes", "joining the server's pids cgroup"),
+    ]
 }
 
 /// The `/proc` files runtimes read about the machine (CPUs, memory),
