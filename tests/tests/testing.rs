@@ -220,17 +220,16 @@ async fn a_toolbox_holds_an_in_process_double_and_asks_for_approval() {
     assert_eq!(deleted.load(Ordering::SeqCst), 1);
     assert_eq!(asked.load(Ordering::SeqCst), 2);
 
-    // A read-only tool is not asked about; bad arguments never reach the
-    // double (validated against the locked schema first).
-    let sum = tools
-        .call_value("demo_add", json!({"a": 2, "b": 40}))
-        .await;
+    // The policy is asked about every call (it decides what may run); bad
+    // arguments are refused against the locked schema, never reaching the
+    // double.
+    let sum = tools.call_value("demo_add", json!({"a": 2, "b": 40})).await;
     assert!(sum.for_model().text.contains("42"), "{:?}", sum.outcome);
     let bad = tools
         .call_value("demo_add", json!({"a": "two", "b": 40}))
         .await;
     assert!(bad.for_model().is_error);
-    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    assert_eq!(asked.load(Ordering::SeqCst), 4);
 }
 
 /// Doubles with nothing implemented: what a recording or a replay lists
@@ -251,8 +250,17 @@ async fn session(
 ) -> Vec<String> {
     use everything::types as ev;
     let mut seen = vec![
-        format!("{:?}", everything.echo(ev::EchoInput::new("hello")).await.unwrap()),
-        format!("{:?}", everything.get_tiny_image(ev::GetTinyImageInput::default()).await.unwrap()),
+        format!(
+            "{:?}",
+            everything.echo(ev::EchoInput::new("hello")).await.unwrap()
+        ),
+        format!(
+            "{:?}",
+            everything
+                .get_tiny_image(ev::GetTinyImageInput::default())
+                .await
+                .unwrap()
+        ),
         format!(
             "{:?}",
             everything
@@ -270,9 +278,19 @@ async fn session(
         ),
         format!(
             "{:?}",
-            everything.resources().dynamic_text_resource("3").await.unwrap()
+            everything
+                .resources()
+                .dynamic_text_resource("3")
+                .await
+                .unwrap()
         ),
-        format!("{:?}", everything.get_env(ev::GetEnvInput::default()).await.unwrap()),
+        format!(
+            "{:?}",
+            everything
+                .get_env(ev::GetEnvInput::default())
+                .await
+                .unwrap()
+        ),
     ];
     let audio = filesystem
         .read_media_file(filesystem::types::ReadMediaFileInput::new(wav))
@@ -333,7 +351,10 @@ async fn a_session_recorded_live_replays_offline_with_the_same_typed_results() {
     assert!(text.ends_with("}\n") && text.contains("\n  \"servers\": {\n"));
     let locked = &tests_lockfile().servers["everything"];
     let echo = locked.tools.iter().find(|t| t.name == "echo").unwrap();
-    assert_eq!(cassette.servers["everything"].tools["echo"].sha256, echo.sha256);
+    assert_eq!(
+        cassette.servers["everything"].tools["echo"].sha256,
+        echo.sha256
+    );
 
     // Replayed with servers that cannot start: the same typed results.
     let replay = (
@@ -440,7 +461,11 @@ fn a_cassette_the_lockfile_disagrees_with_is_refused_naming_file_line_and_tool()
 
     // Another protocol version.
     let mut older = lockfile.clone();
-    older.servers.get_mut("everything").unwrap().protocol_version = "2025-06-18".into();
+    older
+        .servers
+        .get_mut("everything")
+        .unwrap()
+        .protocol_version = "2025-06-18".into();
     let error = Cassette::load(&file, &older).unwrap_err();
     assert!(
         matches!(&error, CassetteError::Protocol { line: 4, recorded, .. } if recorded == "2025-11-25"),
@@ -464,7 +489,9 @@ fn a_cassette_the_lockfile_disagrees_with_is_refused_naming_file_line_and_tool()
         matches!(&error, CassetteError::Parse { line: 8.., .. }),
         "{error:?}"
     );
-    assert!(error.to_string().starts_with(&format!("{}:", file.display())));
+    assert!(error
+        .to_string()
+        .starts_with(&format!("{}:", file.display())));
 
     // A recorded result the locked outputSchema no longer accepts.
     let bad = format!(
@@ -476,7 +503,10 @@ fn a_cassette_the_lockfile_disagrees_with_is_refused_naming_file_line_and_tool()
     std::fs::write(&file, bad).unwrap();
     match Cassette::load(&file, &lockfile) {
         Err(CassetteError::Output {
-            line, tool, violations, ..
+            line,
+            tool,
+            violations,
+            ..
         }) => {
             assert_eq!((line, tool.as_str()), (2, "get-structured-content"));
             assert!(!violations.is_empty());
