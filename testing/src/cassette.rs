@@ -221,9 +221,7 @@ impl Cassette {
     pub fn read(path: &Path) -> Result<Cassette, CassetteError> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Cassette::default())
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Cassette::default()),
             Err(source) => {
                 return Err(CassetteError::Io {
                     action: "read",
@@ -320,7 +318,12 @@ impl Cassette {
             let tool_line = |tool: &str| {
                 line_of(
                     &text,
-                    &["\"servers\"", &format!("\"{name}\""), "\"tools\"", &format!("\"{tool}\"")],
+                    &[
+                        "\"servers\"",
+                        &format!("\"{name}\""),
+                        "\"tools\"",
+                        &format!("\"{tool}\""),
+                    ],
                 )
             };
             let drifted: Vec<String> = tape

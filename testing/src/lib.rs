@@ -21,8 +21,7 @@ mod record;
 mod replay;
 
 pub use cassette::{
-    canonical_arguments, Cassette, CassetteError, Exchange, ServerTape, ToolTape,
-    CASSETTE_VERSION,
+    canonical_arguments, Cassette, CassetteError, Exchange, ServerTape, ToolTape, CASSETTE_VERSION,
 };
 pub use in_process::InProcess;
 pub use record::{Recorder, Recording};

@@ -99,6 +99,46 @@ impl Recorder {
         saved
     }
 
+    /// Records one tool call made elsewhere (`mcpbind call --record`):
+    /// server `server` at `protocol`, tool `tool` whose definition hashes
+    /// to `sha256`, its arguments and its answer (a `CallToolResult` as
+    /// JSON, or the error's text), each `secrets` value replaced by its
+    /// label.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_call(
+        &self,
+        server: &str,
+        protocol: &str,
+        tool: &str,
+        sha256: &str,
+        arguments: &Map<String, Value>,
+        answer: Result<Value, String>,
+        secrets: &[(String, String)],
+    ) {
+        let mut exchange = Exchange {
+            arguments: Some(canonical_arguments(arguments)),
+            result: answer.as_ref().ok().cloned(),
+            error: answer.err(),
+        };
+        if let Some(v) = exchange.arguments.as_mut() {
+            redact_value(v, secrets);
+        }
+        if let Some(v) = exchange.result.as_mut() {
+            redact_value(v, secrets);
+        }
+        if let Some(e) = exchange.error.as_mut() {
+            let mut text = Value::String(std::mem::take(e));
+            redact_value(&mut text, secrets);
+            *e = text.as_str().unwrap_or_default().to_owned();
+        }
+        let mut heard = self.lock();
+        let tape = heard.servers.entry(server.to_owned()).or_default();
+        tape.protocol_version = protocol.to_owned();
+        let entry = tape.tools.entry(tool.to_owned()).or_default();
+        entry.sha256 = sha256.to_owned();
+        entry.calls.push(exchange);
+    }
+
     /// Adds one exchange of server `server`.
     fn note(&self, server: &str, protocol: &str, entry: Entry<'_>, exchange: Exchange) {
         let mut heard = self.lock();

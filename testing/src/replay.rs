@@ -38,13 +38,8 @@ pub struct Unrecorded {
 fn closest_words(closest: &Option<Value>, diff: &[String]) -> String {
     match closest {
         None => "; nothing was recorded for it, record it".to_owned(),
-        Some(_) if diff.is_empty() => {
-            "; it was called more often than recorded".to_owned()
-        }
-        Some(_) => format!(
-            "; the closest recorded call differs:\n{}",
-            diff.join("\n")
-        ),
+        Some(_) if diff.is_empty() => "; it was called more often than recorded".to_owned(),
+        Some(_) => format!("; the closest recorded call differs:\n{}", diff.join("\n")),
     }
 }
 
@@ -157,9 +152,9 @@ impl<S: ToolServer> Replay<S> {
 /// The recorded call whose arguments differ least from `arguments`.
 fn closest<'a>(recorded: &'a [Exchange], arguments: Option<&Value>) -> Option<&'a Exchange> {
     let called = arguments.unwrap_or(&Value::Null);
-    recorded.iter().min_by_key(|call| {
-        json_diff(call.arguments.as_ref().unwrap_or(&Value::Null), called).len()
-    })
+    recorded
+        .iter()
+        .min_by_key(|call| json_diff(call.arguments.as_ref().unwrap_or(&Value::Null), called).len())
 }
 
 /// How `called` differs from `recorded`: a line per differing value,

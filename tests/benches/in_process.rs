@@ -96,9 +96,7 @@ async fn main() {
         ours.push(round(&in_process, calls).await);
         theirs.push(round(&stdio, calls).await);
     }
-    println!(
-        "typed `add`, {calls} sequential calls x {ROUNDS} rounds (median of the rounds)"
-    );
+    println!("typed `add`, {calls} sequential calls x {ROUNDS} rounds (median of the rounds)");
     for (name, rounds) in [("in-process", ours), ("stdio", theirs)] {
         let p50 = median(rounds.iter().map(|r| r.0).collect());
         let p99 = median(rounds.iter().map(|r| r.1).collect());

@@ -170,6 +170,45 @@ pub struct Args {
     /// `optional`; one that says `required` always runs as a task).
     #[arg(long)]
     task: bool,
+    /// Append the call (arguments and result, `${VAR}` secrets redacted)
+    /// to this cassette, for `mcpbind::testing` to replay.
+    #[arg(long, value_name = "FILE")]
+    record: Option<std::path::PathBuf>,
+}
+
+/// Appends the call to the cassette `file`: the tool's definition hash
+/// (as `mcpbind lock` records it), the protocol version, the arguments
+/// and the answer, secrets replaced by their `${VAR}`.
+async fn record(
+    client: &mcpbind::Client,
+    args: &Args,
+    file: &std::path::Path,
+    arguments: &serde_json::Map<String, Value>,
+    result: &anyhow::Result<mcpbind::model::CallToolResult>,
+) -> anyhow::Result<()> {
+    use mcpbind::ServerSecrets as _;
+    let tools = client.list_tools_raw().await?;
+    let definition = tools
+        .iter()
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(args.tool.as_str()))
+        .with_context(|| format!("`{}` lists no tool `{}` to record", args.server, args.tool))?;
+    let protocol = client.server_info().await?.protocol_version;
+    let answer = match result {
+        Ok(result) => Ok(serde_json::to_value(result)?),
+        Err(e) => Err(format!("{e:#}")),
+    };
+    let recorder = mcpbind::testing::Recorder::new(file);
+    recorder.record_call(
+        &args.server,
+        protocol.as_str(),
+        &args.tool,
+        &mcpbind::hash::sha256_hex(definition),
+        arguments,
+        answer,
+        &client.server_config().labelled_secrets(),
+    );
+    recorder.save()?;
+    Ok(())
 }
 
 /// A content block as `call` prints it: text as it is; an image, audio or
@@ -239,7 +278,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let result = crate::signal::block_on(async {
         let client = mcpbind::Client::connect_server(&args.server, server).await?;
         *held.lock().unwrap_or_else(|e| e.into_inner()) = Some(client.clone());
-        let result = call(&client, &args, arguments, &progress).await;
+        let result = call(&client, &args, arguments.clone(), &progress).await;
+        if let Some(file) = &args.record {
+            record(&client, &args, file, &arguments, &result)
+                .await
+                .with_context(|| format!("failed to record the call in {}", file.display()))?;
+        }
         client.close().await;
         result
     });

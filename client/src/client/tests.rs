@@ -105,7 +105,15 @@ impl Fake {
     fn connect(&self, handler: Handler) -> impl std::future::Future<Output = Result<Session>> {
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         self.serve(theirs);
-        async move { crate::connect::connect_in_process("fake", ours, &handler, crate::connect::First::Initialize).await }
+        async move {
+            crate::connect::connect_in_process(
+                "fake",
+                ours,
+                &handler,
+                crate::connect::First::Initialize,
+            )
+            .await
+        }
     }
 
     fn serve(&self, stream: DuplexStream) {
