@@ -12,7 +12,7 @@
 //!
 //! The examples in these docs use the crate as users do, through `mcpbind`
 //! (a path-only dev-dependency, which `cargo package` leaves out), and
-//! bindings of `runtime/mcpbind.lock`.
+//! bindings of `mcpbind/mcpbind.lock`.
 #![deny(missing_docs)]
 // Without a transport (`stdio`, `http`) nothing connects: the handshake
 // and its errors go unused.

@@ -49,7 +49,7 @@
 #![allow(clippy::needless_doctest_main)]
 
 // The examples in these docs compile (`cargo test --doc`) against
-// `runtime/mcpbind.lock`: a few servers and tools of `tests/mcpbind.lock`,
+// `mcpbind/mcpbind.lock`: a few servers and tools of `tests/mcpbind.lock`,
 // copied verbatim (tests/tests/readme.rs checks that they are).
 
 // The API, item by item: what is listed here is what `mcpbind` promises

@@ -11,7 +11,7 @@
 //!
 //! The examples in these docs use the crate as users do, through `mcpbind`
 //! (a path-only dev-dependency, which `cargo package` leaves out), and
-//! bindings of `runtime/mcpbind.lock`.
+//! bindings of `mcpbind/mcpbind.lock`.
 #![deny(missing_docs)]
 
 mod bigint;

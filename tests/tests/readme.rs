@@ -178,7 +178,7 @@ fn complete_config(mut table: toml::Table) -> toml::Table {
     table
 }
 
-/// `runtime/mcpbind.lock`, which the doc examples of `mcpbind`,
+/// `mcpbind/mcpbind.lock`, which the doc examples of `mcpbind`,
 /// `mcpbind-client` and `mcpbind-macros` compile against, is a part of
 /// `tests/mcpbind.lock` (locked from the real servers) copied verbatim: each
 /// of its servers has the same identity, and each tool, prompt and template
