@@ -65,7 +65,9 @@ fn documents(root: &Path) -> Vec<String> {
         })
         .unwrap_or_default();
     chapters.sort();
-    std::iter::once("README.md".to_owned()).chain(chapters).collect()
+    std::iter::once("README.md".to_owned())
+        .chain(chapters)
+        .collect()
 }
 
 /// Each `rust` block of `text`: its first line and its code, rustdoc's
@@ -99,7 +101,13 @@ fn module_name(file: &str, start: usize) -> String {
     let stem: String = file
         .trim_end_matches(".md")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("{stem}_line_{start}")
 }

@@ -292,7 +292,9 @@ mod windows {
                 }
             });
         };
-        let _ = std::thread::Builder::new().name("ctrl-c".into()).spawn(watch);
+        let _ = std::thread::Builder::new()
+            .name("ctrl-c".into())
+            .spawn(watch);
     }
 }
 
@@ -359,7 +361,8 @@ mod unix {
         // SAFETY: fcntl on a descriptor we own.
         let nonblocking = unsafe {
             let flags = libc::fcntl(write.as_raw_fd(), libc::F_GETFL);
-            flags >= 0 && libc::fcntl(write.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+            flags >= 0
+                && libc::fcntl(write.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
         };
         if nonblocking {
             WAKE.store(write.into_raw_fd(), Ordering::SeqCst);

@@ -25,7 +25,6 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::ErrorData;
 use rmcp::RoleClient;
 
-#[cfg(feature = "http")]
 mod headers;
 #[cfg(feature = "http")]
 mod http;

@@ -102,9 +102,7 @@ pub(crate) fn why_not(platform: Platform, setting: &str) -> Option<String> {
             "RLIMIT_DATA on {on} does not count mapped memory, where allocators put \
              most of the heap"
         ),
-        (Platform::MacOs | Platform::OtherUnix, "cpu" | "open_files" | "file_size") => {
-            return None
-        }
+        (Platform::MacOs | Platform::OtherUnix, "cpu" | "open_files" | "file_size") => return None,
         (Platform::Windows, "memory" | "cpu" | "open_files" | "file_size") => {
             "resource limits are set with setrlimit, which Windows does not have".to_owned()
         }
@@ -128,9 +126,7 @@ mod tests {
     use super::*;
 
     fn sandbox(toml: &str) -> SandboxConfig {
-        let config = format!(
-            "[servers.s]\ncommand = \"server\"\n[servers.s.sandbox]\n{toml}\n"
-        );
+        let config = format!("[servers.s]\ncommand = \"server\"\n[servers.s.sandbox]\n{toml}\n");
         let config = mcpbind_model::Config::from_toml_str(&config).expect(toml);
         match &config.servers["s"].transport {
             mcpbind_model::TransportConfig::Stdio {
@@ -194,7 +190,10 @@ mod tests {
     fn each_limit_is_named_on_windows() {
         assert_eq!(named(Platform::Windows, "cpu = 10"), ["cpu"]);
         assert_eq!(named(Platform::Windows, "open_files = 64"), ["open_files"]);
-        assert_eq!(named(Platform::Windows, r#"file_size = "1M""#), ["file_size"]);
+        assert_eq!(
+            named(Platform::Windows, r#"file_size = "1M""#),
+            ["file_size"]
+        );
         assert_eq!(named(Platform::MacOs, "cpu = 10"), [] as [&str; 0]);
     }
 

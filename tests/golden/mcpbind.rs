@@ -450,11 +450,16 @@ Default: `10`.*/
         /// 2026-07-28 connects with `server/discover` first, an older
         /// one with `initialize`.
         pub const PROTOCOL_VERSION: &'static str = "2026-07-28";
+        /// The `annotations` mode these bindings were generated under:
+        /// [`connect`](Self::connect) refuses a config whose server
+        /// says another.
+        pub const ANNOTATIONS: ::mcpbind::Annotations = ::mcpbind::Annotations::Advise;
         /// Connects to this server as configured in `config`, then
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -605,6 +610,9 @@ Default: `10`.*/
             ::mcpbind::ToolEntry::of::<tools::Sleep>(),
             ::mcpbind::ToolEntry::of::<tools::TagCounts>(),
         ];
+        const ANNOTATIONS: ::std::option::Option<::mcpbind::Annotations> = ::std::option::Option::Some(
+            Client::ANNOTATIONS,
+        );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
         }
@@ -1671,12 +1679,17 @@ Default: `5`.*/
         /// 2026-07-28 connects with `server/discover` first, an older
         /// one with `initialize`.
         pub const PROTOCOL_VERSION: &'static str = "2025-11-25";
+        /// The `annotations` mode these bindings were generated under:
+        /// [`connect`](Self::connect) refuses a config whose server
+        /// says another.
+        pub const ANNOTATIONS: ::mcpbind::Annotations = ::mcpbind::Annotations::Advise;
         /// Connects to this server as configured in `config`, then
         /// compares its live tools, prompts and resource templates with
         /// the locked ones under the server's `pin_policy` (`warn` by
         /// default; `refuse` fails here when one changed since it was
         /// locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -1857,6 +1870,9 @@ Default: `5`.*/
             ::mcpbind::ToolEntry::of::<tools::TriggerElicitationRequest>(),
             ::mcpbind::ToolEntry::of::<tools::TriggerLongRunningOperation>(),
         ];
+        const ANNOTATIONS: ::std::option::Option<::mcpbind::Annotations> = ::std::option::Option::Some(
+            Client::ANNOTATIONS,
+        );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
         }
@@ -2784,11 +2800,16 @@ Default: `"name"`.*/
         /// 2026-07-28 connects with `server/discover` first, an older
         /// one with `initialize`.
         pub const PROTOCOL_VERSION: &'static str = "2025-11-25";
+        /// The `annotations` mode these bindings were generated under:
+        /// [`connect`](Self::connect) refuses a config whose server
+        /// says another.
+        pub const ANNOTATIONS: ::mcpbind::Annotations = ::mcpbind::Annotations::Advise;
         /// Connects to this server as configured in `config`, then
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -2959,6 +2980,9 @@ Default: `"name"`.*/
             ::mcpbind::ToolEntry::of::<tools::SearchFiles>(),
             ::mcpbind::ToolEntry::of::<tools::WriteFile>(),
         ];
+        const ANNOTATIONS: ::std::option::Option<::mcpbind::Annotations> = ::std::option::Option::Some(
+            Client::ANNOTATIONS,
+        );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
         }
@@ -3477,11 +3501,16 @@ pub mod memory {
         /// 2026-07-28 connects with `server/discover` first, an older
         /// one with `initialize`.
         pub const PROTOCOL_VERSION: &'static str = "2025-11-25";
+        /// The `annotations` mode these bindings were generated under:
+        /// [`connect`](Self::connect) refuses a config whose server
+        /// says another.
+        pub const ANNOTATIONS: ::mcpbind::Annotations = ::mcpbind::Annotations::Advise;
         /// Connects to this server as configured in `config`, then
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -3602,6 +3631,9 @@ pub mod memory {
             ::mcpbind::ToolEntry::of::<tools::ReadGraph>(),
             ::mcpbind::ToolEntry::of::<tools::SearchNodes>(),
         ];
+        const ANNOTATIONS: ::std::option::Option<::mcpbind::Annotations> = ::std::option::Option::Some(
+            Client::ANNOTATIONS,
+        );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
         }
@@ -3853,11 +3885,16 @@ pub mod time {
         /// 2026-07-28 connects with `server/discover` first, an older
         /// one with `initialize`.
         pub const PROTOCOL_VERSION: &'static str = "2026-07-28";
+        /// The `annotations` mode these bindings were generated under:
+        /// [`connect`](Self::connect) refuses a config whose server
+        /// says another.
+        pub const ANNOTATIONS: ::mcpbind::Annotations = ::mcpbind::Annotations::Advise;
         /// Connects to this server as configured in `config`, then
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -3904,6 +3941,9 @@ pub mod time {
             ::mcpbind::ToolEntry::of::<tools::ConvertTime>(),
             ::mcpbind::ToolEntry::of::<tools::GetCurrentTime>(),
         ];
+        const ANNOTATIONS: ::std::option::Option<::mcpbind::Annotations> = ::std::option::Option::Some(
+            Client::ANNOTATIONS,
+        );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
         }

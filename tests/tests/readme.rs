@@ -81,7 +81,11 @@ fn fenced(text: &str, language: &str) -> Vec<(usize, String)> {
 fn every_rust_block_is_compiled() {
     let starts: Vec<(String, usize)> = documents()
         .iter()
-        .flat_map(|(name, text)| fenced(text, "rust").into_iter().map(|b| (name.clone(), b.0)))
+        .flat_map(|(name, text)| {
+            fenced(text, "rust")
+                .into_iter()
+                .map(|b| (name.clone(), b.0))
+        })
         .collect();
     assert!(starts.len() >= 10, "{starts:?}");
     let compiled: Vec<(String, usize)> = blocks::BLOCKS
@@ -132,10 +136,7 @@ fn every_toml_block_parses() {
                 .keys()
                 .filter(|k| !CARGO_TABLES.contains(&k.as_str()))
                 .collect();
-            assert!(
-                stray.is_empty(),
-                "{file}:{line}: not Cargo keys: {stray:?}"
-            );
+            assert!(stray.is_empty(), "{file}:{line}: not Cargo keys: {stray:?}");
             continue;
         }
         let config = complete_config(table);

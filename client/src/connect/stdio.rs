@@ -286,7 +286,9 @@ fn command_allowed(program: &str, allowed: &[String]) -> bool {
 /// itself, which `execvp` finds on `PATH`.
 fn launched(program: &str, path: Option<&OsStr>) -> PathBuf {
     if cfg!(windows) {
-        let path = path.map(OsString::from).or_else(|| std::env::var_os("PATH"));
+        let path = path
+            .map(OsString::from)
+            .or_else(|| std::env::var_os("PATH"));
         let pathext = std::env::var("PATHEXT").ok();
         let dirs = path.iter().flat_map(std::env::split_paths);
         if let Some(found) = lookup::find(program, dirs, pathext.as_deref(), Path::is_file) {

@@ -118,10 +118,8 @@ mod tests {
 
     impl Tree {
         fn new(name: &str, files: &[&str]) -> Tree {
-            let root = std::env::temp_dir().join(format!(
-                "mcpbind-lookup-{}-{name}",
-                std::process::id()
-            ));
+            let root =
+                std::env::temp_dir().join(format!("mcpbind-lookup-{}-{name}", std::process::id()));
             let _ = std::fs::remove_dir_all(&root);
             for file in files {
                 let file = root.join(file);
@@ -159,7 +157,10 @@ mod tests {
         );
         // Not the extensionless shell script beside it (std would take it
         // for a program and fail).
-        assert_ne!(tree.find("npx", &["node"], PATHEXT).as_deref(), Some("node/npx"));
+        assert_ne!(
+            tree.find("npx", &["node"], PATHEXT).as_deref(),
+            Some("node/npx")
+        );
     }
 
     #[test]
@@ -167,8 +168,14 @@ mod tests {
         let tree = Tree::new("order", &["a/tool.cmd", "b/tool.exe", "a/tool.bat"]);
         // In the first directory that has any: `.bat` before `.cmd`, as
         // PATHEXT lists them; `b/tool.exe` is in a later directory.
-        assert_eq!(tree.find("tool", &["a", "b"], PATHEXT).as_deref(), Some("a/tool.bat"));
-        assert_eq!(tree.find("tool", &["b", "a"], PATHEXT).as_deref(), Some("b/tool.exe"));
+        assert_eq!(
+            tree.find("tool", &["a", "b"], PATHEXT).as_deref(),
+            Some("a/tool.bat")
+        );
+        assert_eq!(
+            tree.find("tool", &["b", "a"], PATHEXT).as_deref(),
+            Some("b/tool.exe")
+        );
         assert_eq!(
             tree.find("tool", &["a"], Some(".CMD;.BAT")).as_deref(),
             Some("a/tool.cmd")
@@ -177,8 +184,14 @@ mod tests {
 
     #[test]
     fn an_extension_already_there_is_kept() {
-        let tree = Tree::new("ext", &["bin/npx.cmd", "bin/npx.cmd.exe", "bin/server.v2.exe"]);
-        assert_eq!(tree.find("npx.cmd", &["bin"], PATHEXT).as_deref(), Some("bin/npx.cmd"));
+        let tree = Tree::new(
+            "ext",
+            &["bin/npx.cmd", "bin/npx.cmd.exe", "bin/server.v2.exe"],
+        );
+        assert_eq!(
+            tree.find("npx.cmd", &["bin"], PATHEXT).as_deref(),
+            Some("bin/npx.cmd")
+        );
         assert_eq!(
             tree.find("server.v2", &["bin"], PATHEXT).as_deref(),
             Some("bin/server.v2.exe")
@@ -187,12 +200,24 @@ mod tests {
 
     #[test]
     fn only_what_std_can_start_is_tried() {
-        let tree = Tree::new("runnable", &["bin/script.vbs", "bin/script.js", "bin/tool.exe"]);
+        let tree = Tree::new(
+            "runnable",
+            &["bin/script.vbs", "bin/script.js", "bin/tool.exe"],
+        );
         assert_eq!(tree.find("script", &["bin"], PATHEXT), None);
         // Unset, or listing nothing std can start: the default list.
-        assert_eq!(tree.find("tool", &["bin"], None).as_deref(), Some("bin/tool.exe"));
-        assert_eq!(tree.find("tool", &["bin"], Some(".VBS")).as_deref(), Some("bin/tool.exe"));
-        assert_eq!(tree.find("tool", &["bin"], Some(" .exe ; ")).as_deref(), Some("bin/tool.exe"));
+        assert_eq!(
+            tree.find("tool", &["bin"], None).as_deref(),
+            Some("bin/tool.exe")
+        );
+        assert_eq!(
+            tree.find("tool", &["bin"], Some(".VBS")).as_deref(),
+            Some("bin/tool.exe")
+        );
+        assert_eq!(
+            tree.find("tool", &["bin"], Some(" .exe ; ")).as_deref(),
+            Some("bin/tool.exe")
+        );
     }
 
     #[test]
