@@ -64,14 +64,15 @@ pub(super) struct Opened {
 pub(super) enum Unopened {
     /// As rmcp's handshake fails: the server closed its stdout, a write
     /// failed, or `initialize` was answered with something else.
-    Handshake(ClientInitializeError),
+    /// (Boxed: the error is large beside the other variant.)
+    Handshake(Box<ClientInitializeError>),
     /// The server refused both handshakes, in its words.
     Refused(String),
 }
 
 impl From<ClientInitializeError> for Unopened {
     fn from(e: ClientInitializeError) -> Self {
-        Unopened::Handshake(e)
+        Unopened::Handshake(Box::new(e))
     }
 }
 
@@ -110,7 +111,9 @@ struct State {
     early: VecDeque<ServerJsonRpcMessage>,
 }
 
-/// What one message from the server leads to.
+/// What one message from the server leads to. (One at a time, moved
+/// once: the server's answer is not worth a box.)
+#[allow(clippy::large_enum_variant)]
 enum Step {
     Opened(Lifecycle, ServerResult),
     SendInitialize(Why),
@@ -246,7 +249,7 @@ impl State {
             }
             Ok(other) => {
                 let e = ClientInitializeError::ExpectedInitResult(Some(other));
-                return Step::Failed(Unopened::Handshake(e));
+                return Step::Failed(e.into());
             }
             Err(error) => error.message.into_owned(),
         };

@@ -431,7 +431,7 @@ pub(crate) async fn connect_stdio(
     } else {
         handshake(transport, handler, lifecycle)
             .await
-            .map_err(Unopened::Handshake)
+            .map_err(Unopened::from)
     };
     let failed = Failed {
         name,
@@ -445,7 +445,7 @@ pub(crate) async fn connect_stdio(
             process: Some(failed.process),
             tap: Some(failed.tap),
         }),
-        Err(Unopened::Handshake(e)) => Err(failed.handshake(e, lifecycle).await),
+        Err(Unopened::Handshake(e)) => Err(failed.handshake(*e, lifecycle).await),
         Err(Unopened::Refused(reason)) => Err(failed.refused(reason).await),
     }
 }
