@@ -4,9 +4,7 @@
 //! `mcpbind logout` run; the `Browser` hook is a client's
 //! ([`ClientHooks::browser`](crate::ClientHooks::browser)).
 
-use std::sync::Arc;
-
-use mcpbind_auth::{Browser, Expand, Session};
+use mcpbind_auth::Expand;
 
 use crate::config::ServerConfig;
 use crate::connect::secrets::Expander;
@@ -42,13 +40,4 @@ pub async fn login(server: &str, config: &ServerConfig, open: impl FnOnce(&str))
 /// removed.
 pub fn logout(server: &str, config: &ServerConfig) -> Result<bool> {
     Ok(mcpbind_auth::logout(server, config, expander)?)
-}
-
-/// The OAuth session a connection to `server` starts with.
-pub(crate) async fn session(
-    server: &str,
-    config: &ServerConfig,
-    browser: Option<Arc<dyn Browser>>,
-) -> Result<Session> {
-    Ok(Session::connect(server, config, browser, expander).await?)
 }

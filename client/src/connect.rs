@@ -257,6 +257,13 @@ pub(crate) enum ConnectFailure {
     Error(Error),
 }
 
+/// A `${VAR}` that cannot be expanded fails the connection.
+impl From<crate::config::ConfigError> for ConnectFailure {
+    fn from(e: crate::config::ConfigError) -> Self {
+        ConnectFailure::Error(e.into())
+    }
+}
+
 impl From<Error> for ConnectFailure {
     fn from(e: Error) -> Self {
         ConnectFailure::Error(e)
@@ -672,7 +679,13 @@ async fn oauth_session(
     #[cfg(feature = "auth")]
     {
         let browser = handler.hooks.browser.clone();
-        Ok(Some(crate::auth::session(name, config, browser).await?))
+        fn expander(server: &str) -> Box<dyn mcpbind_auth::Expand + '_> {
+            Box::new(secrets::Expander::new(server))
+        }
+        let session = mcpbind_auth::Session::connect(name, config, browser, expander)
+            .await
+            .map_err(Error::from)?;
+        Ok(Some(session))
     }
     #[cfg(not(feature = "auth"))]
     {

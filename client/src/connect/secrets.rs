@@ -12,13 +12,6 @@ use crate::config::{expand_vars_with, ConfigError};
 /// `Result` with the `ConfigError` of a `${VAR}` that cannot be expanded.
 type Result<T> = std::result::Result<T, ConfigError>;
 
-/// A `${VAR}` that cannot be expanded fails the connection.
-impl From<ConfigError> for super::ConnectFailure {
-    fn from(e: ConfigError) -> Self {
-        super::ConnectFailure::Error(e.into())
-    }
-}
-
 /// Values shorter than this are not treated as secrets: they would mangle
 /// every message (`DEBUG=1`) and are too short to be credentials.
 const MIN_SECRET_LEN: usize = 4;
