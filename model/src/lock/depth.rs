@@ -31,7 +31,7 @@ const STACK_PER_LEVEL: usize = 8 * 1024;
 
 /// Runs `f`, which recurses over values up to `depth` levels deep, on a
 /// stack big enough for it: the caller's for a shallow value, else a
-/// scoped thread's of the size needed (see [`on_thread`]).
+/// scoped thread's of the size needed (see `on_thread`).
 pub fn on_deep_stack<R: Send>(depth: usize, f: impl FnOnce() -> R + Send) -> R {
     if depth <= SHALLOW {
         return f();
