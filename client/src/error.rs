@@ -452,44 +452,12 @@ impl Error {
             Error::Drift { server, .. } => Some(format!(
                 "review with `mcpbind diff {server}`, then run `mcpbind lock {server}` and rebuild"
             )),
-            // The token sent (in `headers`) was taken, but lacks a scope.
-            Error::Http {
-                server,
-                status: Some(403),
-                insufficient_scope: Some(scope),
-                ..
-            } => Some(match scope.is_empty() {
-                false => format!(
-                    "the token server `{server}` was sent lacks scope `{scope}`: send one granted it in `headers` of server `{server}` in mcpbind.toml, or use `auth = \"oauth\"` with `scopes` listing it"
-                ),
-                true => format!(
-                    "the token server `{server}` was sent lacks a scope it requires (its challenge names none): send one with more scopes in `headers` of server `{server}` in mcpbind.toml"
-                ),
-            }),
-            Error::Http {
-                server,
-                status: Some(401 | 403),
-                ..
-            } => Some(format!(
-                "the server refused the credentials: set them in `headers` of server `{server}` in mcpbind.toml (e.g. `Authorization = \"Bearer ${{TOKEN}}\"`) and export the variable"
-            )),
+            Error::Http { .. } => self.http_help(),
             Error::Auth {
                 server,
                 login: true,
                 ..
             } => Some(format!("run `mcpbind login {server}`")),
-            Error::Http {
-                server,
-                status: Some(404),
-                ..
-            } => Some(format!("check the `url` of server `{server}` in mcpbind.toml")),
-            Error::Http {
-                server,
-                status: Some(429 | 503),
-                ..
-            } => Some(format!(
-                "server `{server}` is busy: try again later; calls of read-only or idempotent tools wait as it asks (within `max_call_time`)"
-            )),
             Error::TooLarge {
                 server,
                 settable: true,
@@ -537,6 +505,46 @@ impl Error {
             }
             Error::Config(e) => crate::Help::help(e),
             Error::Lock(e) => e.help(),
+            _ => None,
+        }
+    }
+
+    /// [`help`](Self::help) of an HTTP status the user can act on.
+    fn http_help(&self) -> Option<String> {
+        match self {
+            // The token sent (in `headers`) was taken, but lacks a scope.
+            Error::Http {
+                server,
+                status: Some(403),
+                insufficient_scope: Some(scope),
+                ..
+            } => Some(match scope.is_empty() {
+                false => format!(
+                    "the token server `{server}` was sent lacks scope `{scope}`: send one granted it in `headers` of server `{server}` in mcpbind.toml, or use `auth = \"oauth\"` with `scopes` listing it"
+                ),
+                true => format!(
+                    "the token server `{server}` was sent lacks a scope it requires (its challenge names none): send one with more scopes in `headers` of server `{server}` in mcpbind.toml"
+                ),
+            }),
+            Error::Http {
+                server,
+                status: Some(401 | 403),
+                ..
+            } => Some(format!(
+                "the server refused the credentials: set them in `headers` of server `{server}` in mcpbind.toml (e.g. `Authorization = \"Bearer ${{TOKEN}}\"`) and export the variable"
+            )),
+            Error::Http {
+                server,
+                status: Some(404),
+                ..
+            } => Some(format!("check the `url` of server `{server}` in mcpbind.toml")),
+            Error::Http {
+                server,
+                status: Some(429 | 503),
+                ..
+            } => Some(format!(
+                "server `{server}` is busy: try again later; calls of read-only or idempotent tools wait as it asks (within `max_call_time`)"
+            )),
             _ => None,
         }
     }
