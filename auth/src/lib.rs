@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! OAuth for Streamable HTTP servers (the MCP authorization spec), over
 //! rmcp's `auth` module: `auth = "oauth"` (the authorization-code flow with
 //! PKCE, run once by [`login`]) and `auth = "client_credentials"`.

@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! The `mcpbind` command: lock, generate and list the tools of MCP servers.
 //!
 //! `main.rs` only parses, runs and maps the outcome to an exit code: 0 on

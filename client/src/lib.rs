@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! The engine of mcpbind. Use it through the `mcpbind` crate, which re-exports
 //! its API item by item.
 //!

@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! The mcpbind code generator: `mcpbind.lock` in, Rust bindings out.
 //!
 //! One engine, [`Generator`], serves the three entry points: the `build.rs`

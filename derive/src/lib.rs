@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! `#[derive(Deserialize, Serialize)]` for mcpbind's generated types:
 //! serde's traits, for the shapes the generator emits most (structs with
 //! named fields, enums of unit variants), in a few lines per type instead of

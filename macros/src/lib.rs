@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! The `mcp_tools!` macro of mcpbind.
 //!
 //! This crate is semver exempt: use the macro through `mcpbind::mcp_tools!`.

@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! Typed, compile-time-checked bindings to the tools of MCP servers.
 //!
 //! mcpbind snapshots each server's `tools/list` into `mcpbind.lock`; the

@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! The model of mcpbind: the config (`mcpbind.toml`, `.mcp.json`), the
 //! lockfile (read, write, canonical hashes), the diff of two snapshots, URI
 //! templates, atomic writes, and what generated code implements (`Tool`,

@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! The review of a diff between two snapshots of a server, as
 //! `mcpbind check` and `mcpbind diff` report it. Use it through the
 //! `mcpbind` crate (feature `review`: `mcpbind::diff`).

@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! Enforcing `[servers.NAME.sandbox]` (the model's
 //! [`mcpbind_model::SandboxConfig`]) on the spawn of a stdio
 //! server: under every setting a user, PID and mount namespace with a

@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! Serving a [`ToolServer`] over stdio with rmcp.
 //!
 //! rmcp's `Tool` model drops fields it doesn't know (`execution`, vendor

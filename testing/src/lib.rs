@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! Testing code that calls MCP tools: generated clients on in-process
 //! doubles, and recorded sessions (cassettes) replayed as doubles, checked
 //! against the lockfile. Use it through the `mcpbind` crate's `testing`

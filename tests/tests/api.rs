@@ -6,9 +6,10 @@
 //! `git diff tests/api`).
 //!
 //! The listing is read from rustdoc's JSON (`render.rs`), written by the
-//! toolchain that builds the tests, all features on, into
-//! `target/tests/api`. That JSON is unstable in rustdoc: it is asked for
-//! with `RUSTC_BOOTSTRAP=1` (no other toolchain needed), and its format
+//! toolchain that builds the tests, all features on, into `target/doc`.
+//! That JSON is unstable in rustdoc: it is asked for with
+//! `RUSTC_BOOTSTRAP=1` given to rustdoc alone (`scripts/rustdoc-unstable`;
+//! no other toolchain needed), and its format
 //! version is pinned by the `rustdoc-types` version in tests/Cargo.toml; a
 //! toolchain writing another version is refused, saying so.
 //!
@@ -27,7 +28,7 @@ use crate::util::{self, assert_golden};
 fn the_api_listings_are_current() {
     let root = util::root();
     let crates = published_libraries(&root);
-    let target = root.join("target/tests/api");
+    let target = root.join("target");
     rustdoc_json(&crates, &target);
     let rmcp = locked_version(&root, "rmcp");
     let mut failures = Vec::new();
@@ -94,7 +95,10 @@ fn published_libraries(root: &Path) -> Vec<(String, String)> {
 }
 
 /// rustdoc's JSON of `crates`, all features on, into `target/doc`: one
-/// `cargo doc` for all, so dependencies are checked once.
+/// `cargo doc` for all, so dependencies are checked once, in the
+/// workspace's target dir (the checked dependencies of .ci/run's clippy
+/// and docs.rs steps are reused; `cargo test` holds no lock while tests
+/// run).
 fn rustdoc_json(crates: &[(String, String)], target: &Path) {
     let mut cargo = util::cargo();
     cargo
@@ -102,8 +106,8 @@ fn rustdoc_json(crates: &[(String, String)], target: &Path) {
         .args(["doc", "--lib", "--no-deps", "--all-features", "--quiet"])
         .env("CARGO_TARGET_DIR", target)
         // rustdoc's JSON output is unstable: this lets the toolchain that
-        // builds the tests write it.
-        .env("RUSTC_BOOTSTRAP", "1")
+        // builds the tests write it (rustdoc alone: see the script).
+        .env("RUSTDOC", util::root().join("scripts/rustdoc-unstable"))
         // Hidden items too: an item of a hidden module re-exported under a
         // public name is public (render.rs leaves the hidden ones out).
         .env(
@@ -319,12 +323,12 @@ impl Report { #[doc(hidden)] pub fn hidden_method(&self) {} }
         source.replace("PROBLEM", problem),
     )
     .unwrap();
-    let target = util::root().join("target/tests/api-sample");
+    let target = util::root().join("target");
     let out = util::cargo()
         .current_dir(dir.path())
         .args(["doc", "--no-deps", "--quiet", "--offline"])
         .env("CARGO_TARGET_DIR", &target)
-        .env("RUSTC_BOOTSTRAP", "1")
+        .env("RUSTDOC", util::root().join("scripts/rustdoc-unstable"))
         .env(
             "RUSTDOCFLAGS",
             "-Z unstable-options --output-format json --document-hidden-items",

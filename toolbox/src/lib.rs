@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! The agent toolbox of mcpbind: the locked tools of connected servers,
 //! offered to a model in each provider's shape (Anthropic, OpenAI, Gemini,
 //! rig), checked against their locked schemas and called. Use it through
