@@ -65,13 +65,15 @@ fn a_token_in_headers_without_the_scope_is_refused_with_the_scope_named() {
     let out = call_whoami(dir.path(), &granted(&server, "mcp"));
     assert_eq!(out.code, Some(1), "{out:?}");
     assert!(
-        out.stderr.contains("answered `tools/call whoami` with HTTP 403"),
+        out.stderr
+            .contains("answered `tools/call whoami` with HTTP 403"),
         "{}",
         out.stderr
     );
     assert!(
-        out.stderr
-            .contains(&format!("insufficient_scope: it needs scope `{CHALLENGED}`")),
+        out.stderr.contains(&format!(
+            "insufficient_scope: it needs scope `{CHALLENGED}`"
+        )),
         "{}",
         out.stderr
     );
@@ -119,7 +121,10 @@ async fn the_library_error_carries_the_challenged_scope() {
         other => panic!("not a 403 insufficient_scope: {other:?}"),
     }
     let help = error.help().unwrap();
-    assert!(help.contains(&format!("lacks scope `{CHALLENGED}`")), "{help}");
+    assert!(
+        help.contains(&format!("lacks scope `{CHALLENGED}`")),
+        "{help}"
+    );
     assert_no_token(&server, "the error", &format!("{error:?} {error} {help}"));
     client.close().await;
 }

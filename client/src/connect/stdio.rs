@@ -179,12 +179,19 @@ mod group {
 
     /// Starts the server in a Job Object of its own.
     pub(super) fn spawn(cmd: tokio::process::Command) -> std::io::Result<Child> {
-        CommandWrap::from(cmd).wrap(JobObject).wrap(KillOnDrop).spawn()
+        CommandWrap::from(cmd)
+            .wrap(JobObject)
+            .wrap(KillOnDrop)
+            .spawn()
     }
 
     /// The server's stdin, stdout and stderr (each taken once).
     pub(super) fn pipes(child: &mut Child) -> super::Pipes {
-        (child.stdin().take(), child.stdout().take(), child.stderr().take())
+        (
+            child.stdin().take(),
+            child.stdout().take(),
+            child.stderr().take(),
+        )
     }
 
     /// Whether the server has ended (a Windows process id is not reused
