@@ -46,8 +46,19 @@ use mcpbind_model::redact;
 /// the connection hide the same secrets.
 pub trait Expand {
     /// `value` with its `${VAR}`s expanded.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::MissingVar`](mcpbind_model::ConfigError::MissingVar)
+    /// for a `${VAR}` that is not set, and
+    /// [`ConfigError::MissingInput`](mcpbind_model::ConfigError::MissingInput)
+    /// for a VS Code input without a value.
     fn expand(&mut self, value: &str) -> std::result::Result<String, mcpbind_model::ConfigError>;
     /// [`Expand::expand`] for a URL, whose password is a secret too.
+    ///
+    /// # Errors
+    ///
+    /// As [`Expand::expand`].
     fn expand_url(
         &mut self,
         value: &str,
@@ -491,6 +502,13 @@ impl Session {
     /// no stored token, requests go out without one; the server's 401 then
     /// starts an authorization through `browser`, or becomes
     /// [`Error::Auth`] with a `mcpbind login` hint.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Auth`] when the server is not a Streamable HTTP server with
+    /// `auth`, its stored tokens cannot be read (`oauth`), or its grant
+    /// fails (the others); [`Error::Config`] for a `${VAR}` in its URL or
+    /// secrets that is not set.
     pub async fn connect(
         server: &str,
         config: &ServerConfig,

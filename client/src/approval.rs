@@ -221,6 +221,11 @@ impl Approvals {
     /// Runs the approvals in order on `request`: the arguments to send
     /// (amended or not), or the first refusal's reason with the arguments
     /// it saw. A policy with no approval refuses.
+    ///
+    /// # Errors
+    ///
+    /// The first refusal's reason with the arguments it saw; a policy with
+    /// no approval refuses with the arguments as given.
     #[doc(hidden)]
     pub async fn review(
         &self,

@@ -205,6 +205,12 @@ pub fn template_unimplemented(template: &str) -> ToolFailure {
 
 /// Runs one prompt method of a handler for generated code: parses the
 /// arguments into the prompt's arguments struct and the result into JSON.
+///
+/// # Errors
+///
+/// [`ServeError::Arguments`] when the arguments don't fit the prompt's
+/// arguments struct, [`ServeError::Failed`] when the method fails, and
+/// [`ServeError::Serialize`] when its result can't be serialized.
 #[doc(hidden)]
 pub async fn dispatch_prompt<P, R, F, Fut>(arguments: Map<String, Value>, method: F) -> ServeResult
 where
@@ -278,6 +284,12 @@ pub fn no_such_tool<'a>() -> BoxFuture<'a, Option<ServeResult>> {
 
 /// Runs one handler method for generated code: parses the arguments into
 /// the tool's params type and turns the reply into a `CallToolResult`.
+///
+/// # Errors
+///
+/// [`ServeError::Arguments`] when the arguments don't fit the tool's params
+/// type, and [`ServeError::Serialize`] when its output can't be serialized (a
+/// failure of the method itself is a result with `isError: true`).
 #[doc(hidden)]
 pub async fn dispatch<T, F, Fut>(arguments: Map<String, Value>, method: F) -> ServeResult
 where

@@ -89,6 +89,11 @@ impl boon::UrlLoader for Nowhere {
 /// backreference: ECMA-262 has them, Rust's `regex` does not) makes the
 /// whole schema invalid to boon; such a schema is compiled again without
 /// those patterns, so that the rest of it is still checked.
+///
+/// # Errors
+///
+/// The validator's message (as text) when `schema` is not a schema it can
+/// compile, even with the patterns it can't run left out.
 pub fn compile(schema: &Value) -> Result<Compiled, String> {
     compile_exact(schema).or_else(|error| {
         let mut lenient = schema.clone();

@@ -175,6 +175,7 @@ fn relax(plan: &mut Plan, limits: &mut Limits, setting: &str) {
 /// The settings this platform cannot enforce: off Linux, the table of
 /// `platform.rs`; on Linux, what this kernel lacks.
 fn platform_gaps(sandbox: &SandboxConfig, plan: &Plan, limits: &Limits) -> Vec<Unenforced> {
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
     let mut gaps = super::platform::gaps(super::platform::Platform::CURRENT, sandbox);
     #[cfg(target_os = "linux")]
     gaps.extend(super::linux::check(plan, limits));

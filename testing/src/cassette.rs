@@ -258,6 +258,11 @@ impl Cassette {
 
     /// The cassette as written: sorted keys, two-space indents, a trailing
     /// newline.
+    ///
+    /// # Panics
+    ///
+    /// Never: a cassette and its canonical JSON are JSON (the `expect`s say
+    /// so).
     pub fn to_text(&self) -> String {
         let mut sorted = self.clone();
         for server in sorted.servers.values_mut() {
@@ -407,6 +412,10 @@ pub(crate) fn line_of(text: &str, keys: &[&str]) -> usize {
 
 /// `arguments` as a cassette stores them: canonical key order, without
 /// `_meta`.
+///
+/// # Panics
+///
+/// Never: canonical JSON is JSON (the `expect` says so).
 pub fn canonical_arguments(arguments: &serde_json::Map<String, Value>) -> Value {
     let mut arguments = arguments.clone();
     arguments.remove("_meta");

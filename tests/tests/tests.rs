@@ -38,6 +38,7 @@ mod prompts;
 mod readme;
 mod review;
 mod roundtrip;
+mod scope;
 mod status;
 mod testing;
 mod toolbox;

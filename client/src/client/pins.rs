@@ -170,6 +170,10 @@ impl Client {
 
     /// Lists the tools again for the toolbox's unlocked ones, from now on
     /// after each change too.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::list_tools_raw`].
     #[doc(hidden)]
     pub async fn list_live_tools(&self) -> Result<LiveTools> {
         let at = self.list_changes(ListKind::Tools);
@@ -226,6 +230,10 @@ impl Client {
 
     /// Fails with [`Error::Drift`] for an entry of `list` (a tool, a
     /// prompt, a resource template) whose use is refused.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Drift`] for an entry whose use is refused.
     #[doc(hidden)]
     pub fn refuse_drifted_in(&self, list: ListKind, name: &str) -> Result<()> {
         let refused = &self.shared.refused;

@@ -17,7 +17,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::RoleClient;
 use tokio::io::{AsyncRead, AsyncReadExt as _, ReadBuf};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 use super::opening::{self, Replay, Unopened};
 use super::secrets::Expander;
@@ -31,15 +31,18 @@ use crate::sandbox::{self, Confined, SandboxConfig, Scratch};
 
 mod lookup;
 
+use group::Child;
+
 /// How many bytes of a server's stderr are kept for error messages.
 const STDERR_TAIL_BYTES: usize = 8 * 1024;
 
-/// A server's child process, leading its own process group. Dropping it
-/// kills the group (the server and every process it started that stayed in
-/// the group); tokio reaps the server.
+/// A server's child process, leading its own process group (on Windows,
+/// alone in a Job Object). Dropping it kills the group (the server and every
+/// process it started that stayed in the group); tokio reaps the server.
 pub(crate) struct Process {
     child: Mutex<Child>,
-    /// The process group the server leads (its pid at spawn).
+    /// The process group the server leads (its pid at spawn; unused on
+    /// Windows, where the job is the child's).
     group: Option<u32>,
     stderr: Arc<Mutex<StderrTail>>,
     /// The config's secrets: a server may print its arguments (a
@@ -77,13 +80,13 @@ impl Process {
     /// process group is killed, then the server is reaped.
     pub(crate) fn exit_status(&self) -> Option<String> {
         let mut child = self.child.lock().ok()?;
-        if let Some(pid) = child.id() {
-            if !group::has_exited(pid) {
+        if child.id().is_some() {
+            if !group::has_exited(&mut child) {
                 return None;
             }
             // Before the reap: an unreaped leader keeps its group id from
             // being reused, so the kill cannot reach another group.
-            group::kill(self.group);
+            group::kill(&mut child, self.group);
         }
         match child.try_wait() {
             Ok(Some(status)) => Some(status.to_string()),
@@ -114,7 +117,7 @@ impl Drop for Process {
         // killed by `exit_status`.
         if let Ok(child) = self.child.get_mut() {
             if child.id().is_some() {
-                group::kill(self.group);
+                group::kill(child, self.group);
             }
         }
     }
@@ -125,14 +128,25 @@ impl Drop for Process {
 /// `SIGKILL` to the group ends them all.
 #[cfg(unix)]
 mod group {
+    pub(super) type Child = tokio::process::Child;
+
     /// Starts the server in a new process group of its own.
-    pub(super) fn lead(cmd: &mut tokio::process::Command) {
+    pub(super) fn spawn(mut cmd: tokio::process::Command) -> std::io::Result<Child> {
         cmd.process_group(0);
+        cmd.spawn()
     }
 
-    /// Whether `pid` (a child not yet reaped) has ended; it stays
+    /// The server's stdin, stdout and stderr (each taken once).
+    pub(super) fn pipes(child: &mut Child) -> super::Pipes {
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    }
+
+    /// Whether the server (a child not yet reaped) has ended; it stays
     /// unreaped (`WNOWAIT`).
-    pub(super) fn has_exited(pid: u32) -> bool {
+    pub(super) fn has_exited(child: &mut Child) -> bool {
+        let Some(pid) = child.id() else {
+            return true;
+        };
         // SAFETY: a zeroed siginfo_t for waitid to fill.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
         let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
@@ -143,7 +157,7 @@ mod group {
     }
 
     /// Kills every process in `group`.
-    pub(super) fn kill(group: Option<u32>) {
+    pub(super) fn kill(_: &mut Child, group: Option<u32>) {
         if let Some(group) = group.and_then(|g| libc::pid_t::try_from(g).ok()) {
             // SAFETY: kill takes plain values; the group is ours (see the
             // callers).
@@ -152,14 +166,52 @@ mod group {
     }
 }
 
-#[cfg(not(unix))]
+/// The server's Job Object (process-wrap's): the server is started
+/// suspended, assigned to a job of its own and then resumed, so every
+/// process it starts is in the job. The job is made with
+/// `KILL_ON_JOB_CLOSE`: dropping the child closes it and ends them all, as
+/// the process group's `SIGKILL` does on Unix.
+#[cfg(windows)]
 mod group {
-    pub(super) fn lead(_: &mut tokio::process::Command) {}
-    pub(super) fn has_exited(_: u32) -> bool {
-        true
+    use process_wrap::tokio::{ChildWrapper, CommandWrap, JobObject, KillOnDrop};
+
+    pub(super) type Child = Box<dyn ChildWrapper>;
+
+    /// Starts the server in a Job Object of its own.
+    pub(super) fn spawn(cmd: tokio::process::Command) -> std::io::Result<Child> {
+        CommandWrap::from(cmd)
+            .wrap(JobObject)
+            .wrap(KillOnDrop)
+            .spawn()
     }
-    pub(super) fn kill(_: Option<u32>) {}
+
+    /// The server's stdin, stdout and stderr (each taken once).
+    pub(super) fn pipes(child: &mut Child) -> super::Pipes {
+        (
+            child.stdin().take(),
+            child.stdout().take(),
+            child.stderr().take(),
+        )
+    }
+
+    /// Whether the server has ended (a Windows process id is not reused
+    /// while its handle, which the child holds, is open).
+    pub(super) fn has_exited(child: &mut Child) -> bool {
+        !matches!(child.try_wait(), Ok(None))
+    }
+
+    /// Kills every process in the server's job.
+    pub(super) fn kill(child: &mut Child, _: Option<u32>) {
+        let _ = child.start_kill();
+    }
 }
+
+/// A spawned server's pipes.
+type Pipes = (
+    Option<tokio::process::ChildStdin>,
+    Option<tokio::process::ChildStdout>,
+    Option<tokio::process::ChildStderr>,
+);
 
 /// The last [`STDERR_TAIL_BYTES`] of stderr: bounded in bytes, so that an
 /// endless line without a newline can't grow it.
@@ -401,9 +453,7 @@ pub(crate) async fn connect_stdio(
         proxy,
     } = spawn_child(name, spawn)?;
     let started = tokio::time::Instant::now();
-    let (Some(stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
+    let (Some(stdin), Some(stdout), Some(stderr)) = group::pipes(&mut child) else {
         unreachable!("all three streams were piped");
     };
     let process = Process {
@@ -600,8 +650,7 @@ fn spawn_child(name: &str, spawn: &Spawn<'_>) -> Result<Spawned, ConnectFailure>
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        group::lead(&mut cmd);
-        let source = match cmd.spawn() {
+        let source = match group::spawn(cmd) {
             Ok(child) => {
                 // Dropped on an error, the child is killed.
                 let proxy = confined.start_proxy(name)?;

@@ -1,6 +1,6 @@
 //! An MCP server protected by OAuth, with its own authorization server, for
 //! the OAuth tests: `oauth_server [--ttl SECONDS] [--expires-in SECONDS]
-//! [--require-scope SCOPE] [--resource URL] [--dpop]` listens on 127.0.0.1
+//! [--require-scope SCOPE [--on-calls]] [--resource URL] [--dpop]` listens on 127.0.0.1
 //! and prints `listening on http://127.0.0.1:PORT/mcp`.
 //!
 //! `--expires-in` is the lifetime a token response announces, when it is
@@ -20,7 +20,10 @@
 //! - `/mcp` (Streamable HTTP) answers 401 with a `WWW-Authenticate` challenge
 //!   naming its protected-resource metadata unless the request carries a
 //!   token this server issued and that has not expired, and 403
-//!   `insufficient_scope` (step-up) when the token lacks `--require-scope`.
+//!   `insufficient_scope` (step-up) when the token lacks `--require-scope`
+//!   (with `--on-calls`, only to a `tools/call`: the handshake and
+//!   `tools/list` go through, as on a server whose tools need more than
+//!   connecting does).
 //!   Its one tool, `whoami`, answers with the grant that issued the caller's token.
 //! - The authorization server: RFC 9728 and RFC 8414 metadata, dynamic client
 //!   registration, an `/authorize` that approves at once (a user who clicks
@@ -108,6 +111,8 @@ struct Auth {
     expires_in: Option<Duration>,
     /// A scope `/mcp` requires besides `mcp` (`--require-scope`).
     required: Option<String>,
+    /// `required` only for a `tools/call` (`--on-calls`).
+    on_calls: bool,
     /// The `resource` its metadata names, when not its own `/mcp`
     /// (`--resource`: a misconfigured or malicious server).
     resource: Option<String>,
@@ -543,6 +548,11 @@ async fn require_token(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    let on_calls = auth.lock().unwrap().on_calls;
+    let (request, calling) = match on_calls {
+        true => tools_call(request).await,
+        false => (request, true),
+    };
     let (issued, base, scopes, required, dpop) = {
         let mut auth = auth.lock().unwrap();
         let mut issued = auth.valid(request.headers());
@@ -597,7 +607,7 @@ async fn require_token(
             .into_response();
     };
     match required {
-        Some(extra) if !issued.scope.split(' ').any(|s| s == extra) => {
+        Some(extra) if calling && !issued.scope.split(' ').any(|s| s == extra) => {
             let challenge = format!(
                 "Bearer error=\"insufficient_scope\", scope=\"{scopes}\", resource_metadata=\"{metadata}\""
             );
@@ -612,6 +622,19 @@ async fn require_token(
     }
 }
 
+/// The request, read whole and put back, and whether it is a JSON-RPC
+/// `tools/call`.
+async fn tools_call(request: axum::extract::Request) -> (axum::extract::Request, bool) {
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, 1 << 20)
+        .await
+        .unwrap_or_default();
+    let calling = serde_json::from_slice::<Value>(&bytes)
+        .is_ok_and(|message| message["method"] == "tools/call");
+    let request = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+    (request, calling)
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ttl = Duration::from_secs(3600);
@@ -619,6 +642,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut required = None;
     let mut resource = None;
     let mut dpop = false;
+    let mut on_calls = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -633,6 +657,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--require-scope" => required = args.next(),
             "--resource" => resource = args.next(),
             "--dpop" => dpop = true,
+            "--on-calls" => on_calls = true,
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }
@@ -643,6 +668,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ttl,
         expires_in,
         required,
+        on_calls,
         resource,
         dpop,
         ..Auth::default()
