@@ -3,33 +3,12 @@
 //! spans that are whole commands. A renamed flag fails here, not in a
 //! reader's terminal.
 
-use std::path::Path;
-
 use clap::Parser as _;
 
-/// The README and the manual's chapters, as (path from the root, text).
-fn documents() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut names: Vec<String> = std::fs::read_dir(root.join("docs"))
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter_map(|e| e.file_name().into_string().ok())
-                .filter(|name| name.ends_with(".md"))
-                .map(|name| format!("docs/{name}"))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    std::iter::once("README.md".to_owned())
-        .chain(["ARCHITECTURE.md", "CONTRIBUTING.md"].map(str::to_owned))
-        .chain(names)
-        .filter_map(|name| {
-            let text = std::fs::read_to_string(root.join(&name)).ok()?;
-            Some((name, text))
-        })
-        .collect()
-}
+// The README and the manual's listing, shared with the tests of their
+// rust and toml blocks.
+#[path = "../../tests/tests/util/documents.rs"]
+mod documents;
 
 /// A command line as the text shows it.
 struct Line {
@@ -150,7 +129,9 @@ fn refusal(line: &Line) -> Option<String> {
 fn every_documented_command_line_parses() {
     let mut checked = 0;
     let mut failures = Vec::new();
-    for (name, text) in documents() {
+    // The manual, and the contributor's pages.
+    let pages = documents::read(["ARCHITECTURE.md", "CONTRIBUTING.md"].map(str::to_owned));
+    for (name, text) in documents::manual().into_iter().chain(pages) {
         for line in command_lines(&text) {
             checked += 1;
             if let Some(why) = refusal(&line) {

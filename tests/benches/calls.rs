@@ -32,7 +32,6 @@
 // the default limit.
 #![recursion_limit = "256"]
 
-use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -42,55 +41,15 @@ use rmcp::model::{CallToolRequestParams, ClientConfig, ElicitationCapability, Pr
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::{RoleClient, ServiceExt};
 
+#[allow(dead_code)] // each bench uses a part of it
+mod support;
+
 const ROUNDS: usize = 5;
 const IN_FLIGHT: usize = 16;
 
-/// Builds the demo server and returns its path. A debug build (the one the
-/// tests use, `release` false): the server's cost is the same for both
-/// clients, and the CPU and context switches measured are the client's
-/// alone. The path is the one cargo reports, so that it holds under any
-/// `CARGO_TARGET_DIR` (a path guessed as `target/debug` was missing under
-/// one, and the bench panicked spawning it).
-fn demo_server(release: bool) -> std::path::PathBuf {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .current_dir(&root)
-        .args(["build", "--quiet", "--message-format=json"])
-        .args(["-p", "mcpbind-demo-server"]);
-    if release {
-        command.arg("--release");
-    }
-    let output = command
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("running cargo to build the demo server");
-    assert!(output.status.success(), "building the demo server failed");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    stdout
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|m| m["reason"] == "compiler-artifact")
-        .filter(|m| m["target"]["name"] == "mcpbind-demo-server")
-        .find_map(|m| m["executable"].as_str().map(Into::into))
-        .expect("cargo named no demo server executable")
-}
-
-/// Starts `server` on Streamable HTTP; returns it and its URL.
-fn http_server(server: &std::path::Path) -> (std::process::Child, String) {
-    let mut http = Command::new(server)
-        .args(["--http", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(http.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim().trim_start_matches("listening on ").to_owned();
-    (http, url)
+/// Starts `server` on Streamable HTTP.
+fn http_server(server: &std::path::Path) -> support::Listening {
+    support::Listening::start(Command::new(server).args(["--http", "127.0.0.1:0"]))
 }
 
 /// One way to make the call.
@@ -430,11 +389,6 @@ fn peak_rss_per_client(server: &std::path::Path, calls: usize) {
     );
 }
 
-fn stop(mut server: std::process::Child) {
-    let _ = server.kill();
-    let _ = server.wait();
-}
-
 fn main() {
     let calls: usize = std::env::var("MCPBIND_BENCH_CALLS")
         .ok()
@@ -443,7 +397,10 @@ fn main() {
     let chosen = std::env::var_os("MCPBIND_BENCH_SERVER_EXE");
     let server = match &chosen {
         Some(exe) => exe.into(),
-        None => demo_server(false),
+        // A debug build (the one the tests use): the server's cost is the
+        // same for both clients, and the CPU and context switches measured
+        // are the client's alone.
+        None => support::demo_server(false),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -458,7 +415,8 @@ fn main() {
         Some(one) => vec![one.as_str()],
         None => vec!["stdio", "streamable-http"],
     };
-    let (http, url) = http_server(&server);
+    let http = http_server(&server);
+    let url = http.url.clone();
     for transport in transports {
         // With `MCPBIND_BENCH_ONLY`, only that client connects: the
         // process's peak RSS is then that client's.
@@ -478,7 +436,7 @@ fn main() {
             (None, None) => unreachable!("a client always runs"),
         }
     }
-    stop(http);
+    drop(http);
     // A whole run (no knob that narrows it) also reports each client's
     // memory, and HTTP throughput against a release server, where the
     // debug one's CPU bounds both clients.
@@ -486,8 +444,9 @@ fn main() {
         return;
     }
     peak_rss_per_client(&server, calls);
-    let release = demo_server(true);
-    let (http, url) = http_server(&release);
+    let release = support::demo_server(true);
+    let http = http_server(&release);
+    let url = http.url.clone();
     let medians = runtime.block_on(measure(
         "streamable-http",
         &release,
@@ -496,7 +455,7 @@ fn main() {
         None,
         calls,
     ));
-    stop(http);
+    drop(http);
     print(
         "streamable-http, release server",
         medians.raw.unwrap(),

@@ -19,8 +19,7 @@
 //! `MCPBIND_BENCH_PART=ready|http` runs one part.
 
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcpbind::{Config, ServerConfig};
@@ -30,49 +29,15 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt as _;
 
+#[allow(dead_code)] // each bench uses a part of it
+mod support;
+
+use support::{servers_dir, Listening};
+
 const RUNS: usize = 15;
 /// Connects per client per round in part 2, and rounds.
 const CONNECTS: usize = 40;
 const ROUNDS: usize = 5;
-
-fn servers_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("servers");
-    let status = Command::new("bash")
-        .arg(dir.join("install.sh"))
-        .status()
-        .unwrap();
-    assert!(status.success());
-    dir
-}
-
-/// A server that prints `listening on <url>` first, killed when dropped.
-struct Listening {
-    child: Child,
-    url: String,
-}
-
-impl Listening {
-    fn start(command: &mut Command) -> Listening {
-        let mut child = command
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().trim_start_matches("listening on ").to_owned();
-        Listening { child, url }
-    }
-}
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 async fn median_connect(config: &Config, name: &str) -> (Duration, String) {
     let mut times = Vec::with_capacity(RUNS);

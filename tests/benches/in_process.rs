@@ -10,11 +10,13 @@
 //! the rounds' p50s and p99s is printed. `MCPBIND_BENCH_CALLS` sets the
 //! sequential calls per round (default 2,000).
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcpbind::{Config, HandlerResult, ServerConfig};
 use mcpbind_tests::demo;
+
+#[allow(dead_code)] // each bench uses a part of it
+mod support;
 
 const ROUNDS: usize = 5;
 
@@ -30,30 +32,13 @@ impl demo::Handler for Double {
     }
 }
 
-/// Builds the demo server (debug, as the tests use it) and returns the
-/// path cargo reports.
+/// The demo server: `MCPBIND_BENCH_SERVER_EXE`, or a debug build (as the
+/// tests use it).
 fn demo_server() -> std::path::PathBuf {
-    if let Ok(exe) = std::env::var("MCPBIND_BENCH_SERVER_EXE") {
-        return exe.into();
+    match std::env::var_os("MCPBIND_BENCH_SERVER_EXE") {
+        Some(exe) => exe.into(),
+        None => support::demo_server(false),
     }
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = Command::new(cargo)
-        .current_dir(&root)
-        .args(["build", "--quiet", "--message-format=json"])
-        .args(["-p", "mcpbind-demo-server"])
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("running cargo to build the demo server");
-    assert!(output.status.success(), "building the demo server failed");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    stdout
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|m| m["reason"] == "compiler-artifact")
-        .filter(|m| m["target"]["name"] == "mcpbind-demo-server")
-        .find_map(|m| m["executable"].as_str().map(Into::into))
-        .expect("cargo named no demo server executable")
 }
 
 /// The sequential calls' p50 and p99.

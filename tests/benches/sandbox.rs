@@ -5,21 +5,17 @@
 //! mcpbind-tests --bench sandbox`; it prints medians and ratios to the
 //! unconfined start.
 
-use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use mcpbind::{Config, SandboxBuilder, ServerConfig};
 
+#[allow(dead_code)] // each bench uses a part of it
+mod support;
+
 const RUNS: usize = 25;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("servers");
-    let status = Command::new("bash")
-        .arg(dir.join("install.sh"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let dir = support::servers_dir();
     let data = tempfile_dir();
     let server = |sandbox: &Option<SandboxBuilder>| {
         let server = ServerConfig::stdio(dir.join(".venv/bin/python").display().to_string())

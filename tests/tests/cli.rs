@@ -1,13 +1,12 @@
 //! The CLI as a real process: clear errors, exit codes, no panics.
 
+use crate::util::project::{break_add, demo_project};
 use crate::util::{mcpbind, mcpbind_env, Output};
 
+/// `mcpbind lock` with `config`, in a directory of its own.
 fn lock_with(config: &str) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
-    let out = mcpbind(dir.path(), &["lock"]);
-    assert!(!out.stderr.contains("panicked"), "{out:?}");
-    out
+    crate::util::project::lock_with(dir.path(), config)
 }
 
 #[test]
@@ -284,50 +283,16 @@ fn list_is_offline_and_names_tools() {
     assert!(!out.stdout.contains("everything"), "{out:?}");
 }
 
-fn demo_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("mcpbind.toml"),
-        format!(
-            "[servers.demo]\ncommand = {}\n",
-            crate::util::toml_str(
-                &crate::util::bin("mcpbind-demo-server")
-                    .display()
-                    .to_string()
-            )
-        ),
-    )
-    .unwrap();
-    let out = mcpbind(dir.path(), &["lock"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    dir
-}
-
 #[test]
 fn check_and_diff_report_drift_with_the_fix() {
-    let dir = demo_dir();
+    let dir = demo_project();
     let out = mcpbind(dir.path(), &["check"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(out.stderr.contains("Ok demo: 12 tools match"), "{out:?}");
 
     // The locked `add` says its first parameter is `augend`; the live
     // server says `a`.
-    let path = dir.path().join("mcpbind.lock");
-    let mut lock: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let add = lock["servers"]["demo"]["tools"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|t| t["name"] == "add")
-        .unwrap();
-    let props = add["definition"]["inputSchema"]["properties"]
-        .as_object_mut()
-        .unwrap();
-    let a = props.remove("a").unwrap();
-    props.insert("augend".into(), a);
-    add["sha256"] = mcpbind::hash::sha256_hex(&add["definition"]).into();
-    std::fs::write(&path, serde_json::to_string_pretty(&lock).unwrap()).unwrap();
+    break_add(dir.path());
 
     let out = mcpbind(dir.path(), &["check"]);
     assert_eq!(out.code, Some(1), "{out:?}");
@@ -347,7 +312,7 @@ fn check_and_diff_report_drift_with_the_fix() {
 
 #[test]
 fn call_prints_results_and_fails_on_tool_errors() {
-    let dir = demo_dir();
+    let dir = demo_project();
     let out = mcpbind(dir.path(), &["call", "demo", "add", r#"{"a": 1, "b": 2}"#]);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(out.stdout.contains("\"sum\": 3"), "{out:?}");
@@ -432,62 +397,11 @@ fn discover_only_server_is_locked_and_called() {
     assert_eq!(out.stdout.trim(), "pong");
 }
 
-/// `call` prints what a terminal can show: an image as one line saying
-/// what it is, a resource link by its URI and name, an embedded text
-/// resource as its text; `--json` prints the image's data (the real
-/// server-everything).
-#[test]
-fn call_shows_images_and_resources_as_lines() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = crate::util::stdio_config(dir.path());
-    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
-    let image = ["call", "everything", "get-tiny-image", "{}"];
-    let out = mcpbind(dir.path(), &image);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    let line = (out.stdout.lines())
-        .find(|l| l.starts_with("[image: image/png, "))
-        .unwrap_or_else(|| panic!("{out:?}"));
-    assert!(line.ends_with(" bytes; --json prints it]"), "{out:?}");
-    // The PNG signature, base64: the data itself is not printed.
-    assert!(!out.stdout.contains("iVBORw0KGgo"), "{out:?}");
-    let out = mcpbind(
-        dir.path(),
-        &["call", "--json", "everything", "get-tiny-image", "{}"],
-    );
-    assert_eq!(out.code, Some(0), "{out:?}");
-    assert!(out.stdout.contains("\"data\": \"iVBORw0KGgo"), "{out:?}");
-
-    let links = [
-        "call",
-        "everything",
-        "get-resource-links",
-        r#"{"count": 2}"#,
-    ];
-    let out = mcpbind(dir.path(), &links);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    assert!(
-        out.stdout
-            .contains("[resource link: demo://resource/dynamic/"),
-        "{out:?}"
-    );
-    let text = r#"{"resourceType": "Text", "resourceId": 1}"#;
-    let out = mcpbind(
-        dir.path(),
-        &["call", "everything", "get-resource-reference", text],
-    );
-    assert_eq!(out.code, Some(0), "{out:?}");
-    assert!(
-        out.stdout
-            .contains("[resource: demo://resource/dynamic/text/1]\nResource 1: "),
-        "{out:?}"
-    );
-}
-
 /// A call of a tool the server does not list fails with the server's
 /// error, and help with the nearest listed name and the names listed.
 #[test]
 fn call_of_an_unlisted_tool_suggests_the_nearest() {
-    let dir = demo_dir();
+    let dir = demo_project();
     let out = mcpbind(dir.path(), &["call", "demo", "ad", r#"{"a": 1, "b": 2}"#]);
     assert_eq!(out.code, Some(1), "{out:?}");
     assert!(
@@ -504,4 +418,61 @@ fn call_of_an_unlisted_tool_suggests_the_nearest() {
             .contains("help: `demo` lists no tool `zzzzzzzz`\nits tools: "),
         "{out:?}"
     );
+}
+
+/// The tests that need the pinned npm and PyPI servers
+/// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
+mod installed {
+    use super::*;
+
+    /// `call` prints what a terminal can show: an image as one line saying
+    /// what it is, a resource link by its URI and name, an embedded text
+    /// resource as its text; `--json` prints the image's data (the real
+    /// server-everything).
+    #[test]
+    fn call_shows_images_and_resources_as_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::util::stdio_config(dir.path());
+        std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+        let image = ["call", "everything", "get-tiny-image", "{}"];
+        let out = mcpbind(dir.path(), &image);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        let line = (out.stdout.lines())
+            .find(|l| l.starts_with("[image: image/png, "))
+            .unwrap_or_else(|| panic!("{out:?}"));
+        assert!(line.ends_with(" bytes; --json prints it]"), "{out:?}");
+        // The PNG signature, base64: the data itself is not printed.
+        assert!(!out.stdout.contains("iVBORw0KGgo"), "{out:?}");
+        let out = mcpbind(
+            dir.path(),
+            &["call", "--json", "everything", "get-tiny-image", "{}"],
+        );
+        assert_eq!(out.code, Some(0), "{out:?}");
+        assert!(out.stdout.contains("\"data\": \"iVBORw0KGgo"), "{out:?}");
+
+        let links = [
+            "call",
+            "everything",
+            "get-resource-links",
+            r#"{"count": 2}"#,
+        ];
+        let out = mcpbind(dir.path(), &links);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        assert!(
+            out.stdout
+                .contains("[resource link: demo://resource/dynamic/"),
+            "{out:?}"
+        );
+        let text = r#"{"resourceType": "Text", "resourceId": 1}"#;
+        let out = mcpbind(
+            dir.path(),
+            &["call", "everything", "get-resource-reference", text],
+        );
+        assert_eq!(out.code, Some(0), "{out:?}");
+        assert!(
+            out.stdout
+                .contains("[resource: demo://resource/dynamic/text/1]\nResource 1: "),
+            "{out:?}"
+        );
+    }
 }

@@ -9,11 +9,11 @@
 
 use std::process::{Child, Command};
 
-use mcpbind::model::{CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction};
-use mcpbind::{CallOptions, Client, ClientHooks, Config, PinPolicy, ServerBuilder, ServerConfig};
+use mcpbind::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+use mcpbind::{Client, ClientHooks, Config, PinPolicy, ServerBuilder, ServerConfig};
 use serde_json::{json, Value};
 
-use crate::util;
+use crate::util::{self, call_ok};
 
 /// The server, killed when dropped.
 struct Modern {
@@ -59,24 +59,8 @@ async fn connect_with(
 
 /// The server's request log (see `log` in modern_http.rs).
 async fn log(client: &Client) -> Vec<String> {
-    let text = call(client, "log", json!({})).await;
+    let text = call_ok(client, "log", json!({})).await;
     text.lines().map(str::to_owned).collect()
-}
-
-async fn call(client: &Client, tool: &str, arguments: Value) -> String {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments are an object")
-    };
-    let result: CallToolResult = client
-        .call_raw(tool, arguments, &CallOptions::default())
-        .await
-        .unwrap();
-    assert_ne!(result.is_error, Some(true), "{result:?}");
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
 }
 
 #[tokio::test]
@@ -113,13 +97,13 @@ async fn discover_http_sends_the_standard_and_param_headers() {
     let server = start();
     let client = connect(&server, ClientHooks::default()).await;
     client.list_tools_raw().await.unwrap();
-    let seen = call(&client, "headers", json!({"region": "us-west1", "n": 3})).await;
+    let seen = call_ok(&client, "headers", json!({"region": "us-west1", "n": 3})).await;
     assert_eq!(
         seen,
         "mcp-protocol-version: 2026-07-28\nmcp-method: tools/call\nmcp-name: headers\nmcp-param-region: us-west1\nmcp-param-n: -"
     );
     // A value with a leading space travels Base64-encoded.
-    let seen = call(&client, "headers", json!({"region": " padded"})).await;
+    let seen = call_ok(&client, "headers", json!({"region": " padded"})).await;
     assert!(
         seen.contains("mcp-param-region: =?base64?IHBhZGRlZA==?=\n"),
         "{seen}"
@@ -138,7 +122,7 @@ async fn discover_http_answers_input_required_with_the_hook_and_echoes_the_state
         ElicitResult::new(ElicitationAction::Accept).with_content(json!({"ok": true}))
     });
     let client = connect(&server, hooks).await;
-    let answer = call(&client, "confirm", json!({})).await;
+    let answer = call_ok(&client, "confirm", json!({})).await;
     let (answer, state) = answer.split_once("\nstate: ").unwrap();
     let answer: Value = serde_json::from_str(answer.strip_prefix("answer: ").unwrap()).unwrap();
     assert_eq!(answer, json!({"action": "accept", "content": {"ok": true}}));
@@ -148,7 +132,7 @@ async fn discover_http_answers_input_required_with_the_hook_and_echoes_the_state
     // Without an elicitation hook, the request is declined, and the state
     // still goes back.
     let client = connect(&server, ClientHooks::none()).await;
-    let answer = call(&client, "confirm", json!({})).await;
+    let answer = call_ok(&client, "confirm", json!({})).await;
     assert!(
         answer.starts_with("answer: {\"action\":\"decline\"}"),
         "{answer}"
@@ -194,7 +178,7 @@ async fn discover_http_sends_param_headers_from_the_lock_without_a_listing() {
         .await
         .unwrap()
         .is_empty());
-    let seen = call(&client, "headers", json!({"region": "eu-west4", "n": 1})).await;
+    let seen = call_ok(&client, "headers", json!({"region": "eu-west4", "n": 1})).await;
     assert!(seen.contains("mcp-param-region: eu-west4\n"), "{seen}");
     assert!(seen.ends_with("mcp-param-n: -"), "{seen}");
     let lines = log(&client).await;
@@ -207,7 +191,7 @@ async fn discover_http_sends_param_headers_from_the_lock_without_a_listing() {
     // Without the lock and without a listing, no `Mcp-Param-*` header: the
     // client does not guess.
     let client = connect_with(&server, ClientHooks::default(), |s| s).await;
-    let seen = call(&client, "headers", json!({"region": "eu-west4"})).await;
+    let seen = call_ok(&client, "headers", json!({"region": "eu-west4"})).await;
     assert!(seen.contains("mcp-param-region: -\n"), "{seen}");
     client.close().await;
 }
@@ -260,7 +244,7 @@ async fn discover_http_is_stateless() {
     let server = start();
     let first = connect(&server, ClientHooks::default()).await;
     first.list_tools_raw().await.unwrap();
-    call(&first, "headers", json!({"region": "r"})).await;
+    call_ok(&first, "headers", json!({"region": "r"})).await;
     first.close().await;
     let second = connect(&server, ClientHooks::default()).await;
     let lines = log(&second).await;

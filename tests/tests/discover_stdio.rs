@@ -13,12 +13,12 @@
 
 use std::path::Path;
 
-use mcpbind::model::{CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction};
-use mcpbind::{CallOptions, Client, ClientHooks, Config};
+use mcpbind::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+use mcpbind::{Client, ClientHooks, Config};
 use mcpbind_tests::demo;
 use serde_json::{json, Value};
 
-use crate::util;
+use crate::util::{self, call_ok};
 
 const NEWEST: &str = "2026-07-28";
 const LEGACY: &str = "2025-11-25";
@@ -54,22 +54,6 @@ fn config() -> Config {
 async fn negotiated(client: &Client) -> String {
     let info = client.server_info().await.unwrap();
     info.protocol_version.as_str().to_owned()
-}
-
-async fn call(client: &Client, tool: &str, arguments: Value) -> String {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments are an object")
-    };
-    let result: CallToolResult = client
-        .call_raw(tool, arguments, &CallOptions::default())
-        .await
-        .unwrap();
-    assert_ne!(result.is_error, Some(true), "{result:?}");
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
 }
 
 #[test]
@@ -134,7 +118,7 @@ async fn discover_stdio_falls_back_to_initialize() {
             .await
             .unwrap_or_else(|e| panic!("{server}: {e}"));
         assert_eq!(negotiated(&client).await, LEGACY, "{server}");
-        let echo = call(&client, "echo", json!({"message": "still here"})).await;
+        let echo = call_ok(&client, "echo", json!({"message": "still here"})).await;
         assert_eq!(echo, "still here", "{server}");
         client.close().await;
     }
@@ -153,7 +137,7 @@ async fn discover_stdio_answers_input_required_and_echoes_the_state() {
         .await
         .unwrap();
     assert_eq!(negotiated(&client).await, NEWEST);
-    let answer = call(&client, "confirm", json!({})).await;
+    let answer = call_ok(&client, "confirm", json!({})).await;
     let (answer, state) = answer.split_once("\nstate: ").unwrap();
     let answer: Value = serde_json::from_str(answer.strip_prefix("answer: ").unwrap()).unwrap();
     assert_eq!(answer, json!({"action": "accept", "content": {"ok": true}}));
@@ -189,69 +173,6 @@ fn locked(dir: &Path) -> Value {
 fn python_server(venv: &str, program: &str) -> String {
     let path = util::servers_dir().join(venv).join("bin").join(program);
     path.display().to_string()
-}
-
-/// 2026-07-28 servers that take longer to start than the probe's bound
-/// (the demo server on rmcp, and mcp-server-time on the Python SDK 2.3,
-/// which lets the first request choose the era) are recorded at
-/// 2026-07-28, as when they start at once, and each is started once by
-/// `lock` and once by `check`, which finds nothing changed.
-#[test]
-fn discover_stdio_a_server_slower_than_the_probe_bound_is_recorded_as_a_fast_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let (demo, time) = (
-        dir.path().join("demo.starts"),
-        dir.path().join("time.starts"),
-    );
-    let demo_bin = util::bin("mcpbind-demo-server").display().to_string();
-    let time_bin = python_server(".venv", "mcp-server-time");
-    let config = counted("demo", &demo, 6, &demo_bin, &[])
-        + &counted("time", &time, 6, &time_bin, &["--local-timezone", "UTC"]);
-    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
-    let out = util::mcpbind(dir.path(), &["lock"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    let lock = locked(dir.path());
-    for server in ["demo", "time"] {
-        assert_eq!(
-            lock["servers"][server]["protocol_version"], NEWEST,
-            "{server}"
-        );
-    }
-    assert_eq!((starts(&demo), starts(&time)), (1, 1));
-    let out = util::mcpbind(dir.path(), &["check"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    assert_eq!((starts(&demo), starts(&time)), (2, 2));
-}
-
-/// A server on the Python SDK 1.x answers `server/discover` with an
-/// error: `initialize` follows on the same process at once (the log says
-/// why it was written, and it is not the probe's bound), and the server
-/// is recorded at 2025-11-25, started once by `lock` and once by `check`.
-#[test]
-fn discover_stdio_a_python_sdk_1_server_is_locked_on_one_process_without_waiting() {
-    let dir = tempfile::tempdir().unwrap();
-    let count = dir.path().join("calc.starts");
-    let calc = python_server(".venv-sdk1", "mcp-server-calculator");
-    std::fs::write(
-        dir.path().join("mcpbind.toml"),
-        counted("calc", &count, 0, &calc, &[]),
-    )
-    .unwrap();
-    let out = util::mcpbind(dir.path(), &["-v", "lock"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    let lock = locked(dir.path());
-    assert_eq!(lock["servers"]["calc"]["protocol_version"], LEGACY);
-    assert_eq!(lock["servers"]["calc"]["tools"][0]["name"], "calculate");
-    assert_eq!(starts(&count), 1);
-    let why =
-        "writing `initialize`: `server/discover` was refused: Invalid request parameters (-32602)";
-    assert!(out.stderr.contains(why), "{}", out.stderr);
-    assert!(!out.stderr.contains("within 5 s"), "{}", out.stderr);
-    // Locked at 2025-11-25: `check` starts with `initialize`.
-    let out = util::mcpbind(dir.path(), &["-v", "check"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    assert_eq!(starts(&count), 2);
-    assert!(!out.stderr.contains("server/discover"), "{}", out.stderr);
 }
 
 /// Servers before 2026-07-28 that answer `server/discover` with an error,
@@ -308,36 +229,105 @@ fn discover_stdio_each_server_before_2026_07_28_is_started_once() {
     assert!(!out.stderr.contains("within 5 s"), "{}", out.stderr);
 }
 
-/// A server the lockfile holds at 2025-11-25 is re-locked and checked with
-/// `initialize` first, as the lock says: mcp-server-time (the Python SDK
-/// 2.3, on which the first request chooses the era, once) then stays at
-/// 2025-11-25, and neither `check` nor `lock` sees a change that the
-/// server did not make.
-#[test]
-fn discover_stdio_relock_and_check_connect_as_the_lock_says() {
-    let dir = tempfile::tempdir().unwrap();
-    let time = python_server(".venv", "mcp-server-time");
-    let config = format!(
-        "[servers.time]\ncommand = {}\nargs = [\"--local-timezone\", \"UTC\"]\n",
-        util::toml_str(&time)
-    );
-    std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
-    let out = util::mcpbind(dir.path(), &["lock"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    let mut lock = locked(dir.path());
-    assert_eq!(lock["servers"]["time"]["protocol_version"], NEWEST);
-    // As locked when the server spoke only 2025-11-25 (or by an older
-    // mcpbind).
-    lock["servers"]["time"]["protocol_version"] = LEGACY.into();
-    let text = serde_json::to_string_pretty(&lock).unwrap() + "\n";
-    std::fs::write(dir.path().join("mcpbind.lock"), &text).unwrap();
-    let out = util::mcpbind(dir.path(), &["check"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    let out = util::mcpbind(dir.path(), &["lock"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    assert!(out.stderr.contains("(unchanged)"), "{out:?}");
-    assert_eq!(
-        locked(dir.path())["servers"]["time"]["protocol_version"],
-        LEGACY
-    );
+/// The tests that need the pinned npm and PyPI servers
+/// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
+mod installed {
+    use super::*;
+
+    /// 2026-07-28 servers that take longer to start than the probe's bound
+    /// (the demo server on rmcp, and mcp-server-time on the Python SDK 2.3,
+    /// which lets the first request choose the era) are recorded at
+    /// 2026-07-28, as when they start at once, and each is started once by
+    /// `lock` and once by `check`, which finds nothing changed.
+    #[test]
+    fn discover_stdio_a_server_slower_than_the_probe_bound_is_recorded_as_a_fast_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (demo, time) = (
+            dir.path().join("demo.starts"),
+            dir.path().join("time.starts"),
+        );
+        let demo_bin = util::bin("mcpbind-demo-server").display().to_string();
+        let time_bin = python_server(".venv", "mcp-server-time");
+        let config = counted("demo", &demo, 6, &demo_bin, &[])
+            + &counted("time", &time, 6, &time_bin, &["--local-timezone", "UTC"]);
+        std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+        let out = util::mcpbind(dir.path(), &["lock"]);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        let lock = locked(dir.path());
+        for server in ["demo", "time"] {
+            assert_eq!(
+                lock["servers"][server]["protocol_version"], NEWEST,
+                "{server}"
+            );
+        }
+        assert_eq!((starts(&demo), starts(&time)), (1, 1));
+        let out = util::mcpbind(dir.path(), &["check"]);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        assert_eq!((starts(&demo), starts(&time)), (2, 2));
+    }
+
+    /// A server on the Python SDK 1.x answers `server/discover` with an
+    /// error: `initialize` follows on the same process at once (the log says
+    /// why it was written, and it is not the probe's bound), and the server
+    /// is recorded at 2025-11-25, started once by `lock` and once by `check`.
+    #[test]
+    fn discover_stdio_a_python_sdk_1_server_is_locked_on_one_process_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let count = dir.path().join("calc.starts");
+        let calc = python_server(".venv-sdk1", "mcp-server-calculator");
+        std::fs::write(
+            dir.path().join("mcpbind.toml"),
+            counted("calc", &count, 0, &calc, &[]),
+        )
+        .unwrap();
+        let out = util::mcpbind(dir.path(), &["-v", "lock"]);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        let lock = locked(dir.path());
+        assert_eq!(lock["servers"]["calc"]["protocol_version"], LEGACY);
+        assert_eq!(lock["servers"]["calc"]["tools"][0]["name"], "calculate");
+        assert_eq!(starts(&count), 1);
+        let why =
+            "writing `initialize`: `server/discover` was refused: Invalid request parameters (-32602)";
+        assert!(out.stderr.contains(why), "{}", out.stderr);
+        assert!(!out.stderr.contains("within 5 s"), "{}", out.stderr);
+        // Locked at 2025-11-25: `check` starts with `initialize`.
+        let out = util::mcpbind(dir.path(), &["-v", "check"]);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        assert_eq!(starts(&count), 2);
+        assert!(!out.stderr.contains("server/discover"), "{}", out.stderr);
+    }
+
+    /// A server the lockfile holds at 2025-11-25 is re-locked and checked with
+    /// `initialize` first, as the lock says: mcp-server-time (the Python SDK
+    /// 2.3, on which the first request chooses the era, once) then stays at
+    /// 2025-11-25, and neither `check` nor `lock` sees a change that the
+    /// server did not make.
+    #[test]
+    fn discover_stdio_relock_and_check_connect_as_the_lock_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let time = python_server(".venv", "mcp-server-time");
+        let config = format!(
+            "[servers.time]\ncommand = {}\nargs = [\"--local-timezone\", \"UTC\"]\n",
+            util::toml_str(&time)
+        );
+        std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
+        let out = util::mcpbind(dir.path(), &["lock"]);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        let mut lock = locked(dir.path());
+        assert_eq!(lock["servers"]["time"]["protocol_version"], NEWEST);
+        // As locked when the server spoke only 2025-11-25 (or by an older
+        // mcpbind).
+        lock["servers"]["time"]["protocol_version"] = LEGACY.into();
+        let text = serde_json::to_string_pretty(&lock).unwrap() + "\n";
+        std::fs::write(dir.path().join("mcpbind.lock"), &text).unwrap();
+        let out = util::mcpbind(dir.path(), &["check"]);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        let out = util::mcpbind(dir.path(), &["lock"]);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        assert!(out.stderr.contains("(unchanged)"), "{out:?}");
+        assert_eq!(
+            locked(dir.path())["servers"]["time"]["protocol_version"],
+            LEGACY
+        );
+    }
 }

@@ -8,14 +8,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::{self, mcpbind, mcpbind_env};
-
-fn script() -> String {
-    util::tests_dir()
-        .join("servers/durability.py")
-        .display()
-        .to_string()
-}
+use crate::util::project::durability_server;
+use crate::util::{self, limit_file_size, mcpbind, mcpbind_env};
 
 /// A project dir whose `mcpbind.toml` has one server `fake`
 /// (`durability.py MODE ARG`).
@@ -25,16 +19,12 @@ fn project(mode: &str, arg: &str) -> tempfile::TempDir {
     dir
 }
 
+/// An `mcpbind.toml` of `durability.py` servers: (name, mode, argument).
 fn write_config(dir: &Path, servers: &[(&str, &str, &str)]) {
-    let mut toml = String::new();
-    for (name, mode, arg) in servers {
-        toml.push_str(&format!(
-            "[servers.{name}]\ncommand = \"python3\"\nargs = [{}, {}, {}]\n\n",
-            util::toml_str(&script()),
-            util::toml_str(mode),
-            util::toml_str(arg)
-        ));
-    }
+    let toml: String = servers
+        .iter()
+        .map(|(name, mode, arg)| durability_server(name, mode, arg))
+        .collect();
     std::fs::write(dir.join("mcpbind.toml"), toml).unwrap();
 }
 
@@ -108,24 +98,6 @@ fn a_lock_that_cannot_be_written_whole_leaves_the_old_lockfile() {
     assert!(std::fs::read_to_string(&lock)
         .unwrap()
         .contains("tool_01999"));
-}
-
-fn limit_file_size(command: &mut Command, bytes: u64) {
-    use std::os::unix::process::CommandExt as _;
-    // SAFETY: setrlimit is async-signal-safe; nothing else runs between
-    // fork and exec.
-    unsafe {
-        command.pre_exec(move || {
-            let limit = libc::rlimit {
-                rlim_cur: bytes,
-                rlim_max: bytes,
-            };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
 }
 
 #[test]

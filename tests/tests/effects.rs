@@ -59,103 +59,6 @@ fn unapproved_reason(result: mcpbind::Result<impl std::fmt::Debug>) -> String {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn typed_calls_of_enforced_tools_take_the_approval_of_their_input() {
-    let dir = tempfile::tempdir().unwrap();
-    let client = demo::Client::connect(&config(dir.path())).await.unwrap();
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let policy = policy(Arc::clone(&asked));
-
-    let input = types::DeleteItemInput::new("1");
-    let ok = policy.approve(tools::DeleteItem, &input).await.unwrap();
-    let done = client.delete_item(input, ok).await.unwrap();
-    assert_eq!(done.text(), "deleted 1");
-    {
-        let asked = asked.lock().unwrap();
-        let request = &asked[0];
-        assert_eq!(request.source, CallSource::Typed);
-        assert_eq!(
-            (request.server.as_str(), request.tool.as_str()),
-            ("demo", "delete_item")
-        );
-        assert_eq!(request.arguments, json!({"id": "1"}));
-        assert!(request.destructive && !request.read_only && request.idempotent);
-    }
-
-    // An amend decides what is sent, for the input that was reviewed; the
-    // event shows what was sent.
-    let mut events = mcpbind::subscribe_events();
-    let input = types::DeleteItemInput::new("two");
-    let ok = policy.approve(tools::DeleteItem, &input).await.unwrap();
-    assert_eq!(ok.arguments(), &json!({"id": "2"}));
-    assert_eq!(
-        client.delete_item(input, ok).await.unwrap().text(),
-        "deleted 2"
-    );
-
-    let sent = tokio::time::timeout(std::time::Duration::from_secs(10), async {
-        loop {
-            // Typed calls of `delete_item` elsewhere in this binary delete
-            // item 1 (the toolbox test's are the toolbox's).
-            let event = events.recv().await.unwrap();
-            if (event.tool.as_str(), event.source) == ("delete_item", CallSource::Typed)
-                && event.arguments != json!({"id": "1"})
-            {
-                return event.arguments.clone();
-            }
-        }
-    })
-    .await
-    .unwrap();
-    assert_eq!(sent, json!({"id": "2"}));
-
-    // A refusal is the policy's reason.
-    let refused = policy
-        .approve(tools::DeleteItem, &types::DeleteItemInput::new("3"))
-        .await;
-    assert_eq!(unapproved_reason(refused), "only items 1 and 2");
-
-    // An approval is for the input it was given for.
-    let ok = policy
-        .approve(tools::DeleteItem, &types::DeleteItemInput::new("1"))
-        .await
-        .unwrap();
-    let other = client
-        .delete_item(types::DeleteItemInput::new("4"), ok)
-        .await;
-    assert!(unapproved_reason(other).contains("other arguments"));
-
-    // A policy with no approval approves nothing.
-    let none = Approvals::new()
-        .approve(tools::DeleteItem, &types::DeleteItemInput::new("1"))
-        .await;
-    assert!(unapproved_reason(none).contains("no approval policy"));
-
-    // The untyped way round is closed too.
-    let bypass = client
-        .inner()
-        .call::<tools::DeleteItem>(&types::DeleteItemInput::new("1"))
-        .await;
-    assert!(unapproved_reason(bypass).contains("generated method"));
-    let task = client
-        .inner()
-        .start_typed_task::<tools::DeleteItem>(
-            &types::DeleteItemInput::new("1"),
-            &mcpbind::CallOptions::default(),
-        )
-        .await;
-    assert!(unapproved_reason(task).contains("generated method"));
-
-    // A read-only tool is called as before.
-    let sum = client.add(types::AddInput::new(2, 40)).await.unwrap();
-    assert_eq!(sum.output.sum, 42);
-    assert_eq!(
-        asked.lock().unwrap().len(),
-        4,
-        "the four reviews above, no more"
-    );
-}
-
 /// With no approval policy, a model's call of `delete_item` is refused and
 /// never sent; `add` (read-only) goes.
 async fn refuses_deleting_but_adds(toolbox: &Toolbox) {
@@ -167,82 +70,6 @@ async fn refuses_deleting_but_adds(toolbox: &Toolbox) {
     assert_eq!(call.attempts, 0);
     let call = toolbox.call("demo_add", r#"{"a": 2, "b": 40}"#).await;
     assert!(call.outcome.is_ok(), "{:?}", call.outcome);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_toolbox_applies_the_same_policy() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path());
-    let mut toolbox = Toolbox::new();
-    toolbox
-        .add(demo::Client::connect(&config).await.unwrap())
-        .unwrap();
-
-    // Without an approval, a model's call of an enforced tool is refused
-    // and never sent; a read-only tool goes.
-    refuses_deleting_but_adds(&toolbox).await;
-
-    // Bound without `enforce` and so configured, the same tool goes
-    // unreviewed, as before.
-    let mut advised = Toolbox::new();
-    let advise_config = self::advised(dir.path());
-    advised
-        .add(
-            mcpbind_tests::demo::Client::connect(&advise_config)
-                .await
-                .unwrap(),
-        )
-        .unwrap();
-    let call = advised.call("demo_delete_item", r#"{"id": "9"}"#).await;
-    assert_eq!(call.for_model().text, "deleted 9");
-
-    // One policy: the model's calls and the program's own.
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    toolbox.with_approvals(&policy(Arc::clone(&asked)));
-    let call = toolbox.call("demo_delete_item", r#"{"id": "two"}"#).await;
-    assert_eq!(call.for_model().text, "deleted 2");
-    let call = toolbox.call("demo_delete_item", r#"{"id": "9"}"#).await;
-    assert!(matches!(call.outcome, Err(CallError::Refused { .. })));
-    let input = types::DeleteItemInput::new("1");
-    let ok = toolbox
-        .approvals()
-        .approve(tools::DeleteItem, &input)
-        .await
-        .unwrap();
-    let client = demo::Client::connect(&config).await.unwrap();
-    assert_eq!(
-        client.delete_item(input, ok).await.unwrap().text(),
-        "deleted 1"
-    );
-    let asked = asked.lock().unwrap();
-    let sources: Vec<CallSource> = asked.iter().map(|r| r.source).collect();
-    assert_eq!(
-        sources,
-        [CallSource::Toolbox, CallSource::Toolbox, CallSource::Typed]
-    );
-    assert_eq!(asked[0].name, "demo_delete_item");
-}
-
-/// A server added unlocked has no bindings to take approvals: under
-/// `annotations = "enforce"` in its config, the toolbox asks the policy
-/// before a model's call of a tool whose live annotations say it may
-/// modify things, as it does for an enforced binding.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn unlocked_tools_of_an_enforced_server_take_an_approval_too() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path());
-    let mut toolbox = Toolbox::new();
-    let client = mcpbind::Client::connect(&config, "demo").await.unwrap();
-    toolbox.add_unlocked(client).await.unwrap();
-
-    refuses_deleting_but_adds(&toolbox).await;
-
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    toolbox.with_approvals(&policy(Arc::clone(&asked)));
-    let call = toolbox.call("demo_delete_item", r#"{"id": "two"}"#).await;
-    assert_eq!(call.for_model().text, "deleted 2");
-    let asked = asked.lock().unwrap();
-    assert!(asked[0].unlocked && asked[0].name == "demo_delete_item");
 }
 
 /// The message of bindings generated under `bindings`, connected with a
@@ -269,68 +96,247 @@ fn assert_mismatch(err: &Error, bindings: mcpbind::Annotations, config: mcpbind:
     assert_eq!(err.help().unwrap(), help);
 }
 
-/// Bindings record the `annotations` mode they were generated under;
-/// connecting them with a config whose server says another is refused,
-/// before the server is started, whether the bindings came from a build
-/// script (`mcpbind_tests::demo`) or `mcp_tools!` (`via_macro`,
-/// `enforced`). Advise bindings under an enforce config would call
-/// `delete_item` with no approval.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bindings_of_another_annotations_mode_are_refused_at_connect() {
-    use mcpbind::Annotations::{Advise, Enforce};
-    let dir = tempfile::tempdir().unwrap();
-    let (enforce, advise) = (config(dir.path()), advised(dir.path()));
-    assert_eq!(mcpbind_tests::demo::Client::ANNOTATIONS, Advise);
-    assert_eq!(mcpbind_tests::via_macro::demo::Client::ANNOTATIONS, Advise);
-    assert_eq!(demo::Client::ANNOTATIONS, Enforce);
+/// The tests that need the pinned npm and PyPI servers
+/// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
+mod installed {
+    use super::*;
 
-    let err = mcpbind_tests::demo::Client::connect(&enforce)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn typed_calls_of_enforced_tools_take_the_approval_of_their_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let client = demo::Client::connect(&config(dir.path())).await.unwrap();
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let policy = policy(Arc::clone(&asked));
+
+        let input = types::DeleteItemInput::new("1");
+        let ok = policy.approve(tools::DeleteItem, &input).await.unwrap();
+        let done = client.delete_item(input, ok).await.unwrap();
+        assert_eq!(done.text(), "deleted 1");
+        {
+            let asked = asked.lock().unwrap();
+            let request = &asked[0];
+            assert_eq!(request.source, CallSource::Typed);
+            assert_eq!(
+                (request.server.as_str(), request.tool.as_str()),
+                ("demo", "delete_item")
+            );
+            assert_eq!(request.arguments, json!({"id": "1"}));
+            assert!(request.destructive && !request.read_only && request.idempotent);
+        }
+
+        // An amend decides what is sent, for the input that was reviewed; the
+        // event shows what was sent.
+        let mut events = mcpbind::subscribe_events();
+        let input = types::DeleteItemInput::new("two");
+        let ok = policy.approve(tools::DeleteItem, &input).await.unwrap();
+        assert_eq!(ok.arguments(), &json!({"id": "2"}));
+        assert_eq!(
+            client.delete_item(input, ok).await.unwrap().text(),
+            "deleted 2"
+        );
+
+        let sent = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            loop {
+                // Typed calls of `delete_item` elsewhere in this binary delete
+                // item 1 (the toolbox test's are the toolbox's).
+                let event = events.recv().await.unwrap();
+                if (event.tool.as_str(), event.source) == ("delete_item", CallSource::Typed)
+                    && event.arguments != json!({"id": "1"})
+                {
+                    return event.arguments.clone();
+                }
+            }
+        })
         .await
-        .unwrap_err();
-    assert_mismatch(&err, Advise, Enforce);
-    let err = mcpbind_tests::via_macro::demo::Client::connect(&enforce)
-        .await
-        .unwrap_err();
-    assert_mismatch(&err, Advise, Enforce);
-    let err = demo::Client::connect(&advise).await.unwrap_err();
-    assert_mismatch(&err, Enforce, Advise);
-
-    // The modes agree: connected, and the enforced one still takes its
-    // approval.
-    let client = demo::Client::connect(&enforce).await.unwrap();
-    let input = types::DeleteItemInput::new("1");
-    unapproved_reason(client.inner().call::<tools::DeleteItem>(&input).await);
-    mcpbind_tests::demo::Client::connect(&advise).await.unwrap();
-}
-
-/// The toolbox is the same backstop: bindings wrapped around a client
-/// connected with a config of another mode (`from_client`, which does not
-/// check) are refused by `Toolbox::add`, with the same message.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_toolbox_refuses_bindings_of_another_annotations_mode() {
-    use mcpbind::Annotations::{Advise, Enforce};
-    let dir = tempfile::tempdir().unwrap();
-    let enforce = config(dir.path());
-    let untyped = mcpbind::Client::connect(&enforce, "demo").await.unwrap();
-    let advised = mcpbind_tests::demo::Client::from_client(untyped.clone());
-    let err = Toolbox::new().add(advised).map(|_| ()).unwrap_err();
-    let mcpbind::ToolboxError::AnnotationsMismatch {
-        server,
-        bindings,
-        config,
-    } = &err
-    else {
-        panic!("{err:?}")
-    };
-    assert_eq!(
-        (server.as_str(), *bindings, *config),
-        ("demo", Advise, Enforce)
-    );
-    let (message, help) = mismatch("advise", "enforce");
-    assert_eq!(err.to_string(), message);
-    assert_eq!(err.help().unwrap(), help);
-    // The enforced bindings around the same client are added.
-    Toolbox::new()
-        .add(demo::Client::from_client(untyped))
         .unwrap();
+        assert_eq!(sent, json!({"id": "2"}));
+
+        // A refusal is the policy's reason.
+        let refused = policy
+            .approve(tools::DeleteItem, &types::DeleteItemInput::new("3"))
+            .await;
+        assert_eq!(unapproved_reason(refused), "only items 1 and 2");
+
+        // An approval is for the input it was given for.
+        let ok = policy
+            .approve(tools::DeleteItem, &types::DeleteItemInput::new("1"))
+            .await
+            .unwrap();
+        let other = client
+            .delete_item(types::DeleteItemInput::new("4"), ok)
+            .await;
+        assert!(unapproved_reason(other).contains("other arguments"));
+
+        // A policy with no approval approves nothing.
+        let none = Approvals::new()
+            .approve(tools::DeleteItem, &types::DeleteItemInput::new("1"))
+            .await;
+        assert!(unapproved_reason(none).contains("no approval policy"));
+
+        // The untyped way round is closed too.
+        let bypass = client
+            .inner()
+            .call::<tools::DeleteItem>(&types::DeleteItemInput::new("1"))
+            .await;
+        assert!(unapproved_reason(bypass).contains("generated method"));
+        let task = client
+            .inner()
+            .start_typed_task::<tools::DeleteItem>(
+                &types::DeleteItemInput::new("1"),
+                &mcpbind::CallOptions::default(),
+            )
+            .await;
+        assert!(unapproved_reason(task).contains("generated method"));
+
+        // A read-only tool is called as before.
+        let sum = client.add(types::AddInput::new(2, 40)).await.unwrap();
+        assert_eq!(sum.output.sum, 42);
+        assert_eq!(
+            asked.lock().unwrap().len(),
+            4,
+            "the four reviews above, no more"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_toolbox_applies_the_same_policy() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config(dir.path());
+        let mut toolbox = Toolbox::new();
+        toolbox
+            .add(demo::Client::connect(&config).await.unwrap())
+            .unwrap();
+
+        // Without an approval, a model's call of an enforced tool is refused
+        // and never sent; a read-only tool goes.
+        refuses_deleting_but_adds(&toolbox).await;
+
+        // Bound without `enforce` and so configured, the same tool goes
+        // unreviewed, as before.
+        let mut advised = Toolbox::new();
+        let advise_config = self::advised(dir.path());
+        advised
+            .add(
+                mcpbind_tests::demo::Client::connect(&advise_config)
+                    .await
+                    .unwrap(),
+            )
+            .unwrap();
+        let call = advised.call("demo_delete_item", r#"{"id": "9"}"#).await;
+        assert_eq!(call.for_model().text, "deleted 9");
+
+        // One policy: the model's calls and the program's own.
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        toolbox.with_approvals(&policy(Arc::clone(&asked)));
+        let call = toolbox.call("demo_delete_item", r#"{"id": "two"}"#).await;
+        assert_eq!(call.for_model().text, "deleted 2");
+        let call = toolbox.call("demo_delete_item", r#"{"id": "9"}"#).await;
+        assert!(matches!(call.outcome, Err(CallError::Refused { .. })));
+        let input = types::DeleteItemInput::new("1");
+        let ok = toolbox
+            .approvals()
+            .approve(tools::DeleteItem, &input)
+            .await
+            .unwrap();
+        let client = demo::Client::connect(&config).await.unwrap();
+        assert_eq!(
+            client.delete_item(input, ok).await.unwrap().text(),
+            "deleted 1"
+        );
+        let asked = asked.lock().unwrap();
+        let sources: Vec<CallSource> = asked.iter().map(|r| r.source).collect();
+        assert_eq!(
+            sources,
+            [CallSource::Toolbox, CallSource::Toolbox, CallSource::Typed]
+        );
+        assert_eq!(asked[0].name, "demo_delete_item");
+    }
+
+    /// A server added unlocked has no bindings to take approvals: under
+    /// `annotations = "enforce"` in its config, the toolbox asks the policy
+    /// before a model's call of a tool whose live annotations say it may
+    /// modify things, as it does for an enforced binding.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn unlocked_tools_of_an_enforced_server_take_an_approval_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config(dir.path());
+        let mut toolbox = Toolbox::new();
+        let client = mcpbind::Client::connect(&config, "demo").await.unwrap();
+        toolbox.add_unlocked(client).await.unwrap();
+
+        refuses_deleting_but_adds(&toolbox).await;
+
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        toolbox.with_approvals(&policy(Arc::clone(&asked)));
+        let call = toolbox.call("demo_delete_item", r#"{"id": "two"}"#).await;
+        assert_eq!(call.for_model().text, "deleted 2");
+        let asked = asked.lock().unwrap();
+        assert!(asked[0].unlocked && asked[0].name == "demo_delete_item");
+    }
+
+    /// Bindings record the `annotations` mode they were generated under;
+    /// connecting them with a config whose server says another is refused,
+    /// before the server is started, whether the bindings came from a build
+    /// script (`mcpbind_tests::demo`) or `mcp_tools!` (`via_macro`,
+    /// `enforced`). Advise bindings under an enforce config would call
+    /// `delete_item` with no approval.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bindings_of_another_annotations_mode_are_refused_at_connect() {
+        use mcpbind::Annotations::{Advise, Enforce};
+        let dir = tempfile::tempdir().unwrap();
+        let (enforce, advise) = (config(dir.path()), advised(dir.path()));
+        assert_eq!(mcpbind_tests::demo::Client::ANNOTATIONS, Advise);
+        assert_eq!(mcpbind_tests::via_macro::demo::Client::ANNOTATIONS, Advise);
+        assert_eq!(demo::Client::ANNOTATIONS, Enforce);
+
+        let err = mcpbind_tests::demo::Client::connect(&enforce)
+            .await
+            .unwrap_err();
+        assert_mismatch(&err, Advise, Enforce);
+        let err = mcpbind_tests::via_macro::demo::Client::connect(&enforce)
+            .await
+            .unwrap_err();
+        assert_mismatch(&err, Advise, Enforce);
+        let err = demo::Client::connect(&advise).await.unwrap_err();
+        assert_mismatch(&err, Enforce, Advise);
+
+        // The modes agree: connected, and the enforced one still takes its
+        // approval.
+        let client = demo::Client::connect(&enforce).await.unwrap();
+        let input = types::DeleteItemInput::new("1");
+        unapproved_reason(client.inner().call::<tools::DeleteItem>(&input).await);
+        mcpbind_tests::demo::Client::connect(&advise).await.unwrap();
+    }
+
+    /// The toolbox is the same backstop: bindings wrapped around a client
+    /// connected with a config of another mode (`from_client`, which does not
+    /// check) are refused by `Toolbox::add`, with the same message.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_toolbox_refuses_bindings_of_another_annotations_mode() {
+        use mcpbind::Annotations::{Advise, Enforce};
+        let dir = tempfile::tempdir().unwrap();
+        let enforce = config(dir.path());
+        let untyped = mcpbind::Client::connect(&enforce, "demo").await.unwrap();
+        let advised = mcpbind_tests::demo::Client::from_client(untyped.clone());
+        let err = Toolbox::new().add(advised).map(|_| ()).unwrap_err();
+        let mcpbind::ToolboxError::AnnotationsMismatch {
+            server,
+            bindings,
+            config,
+        } = &err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!(
+            (server.as_str(), *bindings, *config),
+            ("demo", Advise, Enforce)
+        );
+        let (message, help) = mismatch("advise", "enforce");
+        assert_eq!(err.to_string(), message);
+        assert_eq!(err.help().unwrap(), help);
+        // The enforced bindings around the same client are added.
+        Toolbox::new()
+            .add(demo::Client::from_client(untyped))
+            .unwrap();
+    }
 }

@@ -50,125 +50,6 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> String {
         .join("\n")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn default_hook_declines_a_form_with_a_field_without_default() {
-    let dir = tempfile::tempdir().unwrap();
-    // `Client::connect` uses the default hooks, as generated clients and the
-    // CLI do.
-    let config = util::stdio_servers(dir.path());
-    let client = Client::connect(&config, "everything").await.unwrap();
-    let tools = tool_names(&client).await;
-    // Elicitation (form mode) is declared, URL mode, sampling and roots are
-    // not: server-everything offers exactly the matching tools.
-    assert!(tools.iter().any(|t| t == ELICIT), "{tools:?}");
-    for absent in [
-        "trigger-url-elicitation",
-        "trigger-sampling-request",
-        "get-roots-list",
-    ] {
-        assert!(!tools.iter().any(|t| t == absent), "{absent}: {tools:?}");
-    }
-    // `name` has no default: declined.
-    let text = call(&client, ELICIT, json!({})).await;
-    assert!(text.contains("User declined"), "{text}");
-    assert!(text.contains("\"action\": \"decline\""), "{text}");
-    client.close().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_user_elicitation_hook_answers_the_server() {
-    let dir = tempfile::tempdir().unwrap();
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&asked);
-    let hooks = ClientHooks::default().elicitation(move |request: ElicitRequestParams| {
-        let seen = Arc::clone(&seen);
-        async move {
-            if let ElicitRequestParams::FormElicitationParams {
-                message,
-                requested_schema,
-                ..
-            } = request
-            {
-                let fields: Vec<String> = requested_schema.properties.keys().cloned().collect();
-                seen.lock().unwrap().push((message, fields));
-            }
-            ElicitResult::new(ElicitationAction::Accept).with_content(json!({
-                "name": "Ada Lovelace",
-                "check": true,
-                "integer": 7,
-            }))
-        }
-    });
-    let client = everything(dir.path(), hooks).await;
-    let text = call(&client, ELICIT, json!({})).await;
-    assert!(
-        text.contains("User provided the requested information"),
-        "{text}"
-    );
-    assert!(text.contains("- Name: Ada Lovelace"), "{text}");
-    assert!(text.contains("- Agreed to terms: true"), "{text}");
-    assert!(text.contains("- Favorite Integer: 7"), "{text}");
-    let asked = asked.lock().unwrap().clone();
-    assert_eq!(asked.len(), 1, "{asked:?}");
-    assert!(asked[0].0.contains("Please provide inputs"), "{asked:?}");
-    assert!(asked[0].1.iter().any(|f| f == "name"), "{asked:?}");
-    client.close().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_hooks_nothing_is_declared() {
-    let dir = tempfile::tempdir().unwrap();
-    let client = everything(dir.path(), ClientHooks::none()).await;
-    let tools = tool_names(&client).await;
-    assert!(!tools.iter().any(|t| t == ELICIT), "{tools:?}");
-    // The unconditional tools are still there.
-    assert!(tools.iter().any(|t| t == "echo"), "{tools:?}");
-    client.close().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn roots_and_sampling_hooks_answer_the_server() {
-    let dir = tempfile::tempdir().unwrap();
-    let prompts = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&prompts);
-    let hooks = ClientHooks::default()
-        .roots(vec![Root::new("file:///work/project")])
-        .sampling(move |request: CreateMessageRequestParams| {
-            let seen = Arc::clone(&seen);
-            async move {
-                let asked: Vec<String> = request
-                    .messages
-                    .iter()
-                    .filter_map(|m| m.content.first()?.as_text().map(|t| t.text.clone()))
-                    .collect();
-                seen.lock().unwrap().extend(asked);
-                Ok(CreateMessageResult::new(
-                    SamplingMessage::assistant_text("forty-two"),
-                    "test-model".into(),
-                ))
-            }
-        });
-    let client = everything(dir.path(), hooks).await;
-
-    let roots = call(&client, "get-roots-list", json!({})).await;
-    assert!(roots.contains("file:///work/project"), "{roots}");
-
-    let sampled = call(
-        &client,
-        "trigger-sampling-request",
-        json!({"prompt": "the answer?", "maxTokens": 10}),
-    )
-    .await;
-    assert!(sampled.contains("forty-two"), "{sampled}");
-    assert!(sampled.contains("test-model"), "{sampled}");
-    let prompts = prompts.lock().unwrap().clone();
-    assert!(
-        prompts.iter().any(|p| p.contains("the answer?")),
-        "{prompts:?}"
-    );
-    client.close().await;
-}
-
 #[test]
 fn schema_defaults_need_a_default_for_every_field() {
     let schema = |properties: Value| {
@@ -203,4 +84,129 @@ fn schema_defaults_need_a_default_for_every_field() {
     assert_eq!(mcpbind::elicit::schema_defaults(&missing), None);
     // A form with no field is a bare confirmation: never accepted by default.
     assert_eq!(mcpbind::elicit::schema_defaults(&schema(json!({}))), None);
+}
+
+/// The tests that need the pinned npm and PyPI servers
+/// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
+mod installed {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn default_hook_declines_a_form_with_a_field_without_default() {
+        let dir = tempfile::tempdir().unwrap();
+        // `Client::connect` uses the default hooks, as generated clients and the
+        // CLI do.
+        let config = util::stdio_servers(dir.path());
+        let client = Client::connect(&config, "everything").await.unwrap();
+        let tools = tool_names(&client).await;
+        // Elicitation (form mode) is declared, URL mode, sampling and roots are
+        // not: server-everything offers exactly the matching tools.
+        assert!(tools.iter().any(|t| t == ELICIT), "{tools:?}");
+        for absent in [
+            "trigger-url-elicitation",
+            "trigger-sampling-request",
+            "get-roots-list",
+        ] {
+            assert!(!tools.iter().any(|t| t == absent), "{absent}: {tools:?}");
+        }
+        // `name` has no default: declined.
+        let text = call(&client, ELICIT, json!({})).await;
+        assert!(text.contains("User declined"), "{text}");
+        assert!(text.contains("\"action\": \"decline\""), "{text}");
+        client.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_user_elicitation_hook_answers_the_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&asked);
+        let hooks = ClientHooks::default().elicitation(move |request: ElicitRequestParams| {
+            let seen = Arc::clone(&seen);
+            async move {
+                if let ElicitRequestParams::FormElicitationParams {
+                    message,
+                    requested_schema,
+                    ..
+                } = request
+                {
+                    let fields: Vec<String> = requested_schema.properties.keys().cloned().collect();
+                    seen.lock().unwrap().push((message, fields));
+                }
+                ElicitResult::new(ElicitationAction::Accept).with_content(json!({
+                    "name": "Ada Lovelace",
+                    "check": true,
+                    "integer": 7,
+                }))
+            }
+        });
+        let client = everything(dir.path(), hooks).await;
+        let text = call(&client, ELICIT, json!({})).await;
+        assert!(
+            text.contains("User provided the requested information"),
+            "{text}"
+        );
+        assert!(text.contains("- Name: Ada Lovelace"), "{text}");
+        assert!(text.contains("- Agreed to terms: true"), "{text}");
+        assert!(text.contains("- Favorite Integer: 7"), "{text}");
+        let asked = asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert!(asked[0].0.contains("Please provide inputs"), "{asked:?}");
+        assert!(asked[0].1.iter().any(|f| f == "name"), "{asked:?}");
+        client.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn without_hooks_nothing_is_declared() {
+        let dir = tempfile::tempdir().unwrap();
+        let client = everything(dir.path(), ClientHooks::none()).await;
+        let tools = tool_names(&client).await;
+        assert!(!tools.iter().any(|t| t == ELICIT), "{tools:?}");
+        // The unconditional tools are still there.
+        assert!(tools.iter().any(|t| t == "echo"), "{tools:?}");
+        client.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn roots_and_sampling_hooks_answer_the_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let prompts = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&prompts);
+        let hooks = ClientHooks::default()
+            .roots(vec![Root::new("file:///work/project")])
+            .sampling(move |request: CreateMessageRequestParams| {
+                let seen = Arc::clone(&seen);
+                async move {
+                    let asked: Vec<String> = request
+                        .messages
+                        .iter()
+                        .filter_map(|m| m.content.first()?.as_text().map(|t| t.text.clone()))
+                        .collect();
+                    seen.lock().unwrap().extend(asked);
+                    Ok(CreateMessageResult::new(
+                        SamplingMessage::assistant_text("forty-two"),
+                        "test-model".into(),
+                    ))
+                }
+            });
+        let client = everything(dir.path(), hooks).await;
+
+        let roots = call(&client, "get-roots-list", json!({})).await;
+        assert!(roots.contains("file:///work/project"), "{roots}");
+
+        let sampled = call(
+            &client,
+            "trigger-sampling-request",
+            json!({"prompt": "the answer?", "maxTokens": 10}),
+        )
+        .await;
+        assert!(sampled.contains("forty-two"), "{sampled}");
+        assert!(sampled.contains("test-model"), "{sampled}");
+        let prompts = prompts.lock().unwrap().clone();
+        assert!(
+            prompts.iter().any(|p| p.contains("the answer?")),
+            "{prompts:?}"
+        );
+        client.close().await;
+    }
 }

@@ -35,186 +35,8 @@ fn text_of(result: &mcpbind::model::CallToolResult) -> String {
         .join("\n")
 }
 
-/// Each progress report starts the call's `timeout` again: six reports a
-/// second apart keep a call with a 2.5 s timeout alive for 6 s, and each
-/// reaches the caller.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn progress_keeps_a_call_alive_and_reaches_the_caller() {
-    let config = config(|s| s.timeout(Duration::from_millis(2500)));
-    let client = everything::Client::connect(&config).await.unwrap();
-    let (sink, mut seen) = tokio::sync::mpsc::unbounded_channel::<Progress>();
-    let options = CallOptions::default().on_progress(move |p| {
-        let _ = sink.send(p.clone());
-    });
-    let input = everything::types::TriggerLongRunningOperationInput {
-        duration: Some(6.0),
-        steps: Some(6.0),
-    };
-    let mut notices = mcpbind::subscribe_notices();
-    let result = client
-        .inner()
-        .call_with::<everything::tools::TriggerLongRunningOperation>(&input, &options)
-        .await
-        .unwrap();
-    assert!(
-        result.text().contains("Long running operation completed"),
-        "{}",
-        result.text()
-    );
-    // Each of the six reaches the caller; the last may be handed on just
-    // after the result (waited for, with a bound, as an event).
-    let mut steps: Vec<(f64, Option<f64>)> = Vec::new();
-    while steps.len() < 6 {
-        match tokio::time::timeout(std::time::Duration::from_secs(10), seen.recv()).await {
-            Ok(Some(p)) => steps.push((p.progress, p.total)),
-            _ => break,
-        }
-    }
-    assert_eq!(
-        steps,
-        (1..=6).map(|i| (i as f64, Some(6.0))).collect::<Vec<_>>()
-    );
-    // The bus heard them too, naming server and tool.
-    let mut on_bus = 0;
-    while on_bus < 6 {
-        let wait = tokio::time::timeout(std::time::Duration::from_secs(10), notices.recv());
-        let Ok(Some(notice)) = wait.await else { break };
-        if let Notice::Progress { server, tool, .. } = &*notice {
-            if server == "everything" && tool == "trigger-long-running-operation" {
-                on_bus += 1;
-            }
-        }
-    }
-    assert!(on_bus >= 6, "{on_bus} progress notices on the bus");
-}
-
-/// `max_call_time` bounds a call however often it reports progress.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn max_call_time_ends_a_call_that_keeps_reporting() {
-    let config = config(|s| {
-        s.timeout(Duration::from_millis(2500))
-            .max_call_time(Duration::from_secs(3))
-    });
-    let client = everything::Client::connect(&config).await.unwrap();
-    let err = client
-        .trigger_long_running_operation(everything::types::TriggerLongRunningOperationInput {
-            duration: Some(20.0),
-            steps: Some(20.0),
-        })
-        .await
-        .unwrap_err();
-    assert!(matches!(err, Error::TimeLimit { .. }), "{err:?}");
-    assert_eq!(
-        err.to_string(),
-        "call to `everything.trigger-long-running-operation` ran past its max_call_time of 3s"
-    );
-}
-
-/// A tool whose locked definition requires a task is called as one by its
-/// generated method: created, polled, its result fetched and typed.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_required_tool_runs_as_a_task_by_its_generated_method() {
-    let config = config(|s| s);
-    let client = everything::Client::connect(&config).await.unwrap();
-    let report = client
-        .simulate_research_query(everything::types::SimulateResearchQueryInput {
-            topic: "rust".into(),
-            ambiguous: None,
-        })
-        .await
-        .unwrap();
-    assert!(
-        report.text().contains("# Research Report: rust"),
-        "{}",
-        report.text()
-    );
-}
-
-/// A task that needs input (`input_required`) asks through the client's
-/// elicitation hook, and goes on with the answer.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_waiting_for_input_is_answered_by_the_elicitation_hook() {
-    let config = config(|s| s);
-    let asked: Arc<Mutex<Vec<String>>> = Arc::default();
-    let log = Arc::clone(&asked);
-    let hooks = ClientHooks::default().elicitation(move |request: ElicitRequestParams| {
-        let log = Arc::clone(&log);
-        async move {
-            log.lock().unwrap().push(format!("{request:?}"));
-            ElicitResult::new(ElicitationAction::Accept)
-                .with_content(json!({ "interpretation": "historical" }))
-        }
-    });
-    let client = Client::connect_with(&config, "everything", hooks)
-        .await
-        .unwrap();
-    let client = everything::Client::from_client(client);
-    let report = client
-        .simulate_research_query(everything::types::SimulateResearchQueryInput {
-            topic: "rust".into(),
-            ambiguous: Some(true),
-        })
-        .await
-        .unwrap();
-    assert!(
-        report
-            .text()
-            .contains("# Research Report: rust (historical)"),
-        "{}",
-        report.text()
-    );
-    assert_eq!(asked.lock().unwrap().len(), 1, "the hook was asked once");
-}
-
-/// A task handle: start, read the status, resume by id, wait for the typed
-/// result; and cancel another.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_handle_reads_waits_resumes_and_cancels() {
-    let config = config(|s| s);
-    let client = everything::Client::connect(&config).await.unwrap();
-    let inner = client.inner();
-    let input = everything::types::SimulateResearchQueryInput {
-        topic: "tasks".into(),
-        ambiguous: None,
-    };
-    let options = CallOptions::default();
-    let task = inner
-        .start_typed_task::<everything::tools::SimulateResearchQuery>(&input, &options)
-        .await
-        .unwrap();
-    let state = task.status().await.unwrap();
-    assert_eq!(state.id, task.id());
-    assert_eq!(state.status, TaskStatus::Working);
-    assert_eq!(state.poll_interval, Some(Duration::from_secs(1)));
-    // Taken up again by id, as after a reconnect.
-    let again = inner.resume_task(task.tool(), task.id());
-    let report = again
-        .wait_for::<everything::tools::SimulateResearchQuery>()
-        .await
-        .unwrap();
-    assert!(report.text().contains("# Research Report: tasks"));
-
-    let doomed = inner
-        .start_typed_task::<everything::tools::SimulateResearchQuery>(&input, &options)
-        .await
-        .unwrap();
-    let cancelled = doomed.cancel().await.unwrap();
-    assert_eq!(cancelled.status, TaskStatus::Cancelled);
-    let err = doomed.wait().await.unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::Task {
-                status: TaskStatus::Cancelled,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
-}
-
 fn evolving(policy: &str) -> mcpbind::ServerConfig {
-    let script = util::servers_dir().join("evolving.py");
+    let script = util::tests_dir().join("servers/evolving.py");
     let server = mcpbind::ServerConfig::stdio("python3")
         .arg(script.display().to_string())
         .set("pin_policy", policy)
@@ -440,7 +262,7 @@ async fn a_dropped_task_call_cancels_its_task() {
 fn busy(times: u32) -> (util::Running, mcpbind::ServerConfig) {
     let mut command = std::process::Command::new("python3");
     command
-        .arg(util::servers_dir().join("evolving.py"))
+        .arg(util::tests_dir().join("servers/evolving.py"))
         .args(["--http", &times.to_string()]);
     let running = util::Running::start(command);
     let busy = ServerConfig::http(&running.url)
@@ -492,7 +314,7 @@ fn a_signal_to_mcpbind_call_cancels_the_call() {
         dir.path().join("mcpbind.toml"),
         format!(
             "[servers.evolving]\ncommand = \"python3\"\nargs = [{}]\nenv = {{ EVOLVING_LOG = {} }}\n",
-            util::toml_str(&util::servers_dir().join("evolving.py").display().to_string()),
+            util::toml_str(&util::tests_dir().join("servers/evolving.py").display().to_string()),
             util::toml_str(&log.display().to_string()),
         ),
     )
@@ -572,20 +394,6 @@ async fn a_subscribed_resources_updates_reach_the_bus() {
     );
     let read = client.read_resource("note://1").await.unwrap();
     assert!(format!("{read:?}").contains("unheard"));
-}
-
-/// A server that offers no subscriptions: refused before anything is sent,
-/// naming the server, the resource and why.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn subscribing_where_the_server_offers_none_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = util::stdio_servers(dir.path());
-    let client = Client::connect(&config, "time").await.unwrap();
-    let err = client.subscribe_resource("time://now").await.unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "server `time`: resource `time://now` can't be subscribed to: the server declares no `resources.subscribe` capability"
-    );
 }
 
 /// On a 2026-07-28 connection, subscriptions go through one
@@ -756,7 +564,7 @@ async fn prompts_and_templates_that_change_while_connected_are_refused() {
 /// descriptions in the JSON file `descriptions` when it exists (a later
 /// release of the server).
 fn evolving_config(policy: PinPolicy, descriptions: &std::path::Path) -> Config {
-    let script = util::servers_dir().join("evolving.py");
+    let script = util::tests_dir().join("servers/evolving.py");
     let evolving = ServerConfig::stdio("python3")
         .arg(script.display().to_string())
         .env("EVOLVING_DESCRIPTIONS", descriptions.display().to_string())
@@ -966,4 +774,202 @@ fn who(name: &str) -> Map<String, Value> {
     let mut arguments = Map::new();
     arguments.insert("who".into(), json!(name));
     arguments
+}
+
+/// The tests that need the pinned npm and PyPI servers
+/// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
+mod installed {
+    use super::*;
+
+    /// Each progress report starts the call's `timeout` again: six reports a
+    /// second apart keep a call with a 2.5 s timeout alive for 6 s, and each
+    /// reaches the caller.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn progress_keeps_a_call_alive_and_reaches_the_caller() {
+        let config = config(|s| s.timeout(Duration::from_millis(2500)));
+        let client = everything::Client::connect(&config).await.unwrap();
+        let (sink, mut seen) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+        let options = CallOptions::default().on_progress(move |p| {
+            let _ = sink.send(p.clone());
+        });
+        let input = everything::types::TriggerLongRunningOperationInput {
+            duration: Some(6.0),
+            steps: Some(6.0),
+        };
+        let mut notices = mcpbind::subscribe_notices();
+        let result = client
+            .inner()
+            .call_with::<everything::tools::TriggerLongRunningOperation>(&input, &options)
+            .await
+            .unwrap();
+        assert!(
+            result.text().contains("Long running operation completed"),
+            "{}",
+            result.text()
+        );
+        // Each of the six reaches the caller; the last may be handed on just
+        // after the result (waited for, with a bound, as an event).
+        let mut steps: Vec<(f64, Option<f64>)> = Vec::new();
+        while steps.len() < 6 {
+            match tokio::time::timeout(std::time::Duration::from_secs(10), seen.recv()).await {
+                Ok(Some(p)) => steps.push((p.progress, p.total)),
+                _ => break,
+            }
+        }
+        assert_eq!(
+            steps,
+            (1..=6).map(|i| (i as f64, Some(6.0))).collect::<Vec<_>>()
+        );
+        // The bus heard them too, naming server and tool.
+        let mut on_bus = 0;
+        while on_bus < 6 {
+            let wait = tokio::time::timeout(std::time::Duration::from_secs(10), notices.recv());
+            let Ok(Some(notice)) = wait.await else { break };
+            if let Notice::Progress { server, tool, .. } = &*notice {
+                if server == "everything" && tool == "trigger-long-running-operation" {
+                    on_bus += 1;
+                }
+            }
+        }
+        assert!(on_bus >= 6, "{on_bus} progress notices on the bus");
+    }
+
+    /// `max_call_time` bounds a call however often it reports progress.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn max_call_time_ends_a_call_that_keeps_reporting() {
+        let config = config(|s| {
+            s.timeout(Duration::from_millis(2500))
+                .max_call_time(Duration::from_secs(3))
+        });
+        let client = everything::Client::connect(&config).await.unwrap();
+        let err = client
+            .trigger_long_running_operation(everything::types::TriggerLongRunningOperationInput {
+                duration: Some(20.0),
+                steps: Some(20.0),
+            })
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::TimeLimit { .. }), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "call to `everything.trigger-long-running-operation` ran past its max_call_time of 3s"
+        );
+    }
+
+    /// A tool whose locked definition requires a task is called as one by its
+    /// generated method: created, polled, its result fetched and typed.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_task_required_tool_runs_as_a_task_by_its_generated_method() {
+        let config = config(|s| s);
+        let client = everything::Client::connect(&config).await.unwrap();
+        let report = client
+            .simulate_research_query(everything::types::SimulateResearchQueryInput {
+                topic: "rust".into(),
+                ambiguous: None,
+            })
+            .await
+            .unwrap();
+        assert!(
+            report.text().contains("# Research Report: rust"),
+            "{}",
+            report.text()
+        );
+    }
+
+    /// A task that needs input (`input_required`) asks through the client's
+    /// elicitation hook, and goes on with the answer.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_task_waiting_for_input_is_answered_by_the_elicitation_hook() {
+        let config = config(|s| s);
+        let asked: Arc<Mutex<Vec<String>>> = Arc::default();
+        let log = Arc::clone(&asked);
+        let hooks = ClientHooks::default().elicitation(move |request: ElicitRequestParams| {
+            let log = Arc::clone(&log);
+            async move {
+                log.lock().unwrap().push(format!("{request:?}"));
+                ElicitResult::new(ElicitationAction::Accept)
+                    .with_content(json!({ "interpretation": "historical" }))
+            }
+        });
+        let client = Client::connect_with(&config, "everything", hooks)
+            .await
+            .unwrap();
+        let client = everything::Client::from_client(client);
+        let report = client
+            .simulate_research_query(everything::types::SimulateResearchQueryInput {
+                topic: "rust".into(),
+                ambiguous: Some(true),
+            })
+            .await
+            .unwrap();
+        assert!(
+            report
+                .text()
+                .contains("# Research Report: rust (historical)"),
+            "{}",
+            report.text()
+        );
+        assert_eq!(asked.lock().unwrap().len(), 1, "the hook was asked once");
+    }
+
+    /// A task handle: start, read the status, resume by id, wait for the typed
+    /// result; and cancel another.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_task_handle_reads_waits_resumes_and_cancels() {
+        let config = config(|s| s);
+        let client = everything::Client::connect(&config).await.unwrap();
+        let inner = client.inner();
+        let input = everything::types::SimulateResearchQueryInput {
+            topic: "tasks".into(),
+            ambiguous: None,
+        };
+        let options = CallOptions::default();
+        let task = inner
+            .start_typed_task::<everything::tools::SimulateResearchQuery>(&input, &options)
+            .await
+            .unwrap();
+        let state = task.status().await.unwrap();
+        assert_eq!(state.id, task.id());
+        assert_eq!(state.status, TaskStatus::Working);
+        assert_eq!(state.poll_interval, Some(Duration::from_secs(1)));
+        // Taken up again by id, as after a reconnect.
+        let again = inner.resume_task(task.tool(), task.id());
+        let report = again
+            .wait_for::<everything::tools::SimulateResearchQuery>()
+            .await
+            .unwrap();
+        assert!(report.text().contains("# Research Report: tasks"));
+
+        let doomed = inner
+            .start_typed_task::<everything::tools::SimulateResearchQuery>(&input, &options)
+            .await
+            .unwrap();
+        let cancelled = doomed.cancel().await.unwrap();
+        assert_eq!(cancelled.status, TaskStatus::Cancelled);
+        let err = doomed.wait().await.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Task {
+                    status: TaskStatus::Cancelled,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+
+    /// A server that offers no subscriptions: refused before anything is sent,
+    /// naming the server, the resource and why.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn subscribing_where_the_server_offers_none_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = util::stdio_servers(dir.path());
+        let client = Client::connect(&config, "time").await.unwrap();
+        let err = client.subscribe_resource("time://now").await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "server `time`: resource `time://now` can't be subscribed to: the server declares no `resources.subscribe` capability"
+        );
+    }
 }

@@ -73,125 +73,6 @@ fn everything_prompts_and_templates_are_locked() {
     );
 }
 
-/// Typed prompts, template reads (text and blob), completion and
-/// `resources/list` over one connection to server-everything.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn typed_prompts_templates_and_completion_against_server_everything() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = util::stdio_servers(dir.path());
-    let client = everything::Client::connect(&config).await.unwrap();
-
-    let weather = client
-        .prompts()
-        .args_prompt(prompts::ArgsPromptArguments::new("Paris"))
-        .await
-        .unwrap();
-    assert_eq!(texts(&weather), ["What's weather in Paris?"]);
-    let weather = client
-        .prompts()
-        .args_prompt(prompts::ArgsPromptArguments::new("Austin").with_state("TX"))
-        .await
-        .unwrap();
-    assert_eq!(texts(&weather), ["What's weather in Austin, TX?"]);
-    let simple = client
-        .prompts()
-        .simple_prompt(prompts::SimplePromptArguments::default())
-        .await
-        .unwrap();
-    assert!(!texts(&simple).is_empty());
-
-    assert_eq!(
-        resources::dynamic_text_resource_uri("7"),
-        "demo://resource/dynamic/text/7"
-    );
-    // A value is percent-encoded as `{var}` says (the server then refuses
-    // the id, which must be an integer: the URI is what matters).
-    assert_eq!(
-        resources::dynamic_text_resource_uri("a/b c"),
-        "demo://resource/dynamic/text/a%2Fb%20c"
-    );
-    let text = client.resources().dynamic_text_resource("7").await.unwrap();
-    match &text.contents[..] {
-        [ResourceContents::TextResourceContents { uri, text, .. }] => {
-            assert_eq!(uri, "demo://resource/dynamic/text/7");
-            assert!(text.starts_with("Resource 7: "), "{text}");
-        }
-        other => panic!("expected one text content, got {other:?}"),
-    }
-    let blob = client.resources().dynamic_blob_resource("7").await.unwrap();
-    assert!(
-        matches!(&blob.contents[..], [ResourceContents::BlobResourceContents { blob, .. }] if !blob.is_empty()),
-        "{blob:?}"
-    );
-
-    let completion = client
-        .prompts()
-        .complete_completable_prompt(prompts::CompletablePromptArgument::Department, "E", &[])
-        .await
-        .unwrap();
-    assert_eq!(completion.values, ["Engineering"]);
-
-    let listed = client.resources().list().await.unwrap();
-    assert!(
-        listed.iter().any(|r| r.name == "architecture.md"),
-        "{listed:?}"
-    );
-
-    // The untyped call without a required argument reaches the server,
-    // which refuses it; the typed one can't be written (compile-fail test).
-    let err = client
-        .inner()
-        .get_prompt_raw("args-prompt", Default::default())
-        .await
-        .unwrap_err();
-    let text = chain(&err);
-    assert!(
-        text.starts_with("request `prompts/get args-prompt` to server `everything` failed: ")
-            && text.contains("city"),
-        "{text}"
-    );
-    client.inner().clone().close().await;
-}
-
-/// The Python fetch server's `fetch` prompt: locked (reproducibly, with
-/// its required `url`), bound by `mcp_tools!`, and called typed. A private
-/// address is refused by the server without network access, and the
-/// refusal is the prompt's text.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fetch_server_prompt_is_locked_and_typed() {
-    let dir = tempfile::tempdir().unwrap();
-    let command = util::servers_dir().join(".venv/bin/mcp-server-fetch");
-    let toml = format!(
-        "[servers.fetch]\ncommand = {}\n",
-        util::toml_str(&command.display().to_string())
-    );
-    std::fs::write(dir.path().join("mcpbind.toml"), &toml).unwrap();
-    let out = util::mcpbind(dir.path(), &["lock"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    let lock = std::fs::read_to_string(dir.path().join("mcpbind.lock")).unwrap();
-    util::assert_golden(&util::tests_dir().join("prompts.lock"), &lock);
-
-    let meta = &<fetch::prompts::FetchArguments as mcpbind::Prompt>::META;
-    assert_eq!(
-        meta.arguments
-            .iter()
-            .map(|a| (a.name, a.required))
-            .collect::<Vec<_>>(),
-        [("url", true)]
-    );
-
-    let config = mcpbind::Config::from_toml_str(&toml).unwrap();
-    let client = fetch::Client::connect(&config).await.unwrap();
-    let page = client
-        .prompts()
-        .fetch(fetch::prompts::FetchArguments::new("http://127.0.0.1:9/"))
-        .await
-        .unwrap();
-    let text = texts(&page).join("\n");
-    assert!(text.contains("127.0.0.1"), "{text}");
-    client.inner().clone().close().await;
-}
-
 /// The test double serves the locked prompts and templates: its
 /// implemented prompt and template answer typed calls, through the same
 /// generated client (that it relocks byte for byte is in `double.rs`).
@@ -236,4 +117,129 @@ async fn double_serves_typed_prompts_and_templates() {
         "{err:?}"
     );
     client.inner().clone().close().await;
+}
+
+/// The tests that need the pinned npm and PyPI servers
+/// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
+mod installed {
+    use super::*;
+
+    /// Typed prompts, template reads (text and blob), completion and
+    /// `resources/list` over one connection to server-everything.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn typed_prompts_templates_and_completion_against_server_everything() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = util::stdio_servers(dir.path());
+        let client = everything::Client::connect(&config).await.unwrap();
+
+        let weather = client
+            .prompts()
+            .args_prompt(prompts::ArgsPromptArguments::new("Paris"))
+            .await
+            .unwrap();
+        assert_eq!(texts(&weather), ["What's weather in Paris?"]);
+        let weather = client
+            .prompts()
+            .args_prompt(prompts::ArgsPromptArguments::new("Austin").with_state("TX"))
+            .await
+            .unwrap();
+        assert_eq!(texts(&weather), ["What's weather in Austin, TX?"]);
+        let simple = client
+            .prompts()
+            .simple_prompt(prompts::SimplePromptArguments::default())
+            .await
+            .unwrap();
+        assert!(!texts(&simple).is_empty());
+
+        assert_eq!(
+            resources::dynamic_text_resource_uri("7"),
+            "demo://resource/dynamic/text/7"
+        );
+        // A value is percent-encoded as `{var}` says (the server then refuses
+        // the id, which must be an integer: the URI is what matters).
+        assert_eq!(
+            resources::dynamic_text_resource_uri("a/b c"),
+            "demo://resource/dynamic/text/a%2Fb%20c"
+        );
+        let text = client.resources().dynamic_text_resource("7").await.unwrap();
+        match &text.contents[..] {
+            [ResourceContents::TextResourceContents { uri, text, .. }] => {
+                assert_eq!(uri, "demo://resource/dynamic/text/7");
+                assert!(text.starts_with("Resource 7: "), "{text}");
+            }
+            other => panic!("expected one text content, got {other:?}"),
+        }
+        let blob = client.resources().dynamic_blob_resource("7").await.unwrap();
+        assert!(
+            matches!(&blob.contents[..], [ResourceContents::BlobResourceContents { blob, .. }] if !blob.is_empty()),
+            "{blob:?}"
+        );
+
+        let completion = client
+            .prompts()
+            .complete_completable_prompt(prompts::CompletablePromptArgument::Department, "E", &[])
+            .await
+            .unwrap();
+        assert_eq!(completion.values, ["Engineering"]);
+
+        let listed = client.resources().list().await.unwrap();
+        assert!(
+            listed.iter().any(|r| r.name == "architecture.md"),
+            "{listed:?}"
+        );
+
+        // The untyped call without a required argument reaches the server,
+        // which refuses it; the typed one can't be written (compile-fail test).
+        let err = client
+            .inner()
+            .get_prompt_raw("args-prompt", Default::default())
+            .await
+            .unwrap_err();
+        let text = chain(&err);
+        assert!(
+            text.starts_with("request `prompts/get args-prompt` to server `everything` failed: ")
+                && text.contains("city"),
+            "{text}"
+        );
+        client.inner().clone().close().await;
+    }
+
+    /// The Python fetch server's `fetch` prompt: locked (reproducibly, with
+    /// its required `url`), bound by `mcp_tools!`, and called typed. A private
+    /// address is refused by the server without network access, and the
+    /// refusal is the prompt's text.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn fetch_server_prompt_is_locked_and_typed() {
+        let dir = tempfile::tempdir().unwrap();
+        let command = util::servers_dir().join(".venv/bin/mcp-server-fetch");
+        let toml = format!(
+            "[servers.fetch]\ncommand = {}\n",
+            util::toml_str(&command.display().to_string())
+        );
+        std::fs::write(dir.path().join("mcpbind.toml"), &toml).unwrap();
+        let out = util::mcpbind(dir.path(), &["lock"]);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        let lock = std::fs::read_to_string(dir.path().join("mcpbind.lock")).unwrap();
+        util::assert_golden(&util::tests_dir().join("prompts.lock"), &lock);
+
+        let meta = &<fetch::prompts::FetchArguments as mcpbind::Prompt>::META;
+        assert_eq!(
+            meta.arguments
+                .iter()
+                .map(|a| (a.name, a.required))
+                .collect::<Vec<_>>(),
+            [("url", true)]
+        );
+
+        let config = mcpbind::Config::from_toml_str(&toml).unwrap();
+        let client = fetch::Client::connect(&config).await.unwrap();
+        let page = client
+            .prompts()
+            .fetch(fetch::prompts::FetchArguments::new("http://127.0.0.1:9/"))
+            .await
+            .unwrap();
+        let text = texts(&page).join("\n");
+        assert!(text.contains("127.0.0.1"), "{text}");
+        client.inner().clone().close().await;
+    }
 }

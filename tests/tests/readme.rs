@@ -7,6 +7,8 @@
 
 use std::path::Path;
 
+use crate::util::documents;
+
 /// What the README's prose gives its snippets besides their parameters:
 /// the bindings (of tests/mcpbind.lock), the user's own `ask_the_user`, and
 /// rig-core (a user of the `rig` feature depends on it).
@@ -24,30 +26,6 @@ pub mod scope {
 pub mod blocks {
     use super::scope;
     include!(concat!(env!("OUT_DIR"), "/readme.rs"));
-}
-
-/// The README and each chapter of the manual: path (from the repository's
-/// root) and text.
-fn documents() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut names: Vec<String> = std::fs::read_dir(root.join("docs"))
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter_map(|e| e.file_name().into_string().ok())
-                .filter(|name| name.ends_with(".md"))
-                .map(|name| format!("docs/{name}"))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    std::iter::once("README.md".to_owned())
-        .chain(names)
-        .map(|name| {
-            let text = std::fs::read_to_string(root.join(&name)).unwrap();
-            (name, text)
-        })
-        .collect()
 }
 
 /// The blocks of `language` (the fence's first word): first line, text.
@@ -79,7 +57,7 @@ fn fenced(text: &str, language: &str) -> Vec<(usize, String)> {
 /// as the README and the manual hold now (none skipped by the extraction).
 #[test]
 fn every_rust_block_is_compiled() {
-    let starts: Vec<(String, usize)> = documents()
+    let starts: Vec<(String, usize)> = documents::manual()
         .iter()
         .flat_map(|(name, text)| {
             fenced(text, "rust")
@@ -119,7 +97,7 @@ const CONFIG_KEYS: &[&str] = &["servers", "allow_commands"];
 /// refused by `Config`, so a misspelt setting fails here.
 #[test]
 fn every_toml_block_parses() {
-    let blocks: Vec<(String, usize, String)> = documents()
+    let blocks: Vec<(String, usize, String)> = documents::manual()
         .iter()
         .flat_map(|(name, text)| {
             fenced(text, "toml")

@@ -509,122 +509,6 @@ fn previous_everything(
         .unwrap()
 }
 
-/// Prompts and resource templates are reviewed like tools, by the real
-/// CLI over real snapshots of server-everything: `check` (live against the
-/// lock) and `diff` (two lockfiles, offline) name each entry's kind and
-/// classify argument and template changes; `--deny breaking` passes an
-/// upgrade that only adds and rewords.
-#[test]
-fn check_and_diff_classify_prompts_and_templates() {
-    let dir = everything_upgraded(true);
-    let out = mcpbind(dir.path(), &["check", "--deny", "breaking"]);
-    assert!(!out.stderr.contains("panicked"), "{out:?}");
-    assert_eq!(out.code, Some(1), "{out:?}");
-    assert_eq!(out.stdout, EVERYTHING_TEXT, "{out:?}");
-    assert!(
-        out.stderr.contains(
-            "error: server `everything` in mcpbind.lock is out of date (prompt `completable-prompt`: argument `name` made required; prompt `legacy-prompt`: removed;"
-        ),
-        "{out:?}"
-    );
-    let out = mcpbind(
-        dir.path(),
-        &["diff", "--from", "mcpbind.lock", "--to", "live.lock"],
-    );
-    assert_eq!(out.code, Some(1), "{out:?}");
-    assert_eq!(out.stdout, EVERYTHING_TEXT);
-
-    let out = mcpbind(
-        dir.path(),
-        &[
-            "diff",
-            "--from",
-            "mcpbind.lock",
-            "--to",
-            "live.lock",
-            "--format",
-            "json",
-        ],
-    );
-    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let changes: Vec<(&str, &str, &str, &str)> = json["servers"][0]["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["rule"].as_str().unwrap(),
-                c["kind"].as_str().unwrap(),
-                c["name"].as_str().unwrap(),
-                c["pointer"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        changes,
-        [
-            (
-                "param-made-required",
-                "prompt",
-                "completable-prompt",
-                "/arguments/1/required"
-            ),
-            ("prompt-removed", "prompt", "legacy-prompt", ""),
-            (
-                "template-variable-removed",
-                "resource_template",
-                "Dynamic Text Resource",
-                "/uriTemplate"
-            ),
-            (
-                "template-variable-added",
-                "resource_template",
-                "Dynamic Text Resource",
-                "/uriTemplate"
-            ),
-            (
-                "description-changed",
-                "prompt",
-                "resource-prompt",
-                "/description"
-            ),
-            (
-                "mime-type-changed",
-                "resource_template",
-                "Dynamic Blob Resource",
-                "/mimeType"
-            ),
-            (
-                "optional-param-added",
-                "prompt",
-                "args-prompt",
-                "/arguments/1"
-            ),
-            ("prompt-added", "prompt", "simple-prompt", ""),
-        ]
-    );
-
-    let out = mcpbind(dir.path(), &["check", "--format", "markdown"]);
-    assert_eq!(out.code, Some(1), "{out:?}");
-    assert_golden(
-        &tests_dir().join("golden/review_everything_prompts.md"),
-        &out.stdout,
-    );
-
-    // Only additions and rewording: `--deny breaking` passes, `review`
-    // doesn't.
-    let dir = everything_upgraded(false);
-    let out = mcpbind(dir.path(), &["check", "--deny", "breaking"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    assert!(
-        out.stderr
-            .contains("Ok everything: 2 review, 2 compatible (allowed by --deny breaking)"),
-        "{out:?}"
-    );
-    let out = mcpbind(dir.path(), &["check", "--deny", "review"]);
-    assert_eq!(out.code, Some(1), "{out:?}");
-}
-
 const EVERYTHING_TEXT: &str = "\
 everything: 4 breaking, 2 review, 2 compatible
   breaking:
@@ -641,3 +525,125 @@ everything: 4 breaking, 2 review, 2 compatible
     prompt `simple-prompt`: added
 total: 4 breaking, 2 review, 2 compatible
 ";
+
+/// The tests that need the pinned npm and PyPI servers
+/// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
+mod installed {
+    use super::*;
+
+    /// Prompts and resource templates are reviewed like tools, by the real
+    /// CLI over real snapshots of server-everything: `check` (live against the
+    /// lock) and `diff` (two lockfiles, offline) name each entry's kind and
+    /// classify argument and template changes; `--deny breaking` passes an
+    /// upgrade that only adds and rewords.
+    #[test]
+    fn check_and_diff_classify_prompts_and_templates() {
+        let dir = everything_upgraded(true);
+        let out = mcpbind(dir.path(), &["check", "--deny", "breaking"]);
+        assert!(!out.stderr.contains("panicked"), "{out:?}");
+        assert_eq!(out.code, Some(1), "{out:?}");
+        assert_eq!(out.stdout, EVERYTHING_TEXT, "{out:?}");
+        assert!(
+            out.stderr.contains(
+                "error: server `everything` in mcpbind.lock is out of date (prompt `completable-prompt`: argument `name` made required; prompt `legacy-prompt`: removed;"
+            ),
+            "{out:?}"
+        );
+        let out = mcpbind(
+            dir.path(),
+            &["diff", "--from", "mcpbind.lock", "--to", "live.lock"],
+        );
+        assert_eq!(out.code, Some(1), "{out:?}");
+        assert_eq!(out.stdout, EVERYTHING_TEXT);
+
+        let out = mcpbind(
+            dir.path(),
+            &[
+                "diff",
+                "--from",
+                "mcpbind.lock",
+                "--to",
+                "live.lock",
+                "--format",
+                "json",
+            ],
+        );
+        let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let changes: Vec<(&str, &str, &str, &str)> = json["servers"][0]["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["rule"].as_str().unwrap(),
+                    c["kind"].as_str().unwrap(),
+                    c["name"].as_str().unwrap(),
+                    c["pointer"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                (
+                    "param-made-required",
+                    "prompt",
+                    "completable-prompt",
+                    "/arguments/1/required"
+                ),
+                ("prompt-removed", "prompt", "legacy-prompt", ""),
+                (
+                    "template-variable-removed",
+                    "resource_template",
+                    "Dynamic Text Resource",
+                    "/uriTemplate"
+                ),
+                (
+                    "template-variable-added",
+                    "resource_template",
+                    "Dynamic Text Resource",
+                    "/uriTemplate"
+                ),
+                (
+                    "description-changed",
+                    "prompt",
+                    "resource-prompt",
+                    "/description"
+                ),
+                (
+                    "mime-type-changed",
+                    "resource_template",
+                    "Dynamic Blob Resource",
+                    "/mimeType"
+                ),
+                (
+                    "optional-param-added",
+                    "prompt",
+                    "args-prompt",
+                    "/arguments/1"
+                ),
+                ("prompt-added", "prompt", "simple-prompt", ""),
+            ]
+        );
+
+        let out = mcpbind(dir.path(), &["check", "--format", "markdown"]);
+        assert_eq!(out.code, Some(1), "{out:?}");
+        assert_golden(
+            &tests_dir().join("golden/review_everything_prompts.md"),
+            &out.stdout,
+        );
+
+        // Only additions and rewording: `--deny breaking` passes, `review`
+        // doesn't.
+        let dir = everything_upgraded(false);
+        let out = mcpbind(dir.path(), &["check", "--deny", "breaking"]);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        assert!(
+            out.stderr
+                .contains("Ok everything: 2 review, 2 compatible (allowed by --deny breaking)"),
+            "{out:?}"
+        );
+        let out = mcpbind(dir.path(), &["check", "--deny", "review"]);
+        assert_eq!(out.code, Some(1), "{out:?}");
+    }
+}

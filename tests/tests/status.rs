@@ -16,53 +16,10 @@ use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use crate::util::{self, mcpbind, mcpbind_env, toml_str};
-
-/// A project locked against the demo server over stdio.
-fn demo_project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("mcpbind.toml"),
-        format!(
-            "[servers.demo]\ncommand = {}\n",
-            toml_str(&util::bin("mcpbind-demo-server").display().to_string())
-        ),
-    )
-    .unwrap();
-    let out = mcpbind(dir.path(), &["lock"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    dir
-}
-
-/// Edits the lockfile's JSON (re-hashing every tool).
-fn edit_lock(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
-    let path = dir.join("mcpbind.lock");
-    let mut lock: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    edit(&mut lock);
-    for tool in lock["servers"]["demo"]["tools"].as_array_mut().unwrap() {
-        tool["sha256"] = mcpbind::hash::sha256_hex(&tool["definition"]).into();
-    }
-    std::fs::write(&path, serde_json::to_string_pretty(&lock).unwrap()).unwrap();
-}
-
-/// The locked `add` calls its first parameter `augend`; the live server
-/// says `a`: a breaking change (a required param added).
-fn break_add(dir: &Path) {
-    edit_lock(dir, |lock| {
-        let add = lock["servers"]["demo"]["tools"]
-            .as_array_mut()
-            .unwrap()
-            .iter_mut()
-            .find(|t| t["name"] == "add")
-            .unwrap();
-        let props = add["definition"]["inputSchema"]["properties"]
-            .as_object_mut()
-            .unwrap();
-        let a = props.remove("a").unwrap();
-        props.insert("augend".into(), a);
-    });
-}
+use crate::util::project::{
+    break_add, demo_config, demo_project, durability_server, edit_lock, lock_with,
+};
+use crate::util::{self, limit_file_size, mcpbind, mcpbind_env, toml_str};
 
 /// Drops the locked tool `add`: `lock` then has something to write.
 fn drop_add(dir: &Path) {
@@ -272,19 +229,6 @@ fn a_lockfile_that_starts_with_a_bom_is_read() {
     assert_eq!(out.code, Some(0), "{out:?}");
 }
 
-fn durability_server(name: &str, tools: &Path) -> String {
-    format!(
-        "[servers.{name}]\ncommand = \"python3\"\nargs = [{}, \"tools\", {}]\n\n",
-        toml_str(
-            &util::tests_dir()
-                .join("servers/durability.py")
-                .display()
-                .to_string()
-        ),
-        toml_str(&tools.display().to_string())
-    )
-}
-
 /// Servers `ok` and `gone` (both listing tools from a file), locked; then
 /// `gone`'s file is removed, so it can no longer be listed.
 fn one_server_gone() -> tempfile::TempDir {
@@ -293,8 +237,9 @@ fn one_server_gone() -> tempfile::TempDir {
     for name in ["ok", "gone"] {
         std::fs::write(dir.path().join(format!("{name}.json")), tools.to_string()).unwrap();
     }
-    let config = durability_server("ok", &dir.path().join("ok.json"))
-        + &durability_server("gone", &dir.path().join("gone.json"));
+    let file = |name: &str| dir.path().join(name).display().to_string();
+    let config = durability_server("ok", "tools", &file("ok.json"))
+        + &durability_server("gone", "tools", &file("gone.json"));
     std::fs::write(dir.path().join("mcpbind.toml"), config).unwrap();
     let out = mcpbind(dir.path(), &["lock"]);
     assert_eq!(out.code, Some(0), "{out:?}");
@@ -440,18 +385,6 @@ fn generate_check_does_not_advise_what_generate_refuses() {
     );
 }
 
-fn lock_with(dir: &Path, config: &str) -> util::Output {
-    std::fs::write(dir.join("mcpbind.toml"), config).unwrap();
-    mcpbind(dir, &["lock"])
-}
-
-fn demo_config(extra: &str) -> String {
-    format!(
-        "[servers.demo]\ncommand = {}\n{extra}",
-        toml_str(&util::bin("mcpbind-demo-server").display().to_string())
-    )
-}
-
 #[test]
 fn a_cwd_that_is_a_file_is_said_to_be_no_directory() {
     let dir = tempfile::tempdir().unwrap();
@@ -586,22 +519,4 @@ fn tokens_that_cannot_be_stored_are_not_a_failed_exchange() {
     assert!(!stderr.contains("token exchange failed"), "{stderr}");
     let left: Vec<_> = std::fs::read_dir(store.path()).unwrap().collect();
     assert!(left.is_empty(), "nothing left in the store: {left:?}");
-}
-
-fn limit_file_size(command: &mut Command, bytes: u64) {
-    use std::os::unix::process::CommandExt as _;
-    // SAFETY: setrlimit is async-signal-safe; nothing else runs between
-    // fork and exec.
-    unsafe {
-        command.pre_exec(move || {
-            let limit = libc::rlimit {
-                rlim_cur: bytes,
-                rlim_max: bytes,
-            };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
 }

@@ -314,95 +314,6 @@ fn tests_lockfile() -> mcpbind::Lockfile {
     mcpbind::Lockfile::read(crate::util::tests_dir().join("mcpbind.lock")).unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_recorded_live_replays_offline_with_the_same_typed_results() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = crate::util::stdio_servers_with(dir.path(), |name, server| match name {
-        "everything" => server.env("X", "${MCPBIND_CASSETTE_CANARY}"),
-        _ => server,
-    });
-    let samples = b"RIFF\x24\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x40\x1f\0\0\x80\x3e\0\0\x02\0\x10\0data\0\0\0\0";
-    let wav = dir.path().join("files").join("beep.wav");
-    std::fs::write(&wav, samples).unwrap();
-    let wav = wav.canonicalize().unwrap().display().to_string();
-
-    // Recorded against the real servers.
-    let file = dir.path().join("session.cassette.json");
-    let recorder = mcpbind::testing::Recorder::new(&file);
-    let live = |name| mcpbind::Client::connect(&config, name);
-    let recording = (
-        mcpbind::testing::in_process!(everything::Server(Locked))
-            .record(&recorder, live("everything").await.unwrap())
-            .await
-            .unwrap(),
-        mcpbind::testing::in_process!(filesystem::Server(Locked))
-            .record(&recorder, live("filesystem").await.unwrap())
-            .await
-            .unwrap(),
-    );
-    let recorded = session(&recording.0, &recording.1, &wav).await;
-    recorder.save().unwrap();
-    // The live result had the secret; the cassette has its name only.
-    assert!(recorded[5].contains(CANARY), "{}", recorded[5]);
-    let text = std::fs::read_to_string(&file).unwrap();
-    assert!(!text.contains(CANARY), "the canary reached the cassette");
-    assert!(text.contains("${MCPBIND_CASSETTE_CANARY}"));
-    // Written like the lockfile.
-    let cassette = mcpbind::testing::Cassette::load(&file, &tests_lockfile()).unwrap();
-    assert_eq!(cassette.to_text(), text);
-    assert!(text.ends_with("}\n") && text.contains("\n  \"servers\": {\n"));
-    let locked = &tests_lockfile().servers["everything"];
-    let echo = locked.tools.iter().find(|t| t.name == "echo").unwrap();
-    assert_eq!(
-        cassette.servers["everything"].tools["echo"].sha256,
-        echo.sha256
-    );
-
-    // Replayed with servers that cannot start: the same typed results.
-    let replay = (
-        mcpbind::testing::in_process!(everything::Server(Locked))
-            .config(unstartable("everything"))
-            .replay(&cassette)
-            .await
-            .unwrap(),
-        mcpbind::testing::in_process!(filesystem::Server(Locked))
-            .config(unstartable("filesystem"))
-            .replay(&cassette)
-            .await
-            .unwrap(),
-    );
-    let replayed = session(&replay.0, &replay.1, &wav).await;
-    for (live, again) in recorded.iter().zip(&replayed).take(5) {
-        assert_eq!(live, again);
-    }
-    assert_eq!(recorded[6], replayed[6]);
-    // `get-env` answers as recorded: the secret's name, not its value.
-    assert!(replayed[5].contains("${MCPBIND_CASSETTE_CANARY}"));
-
-    // An unrecorded call names the tool and shows the closest recorded
-    // arguments as a diff.
-    let missed = replay
-        .0
-        .echo(everything::types::EchoInput::new("hullo"))
-        .await
-        .unwrap_err();
-    let missed = chain(&missed);
-    assert!(missed.contains("tool `echo` was not recorded"), "{missed}");
-    assert!(
-        missed.contains("- /message: \"hello\"") && missed.contains("+ /message: \"hullo\""),
-        "{missed}"
-    );
-    // Identical calls get their answers in order: `echo("hello")` was
-    // recorded once, and the replay above used it.
-    let again = replay
-        .0
-        .echo(everything::types::EchoInput::new("hello"))
-        .await
-        .unwrap_err();
-    let again = chain(&again);
-    assert!(again.contains("called more often than recorded"), "{again}");
-}
-
 /// An error and its causes, as text.
 fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
@@ -550,4 +461,99 @@ fn two_recorders_of_one_file_merge_or_the_second_is_refused_by_name() {
     let mut both = read.clone();
     both.merge(read);
     assert_eq!(both.servers["everything"].tools["echo"].calls.len(), 2);
+}
+
+/// The tests that need the pinned npm and PyPI servers
+/// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
+mod installed {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_session_recorded_live_replays_offline_with_the_same_typed_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::util::stdio_servers_with(dir.path(), |name, server| match name {
+            "everything" => server.env("X", "${MCPBIND_CASSETTE_CANARY}"),
+            _ => server,
+        });
+        let samples = b"RIFF\x24\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x40\x1f\0\0\x80\x3e\0\0\x02\0\x10\0data\0\0\0\0";
+        let wav = dir.path().join("files").join("beep.wav");
+        std::fs::write(&wav, samples).unwrap();
+        let wav = wav.canonicalize().unwrap().display().to_string();
+
+        // Recorded against the real servers.
+        let file = dir.path().join("session.cassette.json");
+        let recorder = mcpbind::testing::Recorder::new(&file);
+        let live = |name| mcpbind::Client::connect(&config, name);
+        let recording = (
+            mcpbind::testing::in_process!(everything::Server(Locked))
+                .record(&recorder, live("everything").await.unwrap())
+                .await
+                .unwrap(),
+            mcpbind::testing::in_process!(filesystem::Server(Locked))
+                .record(&recorder, live("filesystem").await.unwrap())
+                .await
+                .unwrap(),
+        );
+        let recorded = session(&recording.0, &recording.1, &wav).await;
+        recorder.save().unwrap();
+        // The live result had the secret; the cassette has its name only.
+        assert!(recorded[5].contains(CANARY), "{}", recorded[5]);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(!text.contains(CANARY), "the canary reached the cassette");
+        assert!(text.contains("${MCPBIND_CASSETTE_CANARY}"));
+        // Written like the lockfile.
+        let cassette = mcpbind::testing::Cassette::load(&file, &tests_lockfile()).unwrap();
+        assert_eq!(cassette.to_text(), text);
+        assert!(text.ends_with("}\n") && text.contains("\n  \"servers\": {\n"));
+        let locked = &tests_lockfile().servers["everything"];
+        let echo = locked.tools.iter().find(|t| t.name == "echo").unwrap();
+        assert_eq!(
+            cassette.servers["everything"].tools["echo"].sha256,
+            echo.sha256
+        );
+
+        // Replayed with servers that cannot start: the same typed results.
+        let replay = (
+            mcpbind::testing::in_process!(everything::Server(Locked))
+                .config(unstartable("everything"))
+                .replay(&cassette)
+                .await
+                .unwrap(),
+            mcpbind::testing::in_process!(filesystem::Server(Locked))
+                .config(unstartable("filesystem"))
+                .replay(&cassette)
+                .await
+                .unwrap(),
+        );
+        let replayed = session(&replay.0, &replay.1, &wav).await;
+        for (live, again) in recorded.iter().zip(&replayed).take(5) {
+            assert_eq!(live, again);
+        }
+        assert_eq!(recorded[6], replayed[6]);
+        // `get-env` answers as recorded: the secret's name, not its value.
+        assert!(replayed[5].contains("${MCPBIND_CASSETTE_CANARY}"));
+
+        // An unrecorded call names the tool and shows the closest recorded
+        // arguments as a diff.
+        let missed = replay
+            .0
+            .echo(everything::types::EchoInput::new("hullo"))
+            .await
+            .unwrap_err();
+        let missed = chain(&missed);
+        assert!(missed.contains("tool `echo` was not recorded"), "{missed}");
+        assert!(
+            missed.contains("- /message: \"hello\"") && missed.contains("+ /message: \"hullo\""),
+            "{missed}"
+        );
+        // Identical calls get their answers in order: `echo("hello")` was
+        // recorded once, and the replay above used it.
+        let again = replay
+            .0
+            .echo(everything::types::EchoInput::new("hello"))
+            .await
+            .unwrap_err();
+        let again = chain(&again);
+        assert!(again.contains("called more often than recorded"), "{again}");
+    }
 }

@@ -1,8 +1,18 @@
-//! End-to-end tests against real MCP servers: the bundled demo server and the
-//! pinned npm servers (installed by `tests/servers/install.sh`).
+//! End-to-end tests against real MCP servers: the bundled demo server, test
+//! servers of our own (`tests/servers/*.py`, `tests/src/bin/`), and the
+//! pinned npm and PyPI servers (installed by `tests/servers/install.sh`).
+//!
+//! A test that needs the pinned servers has a module named `installed` in
+//! its path (`installed::escape::…`, `toolbox::installed::…`), so that
+//! `--skip installed::` leaves out all of them and nothing else
+//! (CONTRIBUTING.md, the fast loop); `util::servers_dir` fails a test that
+//! needs them without the mark.
 
 mod env;
 mod util;
+
+// Concerns all of whose tests need the pinned servers.
+mod installed;
 
 mod api;
 mod auth_grants;
@@ -21,9 +31,6 @@ mod double;
 mod durability;
 mod effects;
 mod elicit;
-#[cfg(target_os = "linux")]
-#[allow(clippy::disallowed_methods)] // Linux-only code: see clippy.toml
-mod escape;
 mod lean;
 mod lifecycle;
 mod listen;
@@ -31,9 +38,6 @@ mod lock;
 mod long_running;
 mod misbehave;
 mod oauth;
-#[cfg(target_os = "linux")]
-#[allow(clippy::disallowed_methods)] // Linux-only code: see clippy.toml
-mod privilege;
 mod prompts;
 mod readme;
 mod review;

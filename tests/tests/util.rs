@@ -7,6 +7,12 @@ use std::sync::OnceLock;
 
 use mcpbind::{Config, ServerBuilder, ServerConfig};
 
+pub mod documents;
+pub mod project;
+#[cfg(target_os = "linux")]
+#[allow(clippy::disallowed_methods)] // Linux-only code: see clippy.toml
+pub mod sandbox;
+
 /// The repository root.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -103,7 +109,21 @@ fn newer_than_sources(bin: &Path) -> bool {
 
 /// Installs the pinned npm (and PyPI) servers, once per process (the script
 /// itself is idempotent and takes a lock).
+///
+/// A test that gets here (through [`npm_server`], [`stdio_config`],
+/// [`stdio_servers`], [`everything_http`] and the rest, or directly) has a
+/// module named `installed` in its path, so that `--skip installed::`
+/// leaves out every test that needs the install (CONTRIBUTING.md, the fast
+/// loop). One that doesn't fails here, saying so. A script of
+/// `tests/servers/` that needs nothing installed (Python's standard library
+/// alone) is `tests_dir().join("servers/…")`.
 pub fn servers_dir() -> PathBuf {
+    let thread = std::thread::current();
+    assert!(
+        may_install(thread.name()),
+        "test `{}` needs the servers tests/servers/install.sh installs: move it into a module named `installed` (CONTRIBUTING.md), which the fast loop's `--skip installed::` leaves out",
+        thread.name().unwrap_or_default()
+    );
     static INSTALLED: OnceLock<()> = OnceLock::new();
     let dir = tests_dir().join("servers");
     INSTALLED.get_or_init(|| {
@@ -116,6 +136,35 @@ pub fn servers_dir() -> PathBuf {
     dir
 }
 
+/// Whether a thread named `thread` may run the install: a test's thread
+/// (libtest names it after the test's path) whose path has a module named
+/// `installed`. A thread that is not a test's (a runtime's worker, one a
+/// test spawned: no `::` in its name, or none) is not checked.
+fn may_install(thread: Option<&str>) -> bool {
+    match thread {
+        Some(path) if path.contains("::") => path.split("::").any(|m| m == "installed"),
+        _ => true,
+    }
+}
+
+#[test]
+fn only_tests_marked_installed_may_install() {
+    assert!(may_install(Some(
+        "toolbox::installed::dispatch::dispatches_concurrently"
+    )));
+    assert!(may_install(Some("installed::x")));
+    assert!(!may_install(Some(
+        "toolbox::definitions::gemini_declarations"
+    )));
+    assert!(!may_install(Some("escape::an_installed_npm_server_starts")));
+    assert!(!may_install(Some("preinstalled::x")));
+    assert!(may_install(Some("tokio-runtime-worker")));
+    assert!(may_install(None));
+    // This test's own thread is a test's, and not marked.
+    assert!(!may_install(std::thread::current().name()));
+}
+
+/// The entry point of a pinned npm server (`@modelcontextprotocol/PACKAGE`).
 pub fn npm_server(package: &str) -> String {
     servers_dir()
         .join("node_modules/@modelcontextprotocol")
@@ -227,13 +276,18 @@ pub fn stdio_servers_with(
     .unwrap()
 }
 
-#[test]
-fn stdio_servers_are_stdio_config() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_eq!(
-        stdio_servers(dir.path()),
-        Config::from_toml_str(&stdio_config(dir.path())).unwrap()
-    );
+/// Tests of the helpers that run the install.
+mod installed {
+    use super::*;
+
+    #[test]
+    fn stdio_servers_are_stdio_config() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            stdio_servers(dir.path()),
+            Config::from_toml_str(&stdio_config(dir.path())).unwrap()
+        );
+    }
 }
 
 /// A server process killed when dropped.
@@ -361,6 +415,57 @@ pub fn mcpbind_command() -> Command {
     let mut command = Command::new(bin("mcpbind"));
     clean_env(&mut command);
     command
+}
+
+/// Calls `tool` with `arguments` (an object) as a model would, unchecked
+/// (`Client::call_raw`): whether the server said it failed, and the text
+/// of its content.
+pub async fn call_text(
+    client: &mcpbind::Client,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> (bool, String) {
+    let serde_json::Value::Object(arguments) = arguments else {
+        panic!("arguments are an object")
+    };
+    let result = client
+        .call_raw(tool, arguments, &mcpbind::CallOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: {e:#}"));
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<String>();
+    (result.is_error == Some(true), text)
+}
+
+/// [`call_text`] of a call that succeeds: its text.
+pub async fn call_ok(client: &mcpbind::Client, tool: &str, arguments: serde_json::Value) -> String {
+    let (failed, text) = call_text(client, tool, arguments).await;
+    assert!(!failed, "{tool} failed: {text}");
+    text
+}
+
+/// Limits the size of the files `command` writes to `bytes` (`ulimit
+/// -f`).
+#[cfg(unix)]
+pub fn limit_file_size(command: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between
+    // fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 /// Removes from a child's environment what the developer's shell (or CI)

@@ -4,10 +4,11 @@
 
 use std::path::Path;
 
-use mcpbind::{CallOptions, Client, Config, SandboxBuilder, ServerBuilder, ServerConfig};
+use mcpbind::{Client, Config, SandboxBuilder, ServerBuilder, ServerConfig};
 use serde_json::{json, Map, Value};
 
-use crate::util;
+use crate::util::sandbox::{python, require_landlock};
+use crate::util::{self, call_text};
 
 /// Exported in the agent's environment; must not reach a server that does
 /// not ask for it.
@@ -25,14 +26,6 @@ fn export_canaries() {
     );
 }
 
-/// The venv's Python (the test servers' installation).
-fn python() -> String {
-    util::servers_dir()
-        .join(".venv/bin/python")
-        .display()
-        .to_string()
-}
-
 fn probe() -> String {
     util::tests_dir()
         .join("servers/probe.py")
@@ -46,27 +39,10 @@ fn probe_config(extra: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Config {
     let probe = ServerConfig::stdio(python()).arg(probe());
     Config::new().server("probe", extra(probe)).unwrap()
 }
-
-async fn call(client: &Client, tool: &str, arguments: Value) -> (bool, String) {
-    let Value::Object(arguments) = arguments else {
-        unreachable!()
-    };
-    let result = client
-        .call_raw(tool, arguments, &CallOptions::default())
-        .await
-        .unwrap_or_else(|e| panic!("{tool}: {e:#}"));
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<String>();
-    (result.is_error == Some(true), text)
-}
-
 /// The server's environment, as it reports it.
 async fn server_env(config: &Config) -> Map<String, Value> {
     let client = Client::connect(config, "probe").await.unwrap();
-    let (failed, text) = call(&client, "env", json!({})).await;
+    let (failed, text) = call_text(&client, "env", json!({})).await;
     assert!(!failed, "{text}");
     match serde_json::from_str(&text).unwrap() {
         Value::Object(env) => env,
@@ -186,25 +162,6 @@ fn path_of(dir: &tempfile::TempDir, name: &str) -> String {
     dir.path().join(name).display().to_string()
 }
 
-/// Landlock must be there: a kernel without it fails the tests that need
-/// it, with this message, rather than skipping them.
-fn require_landlock() {
-    // SAFETY: the version query of landlock_create_ruleset(2).
-    let abi = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<u8>(),
-            0usize,
-            1u32,
-        )
-    };
-    assert!(
-        abi >= 1,
-        "these tests need Landlock (Linux 5.13+ with landlock in `lsm=`): landlock_create_ruleset says {abi} ({})",
-        std::io::Error::last_os_error()
-    );
-}
-
 #[tokio::test]
 async fn files_are_confined_to_read_and_write() {
     require_landlock();
@@ -219,36 +176,36 @@ async fn files_are_confined_to_read_and_write() {
     let client = Client::connect(&config, "probe").await.unwrap();
     let read = |name: &str| json!({"path": path_of(&dir, name)});
     assert_eq!(
-        call(&client, "read", read("allowed/data.txt")).await,
+        call_text(&client, "read", read("allowed/data.txt")).await,
         (false, "allowed data".to_owned())
     );
     // The kernel refuses what the config does not grant (root included).
-    let (failed, text) = call(&client, "read", read("secret.txt")).await;
+    let (failed, text) = call_text(&client, "read", read("secret.txt")).await;
     assert!(failed && text.starts_with("errno EACCES"), "{text}");
     let write = |name: &str| json!({"path": path_of(&dir, name), "text": "x"});
     assert_eq!(
-        call(&client, "write", write("out/new.txt")).await,
+        call_text(&client, "write", write("out/new.txt")).await,
         (false, "written".to_owned())
     );
     assert_eq!(
         std::fs::read_to_string(dir.path().join("out/new.txt")).unwrap(),
         "x"
     );
-    let (failed, text) = call(&client, "write", write("allowed/new.txt")).await;
+    let (failed, text) = call_text(&client, "write", write("allowed/new.txt")).await;
     assert!(failed && text.starts_with("errno EACCES"), "{text}");
     // The agent's own process: its environment is not the server's to read
     // (the server's /proc is its own PID namespace's: no such pid).
     let environ = format!("/proc/{}/environ", std::process::id());
-    let (failed, text) = call(&client, "read", json!({ "path": environ })).await;
+    let (failed, text) = call_text(&client, "read", json!({ "path": environ })).await;
     assert!(failed && text.starts_with("errno ENOENT"), "{text}");
     // Its own temp dir is private and writable.
-    let (_, env) = call(&client, "env", json!({})).await;
+    let (_, env) = call_text(&client, "env", json!({})).await;
     let env: Value = serde_json::from_str(&env).unwrap();
     let tmp = env["TMPDIR"].as_str().unwrap().to_owned();
     assert_ne!(Some(tmp.as_str()), std::env::var("TMPDIR").ok().as_deref());
     let in_tmp = json!({"path": format!("{tmp}/scratch"), "text": "x"});
     assert_eq!(
-        call(&client, "write", in_tmp).await,
+        call_text(&client, "write", in_tmp).await,
         (false, "written".to_owned())
     );
 }
@@ -263,7 +220,7 @@ async fn without_a_sandbox_the_same_read_succeeds() {
         .unwrap();
     let read = json!({"path": path_of(&dir, "secret.txt")});
     assert_eq!(
-        call(&client, "read", read).await,
+        call_text(&client, "read", read).await,
         (false, "agent secret".to_owned())
     );
 }
@@ -278,12 +235,12 @@ async fn network_false_cannot_connect_out() {
         .await
         .unwrap();
     assert_eq!(
-        call(&open, "connect", target.clone()).await,
+        call_text(&open, "connect", target.clone()).await,
         (false, "connected".to_owned())
     );
     let config = probe_config(|s| s.sandbox(SandboxBuilder::new().network(false)));
     let confined = Client::connect(&config, "probe").await.unwrap();
-    let (failed, text) = call(&confined, "connect", target).await;
+    let (failed, text) = call_text(&confined, "connect", target).await;
     assert!(failed && text.starts_with("errno ENETUNREACH"), "{text}");
 }
 
@@ -291,12 +248,12 @@ async fn network_false_cannot_connect_out() {
 async fn isolated_home_is_fresh_and_removed_after() {
     let config = probe_config(|s| s.sandbox(SandboxBuilder::new().home("isolated")));
     let client = Client::connect(&config, "probe").await.unwrap();
-    let (_, env) = call(&client, "env", json!({})).await;
+    let (_, env) = call_text(&client, "env", json!({})).await;
     let env: Value = serde_json::from_str(&env).unwrap();
     let home = env["HOME"].as_str().unwrap().to_owned();
     assert_ne!(Some(home.as_str()), std::env::var("HOME").ok().as_deref());
     assert_eq!(
-        call(&client, "list", json!({ "path": home })).await,
+        call_text(&client, "list", json!({ "path": home })).await,
         (false, "[]".to_owned())
     );
     client.close().await;
@@ -310,9 +267,9 @@ async fn isolated_home_is_fresh_and_removed_after() {
 async fn processes_are_limited() {
     let config = probe_config(|s| s.sandbox(SandboxBuilder::new().processes(3)));
     let client = Client::connect(&config, "probe").await.unwrap();
-    let (failed, text) = call(&client, "children", json!({"count": 1})).await;
+    let (failed, text) = call_text(&client, "children", json!({"count": 1})).await;
     assert!(!failed, "{text}");
-    let (failed, text) = call(&client, "children", json!({"count": 10})).await;
+    let (failed, text) = call_text(&client, "children", json!({"count": 10})).await;
     assert!(failed && text.starts_with("errno EAGAIN"), "{text}");
 }
 
@@ -322,9 +279,10 @@ async fn open_files_are_limited() {
     let dir = sandbox_dir();
     let config = probe_config(|s| s.sandbox(SandboxBuilder::new().open_files(12)));
     let client = Client::connect(&config, "probe").await.unwrap();
-    let (failed, text) = call(&client, "list", json!({"path": path_of(&dir, "allowed")})).await;
+    let (failed, text) =
+        call_text(&client, "list", json!({"path": path_of(&dir, "allowed")})).await;
     assert!(!failed, "{text}");
-    let (failed, text) = call(&client, "hold", json!({"count": 20})).await;
+    let (failed, text) = call_text(&client, "hold", json!({"count": 20})).await;
     assert!(failed && text.starts_with("errno EMFILE"), "{text}");
 }
 
@@ -349,9 +307,9 @@ async fn server_filesystem_is_confined_by_the_kernel() {
     let config = Config::new().server("fs", fs).unwrap();
     let client = Client::connect(&config, "fs").await.unwrap();
     let read = |name: &str| json!({"path": path_of(&dir, name)});
-    let (failed, text) = call(&client, "read_text_file", read("allowed/data.txt")).await;
+    let (failed, text) = call_text(&client, "read_text_file", read("allowed/data.txt")).await;
     assert!(!failed && text.contains("allowed data"), "{text}");
-    let (failed, text) = call(&client, "read_text_file", read("secret.txt")).await;
+    let (failed, text) = call_text(&client, "read_text_file", read("secret.txt")).await;
     assert!(failed, "{text}");
     assert!(
         text.contains("EACCES") || text.contains("permission denied"),
