@@ -1,7 +1,7 @@
 //! A typed call to an in-process double against the same call over stdio:
 //! the demo server's `add` through the generated client
 //! (`demo::Client::add`: serialize, validate, call, parse the structured
-//! output), once on `mcpbind::testing::in_process!` (a generated `Server`
+//! output), once on `demo::Client::in_process` (a generated `Server`
 //! over a `tokio::io::duplex`, in this process) and once on the demo
 //! server's process. Run with
 //! `cargo bench -p mcpbind-tests --bench in_process`.
@@ -30,8 +30,9 @@ impl demo::Handler for Double {
     }
 }
 
-/// Builds the demo server (debug, as the tests use it) and returns the
-/// path cargo reports.
+/// Builds the demo server in the bench's own profile (release under
+/// `cargo bench`, so that neither side of the comparison is a debug
+/// build) and returns the path cargo reports.
 fn demo_server() -> std::path::PathBuf {
     if let Ok(exe) = std::env::var("MCPBIND_BENCH_SERVER_EXE") {
         return exe.into();
@@ -42,6 +43,7 @@ fn demo_server() -> std::path::PathBuf {
         .current_dir(&root)
         .args(["build", "--quiet", "--message-format=json"])
         .args(["-p", "mcpbind-demo-server"])
+        .args((!cfg!(debug_assertions)).then_some("--release"))
         .stderr(Stdio::inherit())
         .output()
         .expect("running cargo to build the demo server");
@@ -88,7 +90,7 @@ async fn main() {
         .server("demo", ServerConfig::stdio(server.display().to_string()))
         .unwrap();
     let stdio = demo::Client::connect(&config).await.unwrap();
-    let in_process = mcpbind::testing::in_process!(demo::Server(Double))
+    let in_process = demo::Client::in_process(demo::Server(Double))
         .await
         .unwrap();
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
