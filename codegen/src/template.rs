@@ -151,10 +151,8 @@ impl<'a> ServerModule<'a> {
             .as_ref()
             .map(|_| quote!(inner.check_resource_template_pins(RESOURCE_TEMPLATES).await?;));
         let connect_doc = connect_doc(pin_prompts.is_some() || pin_templates.is_some());
-        let recorded = crate::in_process::recorded_tokens(
-            self.prompts.is_some(),
-            self.templates.is_some(),
-        );
+        let recorded =
+            crate::in_process::recorded_tokens(self.prompts.is_some(), self.templates.is_some());
         quote! {
             /// A typed client: one async method per tool. Clones share the
             /// connection.

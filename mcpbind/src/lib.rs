@@ -227,14 +227,14 @@ pub mod __private {
     /// On a generated item that needs the `toolbox` feature.
     #[cfg(feature = "toolbox")]
     pub use mcpbind_derive::keep as toolbox;
-    #[cfg(not(feature = "__client"))]
-    pub use mcpbind_derive::strip as client;
-    #[cfg(not(feature = "toolbox"))]
-    pub use mcpbind_derive::strip as toolbox;
     /// On a generated item that needs the `testing` feature
     /// (`Client::in_process`).
     #[cfg(feature = "testing")]
     pub use mcpbind_derive::keep as testing;
+    #[cfg(not(feature = "__client"))]
+    pub use mcpbind_derive::strip as client;
+    #[cfg(not(feature = "toolbox"))]
+    pub use mcpbind_derive::strip as toolbox;
     #[cfg(not(feature = "testing"))]
     pub use mcpbind_derive::strip as testing;
 
@@ -343,9 +343,8 @@ pub mod toolbox {
 #[cfg(feature = "testing")]
 pub mod testing {
     pub use mcpbind_testing::{
-        canonical_arguments, json_diff, Cassette, CassetteError, Exchange, InProcess,
-        Recorder, Recording, Replay, ResourceTape, ServerTape, Tape, Unrecorded,
-        CASSETTE_VERSION,
+        canonical_arguments, json_diff, Cassette, CassetteError, Exchange, InProcess, Recorder,
+        Recording, Replay, ResourceTape, ServerTape, Tape, Unrecorded, CASSETTE_VERSION,
     };
 }
 

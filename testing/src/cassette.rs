@@ -461,7 +461,12 @@ fn drift_of(text: &str, server: &str, tape: &ServerTape, locked: &ServerLock) ->
     let at = |kind: &str, key: &str| {
         line_of(
             text,
-            &["\"servers\"", &format!("\"{server}\""), kind, &format!("\"{key}\"")],
+            &[
+                "\"servers\"",
+                &format!("\"{server}\""),
+                kind,
+                &format!("\"{key}\""),
+            ],
         )
     };
     let line = if let Some(tool) = tools.first() {

@@ -145,10 +145,10 @@ impl ToolServer for Drifted {
 async fn pins_refuse_an_in_process_double_whose_tool_changed() {
     let double = Drifted(demo::Server(Double::default()));
     let refused = demo::Client::in_process(double)
-    .config(settings(
-        ServerConfig::stdio("unused").pin_policy(PinPolicy::Refuse),
-    ))
-    .await;
+        .config(settings(
+            ServerConfig::stdio("unused").pin_policy(PinPolicy::Refuse),
+        ))
+        .await;
     match refused {
         Err(Error::Drift { server, drift }) => {
             assert_eq!(server, "demo");
@@ -159,9 +159,7 @@ async fn pins_refuse_an_in_process_double_whose_tool_changed() {
     }
     // The same double under `warn` connects, and its unchanged tools work.
     let double = Drifted(demo::Server(Double::default()));
-    let client = demo::Client::in_process(double)
-    .await
-    .unwrap();
+    let client = demo::Client::in_process(double).await.unwrap();
     let done = client
         .delete_item(types::DeleteItemInput::new("1"))
         .await
@@ -348,14 +346,14 @@ async fn a_session_recorded_live_replays_offline_with_the_same_typed_results() {
     // So are the prompt's and the resource template's.
     let prompt = locked.prompts.iter().find(|p| p.name == "simple-prompt");
     let tape = &cassette.servers["everything"];
-    assert_eq!(
-        tape.prompts["simple-prompt"].sha256,
-        prompt.unwrap().sha256
-    );
+    assert_eq!(tape.prompts["simple-prompt"].sha256, prompt.unwrap().sha256);
     let read = &tape.resources["demo://resource/dynamic/text/3"];
     let template = (locked.resource_templates.iter()).find(|t| t.name == "Dynamic Text Resource");
     assert_eq!(read.template.as_deref(), Some("Dynamic Text Resource"));
-    assert_eq!(read.sha256.as_deref(), Some(template.unwrap().sha256.as_str()));
+    assert_eq!(
+        read.sha256.as_deref(),
+        Some(template.unwrap().sha256.as_str())
+    );
 
     // Replayed with servers that cannot start: the same typed results.
     let replay = (
@@ -621,7 +619,9 @@ fn a_cassette_whose_prompts_or_resource_templates_moved_is_refused_naming_them()
         other => panic!("a moved prompt was not refused: {other:?}"),
     }
     assert!(
-        error.to_string().contains(":6: server `everything` changed since it was recorded: prompt `simple-prompt`;"),
+        error.to_string().contains(
+            ":6: server `everything` changed since it was recorded: prompt `simple-prompt`;"
+        ),
         "{error}"
     );
 
@@ -663,7 +663,14 @@ fn mcpbind_call_record_appends_one_call_to_a_cassette_without_its_secret() {
     let file = dir.path().join("made.cassette.json");
     let env = [("MCPBIND_TEST_CANARY", SECRET)];
     let record = |tool: &str, arguments: &str| {
-        let args = ["call", "demo", tool, arguments, "--record", "made.cassette.json"];
+        let args = [
+            "call",
+            "demo",
+            tool,
+            arguments,
+            "--record",
+            "made.cassette.json",
+        ];
         let out = crate::util::mcpbind_env(dir.path(), &args, &env);
         assert_eq!(out.code, Some(0), "{}", out.stderr);
         out
@@ -689,13 +696,19 @@ fn mcpbind_call_record_appends_one_call_to_a_cassette_without_its_secret() {
     assert_eq!(demo_tape.tools.len(), 2, "{first}\n{text}");
     assert!(first.contains("\"add\"") && !first.contains("\"echo\""));
     for (name, tape) in &demo_tape.tools {
-        let locked = lockfile.servers["demo"].tools.iter().find(|t| &t.name == name);
+        let locked = lockfile.servers["demo"]
+            .tools
+            .iter()
+            .find(|t| &t.name == name);
         assert_eq!(tape.sha256, locked.unwrap().sha256, "{name}");
         assert_eq!(tape.calls.len(), 1, "{name}");
     }
     let add = &demo_tape.tools["add"].calls[0];
     assert_eq!(add.arguments, Some(json!({"a": 2, "b": 40})));
-    assert_eq!(add.result.as_ref().unwrap()["structuredContent"], json!({"sum": 42}));
+    assert_eq!(
+        add.result.as_ref().unwrap()["structuredContent"],
+        json!({"sum": 42})
+    );
 }
 
 /// A program whose only dependency is `mcpbind` (and tokio for `main`),
@@ -759,7 +772,10 @@ fn mcpbind_record_records_a_running_program_only_when_built_with_the_record_feat
     let lockfile = tests_lockfile();
     let cassette = mcpbind::testing::Cassette::load(&recorded, &lockfile).unwrap();
     let add = &cassette.servers["demo"].tools["add"];
-    let locked = lockfile.servers["demo"].tools.iter().find(|t| t.name == "add");
+    let locked = lockfile.servers["demo"]
+        .tools
+        .iter()
+        .find(|t| t.name == "add");
     assert_eq!(add.sha256, locked.unwrap().sha256);
     assert_eq!(add.calls.len(), 1);
     assert_eq!(add.calls[0].arguments, Some(json!({"a": 2, "b": 40})));
