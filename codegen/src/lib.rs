@@ -18,6 +18,7 @@ mod ctor;
 pub mod depth;
 mod docs;
 mod enforced;
+mod in_process;
 pub mod lock;
 mod naming;
 mod postprocess;

@@ -48,6 +48,7 @@ pub(crate) const CLIENT_RESERVED: &[&str] = &[
     "clone",
     "connect",
     "from_client",
+    "in_process",
     "inner",
     "new",
     "prompts",
@@ -71,6 +72,7 @@ impl<'a> ServerModule<'a> {
             .map(|marker| quote!(<tools::#marker as ::mcpbind::Tool>::META));
         let client = self.client();
         let bound_server = crate::toolbox::bound_server_tokens(&markers_idents);
+        let in_process = crate::in_process::in_process_tokens();
         let handler = self.handler();
         let prompts = self.prompts.as_ref().map(ServerPrompts::module_tokens);
         let templates = self.templates.as_ref().map(ServerTemplates::module_tokens);
@@ -120,6 +122,7 @@ impl<'a> ServerModule<'a> {
 
                 #client
                 #bound_server
+                #in_process
                 #handler
             }
         }
@@ -148,6 +151,8 @@ impl<'a> ServerModule<'a> {
             .as_ref()
             .map(|_| quote!(inner.check_resource_template_pins(RESOURCE_TEMPLATES).await?;));
         let connect_doc = connect_doc(pin_prompts.is_some() || pin_templates.is_some());
+        let recorded =
+            crate::in_process::recorded_tokens(self.prompts.is_some(), self.templates.is_some());
         quote! {
             /// A typed client: one async method per tool. Clones share the
             /// connection.
@@ -183,6 +188,7 @@ impl<'a> ServerModule<'a> {
                     inner.check_pins(TOOLS).await?;
                     #pin_prompts
                     #pin_templates
+                    #recorded
                     ::std::result::Result::Ok(Self { inner })
                 }
 

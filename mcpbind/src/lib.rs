@@ -228,10 +228,33 @@ pub mod __private {
     /// On a generated item that needs the `toolbox` feature.
     #[cfg(feature = "toolbox")]
     pub use mcpbind_derive::keep as toolbox;
+    /// On a generated item that needs the `testing` feature
+    /// (`Client::in_process`).
+    #[cfg(feature = "testing")]
+    pub use mcpbind_derive::keep as testing;
     #[cfg(not(feature = "__client"))]
     pub use mcpbind_derive::strip as client;
     #[cfg(not(feature = "toolbox"))]
     pub use mcpbind_derive::strip as toolbox;
+    #[cfg(not(feature = "testing"))]
+    pub use mcpbind_derive::strip as testing;
+
+    /// A generated client's `connect` hands its connection to this: with
+    /// the `record` feature, a recorder when `MCPBIND_RECORD` is set.
+    #[cfg(feature = "record")]
+    pub use mcpbind_testing::internal::recorded;
+    /// Without the `record` feature: the connection as it is, whatever the
+    /// environment says.
+    #[cfg(all(feature = "__client", not(feature = "record")))]
+    pub async fn recorded(
+        inner: mcpbind_client::Client,
+        _protocol: &'static str,
+        _tools: &'static [mcpbind_model::ToolMeta],
+        _prompts: &'static [mcpbind_model::PromptMeta],
+        _templates: &'static [mcpbind_model::ResourceTemplateMeta],
+    ) -> mcpbind_client::Client {
+        inner
+    }
 }
 
 // Call events, and what servers say beside their answers.
@@ -288,16 +311,41 @@ pub mod toolbox {
 }
 
 /// Testing what calls MCP tools (feature `testing`): a generated client on
-/// an in-process double.
+/// an in-process double, and cassettes recorded and replayed.
 ///
-/// ```ignore
-/// let demo = mcpbind::testing::in_process!(demo::Server(MyDouble)).await?;
+/// ```no_run
+/// mcpbind::mcp_tools!(lockfile = "mcpbind.lock", servers = [demo]);
+///
+/// struct MyDouble;
+/// impl demo::Handler for MyDouble {
+///     async fn add(
+///         &self,
+///         input: demo::types::AddInput,
+///     ) -> mcpbind::HandlerResult<demo::types::AddOutput> {
+///         Ok(demo::types::AddOutput { sum: input.a + input.b }.into())
+///     }
+/// }
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let demo = demo::Client::in_process(demo::Server(MyDouble)).await?;
+/// assert_eq!(demo.add(demo::types::AddInput::new(2, 40)).await?.output.sum, 42);
+///
+/// // The same client answered from a cassette, refused when the
+/// // lockfile's hashes moved since it was recorded.
+/// let lockfile = mcpbind::Lockfile::read("mcpbind.lock")?;
+/// let cassette = mcpbind::testing::Cassette::load("session.cassette.json", &lockfile)?;
+/// let demo = demo::Client::in_process(demo::Server(MyDouble))
+///     .replay(&cassette)
+///     .await?;
+/// # let _ = demo;
+/// # Ok(()) }
+/// # fn main() {}
 /// ```
 #[cfg(feature = "testing")]
 pub mod testing {
     pub use mcpbind_testing::{
-        canonical_arguments, in_process, json_diff, Cassette, CassetteError, Exchange, InProcess,
-        Recorder, Recording, Replay, ServerTape, ToolTape, Unrecorded, CASSETTE_VERSION,
+        canonical_arguments, json_diff, Cassette, CassetteError, Exchange, InProcess, Recorder,
+        Recording, Replay, ResourceTape, ServerTape, Tape, Unrecorded, CASSETTE_VERSION,
     };
 }
 

@@ -1,6 +1,8 @@
 //! The cassette: recorded calls, written like the lockfile (sorted keys,
 //! indented, a trailing newline, deterministic), one entry per server
-//! keyed by name, each tool's calls beside its locked definition hash.
+//! keyed by name; each tool's and prompt's calls beside its locked
+//! definition hash, each resource URI's reads beside the name and hash of
+//! the locked resource template it matched.
 //!
 //! ```json
 //! {
@@ -14,8 +16,16 @@
 //!           "sha256": "…"
 //!         }
 //!       },
-//!       "prompts": {"simple-prompt": [{"arguments": {}, "result": {…}}]},
-//!       "resources": {"demo://resource/dynamic/text/1": [{"result": {…}}]}
+//!       "prompts": {
+//!         "simple-prompt": {"calls": [{"arguments": {}, "result": {…}}], "sha256": "…"}
+//!       },
+//!       "resources": {
+//!         "demo://resource/dynamic/text/1": {
+//!           "reads": [{"result": {…}}],
+//!           "sha256": "…",
+//!           "template": "Dynamic Text Resource"
+//!         }
+//!       }
 //!     }
 //!   }
 //! }
@@ -30,6 +40,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use mcpbind_model::hash::canonical_json;
+use mcpbind_model::lock::{LockedEntry, ServerLock};
 use mcpbind_model::Lockfile;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -64,23 +75,38 @@ pub struct ServerTape {
     pub protocol_version: String,
     /// Tool calls, by tool.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tools: BTreeMap<String, ToolTape>,
+    pub tools: BTreeMap<String, Tape>,
     /// `prompts/get`, by prompt.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub prompts: BTreeMap<String, Vec<Exchange>>,
+    pub prompts: BTreeMap<String, Tape>,
     /// `resources/read`, by URI.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub resources: BTreeMap<String, Vec<Exchange>>,
+    pub resources: BTreeMap<String, ResourceTape>,
 }
 
-/// One tool's recorded calls.
+/// One tool's or prompt's recorded calls, beside its locked hash.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ToolTape {
+pub struct Tape {
     /// The locked definition's hash (as `mcpbind.lock` lists it).
     pub sha256: String,
     /// The calls, sorted by arguments.
     pub calls: Vec<Exchange>,
+}
+
+/// One resource URI's recorded reads, beside the locked resource template
+/// the URI matched (none for a resource no template expands to).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceTape {
+    /// The template's name, as `mcpbind.lock` lists it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// The template's locked hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// The reads, in the order they were made.
+    pub reads: Vec<Exchange>,
 }
 
 /// One request and its answer: a result, or an error.
@@ -159,18 +185,23 @@ pub enum CassetteError {
         /// The lockfile's.
         locked: String,
     },
-    /// Tools whose locked definition changed since they were recorded (or
-    /// that the lockfile no longer holds).
-    #[error("{}:{line}: server `{server}` changed since it was recorded: tool{} {}; review the change, then record again", file.display(), if tools.len() == 1 { "" } else { "s" }, tools.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", "))]
+    /// Tools, prompts or resource templates whose locked definition
+    /// changed since they were recorded (or that the lockfile no longer
+    /// holds).
+    #[error("{}:{line}: server `{server}` changed since it was recorded: {}; review the change, then record again", file.display(), drift_words(tools, prompts, resource_templates))]
     Drift {
         /// The cassette.
         file: PathBuf,
-        /// Where the first such tool's entry starts.
+        /// Where the first such entry starts.
         line: usize,
         /// The server.
         server: String,
         /// The tools, by name.
         tools: Vec<String>,
+        /// The prompts, by name.
+        prompts: Vec<String>,
+        /// The resource templates, by name.
+        resource_templates: Vec<String>,
     },
     /// A recorded result that breaks the tool's locked `outputSchema`.
     #[error("{}:{line}: a recorded result of tool `{tool}` (server `{server}`) does not fit its locked outputSchema: {}; record it again", file.display(), violations.join("; "))]
@@ -196,10 +227,29 @@ pub enum CassetteError {
     },
 }
 
+/// `tool `a`, prompts `b`, `c``: the drifted entries of each kind.
+fn drift_words(tools: &[String], prompts: &[String], templates: &[String]) -> String {
+    let kinds = [
+        ("tool", tools),
+        ("prompt", prompts),
+        ("resource template", templates),
+    ];
+    let words: Vec<String> = kinds
+        .iter()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(noun, names)| {
+            let plural = if names.len() == 1 { "" } else { "s" };
+            let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            format!("{noun}{plural} {}", names.join(", "))
+        })
+        .collect();
+    words.join("; ")
+}
+
 impl Cassette {
     /// Reads the cassette at `path` and checks it against `lockfile`: each
-    /// server is locked, at the same protocol version; each tool's hash is
-    /// the locked one; each recorded structured result fits the tool's
+    /// server is locked, at the same protocol version; each tool's,
+    /// prompt's and resource template's hash is the locked one; each recorded structured result fits the tool's
     /// locked `outputSchema`.
     ///
     /// # Errors
@@ -269,7 +319,9 @@ impl Cassette {
             for tape in server.tools.values_mut() {
                 sort_calls(&mut tape.calls);
             }
-            server.prompts.values_mut().for_each(|c| sort_calls(c));
+            for tape in server.prompts.values_mut() {
+                sort_calls(&mut tape.calls);
+            }
         }
         let value = serde_json::to_value(&sorted).expect("a cassette is JSON");
         let canonical: Value =
@@ -290,11 +342,15 @@ impl Cassette {
                 mine.sha256 = tape.sha256;
                 mine.calls.extend(tape.calls);
             }
-            for (prompt, calls) in theirs.prompts {
-                ours.prompts.entry(prompt).or_default().extend(calls);
+            for (prompt, tape) in theirs.prompts {
+                let mine = ours.prompts.entry(prompt).or_default();
+                mine.sha256 = tape.sha256;
+                mine.calls.extend(tape.calls);
             }
-            for (uri, reads) in theirs.resources {
-                ours.resources.entry(uri).or_default().extend(reads);
+            for (uri, tape) in theirs.resources {
+                let mine = ours.resources.entry(uri).or_default();
+                (mine.template, mine.sha256) = (tape.template, tape.sha256);
+                mine.reads.extend(tape.reads);
             }
         }
     }
@@ -331,25 +387,8 @@ impl Cassette {
                     ],
                 )
             };
-            let drifted: Vec<String> = tape
-                .tools
-                .iter()
-                .filter(|(tool, recorded)| {
-                    locked
-                        .tools
-                        .iter()
-                        .find(|t| &t.name == *tool)
-                        .is_none_or(|t| t.sha256 != recorded.sha256)
-                })
-                .map(|(tool, _)| tool.clone())
-                .collect();
-            if let Some(first) = drifted.first() {
-                return Err(CassetteError::Drift {
-                    file: file(),
-                    line: tool_line(first),
-                    server: name.clone(),
-                    tools: drifted,
-                });
+            if let Some(drift) = drift_of(&text, name, tape, locked) {
+                return Err(drift.into_error(file(), name));
             }
             for (tool, recorded) in &tape.tools {
                 let definition = locked.tools.iter().find(|t| &t.name == tool);
@@ -369,6 +408,85 @@ impl Cassette {
         }
         Ok(())
     }
+}
+
+/// What changed since a server's tape was recorded: each kind's entries
+/// whose hash is not the locked one, and the line of the first.
+struct Drifted {
+    line: usize,
+    tools: Vec<String>,
+    prompts: Vec<String>,
+    resource_templates: Vec<String>,
+}
+
+impl Drifted {
+    fn into_error(self, file: PathBuf, server: &str) -> CassetteError {
+        CassetteError::Drift {
+            file,
+            line: self.line,
+            server: server.to_owned(),
+            tools: self.tools,
+            prompts: self.prompts,
+            resource_templates: self.resource_templates,
+        }
+    }
+}
+
+/// The entries of `tape` (server `server`, written as `text`) whose hash
+/// differs from `locked`'s, if any.
+fn drift_of(text: &str, server: &str, tape: &ServerTape, locked: &ServerLock) -> Option<Drifted> {
+    let moved = |entries: &[LockedEntry], name: &str, sha256: &str| {
+        entries
+            .iter()
+            .find(|e| e.name == name)
+            .is_none_or(|e| e.sha256 != sha256)
+    };
+    let tools: Vec<String> = (tape.tools.iter())
+        .filter(|(tool, t)| moved(&locked.tools, tool, &t.sha256))
+        .map(|(tool, _)| tool.clone())
+        .collect();
+    let prompts: Vec<String> = (tape.prompts.iter())
+        .filter(|(prompt, t)| moved(&locked.prompts, prompt, &t.sha256))
+        .map(|(prompt, _)| prompt.clone())
+        .collect();
+    let mut uris = Vec::new();
+    let mut resource_templates = Vec::new();
+    for (uri, read) in &tape.resources {
+        let Some(template) = &read.template else {
+            continue;
+        };
+        let sha256 = read.sha256.as_deref().unwrap_or_default();
+        if moved(&locked.resource_templates, template, sha256) {
+            uris.push(uri.as_str());
+            if !resource_templates.contains(template) {
+                resource_templates.push(template.clone());
+            }
+        }
+    }
+    let at = |kind: &str, key: &str| {
+        line_of(
+            text,
+            &[
+                "\"servers\"",
+                &format!("\"{server}\""),
+                kind,
+                &format!("\"{key}\""),
+            ],
+        )
+    };
+    let line = if let Some(tool) = tools.first() {
+        at("\"tools\"", tool)
+    } else if let Some(prompt) = prompts.first() {
+        at("\"prompts\"", prompt)
+    } else {
+        at("\"resources\"", uris.first()?)
+    };
+    Some(Drifted {
+        line,
+        tools,
+        prompts,
+        resource_templates,
+    })
 }
 
 /// The violations of the first recorded structured result that breaks

@@ -22,9 +22,28 @@ use serde_json::{Map, Value};
 /// turns of the runtime.
 const DUPLEX_BYTES: usize = 256 * 1024;
 
-/// A generated client on `server` in this process, ready to connect
-/// ([`in_process!`](crate::in_process!) builds it from a generated module;
-/// [`InProcess::new`] from the parts).
+/// A generated client on `server` in this process, ready to connect: a
+/// generated module's `Client::in_process(Server(handler))` (feature
+/// `testing` of `mcpbind`) builds it, [`InProcess::new`] from the parts.
+///
+/// ```no_run
+/// # mcpbind::mcp_tools!(lockfile = "../mcpbind/mcpbind.lock", servers = [demo]);
+/// struct MyDouble;
+/// impl demo::Handler for MyDouble {
+///     async fn add(
+///         &self,
+///         input: demo::types::AddInput,
+///     ) -> mcpbind::HandlerResult<demo::types::AddOutput> {
+///         Ok(demo::types::AddOutput { sum: input.a + input.b }.into())
+///     }
+/// }
+/// # async fn run() -> mcpbind::Result<()> {
+/// let demo = demo::Client::in_process(demo::Server(MyDouble)).await?;
+/// let sum = demo.add(demo::types::AddInput::new(2, 40)).await?;
+/// assert_eq!(sum.output.sum, 42);
+/// # Ok(()) }
+/// # fn main() {}
+/// ```
 ///
 /// `.await` connects and checks the pins as the generated `connect` does
 /// (the client's locked tools against what the double lists, under the
@@ -192,27 +211,14 @@ fn default_config(name: &str) -> std::result::Result<ServerConfig, ConfigError> 
 struct Served<S>(Arc<S>);
 
 impl<S: ToolServer> ToolServer for Served<S> {
-    fn server_info(&self) -> &'static str {
-        self.0.server_info()
-    }
-    fn tools(&self) -> &'static [ToolMeta] {
-        self.0.tools()
-    }
+    crate::listing::listed_by!(0);
+
     fn call_tool<'a>(
         &'a self,
         name: &'a str,
         arguments: Map<String, Value>,
     ) -> BoxFuture<'a, Option<ServeResult>> {
         self.0.call_tool(name, arguments)
-    }
-    fn prompts(&self) -> &'static [PromptMeta] {
-        self.0.prompts()
-    }
-    fn resource_templates(&self) -> &'static [ResourceTemplateMeta] {
-        self.0.resource_templates()
-    }
-    fn completions(&self) -> bool {
-        self.0.completions()
     }
     fn get_prompt<'a>(
         &'a self,
@@ -224,41 +230,4 @@ impl<S: ToolServer> ToolServer for Served<S> {
     fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Option<ServeResult>> {
         self.0.read_resource(uri)
     }
-}
-
-/// A generated client connected in-process to a generated `Server` over a
-/// handler of the test's (a double):
-///
-/// ```ignore
-/// let demo = mcpbind::testing::in_process!(demo::Server(MyDouble)).await?;
-/// let sum = demo.add(demo::types::AddInput::new(2, 40)).await?;
-/// ```
-///
-/// It reads the module's `Client::SERVER`, `Client::PROTOCOL_VERSION` and
-/// `TOOLS`, and gives an [`InProcess`]: `.await` it, or set its
-/// [`config`](InProcess::config) and [`hooks`](InProcess::hooks) first.
-#[macro_export]
-macro_rules! in_process {
-    ($($tokens:tt)+) => {
-        $crate::__in_process!([] $($tokens)+)
-    };
-}
-
-/// [`in_process!`]'s muncher: the tokens before `Server(…)` are the
-/// module's path.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __in_process {
-    ([$($module:tt)*] Server ( $handler:expr $(,)? )) => {
-        $crate::InProcess::new(
-            $($module)* Client::SERVER,
-            $($module)* Client::PROTOCOL_VERSION,
-            $($module)* TOOLS,
-            $($module)* Server($handler),
-            $($module)* Client::from_client,
-        )
-    };
-    ([$($module:tt)*] $next:tt $($rest:tt)+) => {
-        $crate::__in_process!([$($module)* $next] $($rest)+)
-    };
 }

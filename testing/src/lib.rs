@@ -4,8 +4,10 @@
 //! against the lockfile. Use it through the `mcpbind` crate's `testing`
 //! feature (`mcpbind::testing`).
 //!
-//! - [`in_process!`]: a generated client connects to a generated `Server`
-//!   over a handler of the test's, in the same process. The handshake at
+//! - [`InProcess`]: a generated client connects to a generated `Server`
+//!   over a handler of the test's, in the same process
+//!   (`demo::Client::in_process(demo::Server(MyDouble))`, generated with
+//!   `mcpbind`'s `testing` feature). The handshake at
 //!   the locked protocol version, the pins, validation, events, timeouts
 //!   and approvals all run as against a real server; only the process and
 //!   the network are gone. A `Toolbox` holds such a client as any other.
@@ -17,13 +19,27 @@
 #![deny(missing_docs)]
 
 mod cassette;
+#[cfg(feature = "record")]
+mod from_env;
 mod in_process;
+mod listing;
 mod record;
 mod replay;
 
 pub use cassette::{
-    canonical_arguments, Cassette, CassetteError, Exchange, ServerTape, ToolTape, CASSETTE_VERSION,
+    canonical_arguments, Cassette, CassetteError, Exchange, ResourceTape, ServerTape, Tape,
+    CASSETTE_VERSION,
 };
 pub use in_process::InProcess;
 pub use record::{Recorder, Recording};
 pub use replay::{json_diff, Replay, Unrecorded};
+
+/// What generated code and the `mcpbind` facade use. Not part of the
+/// public API.
+#[doc(hidden)]
+pub mod internal {
+    /// A generated client's `connect` under `MCPBIND_RECORD` (feature
+    /// `record`).
+    #[cfg(feature = "record")]
+    pub use crate::from_env::recorded;
+}

@@ -15,7 +15,9 @@ use std::sync::{Arc, Mutex};
 
 use mcpbind_client::{CallOptions, Client, ServerSecrets};
 use mcpbind_model::handler::{BoxFuture, ServeError, ServeResult};
-use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolFailure, ToolMeta, ToolServer};
+use mcpbind_model::{
+    PromptMeta, ResourceTemplateMeta, ToolFailure, ToolMeta, ToolServer, UriTemplate,
+};
 use serde_json::{Map, Value};
 
 use crate::cassette::{canonical_arguments, Cassette, CassetteError, Exchange};
@@ -25,6 +27,9 @@ use crate::cassette::{canonical_arguments, Cassette, CassetteError, Exchange};
 pub struct Recorder {
     path: PathBuf,
     heard: Arc<Mutex<Cassette>>,
+    /// Saves after each exchange (a program recording under
+    /// `MCPBIND_RECORD`, which never calls [`Recorder::save`]).
+    autosave: bool,
 }
 
 impl Recorder {
@@ -33,16 +38,22 @@ impl Recorder {
         Recorder {
             path: path.into(),
             heard: Arc::default(),
+            autosave: false,
         }
     }
 
     /// A recorder writing to the file `MCPBIND_RECORD` names, if it is set
     /// (feature `record`: a build without it cannot be made to record by
-    /// its environment).
+    /// its environment). It saves after each call (merged into the file,
+    /// under its lock); a call heard while another recorder holds the
+    /// file is saved with the next.
     #[cfg(feature = "record")]
     pub fn from_env() -> Option<Self> {
         let path = std::env::var_os("MCPBIND_RECORD")?;
-        (!path.is_empty()).then(|| Recorder::new(path))
+        (!path.is_empty()).then(|| Recorder {
+            autosave: true,
+            ..Recorder::new(path)
+        })
     }
 
     /// The cassette file.
@@ -139,8 +150,17 @@ impl Recorder {
         entry.calls.push(exchange);
     }
 
-    /// Adds one exchange of server `server`.
+    /// Adds one exchange of server `server` (and saves, when it
+    /// autosaves).
     fn note(&self, server: &str, protocol: &str, entry: Entry<'_>, exchange: Exchange) {
+        self.add(server, protocol, entry, exchange);
+        if self.autosave {
+            // Busy: what was heard stays, for the next save.
+            let _ = self.save();
+        }
+    }
+
+    fn add(&self, server: &str, protocol: &str, entry: Entry<'_>, exchange: Exchange) {
         let mut heard = self.lock();
         let tape = heard.servers.entry(server.to_owned()).or_default();
         tape.protocol_version = protocol.to_owned();
@@ -150,24 +170,27 @@ impl Recorder {
                 tool.sha256 = meta.sha256();
                 tool.calls.push(exchange);
             }
-            Entry::Prompt(name) => tape
-                .prompts
-                .entry(name.to_owned())
-                .or_default()
-                .push(exchange),
-            Entry::Resource(uri) => tape
-                .resources
-                .entry(uri.to_owned())
-                .or_default()
-                .push(exchange),
+            Entry::Prompt(meta) => {
+                let prompt = tape.prompts.entry(meta.name.to_owned()).or_default();
+                prompt.sha256 = meta.sha256.to_owned();
+                prompt.calls.push(exchange);
+            }
+            Entry::Resource(uri, template) => {
+                let resource = tape.resources.entry(uri.to_owned()).or_default();
+                resource.template = template.map(|t| t.name.to_owned());
+                resource.sha256 = template.map(|t| t.sha256.to_owned());
+                resource.reads.push(exchange);
+            }
         }
     }
 }
 
+/// What an exchange is a call of: a locked tool or prompt, or a read of
+/// a URI (and the locked template it matches, if one does).
 enum Entry<'a> {
     Tool(&'a ToolMeta),
-    Prompt(&'a str),
-    Resource(&'a str),
+    Prompt(&'a PromptMeta),
+    Resource(&'a str, Option<&'a ResourceTemplateMeta>),
 }
 
 /// A double that passes each call to a live server and records it:
@@ -246,21 +269,8 @@ fn json<T: serde::Serialize>(value: mcpbind_client::Result<T>) -> Result<Value, 
 }
 
 impl<S: ToolServer> ToolServer for Recording<S> {
-    fn server_info(&self) -> &'static str {
-        self.shape.server_info()
-    }
-    fn tools(&self) -> &'static [ToolMeta] {
-        self.shape.tools()
-    }
-    fn prompts(&self) -> &'static [PromptMeta] {
-        self.shape.prompts()
-    }
-    fn resource_templates(&self) -> &'static [ResourceTemplateMeta] {
-        self.shape.resource_templates()
-    }
-    fn completions(&self) -> bool {
-        self.shape.completions()
-    }
+    crate::listing::listed_by!(shape);
+
     fn call_tool<'a>(
         &'a self,
         name: &'a str,
@@ -280,15 +290,19 @@ impl<S: ToolServer> ToolServer for Recording<S> {
         arguments: Map<String, Value>,
     ) -> BoxFuture<'a, Option<ServeResult>> {
         Box::pin(async move {
+            let meta = self.shape.prompts().iter().find(|p| p.name == name)?;
             let canonical = canonical_arguments(&arguments);
             let answer = json(self.live.get_prompt_raw(name, arguments).await);
-            Some(self.keep(Entry::Prompt(name), Some(canonical), answer))
+            Some(self.keep(Entry::Prompt(meta), Some(canonical), answer))
         })
     }
     fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Option<ServeResult>> {
         Box::pin(async move {
+            let template = self.shape.resource_templates().iter().find(|t| {
+                UriTemplate::parse(t.uri_template).is_ok_and(|t| t.match_uri(uri).is_some())
+            });
             let answer = json(self.live.read_resource(uri).await);
-            Some(self.keep(Entry::Resource(uri), None, answer))
+            Some(self.keep(Entry::Resource(uri, template), None, answer))
         })
     }
 }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use mcpbind_model::handler::{BoxFuture, ServeError, ServeResult};
-use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolFailure, ToolMeta, ToolServer};
+use mcpbind_model::{ToolFailure, ToolServer};
 use serde_json::{Map, Value};
 
 use crate::cassette::{canonical_arguments, Cassette, Exchange, ServerTape};
@@ -196,21 +196,8 @@ fn diff_at(pointer: &str, a: &Value, b: &Value, lines: &mut Vec<String>) {
 }
 
 impl<S: ToolServer> ToolServer for Replay<S> {
-    fn server_info(&self) -> &'static str {
-        self.shape.server_info()
-    }
-    fn tools(&self) -> &'static [ToolMeta] {
-        self.shape.tools()
-    }
-    fn prompts(&self) -> &'static [PromptMeta] {
-        self.shape.prompts()
-    }
-    fn resource_templates(&self) -> &'static [ResourceTemplateMeta] {
-        self.shape.resource_templates()
-    }
-    fn completions(&self) -> bool {
-        self.shape.completions()
-    }
+    crate::listing::listed_by!(shape);
+
     fn call_tool<'a>(
         &'a self,
         name: &'a str,
@@ -225,12 +212,12 @@ impl<S: ToolServer> ToolServer for Replay<S> {
         name: &'a str,
         arguments: Map<String, Value>,
     ) -> BoxFuture<'a, Option<ServeResult>> {
-        let calls = self.tape.prompts.get(name).map_or(&[][..], Vec::as_slice);
+        let calls = self.tape.prompts.get(name).map_or(&[][..], |t| &t.calls);
         let answer = self.answer("prompt", name, Some(canonical_arguments(&arguments)), calls);
         Box::pin(async move { Some(answer) })
     }
     fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Option<ServeResult>> {
-        let reads = self.tape.resources.get(uri).map_or(&[][..], Vec::as_slice);
+        let reads = self.tape.resources.get(uri).map_or(&[][..], |t| &t.reads);
         let answer = self.answer("resource", uri, None, reads);
         Box::pin(async move { Some(answer) })
     }

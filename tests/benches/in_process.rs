@@ -1,7 +1,7 @@
 //! A typed call to an in-process double against the same call over stdio:
 //! the demo server's `add` through the generated client
 //! (`demo::Client::add`: serialize, validate, call, parse the structured
-//! output), once on `mcpbind::testing::in_process!` (a generated `Server`
+//! output), once on `demo::Client::in_process` (a generated `Server`
 //! over a `tokio::io::duplex`, in this process) and once on the demo
 //! server's process. Run with
 //! `cargo bench -p mcpbind-tests --bench in_process`.
@@ -32,12 +32,13 @@ impl demo::Handler for Double {
     }
 }
 
-/// The demo server: `MCPBIND_BENCH_SERVER_EXE`, or a debug build (as the
-/// tests use it).
+/// The demo server: `MCPBIND_BENCH_SERVER_EXE`, or one built in the
+/// bench's own profile (release under `cargo bench`, so that neither side
+/// of the comparison is a debug build).
 fn demo_server() -> std::path::PathBuf {
     match std::env::var_os("MCPBIND_BENCH_SERVER_EXE") {
         Some(exe) => exe.into(),
-        None => support::demo_server(false),
+        None => support::demo_server(!cfg!(debug_assertions)),
     }
 }
 
@@ -73,7 +74,7 @@ async fn main() {
         .server("demo", ServerConfig::stdio(server.display().to_string()))
         .unwrap();
     let stdio = demo::Client::connect(&config).await.unwrap();
-    let in_process = mcpbind::testing::in_process!(demo::Server(Double))
+    let in_process = demo::Client::in_process(demo::Server(Double))
         .await
         .unwrap();
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());

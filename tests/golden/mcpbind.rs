@@ -467,6 +467,14 @@ Default: `10`.*/
                 )
                 .await?;
             inner.check_pins(TOOLS).await?;
+            let inner = ::mcpbind::__private::recorded(
+                    inner,
+                    Self::PROTOCOL_VERSION,
+                    TOOLS,
+                    &[],
+                    &[],
+                )
+                .await;
             ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
@@ -615,6 +623,26 @@ Default: `10`.*/
         );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
+        }
+    }
+    #[::mcpbind::__private::testing]
+    impl Client {
+        /// This client on `server` (a double: `Server(MyHandler)`) in
+        /// the same process, over an in-memory stream: `.await` it to
+        /// connect (the handshake at [`PROTOCOL_VERSION`](Self::PROTOCOL_VERSION),
+        /// then the pins under `pin_policy`), or set its `config` and
+        /// `hooks` first. Validation, events, timeouts and approvals
+        /// run as against the real server.
+        pub fn in_process<S: ::mcpbind::ToolServer>(
+            server: S,
+        ) -> ::mcpbind::testing::InProcess<S, Self> {
+            ::mcpbind::testing::InProcess::new(
+                Self::SERVER,
+                Self::PROTOCOL_VERSION,
+                TOOLS,
+                server,
+                Self::from_client,
+            )
         }
     }
     /// The server's tools as Rust methods: implement the ones a test
@@ -1699,6 +1727,14 @@ Default: `5`.*/
             inner.check_pins(TOOLS).await?;
             inner.check_prompt_pins(PROMPTS).await?;
             inner.check_resource_template_pins(RESOURCE_TEMPLATES).await?;
+            let inner = ::mcpbind::__private::recorded(
+                    inner,
+                    Self::PROTOCOL_VERSION,
+                    TOOLS,
+                    PROMPTS,
+                    RESOURCE_TEMPLATES,
+                )
+                .await;
             ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
@@ -1875,6 +1911,26 @@ Default: `5`.*/
         );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
+        }
+    }
+    #[::mcpbind::__private::testing]
+    impl Client {
+        /// This client on `server` (a double: `Server(MyHandler)`) in
+        /// the same process, over an in-memory stream: `.await` it to
+        /// connect (the handshake at [`PROTOCOL_VERSION`](Self::PROTOCOL_VERSION),
+        /// then the pins under `pin_policy`), or set its `config` and
+        /// `hooks` first. Validation, events, timeouts and approvals
+        /// run as against the real server.
+        pub fn in_process<S: ::mcpbind::ToolServer>(
+            server: S,
+        ) -> ::mcpbind::testing::InProcess<S, Self> {
+            ::mcpbind::testing::InProcess::new(
+                Self::SERVER,
+                Self::PROTOCOL_VERSION,
+                TOOLS,
+                server,
+                Self::from_client,
+            )
         }
     }
     /// The server's tools as Rust methods: implement the ones a test
@@ -2817,6 +2873,14 @@ Default: `"name"`.*/
                 )
                 .await?;
             inner.check_pins(TOOLS).await?;
+            let inner = ::mcpbind::__private::recorded(
+                    inner,
+                    Self::PROTOCOL_VERSION,
+                    TOOLS,
+                    &[],
+                    &[],
+                )
+                .await;
             ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
@@ -2985,6 +3049,26 @@ Default: `"name"`.*/
         );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
+        }
+    }
+    #[::mcpbind::__private::testing]
+    impl Client {
+        /// This client on `server` (a double: `Server(MyHandler)`) in
+        /// the same process, over an in-memory stream: `.await` it to
+        /// connect (the handshake at [`PROTOCOL_VERSION`](Self::PROTOCOL_VERSION),
+        /// then the pins under `pin_policy`), or set its `config` and
+        /// `hooks` first. Validation, events, timeouts and approvals
+        /// run as against the real server.
+        pub fn in_process<S: ::mcpbind::ToolServer>(
+            server: S,
+        ) -> ::mcpbind::testing::InProcess<S, Self> {
+            ::mcpbind::testing::InProcess::new(
+                Self::SERVER,
+                Self::PROTOCOL_VERSION,
+                TOOLS,
+                server,
+                Self::from_client,
+            )
         }
     }
     /// The server's tools as Rust methods: implement the ones a test
@@ -3518,6 +3602,14 @@ pub mod memory {
                 )
                 .await?;
             inner.check_pins(TOOLS).await?;
+            let inner = ::mcpbind::__private::recorded(
+                    inner,
+                    Self::PROTOCOL_VERSION,
+                    TOOLS,
+                    &[],
+                    &[],
+                )
+                .await;
             ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
@@ -3636,6 +3728,26 @@ pub mod memory {
         );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
+        }
+    }
+    #[::mcpbind::__private::testing]
+    impl Client {
+        /// This client on `server` (a double: `Server(MyHandler)`) in
+        /// the same process, over an in-memory stream: `.await` it to
+        /// connect (the handshake at [`PROTOCOL_VERSION`](Self::PROTOCOL_VERSION),
+        /// then the pins under `pin_policy`), or set its `config` and
+        /// `hooks` first. Validation, events, timeouts and approvals
+        /// run as against the real server.
+        pub fn in_process<S: ::mcpbind::ToolServer>(
+            server: S,
+        ) -> ::mcpbind::testing::InProcess<S, Self> {
+            ::mcpbind::testing::InProcess::new(
+                Self::SERVER,
+                Self::PROTOCOL_VERSION,
+                TOOLS,
+                server,
+                Self::from_client,
+            )
         }
     }
     /// The server's tools as Rust methods: implement the ones a test
@@ -3902,6 +4014,14 @@ pub mod time {
                 )
                 .await?;
             inner.check_pins(TOOLS).await?;
+            let inner = ::mcpbind::__private::recorded(
+                    inner,
+                    Self::PROTOCOL_VERSION,
+                    TOOLS,
+                    &[],
+                    &[],
+                )
+                .await;
             ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
@@ -3946,6 +4066,26 @@ pub mod time {
         );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
+        }
+    }
+    #[::mcpbind::__private::testing]
+    impl Client {
+        /// This client on `server` (a double: `Server(MyHandler)`) in
+        /// the same process, over an in-memory stream: `.await` it to
+        /// connect (the handshake at [`PROTOCOL_VERSION`](Self::PROTOCOL_VERSION),
+        /// then the pins under `pin_policy`), or set its `config` and
+        /// `hooks` first. Validation, events, timeouts and approvals
+        /// run as against the real server.
+        pub fn in_process<S: ::mcpbind::ToolServer>(
+            server: S,
+        ) -> ::mcpbind::testing::InProcess<S, Self> {
+            ::mcpbind::testing::InProcess::new(
+                Self::SERVER,
+                Self::PROTOCOL_VERSION,
+                TOOLS,
+                server,
+                Self::from_client,
+            )
         }
     }
     /// The server's tools as Rust methods: implement the ones a test

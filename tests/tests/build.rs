@@ -161,7 +161,7 @@ fn renamed_param_in_the_lockfile_breaks_the_call_site() {
     let out = cargo()
         .current_dir(copy)
         .args(["check", "--message-format", "short"])
-        .envs(nested_target())
+        .envs(util::nested_target())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -193,7 +193,7 @@ fn renamed_param_in_the_lockfile_breaks_the_call_site() {
     let out = cargo()
         .current_dir(copy)
         .args(["check", "--message-format", "short"])
-        .envs(nested_target())
+        .envs(util::nested_target())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -250,7 +250,7 @@ fn check_crate(dir: &Path, verbose: bool) -> (bool, String) {
     command
         .current_dir(dir)
         .args(["check", "--message-format", "short"])
-        .envs(nested_target());
+        .envs(util::nested_target());
     if verbose {
         command.arg("-v");
     }
@@ -368,19 +368,6 @@ fn the_macro_enforces_the_config_beside_the_lockfile() {
     assert!(ok, "config = false: {stderr}");
 }
 
-/// Where the temp crates of these tests build: the workspace's target dir
-/// (`cargo test` holds no lock while tests run; cargo's lock serialises the
-/// nested runs), with the profile the workspace gives its dependencies (no
-/// debug info; a temp crate's own manifest has no profile), so the
-/// dependencies .ci/run's clippy and the other nested runs checked are
-/// reused, not compiled once more per crate.
-fn nested_target() -> [(&'static str, std::ffi::OsString); 2] {
-    [
-        ("CARGO_TARGET_DIR", util::root().join("target").into()),
-        ("CARGO_PROFILE_DEV_DEBUG", "false".into()),
-    ]
-}
-
 /// The quickstart's lockfile, where `echo`'s `message` points at a schema on
 /// the network, which is never fetched: generation loosens it and warns,
 /// naming server, tool and JSON pointer.
@@ -427,7 +414,7 @@ fn macro_warns_about_loosened_schemas_at_the_call() {
     let out = cargo()
         .current_dir(krate)
         .args(["check", "--message-format", "short"])
-        .envs(nested_target())
+        .envs(util::nested_target())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

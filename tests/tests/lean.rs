@@ -152,7 +152,7 @@ fn generated_code_compiles_without_client_features() {
             .args(["check", "--quiet", "--offline"])
             // The workspace's target dir, with its dependencies' profile
             // (no debug info): the dependencies .ci/run's clippy checked
-            // are reused (see build.rs's `nested_target`).
+            // are reused (see util.rs's `nested_target`).
             .env("CARGO_TARGET_DIR", util::root().join("target"))
             .env("CARGO_PROFILE_DEV_DEBUG", "false")
             .output()

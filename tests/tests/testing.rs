@@ -50,7 +50,7 @@ fn settings(server: mcpbind::ServerBuilder) -> ServerConfig {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_generated_client_calls_an_in_process_double_through_every_layer() {
-    let client = mcpbind::testing::in_process!(demo::Server(Double::default()))
+    let client = demo::Client::in_process(demo::Server(Double::default()))
         .await
         .unwrap();
     // The handshake at the locked protocol version (2026-07-28:
@@ -87,7 +87,7 @@ async fn a_generated_client_calls_an_in_process_double_through_every_layer() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_in_process_call_times_out_and_is_cancelled() {
-    let client = mcpbind::testing::in_process!(demo::Server(Double::default()))
+    let client = demo::Client::in_process(demo::Server(Double::default()))
         .config(settings(
             ServerConfig::stdio("unused").timeout(Duration::from_millis(200)),
         ))
@@ -144,17 +144,11 @@ impl ToolServer for Drifted {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pins_refuse_an_in_process_double_whose_tool_changed() {
     let double = Drifted(demo::Server(Double::default()));
-    let refused = mcpbind::testing::InProcess::new(
-        demo::Client::SERVER,
-        demo::Client::PROTOCOL_VERSION,
-        demo::TOOLS,
-        double,
-        demo::Client::from_client,
-    )
-    .config(settings(
-        ServerConfig::stdio("unused").pin_policy(PinPolicy::Refuse),
-    ))
-    .await;
+    let refused = demo::Client::in_process(double)
+        .config(settings(
+            ServerConfig::stdio("unused").pin_policy(PinPolicy::Refuse),
+        ))
+        .await;
     match refused {
         Err(Error::Drift { server, drift }) => {
             assert_eq!(server, "demo");
@@ -165,15 +159,7 @@ async fn pins_refuse_an_in_process_double_whose_tool_changed() {
     }
     // The same double under `warn` connects, and its unchanged tools work.
     let double = Drifted(demo::Server(Double::default()));
-    let client = mcpbind::testing::InProcess::new(
-        demo::Client::SERVER,
-        demo::Client::PROTOCOL_VERSION,
-        demo::TOOLS,
-        double,
-        demo::Client::from_client,
-    )
-    .await
-    .unwrap();
+    let client = demo::Client::in_process(double).await.unwrap();
     let done = client
         .delete_item(types::DeleteItemInput::new("1"))
         .await
@@ -185,7 +171,7 @@ async fn pins_refuse_an_in_process_double_whose_tool_changed() {
 async fn a_toolbox_holds_an_in_process_double_and_asks_for_approval() {
     let double = Double::default();
     let deleted = Arc::clone(&double.deleted);
-    let client = mcpbind::testing::in_process!(demo::Server(double))
+    let client = demo::Client::in_process(demo::Server(double))
         .await
         .unwrap();
     let mut tools = Toolbox::new();
@@ -376,6 +362,7 @@ fn a_cassette_the_lockfile_disagrees_with_is_refused_naming_file_line_and_tool()
             line,
             server,
             tools,
+            ..
         }) => {
             assert_eq!((f, line, server.as_str()), (file.clone(), 7, "everything"));
             assert_eq!(tools, ["echo"]);
@@ -463,6 +450,240 @@ fn two_recorders_of_one_file_merge_or_the_second_is_refused_by_name() {
     assert_eq!(both.servers["everything"].tools["echo"].calls.len(), 2);
 }
 
+/// A cassette of one `simple-prompt` and one read of a URI of the
+/// `Dynamic Text Resource` template, by hand, with the hashes given.
+fn a_prompt_and_a_read(prompt_sha256: &str, template_sha256: &str) -> String {
+    format!(
+        r#"{{
+  "cassette_version": 1,
+  "servers": {{
+    "everything": {{
+      "prompts": {{
+        "simple-prompt": {{
+          "calls": [{{"arguments": {{}}, "result": {{"messages": []}}}}],
+          "sha256": "{prompt_sha256}"
+        }}
+      }},
+      "protocol_version": "2025-11-25",
+      "resources": {{
+        "demo://resource/dynamic/text/3": {{
+          "reads": [{{"result": {{"contents": []}}}}],
+          "sha256": "{template_sha256}",
+          "template": "Dynamic Text Resource"
+        }}
+      }}
+    }}
+  }}
+}}
+"#
+    )
+}
+
+#[test]
+fn a_cassette_whose_prompts_or_resource_templates_moved_is_refused_naming_them() {
+    use mcpbind::testing::{Cassette, CassetteError};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.json");
+    let lockfile = tests_lockfile();
+    let locked = &lockfile.servers["everything"];
+    let prompt = locked.prompts.iter().find(|p| p.name == "simple-prompt");
+    let template = (locked.resource_templates.iter()).find(|t| t.name == "Dynamic Text Resource");
+    let (prompt, template) = (prompt.unwrap(), template.unwrap());
+    std::fs::write(&file, a_prompt_and_a_read(&prompt.sha256, &template.sha256)).unwrap();
+    let cassette = Cassette::load(&file, &lockfile).unwrap();
+    let tape = &cassette.servers["everything"];
+    assert_eq!(tape.prompts["simple-prompt"].sha256, prompt.sha256);
+    let read = &tape.resources["demo://resource/dynamic/text/3"];
+    assert_eq!(read.template.as_deref(), Some("Dynamic Text Resource"));
+
+    // The prompt changed in the lockfile: refused, naming it and its line.
+    let mut moved = lockfile.clone();
+    let entry = moved.servers.get_mut("everything").unwrap();
+    let entry = (entry.prompts.iter_mut()).find(|p| p.name == "simple-prompt");
+    let entry = entry.unwrap();
+    entry.definition["description"] = "A prompt, and more".into();
+    entry.sha256 = mcpbind::hash::sha256_hex(&entry.definition);
+    let error = Cassette::load(&file, &moved).unwrap_err();
+    match &error {
+        CassetteError::Drift {
+            line,
+            tools,
+            prompts,
+            resource_templates,
+            ..
+        } => {
+            assert_eq!((*line, tools.len()), (6, 0));
+            assert_eq!(prompts, &["simple-prompt"]);
+            assert!(resource_templates.is_empty());
+        }
+        other => panic!("a moved prompt was not refused: {other:?}"),
+    }
+    assert!(
+        error.to_string().contains(
+            ":6: server `everything` changed since it was recorded: prompt `simple-prompt`;"
+        ),
+        "{error}"
+    );
+
+    // The template changed: refused, naming it at the URI read through it.
+    let mut moved = lockfile.clone();
+    let entry = moved.servers.get_mut("everything").unwrap();
+    let entry = (entry.resource_templates.iter_mut()).find(|t| t.name == "Dynamic Text Resource");
+    let entry = entry.unwrap();
+    entry.definition["uriTemplate"] = "demo://resource/dynamic/text/v2/{resourceId}".into();
+    entry.sha256 = mcpbind::hash::sha256_hex(&entry.definition);
+    match Cassette::load(&file, &moved) {
+        Err(CassetteError::Drift {
+            line,
+            prompts,
+            resource_templates,
+            ..
+        }) => {
+            assert_eq!((line, prompts.len()), (13, 0));
+            assert_eq!(resource_templates, ["Dynamic Text Resource"]);
+        }
+        other => panic!("a moved resource template was not refused: {other:?}"),
+    }
+}
+
+#[test]
+fn mcpbind_call_record_appends_one_call_to_a_cassette_without_its_secret() {
+    const SECRET: &str = "call-record-canary-93c1";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpbind.toml"),
+        crate::util::stdio_config(dir.path()),
+    )
+    .unwrap();
+    std::fs::copy(
+        crate::util::tests_dir().join("mcpbind.lock"),
+        dir.path().join("mcpbind.lock"),
+    )
+    .unwrap();
+    let file = dir.path().join("made.cassette.json");
+    let env = [("MCPBIND_TEST_CANARY", SECRET)];
+    let record = |tool: &str, arguments: &str| {
+        let args = [
+            "call",
+            "demo",
+            tool,
+            arguments,
+            "--record",
+            "made.cassette.json",
+        ];
+        let out = crate::util::mcpbind_env(dir.path(), &args, &env);
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        out
+    };
+    record("add", r#"{"a": 2, "b": 40}"#);
+    let first = std::fs::read_to_string(&file).unwrap();
+    // A second call, to a cassette that holds another: appended. The
+    // secret (the demo server's `DEMO_TOKEN`) goes out in the arguments
+    // and comes back in the result.
+    let message = format!(r#"{{"message": "token {SECRET}"}}"#);
+    let out = record("echo", &message);
+    assert!(out.stdout.contains(SECRET), "{}", out.stdout);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(!text.contains(SECRET), "the secret reached the cassette");
+    assert!(text.contains("token ${MCPBIND_TEST_CANARY"), "{text}");
+
+    // Both calls, each beside the locked hash, at the locked protocol
+    // version: the cassette loads against the lockfile.
+    let lockfile = tests_lockfile();
+    let cassette = mcpbind::testing::Cassette::load(&file, &lockfile).unwrap();
+    assert_eq!(cassette.to_text(), text);
+    let demo_tape = &cassette.servers["demo"];
+    assert_eq!(demo_tape.tools.len(), 2, "{first}\n{text}");
+    assert!(first.contains("\"add\"") && !first.contains("\"echo\""));
+    for (name, tape) in &demo_tape.tools {
+        let locked = lockfile.servers["demo"]
+            .tools
+            .iter()
+            .find(|t| &t.name == name);
+        assert_eq!(tape.sha256, locked.unwrap().sha256, "{name}");
+        assert_eq!(tape.calls.len(), 1, "{name}");
+    }
+    let add = &demo_tape.tools["add"].calls[0];
+    assert_eq!(add.arguments, Some(json!({"a": 2, "b": 40})));
+    assert_eq!(
+        add.result.as_ref().unwrap()["structuredContent"],
+        json!({"sum": 42})
+    );
+}
+
+/// A program whose only dependency is `mcpbind` (and tokio for `main`),
+/// with the features `features`, that connects to the demo server with
+/// its generated `connect` (the bindings of tests/golden/mcpbind.rs, the
+/// `testing` items included when it is on, warnings denied) and adds 2
+/// and 40, run with `MCPBIND_RECORD=record`.
+fn run_recording_program(features: &str, record: &std::path::Path) {
+    let root = crate::util::root();
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = format!(
+        "[package]\nname = \"record-check\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\nmcpbind = {{ path = {}, default-features = false, features = {features} }}\n\
+         tokio = {{ version = \"1\", features = [\"rt\", \"macros\"] }}\n\n[workspace]\n",
+        crate::util::toml_str(&root.join("mcpbind").display().to_string())
+    );
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::copy(root.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    let golden = crate::util::tests_dir().join("golden/mcpbind.rs");
+    let main = format!(
+        "#![deny(warnings)]\n#![allow(dead_code, unused_imports)]\ninclude!({:?});\n\
+         #[tokio::main(flavor = \"current_thread\")]\nasync fn main() {{\n\
+         let command = std::env::args().nth(1).unwrap();\n\
+         let config = mcpbind::Config::new().server(\"demo\", mcpbind::ServerConfig::stdio(command)).unwrap();\n\
+         let demo = demo::Client::connect(&config).await.unwrap();\n\
+         let sum = demo.add(demo::types::AddInput::new(2, 40)).await.unwrap();\n\
+         println!(\"sum = {{}}\", sum.output.sum);\n}}\n",
+        golden.display().to_string()
+    );
+    std::fs::write(dir.path().join("src/main.rs"), main).unwrap();
+    let demo_server = crate::util::bin("mcpbind-demo-server");
+    let out = crate::util::cargo()
+        .current_dir(dir.path())
+        .args(["run", "--quiet", "--offline", "--"])
+        .arg(&demo_server)
+        .envs(crate::util::nested_target())
+        .env("MCPBIND_RECORD", record)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("sum = 42"),
+        "features {features}:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn mcpbind_record_records_a_running_program_only_when_built_with_the_record_feature() {
+    let dir = tempfile::tempdir().unwrap();
+    // Without `record` (with `testing`): the variable does nothing.
+    let ignored = dir.path().join("ignored.cassette.json");
+    run_recording_program(r#"["stdio", "testing"]"#, &ignored);
+    assert!(!ignored.exists(), "a build without `record` recorded");
+
+    // With it: the call is in the cassette, beside the locked hash, at
+    // the locked protocol version.
+    let recorded = dir.path().join("recorded.cassette.json");
+    run_recording_program(r#"["stdio", "record"]"#, &recorded);
+    let lockfile = tests_lockfile();
+    let cassette = mcpbind::testing::Cassette::load(&recorded, &lockfile).unwrap();
+    let add = &cassette.servers["demo"].tools["add"];
+    let locked = lockfile.servers["demo"]
+        .tools
+        .iter()
+        .find(|t| t.name == "add");
+    assert_eq!(add.sha256, locked.unwrap().sha256);
+    assert_eq!(add.calls.len(), 1);
+    assert_eq!(add.calls[0].arguments, Some(json!({"a": 2, "b": 40})));
+    let result = add.calls[0].result.as_ref().unwrap();
+    assert_eq!(result["structuredContent"], json!({"sum": 42}));
+}
+
+
 /// The tests that need the pinned npm and PyPI servers
 /// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
 mod installed {
@@ -485,11 +706,11 @@ mod installed {
         let recorder = mcpbind::testing::Recorder::new(&file);
         let live = |name| mcpbind::Client::connect(&config, name);
         let recording = (
-            mcpbind::testing::in_process!(everything::Server(Locked))
+            everything::Client::in_process(everything::Server(Locked))
                 .record(&recorder, live("everything").await.unwrap())
                 .await
                 .unwrap(),
-            mcpbind::testing::in_process!(filesystem::Server(Locked))
+            filesystem::Client::in_process(filesystem::Server(Locked))
                 .record(&recorder, live("filesystem").await.unwrap())
                 .await
                 .unwrap(),
@@ -511,15 +732,26 @@ mod installed {
             cassette.servers["everything"].tools["echo"].sha256,
             echo.sha256
         );
+        // So are the prompt's and the resource template's.
+        let prompt = locked.prompts.iter().find(|p| p.name == "simple-prompt");
+        let tape = &cassette.servers["everything"];
+        assert_eq!(tape.prompts["simple-prompt"].sha256, prompt.unwrap().sha256);
+        let read = &tape.resources["demo://resource/dynamic/text/3"];
+        let template = (locked.resource_templates.iter()).find(|t| t.name == "Dynamic Text Resource");
+        assert_eq!(read.template.as_deref(), Some("Dynamic Text Resource"));
+        assert_eq!(
+            read.sha256.as_deref(),
+            Some(template.unwrap().sha256.as_str())
+        );
 
         // Replayed with servers that cannot start: the same typed results.
         let replay = (
-            mcpbind::testing::in_process!(everything::Server(Locked))
+            everything::Client::in_process(everything::Server(Locked))
                 .config(unstartable("everything"))
                 .replay(&cassette)
                 .await
                 .unwrap(),
-            mcpbind::testing::in_process!(filesystem::Server(Locked))
+            filesystem::Client::in_process(filesystem::Server(Locked))
                 .config(unstartable("filesystem"))
                 .replay(&cassette)
                 .await

@@ -544,3 +544,16 @@ pub fn schema_errors(schema: &serde_json::Value, value: &serde_json::Value) -> V
         Err(error) => vec![format!("{error:#}")],
     }
 }
+
+/// Where the temp crates of the tests build: the workspace's target dir
+/// (`cargo test` holds no lock while tests run; cargo's lock serialises the
+/// nested runs), with the profile the workspace gives its dependencies (no
+/// debug info; a temp crate's own manifest has no profile), so the
+/// dependencies .ci/run's clippy and the other nested runs checked are
+/// reused, not compiled once more per crate.
+pub fn nested_target() -> [(&'static str, std::ffi::OsString); 2] {
+    [
+        ("CARGO_TARGET_DIR", root().join("target").into()),
+        ("CARGO_PROFILE_DEV_DEBUG", "false".into()),
+    ]
+}

@@ -211,6 +211,31 @@ async fn record(
     Ok(())
 }
 
+/// The protocol version the lockfile records for the server, when one is
+/// found and holds it: a call to record is made with the handshake that
+/// version calls for, so that the cassette loads against that lockfile.
+fn locked_protocol(args: &Args) -> Option<String> {
+    let lockfile = mcpbind::Lockfile::read(args.paths.find_lockfile().ok()?).ok()?;
+    Some(lockfile.servers.get(&args.server)?.protocol_version.clone())
+}
+
+/// Connects to server `name`: with the handshake of protocol version
+/// `locked`, if given, as a generated client does.
+async fn connect(
+    name: &str,
+    server: mcpbind::ServerConfig,
+    locked: Option<&str>,
+) -> mcpbind::Result<mcpbind::Client> {
+    match locked {
+        Some(version) => {
+            let mut config = mcpbind::Config::new();
+            config.servers.insert(name.to_owned(), server);
+            mcpbind::Client::connect_locked(&config, name, version).await
+        }
+        None => mcpbind::Client::connect_server(name, server).await,
+    }
+}
+
 /// A content block as `call` prints it: text as it is; an image, audio or
 /// binary resource as one line saying what it is (`--json` prints its
 /// data); an embedded text resource as its text under a line naming it.
@@ -275,8 +300,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // wire (`notifications/cancelled`, `tasks/cancel` for a task); `held`
     // keeps the connection open meanwhile, for the cancellation to go out.
     let held = std::sync::Mutex::new(None);
+    let locked = args.record.as_ref().and_then(|_| locked_protocol(&args));
     let result = crate::signal::block_on(async {
-        let client = mcpbind::Client::connect_server(&args.server, server).await?;
+        let client = connect(&args.server, server, locked.as_deref()).await?;
         *held.lock().unwrap_or_else(|e| e.into_inner()) = Some(client.clone());
         let result = call(&client, &args, arguments.clone(), &progress).await;
         if let Some(file) = &args.record {

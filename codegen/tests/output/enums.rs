@@ -206,6 +206,14 @@ pub mod enums {
                 )
                 .await?;
             inner.check_pins(TOOLS).await?;
+            let inner = ::mcpbind::__private::recorded(
+                    inner,
+                    Self::PROTOCOL_VERSION,
+                    TOOLS,
+                    &[],
+                    &[],
+                )
+                .await;
             ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
@@ -250,6 +258,26 @@ pub mod enums {
         );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
+        }
+    }
+    #[::mcpbind::__private::testing]
+    impl Client {
+        /// This client on `server` (a double: `Server(MyHandler)`) in
+        /// the same process, over an in-memory stream: `.await` it to
+        /// connect (the handshake at [`PROTOCOL_VERSION`](Self::PROTOCOL_VERSION),
+        /// then the pins under `pin_policy`), or set its `config` and
+        /// `hooks` first. Validation, events, timeouts and approvals
+        /// run as against the real server.
+        pub fn in_process<S: ::mcpbind::ToolServer>(
+            server: S,
+        ) -> ::mcpbind::testing::InProcess<S, Self> {
+            ::mcpbind::testing::InProcess::new(
+                Self::SERVER,
+                Self::PROTOCOL_VERSION,
+                TOOLS,
+                server,
+                Self::from_client,
+            )
         }
     }
     /// The server's tools as Rust methods: implement the ones a test

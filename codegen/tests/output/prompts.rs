@@ -679,6 +679,14 @@ pub mod prompts {
             inner.check_pins(TOOLS).await?;
             inner.check_prompt_pins(PROMPTS).await?;
             inner.check_resource_template_pins(RESOURCE_TEMPLATES).await?;
+            let inner = ::mcpbind::__private::recorded(
+                    inner,
+                    Self::PROTOCOL_VERSION,
+                    TOOLS,
+                    PROMPTS,
+                    RESOURCE_TEMPLATES,
+                )
+                .await;
             ::std::result::Result::Ok(Self { inner })
         }
         /// Wraps an untyped client.
@@ -731,6 +739,26 @@ pub mod prompts {
         );
         fn into_client(self) -> ::mcpbind::Client {
             self.inner
+        }
+    }
+    #[::mcpbind::__private::testing]
+    impl Client {
+        /// This client on `server` (a double: `Server(MyHandler)`) in
+        /// the same process, over an in-memory stream: `.await` it to
+        /// connect (the handshake at [`PROTOCOL_VERSION`](Self::PROTOCOL_VERSION),
+        /// then the pins under `pin_policy`), or set its `config` and
+        /// `hooks` first. Validation, events, timeouts and approvals
+        /// run as against the real server.
+        pub fn in_process<S: ::mcpbind::ToolServer>(
+            server: S,
+        ) -> ::mcpbind::testing::InProcess<S, Self> {
+            ::mcpbind::testing::InProcess::new(
+                Self::SERVER,
+                Self::PROTOCOL_VERSION,
+                TOOLS,
+                server,
+                Self::from_client,
+            )
         }
     }
     /// The server's tools as Rust methods: implement the ones a test
