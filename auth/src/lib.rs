@@ -45,12 +45,12 @@ use mcpbind_model::redact;
 /// the connection hide the same secrets.
 pub trait Expand {
     /// `value` with its `${VAR}`s expanded.
-    fn expand(&mut self, value: &str) -> std::result::Result<String, mcpbind_model::ConfigError>;
+    fn expand(&mut self, value: &str) -> std::result::Result<String, mcpbind_model::config::ConfigError>;
     /// [`Expand::expand`] for a URL, whose password is a secret too.
     fn expand_url(
         &mut self,
         value: &str,
-    ) -> std::result::Result<String, mcpbind_model::ConfigError>;
+    ) -> std::result::Result<String, mcpbind_model::config::ConfigError>;
     /// The secrets met, as text to redact (longest first).
     fn finish(self: Box<Self>) -> Arc<[String]>;
 }

@@ -2,11 +2,11 @@
 //! secrets (the `${VAR}`s its expander resolves are the ones OAuth's errors
 //! hide). `login` and `logout` are what `mcpbind login` and
 //! `mcpbind logout` run; the `Browser` hook is a client's
-//! ([`ClientHooks::browser`](crate::ClientHooks::browser)).
+//! ([`ClientHooks::browser`](crate::elicit::ClientHooks::browser)).
 
 use mcpbind_auth::Expand;
 
-use crate::config::ServerConfig;
+use mcpbind_model::config::ServerConfig;
 use crate::connect::secrets::Expander;
 use crate::error::Result;
 

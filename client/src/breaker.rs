@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
-use crate::config::Lifecycle;
+use mcpbind_model::config::Lifecycle;
 use crate::error::Error;
 
 /// The state of a server's circuit.

@@ -30,7 +30,7 @@ use rmcp::model::{ClientRequest, ServerPeerInfo};
 use crate::breaker::Breaker;
 use crate::call::ToolResult;
 use crate::clock::Clock;
-use crate::config::ServerConfig;
+use mcpbind_model::config::ServerConfig;
 use crate::connect::Handler;
 use crate::error::{Error, Result};
 
@@ -39,7 +39,7 @@ mod connection;
 mod lifecycle;
 mod listing;
 mod mrtr;
-mod pins;
+pub(crate) mod pins;
 mod prompts;
 mod request;
 #[cfg(feature = "skills")]

@@ -51,7 +51,7 @@ pub(crate) use stdio::connect_in_process;
 pub(crate) use stdio::Process;
 pub(crate) use tap::{id_key, RawTap};
 
-use crate::config::{ServerConfig, TransportConfig};
+use mcpbind_model::config::{ServerConfig, TransportConfig};
 use crate::elicit::ClientHooks;
 use crate::error::{Error, Result};
 use crate::notices::{ListKind, Notices};
@@ -258,8 +258,8 @@ pub(crate) enum ConnectFailure {
 }
 
 /// A `${VAR}` that cannot be expanded fails the connection.
-impl From<crate::config::ConfigError> for ConnectFailure {
-    fn from(e: crate::config::ConfigError) -> Self {
+impl From<mcpbind_model::config::ConfigError> for ConnectFailure {
+    fn from(e: mcpbind_model::config::ConfigError) -> Self {
         ConnectFailure::Error(e.into())
     }
 }

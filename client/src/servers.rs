@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::client::{Client, Closed};
-use crate::config::Config;
+use mcpbind_model::config::Config;
 use crate::error::{Error, Result};
 
 /// A client per configured server, connected concurrently.

@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::sandbox::SandboxConfig;
+use mcpbind_model::sandbox::SandboxConfig;
 use crate::Error;
 
 /// What a sandbox would be planned for (the `sandbox` feature's

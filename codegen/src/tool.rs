@@ -3,7 +3,7 @@
 
 use proc_macro2::{Ident, Span};
 
-use crate::lock::LockedTool;
+use mcpbind_model::lock::LockedTool;
 use crate::splice::{Context, MARGIN};
 
 /// Everything the generator needs to emit one tool.
@@ -261,8 +261,8 @@ impl ToolMethod<'_> {
             &[output],
             "> + '_ {",
         );
-        let call = ["self.inner.call_owned::<tools::", &self.marker, ">(input)"];
-        out.line(i + 4, &call);
+        let call = format!("::mcpbind::__private::call_owned::<tools::{}>", self.marker);
+        out.call(i + 4, &call, &["&self.inner", "input"]);
         out.line(i, &["}"]);
         out
     }
@@ -292,9 +292,9 @@ impl ToolMethod<'_> {
         );
         out.literal(i, &[") -> impl ::mcpbind::CallFuture<", output, "> + '_ {"]);
         let call = [
-            "self.inner.call_approved::<tools::",
+            "::mcpbind::__private::call_approved::<tools::",
             marker,
-            ">(input, approved)",
+            ">(&self.inner, input, approved)",
         ];
         out.literal(i + 4, &call);
         out.literal(i, &["}"]);

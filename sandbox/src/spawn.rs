@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::plan::{Plan, Target, Unenforced};
-use super::{Limits, SandboxConfig};
+use mcpbind_model::sandbox::{Limits, SandboxConfig};
 use crate::error::Error;
 
 /// The directories made for one start of a server (its isolated HOME and

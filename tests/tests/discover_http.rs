@@ -9,7 +9,7 @@
 
 use std::process::{Child, Command};
 
-use mcpbind::model::{CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction};
+use mcpbind::protocol::{CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction};
 use mcpbind::{CallOptions, Client, ClientHooks, Config, PinPolicy, ServerBuilder, ServerConfig};
 use serde_json::{json, Value};
 

@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use mcpbind::model::{CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction};
+use mcpbind::protocol::{CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction};
 use mcpbind::{CallOptions, Client, ClientHooks, Config};
 use mcpbind_tests::demo;
 use serde_json::{json, Value};

@@ -154,7 +154,7 @@ roundtrip_all! {
 #[test]
 fn generated_metadata_is_the_locked_tools() {
     let lock =
-        mcpbind_codegen::Lockfile::read(crate::util::tests_dir().join("mcpbind.lock")).unwrap();
+        mcpbind::Lockfile::read(crate::util::tests_dir().join("mcpbind.lock")).unwrap();
     let servers: [&[mcpbind::ToolMeta]; 5] = [
         mcpbind_tests::demo::TOOLS,
         mcpbind_tests::everything::TOOLS,

@@ -152,7 +152,7 @@ async fn resources_are_inlined_noted_and_named() {
         )
         .await;
     let result = text_ref.outcome.as_ref().unwrap();
-    let Some(mcpbind::model::ResourceContents::TextResourceContents { text: body, .. }) =
+    let Some(mcpbind::protocol::ResourceContents::TextResourceContents { text: body, .. }) =
         result.content[1].as_resource().map(|r| &r.resource)
     else {
         panic!("not a text resource: {:?}", result.content);
@@ -182,7 +182,7 @@ async fn resources_are_inlined_noted_and_named() {
         )
         .await;
     let result = blob_ref.outcome.as_ref().unwrap();
-    let Some(mcpbind::model::ResourceContents::BlobResourceContents {
+    let Some(mcpbind::protocol::ResourceContents::BlobResourceContents {
         blob, mime_type, ..
     }) = result.content[1].as_resource().map(|r| &r.resource)
     else {

@@ -21,7 +21,7 @@ use tokio::time::Instant;
 
 use super::connection::Connector;
 use super::{CallOptions, Client, Closed};
-use crate::config::{Config, ServerConfig};
+use mcpbind_model::config::{Config, ServerConfig};
 use crate::connect::{Handler, Session};
 use crate::error::{Error, Result};
 
