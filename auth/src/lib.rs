@@ -45,7 +45,10 @@ use mcpbind_model::redact;
 /// the connection hide the same secrets.
 pub trait Expand {
     /// `value` with its `${VAR}`s expanded.
-    fn expand(&mut self, value: &str) -> std::result::Result<String, mcpbind_model::config::ConfigError>;
+    fn expand(
+        &mut self,
+        value: &str,
+    ) -> std::result::Result<String, mcpbind_model::config::ConfigError>;
     /// [`Expand::expand`] for a URL, whose password is a secret too.
     fn expand_url(
         &mut self,

@@ -6,9 +6,9 @@
 
 use mcpbind_auth::Expand;
 
-use mcpbind_model::config::ServerConfig;
 use crate::connect::secrets::Expander;
 use crate::error::Result;
+use mcpbind_model::config::ServerConfig;
 
 /// The expander of one server's config values (OAuth's [`Expand`]).
 fn expander(server: &str) -> Box<dyn Expand + '_> {

@@ -30,9 +30,9 @@ use rmcp::model::{ClientRequest, ServerPeerInfo};
 use crate::breaker::Breaker;
 use crate::call::ToolResult;
 use crate::clock::Clock;
-use mcpbind_model::config::ServerConfig;
 use crate::connect::Handler;
 use crate::error::{Error, Result};
+use mcpbind_model::config::ServerConfig;
 
 mod call;
 mod connection;

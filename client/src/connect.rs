@@ -51,10 +51,10 @@ pub(crate) use stdio::connect_in_process;
 pub(crate) use stdio::Process;
 pub(crate) use tap::{id_key, RawTap};
 
-use mcpbind_model::config::{ServerConfig, TransportConfig};
 use crate::elicit::ClientHooks;
 use crate::error::{Error, Result};
 use crate::notices::{ListKind, Notices};
+use mcpbind_model::config::{ServerConfig, TransportConfig};
 
 /// The client side of the session: who we are, how we answer what the
 /// server asks ([`ClientHooks`]; a capability is declared only when its

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use mcpbind_model::config::ConfigError;
-use mcpbind_model::Drift;
 use crate::protocol::CallToolResult;
 use crate::redact::{redact, redact_result, redact_value};
+use mcpbind_model::config::ConfigError;
+use mcpbind_model::Drift;
 use mcpbind_model::Violation;
 
 /// A runtime error.
@@ -386,7 +386,10 @@ pub fn annotations_mismatch(
 
 /// The help of a mismatched `annotations` mode: regenerate with the config.
 #[doc(hidden)]
-pub fn annotations_mismatch_help(server: &str, config: mcpbind_model::config::Annotations) -> String {
+pub fn annotations_mismatch_help(
+    server: &str,
+    config: mcpbind_model::config::Annotations,
+) -> String {
     format!(
         "regenerate the bindings with this config (`annotations = \"{}\"` for server `{server}`): rebuild, as a build.rs and `mcp_tools!` read the mcpbind.toml beside the lockfile (or name it: `Builder::config`, `mcp_tools!(config = \"…\")`); checked-in bindings: `mcpbind generate --config <this config> --out <the file>`",
         config.name()

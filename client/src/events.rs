@@ -23,10 +23,10 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::call::ToolResult;
-use mcpbind_model::config::ServerConfig;
 use crate::connect::secrets::ServerSecrets;
 use crate::error::{Error, Result};
 use crate::redact::{redact_labelled, redact_labelled_value};
+use mcpbind_model::config::ServerConfig;
 use mcpbind_model::ToolMeta;
 
 /// How many events a slow subscriber may fall behind before losing some.

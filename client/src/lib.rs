@@ -17,7 +17,10 @@
 // Without a transport (`stdio`, `http`) nothing connects: the handshake
 // and its errors go unused.
 #![cfg_attr(
-    all(feature = "any-transport", not(any(feature = "stdio", feature = "http"))),
+    all(
+        feature = "any-transport",
+        not(any(feature = "stdio", feature = "http"))
+    ),
     allow(dead_code, unused_variables)
 )]
 

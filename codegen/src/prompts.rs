@@ -14,9 +14,9 @@ use quote::quote;
 use serde_json::Value;
 
 use crate::docs::doc_attrs;
-use mcpbind_model::lock::LockedPrompt;
 use crate::naming::{ToolName, ToolNames};
 use crate::tool::ident;
+use mcpbind_model::lock::LockedPrompt;
 
 /// One prompt argument.
 struct Argument<'a> {

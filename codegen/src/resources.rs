@@ -7,10 +7,10 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use crate::docs::doc_attrs;
-use mcpbind_model::lock::LockedResourceTemplate;
 use crate::naming::ToolNames;
 use crate::prompts::{opt_str, unique};
 use crate::tool::ident;
+use mcpbind_model::lock::LockedResourceTemplate;
 
 /// Everything the generator needs to emit one template.
 struct TemplateMethod<'a> {

@@ -3,8 +3,8 @@
 
 use proc_macro2::{Ident, Span};
 
-use mcpbind_model::lock::LockedTool;
 use crate::splice::{Context, MARGIN};
+use mcpbind_model::lock::LockedTool;
 
 /// Everything the generator needs to emit one tool.
 #[derive(Debug)]

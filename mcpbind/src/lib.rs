@@ -58,12 +58,12 @@
 // (tests/tests/api.rs checks the listing).
 
 // The config (`mcpbind.toml`, `.mcp.json`) and the lockfile.
-/// Why a config's text could not be read ([`Config::from_toml_str`],
-/// [`Config::from_json_str`]).
-pub use mcpbind_model::config::ParseError as ConfigParseError;
 /// What the generated bindings make of a server's tool annotations
 /// (`annotations = "advise" | "enforce"`).
 pub use mcpbind_model::config::Annotations;
+/// Why a config's text could not be read ([`Config::from_toml_str`],
+/// [`Config::from_json_str`]).
+pub use mcpbind_model::config::ParseError as ConfigParseError;
 pub use mcpbind_model::config::{
     AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy, SandboxBuilder,
     ServerBuilder, ServerConfig, TransportConfig,
@@ -110,9 +110,10 @@ pub use mcpbind_server::{serve_io, serve_stdio};
 pub mod config {
     pub use mcpbind_model::config::{
         expand_vars, expand_vars_with, input_var, is_safe_env, is_valid_server_name, Assertion,
-        SigningAlgorithm, DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD, DEFAULT_CONNECT_TIMEOUT,
-        DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRIES, DEFAULT_RETRY_BACKOFF,
-        DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_TIMEOUT, SAFE_ENV,
+        SigningAlgorithm, DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD,
+        DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES,
+        DEFAULT_RETRIES, DEFAULT_RETRY_BACKOFF, DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_TIMEOUT,
+        SAFE_ENV,
     };
 }
 

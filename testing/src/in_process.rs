@@ -16,8 +16,8 @@ use crate::{Cassette, Recorder, Recording, Replay};
 use mcpbind_client::elicit::ClientHooks;
 use mcpbind_client::{Client, Result};
 use mcpbind_model::config::{Config, ConfigError, ServerConfig};
-use mcpbind_model::handler::{BoxFuture, ServeResult};
 use mcpbind_model::handler::ToolServer;
+use mcpbind_model::handler::{BoxFuture, ServeResult};
 use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolMeta};
 use serde_json::{Map, Value};
 

@@ -462,10 +462,7 @@ fn everything_upgraded(breaking: bool) -> tempfile::TempDir {
 /// them: each edit is the reverse of a change an upgrade makes. With
 /// `breaking`, the upgrade also makes an argument required, drops a prompt
 /// and renames a template variable.
-fn previous_everything(
-    server: mcpbind::ServerLock,
-    breaking: bool,
-) -> mcpbind::ServerLock {
+fn previous_everything(server: mcpbind::ServerLock, breaking: bool) -> mcpbind::ServerLock {
     use serde_json::{json, Value};
     let definitions = |entries: &[mcpbind::LockedEntry]| -> Vec<Value> {
         entries.iter().map(|e| e.definition.clone()).collect()

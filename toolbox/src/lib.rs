@@ -11,9 +11,9 @@ mod toolbox;
 
 pub use toolbox::{
     BoundServer, CallError, ContentKind, ContentNote, ContentOptions, Definitions,
-    DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement,
-    PromptRequest, Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall,
-    ToolEntry, ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError,
+    DescriptionPolicy, HookCall, LimitExceeded, ModelResult, OpenAiShape, Placement, PromptRequest,
+    Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall, ToolEntry,
+    ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError,
 };
 // The provider helpers, used by path in the facade (`mcpbind::toolbox`).
 pub use toolbox::{is_legal_tool_name, model_name, MAX_NAME_LEN};

@@ -49,8 +49,8 @@ use mcpbind_model::{ResourceTemplateMeta, Tool, ToolMeta};
 pub use content::{ContentKind, ContentNote, ContentOptions, Placement, Provider, ProviderResult};
 pub use dispatch::{CallError, ModelResult, ToolCall};
 pub use hooks::{HookCall, ToolHook};
-use mcpbind_client::{Approval, Approvals};
 pub use inventory::{ServerInventory, ToolInventory};
+use mcpbind_client::{Approval, Approvals};
 pub use names::{is_legal as is_legal_tool_name, model_name, MAX_NAME_LEN};
 pub use prompts::PromptRequest;
 pub use providers::{

@@ -11,12 +11,12 @@ use super::lifecycle::{self, Activity, Live};
 use super::{millis, pins, subscribe, Client, Shared};
 use crate::breaker::Breaker;
 use crate::clock::Clock;
-use mcpbind_model::config::{Config, ServerConfig};
 use crate::connect::secrets::ServerSecrets;
 use crate::connect::{connect, First, Handler, Session};
 use crate::elicit::ClientHooks;
 use crate::error::{Error, Result};
 use crate::notices::Notices;
+use mcpbind_model::config::{Config, ServerConfig};
 
 impl Client {
     /// Connects to server `name` of `config`, with the default

@@ -23,14 +23,14 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use super::lifecycle::Live;
 use super::{Client, Shared};
+use crate::error::{Error, Result};
+use crate::notices::{ListKind, Notice};
 use mcpbind_model::config::{PinPolicy, ServerConfig};
 use mcpbind_model::diff::ServerDiff;
-use mcpbind_model::Drift;
-use crate::error::{Error, Result};
 use mcpbind_model::lock::{EntryKind, LockedEntry};
-use crate::notices::{ListKind, Notice};
-use mcpbind_model::{PromptMeta, ResourceTemplateMeta};
+use mcpbind_model::Drift;
 use mcpbind_model::ToolMeta;
+use mcpbind_model::{PromptMeta, ResourceTemplateMeta};
 
 /// Entries whose use is refused: their definitions changed on the server
 /// while connected, under `pin_policy = "refuse"`.
@@ -396,7 +396,10 @@ impl Client {
         if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {
             return Ok(Vec::new());
         }
-        let drift = self.pin_diff(tools).await?.drift(mcpbind_model::lock::EntryKind::Tool);
+        let drift = self
+            .pin_diff(tools)
+            .await?
+            .drift(mcpbind_model::lock::EntryKind::Tool);
         self.apply_pin_policy(drift)
     }
 
@@ -420,7 +423,10 @@ impl Client {
 
     /// How the live server's tools differ from the locked `tools`: the
     /// same drift detector as `mcpbind check`, on the tools of those names.
-    pub(super) async fn pin_diff(&self, tools: &[ToolMeta]) -> Result<mcpbind_model::diff::ServerDiff> {
+    pub(super) async fn pin_diff(
+        &self,
+        tools: &[ToolMeta],
+    ) -> Result<mcpbind_model::diff::ServerDiff> {
         let locked: Vec<mcpbind_model::lock::LockedTool> = tools
             .iter()
             .map(|meta| mcpbind_model::lock::LockedTool {

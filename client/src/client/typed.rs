@@ -143,7 +143,8 @@ impl Client {
                 None
             }
         };
-        if let mcpbind_model::config::TransportConfig::StreamableHttp { .. } = self.config.transport {
+        if let mcpbind_model::config::TransportConfig::StreamableHttp { .. } = self.config.transport
+        {
             // Its `Mcp-Param-*` headers, before anything is listed.
             (self.shared.handler.tool_schemas).lock_once(meta.name, meta.input_schema);
         }

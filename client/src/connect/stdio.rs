@@ -23,11 +23,11 @@ use super::opening::{self, Replay, Unopened};
 use super::secrets::Expander;
 use super::tap::{Failure, RawTap};
 use super::{handshake, ConnectFailure, Handler, Lifecycle, Session};
-use mcpbind_model::config::is_safe_env;
 use crate::error::Error;
 use crate::redact::{redact, redact_cut};
 use crate::sandbox::Target;
 use crate::sandbox::{self, Confined, Scratch};
+use mcpbind_model::config::is_safe_env;
 use mcpbind_model::sandbox::SandboxConfig;
 
 mod lookup;

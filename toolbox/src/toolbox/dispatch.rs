@@ -6,11 +6,11 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::content::{self, ContentOptions, Provider, ProviderResult};
+use crate::validate::Violation;
 use mcpbind_client::internal;
 use mcpbind_client::{Client, Error, ToolResult};
 use mcpbind_model::handler::BoxFuture;
 use mcpbind_model::Tool;
-use crate::validate::Violation;
 
 /// The entry's typed call: deserializes prepared arguments into `T::Input`
 /// and calls through `Client::call::<T>`.
@@ -28,11 +28,12 @@ where
     T::Input: Sync,
 {
     Box::pin(async move {
-        let input: T::Input = mcpbind_model::json::from_value(Value::Object(arguments)).map_err(|e| {
-            CallError::Arguments {
-                problems: vec![Violation::new("/", "type", strip_position(&e.to_string()))],
-            }
-        })?;
+        let input: T::Input =
+            mcpbind_model::json::from_value(Value::Object(arguments)).map_err(|e| {
+                CallError::Arguments {
+                    problems: vec![Violation::new("/", "type", strip_position(&e.to_string()))],
+                }
+            })?;
         // `Toolbox::run` validated the arguments against the locked schema.
         let result = internal::call_validated::<T>(client, &input)
             .await
@@ -256,14 +257,16 @@ fn prepare_at(
 ) {
     let schema = resolve(root, schema);
     match value {
-        Value::Number(n) if n.is_f64() && only_integer(schema) => match mcpbind_model::json::whole(n) {
-            Some(int) => *n = int,
-            None => problems.push(Violation::new(
-                pointer.as_str(),
-                "type",
-                format!("expected an integer, got {n}"),
-            )),
-        },
+        Value::Number(n) if n.is_f64() && only_integer(schema) => {
+            match mcpbind_model::json::whole(n) {
+                Some(int) => *n = int,
+                None => problems.push(Violation::new(
+                    pointer.as_str(),
+                    "type",
+                    format!("expected an integer, got {n}"),
+                )),
+            }
+        }
         Value::Object(map) => {
             let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
                 return;
