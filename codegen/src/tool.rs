@@ -261,8 +261,14 @@ impl ToolMethod<'_> {
             &[output],
             "> + '_ {",
         );
-        let call = format!("::mcpbind::__private::call_owned::<tools::{}>", self.marker);
-        out.call(i + 4, &call, &["&self.inner", "input"]);
+        // Too long for a line, prettyplease breaks the turbofish: the piece
+        // then goes through it.
+        let call = [
+            "::mcpbind::__private::call_owned::<tools::",
+            &self.marker,
+            ">(&self.inner, input)",
+        ];
+        out.line(i + 4, &call);
         out.line(i, &["}"]);
         out
     }
