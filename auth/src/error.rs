@@ -1,7 +1,7 @@
 //! OAuth's errors: what the client (`mcpbind-client`) shows as its own
 //! `Error::Auth` and `Error::Config`, field for field.
 
-use mcpbind_model::ConfigError;
+use mcpbind_model::config::ConfigError;
 
 /// Why OAuth failed.
 /// (Exhaustive: the client maps each variant to its own.)

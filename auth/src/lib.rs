@@ -49,11 +49,14 @@ pub trait Expand {
     ///
     /// # Errors
     ///
-    /// [`ConfigError::MissingVar`](mcpbind_model::ConfigError::MissingVar)
+    /// [`ConfigError::MissingVar`](mcpbind_model::config::ConfigError::MissingVar)
     /// for a `${VAR}` that is not set, and
-    /// [`ConfigError::MissingInput`](mcpbind_model::ConfigError::MissingInput)
+    /// [`ConfigError::MissingInput`](mcpbind_model::config::ConfigError::MissingInput)
     /// for a VS Code input without a value.
-    fn expand(&mut self, value: &str) -> std::result::Result<String, mcpbind_model::ConfigError>;
+        fn expand(
+        &mut self,
+        value: &str,
+    ) -> std::result::Result<String, mcpbind_model::config::ConfigError>;
     /// [`Expand::expand`] for a URL, whose password is a secret too.
     ///
     /// # Errors
@@ -62,7 +65,7 @@ pub trait Expand {
     fn expand_url(
         &mut self,
         value: &str,
-    ) -> std::result::Result<String, mcpbind_model::ConfigError>;
+    ) -> std::result::Result<String, mcpbind_model::config::ConfigError>;
     /// The secrets met, as text to redact (longest first).
     fn finish(self: Box<Self>) -> Arc<[String]>;
 }

@@ -131,7 +131,7 @@ impl ServerSelection {
 
 impl Paths {
     /// Finds the lockfile with mcpbind's one lookup
-    /// ([`find_lockfile`](mcpbind::lock::find_lockfile)): `MCPBIND_LOCKFILE`,
+    /// ([`find_lockfile`](mcpbind::find_lockfile)): `MCPBIND_LOCKFILE`,
     /// else `--lockfile` (relative to the current directory) or
     /// `mcpbind.lock` beside the config, else at the workspace root.
     ///
@@ -141,7 +141,7 @@ impl Paths {
     /// lockfile.
     pub fn find_lockfile(&self) -> Result<PathBuf, mcpbind::LockError> {
         let (path, dir) = self.lookup();
-        mcpbind::lock::find_lockfile(&path, &dir)
+        mcpbind::find_lockfile(&path, &dir)
     }
 
     /// Where `mcpbind lock` writes: `MCPBIND_LOCKFILE`, else `--lockfile`,

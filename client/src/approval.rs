@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::events::CallSource;
-use crate::handler::BoxFuture;
-use crate::tool::Tool;
+use mcpbind_model::handler::BoxFuture;
+use mcpbind_model::Tool;
 
 /// A call waiting for approval: who it goes to, with what, and what the
 /// tool's annotations say about it.
@@ -226,8 +226,7 @@ impl Approvals {
     ///
     /// The first refusal's reason with the arguments it saw; a policy with
     /// no approval refuses with the arguments as given.
-    #[doc(hidden)]
-    pub async fn review(
+    pub(crate) async fn review(
         &self,
         request: CallRequest,
     ) -> std::result::Result<Value, (String, Value)> {
@@ -325,7 +324,6 @@ impl<T: Tool> Approved<T> {
 }
 
 /// What `mcpbind-toolbox` builds its requests with.
-#[doc(hidden)]
 pub fn toolbox_request(server: &str, tool: &str, arguments: Value) -> CallRequest {
     CallRequest {
         name: tool.to_owned(),
@@ -344,7 +342,7 @@ pub fn toolbox_request(server: &str, tool: &str, arguments: Value) -> CallReques
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::ToolMeta;
+    use mcpbind_model::ToolMeta;
 
     const DEF: &str = r#"{"inputSchema":{"type":"object"},"name":"rm"}"#;
 

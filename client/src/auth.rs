@@ -2,13 +2,13 @@
 //! secrets (the `${VAR}`s its expander resolves are the ones OAuth's errors
 //! hide). `login` and `logout` are what `mcpbind login` and
 //! `mcpbind logout` run; the `Browser` hook is a client's
-//! ([`ClientHooks::browser`](crate::ClientHooks::browser)).
+//! ([`ClientHooks::browser`](crate::elicit::ClientHooks::browser)).
 
 use mcpbind_auth::Expand;
 
-use crate::config::ServerConfig;
 use crate::connect::secrets::Expander;
 use crate::error::Result;
+use mcpbind_model::config::ServerConfig;
 
 /// The expander of one server's config values (OAuth's [`Expand`]).
 fn expander(server: &str) -> Box<dyn Expand + '_> {

@@ -12,8 +12,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
-use crate::config::Lifecycle;
 use crate::error::Error;
+use mcpbind_model::config::Lifecycle;
 
 /// The state of a server's circuit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

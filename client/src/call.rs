@@ -4,7 +4,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::tool::ToolMeta;
+use mcpbind_model::ToolMeta;
 
 /// The result of a successful call: the typed output, when the tool declares
 /// an `outputSchema`, and the content blocks the server sent.
@@ -21,8 +21,7 @@ pub struct ToolResult<O> {
 
 impl<O> ToolResult<O> {
     /// A result of its parts (the toolbox's, which lives in another crate).
-    #[doc(hidden)]
-    pub fn from_parts(
+    pub(crate) fn from_parts(
         output: O,
         content: Vec<ContentBlock>,
         structured_content: Option<Value>,
@@ -59,7 +58,7 @@ impl<O: serde::de::DeserializeOwned> ToolResult<O> {
     /// the tool has an output schema).
     pub fn from_result(
         server: &str,
-        meta: &crate::ToolMeta,
+        meta: &mcpbind_model::ToolMeta,
         result: CallToolResult,
     ) -> Result<Self> {
         if result.is_error == Some(true) {
@@ -117,7 +116,7 @@ fn parse_output<O: serde::de::DeserializeOwned>(
             })?
         }
     };
-    crate::json::from_value(value.clone()).map_err(|e| {
+    mcpbind_model::json::from_value(value.clone()).map_err(|e| {
         // serde_json's error names the value, not where it is: an integer
         // the generated types can't hold is found again, by its pointer.
         let violations = serde_json::from_str(schema)

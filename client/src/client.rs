@@ -30,16 +30,16 @@ use rmcp::model::{ClientRequest, ServerPeerInfo};
 use crate::breaker::Breaker;
 use crate::call::ToolResult;
 use crate::clock::Clock;
-use crate::config::ServerConfig;
 use crate::connect::Handler;
 use crate::error::{Error, Result};
+use mcpbind_model::config::ServerConfig;
 
 mod call;
 mod connection;
 mod lifecycle;
 mod listing;
 mod mrtr;
-mod pins;
+pub(crate) mod pins;
 mod prompts;
 mod request;
 #[cfg(feature = "skills")]

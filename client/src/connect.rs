@@ -51,10 +51,10 @@ pub(crate) use stdio::connect_in_process;
 pub(crate) use stdio::Process;
 pub(crate) use tap::{id_key, RawTap};
 
-use crate::config::{ServerConfig, TransportConfig};
 use crate::elicit::ClientHooks;
 use crate::error::{Error, Result};
 use crate::notices::{ListKind, Notices};
+use mcpbind_model::config::{ServerConfig, TransportConfig};
 
 /// The client side of the session: who we are, how we answer what the
 /// server asks ([`ClientHooks`]; a capability is declared only when its
@@ -258,8 +258,8 @@ pub(crate) enum ConnectFailure {
 }
 
 /// A `${VAR}` that cannot be expanded fails the connection.
-impl From<crate::config::ConfigError> for ConnectFailure {
-    fn from(e: crate::config::ConfigError) -> Self {
+impl From<mcpbind_model::config::ConfigError> for ConnectFailure {
+    fn from(e: mcpbind_model::config::ConfigError) -> Self {
         ConnectFailure::Error(e.into())
     }
 }

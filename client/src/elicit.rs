@@ -16,7 +16,7 @@
 //!
 //! ```
 //! # async fn run(config: &mcpbind::Config) -> mcpbind::Result<()> {
-//! use mcpbind::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+//! use mcpbind::protocol::{ElicitRequestParams, ElicitResult, ElicitationAction};
 //!
 //! let hooks = mcpbind::ClientHooks::default().elicitation(|request: ElicitRequestParams| async move {
 //!     match request {

@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use crate::config::ConfigError;
-use crate::drift::Drift;
-use crate::model::CallToolResult;
+use crate::protocol::CallToolResult;
 use crate::redact::{redact, redact_result, redact_value};
-use crate::validate::Violation;
+use mcpbind_model::config::ConfigError;
+use mcpbind_model::Drift;
+use mcpbind_model::Violation;
 
 /// A runtime error.
 #[derive(Debug, thiserror::Error)]
@@ -19,7 +19,7 @@ pub enum Error {
     /// A server's listing could not be locked (a live snapshot: an entry
     /// listed twice, one nested deeper than a lockfile may be).
     #[error(transparent)]
-    Lock(#[from] crate::lock::LockError),
+    Lock(#[from] mcpbind_model::lock::LockError),
     /// The config has no server of this name.
     #[error("server `{server}` is not in the config")]
     UnknownServer {
@@ -241,7 +241,7 @@ pub enum Error {
         /// The task's id.
         task: String,
         /// How it ended (`failed` or `cancelled`).
-        status: crate::model::TaskStatus,
+        status: crate::protocol::TaskStatus,
         /// What the server said of it (its `statusMessage` or error).
         message: Option<String>,
     },
@@ -363,9 +363,9 @@ pub enum Error {
         /// The server.
         server: String,
         /// The mode the bindings were generated under.
-        bindings: crate::config::Annotations,
+        bindings: mcpbind_model::config::Annotations,
         /// The mode the config connecting them says.
-        config: crate::config::Annotations,
+        config: mcpbind_model::config::Annotations,
     },
 }
 
@@ -374,8 +374,8 @@ pub enum Error {
 #[doc(hidden)]
 pub fn annotations_mismatch(
     server: &str,
-    bindings: crate::config::Annotations,
-    config: crate::config::Annotations,
+    bindings: mcpbind_model::config::Annotations,
+    config: mcpbind_model::config::Annotations,
 ) -> String {
     format!(
         "server `{server}`: the bindings were generated with `annotations = \"{}\"`, but the config connecting them says `annotations = \"{}\"`",
@@ -386,7 +386,10 @@ pub fn annotations_mismatch(
 
 /// The help of a mismatched `annotations` mode: regenerate with the config.
 #[doc(hidden)]
-pub fn annotations_mismatch_help(server: &str, config: crate::config::Annotations) -> String {
+pub fn annotations_mismatch_help(
+    server: &str,
+    config: mcpbind_model::config::Annotations,
+) -> String {
     format!(
         "regenerate the bindings with this config (`annotations = \"{}\"` for server `{server}`): rebuild, as a build.rs and `mcp_tools!` read the mcpbind.toml beside the lockfile (or name it: `Builder::config`, `mcp_tools!(config = \"…\")`); checked-in bindings: `mcpbind generate --config <this config> --out <the file>`",
         config.name()
@@ -445,7 +448,7 @@ impl Error {
 
     /// What the user can do about it, when that is known: the CLI, the
     /// macro and the build helper print it as a `help:` line. This error's
-    /// own, as [`Help::help`](crate::Help::help) gives it; [`crate::help`]
+    /// own, as [`Help::help`](mcpbind_model::Help::help) gives it; [`crate::help`]
     /// looks through its sources too.
     pub fn help(&self) -> Option<String> {
         match self {
@@ -464,7 +467,7 @@ impl Error {
                 ..
             } => Some(format!(
                 "raise `max_response_bytes` for server `{server}` in mcpbind.toml (default {} bytes)",
-                crate::config::DEFAULT_MAX_RESPONSE_BYTES
+                mcpbind_model::config::DEFAULT_MAX_RESPONSE_BYTES
             )),
             Error::TooLarge { server, .. } => Some(format!(
                 "no setting raises this limit: ask for less from server `{server}` (page its results), or have it stream its answer as SSE events (which `max_response_bytes` bounds)"
@@ -503,7 +506,7 @@ impl Error {
             Error::AnnotationsMismatch { server, config, .. } => {
                 Some(annotations_mismatch_help(server, *config))
             }
-            Error::Config(e) => crate::Help::help(e),
+            Error::Config(e) => mcpbind_model::Help::help(e),
             Error::Lock(e) => e.help(),
             _ => None,
         }
@@ -721,8 +724,8 @@ fn tail(stderr: &Option<String>) -> String {
     }
 }
 
-fn status_name(status: crate::model::TaskStatus) -> &'static str {
-    use crate::model::TaskStatus;
+fn status_name(status: crate::protocol::TaskStatus) -> &'static str {
+    use crate::protocol::TaskStatus;
     match status {
         TaskStatus::Working => "working",
         TaskStatus::InputRequired => "waiting for input",
@@ -761,7 +764,7 @@ mod tests {
             server: "s".into(),
             tool: "research".into(),
             task: "t1".into(),
-            status: crate::model::TaskStatus::Cancelled,
+            status: crate::protocol::TaskStatus::Cancelled,
             message: Some("stopped".into()),
         };
         assert_eq!(
@@ -831,8 +834,8 @@ mod tests {
             .contains("lacks a scope it requires"));
         let mismatch = Error::AnnotationsMismatch {
             server: "demo".into(),
-            bindings: crate::config::Annotations::Advise,
-            config: crate::config::Annotations::Enforce,
+            bindings: mcpbind_model::config::Annotations::Advise,
+            config: mcpbind_model::config::Annotations::Enforce,
         };
         assert_eq!(
             mismatch.to_string(),
@@ -951,7 +954,7 @@ mod redaction {
                 stderr: Some("argv: --token s3cr3t-tok".into()),
             }),
         };
-        let mut violation = crate::Violation::new("/echo", "maxItems", "too long");
+        let mut violation = mcpbind_model::Violation::new("/echo", "maxItems", "too long");
         violation.given = Some(serde_json::json!(["s3cr3t-tok"]));
         let output = Error::Output {
             server: "s".into(),

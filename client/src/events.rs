@@ -23,11 +23,11 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::call::ToolResult;
-use crate::config::ServerConfig;
 use crate::connect::secrets::ServerSecrets;
 use crate::error::{Error, Result};
 use crate::redact::{redact_labelled, redact_labelled_value};
-use crate::tool::ToolMeta;
+use mcpbind_model::config::ServerConfig;
+use mcpbind_model::ToolMeta;
 
 /// How many events a slow subscriber may fall behind before losing some.
 const CAPACITY: usize = 1024;
@@ -106,8 +106,7 @@ pub struct ToolInvoked {
 impl ToolInvoked {
     /// The event of a call of an unlocked tool through the toolbox (which
     /// lives in another crate).
-    #[doc(hidden)]
-    pub fn unlocked_toolbox_call(
+    pub(crate) fn unlocked_toolbox_call(
         server: String,
         tool: String,
         model_name: String,
@@ -340,7 +339,7 @@ mod tests {
     /// password as `***`.
     #[test]
     fn events_hide_every_secret_of_the_config() {
-        let config = crate::config::Config::from_toml_str(
+        let config = mcpbind_model::config::Config::from_toml_str(
             r#"
             [servers.events-test]
             transport = "streamable-http"

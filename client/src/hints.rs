@@ -9,7 +9,7 @@ use mcpbind_model::Help;
 
 /// The help of `error`, or of the first error in its source chain that has
 /// one; `None` when none does. It knows every error type of mcpbind (and
-/// [`Hinted`](crate::Hinted)); [`help_with`] takes other crates' types too.
+/// [`Hinted`](mcpbind_model::Hinted)); [`help_with`] takes other crates' types too.
 pub fn help(error: &(dyn StdError + 'static)) -> Option<String> {
     help_with(error, |_| None)
 }
@@ -26,7 +26,7 @@ pub fn help_with(
 }
 
 /// `error` as a [`Help`], when it is one of the client side's types.
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 fn as_help<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a dyn Help> {
     // A boxed source (`#[source] last: Box<Error>`) is in the chain as the
     // box: `Box<E>` is an error of its own type.
@@ -44,19 +44,19 @@ fn as_help<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a dyn Help> {
     None
 }
 
-#[cfg(not(feature = "client"))]
+#[cfg(not(feature = "any-transport"))]
 fn as_help<'a>(_: &'a (dyn StdError + 'static)) -> Option<&'a dyn Help> {
     None
 }
 
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 impl Help for crate::error::Error {
     fn help(&self) -> Option<String> {
         crate::error::Error::help(self)
     }
 }
 
-#[cfg(all(test, feature = "client"))]
+#[cfg(all(test, feature = "any-transport"))]
 mod tests {
     use super::*;
 

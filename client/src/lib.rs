@@ -18,43 +18,20 @@
 // Without a transport (`stdio`, `http`) nothing connects: the handshake
 // and its errors go unused.
 #![cfg_attr(
-    all(feature = "client", not(any(feature = "stdio", feature = "http"))),
+    all(
+        feature = "any-transport",
+        not(any(feature = "stdio", feature = "http"))
+    ),
     allow(dead_code, unused_variables)
 )]
 
-// The model (always on), under the paths it had when it lived here:
-// `crate::config::X` keeps working in this crate, and in its users.
-pub use mcpbind_model::{config, diff, handler, hash, json, lock, uri_template, write};
-pub use mcpbind_model::{
-    find_lockfile, include_bindings, AuthConfig, Config, ConfigError, ConfigWarning,
-    DefinitionPart, Drift, DriftChange, EntryKind, HandlerResult, Help, Hinted, Lifecycle,
-    LockError, LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy,
-    Prompt, PromptArgumentMeta, PromptMeta, Reply, ResourceTemplateMeta, SandboxBuilder,
-    SandboxConfig, ServeError, ServeResult, ServerBuilder, ServerConfig, ServerDiff, ServerLock,
-    TaskSupport, Tool, ToolFailure, ToolMeta, ToolServer, TransportConfig, UriTemplate,
-    UriTemplateError, UriValue, UriVariables,
-};
-
-/// What a stdio server's process may touch: the model's
-/// `[servers.NAME.sandbox]`, and (with `sandbox`) its enforcement when a
-/// server is spawned (`mcpbind-sandbox`).
-pub mod sandbox {
-    pub use mcpbind_model::sandbox::{
-        FileAccess, HomePolicy, Limits, NetworkPolicy, SandboxConfig,
-    };
-
-    #[cfg(feature = "sandbox")]
-    pub(crate) mod plan {
-        pub(crate) use mcpbind_sandbox::plan::Target;
-    }
+/// The sandbox's enforcement when a stdio server is spawned
+/// (`mcpbind-sandbox`), or, without the `sandbox` feature, its refusal.
+mod sandbox {
     #[cfg(all(feature = "stdio", not(feature = "sandbox")))]
-    pub(crate) mod plan {
-        pub(crate) use crate::unconfined::Target;
-    }
-    #[cfg(all(feature = "stdio", not(feature = "sandbox")))]
-    pub(crate) use crate::unconfined::{confine, Confined, Proxy, Scratch};
+    pub(crate) use crate::unconfined::{confine, Confined, Proxy, Scratch, Target};
     #[cfg(feature = "sandbox")]
-    pub(crate) use mcpbind_sandbox::{confine, Confined, Proxy, Scratch};
+    pub(crate) use mcpbind_sandbox::{confine, Confined, Proxy, Scratch, Target};
 
     #[cfg(feature = "sandbox")]
     impl From<mcpbind_sandbox::Error> for crate::Error {
@@ -80,17 +57,6 @@ pub mod sandbox {
     }
 }
 
-// The model's items under the paths this crate's files name them by.
-mod drift {
-    pub(crate) use mcpbind_model::Drift;
-}
-mod prompt {
-    pub(crate) use mcpbind_model::{Prompt, PromptMeta, ResourceTemplateMeta};
-}
-mod tool {
-    pub(crate) use mcpbind_model::{TaskSupport, Tool, ToolMeta};
-}
-
 mod hints;
 pub use hints::{help, help_with};
 
@@ -99,53 +65,55 @@ mod test_env;
 #[cfg(all(feature = "stdio", not(feature = "sandbox")))]
 mod unconfined;
 
-#[cfg(feature = "client")]
-pub mod approval;
+#[cfg(feature = "any-transport")]
+mod approval;
 #[cfg(feature = "auth")]
 pub mod auth;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 mod breaker;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 mod call;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 mod client;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 mod clock;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 mod connect;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 pub mod elicit;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 mod error;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 pub mod events;
 #[cfg(feature = "metrics")]
 mod metrics;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 pub mod notices;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 mod paging;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 mod redact;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 mod servers;
 #[cfg(feature = "skills")]
 pub mod skills;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 pub mod snapshot;
 #[cfg(feature = "otel")]
 mod trace_context;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 mod validate {
     #[cfg(feature = "validate")]
-    pub use mcpbind_model::validate::{compile, violations_of, violations_or, Compiled};
-    pub use mcpbind_model::violation::{join, Violation};
+    pub(crate) use mcpbind_model::validate::violations_or;
+    pub(crate) use mcpbind_model::violation::join;
+    #[cfg(not(feature = "validate"))]
+    use mcpbind_model::Violation;
 
     /// Without the `validate` feature nothing is checked against a schema
     /// (a typed call's types checked its arguments), and nothing is said
     /// of it.
     #[cfg(not(feature = "validate"))]
-    pub fn violations_or(
+    pub(crate) fn violations_or(
         _schema: &'static str,
         _instance: &serde_json::Value,
         _unchecked: impl FnOnce(&str),
@@ -154,31 +122,22 @@ mod validate {
     }
 }
 
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 pub use approval::{Approval, Approvals, Approved, CallRequest, Verdict};
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 pub use call::ToolResult;
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 pub use client::{CallFuture, CallOptions, Client, Closed, TaskHandle, TaskState};
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 pub use connect::secrets::ServerSecrets;
-#[cfg(feature = "client")]
-pub use elicit::{AcceptDefaults, ClientHooks, Elicitation, Roots, Sampling};
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 pub use error::{Error, PageProblem, Result};
-#[cfg(feature = "client")]
-pub use events::{CallSource, EventReceiver, Outcome, ToolInvoked};
-#[cfg(feature = "client")]
-pub use notices::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
-#[cfg(feature = "client")]
-#[cfg(feature = "client")]
+#[cfg(feature = "any-transport")]
 pub use servers::{Health, Servers};
-#[cfg(feature = "client")]
-pub use validate::Violation;
 
 /// rmcp's protocol types, re-exported rather than copied.
-#[cfg(feature = "client")]
-pub mod model {
+#[cfg(feature = "any-transport")]
+pub mod protocol {
     #[allow(deprecated)] // sampling and roots: SEP-2577 (see elicit.rs)
     pub use rmcp::model::{
         CallToolResult, CompletionInfo, ContentBlock, CreateMessageRequestParams,
@@ -189,22 +148,8 @@ pub mod model {
     };
 }
 
-/// What `mcpbind-toolbox` uses of this crate's internals. Not part of the
-/// public API.
+/// What the workspace's own crates use of this crate's insides. Not part
+/// of the public API, and exempt from semver.
 #[doc(hidden)]
-#[cfg(feature = "client")]
-pub mod __toolbox {
-    pub use crate::call::text_of;
-    pub use crate::error::{annotations_mismatch, annotations_mismatch_help};
-    pub use crate::events::{
-        outcome_of, publish_rejected, publish_toolbox_call, with_scope, CallScope,
-    };
-    #[cfg(feature = "validate")]
-    pub use crate::validate::{compile, violations_of, Compiled};
-    pub use crate::validate::{join, violations_or};
-    pub use mcpbind_model::may_modify;
-}
-
-/// What generated code uses. Not part of the public API.
-#[doc(hidden)]
-pub use mcpbind_model::__private;
+#[cfg(feature = "any-transport")]
+pub mod internal;

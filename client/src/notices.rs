@@ -11,7 +11,7 @@
 //! Everything a server says also goes to tracing (its logs under target
 //! `mcpbind::server`, at their levels) and, when someone listens, to the
 //! process-wide bus of [`Notice`]s ([`subscribe`]), with the config's
-//! secrets replaced as in [`ToolInvoked`](crate::ToolInvoked) events.
+//! secrets replaced as in [`ToolInvoked`](crate::events::ToolInvoked) events.
 
 // Logging is deprecated by SEP-2577 (2026-07-28), and servers of earlier
 // revisions send it: it is heard until rmcp removes it.
@@ -129,7 +129,7 @@ pub enum Notice {
         tools: Vec<String>,
         /// What changed, one entry per tool (prompt, resource template),
         /// in the order of `tools`.
-        drift: Vec<crate::Drift>,
+        drift: Vec<mcpbind_model::Drift>,
         /// Whether calls to them are refused from now on (`refuse`).
         refused: bool,
         /// Which list they are in ([`ListKind::Tools`] for tools).

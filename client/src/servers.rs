@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::client::{Client, Closed};
-use crate::config::Config;
 use crate::error::{Error, Result};
+use mcpbind_model::config::Config;
 
 /// A client per configured server, connected concurrently.
 ///

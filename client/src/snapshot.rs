@@ -5,7 +5,10 @@
 
 use serde_json::Value;
 
-use crate::{Config, Lockfile, Result, ServerConfig, ServerLock};
+use mcpbind_model::config::{Config, ServerConfig};
+use mcpbind_model::lock::{Lockfile, ServerLock};
+
+use crate::Result;
 
 /// Connects to one server, lists all its tools (raw, every page), and its
 /// prompts and resource templates when it declares them, keeps those that

@@ -54,7 +54,8 @@ mod tests {
     use tracing_subscriber::layer::SubscriberExt as _;
 
     use super::*;
-    use crate::{CallOptions, Client, Config};
+    use crate::{CallOptions, Client};
+    use mcpbind_model::config::Config;
 
     /// tests/servers/evolving.py, whose tool `meta` answers the `_meta` it
     /// was sent.

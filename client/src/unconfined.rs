@@ -5,8 +5,8 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::sandbox::SandboxConfig;
 use crate::Error;
+use mcpbind_model::sandbox::SandboxConfig;
 
 /// What a sandbox would be planned for (the `sandbox` feature's
 /// `Target`); only the server is read here.

@@ -16,7 +16,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use mcpbind_codegen::{GenerationSettings, Generator, Lockfile, ServerLock};
+use mcpbind_codegen::{GenerationSettings, Generator};
+use mcpbind_model::lock::{Lockfile, ServerLock};
 use serde_json::Value;
 
 fn env_usize(name: &str, default: usize) -> usize {

@@ -6,7 +6,9 @@ use mcpbind_model::lock::{
     config_beside, find_lockfile, lockfile_candidates, LockError, LOCKFILE_ENV, LOCKFILE_NAME,
 };
 
-use crate::{write_file_if_changed, Error, GenerationSettings, Generator, Lockfile, Result};
+use mcpbind_model::lock::Lockfile;
+
+use crate::{write_file_if_changed, Error, GenerationSettings, Generator, Result};
 
 /// The variable that makes a build re-snapshot the servers first.
 pub const REFRESH_VAR: &str = "MCPBIND_REFRESH";
@@ -234,7 +236,7 @@ impl Builder {
         let lock = Lockfile::read(&lockfile)?;
         let mut settings = self.settings();
         if let Some(config) = &config {
-            let parsed = mcpbind_model::Config::load(config)?;
+            let parsed = mcpbind_model::config::Config::load(config)?;
             lock.check_config(&parsed, self.servers.as_deref(), &lockfile)?;
             settings.with_config(&parsed);
         }
@@ -263,7 +265,7 @@ impl Builder {
             None => Some(config_beside(lockfile)).filter(|c| std::fs::metadata(c).is_ok()),
         };
         if let Some(config) = config {
-            settings.with_config(&mcpbind_model::Config::load(&config)?);
+            settings.with_config(&mcpbind_model::config::Config::load(&config)?);
         }
         Self::generate_with(&settings, &lock, lockfile)
     }
@@ -294,7 +296,7 @@ impl Builder {
 
     #[cfg(feature = "snapshot")]
     fn relock(&self, config: &Path, lockfile: &Path) -> Result<()> {
-        let parsed = mcpbind_model::Config::load(config)?;
+        let parsed = mcpbind_model::config::Config::load(config)?;
         let mut lock = match Lockfile::read(lockfile) {
             Ok(lock) => lock,
             Err(_) => Lockfile::new(),

@@ -19,7 +19,6 @@ pub mod depth;
 mod docs;
 mod enforced;
 mod in_process;
-pub mod lock;
 mod naming;
 mod postprocess;
 mod prepare;
@@ -36,14 +35,11 @@ mod types;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use mcpbind_model::config::Annotations;
+use mcpbind_model::lock::{Lockfile, ServerLock};
 use proc_macro2::TokenStream;
 
 pub use builder::Builder;
-pub use lock::{
-    LockError, LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, ServerLock,
-};
-pub use mcpbind_model::diff::ServerDiff;
-pub use mcpbind_model::{Annotations, Config};
 
 use crate::naming::{sanitize, Case, ToolNames};
 use crate::splice::Splices;
@@ -70,10 +66,10 @@ pub const CHECKED_IN_HEADER: &str =
 pub enum Error {
     /// The lockfile is missing, invalid or stale.
     #[error(transparent)]
-    Lock(#[from] mcpbind_model::LockError),
+    Lock(#[from] mcpbind_model::lock::LockError),
     /// The config could not be read.
     #[error(transparent)]
-    Config(#[from] mcpbind_model::ConfigError),
+    Config(#[from] mcpbind_model::config::ConfigError),
     /// A server asked for is not in the lockfile.
     #[error("server `{server}` is not in {}", path.display())]
     ServerNotLocked {
@@ -301,7 +297,7 @@ impl GenerationSettings {
     /// Every server's `annotations` key, from its config (what the
     /// [`Builder`] given a config, `mcp_tools!(config = …)` and `mcpbind
     /// generate` do).
-    pub fn with_config(&mut self, config: &mcpbind_model::Config) -> &mut Self {
+    pub fn with_config(&mut self, config: &mcpbind_model::config::Config) -> &mut Self {
         for (name, server) in &config.servers {
             self.with_annotations(name.clone(), server.annotations);
         }

@@ -54,7 +54,8 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::naming::ToolNames;
-use crate::{ServerLock, Warning};
+use crate::Warning;
+use mcpbind_model::lock::ServerLock;
 
 use definitions::{break_ref_cycles, merge_definitions};
 pub(crate) use refs::{escape, refs_of, rewrite_refs};

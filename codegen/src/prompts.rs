@@ -14,9 +14,9 @@ use quote::quote;
 use serde_json::Value;
 
 use crate::docs::doc_attrs;
-use crate::lock::LockedPrompt;
 use crate::naming::{ToolName, ToolNames};
 use crate::tool::ident;
+use mcpbind_model::lock::LockedPrompt;
 
 /// One prompt argument.
 struct Argument<'a> {
@@ -417,9 +417,9 @@ impl PromptMethod<'_> {
                     argument: #enum_name,
                     value: &str,
                     context: &[(&str, &str)],
-                ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+                ) -> ::mcpbind::Result<::mcpbind::protocol::CompletionInfo> {
                     self.0
-                        .complete(::mcpbind::model::Reference::for_prompt(#name), argument.name(), value, context)
+                        .complete(::mcpbind::protocol::Reference::for_prompt(#name), argument.name(), value, context)
                         .await
                 }
             }
@@ -429,7 +429,7 @@ impl PromptMethod<'_> {
             pub async fn #method(
                 &self,
                 arguments: #args,
-            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::GetPromptResult> {
                 self.0.get_prompt::<#args>(&arguments).await
             }
 
@@ -453,7 +453,7 @@ impl PromptMethod<'_> {
                 &self,
                 arguments: prompts::#args,
             ) -> impl ::std::future::Future<
-                Output = ::std::result::Result<::mcpbind::model::GetPromptResult, ::mcpbind::ToolFailure>,
+                Output = ::std::result::Result<::mcpbind::protocol::GetPromptResult, ::mcpbind::ToolFailure>,
             > + ::std::marker::Send {
                 let _ = arguments;
                 async { ::std::result::Result::Err(::mcpbind::__private::prompt_unimplemented(#name)) }

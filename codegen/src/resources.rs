@@ -7,10 +7,10 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use crate::docs::doc_attrs;
-use crate::lock::LockedResourceTemplate;
 use crate::naming::ToolNames;
 use crate::prompts::{opt_str, unique};
 use crate::tool::ident;
+use mcpbind_model::lock::LockedResourceTemplate;
 
 /// Everything the generator needs to emit one template.
 struct TemplateMethod<'a> {
@@ -59,7 +59,7 @@ impl<'a> ServerTemplates<'a> {
             let uri_template = template
                 .uri_template()
                 .ok_or_else(|| invalid("it has no string `uriTemplate`".to_owned()))?;
-            let parsed = mcpbind_model::UriTemplate::parse(uri_template)
+            let parsed = mcpbind_model::uri_template::UriTemplate::parse(uri_template)
                 .map_err(|e| invalid(e.to_string()))?;
             let vars = parsed.variables();
             let params = ToolNames::new(vars.iter().map(|v| v.name.as_str()), &[]).names;
@@ -120,7 +120,7 @@ impl<'a> ServerTemplates<'a> {
 
                     /// Lists the server's concrete resources (`resources/list`,
                     /// every page); they are data, not locked.
-                    pub async fn list(&self) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::model::Resource>> {
+                    pub async fn list(&self) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::protocol::Resource>> {
                         self.0.list_resources().await
                     }
                 }
@@ -309,7 +309,7 @@ impl TemplateMethod<'_> {
             pub async fn #method(
                 &self,
                 #(#params),*
-            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::ReadResourceResult> {
                 self.0.read_resource(&#uri_fn(#(#args),*)).await
             }
         }
@@ -331,7 +331,7 @@ impl TemplateMethod<'_> {
                 uri: ::std::string::String,
                 variables: ::mcpbind::UriVariables,
             ) -> impl ::std::future::Future<
-                Output = ::std::result::Result<::mcpbind::model::ReadResourceResult, ::mcpbind::ToolFailure>,
+                Output = ::std::result::Result<::mcpbind::protocol::ReadResourceResult, ::mcpbind::ToolFailure>,
             > + ::std::marker::Send {
                 let _ = (uri, variables);
                 async { ::std::result::Result::Err(::mcpbind::__private::template_unimplemented(#name)) }

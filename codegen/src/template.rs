@@ -25,7 +25,7 @@ pub(crate) struct ServerModule<'a> {
     pub(crate) protocol_version: &'a str,
     /// The `annotations` mode it is generated under: recorded, and
     /// checked against the config at connect.
-    pub(crate) annotations: mcpbind_model::Annotations,
+    pub(crate) annotations: mcpbind_model::config::Annotations,
     /// The contents of `mod types`.
     pub(crate) types: TokenStream,
     /// Items that go beside the types (`From<String>` and `From<&str>` for
@@ -181,7 +181,7 @@ impl<'a> ServerModule<'a> {
 
                 #(#[doc = #connect_doc])*
                 pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-                    ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+                    ::mcpbind::__private::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
                     let inner =
                         ::mcpbind::Client::connect_locked(config, Self::SERVER, Self::PROTOCOL_VERSION)
                             .await?;
@@ -305,9 +305,9 @@ fn connect_doc(more: bool) -> &'static [&'static str] {
 }
 
 /// The path of an `annotations` mode, as generated code names it.
-pub(crate) fn annotations_tokens(annotations: mcpbind_model::Annotations) -> TokenStream {
+pub(crate) fn annotations_tokens(annotations: mcpbind_model::config::Annotations) -> TokenStream {
     match annotations {
-        mcpbind_model::Annotations::Enforce => quote!(::mcpbind::Annotations::Enforce),
+        mcpbind_model::config::Annotations::Enforce => quote!(::mcpbind::Annotations::Enforce),
         _ => quote!(::mcpbind::Annotations::Advise),
     }
 }

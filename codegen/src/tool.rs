@@ -3,8 +3,8 @@
 
 use proc_macro2::{Ident, Span};
 
-use crate::lock::LockedTool;
 use crate::splice::{Context, MARGIN};
+use mcpbind_model::lock::LockedTool;
 
 /// Everything the generator needs to emit one tool.
 #[derive(Debug)]
@@ -261,7 +261,13 @@ impl ToolMethod<'_> {
             &[output],
             "> + '_ {",
         );
-        let call = ["self.inner.call_owned::<tools::", &self.marker, ">(input)"];
+        // Too long for a line, prettyplease breaks the turbofish: the piece
+        // then goes through it.
+        let call = [
+            "::mcpbind::__private::call_owned::<tools::",
+            &self.marker,
+            ">(&self.inner, input)",
+        ];
         out.line(i + 4, &call);
         out.line(i, &["}"]);
         out
@@ -292,9 +298,9 @@ impl ToolMethod<'_> {
         );
         out.literal(i, &[") -> impl ::mcpbind::CallFuture<", output, "> + '_ {"]);
         let call = [
-            "self.inner.call_approved::<tools::",
+            "::mcpbind::__private::call_approved::<tools::",
             marker,
-            ">(input, approved)",
+            ">(&self.inner, input, approved)",
         ];
         out.literal(i + 4, &call);
         out.literal(i, &["}"]);

@@ -19,7 +19,9 @@ mod golden;
 use std::path::{Path, PathBuf};
 
 use golden::assert_golden;
-use mcpbind_codegen::{Annotations, GenerationSettings, Generator, Lockfile, ServerLock, Warning};
+use mcpbind_codegen::{GenerationSettings, Generator, Warning};
+use mcpbind_model::config::Annotations;
+use mcpbind_model::lock::{Lockfile, ServerLock};
 use serde_json::Value;
 
 fn manifest_dir() -> PathBuf {

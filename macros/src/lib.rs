@@ -9,8 +9,9 @@
 
 use std::path::Path;
 
-use mcpbind_codegen::lock::{config_beside, find_lockfile, LockError, LOCKFILE_ENV, LOCKFILE_NAME};
-use mcpbind_codegen::Lockfile;
+use mcpbind_model::lock::{
+    config_beside, find_lockfile, LockError, Lockfile, LOCKFILE_ENV, LOCKFILE_NAME,
+};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
@@ -253,13 +254,13 @@ fn read_config(
     lockfile: &Lockfile,
     args: &MacroArgs,
     lock_path: &Path,
-) -> syn::Result<(mcpbind_codegen::Config, std::path::PathBuf)> {
+) -> syn::Result<(mcpbind_model::config::Config, std::path::PathBuf)> {
     let error = |phrase: String, help: Option<String>| {
         let phrase = phrase.replace(crate_prefix, "$CARGO_MANIFEST_DIR/");
         let help = help.map(|h| format!("\nhelp: {h}")).unwrap_or_default();
         syn::Error::new(span, format!("{phrase}{help}"))
     };
-    let config = mcpbind_codegen::Config::load(&path).map_err(|e| {
+    let config = mcpbind_model::config::Config::load(&path).map_err(|e| {
         let mut phrase = e.to_string();
         let mut source = std::error::Error::source(&e);
         while let Some(cause) = source {
@@ -376,7 +377,7 @@ mod tests {
             "name": evil,
             "inputSchema": {"type": "object", "properties": {"m": {"$ref": "https://example.com/m.json"}}},
         });
-        let server = mcpbind_codegen::ServerLock::new(
+        let server = mcpbind_model::lock::ServerLock::new(
             "demo",
             "2025-06-18".into(),
             serde_json::json!({}),

@@ -40,9 +40,9 @@
 //! # fn main() {}
 //! ```
 //!
-//! This crate is a facade: the code lives in `mcpbind-client` (config, hashing,
-//! the [`Tool`] trait, and, with the default `client` feature, connections
-//! and calls) and `mcpbind-macros`. They are separate crates because the
+//! This crate is a facade: the code lives in `mcpbind-model` (config,
+//! lockfile, hashing, the [`Tool`] trait), `mcpbind-client` (with a client
+//! feature: connections and calls) and `mcpbind-macros`. They are separate crates because the
 //! macro depends on the generator, which depends on the core: a cycle if the
 //! core were this crate.
 #![deny(missing_docs)]
@@ -59,23 +59,27 @@
 // (tests/tests/api.rs checks the listing).
 
 // The config (`mcpbind.toml`, `.mcp.json`) and the lockfile.
+/// What the generated bindings make of a server's tool annotations
+/// (`annotations = "advise" | "enforce"`).
+pub use mcpbind_model::config::Annotations;
 /// Why a config's text could not be read ([`Config::from_toml_str`],
 /// [`Config::from_json_str`]).
 pub use mcpbind_model::config::ParseError as ConfigParseError;
-/// What the generated bindings make of a server's tool annotations
-/// (`annotations = "advise" | "enforce"`).
-pub use mcpbind_model::Annotations;
-pub use mcpbind_model::{
-    find_lockfile, AuthConfig, Config, ConfigError, ConfigWarning, EntryKind, Lifecycle, LockError,
-    LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, PinPolicy,
-    SandboxBuilder, SandboxConfig, ServerBuilder, ServerConfig, ServerDiff, ServerLock,
-    StaleReason, TransportConfig,
+pub use mcpbind_model::config::{
+    AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy, SandboxBuilder,
+    ServerBuilder, ServerConfig, TransportConfig,
 };
+pub use mcpbind_model::diff::ServerDiff;
+pub use mcpbind_model::lock::{
+    find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
+    LockedTool, Lockfile, ServerLock, StaleReason,
+};
+pub use mcpbind_model::sandbox::SandboxConfig;
 // Errors' help (`help:` lines): the trait each error type with a hint
 // implements, and the function that finds one in a chain.
-#[cfg(all(feature = "__client", not(feature = "toolbox")))]
+#[cfg(all(feature = "__any-transport", not(feature = "toolbox")))]
 pub use mcpbind_client::{help, help_with};
-#[cfg(not(feature = "__client"))]
+#[cfg(not(feature = "__any-transport"))]
 pub use mcpbind_model::{help, help_with};
 pub use mcpbind_model::{Help, Hinted};
 #[cfg(feature = "toolbox")]
@@ -84,41 +88,42 @@ pub use mcpbind_toolbox::{help, help_with};
 // `Error::Drift`, `Notice::Drift`).
 pub use mcpbind_model::{DefinitionPart, Drift, DriftChange};
 // What generated code implements and describes itself with.
+pub use mcpbind_model::uri_template::{UriTemplate, UriTemplateError, UriValue};
 pub use mcpbind_model::{
     include_bindings, Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta, TaskSupport,
-    Tool, ToolMeta, UriTemplate, UriTemplateError, UriValue,
+    Tool, ToolMeta,
 };
 // Integers of any size: generated types' `integer`s whose schema's bounds
 // or `format` reach past 64 bits.
 pub use mcpbind_model::{BigInt, ParseBigIntError};
 // Serving a generated `Handler` (test doubles, proxies).
-pub use mcpbind_model::{
+pub use mcpbind_model::handler::{
     HandlerResult, Reply, ServeError, ServeResult, ToolFailure, ToolServer, UriVariables,
 };
 #[cfg(feature = "server")]
 pub use mcpbind_server::{serve_io, serve_stdio};
 // Namespaces whose items are used by path, each a named list (no module
-// is re-exported whole).
+// is re-exported whole). An item has one path here: the root, or the
+// module that alone holds it.
 
-/// The config (`mcpbind.toml`, `.mcp.json`): its model, defaults, and
-/// `${VAR}` expansion.
+/// The config (`mcpbind.toml`, `.mcp.json`): its defaults, and `${VAR}`
+/// expansion ([`Config`] and its parts are at the root).
 pub mod config {
-    pub use mcpbind_model::config::Annotations;
     pub use mcpbind_model::config::{
         expand_vars, expand_vars_with, input_var, is_safe_env, is_valid_server_name, Assertion,
-        AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, ParseError, PinPolicy,
-        SandboxBuilder, ServerBuilder, ServerConfig, SigningAlgorithm, TransportConfig,
-        DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD, DEFAULT_CONNECT_TIMEOUT,
-        DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRIES, DEFAULT_RETRY_BACKOFF,
-        DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_TIMEOUT, SAFE_ENV,
+        SigningAlgorithm, DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD,
+        DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_RESPONSE_BYTES,
+        DEFAULT_RETRIES, DEFAULT_RETRY_BACKOFF, DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_TIMEOUT,
+        SAFE_ENV,
     };
 }
 
-/// The diff of two snapshots of a server (`ServerDiff`: the pin check's);
-/// the review half (`ServerReview`, `Review`) with the `review` feature,
-/// as `mcpbind check` and `mcpbind diff` report it.
+/// The diff of two snapshots of a server ([`ServerDiff`](crate::ServerDiff),
+/// the pin check's, is at the root); the review half (`ServerReview`,
+/// `Review`) with the `review` feature, as `mcpbind check` and `mcpbind
+/// diff` report it.
 pub mod diff {
-    pub use mcpbind_model::diff::{Change, ServerDiff, ToolDiff};
+    pub use mcpbind_model::diff::{Change, ToolDiff};
     #[cfg(feature = "review")]
     pub use mcpbind_review::{
         classify_prompt, classify_resource_template, classify_tool, terminal_safe, word_diff,
@@ -137,49 +142,58 @@ pub mod json {
     pub use mcpbind_model::json::{from_value, normalize_numbers};
 }
 
-/// The lockfile (`mcpbind.lock`): read, write, find, check.
+/// The lockfile (`mcpbind.lock`): where it is looked for, and its limits
+/// ([`Lockfile`](crate::Lockfile) and its parts are at the root).
 pub mod lock {
     pub use mcpbind_model::lock::{
-        find_lockfile, lockfile_candidates, value_depth, workspace_root, EntryKind, LockError,
-        LockedEntry, LockedPrompt, LockedResourceTemplate, LockedTool, Lockfile, Result,
-        ServerLock, StaleReason, LOCKFILE_ENV, LOCKFILE_NAME, LOCKFILE_VERSION, MAX_DEPTH,
-        MAX_LOCKFILE_BYTES,
+        lockfile_candidates, value_depth, workspace_root, Result, LOCKFILE_ENV, LOCKFILE_NAME,
+        LOCKFILE_VERSION, MAX_DEPTH, MAX_LOCKFILE_BYTES,
     };
 }
 
-/// RFC 6570 URI templates (resource templates), expanded and matched.
+/// RFC 6570 URI templates (resource templates): a variable's spec
+/// ([`UriTemplate`](crate::UriTemplate) is at the root).
 pub mod uri_template {
-    pub use mcpbind_model::uri_template::{UriTemplate, UriTemplateError, UriValue, VarSpec};
+    pub use mcpbind_model::uri_template::VarSpec;
 }
 
 // Connections and calls.
-#[cfg(feature = "__client")]
+#[cfg(feature = "__any-transport")]
+pub use mcpbind_client::elicit::{AcceptDefaults, ClientHooks, Elicitation, Roots, Sampling};
+#[cfg(feature = "__any-transport")]
 pub use mcpbind_client::{
-    AcceptDefaults, CallFuture, CallOptions, Client, ClientHooks, Closed, Elicitation, Error,
-    Health, PageProblem, Result, Roots, Sampling, ServerSecrets, Servers, TaskHandle, TaskState,
-    ToolResult,
+    CallFuture, CallOptions, Client, Closed, Error, Health, PageProblem, Result, ServerSecrets,
+    Servers, TaskHandle, TaskState, ToolResult,
 };
 // Secrets hidden in text (`***`), as errors and logs hide them.
-#[cfg(feature = "__client")]
+#[cfg(feature = "__any-transport")]
 pub use mcpbind_model::redact;
 // Effects in the types (`annotations = "enforce"`): the approval policy
 // (one for the toolbox and typed calls) and the approval a call takes.
 // Approvals: one policy for typed calls of `annotations = "enforce"`
 // tools and the toolbox's model calls.
-#[cfg(feature = "__client")]
+#[cfg(feature = "__any-transport")]
 pub use mcpbind_client::{Approval, Approvals, Approved, CallRequest, Verdict};
 // A value that breaks a locked schema, as data (in `CallError::Arguments`).
 pub use mcpbind_model::Violation;
 // The protocol types that cross the API, rmcp's own (re-exported rather
 // than copied; `rmcp` itself is not part of the API).
-#[cfg(feature = "__client")]
-pub use mcpbind_client::model;
+#[cfg(feature = "__any-transport")]
+pub use mcpbind_client::protocol;
 // Without a client feature, `server` has what a generated `Handler` needs.
-#[cfg(all(feature = "server", not(feature = "__client")))]
-pub use mcpbind_server::model;
+#[cfg(all(feature = "server", not(feature = "__any-transport")))]
+pub use mcpbind_server::protocol;
+/// The protocol types' old path: [`protocol`].
+#[cfg(any(feature = "__any-transport", feature = "server"))]
+#[deprecated(
+    note = "rmcp's protocol types are `mcpbind::protocol` (`mcpbind::model` is removed in the next release)"
+)]
+pub mod model {
+    pub use super::protocol::*;
+}
 /// Live snapshots: connect to configured servers and lock what they list
 /// (what `mcpbind lock`, `mcpbind check` and a `build.rs` refresh run).
-#[cfg(feature = "__client")]
+#[cfg(feature = "__any-transport")]
 pub mod snapshot {
     pub use mcpbind_client::snapshot::{refresh, snapshot_server, snapshot_servers, Refreshed};
 }
@@ -191,13 +205,12 @@ pub mod auth {
     pub use mcpbind_auth::{credentials_dir, Browser};
     pub use mcpbind_client::auth::{login, logout};
 }
-/// What the client answers a server's requests with (elicitation,
-/// sampling, roots).
-#[cfg(feature = "__client")]
+/// What the client answers a server's requests with: the hook's future,
+/// and a schema's defaults ([`ClientHooks`](crate::ClientHooks) and the
+/// answers are at the root).
+#[cfg(feature = "__any-transport")]
 pub mod elicit {
-    pub use mcpbind_client::elicit::{
-        schema_defaults, AcceptDefaults, ClientHooks, Elicitation, HookFuture, Roots, Sampling,
-    };
+    pub use mcpbind_client::elicit::{schema_defaults, HookFuture};
 }
 /// Skills (SEP-2640): listed, loaded and verified against their entries
 /// (feature `skills`).
@@ -220,10 +233,15 @@ pub mod __private {
     };
     pub use mcpbind_model::__private::*;
 
+    /// A generated client's calls, and its `connect`'s check of the
+    /// annotations mode.
+    #[cfg(feature = "__any-transport")]
+    pub use mcpbind_client::internal::{call_approved, call_owned, check_bindings};
+
     /// On a generated item that needs the client side (`Client`, its
     /// methods): kept with a client feature (`stdio`, `http`…), dropped
     /// without one.
-    #[cfg(feature = "__client")]
+    #[cfg(feature = "__any-transport")]
     pub use mcpbind_derive::keep as client;
     /// On a generated item that needs the `toolbox` feature.
     #[cfg(feature = "toolbox")]
@@ -232,7 +250,7 @@ pub mod __private {
     /// (`Client::in_process`).
     #[cfg(feature = "testing")]
     pub use mcpbind_derive::keep as testing;
-    #[cfg(not(feature = "__client"))]
+    #[cfg(not(feature = "__any-transport"))]
     pub use mcpbind_derive::strip as client;
     #[cfg(not(feature = "toolbox"))]
     pub use mcpbind_derive::strip as toolbox;
@@ -245,7 +263,7 @@ pub mod __private {
     pub use mcpbind_testing::internal::recorded;
     /// Without the `record` feature: the connection as it is, whatever the
     /// environment says.
-    #[cfg(all(feature = "__client", not(feature = "record")))]
+    #[cfg(all(feature = "__any-transport", not(feature = "record")))]
     pub async fn recorded(
         inner: mcpbind_client::Client,
         _protocol: &'static str,
@@ -258,27 +276,21 @@ pub mod __private {
 }
 
 // Call events, and what servers say beside their answers.
-#[cfg(feature = "__client")]
+#[cfg(feature = "__any-transport")]
 pub use mcpbind_client::events::subscribe as subscribe_events;
-#[cfg(feature = "__client")]
+#[cfg(feature = "__any-transport")]
 pub use mcpbind_client::notices::subscribe as subscribe_notices;
-/// Call events: one per tool call made in this process.
-#[cfg(feature = "__client")]
-pub mod events {
-    pub use mcpbind_client::events::{subscribe, CallSource, EventReceiver, Outcome, ToolInvoked};
-}
-/// What servers say beside their answers (progress, logs, list changes,
-/// drift, resource updates).
-#[cfg(feature = "__client")]
+/// What servers say beside their answers: the bound of a resource's URI
+/// ([`Notice`](crate::Notice) and [`subscribe_notices`](crate::subscribe_notices)
+/// are at the root).
+#[cfg(feature = "__any-transport")]
 pub mod notices {
-    pub use mcpbind_client::notices::{
-        subscribe, ListKind, Notice, NoticeReceiver, Progress, ProgressSink, MAX_URI_BYTES,
-    };
+    pub use mcpbind_client::notices::MAX_URI_BYTES;
 }
-#[cfg(feature = "__client")]
-pub use mcpbind_client::{CallSource, EventReceiver, Outcome, ToolInvoked};
-#[cfg(feature = "__client")]
-pub use mcpbind_client::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
+#[cfg(feature = "__any-transport")]
+pub use mcpbind_client::events::{CallSource, EventReceiver, Outcome, ToolInvoked};
+#[cfg(feature = "__any-transport")]
+pub use mcpbind_client::notices::{ListKind, Notice, NoticeReceiver, Progress, ProgressSink};
 // The agent toolbox.
 /// rig-core's types in the toolbox's signatures (feature `rig`): what
 /// [`Toolbox::rig_tools`] returns.
@@ -293,21 +305,14 @@ pub use mcpbind_toolbox::{
     Provider, ProviderResult, Refusal, RequestLimit, ServerInventory, ToolCall, ToolEntry,
     ToolFacts, ToolHook, ToolInventory, Toolbox, ToolboxError,
 };
-/// The agent toolbox: its items above, and the provider helpers used by
-/// path.
+/// The agent toolbox's provider helpers, used by path (the toolbox's
+/// items are at the root).
 #[cfg(feature = "toolbox")]
 pub mod toolbox {
-    pub use mcpbind_toolbox::toolbox::Approvals;
-    pub use mcpbind_toolbox::toolbox::{
-        is_legal_tool_name, model_name, Approval, BoundServer, CallError, CallRequest, ContentKind,
-        ContentNote, ContentOptions, Definitions, DescriptionPolicy, HookCall, LimitExceeded,
-        ModelResult, OpenAiShape, Placement, PromptRequest, Provider, ProviderResult, Refusal,
-        RequestLimit, ServerInventory, ToolCall, ToolEntry, ToolFacts, ToolHook, ToolInventory,
-        Toolbox, ToolboxError, Verdict, MAX_NAME_LEN,
-    };
+    pub use mcpbind_toolbox::{is_legal_tool_name, model_name, MAX_NAME_LEN};
     // Skills as context (feature `skills`).
     #[cfg(feature = "skills")]
-    pub use mcpbind_toolbox::toolbox::{skill_catalog, SkillEntry};
+    pub use mcpbind_toolbox::{skill_catalog, SkillEntry};
 }
 
 /// Testing what calls MCP tools (feature `testing`): a generated client on

@@ -16,7 +16,7 @@ use crate::prompt::{Prompt, PromptMeta, ResourceTemplateMeta};
 use crate::tool::{Tool, ToolMeta};
 
 /// The variables a `resources/read` URI gave a resource template, by name
-/// (see [`crate::UriTemplate::match_uri`]).
+/// (see [`crate::uri_template::UriTemplate::match_uri`]).
 pub type UriVariables = std::collections::BTreeMap<String, String>;
 
 /// What a handler method returns.
@@ -247,7 +247,7 @@ where
     F: FnOnce(String, UriVariables) -> Fut,
     Fut: Future<Output = Result<R, ToolFailure>>,
 {
-    let variables = crate::UriTemplate::parse(template.uri_template)
+    let variables = crate::uri_template::UriTemplate::parse(template.uri_template)
         .ok()?
         .match_uri(uri)?;
     Some(match method(uri.to_owned(), variables).await {

@@ -41,25 +41,13 @@ pub mod violation;
 pub mod write;
 
 pub use bigint::{BigInt, ParseBigIntError};
-pub use config::{
-    Annotations, AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy,
-    SandboxBuilder, ServerBuilder, ServerConfig, TransportConfig,
-};
-pub use diff::ServerDiff;
+// The items of the private modules; a public module's items are named by
+// their module (`mcpbind_model::lock::Lockfile`).
 pub use drift::{DefinitionPart, Drift, DriftChange};
-pub use handler::{
-    HandlerResult, Reply, ServeError, ServeResult, ToolFailure, ToolServer, UriVariables,
-};
 pub use help::{help, help_with, Help, Hinted};
-pub use lock::{
-    find_lockfile, EntryKind, LockError, LockedEntry, LockedPrompt, LockedResourceTemplate,
-    LockedTool, Lockfile, ServerLock, StaleReason,
-};
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
 pub use redact::redact;
-pub use sandbox::SandboxConfig;
 pub use tool::{may_modify, TaskSupport, Tool, ToolMeta};
-pub use uri_template::{UriTemplate, UriTemplateError, UriValue};
 pub use violation::Violation;
 
 /// Includes the bindings a `build.rs` wrote with `mcpbind_codegen::Builder`

@@ -43,10 +43,10 @@ use mcpbind_model::internal::{diff_values, escape};
 /// servers, locked (`codegen/tests/corpus/servers.lock`), for tests that
 /// run over real schemas.
 #[cfg(test)]
-fn corpus() -> mcpbind_model::Lockfile {
+fn corpus() -> mcpbind_model::lock::Lockfile {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../codegen/tests/corpus/servers.lock"
     );
-    mcpbind_model::Lockfile::read(path).unwrap()
+    mcpbind_model::lock::Lockfile::read(path).unwrap()
 }

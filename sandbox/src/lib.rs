@@ -1,6 +1,6 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 //! Enforcing `[servers.NAME.sandbox]` (the model's
-//! [`mcpbind_model::SandboxConfig`]) on the spawn of a stdio
+//! [`mcpbind_model::sandbox::SandboxConfig`]) on the spawn of a stdio
 //! server: under every setting a user, PID and mount namespace with a
 //! `/proc` of the server's own (the agent's processes out of reach),
 //! Landlock for files, a network namespace for the network, `setrlimit`
@@ -10,22 +10,18 @@
 //! side (`mcpbind-client`) calls [`confine`] for each server it starts.
 #![deny(missing_docs)]
 
-// The model's sandbox, under the paths the files here name it by (they
-// were written as submodules of it).
-use mcpbind_model::sandbox::{HomePolicy, Limits, NetworkPolicy, SandboxConfig};
-
 #[cfg(target_os = "linux")]
 mod cgroup;
 mod grants;
 #[cfg(target_os = "linux")]
 #[allow(clippy::disallowed_methods)] // Linux-only code: see clippy.toml
 mod linux;
-#[doc(hidden)]
-pub mod plan;
+mod plan;
 mod platform;
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 mod proxy;
 mod spawn;
+pub use plan::Target;
 pub use proxy::Proxy;
 pub use spawn::{confine, Confined, Scratch};
 

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use super::cgroup;
 use super::plan::{Plan, Unenforced};
-use super::Limits;
+use mcpbind_model::sandbox::Limits;
 
 // Landlock's ABI (linux/landlock.h).
 const CREATE_RULESET_VERSION: u32 = 1 << 0;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::grants;
-use super::{HomePolicy, NetworkPolicy, SandboxConfig};
+use mcpbind_model::sandbox::{HomePolicy, NetworkPolicy, SandboxConfig};
 
 /// System directories every program needs to start (read and execute).
 const SYSTEM_READ: &[&str] = &[
@@ -83,12 +83,16 @@ pub(crate) struct Unenforced {
     pub(crate) reason: String,
 }
 
-/// What the spawn knows of the server.
-#[allow(missing_docs)]
+/// What the spawn knows of the server ([`confine`](crate::confine)'s
+/// `target`).
 pub struct Target<'a> {
+    /// The server's name, as in `[servers.NAME]`.
     pub server: &'a str,
+    /// The command, as configured.
     pub program: &'a str,
+    /// Its arguments.
     pub args: &'a [String],
+    /// Its working directory, if configured.
     pub cwd: Option<&'a Path>,
     /// The `PATH` the server gets.
     pub path: Option<std::ffi::OsString>,

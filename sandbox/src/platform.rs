@@ -9,7 +9,7 @@
 //! and drops exactly it: nothing is dropped silently.
 
 use super::plan::Unenforced;
-use super::{HomePolicy, NetworkPolicy, SandboxConfig};
+use mcpbind_model::sandbox::{HomePolicy, NetworkPolicy, SandboxConfig};
 
 /// The platforms the sandbox knows apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,9 +127,9 @@ mod tests {
 
     fn sandbox(toml: &str) -> SandboxConfig {
         let config = format!("[servers.s]\ncommand = \"server\"\n[servers.s.sandbox]\n{toml}\n");
-        let config = mcpbind_model::Config::from_toml_str(&config).expect(toml);
+        let config = mcpbind_model::config::Config::from_toml_str(&config).expect(toml);
         match &config.servers["s"].transport {
-            mcpbind_model::TransportConfig::Stdio {
+            mcpbind_model::config::TransportConfig::Stdio {
                 sandbox: Some(sandbox),
                 ..
             } => sandbox.clone(),

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use super::plan::{Plan, Target, Unenforced};
-use super::{Limits, SandboxConfig};
 use crate::error::Error;
+use mcpbind_model::sandbox::{Limits, SandboxConfig};
 
 /// The directories made for one start of a server (its isolated HOME and
 /// temp dir, and as root with `processes` its pids cgroup): removed when

@@ -9,9 +9,9 @@
 #![deny(missing_docs)]
 
 /// rmcp's protocol types a generated `Handler` answers prompts and
-/// resource reads with (`mcpbind::model` in a build with `server` and no
+/// resource reads with (`mcpbind::protocol` in a build with `server` and no
 /// client feature; a client feature re-exports these and more).
-pub mod model {
+pub mod protocol {
     pub use rmcp::model::{
         GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents, Role,
     };

@@ -40,8 +40,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use mcpbind_model::hash::canonical_json;
-use mcpbind_model::lock::{LockedEntry, ServerLock};
-use mcpbind_model::Lockfile;
+use mcpbind_model::lock::{LockedEntry, Lockfile, ServerLock};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

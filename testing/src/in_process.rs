@@ -13,9 +13,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::{Cassette, Recorder, Recording, Replay};
-use mcpbind_client::{Client, ClientHooks, Config, ConfigError, Result, ServerConfig};
+use mcpbind_client::elicit::ClientHooks;
+use mcpbind_client::{Client, Result};
+use mcpbind_model::config::{Config, ConfigError, ServerConfig};
+use mcpbind_model::handler::ToolServer;
 use mcpbind_model::handler::{BoxFuture, ServeResult};
-use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolMeta, ToolServer};
+use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolMeta};
 use serde_json::{Map, Value};
 
 /// The in-memory stream's buffer, each way: a large result passes in a few

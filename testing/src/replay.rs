@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use mcpbind_model::handler::{BoxFuture, ServeError, ServeResult};
-use mcpbind_model::{ToolFailure, ToolServer};
+use mcpbind_model::handler::{ToolFailure, ToolServer};
 use serde_json::{Map, Value};
 
 use crate::cassette::{canonical_arguments, Cassette, Exchange, ServerTape};

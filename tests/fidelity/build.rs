@@ -6,7 +6,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use mcpbind_codegen::{GenerationSettings, Generator, Lockfile, ServerLock};
+use mcpbind_codegen::{GenerationSettings, Generator};
+use mcpbind_model::lock::{Lockfile, ServerLock};
 use serde_json::{json, Value};
 
 fn read_cases(path: &Path) -> Vec<Value> {

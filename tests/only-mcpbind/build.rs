@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use mcpbind_codegen::{Annotations, GenerationSettings, Generator, Lockfile, ServerLock};
+use mcpbind_codegen::{GenerationSettings, Generator};
+use mcpbind_model::config::Annotations;
+use mcpbind_model::lock::{Lockfile, ServerLock};
 use serde_json::Value;
 
 fn repo_path(relative: &str) -> PathBuf {

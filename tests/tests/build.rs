@@ -118,7 +118,7 @@ fn refresh_relocks_before_generating() {
         .out_dir(dir.path())
         .generate()
         .unwrap();
-    let locked = mcpbind_codegen::Lockfile::read(&lock).unwrap();
+    let locked = mcpbind::Lockfile::read(&lock).unwrap();
     let names: Vec<&str> = locked.servers["demo"]
         .tools
         .iter()

@@ -362,7 +362,7 @@ fn locks_from_an_mcp_servers_json_file() {
     .unwrap();
     let out = mcpbind(dir.path(), &["lock", "--config", ".mcp.json"]);
     assert_eq!(out.code, Some(0), "{out:?}");
-    let lock = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
+    let lock = mcpbind::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
     assert_eq!(lock.servers["demo"].tools.len(), 12);
 }
 
@@ -389,7 +389,7 @@ fn discover_only_server_is_locked_and_called() {
         "{:?}",
         started.elapsed()
     );
-    let lock = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
+    let lock = mcpbind::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
     assert_eq!(lock.servers["modern"].protocol_version, "2026-07-28");
     assert_eq!(lock.servers["modern"].tools[0].name, "ping");
     let out = mcpbind(dir.path(), &["call", "modern", "ping"]);

@@ -9,7 +9,7 @@
 
 use std::process::{Child, Command};
 
-use mcpbind::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+use mcpbind::protocol::{ElicitRequestParams, ElicitResult, ElicitationAction};
 use mcpbind::{Client, ClientHooks, Config, PinPolicy, ServerBuilder, ServerConfig};
 use serde_json::{json, Value};
 

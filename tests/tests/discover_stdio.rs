@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use mcpbind::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+use mcpbind::protocol::{ElicitRequestParams, ElicitResult, ElicitationAction};
 use mcpbind::{Client, ClientHooks, Config};
 use mcpbind_tests::demo;
 use serde_json::{json, Value};

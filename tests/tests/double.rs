@@ -18,11 +18,11 @@ fn double_lists_the_real_servers_tools_byte_for_byte() {
     .unwrap();
     let out = util::mcpbind(dir.path(), &["lock"]);
     assert_eq!(out.code, Some(0), "{out:?}");
-    let relocked = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
-    let real = mcpbind_codegen::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
+    let relocked = mcpbind::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
+    let real = mcpbind::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
     for server in ["demo", "everything"] {
         // Tools, prompts and resource templates, as locked.
-        let text = |lock: &mcpbind_codegen::Lockfile| {
+        let text = |lock: &mcpbind::Lockfile| {
             let s = &lock.servers[server];
             serde_json::to_string_pretty(&(
                 &s.tools,

@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcpbind::model::{
+use mcpbind::protocol::{
     CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, ElicitationAction, Root,
 };
@@ -53,7 +53,7 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> String {
 #[test]
 fn schema_defaults_need_a_default_for_every_field() {
     let schema = |properties: Value| {
-        serde_json::from_value::<mcpbind::model::ElicitationSchema>(
+        serde_json::from_value::<mcpbind::protocol::ElicitationSchema>(
             json!({"type": "object", "properties": properties}),
         )
         .unwrap()

@@ -27,8 +27,8 @@ fn paginated_tools_list_is_followed_to_the_end() {
     let out = util::mcpbind(dir.path(), &["lock"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert!(out.stderr.contains("Locked demo: 12 tools"), "{out:?}");
-    let paged = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
-    let whole = mcpbind_codegen::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
+    let paged = mcpbind::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
+    let whole = mcpbind::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
     assert!(
         paged.servers["demo"] == whole.servers["demo"],
         "paging changed the lock"
@@ -313,9 +313,9 @@ mod installed {
         .unwrap();
         let out = util::mcpbind(dir.path(), &["lock"]);
         assert_eq!(out.code, Some(0), "{out:?}");
-        let sse = mcpbind_codegen::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
+        let sse = mcpbind::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
         let stdio =
-            mcpbind_codegen::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
+            mcpbind::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
         let (sse, stdio) = (&sse.servers["everything"], &stdio.servers["everything"]);
         assert!(
             sse.tools == stdio.tools

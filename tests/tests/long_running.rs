@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcpbind::model::{ElicitRequestParams, ElicitResult, ElicitationAction, TaskStatus};
+use mcpbind::protocol::{ElicitRequestParams, ElicitResult, ElicitationAction, TaskStatus};
 use mcpbind::{
     CallOptions, Client, ClientHooks, Config, Error, Notice, PinPolicy, Progress, ServerBuilder,
     ServerConfig, ToolMeta,
@@ -26,7 +26,7 @@ fn config(extra: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Config {
         .unwrap()
 }
 
-fn text_of(result: &mcpbind::model::CallToolResult) -> String {
+fn text_of(result: &mcpbind::protocol::CallToolResult) -> String {
     result
         .content
         .iter()

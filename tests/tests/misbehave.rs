@@ -415,7 +415,7 @@ async fn commands_outside_allow_commands_never_run() {
     assert!(marker.exists());
     assert_eq!(
         Config::from_toml_str("allow_commands = [\"\"]").unwrap_err(),
-        mcpbind::config::ParseError::EmptyAllowedCommand {
+        mcpbind::ConfigParseError::EmptyAllowedCommand {
             command: String::new()
         }
     );

@@ -3,7 +3,7 @@
 //! server-everything, the `fetch` prompt of the pinned Python fetch server,
 //! and the test double serving both.
 
-use mcpbind::model::{ContentBlock, GetPromptResult, ResourceContents};
+use mcpbind::protocol::{ContentBlock, GetPromptResult, ResourceContents};
 use mcpbind_tests::everything::{self, prompts, resources};
 use mcpbind_tests::extra::fetch;
 
@@ -37,9 +37,9 @@ fn chain(error: &dyn std::error::Error) -> String {
 /// templates as listed (the relock in `lock.rs` proves it byte for byte).
 #[test]
 fn everything_prompts_and_templates_are_locked() {
-    let lock = mcpbind_codegen::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
+    let lock = mcpbind::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
     let everything = &lock.servers["everything"];
-    let names = |entries: &[mcpbind_codegen::LockedEntry]| -> Vec<String> {
+    let names = |entries: &[mcpbind::LockedEntry]| -> Vec<String> {
         entries.iter().map(|e| e.name.clone()).collect()
     };
     assert_eq!(

@@ -450,7 +450,7 @@ fn everything_upgraded(breaking: bool) -> tempfile::TempDir {
     assert_eq!(out.code, Some(0), "{out:?}");
     let path = dir.path().join("mcpbind.lock");
     std::fs::copy(&path, dir.path().join("live.lock")).unwrap();
-    let mut lock = mcpbind_codegen::Lockfile::read(&path).unwrap();
+    let mut lock = mcpbind::Lockfile::read(&path).unwrap();
     let server = lock.servers.remove("everything").unwrap();
     lock.servers
         .insert("everything".into(), previous_everything(server, breaking));
@@ -462,12 +462,9 @@ fn everything_upgraded(breaking: bool) -> tempfile::TempDir {
 /// them: each edit is the reverse of a change an upgrade makes. With
 /// `breaking`, the upgrade also makes an argument required, drops a prompt
 /// and renames a template variable.
-fn previous_everything(
-    server: mcpbind_codegen::ServerLock,
-    breaking: bool,
-) -> mcpbind_codegen::ServerLock {
+fn previous_everything(server: mcpbind::ServerLock, breaking: bool) -> mcpbind::ServerLock {
     use serde_json::{json, Value};
-    let definitions = |entries: &[mcpbind_codegen::LockedEntry]| -> Vec<Value> {
+    let definitions = |entries: &[mcpbind::LockedEntry]| -> Vec<Value> {
         entries.iter().map(|e| e.definition.clone()).collect()
     };
     let find = |list: &mut Vec<Value>, name: &str| -> usize {

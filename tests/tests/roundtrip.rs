@@ -153,8 +153,7 @@ roundtrip_all! {
 /// tool's, for every tool of the test servers.
 #[test]
 fn generated_metadata_is_the_locked_tools() {
-    let lock =
-        mcpbind_codegen::Lockfile::read(crate::util::tests_dir().join("mcpbind.lock")).unwrap();
+    let lock = mcpbind::Lockfile::read(crate::util::tests_dir().join("mcpbind.lock")).unwrap();
     let servers: [&[mcpbind::ToolMeta]; 5] = [
         mcpbind_tests::demo::TOOLS,
         mcpbind_tests::everything::TOOLS,

@@ -225,7 +225,7 @@ mod installed {
             )
             .await;
         let result = text_ref.outcome.as_ref().unwrap();
-        let Some(mcpbind::model::ResourceContents::TextResourceContents { text: body, .. }) =
+        let Some(mcpbind::protocol::ResourceContents::TextResourceContents { text: body, .. }) =
             result.content[1].as_resource().map(|r| &r.resource)
         else {
             panic!("not a text resource: {:?}", result.content);
@@ -255,7 +255,7 @@ mod installed {
             )
             .await;
         let result = blob_ref.outcome.as_ref().unwrap();
-        let Some(mcpbind::model::ResourceContents::BlobResourceContents {
+        let Some(mcpbind::protocol::ResourceContents::BlobResourceContents {
             blob, mime_type, ..
         }) = result.content[1].as_resource().map(|r| &r.resource)
         else {

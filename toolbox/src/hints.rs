@@ -4,13 +4,13 @@
 
 use std::error::Error as StdError;
 
-use mcpbind_client::Help;
+use mcpbind_model::Help;
 
 use crate::ToolboxError;
 
 /// The help of `error`, or of the first error in its source chain that has
 /// one; `None` when none does. It knows every error type of mcpbind (and
-/// [`Hinted`](mcpbind_client::Hinted)); [`help_with`] takes other crates'
+/// [`Hinted`](mcpbind_model::Hinted)); [`help_with`] takes other crates'
 /// types too.
 pub fn help(error: &(dyn StdError + 'static)) -> Option<String> {
     help_with(error, |_| None)

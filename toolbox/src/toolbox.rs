@@ -42,15 +42,15 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::client::Client;
-use crate::events::{self, CallScope};
-use crate::prompt::ResourceTemplateMeta;
-use crate::tool::{Tool, ToolMeta};
+use mcpbind_client::internal::{self, CallScope};
+use mcpbind_client::Client;
+use mcpbind_model::{ResourceTemplateMeta, Tool, ToolMeta};
 
 pub use content::{ContentKind, ContentNote, ContentOptions, Placement, Provider, ProviderResult};
 pub use dispatch::{CallError, ModelResult, ToolCall};
-pub use hooks::{Approval, Approvals, CallRequest, HookCall, ToolHook, Verdict};
+pub use hooks::{HookCall, ToolHook};
 pub use inventory::{ServerInventory, ToolInventory};
+use mcpbind_client::{Approval, Approvals};
 pub use names::{is_legal as is_legal_tool_name, model_name, MAX_NAME_LEN};
 pub use prompts::PromptRequest;
 pub use providers::{
@@ -114,7 +114,7 @@ pub trait BoundServer {
     /// The `annotations` mode the bindings were generated under (`None`:
     /// bindings older than this record). [`Toolbox::add`] refuses a client
     /// whose config says another.
-    const ANNOTATIONS: Option<mcpbind_client::config::Annotations> = None;
+    const ANNOTATIONS: Option<mcpbind_model::config::Annotations> = None;
 
     /// The untyped client underneath.
     fn into_client(self) -> Client;
@@ -168,7 +168,7 @@ pub enum ToolboxError {
         server: String,
         /// Why (boxed: the error is large).
         #[source]
-        source: Box<crate::error::Error>,
+        source: Box<mcpbind_client::Error>,
     },
     /// [`Toolbox::refresh_unlocked`] of a server added with its locked
     /// tools.
@@ -186,7 +186,7 @@ pub enum ToolboxError {
         uri: Option<String>,
         /// Why (boxed: the error is large).
         #[source]
-        source: Box<crate::error::Error>,
+        source: Box<mcpbind_client::Error>,
     },
     /// A resource could not be subscribed to.
     #[error("resource `{uri}` of server `{server}` could not be subscribed to")]
@@ -197,19 +197,19 @@ pub enum ToolboxError {
         uri: String,
         /// Why (boxed: the error is large).
         #[source]
-        source: Box<crate::error::Error>,
+        source: Box<mcpbind_client::Error>,
     },
     /// Bindings generated under one `annotations` mode, added with a
     /// client whose config says another (as a generated client's `connect`
     /// refuses it: [`Error::AnnotationsMismatch`](mcpbind_client::Error::AnnotationsMismatch)).
-    #[error("{}", mcpbind_client::__toolbox::annotations_mismatch(server, *bindings, *config))]
+    #[error("{}", mcpbind_client::internal::annotations_mismatch(server, *bindings, *config))]
     AnnotationsMismatch {
         /// The server.
         server: String,
         /// The mode the bindings were generated under.
-        bindings: mcpbind_client::config::Annotations,
+        bindings: mcpbind_model::config::Annotations,
         /// The mode of the client's config.
-        config: mcpbind_client::config::Annotations,
+        config: mcpbind_model::config::Annotations,
     },
     /// A prompt for the system prompt could not be got.
     #[error("prompt `{prompt}` of server `{server}` could not be rendered")]
@@ -220,7 +220,7 @@ pub enum ToolboxError {
         prompt: String,
         /// Why (boxed: the error is large).
         #[source]
-        source: Box<crate::error::Error>,
+        source: Box<mcpbind_client::Error>,
     },
 }
 
@@ -234,7 +234,7 @@ impl ToolboxError {
                 "set a different `tool_prefix` for one of the servers in mcpbind.toml".to_owned(),
             ),
             ToolboxError::AnnotationsMismatch { server, config, .. } => Some(
-                mcpbind_client::__toolbox::annotations_mismatch_help(server, *config),
+                mcpbind_client::internal::annotations_mismatch_help(server, *config),
             ),
             _ => None,
         }
@@ -259,10 +259,12 @@ impl ServerSlot {
             || match &tool.kind {
                 SlotKind::Tool(_) => self.client.is_refused(tool.wire_name()),
                 SlotKind::Live(live) => live.is_stale(&self.client),
-                SlotKind::Template(template) => self
-                    .client
-                    .refuse_drifted_in(crate::notices::ListKind::Resources, template.meta.name)
-                    .is_err(),
+                SlotKind::Template(template) => internal::refuse_drifted_in(
+                    &self.client,
+                    mcpbind_client::notices::ListKind::Resources,
+                    template.meta.name,
+                )
+                .is_err(),
             }
     }
 }
@@ -904,8 +906,8 @@ impl Toolbox {
             // config does, and the tool's live annotations (unreviewed).
             SlotKind::Live(live) => {
                 server.client.server_config().annotations
-                    == mcpbind_client::config::Annotations::Enforce
-                    && mcpbind_client::__toolbox::may_modify(live.read_only, live.destructive)
+                    == mcpbind_model::config::Annotations::Enforce
+                    && mcpbind_model::may_modify(live.read_only, live.destructive)
             }
             SlotKind::Template(_) => false,
         };
@@ -914,14 +916,14 @@ impl Toolbox {
         }
         let facts = select::facts(&server.name, tool);
         let mut request =
-            mcpbind_client::approval::toolbox_request(&server.name, facts.tool, value);
+            mcpbind_client::internal::toolbox_request(&server.name, facts.tool, value);
         request.name = name.to_owned();
         request.read_only = facts.read_only;
         request.destructive = facts.destructive;
         request.idempotent = facts.idempotent;
         request.open_world = facts.open_world;
         request.unlocked = facts.unlocked;
-        self.approvals.review(request).await.map(Ok)
+        internal::review(&self.approvals, request).await.map(Ok)
     }
 
     async fn run(
@@ -947,7 +949,7 @@ impl Toolbox {
             attempts,
         };
         let rejected = |error: CallError, arguments: Value| {
-            events::publish_rejected(
+            internal::publish_rejected(
                 server.client.server_config(),
                 &server.name,
                 meta,
@@ -988,7 +990,7 @@ impl Toolbox {
             ..CallScope::default()
         });
         let outcome =
-            events::with_scope(Arc::clone(&scope), (entry.call)(&server.client, map)).await;
+            internal::with_scope(Arc::clone(&scope), (entry.call)(&server.client, map)).await;
         let attempts = scope.attempts.load(std::sync::atomic::Ordering::Relaxed);
         finish(outcome, attempts)
     }
@@ -1004,7 +1006,7 @@ fn refused(
 ) -> ToolCall {
     let error = CallError::Refused { reason };
     match &tool.kind {
-        SlotKind::Tool(entry) => events::publish_rejected(
+        SlotKind::Tool(entry) => internal::publish_rejected(
             server.client.server_config(),
             &server.name,
             &entry.meta,
@@ -1013,14 +1015,14 @@ fn refused(
             error.to_string(),
             start.elapsed(),
         ),
-        SlotKind::Live(live) => events::publish_toolbox_call(
+        SlotKind::Live(live) => internal::publish_toolbox_call(
             server.client.server_config(),
-            crate::events::ToolInvoked::unlocked_toolbox_call(
+            internal::unlocked_toolbox_call(
                 server.name.clone(),
                 live.name.to_owned(),
                 tool.model_name.clone(),
                 arguments,
-                crate::events::Outcome::Rejected {
+                mcpbind_client::events::Outcome::Rejected {
                     message: error.to_string(),
                 },
                 start.elapsed(),

@@ -17,7 +17,7 @@ async fn call(
     args: &Args,
     arguments: serde_json::Map<String, Value>,
     progress: &ProgressLine,
-) -> anyhow::Result<mcpbind::model::CallToolResult> {
+) -> anyhow::Result<mcpbind::protocol::CallToolResult> {
     let tools = client.list_tools_raw().await?;
     fn name(tool: &Value) -> Option<&str> {
         tool.get("name").and_then(Value::as_str)
@@ -184,7 +184,7 @@ async fn record(
     args: &Args,
     file: &std::path::Path,
     arguments: &serde_json::Map<String, Value>,
-    result: &anyhow::Result<mcpbind::model::CallToolResult>,
+    result: &anyhow::Result<mcpbind::protocol::CallToolResult>,
 ) -> anyhow::Result<()> {
     use mcpbind::ServerSecrets as _;
     let tools = client.list_tools_raw().await?;
@@ -239,9 +239,9 @@ async fn connect(
 /// A content block as `call` prints it: text as it is; an image, audio or
 /// binary resource as one line saying what it is (`--json` prints its
 /// data); an embedded text resource as its text under a line naming it.
-fn shown(content: &mcpbind::model::ContentBlock) -> String {
+fn shown(content: &mcpbind::protocol::ContentBlock) -> String {
     use super::one_line as safe;
-    use mcpbind::model::{ContentBlock, ResourceContents};
+    use mcpbind::protocol::{ContentBlock, ResourceContents};
     // Base64 holds 3 bytes in 4 characters.
     let bytes = |base64: &str| base64.trim_end_matches('=').len() * 3 / 4;
     let blob = |kind: &str, mime: &str, data: &str| {

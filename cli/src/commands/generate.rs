@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use mcpbind::lock::LOCKFILE_NAME;
-use mcpbind_codegen::{GenerationSettings, Generator, Lockfile};
+use mcpbind_codegen::{GenerationSettings, Generator};
+use mcpbind_model::lock::Lockfile;
 
 /// Generate Rust bindings from mcpbind.lock.
 #[derive(Debug, clap::Args)]
@@ -44,7 +45,7 @@ pub struct Args {
 /// or `--out` can't be written.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.lockfile.as_deref().unwrap_or(Path::new(LOCKFILE_NAME));
-    let lockfile = mcpbind::lock::find_lockfile(path, Path::new(""))?;
+    let lockfile = mcpbind::find_lockfile(path, Path::new(""))?;
     if let Some(out) = &args.out {
         let same = |a: &std::path::Path, b: &std::path::Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
         if same(out, &lockfile) {

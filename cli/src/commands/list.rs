@@ -28,7 +28,7 @@ pub struct Args {
 /// When the config or the lockfile can't be read.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.lockfile.as_deref().unwrap_or(Path::new(LOCKFILE_NAME));
-    let lockfile = mcpbind::lock::find_lockfile(path, Path::new(""))?;
+    let lockfile = mcpbind::find_lockfile(path, Path::new(""))?;
     let lock = Lockfile::read(&lockfile)?;
     note_disabled(&lockfile);
     if let Some(name) = &args.server {

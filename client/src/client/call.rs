@@ -452,7 +452,7 @@ pub(super) fn outcome_of(error: &Error) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use mcpbind_model::config::Config;
 
     /// Every typed call's future holds a `call_raw` future, which generated
     /// code and callers move around: connecting (rare, and ~11 KB) is boxed

@@ -11,17 +11,17 @@ use super::lifecycle::{self, Activity, Live};
 use super::{millis, pins, subscribe, Client, Shared};
 use crate::breaker::Breaker;
 use crate::clock::Clock;
-use crate::config::{Config, ServerConfig};
 use crate::connect::secrets::ServerSecrets;
 use crate::connect::{connect, First, Handler, Session};
 use crate::elicit::ClientHooks;
 use crate::error::{Error, Result};
 use crate::notices::Notices;
+use mcpbind_model::config::{Config, ServerConfig};
 
 impl Client {
     /// Connects to server `name` of `config`, with the default
     /// [`ClientHooks`] (elicitation answered by
-    /// [`AcceptDefaults`](crate::AcceptDefaults)).
+    /// [`AcceptDefaults`](crate::elicit::AcceptDefaults)).
     ///
     /// # Errors
     ///
@@ -70,11 +70,10 @@ impl Client {
     ///
     /// [`Error::AnnotationsMismatch`], naming the server, both modes and
     /// the fix.
-    #[doc(hidden)]
-    pub fn check_bindings(
+    pub(crate) fn check_bindings(
         config: &Config,
         name: &str,
-        bindings: crate::config::Annotations,
+        bindings: mcpbind_model::config::Annotations,
     ) -> Result<()> {
         match config.servers.get(name) {
             Some(server) if server.annotations != bindings => Err(Error::AnnotationsMismatch {

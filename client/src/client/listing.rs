@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::{Client, Wait};
 use crate::connect::{id_key, Session};
 use crate::error::Result;
-use crate::lock::EntryKind;
+use mcpbind_model::lock::EntryKind;
 
 impl Client {
     /// Lists the server's tools exactly as it sent them: every page, the raw

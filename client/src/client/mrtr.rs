@@ -3,7 +3,7 @@
 //! A server may answer `tools/call`, `prompts/get` or `resources/read`
 //! with `input_required`: requests for input (elicitation, sampling, roots)
 //! and an opaque `requestState`. The client answers each input request with
-//! its [`ClientHooks`](crate::ClientHooks) and sends the request again as a
+//! its [`ClientHooks`](crate::elicit::ClientHooks) and sends the request again as a
 //! new request (a new JSON-RPC id), with the answers and the `requestState`
 //! exactly as the server gave it, or none when it gave none. The retry is
 //! built from the request that was answered, so one request's state never

@@ -23,14 +23,14 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use super::lifecycle::Live;
 use super::{Client, Shared};
-use crate::config::{PinPolicy, ServerConfig};
-use crate::diff::ServerDiff;
-use crate::drift::Drift;
 use crate::error::{Error, Result};
-use crate::lock::{EntryKind, LockedEntry};
 use crate::notices::{ListKind, Notice};
-use crate::prompt::{PromptMeta, ResourceTemplateMeta};
-use crate::tool::ToolMeta;
+use mcpbind_model::config::{PinPolicy, ServerConfig};
+use mcpbind_model::diff::ServerDiff;
+use mcpbind_model::lock::{EntryKind, LockedEntry};
+use mcpbind_model::Drift;
+use mcpbind_model::ToolMeta;
+use mcpbind_model::{PromptMeta, ResourceTemplateMeta};
 
 /// Entries whose use is refused: their definitions changed on the server
 /// while connected, under `pin_policy = "refuse"`.
@@ -77,7 +77,6 @@ pub(super) struct LiveListing {
 
 /// One live listing of the tools: the change count read before it began,
 /// and each tool's digest by name.
-#[doc(hidden)]
 pub type LiveTools = (u64, Arc<HashMap<String, String>>);
 
 /// What is checked again after each reconnect: the pinned tools, and the
@@ -163,8 +162,7 @@ impl Client {
     /// How many times the server said its `list` changed on this client's
     /// connections so far (what was listed before the count moved may be
     /// stale).
-    #[doc(hidden)]
-    pub fn list_changes(&self, list: ListKind) -> u64 {
+    pub(crate) fn list_changes(&self, list: ListKind) -> u64 {
         self.shared.handler.notices.changes(list)
     }
 
@@ -174,8 +172,7 @@ impl Client {
     /// # Errors
     ///
     /// Those of [`Client::list_tools_raw`].
-    #[doc(hidden)]
-    pub async fn list_live_tools(&self) -> Result<LiveTools> {
+    pub(crate) async fn list_live_tools(&self) -> Result<LiveTools> {
         let at = self.list_changes(ListKind::Tools);
         let listed = self.list_tools_raw().await?;
         Ok(self.note_live_tools(at, &listed))
@@ -184,8 +181,7 @@ impl Client {
     /// Keeps a live listing of the tools (`at`: the change count read
     /// before it began) as the latest, unless a later one is kept already;
     /// they are listed again after each change from now on.
-    #[doc(hidden)]
-    pub fn note_live_tools(&self, at: u64, listed: &[serde_json::Value]) -> LiveTools {
+    pub(crate) fn note_live_tools(&self, at: u64, listed: &[serde_json::Value]) -> LiveTools {
         self.shared.live.watched.store(true, Ordering::Release);
         let digests: HashMap<String, String> = listed
             .iter()
@@ -206,8 +202,7 @@ impl Client {
     }
 
     /// The latest live listing of the tools, if any.
-    #[doc(hidden)]
-    pub fn latest_live_tools(&self) -> Option<LiveTools> {
+    pub(crate) fn latest_live_tools(&self) -> Option<LiveTools> {
         let latest = self
             .shared
             .live
@@ -234,8 +229,7 @@ impl Client {
     /// # Errors
     ///
     /// [`Error::Drift`] for an entry whose use is refused.
-    #[doc(hidden)]
-    pub fn refuse_drifted_in(&self, list: ListKind, name: &str) -> Result<()> {
+    pub(crate) fn refuse_drifted_in(&self, list: ListKind, name: &str) -> Result<()> {
         let refused = &self.shared.refused;
         if !refused.any.load(Ordering::Acquire) {
             return Ok(());
@@ -399,7 +393,7 @@ impl Client {
 impl Client {
     /// Compares the live server's tools with the locked `tools` (a generated
     /// module's `TOOLS`) and applies the server's [`PinPolicy`]. Returns what
-    /// drifted, one [`Drift`](crate::Drift) per tool (empty when all match or
+    /// drifted, one [`Drift`](mcpbind_model::Drift) per tool (empty when all match or
     /// the policy is `ignore`).
     ///
     /// # Errors
@@ -410,7 +404,10 @@ impl Client {
         if self.config.pin_policy == PinPolicy::Ignore || tools.is_empty() {
             return Ok(Vec::new());
         }
-        let drift = self.pin_diff(tools).await?.drift(crate::EntryKind::Tool);
+        let drift = self
+            .pin_diff(tools)
+            .await?
+            .drift(mcpbind_model::lock::EntryKind::Tool);
         self.apply_pin_policy(drift)
     }
 
@@ -434,16 +431,19 @@ impl Client {
 
     /// How the live server's tools differ from the locked `tools`: the
     /// same drift detector as `mcpbind check`, on the tools of those names.
-    pub(super) async fn pin_diff(&self, tools: &[ToolMeta]) -> Result<crate::ServerDiff> {
-        let locked: Vec<crate::LockedTool> = tools
+    pub(super) async fn pin_diff(
+        &self,
+        tools: &[ToolMeta],
+    ) -> Result<mcpbind_model::diff::ServerDiff> {
+        let locked: Vec<mcpbind_model::lock::LockedTool> = tools
             .iter()
-            .map(|meta| crate::LockedTool {
+            .map(|meta| mcpbind_model::lock::LockedTool {
                 name: meta.name.to_owned(),
                 sha256: meta.sha256(),
-                definition: crate::lock::parse_definition(meta.definition),
+                definition: mcpbind_model::lock::parse_definition(meta.definition),
             })
             .collect();
-        let live: Vec<crate::LockedTool> = self
+        let live: Vec<mcpbind_model::lock::LockedTool> = self
             .list_tools_raw()
             .await?
             .into_iter()
@@ -451,9 +451,9 @@ impl Client {
                 let name = t.get("name").and_then(serde_json::Value::as_str);
                 name.is_some_and(|n| tools.iter().any(|meta| meta.name == n))
             })
-            .filter_map(crate::LockedTool::new)
+            .filter_map(mcpbind_model::lock::LockedTool::new)
             .collect();
-        Ok(crate::ServerDiff::tools(&locked, &live))
+        Ok(mcpbind_model::diff::ServerDiff::tools(&locked, &live))
     }
 
     /// If connection `generation` has not been checked: the pinned tools
@@ -470,7 +470,7 @@ impl Client {
     pub(super) fn remember_pins(&self, tools: &[ToolMeta]) {
         if matches!(
             self.config.transport,
-            crate::config::TransportConfig::StreamableHttp { .. }
+            mcpbind_model::config::TransportConfig::StreamableHttp { .. }
         ) {
             // `Mcp-Param-*` headers for tools called before any listing.
             let locked = tools.iter().map(|t| (t.name, t.input_schema));
@@ -561,7 +561,7 @@ fn locked_entry(name: &str, sha256: &str, definition: &str) -> LockedEntry {
     LockedEntry {
         name: name.to_owned(),
         sha256: sha256.to_owned(),
-        definition: crate::lock::parse_definition(definition),
+        definition: mcpbind_model::lock::parse_definition(definition),
     }
 }
 

@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 
 use super::Client;
 use crate::error::{Error, Result};
-use crate::prompt::{Prompt, ResourceTemplateMeta};
-use crate::uri_template::UriValue;
+use mcpbind_model::uri_template::UriValue;
+use mcpbind_model::{Prompt, ResourceTemplateMeta};
 
 impl Client {
     /// Gets a prompt (`prompts/get`) with string arguments by name.

@@ -1,7 +1,7 @@
 //! Resource subscriptions (`resources/subscribe`, `resources/unsubscribe`):
 //! the server then sends `notifications/resources/updated` for the
 //! resource, which reaches the bus as a
-//! [`Notice::ResourceUpdated`](crate::Notice::ResourceUpdated).
+//! [`Notice::ResourceUpdated`](crate::notices::Notice::ResourceUpdated).
 //!
 //! A subscription belongs to a connection: the client remembers its
 //! subscriptions (at most 1,024) and makes them again on a
@@ -93,7 +93,7 @@ impl Client {
     /// others subscribed to): the server then says when it is updated, and
     /// each update reaches the bus
     /// ([`subscribe_notices`](crate::notices::subscribe)) as a
-    /// [`Notice::ResourceUpdated`](crate::Notice::ResourceUpdated). The
+    /// [`Notice::ResourceUpdated`](crate::notices::Notice::ResourceUpdated). The
     /// subscription is made again after a reconnect.
     ///
     /// # Errors

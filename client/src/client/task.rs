@@ -27,7 +27,7 @@ use crate::client::CallOptions;
 use crate::connect::{id_key, RawTap};
 use crate::error::{Error, Result};
 use crate::notices::Watching;
-use crate::tool::Tool;
+use mcpbind_model::Tool;
 
 /// How often to poll a task whose server suggests no interval.
 const DEFAULT_POLL: Duration = Duration::from_secs(1);

@@ -21,9 +21,9 @@ use tokio::time::Instant;
 
 use super::connection::Connector;
 use super::{CallOptions, Client, Closed};
-use crate::config::{Config, ServerConfig};
 use crate::connect::{Handler, Session};
 use crate::error::{Error, Result};
+use mcpbind_model::config::{Config, ServerConfig};
 
 const SECOND: Duration = Duration::from_secs(1);
 

@@ -12,7 +12,7 @@ use super::call::Arguments;
 use super::{CallFuture, CallOptions, Client};
 use crate::call::ToolResult;
 use crate::error::{Error, Result};
-use crate::tool::{TaskSupport, Tool};
+use mcpbind_model::{TaskSupport, Tool};
 
 impl Client {
     /// Calls a typed tool: serializes its input, checks the result and parses
@@ -33,8 +33,7 @@ impl Client {
     /// own, so the user's crate has no state machine per tool to check
     /// (7% of rustc's time checking a large lockfile's bindings;
     /// BENCHMARKS.md).
-    #[doc(hidden)]
-    pub fn call_owned<'a, T: Tool + 'a>(
+    pub(crate) fn call_owned<'a, T: Tool + 'a>(
         &'a self,
         input: T::Input,
     ) -> impl CallFuture<T::Output> + 'a
@@ -48,8 +47,7 @@ impl Client {
     /// (`annotations = "enforce"`): what its generated method returns.
     /// `approved` must be the approval of this very input; the arguments
     /// it approved are sent.
-    #[doc(hidden)]
-    pub fn call_approved<'a, T: Tool + 'a>(
+    pub(crate) fn call_approved<'a, T: Tool + 'a>(
         &'a self,
         input: T::Input,
         approved: crate::approval::Approved<T>,
@@ -82,8 +80,7 @@ impl Client {
     }
 
     /// [`Client::call`] for arguments the toolbox validated already.
-    #[doc(hidden)]
-    pub fn call_validated<'a, T: Tool + 'a>(
+    pub(crate) fn call_validated<'a, T: Tool + 'a>(
         &'a self,
         input: &'a T::Input,
     ) -> impl CallFuture<T::Output> + 'a {
@@ -146,7 +143,8 @@ impl Client {
                 None
             }
         };
-        if let crate::config::TransportConfig::StreamableHttp { .. } = self.config.transport {
+        if let mcpbind_model::config::TransportConfig::StreamableHttp { .. } = self.config.transport
+        {
             // Its `Mcp-Param-*` headers, before anything is listed.
             (self.shared.handler.tool_schemas).lock_once(meta.name, meta.input_schema);
         }

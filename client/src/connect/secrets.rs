@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use crate::config::{expand_vars_with, ConfigError};
+use mcpbind_model::config::{expand_vars_with, ConfigError};
 
 /// `Result` with the `ConfigError` of a `${VAR}` that cannot be expanded.
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -134,7 +134,7 @@ pub trait ServerSecrets {
     fn labelled_secrets(&self) -> Vec<(String, String)>;
 }
 
-impl ServerSecrets for crate::config::ServerConfig {
+impl ServerSecrets for mcpbind_model::config::ServerConfig {
     fn secrets(&self) -> Vec<String> {
         expander(self).finish().to_vec()
     }
@@ -145,8 +145,8 @@ impl ServerSecrets for crate::config::ServerConfig {
 }
 
 /// An expander that has expanded every value of a server's config.
-fn expander(config: &crate::config::ServerConfig) -> Expander<'static> {
-    use crate::config::TransportConfig;
+fn expander(config: &mcpbind_model::config::ServerConfig) -> Expander<'static> {
+    use mcpbind_model::config::TransportConfig;
     let mut expander = Expander::new("");
     match &config.transport {
         TransportConfig::Stdio {

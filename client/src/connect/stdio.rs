@@ -23,11 +23,12 @@ use super::opening::{self, Replay, Unopened};
 use super::secrets::Expander;
 use super::tap::{Failure, RawTap};
 use super::{handshake, ConnectFailure, Handler, Lifecycle, Session};
-use crate::config::is_safe_env;
 use crate::error::Error;
 use crate::redact::{redact, redact_cut};
-use crate::sandbox::plan::Target;
-use crate::sandbox::{self, Confined, SandboxConfig, Scratch};
+use crate::sandbox::Target;
+use crate::sandbox::{self, Confined, Scratch};
+use mcpbind_model::config::is_safe_env;
+use mcpbind_model::sandbox::SandboxConfig;
 
 mod lookup;
 

@@ -183,7 +183,7 @@ impl RawTap {
 /// The deepest nesting of arrays and objects in a JSON text (strings
 /// skipped), counted without parsing.
 pub(crate) fn nesting_depth(json: &[u8]) -> usize {
-    crate::lock::depth::text_depth(json, usize::MAX).0
+    mcpbind_model::lock::depth::text_depth(json, usize::MAX).0
 }
 
 /// A `Retry-After` value: seconds, or an HTTP date (RFC 9110 §10.2.3);

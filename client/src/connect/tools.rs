@@ -13,7 +13,7 @@ use rmcp::ServiceError;
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::lock::EntryKind;
+use mcpbind_model::lock::EntryKind;
 
 /// One page of a list.
 pub(crate) struct Page {
@@ -182,7 +182,7 @@ fn check_template(template: &Value) -> Result<(), String> {
     let template = check_named(template)?;
     match template.get("uriTemplate") {
         None => Err("has no `uriTemplate`".to_owned()),
-        Some(Value::String(t)) => crate::uri_template::UriTemplate::parse(t)
+        Some(Value::String(t)) => mcpbind_model::uri_template::UriTemplate::parse(t)
             .map(|_| ())
             .map_err(|e| e.to_string()),
         Some(other) => Err(format!("`uriTemplate` is {}, not a string", kind(other))),

@@ -10,7 +10,8 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use mcpbind_codegen::{GenerationSettings, Generator, Lockfile, ServerLock};
+use mcpbind_codegen::{GenerationSettings, Generator};
+use mcpbind_model::lock::{Lockfile, ServerLock};
 use serde_json::{json, Value};
 
 fn check(tools: Vec<Value>) {

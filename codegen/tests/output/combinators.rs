@@ -362,7 +362,11 @@ pub mod combinators {
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -400,35 +404,35 @@ pub mod combinators {
             &self,
             input: types::AllOfInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::AllOf>(input)
+            ::mcpbind::__private::call_owned::<tools::AllOf>(&self.inner, input)
         }
         /// Tool `not_if_then_else`: Keywords no Rust type says: not, if/then/else, contains.
         pub fn not_if_then_else(
             &self,
             input: types::NotIfThenElseInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::NotIfThenElse>(input)
+            ::mcpbind::__private::call_owned::<tools::NotIfThenElse>(&self.inner, input)
         }
         /// Tool `nullables`: type arrays with null, anyOf with null, oneOf with null.
         pub fn nullables(
             &self,
             input: types::NullablesInput,
         ) -> impl ::mcpbind::CallFuture<types::NullablesOutput> + '_ {
-            self.inner.call_owned::<tools::Nullables>(input)
+            ::mcpbind::__private::call_owned::<tools::Nullables>(&self.inner, input)
         }
         /// Tool `tagged_union`: oneOf tagged by a const property and by a single-value enum.
         pub fn tagged_union(
             &self,
             input: types::TaggedUnionInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::TaggedUnion>(input)
+            ::mcpbind::__private::call_owned::<tools::TaggedUnion>(&self.inner, input)
         }
         /// Tool `tuples`: 2020-12 prefixItems and draft-07 array items.
         pub fn tuples(
             &self,
             input: types::TuplesInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Tuples>(input)
+            ::mcpbind::__private::call_owned::<tools::Tuples>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -180,7 +180,11 @@ pub mod effects {
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -218,7 +222,7 @@ pub mod effects {
             &self,
             input: types::AppendLineInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::AppendLine>(input)
+            ::mcpbind::__private::call_owned::<tools::AppendLine>(&self.inner, input)
         }
         /// Tool `delete_file` (destructive, idempotent): Deletes a file.
         ///
@@ -228,14 +232,16 @@ pub mod effects {
             input: types::DeleteFileInput,
             approved: ::mcpbind::Approved<tools::DeleteFile>,
         ) -> impl ::mcpbind::CallFuture<types::DeleteFileOutput> + '_ {
-            self.inner.call_approved::<tools::DeleteFile>(input, approved)
+            ::mcpbind::__private::call_approved::<
+                tools::DeleteFile,
+            >(&self.inner, input, approved)
         }
         /// Tool `read_file` (read-only): Reads a file.
         pub fn read_file(
             &self,
             input: types::ReadFileInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::ReadFile>(input)
+            ::mcpbind::__private::call_owned::<tools::ReadFile>(&self.inner, input)
         }
         /// Tool `run-command`: No annotations: the MCP defaults say it may destroy things.
         ///
@@ -245,7 +251,9 @@ pub mod effects {
             input: types::RunCommandInput,
             approved: ::mcpbind::Approved<tools::RunCommand>,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_approved::<tools::RunCommand>(input, approved)
+            ::mcpbind::__private::call_approved::<
+                tools::RunCommand,
+            >(&self.inner, input, approved)
         }
         /// **Stat** (tool `stat`, read-only)
         ///
@@ -254,7 +262,7 @@ pub mod effects {
             &self,
             input: types::StatInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Stat>(input)
+            ::mcpbind::__private::call_owned::<tools::Stat>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -198,7 +198,11 @@ pub mod enums {
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -236,14 +240,14 @@ pub mod enums {
             &self,
             input: types::EnumOutputInput,
         ) -> impl ::mcpbind::CallFuture<types::EnumOutputOutput> + '_ {
-            self.inner.call_owned::<tools::EnumOutput>(input)
+            ::mcpbind::__private::call_owned::<tools::EnumOutput>(&self.inner, input)
         }
         /// Tool `string_enums`: String enums whose values collide after PascalCasing, and odd values.
         pub fn string_enums(
             &self,
             input: types::StringEnumsInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::StringEnums>(input)
+            ::mcpbind::__private::call_owned::<tools::StringEnums>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

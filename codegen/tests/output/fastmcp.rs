@@ -225,7 +225,11 @@ pub mod fastmcp {
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -269,7 +273,7 @@ pub mod fastmcp {
             &self,
             input: types::GetForecastInput,
         ) -> impl ::mcpbind::CallFuture<types::GetForecastOutput> + '_ {
-            self.inner.call_owned::<tools::GetForecast>(input)
+            ::mcpbind::__private::call_owned::<tools::GetForecast>(&self.inner, input)
         }
         /// **Search Documents** (tool `search_documents`)
         ///
@@ -278,14 +282,16 @@ pub mod fastmcp {
             &self,
             input: types::SearchDocumentsInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::SearchDocuments>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::SearchDocuments,
+            >(&self.inner, input)
         }
         /// Tool `wrapped_result`: FastMCP wraps non-object returns in {"result": ...}.
         pub fn wrapped_result(
             &self,
             input: types::WrappedResultInput,
         ) -> impl ::mcpbind::CallFuture<types::WrappedResultOutput> + '_ {
-            self.inner.call_owned::<tools::WrappedResult>(input)
+            ::mcpbind::__private::call_owned::<tools::WrappedResult>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

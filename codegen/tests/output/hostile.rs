@@ -923,7 +923,11 @@ assert!(false);
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -961,7 +965,7 @@ assert!(false);
             &self,
             input: types::UnnamedE3B0C4Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::UnnamedE3B0C4>(input)
+            ::mcpbind::__private::call_owned::<tools::UnnamedE3B0C4>(&self.inner, input)
         }
         /// **Fenced: ```rust fn main() { panic!("doctest ran") } ``` and unclosed: ``` assert!(false);** (tool ` `)
         ///
@@ -970,7 +974,7 @@ assert!(false);
             &self,
             input: types::Unnamed36A9E7Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Unnamed36A9E7>(input)
+            ::mcpbind::__private::call_owned::<tools::Unnamed36A9E7>(&self.inner, input)
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `\"#`)
         ///
@@ -979,7 +983,7 @@ assert!(false);
             &self,
             input: types::Unnamed589D42Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Unnamed589D42>(input)
+            ::mcpbind::__private::call_owned::<tools::Unnamed589D42>(&self.inner, input)
         }
         /// Tool `*/`: Tilde fence:
         /// ~~~text
@@ -994,7 +998,7 @@ assert!(false);
             &self,
             input: types::UnnamedED9623Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::UnnamedED9623>(input)
+            ::mcpbind::__private::call_owned::<tools::UnnamedED9623>(&self.inner, input)
         }
         /// Tool `123`: Fenced:
         /// ```text
@@ -1008,14 +1012,14 @@ assert!(false);
             &self,
             input: types::T123Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::T123>(input)
+            ::mcpbind::__private::call_owned::<tools::T123>(&self.inner, input)
         }
         /// Tool `Client`: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         pub fn client(
             &self,
             input: types::ClientInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Client>(input)
+            ::mcpbind::__private::call_owned::<tools::Client>(&self.inner, input)
         }
         /// **NUL here:: and CRLF second line** (tool `GetItem`)
         ///
@@ -1024,14 +1028,14 @@ assert!(false);
             &self,
             input: types::GetItemEC1AE4Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetItemEC1AE4>(input)
+            ::mcpbind::__private::call_owned::<tools::GetItemEC1AE4>(&self.inner, input)
         }
         /// Tool `Self`: HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>
         pub fn self_85bc0f(
             &self,
             input: types::SelfTool85BC0FInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::SelfTool85BC0F>(input)
+            ::mcpbind::__private::call_owned::<tools::SelfTool85BC0F>(&self.inner, input)
         }
         /// **Indented code:     fn main() { panic!() } after** (tool `__`)
         ///
@@ -1041,26 +1045,26 @@ assert!(false);
             &self,
             input: types::Unnamed9911F4Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Unnamed9911F4>(input)
+            ::mcpbind::__private::call_owned::<tools::Unnamed9911F4>(&self.inner, input)
         }
         /// Tool `a/b`: NUL here:: and CRLF
         /// second line
         pub fn a_b(&self, input: types::ABInput) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::AB>(input)
+            ::mcpbind::__private::call_owned::<tools::AB>(&self.inner, input)
         }
         /// Tool `connect`: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         pub fn connect_5a638a(
             &self,
             input: types::ConnectInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Connect>(input)
+            ::mcpbind::__private::call_owned::<tools::Connect>(&self.inner, input)
         }
         /// Tool `crate`: Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]
         pub fn crate_(
             &self,
             input: types::CrateInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Crate>(input)
+            ::mcpbind::__private::call_owned::<tools::Crate>(&self.inner, input)
         }
         /// Tool `from_client`: Indented code:
         ///
@@ -1073,7 +1077,7 @@ assert!(false);
             &self,
             input: types::FromClientInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::FromClient>(input)
+            ::mcpbind::__private::call_owned::<tools::FromClient>(&self.inner, input)
         }
         /// **Ends a comment */ and starts one /* never closed** (tool `get-item`)
         ///
@@ -1082,14 +1086,14 @@ assert!(false);
             &self,
             input: types::GetItemE189D4Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetItemE189D4>(input)
+            ::mcpbind::__private::call_owned::<tools::GetItemE189D4>(&self.inner, input)
         }
         /// Tool `getItem`: Ends a comment */ and starts one /* never closed
         pub fn get_item_48f24a(
             &self,
             input: types::GetItem48F24AInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetItem48F24A>(input)
+            ::mcpbind::__private::call_owned::<tools::GetItem48F24A>(&self.inner, input)
         }
         /// Tool `get_item`: Tilde fence:
         /// ~~~text
@@ -1104,7 +1108,7 @@ assert!(false);
             &self,
             input: types::GetItem296490Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetItem296490>(input)
+            ::mcpbind::__private::call_owned::<tools::GetItem296490>(&self.inner, input)
         }
         /// **Title with */ and   newline and ```rust** (tool `hostile_schema`)
         ///
@@ -1115,7 +1119,7 @@ assert!(false);
             &self,
             input: types::HostileSchemaInput,
         ) -> impl ::mcpbind::CallFuture<types::HostileSchemaOutput> + '_ {
-            self.inner.call_owned::<tools::HostileSchema>(input)
+            ::mcpbind::__private::call_owned::<tools::HostileSchema>(&self.inner, input)
         }
         /// **HTML <script>alert(1)</script> <b>bold <!-- comment --> </div>** (tool `inner`)
         ///
@@ -1131,7 +1135,7 @@ assert!(false);
             &self,
             input: types::InnerInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Inner>(input)
+            ::mcpbind::__private::call_owned::<tools::Inner>(&self.inner, input)
         }
         /// Tool `new`: NUL here:: and CRLF
         /// second line
@@ -1139,14 +1143,14 @@ assert!(false);
             &self,
             input: types::NewInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::New>(input)
+            ::mcpbind::__private::call_owned::<tools::New>(&self.inner, input)
         }
         /// Tool `r#type`: Raw string end "# and "## and ]] and `backticks` and ``double``
         pub fn r_type(
             &self,
             input: types::RTypeInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::RType>(input)
+            ::mcpbind::__private::call_owned::<tools::RType>(&self.inner, input)
         }
         /// **Attributes #[doc = "x"] #![deny(warnings)] } { ) ( ]** (tool `self`)
         ///
@@ -1155,7 +1159,7 @@ assert!(false);
             &self,
             input: types::SelfTool06C604Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::SelfTool06C604>(input)
+            ::mcpbind::__private::call_owned::<tools::SelfTool06C604>(&self.inner, input)
         }
         /// **Raw string end "# and "## and ]] and `backticks` and ``double``** (tool `super`)
         ///
@@ -1172,7 +1176,7 @@ assert!(false);
             &self,
             input: types::SuperInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Super>(input)
+            ::mcpbind::__private::call_owned::<tools::Super>(&self.inner, input)
         }
         /// Tool `tools`: Fenced:
         /// ```text
@@ -1186,14 +1190,14 @@ assert!(false);
             &self,
             input: types::ToolsInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Tools>(input)
+            ::mcpbind::__private::call_owned::<tools::Tools>(&self.inner, input)
         }
         /// Tool `type`: Ends a comment */ and starts one /* never closed
         pub fn type_(
             &self,
             input: types::TypeInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Type>(input)
+            ::mcpbind::__private::call_owned::<tools::Type>(&self.inner, input)
         }
         /// **Tilde fence: ~~~rust panic!() ~~~ ````rust ``` nested ``` ````** (tool `types`)
         ///
@@ -1208,7 +1212,7 @@ assert!(false);
             &self,
             input: types::TypesInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Types>(input)
+            ::mcpbind::__private::call_owned::<tools::Types>(&self.inner, input)
         }
         /// Tool `\u{1f680}`: Indented code:
         ///
@@ -1221,7 +1225,7 @@ assert!(false);
             &self,
             input: types::UnnamedEBBC0BInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::UnnamedEBBC0B>(input)
+            ::mcpbind::__private::call_owned::<tools::UnnamedEBBC0B>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -346,7 +346,11 @@ Default: `10`.*/
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -384,42 +388,42 @@ Default: `10`.*/
             &self,
             input: types::GetUser5D95C2Input,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetUser5D95C2>(input)
+            ::mcpbind::__private::call_owned::<tools::GetUser5D95C2>(&self.inner, input)
         }
         /// Calls the `get_user` tool.
         pub fn get_user_bf1e2a(
             &self,
             input: types::GetUserBF1E2AInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetUserBF1E2A>(input)
+            ::mcpbind::__private::call_owned::<tools::GetUserBF1E2A>(&self.inner, input)
         }
         /// Tool `recursive_root`: A tree whose children refer to the root schema with `$ref: #`.
         pub fn recursive_root(
             &self,
             input: types::RecursiveRootInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::RecursiveRoot>(input)
+            ::mcpbind::__private::call_owned::<tools::RecursiveRoot>(&self.inner, input)
         }
         /// Tool `self_refs`: Definitions that only point at themselves.
         pub fn self_refs(
             &self,
             input: types::SelfRefsInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::SelfRefs>(input)
+            ::mcpbind::__private::call_owned::<tools::SelfRefs>(&self.inner, input)
         }
         /// Tool `trojan`: Safe\u{202e} txt.exe\u{2066} and \u{200b}invisible \u{7} bell
         pub fn trojan(
             &self,
             input: types::TrojanInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Trojan>(input)
+            ::mcpbind::__private::call_owned::<tools::Trojan>(&self.inner, input)
         }
         /// Tool `unions`: Unions that accept anything, a base beside constraint-only branches, a mixed enum, a positive minimum.
         pub fn unions(
             &self,
             input: types::UnionsInput,
         ) -> impl ::mcpbind::CallFuture<types::UnionsOutput> + '_ {
-            self.inner.call_owned::<tools::Unions>(input)
+            ::mcpbind::__private::call_owned::<tools::Unions>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -209,7 +209,11 @@ pub mod openapi {
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -247,14 +251,14 @@ pub mod openapi {
             &self,
             input: types::CreatePetInput,
         ) -> impl ::mcpbind::CallFuture<types::CreatePetOutput> + '_ {
-            self.inner.call_owned::<tools::CreatePet>(input)
+            ::mcpbind::__private::call_owned::<tools::CreatePet>(&self.inner, input)
         }
         /// Tool `listPets`: GET /pets
         pub fn list_pets(
             &self,
             input: types::ListPetsInput,
         ) -> impl ::mcpbind::CallFuture<types::ListPetsOutput> + '_ {
-            self.inner.call_owned::<tools::ListPets>(input)
+            ::mcpbind::__private::call_owned::<tools::ListPets>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -374,7 +374,7 @@ pub mod prompts {
             pub async fn review_aff076(
                 &self,
                 arguments: ReviewAFF076Arguments,
-            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::GetPromptResult> {
                 self.0.get_prompt::<ReviewAFF076Arguments>(&arguments).await
             }
             /// Asks the server to complete an argument of prompt `Review` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
@@ -383,10 +383,10 @@ pub mod prompts {
                 argument: ReviewAFF076Argument,
                 value: &str,
                 context: &[(&str, &str)],
-            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::CompletionInfo> {
                 self.0
                     .complete(
-                        ::mcpbind::model::Reference::for_prompt("Review"),
+                        ::mcpbind::protocol::Reference::for_prompt("Review"),
                         argument.name(),
                         value,
                         context,
@@ -399,7 +399,7 @@ pub mod prompts {
             pub async fn complete_review_d82f872c75c256b0(
                 &self,
                 arguments: CompleteReviewD82F872C75C256B0Arguments,
-            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::GetPromptResult> {
                 self.0
                     .get_prompt::<CompleteReviewD82F872C75C256B0Arguments>(&arguments)
                     .await
@@ -410,7 +410,7 @@ pub mod prompts {
             pub async fn no_args(
                 &self,
                 arguments: NoArgsArguments,
-            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::GetPromptResult> {
                 self.0.get_prompt::<NoArgsArguments>(&arguments).await
             }
             /// **Code review**
@@ -425,7 +425,7 @@ pub mod prompts {
             pub async fn review_c97ace(
                 &self,
                 arguments: ReviewC97ACEArguments,
-            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::GetPromptResult> {
                 self.0.get_prompt::<ReviewC97ACEArguments>(&arguments).await
             }
             /// Asks the server to complete an argument of prompt `review` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
@@ -434,10 +434,10 @@ pub mod prompts {
                 argument: ReviewC97ACEArgument,
                 value: &str,
                 context: &[(&str, &str)],
-            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::CompletionInfo> {
                 self.0
                     .complete(
-                        ::mcpbind::model::Reference::for_prompt("review"),
+                        ::mcpbind::protocol::Reference::for_prompt("review"),
                         argument.name(),
                         value,
                         context,
@@ -550,7 +550,7 @@ pub mod prompts {
                 q: impl ::std::convert::Into<::mcpbind::UriValue>,
                 limit: impl ::std::convert::Into<::mcpbind::UriValue>,
                 section: impl ::std::convert::Into<::mcpbind::UriValue>,
-            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::ReadResourceResult> {
                 self.0
                     .read_resource(
                         &file_uri_fbfe92a728634157_2(path, segments, q, limit, section),
@@ -564,7 +564,7 @@ pub mod prompts {
             /// Resource template `file-uri`: `mem://static`.
             pub async fn file_uri_fbfe92a728634157(
                 &self,
-            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::ReadResourceResult> {
                 self.0.read_resource(&file_uri_uri()).await
             }
             /// Reads the resource at the URI [`keys_uri`] gives for these values.
@@ -575,7 +575,7 @@ pub mod prompts {
                 keys: impl ::std::convert::Into<::mcpbind::UriValue>,
                 ext: impl ::std::convert::Into<::mcpbind::UriValue>,
                 self_: impl ::std::convert::Into<::mcpbind::UriValue>,
-            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::ReadResourceResult> {
                 self.0.read_resource(&keys_uri(keys, ext, self_)).await
             }
             /// Reads the resource at the URI [`list_uri`] gives for these values.
@@ -586,14 +586,14 @@ pub mod prompts {
             pub async fn list_a33039(
                 &self,
                 id: impl ::std::convert::Into<::mcpbind::UriValue>,
-            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::ReadResourceResult> {
                 self.0.read_resource(&list_uri(id)).await
             }
             /// Lists the server's concrete resources (`resources/list`,
             /// every page); they are data, not locked.
             pub async fn list(
                 &self,
-            ) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::model::Resource>> {
+            ) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::protocol::Resource>> {
                 self.0.list_resources().await
             }
         }
@@ -669,7 +669,11 @@ pub mod prompts {
         /// default; `refuse` fails here when one changed since it was
         /// locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -717,14 +721,14 @@ pub mod prompts {
             &self,
             input: types::PromptReviewInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::PromptReview>(input)
+            ::mcpbind::__private::call_owned::<tools::PromptReview>(&self.inner, input)
         }
         /// Tool `prompts`: A tool named like the client's `prompts` accessor.
         pub fn prompts_eb7526(
             &self,
             input: types::PromptsInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Prompts>(input)
+            ::mcpbind::__private::call_owned::<tools::Prompts>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
@@ -786,7 +790,7 @@ pub mod prompts {
             arguments: prompts::ReviewAFF076Arguments,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::protocol::GetPromptResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -803,7 +807,7 @@ pub mod prompts {
             arguments: prompts::CompleteReviewD82F872C75C256B0Arguments,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::protocol::GetPromptResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -820,7 +824,7 @@ pub mod prompts {
             arguments: prompts::NoArgsArguments,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::protocol::GetPromptResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -837,7 +841,7 @@ pub mod prompts {
             arguments: prompts::ReviewC97ACEArguments,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::protocol::GetPromptResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -855,7 +859,7 @@ pub mod prompts {
             variables: ::mcpbind::UriVariables,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::ReadResourceResult,
+                ::mcpbind::protocol::ReadResourceResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -873,7 +877,7 @@ pub mod prompts {
             variables: ::mcpbind::UriVariables,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::ReadResourceResult,
+                ::mcpbind::protocol::ReadResourceResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -891,7 +895,7 @@ pub mod prompts {
             variables: ::mcpbind::UriVariables,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::ReadResourceResult,
+                ::mcpbind::protocol::ReadResourceResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -909,7 +913,7 @@ pub mod prompts {
             variables: ::mcpbind::UriVariables,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::ReadResourceResult,
+                ::mcpbind::protocol::ReadResourceResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {

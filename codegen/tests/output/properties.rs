@@ -335,7 +335,11 @@ pub mod properties {
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -373,35 +377,39 @@ pub mod properties {
             &self,
             input: types::AdditionalInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Additional>(input)
+            ::mcpbind::__private::call_owned::<tools::Additional>(&self.inner, input)
         }
         /// Tool `closed_root`: A root that says additionalProperties: false.
         pub fn closed_root(
             &self,
             input: types::ClosedRootInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::ClosedRoot>(input)
+            ::mcpbind::__private::call_owned::<tools::ClosedRoot>(&self.inner, input)
         }
         /// Tool `colliding_names`: Property names that collide after snake_casing, and odd names.
         pub fn colliding_names(
             &self,
             input: types::CollidingNamesInput,
         ) -> impl ::mcpbind::CallFuture<types::CollidingNamesOutput> + '_ {
-            self.inner.call_owned::<tools::CollidingNames>(input)
+            ::mcpbind::__private::call_owned::<tools::CollidingNames>(&self.inner, input)
         }
         /// Tool `required_undeclared`: required names properties that are not declared.
         pub fn required_undeclared(
             &self,
             input: types::RequiredUndeclaredInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::RequiredUndeclared>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::RequiredUndeclared,
+            >(&self.inner, input)
         }
         /// Tool `type_names_collide`: Nested types whose generated names collide with tool types.
         pub fn type_names_collide(
             &self,
             input: types::TypeNamesCollideInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::TypeNamesCollide>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::TypeNamesCollide,
+            >(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -521,7 +521,11 @@ Default: `"x"`.*/
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -559,49 +563,49 @@ Default: `"x"`.*/
             &self,
             input: types::ByIdAndAnchorInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::ByIdAndAnchor>(input)
+            ::mcpbind::__private::call_owned::<tools::ByIdAndAnchor>(&self.inner, input)
         }
         /// Tool `network_refs`: Refs that would need the network, or that resolve to nothing.
         pub fn network_refs(
             &self,
             input: types::NetworkRefsInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::NetworkRefs>(input)
+            ::mcpbind::__private::call_owned::<tools::NetworkRefs>(&self.inner, input)
         }
         /// Tool `pointers`: Refs to non-$defs pointers, nested $defs and draft-07 definitions.
         pub fn pointers(
             &self,
             input: types::PointersInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Pointers>(input)
+            ::mcpbind::__private::call_owned::<tools::Pointers>(&self.inner, input)
         }
         /// Tool `recursive_tree`: A recursive tree node and a ref to the root.
         pub fn recursive_tree(
             &self,
             input: types::RecursiveTreeInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::RecursiveTree>(input)
+            ::mcpbind::__private::call_owned::<tools::RecursiveTree>(&self.inner, input)
         }
         /// Tool `root_is_ref`: The whole inputSchema is a $ref.
         pub fn root_is_ref(
             &self,
             input: types::RootIsRefInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::RootIsRef>(input)
+            ::mcpbind::__private::call_owned::<tools::RootIsRef>(&self.inner, input)
         }
         /// Tool `shared_defs_one`: Shares a definition with shared_defs_two.
         pub fn shared_defs_one(
             &self,
             input: types::SharedDefsOneInput,
         ) -> impl ::mcpbind::CallFuture<types::SharedDefsOneOutput> + '_ {
-            self.inner.call_owned::<tools::SharedDefsOne>(input)
+            ::mcpbind::__private::call_owned::<tools::SharedDefsOne>(&self.inner, input)
         }
         /// Tool `shared_defs_two`: Same Point as shared_defs_one.
         pub fn shared_defs_two(
             &self,
             input: types::SharedDefsTwoInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::SharedDefsTwo>(input)
+            ::mcpbind::__private::call_owned::<tools::SharedDefsTwo>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -501,7 +501,11 @@ pub mod untyped {
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -539,63 +543,71 @@ pub mod untyped {
             &self,
             input: types::BooleanInputSchemaInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::BooleanInputSchema>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::BooleanInputSchema,
+            >(&self.inner, input)
         }
         /// Tool `defaults`: Defaults that match their type and defaults that do not.
         pub fn defaults(
             &self,
             input: types::DefaultsInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Defaults>(input)
+            ::mcpbind::__private::call_owned::<tools::Defaults>(&self.inner, input)
         }
         /// Calls the `empty_input_schema` tool.
         pub fn empty_input_schema(
             &self,
             input: types::EmptyInputSchemaInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::EmptyInputSchema>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::EmptyInputSchema,
+            >(&self.inner, input)
         }
         /// Tool `float_bounds`: Float bounds on integers and counts.
         pub fn float_bounds(
             &self,
             input: types::FloatBoundsInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::FloatBounds>(input)
+            ::mcpbind::__private::call_owned::<tools::FloatBounds>(&self.inner, input)
         }
         /// Tool `no_input_schema`: No inputSchema at all.
         pub fn no_input_schema(
             &self,
             input: types::NoInputSchemaInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::NoInputSchema>(input)
+            ::mcpbind::__private::call_owned::<tools::NoInputSchema>(&self.inner, input)
         }
         /// Tool `no_type`: Subschemas without a type.
         pub fn no_type(
             &self,
             input: types::NoTypeInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::NoType>(input)
+            ::mcpbind::__private::call_owned::<tools::NoType>(&self.inner, input)
         }
         /// Calls the `null_input_schema` tool.
         pub fn null_input_schema(
             &self,
             input: types::NullInputSchemaInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::NullInputSchema>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::NullInputSchema,
+            >(&self.inner, input)
         }
         /// Tool `odd_keywords`: Keywords with the wrong JSON type.
         pub fn odd_keywords(
             &self,
             input: types::OddKeywordsInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::OddKeywords>(input)
+            ::mcpbind::__private::call_owned::<tools::OddKeywords>(&self.inner, input)
         }
         /// Calls the `string_input_schema` tool.
         pub fn string_input_schema(
             &self,
             input: types::StringInputSchemaInput,
         ) -> impl ::mcpbind::CallFuture<types::StringInputSchemaOutput> + '_ {
-            self.inner.call_owned::<tools::StringInputSchema>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::StringInputSchema,
+            >(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use mcpbind::model::CallToolResult;
+use mcpbind::protocol::CallToolResult;
 use mcpbind::{CallOptions, Client, ClientHooks, Config, ServerBuilder, ServerConfig};
 use serde_json::{json, Map, Value};
 

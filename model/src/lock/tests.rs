@@ -350,7 +350,7 @@ fn edited_or_duplicate_prompts_are_rejected_with_their_line() {
 #[test]
 fn a_changed_prompt_filter_makes_the_lock_stale() {
     let lock = with_prompts();
-    let config = crate::Config::from_toml_str(
+    let config = crate::config::Config::from_toml_str(
         "[servers.demo]\ncommand = \"x\"\ndisabled_prompts = [\"greet\"]\n",
     )
     .unwrap();

@@ -459,7 +459,11 @@ Default: `10`.*/
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -499,7 +503,7 @@ Default: `10`.*/
             &self,
             input: types::AddInput,
         ) -> impl ::mcpbind::CallFuture<types::AddOutput> + '_ {
-            self.inner.call_owned::<tools::Add>(input)
+            ::mcpbind::__private::call_owned::<tools::Add>(&self.inner, input)
         }
         /// **Crash** (tool `crash`)
         ///
@@ -508,7 +512,7 @@ Default: `10`.*/
             &self,
             input: types::CrashInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Crash>(input)
+            ::mcpbind::__private::call_owned::<tools::Crash>(&self.inner, input)
         }
         /// **Create order** (tool `create_order`)
         ///
@@ -517,7 +521,7 @@ Default: `10`.*/
             &self,
             input: types::CreateOrderInput,
         ) -> impl ::mcpbind::CallFuture<types::CreateOrderOutput> + '_ {
-            self.inner.call_owned::<tools::CreateOrder>(input)
+            ::mcpbind::__private::call_owned::<tools::CreateOrder>(&self.inner, input)
         }
         /// **Delete item** (tool `delete_item`, destructive, idempotent)
         ///
@@ -526,7 +530,7 @@ Default: `10`.*/
             &self,
             input: types::DeleteItemInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::DeleteItem>(input)
+            ::mcpbind::__private::call_owned::<tools::DeleteItem>(&self.inner, input)
         }
         /// **Draw shape** (tool `draw_shape`, read-only)
         ///
@@ -535,7 +539,7 @@ Default: `10`.*/
             &self,
             input: types::DrawShapeInput,
         ) -> impl ::mcpbind::CallFuture<types::DrawShapeOutput> + '_ {
-            self.inner.call_owned::<tools::DrawShape>(input)
+            ::mcpbind::__private::call_owned::<tools::DrawShape>(&self.inner, input)
         }
         /// **Echo** (tool `echo`, read-only)
         ///
@@ -544,7 +548,7 @@ Default: `10`.*/
             &self,
             input: types::EchoInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Echo>(input)
+            ::mcpbind::__private::call_owned::<tools::Echo>(&self.inner, input)
         }
         /// **Fail** (tool `fail`, read-only)
         ///
@@ -553,7 +557,7 @@ Default: `10`.*/
             &self,
             input: types::FailInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Fail>(input)
+            ::mcpbind::__private::call_owned::<tools::Fail>(&self.inner, input)
         }
         /// **Get weather** (tool `get_weather`, read-only, closed-world)
         ///
@@ -562,7 +566,7 @@ Default: `10`.*/
             &self,
             input: types::GetWeatherInput,
         ) -> impl ::mcpbind::CallFuture<types::GetWeatherOutput> + '_ {
-            self.inner.call_owned::<tools::GetWeather>(input)
+            ::mcpbind::__private::call_owned::<tools::GetWeather>(&self.inner, input)
         }
         /// **Search** (tool `search`, read-only)
         ///
@@ -571,7 +575,7 @@ Default: `10`.*/
             &self,
             input: types::SearchInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Search>(input)
+            ::mcpbind::__private::call_owned::<tools::Search>(&self.inner, input)
         }
         /// **Set mode** (tool `set_mode`, idempotent)
         ///
@@ -580,7 +584,7 @@ Default: `10`.*/
             &self,
             input: types::SetModeInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::SetMode>(input)
+            ::mcpbind::__private::call_owned::<tools::SetMode>(&self.inner, input)
         }
         /// **Sleep** (tool `sleep`, read-only)
         ///
@@ -589,7 +593,7 @@ Default: `10`.*/
             &self,
             input: types::SleepInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Sleep>(input)
+            ::mcpbind::__private::call_owned::<tools::Sleep>(&self.inner, input)
         }
         /// **Tag counts** (tool `tag_counts`, read-only)
         ///
@@ -598,7 +602,7 @@ Default: `10`.*/
             &self,
             input: types::TagCountsInput,
         ) -> impl ::mcpbind::CallFuture<types::TagCountsOutput> + '_ {
-            self.inner.call_owned::<tools::TagCounts>(input)
+            ::mcpbind::__private::call_owned::<tools::TagCounts>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.

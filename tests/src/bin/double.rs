@@ -6,7 +6,9 @@
 //!
 //! Usage: `double demo` or `double everything`.
 
-use mcpbind::model::{GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents, Role};
+use mcpbind::protocol::{
+    GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents, Role,
+};
 use mcpbind::{HandlerResult, Reply, ToolFailure, UriVariables};
 use mcpbind_tests::{demo, everything};
 

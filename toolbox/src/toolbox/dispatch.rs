@@ -6,12 +6,11 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::content::{self, ContentOptions, Provider, ProviderResult};
-use crate::call::ToolResult;
-use crate::client::Client;
-use crate::error::Error;
-use crate::handler::BoxFuture;
-use crate::tool::Tool;
 use crate::validate::Violation;
+use mcpbind_client::internal;
+use mcpbind_client::{Client, Error, ToolResult};
+use mcpbind_model::handler::BoxFuture;
+use mcpbind_model::Tool;
 
 /// The entry's typed call: deserializes prepared arguments into `T::Input`
 /// and calls through `Client::call::<T>`.
@@ -29,17 +28,17 @@ where
     T::Input: Sync,
 {
     Box::pin(async move {
-        let input: T::Input = crate::json::from_value(Value::Object(arguments)).map_err(|e| {
-            CallError::Arguments {
-                problems: vec![Violation::new("/", "type", strip_position(&e.to_string()))],
-            }
-        })?;
+        let input: T::Input =
+            mcpbind_model::json::from_value(Value::Object(arguments)).map_err(|e| {
+                CallError::Arguments {
+                    problems: vec![Violation::new("/", "type", strip_position(&e.to_string()))],
+                }
+            })?;
         // `Toolbox::run` validated the arguments against the locked schema.
-        let result = client
-            .call_validated::<T>(&input)
+        let result = internal::call_validated::<T>(client, &input)
             .await
             .map_err(CallError::Call)?;
-        Ok(ToolResult::from_parts(
+        Ok(internal::tool_result(
             serde_json::to_value(&result.output).unwrap_or(Value::Null),
             result.content,
             result.structured_content,
@@ -258,14 +257,16 @@ fn prepare_at(
 ) {
     let schema = resolve(root, schema);
     match value {
-        Value::Number(n) if n.is_f64() && only_integer(schema) => match crate::json::whole(n) {
-            Some(int) => *n = int,
-            None => problems.push(Violation::new(
-                pointer.as_str(),
-                "type",
-                format!("expected an integer, got {n}"),
-            )),
-        },
+        Value::Number(n) if n.is_f64() && only_integer(schema) => {
+            match mcpbind_model::json::whole(n) {
+                Some(int) => *n = int,
+                None => problems.push(Violation::new(
+                    pointer.as_str(),
+                    "type",
+                    format!("expected an integer, got {n}"),
+                )),
+            }
+        }
         Value::Object(map) => {
             let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
                 return;

@@ -39,7 +39,3 @@ pub trait ToolHook: Send + Sync {
         let _ = (call, result);
     }
 }
-
-// Approvals are the client side's (`mcpbind_client::approval`): one policy
-// for a model's calls and the program's own calls of `enforce`d tools.
-pub use mcpbind_client::approval::{Approval, Approvals, CallRequest, Verdict};

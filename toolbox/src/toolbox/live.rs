@@ -9,7 +9,7 @@
 //! a warning), and its structured content against its output schema. They
 //! are labelled unlocked wherever a tool is shown: the inventory, its
 //! [`ToolFacts`](super::ToolFacts), [`Definitions::unlocked`](super::Definitions::unlocked)
-//! and [`ToolInvoked::unlocked`](mcpbind_client::ToolInvoked::unlocked).
+//! and [`ToolInvoked::unlocked`](mcpbind_client::events::ToolInvoked::unlocked).
 //!
 //! When the server says its tools changed (`notifications/tools/list_changed`),
 //! they are listed again in the background: a tool whose definition
@@ -30,13 +30,11 @@ use super::{
     model_name, object_arguments, providers, CallError, ServerSlot, SlotKind, ToolCall, ToolSlot,
     Toolbox, ToolboxError,
 };
-use crate::call::ToolResult;
-use crate::client::{CallOptions, Client};
-use crate::connect::secrets::ServerSecrets;
-use crate::error::Error;
-use crate::events::{self, CallScope, Outcome, ToolInvoked};
-use crate::notices::ListKind;
-use crate::tool::TaskSupport;
+use mcpbind_client::events::Outcome;
+use mcpbind_client::internal::{self, CallScope};
+use mcpbind_client::notices::ListKind;
+use mcpbind_client::{CallOptions, Client, Error, ServerSecrets, ToolResult};
+use mcpbind_model::TaskSupport;
 
 /// A tool listed live: what the toolbox shows of it and checks its calls
 /// against.
@@ -77,10 +75,10 @@ impl LiveTool {
     /// Whether a later listing of the server's tools shows this one changed
     /// or gone (what is known now, without asking the server).
     pub(crate) fn is_stale(&self, client: &Client) -> bool {
-        if client.list_changes(ListKind::Tools) == self.listed_at {
+        if internal::list_changes(client, ListKind::Tools) == self.listed_at {
             return false;
         }
-        match client.latest_live_tools() {
+        match internal::latest_live_tools(client) {
             Some((at, digests)) if at > self.listed_at => {
                 digests.get(self.name) != Some(&self.sha256)
             }
@@ -92,13 +90,13 @@ impl LiveTool {
     /// Whether the server changed this tool since it was listed, listing
     /// the tools again when no listing since the last change is known.
     pub(crate) async fn changed(&self, client: &Client) -> Result<bool, Error> {
-        let now = client.list_changes(ListKind::Tools);
+        let now = internal::list_changes(client, ListKind::Tools);
         if now == self.listed_at {
             return Ok(false);
         }
-        let (_, digests) = match client.latest_live_tools() {
+        let (_, digests) = match internal::latest_live_tools(client) {
             Some(latest) if latest.0 == now => latest,
-            _ => client.list_live_tools().await?,
+            _ => internal::list_live_tools(client).await?,
         };
         Ok(digests.get(self.name) != Some(&self.sha256))
     }
@@ -178,7 +176,7 @@ fn live_tool(server: &str, definition: &Value, listed_at: u64) -> Result<LiveToo
         idempotent: hint("idempotentHint", false),
         open_world: hint("openWorldHint", true),
         task: TaskSupport::of(definition),
-        sha256: crate::LockedEntry::new(definition.clone())
+        sha256: mcpbind_model::lock::LockedEntry::new(definition.clone())
             .map(|e| e.sha256)
             .unwrap_or_default(),
         listed_at,
@@ -199,7 +197,7 @@ impl Toolbox {
     /// for a locked tool. They are labelled unlocked in the inventory,
     /// [`ToolFacts::unlocked`](super::ToolFacts::unlocked),
     /// [`Definitions::unlocked`](super::Definitions::unlocked) and
-    /// [`ToolInvoked::unlocked`](mcpbind_client::ToolInvoked::unlocked), so that a
+    /// [`ToolInvoked::unlocked`](mcpbind_client::events::ToolInvoked::unlocked), so that a
     /// host can hold them back or ask for approval. When the server says
     /// its tools changed, they are held back until
     /// [`refresh_unlocked`](Self::refresh_unlocked).
@@ -272,7 +270,7 @@ impl Toolbox {
     async fn list_live(&mut self, client: &Client) -> Result<Vec<Arc<LiveTool>>, ToolboxError> {
         let server = client.server_name();
         // Read before listing: a change announced meanwhile makes them stale.
-        let listed_at = client.list_changes(ListKind::Tools);
+        let listed_at = internal::list_changes(client, ListKind::Tools);
         let (listed, skipped) =
             client
                 .list_tools_checked()
@@ -281,7 +279,7 @@ impl Toolbox {
                     server: server.to_owned(),
                     source: Box::new(e),
                 })?;
-        client.note_live_tools(listed_at, &listed);
+        internal::note_live_tools(client, listed_at, &listed);
         self.warnings.extend(
             skipped
                 .into_iter()
@@ -397,14 +395,14 @@ pub(super) async fn call(
     let finish = |outcome: Result<ToolResult<Value>, CallError>, shown: Value, attempts| {
         let event_outcome = match &outcome {
             Ok(_) => Outcome::Ok,
-            Err(CallError::Call(e)) => events::outcome_of(e),
+            Err(CallError::Call(e)) => internal::outcome_of(e),
             Err(e) => Outcome::Rejected {
                 message: e.to_string(),
             },
         };
-        events::publish_toolbox_call(
+        internal::publish_toolbox_call(
             config,
-            ToolInvoked::unlocked_toolbox_call(
+            internal::unlocked_toolbox_call(
                 server.name.clone(),
                 tool.name.to_owned(),
                 slot.model_name.clone(),
@@ -478,7 +476,7 @@ async fn send_call(
         model_name: Some(slot.model_name.clone()),
         ..CallScope::default()
     });
-    let result = events::with_scope(
+    let result = internal::with_scope(
         Arc::clone(&scope),
         server.client.call_raw(tool.name, map, &options),
     )
@@ -505,7 +503,7 @@ fn checked(
         return Err(Error::Tool {
             server: server.to_owned(),
             tool: tool.name.to_owned(),
-            message: crate::call::text_of(&result.content),
+            message: mcpbind_client::internal::text_of(&result.content),
             result: Box::new(result),
         });
     }
@@ -526,7 +524,7 @@ fn checked(
             });
         }
     }
-    Ok(ToolResult::from_parts(
+    Ok(internal::tool_result(
         result.structured_content.clone().unwrap_or(Value::Null),
         result.content,
         result.structured_content,

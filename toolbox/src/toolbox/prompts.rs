@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 
 use super::templates::blob_note;
 use super::{Toolbox, ToolboxError};
-use crate::error::Error;
-use crate::prompt::Prompt;
+use mcpbind_client::Error;
+use mcpbind_model::Prompt;
 
 impl Toolbox {
     /// Opt-in: renders prompts into one system prompt (rig's `preamble`).

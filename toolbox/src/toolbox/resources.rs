@@ -5,7 +5,7 @@
 //!
 //! A rendering is a snapshot: [`Toolbox::subscribe_context`] subscribes to
 //! the resources it renders, so that a host hears
-//! ([`Notice::ResourceUpdated`](mcpbind_client::Notice::ResourceUpdated)) when to
+//! ([`Notice::ResourceUpdated`](mcpbind_client::notices::Notice::ResourceUpdated)) when to
 //! render it again.
 
 use std::fmt::Write as _;
@@ -102,8 +102,8 @@ impl Toolbox {
 
 impl Toolbox {
     /// Subscribes to one resource of `server` (`resources/subscribe`): each
-    /// update reaches the bus ([`subscribe_notices`](crate::notices::subscribe))
-    /// as a [`Notice::ResourceUpdated`](mcpbind_client::Notice::ResourceUpdated).
+    /// update reaches the bus ([`subscribe_notices`](mcpbind_client::notices::subscribe))
+    /// as a [`Notice::ResourceUpdated`](mcpbind_client::notices::Notice::ResourceUpdated).
     ///
     /// # Errors
     ///
@@ -127,7 +127,7 @@ impl Toolbox {
     ///
     /// ```no_run
     /// # async fn run(tools: &mcpbind::Toolbox) -> Result<(), mcpbind::ToolboxError> {
-    /// let mut notices = mcpbind::notices::subscribe();
+    /// let mut notices = mcpbind::subscribe_notices();
     /// tools.subscribe_context(&["everything"]).await?;
     /// let mut context = tools.resource_context(&["everything"], 16 * 1024).await?;
     /// while let Some(notice) = notices.recv().await {
@@ -193,7 +193,7 @@ mod tests {
         let error = |uri: Option<&str>| ToolboxError::Resource {
             server: "docs".into(),
             uri: uri.map(str::to_owned),
-            source: Box::new(crate::error::Error::UnknownServer {
+            source: Box::new(mcpbind_client::Error::UnknownServer {
                 server: "docs".into(),
             }),
         };

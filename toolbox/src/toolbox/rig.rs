@@ -22,8 +22,7 @@ use serde_json::Value;
 
 use super::content::{self, ContentKind, ContentOptions, Piece};
 use super::{CallError, Toolbox};
-use crate::call::ToolResult;
-use crate::error::Error;
+use mcpbind_client::{Error, ToolResult};
 
 /// How rig is named in a note of what it does not accept.
 const RIG: &str = "rig";

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::{Toolbox, ToolboxError};
-use crate::skills::{LoadedSkill, Skill};
+use mcpbind_client::skills::{LoadedSkill, Skill};
 
 /// One skill a server of the toolbox lists: the server, and the skill's
 /// entry (no file of it read).

@@ -16,10 +16,11 @@ use super::{
     model_name, object_arguments, CallError, ServerSlot, SlotKind, ToolCall, ToolSlot, Toolbox,
     ToolboxError,
 };
-use crate::call::ToolResult;
-use crate::client::Client;
-use crate::prompt::ResourceTemplateMeta;
-use crate::uri_template::{UriTemplate, UriTemplateError, UriValue};
+use mcpbind_client::internal;
+use mcpbind_client::notices::ListKind;
+use mcpbind_client::{Client, ToolResult};
+use mcpbind_model::uri_template::{UriTemplate, UriTemplateError, UriValue};
+use mcpbind_model::ResourceTemplateMeta;
 
 impl Toolbox {
     /// Opt-in: exposes resource templates (a generated module's
@@ -33,7 +34,7 @@ impl Toolbox {
     /// and size. The config's `enabled_resource_templates` /
     /// `disabled_resource_templates` apply; a template already exposed is
     /// kept once. Hooks run around a read as around a tool call; a read is
-    /// not a [`ToolInvoked`](mcpbind_client::ToolInvoked) event.
+    /// not a [`ToolInvoked`](mcpbind_client::events::ToolInvoked) event.
     ///
     /// # Errors
     ///
@@ -272,12 +273,11 @@ impl TemplateTool {
             .iter()
             .map(|(name, value)| (name.as_str(), value.clone()))
             .collect();
-        client
-            .refuse_drifted_in(crate::notices::ListKind::Resources, self.meta.name)
+        internal::refuse_drifted_in(client, ListKind::Resources, self.meta.name)
             .map_err(CallError::Call)?;
         let uri = self.template.expand_with(&values);
         let result = client.read_resource(&uri).await.map_err(CallError::Call)?;
-        Ok(ToolResult::from_parts(
+        Ok(internal::tool_result(
             Value::Null,
             vec![ContentBlock::text(render_contents(&result))],
             None,
