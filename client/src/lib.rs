@@ -128,8 +128,10 @@ mod paging;
 mod redact;
 #[cfg(feature = "client")]
 mod servers;
+/// Skills (SEP-2640): the entries, the spec's limits and [`skills::LoadedSkill`]
+/// (`mcpbind-skills`; the `Client` methods list, load and read them).
 #[cfg(feature = "skills")]
-pub mod skills;
+pub use mcpbind_skills as skills;
 #[cfg(feature = "client")]
 pub mod snapshot;
 #[cfg(feature = "otel")]
