@@ -39,7 +39,7 @@ pub use mcpbind_model::{
 /// server is spawned (`mcpbind-sandbox`).
 pub mod sandbox {
     pub use mcpbind_model::sandbox::{
-        FileAccess, HomePolicy, Limits, NetworkPolicy, SandboxConfig,
+        FileAccess, HomePolicy, Limits, NetworkPolicy, SandboxConfig, SandboxError,
     };
 
     #[cfg(feature = "sandbox")]
@@ -56,24 +56,8 @@ pub mod sandbox {
     pub(crate) use mcpbind_sandbox::{confine, Confined, Proxy, Scratch};
 
     #[cfg(feature = "sandbox")]
-    impl From<mcpbind_sandbox::Error> for crate::Error {
-        fn from(e: mcpbind_sandbox::Error) -> Self {
-            let mcpbind_sandbox::Error::Sandbox {
-                server,
-                setting,
-                reason,
-            } = e;
-            crate::Error::Sandbox {
-                server,
-                setting,
-                reason,
-            }
-        }
-    }
-
-    #[cfg(feature = "sandbox")]
-    impl From<mcpbind_sandbox::Error> for crate::connect::ConnectFailure {
-        fn from(e: mcpbind_sandbox::Error) -> Self {
+    impl From<SandboxError> for crate::connect::ConnectFailure {
+        fn from(e: SandboxError) -> Self {
             crate::connect::ConnectFailure::Error(e.into())
         }
     }

@@ -61,6 +61,9 @@
 /// Why a config's text could not be read ([`Config::from_toml_str`],
 /// [`Config::from_json_str`]).
 pub use mcpbind_model::config::ParseError as ConfigParseError;
+/// A `[servers.NAME.sandbox]` setting that cannot be enforced
+/// (`Error::Sandbox`).
+pub use mcpbind_model::sandbox::SandboxError;
 /// What the generated bindings make of a server's tool annotations
 /// (`annotations = "advise" | "enforce"`).
 pub use mcpbind_model::Annotations;

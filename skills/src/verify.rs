@@ -87,10 +87,7 @@ pub fn load(server: &str, entry: &Skill, bytes: Vec<u8>) -> Result<LoadedSkill, 
 
 /// The bytes of the contents `uri` names in a `resources/read` answer: a
 /// text's UTF-8, or a blob's decoded Base64.
-pub fn bytes_of(
-    result: rmcp::model::ReadResourceResult,
-    uri: &str,
-) -> Result<Vec<u8>, String> {
+pub fn bytes_of(result: rmcp::model::ReadResourceResult, uri: &str) -> Result<Vec<u8>, String> {
     use base64::Engine as _;
     use rmcp::model::ResourceContents;
     let mut contents = result.contents.into_iter();

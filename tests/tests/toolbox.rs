@@ -679,7 +679,10 @@ async fn dispatches_valid_invalid_and_unknown_calls() {
     );
     // Schema violations, named by JSON pointer.
     let call = tools.call("demo_add", r#"{"a": "two"}"#).await;
-    let Err(CallError::Arguments { problems }) = &call.outcome else {
+    let Err(CallError::Arguments {
+        violations: problems,
+    }) = &call.outcome
+    else {
         panic!("{:?}", call.outcome)
     };
     // As data: the pointer and the keyword broken, from the validator.
@@ -1089,7 +1092,10 @@ async fn resource_templates_are_read_tools_when_opted_in() {
     // A missing variable: never sent, named for the model.
     let call = tools.call(read_text, "{}").await;
     assert_eq!(call.attempts, 0);
-    let Err(CallError::Arguments { problems }) = &call.outcome else {
+    let Err(CallError::Arguments {
+        violations: problems,
+    }) = &call.outcome
+    else {
         panic!("{:?}", call.outcome)
     };
     assert_eq!(
@@ -1111,7 +1117,7 @@ async fn resource_templates_are_read_tools_when_opted_in() {
         .call_value(read_text, json!({"resourceId": "7", "id": "8"}))
         .await;
     assert!(
-        matches!(&call.outcome, Err(CallError::Arguments { problems }) if problems[0].pointer == "/id" && problems[0].message.starts_with("unknown variable")),
+        matches!(&call.outcome, Err(CallError::Arguments { violations: problems }) if problems[0].pointer == "/id" && problems[0].message.starts_with("unknown variable")),
         "{:?}",
         call.outcome
     );
@@ -1480,7 +1486,10 @@ async fn unlocked_tools_join_when_asked_and_are_labelled() {
     // Checked against the listed schema: never sent.
     let call = live.call("demo_add", r#"{"a": "two-9202"}"#).await;
     assert_eq!(call.attempts, 0);
-    let Err(CallError::Arguments { problems }) = &call.outcome else {
+    let Err(CallError::Arguments {
+        violations: problems,
+    }) = &call.outcome
+    else {
         panic!("{:?}", call.outcome)
     };
     assert!(
