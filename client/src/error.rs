@@ -9,6 +9,8 @@ use mcpbind_model::config::ConfigError;
 use mcpbind_model::Drift;
 use mcpbind_model::Violation;
 
+mod help;
+
 /// A runtime error.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -74,17 +76,10 @@ pub enum Error {
         allowed: Vec<String>,
     },
     /// A `[servers.NAME.sandbox]` setting cannot be enforced here (and the
-    /// sandbox's `required` is not false), or preparing it failed.
-    #[error("cannot sandbox server `{server}`: `{setting}` cannot be enforced here: {reason}")]
-    Sandbox {
-        /// The server.
-        server: String,
-        /// The setting, as in `[servers.NAME.sandbox]` (`network`, `read`,
-        /// `processes`).
-        setting: String,
-        /// Why.
-        reason: String,
-    },
+    /// sandbox's `required` is not false), or preparing it failed: the
+    /// sandbox's error, as it is (its server, setting and reason).
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
     /// The server's config needs a cargo feature of `mcpbind` this build
     /// was compiled without (a `url` without `http`, `auth` without `auth`,
     /// a `[sandbox]` without `sandbox`).
@@ -446,108 +441,78 @@ impl Error {
         }
     }
 
-    /// What the user can do about it, when that is known: the CLI, the
-    /// macro and the build helper print it as a `help:` line. This error's
-    /// own, as [`Help::help`](mcpbind_model::Help::help) gives it; [`crate::help`]
-    /// looks through its sources too.
-    pub fn help(&self) -> Option<String> {
+    /// Whether trying again may succeed: the server could not be reached
+    /// or started, the connection closed, or the server was busy (HTTP 429
+    /// or 503); for [`Error::Attempts`], whether its last error is. A
+    /// call's own retries follow this rule: always before the request was
+    /// sent, after it only for a retry-safe call (a read-only or idempotent
+    /// tool). Any other error is the answer, and would be again.
+    pub fn is_retryable(&self) -> bool {
         match self {
-            Error::Drift { server, .. } => Some(format!(
-                "review with `mcpbind diff {server}`, then run `mcpbind lock {server}` and rebuild"
-            )),
-            Error::Http { .. } => self.http_help(),
-            Error::Auth {
-                server,
-                login: true,
-                ..
-            } => Some(format!("run `mcpbind login {server}`")),
-            Error::TooLarge {
-                server,
-                settable: true,
-                ..
-            } => Some(format!(
-                "raise `max_response_bytes` for server `{server}` in mcpbind.toml (default {} bytes)",
-                mcpbind_model::config::DEFAULT_MAX_RESPONSE_BYTES
-            )),
-            Error::TooLarge { server, .. } => Some(format!(
-                "no setting raises this limit: ask for less from server `{server}` (page its results), or have it stream its answer as SSE events (which `max_response_bytes` bounds)"
-            )),
-            Error::TimeLimit { server, .. } => Some(format!(
-                "raise `max_call_time` for server `{server}` in mcpbind.toml"
-            )),
-            Error::Pagination { server, .. } => Some(format!(
-                "the pagination of server `{server}` is broken; report it to its authors"
-            )),
-            Error::ConnectTimeout { server, .. } => Some(format!(
-                "raise `connect_timeout` for server `{server}` in mcpbind.toml if it is just slow to start"
-            )),
-            Error::BatchFileArguments { server, .. } => Some(format!(
-                "remove the line break (or other character cmd.exe treats as syntax) from `args` of server `{server}`, or set its `command` to the program the batch file runs (`node` and the package's script, for `npx`)"
-            )),
-            Error::CommandNotAllowed { command, .. } => Some(format!(
-                "add `{command}` to `allow_commands` in mcpbind.toml if this server is trusted"
-            )),
-            Error::Cwd {
-                server,
-                exists: false,
-                ..
-            } => Some(format!(
-                "create the directory, or fix `cwd` of server `{server}` (a relative `cwd` is relative to the config file)"
-            )),
-            Error::Cwd { server, .. } => Some(format!(
-                "fix `cwd` of server `{server}`: it must name a directory (a relative `cwd` is relative to the config file)"
-            )),
-            Error::Sandbox { server, .. } => Some(format!(
-                "to run the server with this setting not enforced (and a warning), set `required = false` in `[servers.{server}.sandbox]`"
-            )),
-            Error::Feature { feature, .. } => Some(format!(
-                "enable it in Cargo.toml: `mcpbind = {{ version = \"…\", features = [\"{feature}\"] }}`"
-            )),
-            Error::AnnotationsMismatch { server, config, .. } => {
-                Some(annotations_mismatch_help(server, *config))
-            }
-            Error::Config(e) => mcpbind_model::Help::help(e),
-            Error::Lock(e) => e.help(),
-            _ => None,
+            Error::Connect { .. } | Error::Spawn { .. } | Error::Closed { .. } => true,
+            Error::Http { status, .. } => matches!(status, Some(429 | 503)),
+            Error::Attempts { last, .. } => last.is_retryable(),
+            _ => false,
         }
     }
 
-    /// [`help`](Self::help) of an HTTP status the user can act on.
-    fn http_help(&self) -> Option<String> {
+    /// The server this error is about: each error of a connection or a
+    /// call names one; a config or lockfile error names one when it is
+    /// about a server (not a file that does not parse).
+    pub fn server(&self) -> Option<&str> {
+        let server = match self {
+            Error::Config(e) => return e.server(),
+            Error::Lock(e) => return e.server(),
+            Error::Sandbox(e) => &e.server,
+            Error::UnknownServer { server }
+            | Error::Spawn { server, .. }
+            | Error::BatchFileArguments { server, .. }
+            | Error::Cwd { server, .. }
+            | Error::CommandNotAllowed { server, .. }
+            | Error::Feature { server, .. }
+            | Error::Connect { server, .. }
+            | Error::Http { server, .. }
+            | Error::Auth { server, .. }
+            | Error::TooLarge { server, .. }
+            | Error::Invalid { server, .. }
+            | Error::Pagination { server, .. }
+            | Error::Refused { server, .. }
+            | Error::ConnectTimeout { server, .. }
+            | Error::Closed { server, .. }
+            | Error::Timeout { server, .. }
+            | Error::TimeLimit { server, .. }
+            | Error::Task { server, .. }
+            | Error::Service { server, .. }
+            | Error::Tool { server, .. }
+            | Error::Unapproved { server, .. }
+            | Error::Arguments { server, .. }
+            | Error::Drift { server, .. }
+            | Error::Output { server, .. }
+            | Error::CircuitOpen { server, .. }
+            | Error::Attempts { server, .. }
+            | Error::Shutdown { server }
+            | Error::AnnotationsMismatch { server, .. } => server,
+        };
+        Some(server)
+    }
+
+    /// The tool this error is about, when it is a call's (or a lockfile
+    /// entry's): the tool called, as the server names it.
+    pub fn tool(&self) -> Option<&str> {
         match self {
-            // The token sent (in `headers`) was taken, but lacks a scope.
-            Error::Http {
-                server,
-                status: Some(403),
-                insufficient_scope: Some(scope),
-                ..
-            } => Some(match scope.is_empty() {
-                false => format!(
-                    "the token server `{server}` was sent lacks scope `{scope}`: send one granted it in `headers` of server `{server}` in mcpbind.toml, or use `auth = \"oauth\"` with `scopes` listing it"
-                ),
-                true => format!(
-                    "the token server `{server}` was sent lacks a scope it requires (its challenge names none): send one with more scopes in `headers` of server `{server}` in mcpbind.toml"
-                ),
-            }),
-            Error::Http {
-                server,
-                status: Some(401 | 403),
-                ..
-            } => Some(format!(
-                "the server refused the credentials: set them in `headers` of server `{server}` in mcpbind.toml (e.g. `Authorization = \"Bearer ${{TOKEN}}\"`) and export the variable"
-            )),
-            Error::Http {
-                server,
-                status: Some(404),
-                ..
-            } => Some(format!("check the `url` of server `{server}` in mcpbind.toml")),
-            Error::Http {
-                server,
-                status: Some(429 | 503),
-                ..
-            } => Some(format!(
-                "server `{server}` is busy: try again later; calls of read-only or idempotent tools wait as it asks (within `max_call_time`)"
-            )),
+            Error::Task { tool, .. }
+            | Error::Tool { tool, .. }
+            | Error::Unapproved { tool, .. }
+            | Error::Arguments { tool, .. }
+            | Error::Output { tool, .. }
+            | Error::Attempts { tool, .. } => Some(tool),
+            Error::Timeout { tool, method, .. } | Error::TimeLimit { tool, method, .. } => {
+                tool.as_deref().or_else(|| called(method))
+            }
+            Error::Http { method, .. }
+            | Error::Invalid { method, .. }
+            | Error::Service { method, .. } => called(method),
+            Error::Lock(e) => e.tool(),
             _ => None,
         }
     }
@@ -695,6 +660,11 @@ impl std::fmt::Debug for Redacted {
 }
 
 impl std::error::Error for Redacted {}
+
+/// The tool of a request named `tools/call NAME`.
+fn called(method: &str) -> Option<&str> {
+    method.strip_prefix("tools/call ")
+}
 
 /// `Result` with the runtime's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -858,11 +828,11 @@ mod tests {
             "server `api` answered `tools/call echo` with HTTP 429 Too Many Requests (retry after 7s)"
         );
         assert_eq!(e.retry_after(), Some(Duration::from_secs(7)));
-        let e = Error::Sandbox {
-            server: "files".into(),
-            setting: "network".into(),
-            reason: "user namespaces are disabled (user.max_user_namespaces = 0)".into(),
-        };
+        let e = Error::Sandbox(crate::sandbox::SandboxError::new(
+            "files",
+            "network",
+            "user namespaces are disabled (user.max_user_namespaces = 0)",
+        ));
         assert_eq!(
             e.to_string(),
             "cannot sandbox server `files`: `network` cannot be enforced here: user namespaces are disabled (user.max_user_namespaces = 0)"
@@ -895,6 +865,155 @@ mod tests {
             std::error::Error::source(&e).unwrap().to_string(),
             "server `demo` was shut down"
         );
+    }
+}
+
+#[cfg(test)]
+mod accessors {
+    use super::*;
+    use crate::lock::LockError;
+
+    fn http(status: u16) -> Error {
+        Error::Http {
+            server: "api".into(),
+            method: "tools/call echo".into(),
+            answer: format!("HTTP {status}"),
+            status: Some(status),
+            retry_after: None,
+            insufficient_scope: None,
+        }
+    }
+
+    fn closed() -> Error {
+        Error::Closed {
+            server: "demo".into(),
+            exit: None,
+            stderr: None,
+        }
+    }
+
+    fn attempts(last: Error) -> Error {
+        Error::Attempts {
+            server: "demo".into(),
+            tool: "add".into(),
+            attempts: 3,
+            last: Box::new(last),
+        }
+    }
+
+    #[test]
+    fn the_server_of_each_kind_of_error() {
+        assert_eq!(http(404).server(), Some("api"));
+        assert_eq!(closed().server(), Some("demo"));
+        assert_eq!(
+            Error::UnknownServer { server: "x".into() }.server(),
+            Some("x")
+        );
+        let sandbox = Error::Sandbox(crate::sandbox::SandboxError::new("files", "read", "why"));
+        assert_eq!(sandbox.server(), Some("files"));
+        let missing = Error::Config(ConfigError::MissingVar {
+            server: "gh".into(),
+            var: "TOKEN".into(),
+        });
+        assert_eq!(missing.server(), Some("gh"));
+        let unreadable = Error::Lock(LockError::Conflict {
+            path: "mcpbind.lock".into(),
+            line: 3,
+        });
+        assert_eq!(unreadable.server(), None);
+        let stale = Error::Lock(LockError::TooDeep {
+            server: "deep".into(),
+            what: "server_info".into(),
+        });
+        assert_eq!(stale.server(), Some("deep"));
+    }
+
+    #[test]
+    fn the_tool_of_a_call_and_none_for_a_connection() {
+        assert_eq!(attempts(closed()).tool(), Some("add"));
+        // From the request's method, as a call's errors name it.
+        assert_eq!(http(429).tool(), Some("echo"));
+        let listing = Error::Timeout {
+            server: "demo".into(),
+            method: "tools/list".into(),
+            tool: None,
+            timeout: Duration::from_secs(1),
+        };
+        assert_eq!(listing.tool(), None);
+        let call = Error::Timeout {
+            server: "demo".into(),
+            method: "tools/call sleep".into(),
+            tool: Some("sleep".into()),
+            timeout: Duration::from_secs(1),
+        };
+        assert_eq!(call.tool(), Some("sleep"));
+        let arguments = Error::Arguments {
+            server: "demo".into(),
+            tool: "echo".into(),
+            reason: "not an object".into(),
+            violations: Vec::new(),
+        };
+        assert_eq!(arguments.tool(), Some("echo"));
+        assert_eq!(closed().tool(), None);
+        let hash = Error::Lock(LockError::Hash {
+            path: "mcpbind.lock".into(),
+            line: 9,
+            server: "demo".into(),
+            tool: "add".into(),
+        });
+        assert_eq!((hash.server(), hash.tool()), (Some("demo"), Some("add")));
+    }
+
+    #[test]
+    fn what_the_retries_try_again_is_retryable() {
+        assert!(closed().is_retryable());
+        assert!(http(429).is_retryable());
+        assert!(http(503).is_retryable());
+        assert!(!http(401).is_retryable());
+        assert!(!http(500).is_retryable());
+        let refused = Error::Connect {
+            server: "demo".into(),
+            reason: "handshake failed".into(),
+            stderr: None,
+            cause: None,
+        };
+        assert!(refused.is_retryable());
+        // After the retries: as its last attempt.
+        assert!(attempts(closed()).is_retryable());
+        assert!(!attempts(Error::Shutdown {
+            server: "demo".into()
+        })
+        .is_retryable());
+        // An answer: trying again gets it again.
+        let tool = Error::Tool {
+            server: "demo".into(),
+            tool: "add".into(),
+            message: "no".into(),
+            result: Box::new(CallToolResult::error(Vec::new())),
+        };
+        assert!(!tool.is_retryable());
+        let timeout = Error::Timeout {
+            server: "demo".into(),
+            method: "tools/call sleep".into(),
+            tool: Some("sleep".into()),
+            timeout: Duration::from_secs(1),
+        };
+        assert!(!timeout.is_retryable());
+    }
+
+    #[test]
+    fn retry_after_is_the_servers_through_attempts() {
+        let busy = Error::Http {
+            server: "api".into(),
+            method: "tools/call echo".into(),
+            answer: "HTTP 429".into(),
+            status: Some(429),
+            retry_after: Some(Duration::from_secs(7)),
+            insufficient_scope: None,
+        };
+        assert_eq!(attempts(busy).retry_after(), Some(Duration::from_secs(7)));
+        assert_eq!(http(429).retry_after(), None);
+        assert_eq!(closed().retry_after(), None);
     }
 }
 

@@ -28,30 +28,17 @@
 /// The sandbox's enforcement when a stdio server is spawned
 /// (`mcpbind-sandbox`), or, without the `sandbox` feature, its refusal.
 mod sandbox {
+    #[cfg(feature = "sandbox")]
+    use mcpbind_model::sandbox::SandboxError;
+
     #[cfg(all(feature = "stdio", not(feature = "sandbox")))]
     pub(crate) use crate::unconfined::{confine, Confined, Proxy, Scratch, Target};
     #[cfg(feature = "sandbox")]
     pub(crate) use mcpbind_sandbox::{confine, Confined, Proxy, Scratch, Target};
 
     #[cfg(feature = "sandbox")]
-    impl From<mcpbind_sandbox::Error> for crate::Error {
-        fn from(e: mcpbind_sandbox::Error) -> Self {
-            let mcpbind_sandbox::Error::Sandbox {
-                server,
-                setting,
-                reason,
-            } = e;
-            crate::Error::Sandbox {
-                server,
-                setting,
-                reason,
-            }
-        }
-    }
-
-    #[cfg(feature = "sandbox")]
-    impl From<mcpbind_sandbox::Error> for crate::connect::ConnectFailure {
-        fn from(e: mcpbind_sandbox::Error) -> Self {
+    impl From<SandboxError> for crate::connect::ConnectFailure {
+        fn from(e: SandboxError) -> Self {
             crate::connect::ConnectFailure::Error(e.into())
         }
     }
@@ -95,8 +82,10 @@ mod paging;
 mod redact;
 #[cfg(feature = "any-transport")]
 mod servers;
+/// Skills (SEP-2640): the entries, the spec's limits and [`skills::LoadedSkill`]
+/// (`mcpbind-skills`; the `Client` methods list, load and read them).
 #[cfg(feature = "skills")]
-pub mod skills;
+pub use mcpbind_skills as skills;
 #[cfg(feature = "any-transport")]
 pub mod snapshot;
 #[cfg(feature = "otel")]

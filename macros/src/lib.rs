@@ -186,16 +186,7 @@ fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
 
     let mut settings = mcpbind_codegen::GenerationSettings::new();
     if let Some(servers) = &args.servers {
-        for (name, span) in servers {
-            if !lockfile.servers.contains_key(name) {
-                return Err(syn::Error::new(
-                    *span,
-                    format!(
-                        "server `{name}` is not in {requested}\nhelp: run `mcpbind lock {name}` and commit the lockfile"
-                    ),
-                ));
-            }
-        }
+        check_servers(servers, &lockfile, &requested)?;
         settings.with_servers(servers.iter().map(|(n, _)| n.clone()));
     }
     // The config named, else the one beside the lockfile, if any.
@@ -224,24 +215,51 @@ fn do_mcp_tools(item: TokenStream) -> syn::Result<TokenStream> {
         .map_err(|e| error(format!("generation error for {requested}: {e}"), e.help()))?;
     let warnings = warning_tokens(generator.warnings(), span);
 
-    // Force a rebuild when the lockfile, the config or the variable that
-    // picks the lockfile changes.
+    let trackers = rebuild_trackers(&path, config.as_ref().map(|(_, c)| c.as_path()));
+    Ok(quote! {
+        #tokens
+        #warnings
+        #trackers
+    })
+}
+
+/// Each server `servers = [...]` names is in the lockfile, or the error
+/// at its name says how to lock it.
+fn check_servers(
+    servers: &[(String, Span)],
+    lockfile: &Lockfile,
+    requested: &str,
+) -> syn::Result<()> {
+    for (name, span) in servers {
+        if !lockfile.servers.contains_key(name) {
+            return Err(syn::Error::new(
+                *span,
+                format!(
+                    "server `{name}` is not in {requested}\nhelp: run `mcpbind lock {name}` and commit the lockfile"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What forces a rebuild when the lockfile (`path`), the config or the
+/// variable that picks the lockfile changes.
+fn rebuild_trackers(path: &Path, config_path: Option<&Path>) -> TokenStream {
     let path_str = path.to_string_lossy().into_owned();
-    let config_tracker = config.map(|(_, config_path)| {
+    let config_tracker = config_path.map(|config_path| {
         let config_str = config_path.to_string_lossy().into_owned();
         quote!(
             const _: &[u8] = ::std::include_bytes!(#config_str);
         )
     });
-    Ok(quote! {
-        #tokens
-        #warnings
+    quote! {
         const _: (&[u8], ::std::option::Option<&str>) = (
             ::std::include_bytes!(#path_str),
             ::std::option_env!(#LOCKFILE_ENV),
         );
         #config_tracker
-    })
+    }
 }
 
 /// The config at `path` (`config = "…"`, or the one beside the lockfile;

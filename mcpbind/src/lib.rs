@@ -65,6 +65,9 @@ pub use mcpbind_model::config::Annotations;
 /// Why a config's text could not be read ([`Config::from_toml_str`],
 /// [`Config::from_json_str`]).
 pub use mcpbind_model::config::ParseError as ConfigParseError;
+/// A `[servers.NAME.sandbox]` setting that cannot be enforced
+/// (`Error::Sandbox`).
+pub use mcpbind_model::sandbox::SandboxError;
 pub use mcpbind_model::config::{
     AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy, SandboxBuilder,
     ServerBuilder, ServerConfig, TransportConfig,

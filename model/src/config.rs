@@ -328,6 +328,20 @@ pub enum ConfigError {
     },
 }
 
+impl ConfigError {
+    /// The server this error is about, when it is about one (not a file
+    /// that cannot be read or parsed).
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            ConfigError::MissingVar { server, .. }
+            | ConfigError::MissingInput { server, .. }
+            | ConfigError::Server { server, .. }
+            | ConfigError::BadReference { server } => Some(server),
+            ConfigError::Read { .. } | ConfigError::Invalid { .. } => None,
+        }
+    }
+}
+
 /// Why the text of a config was refused ([`Config::from_toml_str`],
 /// [`Config::from_json_str`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -6,7 +6,7 @@
 //! files and HOME, a user, network and PID namespace for the network and
 //! `processes`, `setrlimit` for limits) and `sandbox/proxy.rs` serves a
 //! network allow-list from outside the namespace. A setting the platform cannot enforce fails the connection with
-//! `Error::Sandbox`, or is reported as a warning
+//! a [`SandboxError`] (the client's `Error::Sandbox`), or is reported as a warning
 //! when `required = false`.
 
 use std::num::NonZeroU64;
@@ -238,6 +238,38 @@ fn parse_size(key: &str, size: RawSize) -> Result<u64, String> {
         _ => Err(format!(
             "sandbox `{key}` must be bytes or a size like \"512M\" or \"2G\", not {text:?}"
         )),
+    }
+}
+
+/// A `[servers.NAME.sandbox]` setting that cannot be enforced where the
+/// server is spawned (and `required` is not `false`), or whose
+/// preparation failed: `mcpbind-sandbox` returns it, and the client's
+/// `Error::Sandbox` carries it as it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot sandbox server `{server}`: `{setting}` cannot be enforced here: {reason}")]
+#[non_exhaustive]
+pub struct SandboxError {
+    /// The server.
+    pub server: String,
+    /// The setting, as in `[servers.NAME.sandbox]` (`network`, `read`,
+    /// `processes`).
+    pub setting: String,
+    /// Why.
+    pub reason: String,
+}
+
+impl SandboxError {
+    /// The error of `setting` of `server`, for `reason`.
+    pub fn new(
+        server: impl Into<String>,
+        setting: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> SandboxError {
+        SandboxError {
+            server: server.into(),
+            setting: setting.into(),
+            reason: reason.into(),
+        }
     }
 }
 

@@ -5,10 +5,13 @@
 //! `/proc` of the server's own (the agent's processes out of reach),
 //! Landlock for files, a network namespace for the network, `setrlimit`
 //! for limits (Linux, no root; as root, a pids cgroup for `processes`). A setting the platform
-//! cannot enforce fails the spawn with [`Error::Sandbox`], or is reported as
+//! cannot enforce fails the spawn with a [`SandboxError`], or is reported as
 //! a warning when `required = false`. Use it through `mcpbind`: the client
 //! side (`mcpbind-client`) calls [`confine`] for each server it starts.
 #![deny(missing_docs)]
+
+#[cfg(doc)]
+use mcpbind_model::sandbox::SandboxError;
 
 #[cfg(target_os = "linux")]
 mod cgroup;
@@ -25,23 +28,6 @@ pub use plan::Target;
 pub use proxy::Proxy;
 pub use spawn::{confine, Confined, Scratch};
 
-pub use error::Error;
-
-mod error {
-    /// Why a sandbox cannot be applied.
-    #[derive(Debug, thiserror::Error)]
-    pub enum Error {
-        /// A setting this platform cannot enforce (and `required` is not
-        /// `false`), or preparing it failed.
-        #[error("cannot sandbox server `{server}`: `{setting}` cannot be enforced here: {reason}")]
-        Sandbox {
-            /// The server.
-            server: String,
-            /// The setting, as in `[servers.NAME.sandbox]` (`network`,
-            /// `read`, `processes`).
-            setting: String,
-            /// Why.
-            reason: String,
-        },
-    }
-}
+// The one error of a sandbox, the model's: the client's `Error::Sandbox`
+// carries it as it is.
+use mcpbind_model::sandbox::SandboxError as Error;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::plan::{Plan, Target, Unenforced};
-use crate::error::Error;
+use crate::Error;
 use mcpbind_model::sandbox::{Limits, SandboxConfig};
 
 /// The directories made for one start of a server (its isolated HOME and
@@ -58,15 +58,17 @@ impl Confined {
     ///
     /// # Errors
     ///
-    /// [`Error::Sandbox`] (setting `network`) when the proxy's listener can't
+    /// a [`SandboxError`](mcpbind_model::sandbox::SandboxError) (setting `network`) when the proxy's listener can't
     /// be received from the namespace or served.
     pub fn start_proxy(&self, server: &str) -> Result<Option<super::Proxy>, Error> {
         #[cfg(target_os = "linux")]
         if let Some((hosts, back)) = &self.proxy {
-            let failed = |e: std::io::Error| Error::Sandbox {
-                server: server.to_owned(),
-                setting: "network".into(),
-                reason: format!("starting the allow-list proxy failed: {e}"),
+            let failed = |e: std::io::Error| {
+                Error::new(
+                    server.to_owned(),
+                    "network",
+                    format!("starting the allow-list proxy failed: {e}"),
+                )
             };
             let listener = super::linux::receive_listener(back).map_err(failed)?;
             return super::proxy::serve(server, listener, hosts)
@@ -80,12 +82,12 @@ impl Confined {
 
 /// Confines `cmd` as `sandbox` says, less the settings in `relaxed` (refused
 /// at an earlier spawn, `required = false`), or fails with
-/// [`Error::Sandbox`] naming the first setting this platform cannot enforce
+/// a [`SandboxError`](mcpbind_model::sandbox::SandboxError) naming the first setting this platform cannot enforce
 /// (a warning per setting instead, when `required = false`).
 ///
 /// # Errors
 ///
-/// [`Error::Sandbox`] naming the setting, when preparing it fails or (with
+/// a [`SandboxError`](mcpbind_model::sandbox::SandboxError) naming the setting, when preparing it fails or (with
 /// `required`) this platform cannot enforce it.
 pub fn confine(
     sandbox: &SandboxConfig,
@@ -94,10 +96,12 @@ pub fn confine(
     cmd: &mut tokio::process::Command,
 ) -> Result<Confined, Error> {
     let server = target.server;
-    let failed = |setting: &str, e: std::io::Error| Error::Sandbox {
-        server: server.to_owned(),
-        setting: setting.to_owned(),
-        reason: format!("preparing it failed: {e}"),
+    let failed = |setting: &str, e: std::io::Error| {
+        Error::new(
+            server.to_owned(),
+            setting.to_owned(),
+            format!("preparing it failed: {e}"),
+        )
     };
     let mut plan = Plan::new(sandbox, target).map_err(|e| failed("home", e))?;
     #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
@@ -111,11 +115,11 @@ pub fn confine(
     unenforced.extend(platform_gaps(sandbox, &plan, &limits));
     for gap in unenforced {
         if sandbox.required {
-            return Err(Error::Sandbox {
-                server: server.to_owned(),
-                setting: gap.setting.to_owned(),
-                reason: gap.reason,
-            });
+            return Err(Error::new(
+                server.to_owned(),
+                gap.setting.to_owned(),
+                gap.reason,
+            ));
         }
         tracing::warn!(server, setting = gap.setting, reason = %gap.reason, "sandbox setting not enforced (`required = false`)");
         relax(&mut plan, &mut limits, gap.setting);

@@ -74,6 +74,7 @@ fn a_stdio_only_build_has_no_http_stack_and_no_validator() {
         "mcpbind-toolbox",
         "mcpbind-sandbox",
         // Skills' YAML frontmatter and Base64 blobs (feature `skills`).
+        "mcpbind-skills",
         "yaml-rust2",
         "hashlink",
         "arraydeque",

@@ -975,7 +975,12 @@ impl Toolbox {
             problems = dispatch::explain(&tool.schema, violations);
         }
         if !problems.is_empty() {
-            return rejected(CallError::Arguments { problems }, arguments);
+            return rejected(
+                CallError::Arguments {
+                    violations: problems,
+                },
+                arguments,
+            );
         }
         let Value::Object(map) = arguments else {
             return finish(

@@ -120,15 +120,20 @@ impl Plan<'_> {
     }
 }
 
-/// How one attempt of a call failed, for the retry loop.
+/// How one attempt of a call failed, for the retry loop: when, since an
+/// error that [`Error::is_retryable`] is tried again only when that is safe.
 pub(super) enum Failure {
     /// Before the request was sent (connect failed, the connection was
     /// found closed): always safe to try again.
     Unsent(Error),
-    /// The connection was lost while the request was in flight: safe to
-    /// send again only for a retry-safe tool.
-    Lost(Error),
-    /// Anything else: the error is the answer.
+    /// After the request may have reached the server (the connection was
+    /// lost while it was in flight, the server was busy): safe to send
+    /// again only for a retry-safe tool.
+    Sent(Error),
+    /// The answer, whatever its kind: a session that could not be had
+    /// otherwise (a refused handshake), or a task's error once the task was
+    /// created (a lost connection loses the task; the request is not sent
+    /// again).
     Final(Error),
 }
 
@@ -278,15 +283,16 @@ impl Client {
                 .await
             {
                 Ok(result) => break Ok(result),
-                Err(Failure::Unsent(e)) => (e, true),
-                Err(Failure::Lost(e)) => (e, plan.retry_safe),
-                // Busy (429, 503): a retry-safe call waits as it asks.
-                Err(Failure::Final(
-                    e @ Error::Http {
-                        status: Some(429 | 503),
-                        ..
-                    },
-                )) => (e, plan.retry_safe),
+                Err(Failure::Unsent(e)) => {
+                    let retry = e.is_retryable();
+                    (e, retry)
+                }
+                // Lost, or busy (429, 503): a retry-safe call is sent again
+                // (waiting as a busy server asks).
+                Err(Failure::Sent(e)) => {
+                    let retry = plan.retry_safe && e.is_retryable();
+                    (e, retry)
+                }
                 Err(Failure::Final(e)) => (e, false),
             };
             let delay = error
@@ -353,7 +359,7 @@ impl Client {
             Ok(handle) => handle,
             Err(e) => match self.send_failed(&session, method, e).await {
                 e @ Error::Closed { .. } => return Err(Failure::Unsent(e)),
-                e => return Err(Failure::Final(with_tool(e))),
+                e => return Err(Failure::Sent(with_tool(e))),
             },
         };
         if traced {
@@ -393,11 +399,11 @@ impl Client {
                     .await
                     .map_err(|e| Failure::Final(with_tool(e)))
             }
-            Ok(_) => Err(Failure::Final(with_tool(
+            Ok(_) => Err(Failure::Sent(with_tool(
                 self.service_error(method, ServiceError::UnexpectedResponse),
             ))),
-            Err(e @ Error::Closed { .. }) => Err(Failure::Lost(e)),
-            Err(e) => Err(Failure::Final(with_tool(e))),
+            Err(e @ Error::Closed { .. }) => Err(Failure::Sent(e)),
+            Err(e) => Err(Failure::Sent(with_tool(e))),
         }
     }
 }

@@ -1,6 +1,19 @@
 //! Skills (SEP-2640, feature `skills`): listing them, loading them and
-//! reading their files, verified against the skill's entry:
-//! [`crate::skills`] has the rules.
+//! reading their files, verified against the skill's entry by
+//! `mcpbind-skills` ([`crate::skills`]), which has the rules.
+//!
+//! ```no_run
+//! # async fn run(client: mcpbind_client::Client) -> mcpbind_client::Result<()> {
+//! for entry in client.list_skills().await? {
+//!     println!("{}: {}", entry.frontmatter.name, entry.frontmatter.description);
+//! }
+//! let skill = client.load_skill_uri("skill://pdf-processing/SKILL.md").await?;
+//! println!("{}", skill.instructions());
+//! let forms = client.read_skill_file(&skill, "references/FORMS.md").await?;
+//! # let _ = forms;
+//! # Ok(())
+//! # }
+//! ```
 
 use rmcp::model::{
     ClientRequest, GetSkillRequest, GetSkillRequestParams, ListSkillsRequest, ServerResult,
@@ -9,7 +22,8 @@ use rmcp::ServiceError;
 
 use super::Client;
 use crate::error::{Error, Result};
-use crate::skills::{self, LoadedSkill, Skill};
+use mcpbind_skills::internal::{bytes_of, check_entry, load, verify_file};
+use mcpbind_skills::{LoadedSkill, Skill};
 
 impl Client {
     /// Lists the server's skills (SEP-2640 `skills/list`, every page): each
@@ -83,9 +97,9 @@ impl Client {
     /// loaded `SKILL.md` is not the entry's (size, digest, frontmatter).
     pub async fn load_skill(&self, entry: &Skill) -> Result<LoadedSkill> {
         let refused = |why| self.skill_refused(&entry.uri, format!("not loaded: {why}"));
-        skills::check_entry(entry).map_err(refused)?;
+        check_entry(entry).map_err(refused)?;
         let bytes = self.read_skill_bytes(&entry.uri).await?;
-        skills::load(self.server_name(), entry, bytes).map_err(refused)
+        load(self.server_name(), entry, bytes).map_err(refused)
     }
 
     /// [`Client::load_skill`] for the skill at `uri` (its `SKILL.md`),
@@ -137,14 +151,14 @@ impl Client {
             return Err(self.skill_refused(skill.uri(), why));
         };
         let bytes = self.read_skill_bytes(&file.uri).await?;
-        skills::verify_file(file, &bytes)
+        verify_file(file, &bytes)
             .map_err(|why| self.skill_refused(skill.uri(), format!("`{path}` refused: {why}")))?;
         Ok(bytes)
     }
 
     async fn read_skill_bytes(&self, uri: &str) -> Result<Vec<u8>> {
         let result = self.read_resource(uri).await?;
-        skills::bytes_of(result, uri).map_err(|why| Error::Invalid {
+        bytes_of(result, uri).map_err(|why| Error::Invalid {
             server: self.server_name().to_owned(),
             method: "resources/read".to_owned(),
             reason: why,

@@ -132,6 +132,29 @@ pub enum LockError {
 }
 
 impl LockError {
+    /// The server this error is about, when it is about one (not a file
+    /// that is missing or does not parse).
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            LockError::Hash { server, .. }
+            | LockError::DuplicateTool { server, .. }
+            | LockError::Stale { server, .. }
+            | LockError::Unconfigured { server, .. }
+            | LockError::Server { server, .. }
+            | LockError::TooDeep { server, .. } => Some(server),
+            _ => None,
+        }
+    }
+
+    /// The tool this error is about: a digest that does not match, a tool
+    /// listed twice.
+    pub fn tool(&self) -> Option<&str> {
+        match self {
+            LockError::Hash { tool, .. } | LockError::DuplicateTool { tool, .. } => Some(tool),
+            _ => None,
+        }
+    }
+
     /// What the user can do about it, when that is known: the CLI, the
     /// macro and the build helper print it as a `help:` line.
     pub fn help(&self) -> Option<String> {

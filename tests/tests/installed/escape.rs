@@ -535,14 +535,10 @@ fn a_refused_unshare_names_the_setting_and_the_errno() {
     let error = under_seccomp(libc::SYS_unshare, || {
         connect_and_dial(SandboxBuilder::new().network(false)).unwrap_err()
     });
-    let mcpbind::Error::Sandbox {
-        server,
-        setting,
-        reason,
-    } = &error
-    else {
+    let mcpbind::Error::Sandbox(refused) = &error else {
         panic!("{error:#}")
     };
+    let (server, setting, reason) = (&refused.server, &refused.setting, &refused.reason);
     assert_eq!((server.as_str(), setting.as_str()), ("escape", "network"));
     assert!(
         reason.starts_with(
@@ -563,12 +559,10 @@ fn a_refused_landlock_names_the_setting_and_the_errno() {
     let error = under_seccomp(libc::SYS_landlock_restrict_self, || {
         connect_and_dial(read_nothing()).unwrap_err()
     });
-    let mcpbind::Error::Sandbox {
-        setting, reason, ..
-    } = &error
-    else {
+    let mcpbind::Error::Sandbox(refused) = &error else {
         panic!("{error:#}")
     };
+    let (setting, reason) = (&refused.setting, &refused.reason);
     assert_eq!(setting, "read");
     assert!(
         reason.starts_with("landlock_restrict_self was refused at spawn: EPERM"),

@@ -31,7 +31,7 @@ where
         let input: T::Input =
             mcpbind_model::json::from_value(Value::Object(arguments)).map_err(|e| {
                 CallError::Arguments {
-                    problems: vec![Violation::new("/", "type", strip_position(&e.to_string()))],
+                    violations: vec![Violation::new("/", "type", strip_position(&e.to_string()))],
                 }
             })?;
         // `Toolbox::run` validated the arguments against the locked schema.
@@ -73,11 +73,13 @@ pub enum CallError {
         reason: String,
     },
     /// The arguments do not match the tool's locked input schema.
-    #[error("invalid arguments: {}", crate::validate::join(problems))]
+    #[error("invalid arguments: {}", crate::validate::join(violations))]
     Arguments {
-        /// One per problem, as data (pointer, keyword, message, what is
-        /// expected); each displays as `<JSON pointer>: <message>`.
-        problems: Vec<Violation>,
+        /// The arguments' violations of the schema, one per problem, as
+        /// data (pointer, keyword, message, what is expected); each
+        /// displays as `<JSON pointer>: <message>`. The same field as the
+        /// client's [`Error::Arguments`].
+        violations: Vec<Violation>,
     },
     /// An unlocked tool whose server said its tools changed since they
     /// were listed: its definition may be stale, so it is not called
@@ -170,11 +172,11 @@ impl ToolCall {
                     is_error: true,
                 }
             }
-            Err(CallError::Arguments { problems }) => ModelResult {
+            Err(CallError::Arguments { violations }) => ModelResult {
                 text: format!(
                     "invalid arguments for `{}`:\n{}\nFix these arguments and call the tool again.",
                     self.name,
-                    problems
+                    violations
                         .iter()
                         .map(|p| format!("- {p}"))
                         .collect::<Vec<_>>()

@@ -426,7 +426,13 @@ pub(super) async fn call(
     };
     let problems = check_arguments(slot, tool, &mut arguments);
     if !problems.is_empty() {
-        return finish(Err(CallError::Arguments { problems }), arguments, 0);
+        return finish(
+            Err(CallError::Arguments {
+                violations: problems,
+            }),
+            arguments,
+            0,
+        );
     }
     let Value::Object(map) = arguments.clone() else {
         return finish(

@@ -268,7 +268,7 @@ impl TemplateTool {
     ) -> Result<ToolResult<Value>, CallError> {
         let values = self
             .values(arguments)
-            .map_err(|problems| CallError::Arguments { problems })?;
+            .map_err(|violations| CallError::Arguments { violations })?;
         let values: Vec<(&str, UriValue)> = values
             .iter()
             .map(|(name, value)| (name.as_str(), value.clone()))

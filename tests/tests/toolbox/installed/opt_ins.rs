@@ -92,7 +92,7 @@ async fn assert_reads_the_resource(tools: &Toolbox) {
 async fn assert_bad_variables_are_named(tools: &Toolbox) {
     let call = tools.call(READ_TEXT, "{}").await;
     assert_eq!(call.attempts, 0);
-    let Err(CallError::Arguments { problems }) = &call.outcome else {
+    let Err(CallError::Arguments { violations: problems }) = &call.outcome else {
         panic!("{:?}", call.outcome)
     };
     assert_eq!(
@@ -114,7 +114,7 @@ async fn assert_bad_variables_are_named(tools: &Toolbox) {
         .call_value(READ_TEXT, json!({"resourceId": "7", "id": "8"}))
         .await;
     assert!(
-        matches!(&call.outcome, Err(CallError::Arguments { problems }) if problems[0].pointer == "/id" && problems[0].message.starts_with("unknown variable")),
+        matches!(&call.outcome, Err(CallError::Arguments { violations: problems }) if problems[0].pointer == "/id" && problems[0].message.starts_with("unknown variable")),
         "{:?}",
         call.outcome
     );

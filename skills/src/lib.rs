@@ -3,36 +3,33 @@
 //! files) as resources, and lists each skill's entry: its frontmatter and
 //! the digest and size of every file.
 //!
-//! Listing reads no file ([`Client::list_skills`]). Loading a skill
-//! ([`Client::load_skill`]) reads its `SKILL.md` and accepts it only when
+//! This crate holds what verifying a skill needs without a connection: the
+//! entries (rmcp's [`Skill`]), the spec's limits, and [`LoadedSkill`], a
+//! `SKILL.md` that matched its entry. Use it through `mcpbind` (feature
+//! `skills`): the client (`mcpbind-client`) lists and reads skills and
+//! verifies them here.
+//!
+//! Listing reads no file (`Client::list_skills`). Loading a skill
+//! (`Client::load_skill`) reads its `SKILL.md` and accepts it only when
 //! its size and SHA-256 digest are the entry's and its frontmatter equals
 //! the entry's, field by field; a supporting file is read only through the
-//! loaded skill ([`Client::read_skill_file`]), only when the entry lists
+//! loaded skill (`Client::read_skill_file`), only when the entry lists
 //! it, and verified the same way. A skill whose files the server calls
 //! `"dynamic"` (no digests) offers no integrity and is not loaded.
-//!
-//! ```no_run
-//! # async fn run(client: mcpbind_client::Client) -> mcpbind_client::Result<()> {
-//! for entry in client.list_skills().await? {
-//!     println!("{}: {}", entry.frontmatter.name, entry.frontmatter.description);
-//! }
-//! let skill = client.load_skill_uri("skill://pdf-processing/SKILL.md").await?;
-//! println!("{}", skill.instructions());
-//! let forms = client.read_skill_file(&skill, "references/FORMS.md").await?;
-//! # let _ = forms;
-//! # Ok(())
-//! # }
-//! ```
-//!
-//! [`Client::list_skills`]: crate::Client::list_skills
-//! [`Client::load_skill`]: crate::Client::load_skill
-//! [`Client::read_skill_file`]: crate::Client::read_skill_file
-
-use serde_json::Value;
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(missing_docs)]
 
 pub use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources};
 
-pub(crate) mod frontmatter;
+mod frontmatter;
+mod verify;
+
+/// What `mcpbind-client` calls: not part of the public API (no semver
+/// promise), for the workspace's own crates only.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::verify::{bytes_of, check_entry, load, verify_file};
+}
 
 /// The most files a skill may list that every host accepts (the spec's
 /// limit; mcpbind accepts no more).
@@ -44,7 +41,7 @@ pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A skill loaded from one server: the entry it was loaded from, and its
 /// `SKILL.md`, verified against that entry. Supporting files are read
-/// through it ([`Client::read_skill_file`](crate::Client::read_skill_file)),
+/// through it (`Client::read_skill_file`),
 /// and only those the entry lists.
 #[derive(Debug, Clone)]
 pub struct LoadedSkill {
@@ -99,109 +96,9 @@ impl LoadedSkill {
     }
 }
 
-/// Why `entry` can't be loaded, if it can't: it breaks a structural rule
-/// of the spec, is over the limits, or is `"dynamic"`.
-pub(crate) fn check_entry(entry: &Skill) -> Result<(), String> {
-    entry
-        .validate()
-        .map_err(|e| format!("its entry is invalid: {e}"))?;
-    let SkillResources::Files(files) = &entry.resources else {
-        return Err(
-            "its files are \"dynamic\": the server publishes no digests, so nothing it sends can be verified"
-                .to_owned(),
-        );
-    };
-    if files.len() > MAX_SKILL_FILES {
-        return Err(format!(
-            "its entry lists {} files, more than the {MAX_SKILL_FILES} a host must accept",
-            files.len()
-        ));
-    }
-    let total = files
-        .iter()
-        .try_fold(0u64, |sum, f| sum.checked_add(f.size));
-    match total {
-        Some(total) if total <= MAX_SKILL_BYTES => Ok(()),
-        _ => Err(format!(
-            "its files add up to more than {MAX_SKILL_BYTES} bytes, the most a host must accept"
-        )),
-    }
-}
-
-/// Checks `bytes`, read from `file`'s URI, against the entry's size and
-/// digest.
-pub(crate) fn verify_file(file: &SkillResource, bytes: &[u8]) -> Result<(), String> {
-    file.verify(bytes).map_err(|e| match e {
-        rmcp::model::SkillIntegrityError::Size {
-            expected, actual, ..
-        } => format!(
-            "{} is {actual} bytes, the skill's entry says {expected}",
-            file.uri
-        ),
-        rmcp::model::SkillIntegrityError::Digest { actual, .. } => format!(
-            "{} has digest {actual}, the skill's entry says {}",
-            file.uri, file.digest
-        ),
-        other => other.to_string(),
-    })
-}
-
-/// Verifies a `SKILL.md` read for `entry` and makes the loaded skill.
-pub(crate) fn load(server: &str, entry: &Skill, bytes: Vec<u8>) -> Result<LoadedSkill, String> {
-    let file = match &entry.resources {
-        SkillResources::Files(files) => files.iter().find(|f| f.uri == entry.uri),
-        _ => None,
-    };
-    let file = file.ok_or("its entry does not list its SKILL.md")?;
-    verify_file(file, &bytes)?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8", entry.uri))?;
-    let parsed = frontmatter::parse(&text).map_err(|why| format!("{}: {why}", entry.uri))?;
-    let listed = match serde_json::to_value(&entry.frontmatter) {
-        Ok(Value::Object(map)) => map,
-        _ => return Err("its entry's frontmatter is not an object".to_owned()),
-    };
-    let differences = frontmatter::differences(&parsed, &listed);
-    if !differences.is_empty() {
-        return Err(format!(
-            "the frontmatter of {} differs from the skill's entry: {}",
-            entry.uri,
-            differences.join("; ")
-        ));
-    }
-    Ok(LoadedSkill {
-        server: server.to_owned(),
-        entry: entry.clone(),
-        instructions: text,
-    })
-}
-
-/// The bytes of the contents `uri` names in a `resources/read` answer: a
-/// text's UTF-8, or a blob's decoded Base64.
-pub(crate) fn bytes_of(
-    result: rmcp::model::ReadResourceResult,
-    uri: &str,
-) -> Result<Vec<u8>, String> {
-    use base64::Engine as _;
-    use rmcp::model::ResourceContents;
-    let mut contents = result.contents.into_iter();
-    let found = contents.find(|c| match c {
-        ResourceContents::TextResourceContents { uri: u, .. }
-        | ResourceContents::BlobResourceContents { uri: u, .. } => u == uri,
-        _ => false,
-    });
-    match found {
-        Some(ResourceContents::TextResourceContents { text, .. }) => Ok(text.into_bytes()),
-        Some(ResourceContents::BlobResourceContents { blob, .. }) => {
-            base64::engine::general_purpose::STANDARD
-                .decode(blob.as_bytes())
-                .map_err(|e| format!("the blob read from {uri} is not Base64: {e}"))
-        }
-        _ => Err(format!("reading {uri} returned no contents for that URI")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::internal::{bytes_of, check_entry, load, verify_file};
     use super::*;
     use serde_json::json;
 
