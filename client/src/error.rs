@@ -79,7 +79,7 @@ pub enum Error {
     /// sandbox's `required` is not false), or preparing it failed: the
     /// sandbox's error, as it is (its server, setting and reason).
     #[error(transparent)]
-    Sandbox(#[from] crate::sandbox::SandboxError),
+    Sandbox(#[from] mcpbind_model::sandbox::SandboxError),
     /// The server's config needs a cargo feature of `mcpbind` this build
     /// was compiled without (a `url` without `http`, `auth` without `auth`,
     /// a `[sandbox]` without `sandbox`).
@@ -828,7 +828,7 @@ mod tests {
             "server `api` answered `tools/call echo` with HTTP 429 Too Many Requests (retry after 7s)"
         );
         assert_eq!(e.retry_after(), Some(Duration::from_secs(7)));
-        let e = Error::Sandbox(crate::sandbox::SandboxError::new(
+        let e = Error::Sandbox(mcpbind_model::sandbox::SandboxError::new(
             "files",
             "network",
             "user namespaces are disabled (user.max_user_namespaces = 0)",
@@ -871,7 +871,7 @@ mod tests {
 #[cfg(test)]
 mod accessors {
     use super::*;
-    use crate::lock::LockError;
+    use mcpbind_model::lock::LockError;
 
     fn http(status: u16) -> Error {
         Error::Http {
@@ -909,7 +909,7 @@ mod accessors {
             Error::UnknownServer { server: "x".into() }.server(),
             Some("x")
         );
-        let sandbox = Error::Sandbox(crate::sandbox::SandboxError::new("files", "read", "why"));
+        let sandbox = Error::Sandbox(mcpbind_model::sandbox::SandboxError::new("files", "read", "why"));
         assert_eq!(sandbox.server(), Some("files"));
         let missing = Error::Config(ConfigError::MissingVar {
             server: "gh".into(),

@@ -25,7 +25,7 @@ impl Error {
                 ..
             } => Some(format!(
                 "raise `max_response_bytes` for server `{server}` in mcpbind.toml (default {} bytes)",
-                crate::config::DEFAULT_MAX_RESPONSE_BYTES
+                mcpbind_model::config::DEFAULT_MAX_RESPONSE_BYTES
             )),
             Error::TooLarge { server, .. } => Some(format!(
                 "no setting raises this limit: ask for less from server `{server}` (page its results), or have it stream its answer as SSE events (which `max_response_bytes` bounds)"
@@ -64,7 +64,7 @@ impl Error {
             Error::AnnotationsMismatch { server, config, .. } => {
                 Some(annotations_mismatch_help(server, *config))
             }
-            Error::Config(e) => crate::Help::help(e),
+            Error::Config(e) => mcpbind_model::Help::help(e),
             Error::Lock(e) => e.help(),
             _ => None,
         }
