@@ -13,12 +13,17 @@
 //!   lockfile, secrets redacted, each tool's locked hash beside its calls).
 //! - [`Cassette::load`] + [`InProcess::replay`]: the cassette, refused when
 //!   the lockfile's hashes moved, answers as the double.
+//! - [`ScriptedModel`]: a model API's raw responses (OpenAI Chat
+//!   Completions, OpenAI Responses, Anthropic, Gemini), handed to the agent
+//!   under test in order, and what it sends back recorded: the agent loop
+//!   end to end with no model and (over replayed servers) no server.
 #![deny(missing_docs)]
 
 mod cassette;
 mod in_process;
 mod record;
 mod replay;
+mod scripted;
 
 pub use cassette::{
     canonical_arguments, Cassette, CassetteError, Exchange, ServerTape, ToolTape, CASSETTE_VERSION,
@@ -26,3 +31,4 @@ pub use cassette::{
 pub use in_process::InProcess;
 pub use record::{Recorder, Recording};
 pub use replay::{json_diff, Replay, Unrecorded};
+pub use scripted::{detect_provider, Sent, ScriptError, ScriptedModel, ToolUse, Turn};

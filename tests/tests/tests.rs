@@ -4,6 +4,7 @@
 mod env;
 mod util;
 
+mod agent;
 mod api;
 mod auth_grants;
 mod build;
