@@ -155,7 +155,7 @@ fn openai_chat(response: &Value) -> Result<(String, Vec<ToolUse>), Problem> {
                 kind_of(tool_calls),
             )
         })?;
-        for (i, call) in tool_calls.iter().enumerate() {
+        for i in 0..tool_calls.len() {
             let p = format!("/choices/0/message/tool_calls/{i}");
             calls.push(ToolUse {
                 id: string_at(response, &format!("{p}/id"), "the call's id")?,

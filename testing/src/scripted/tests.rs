@@ -134,6 +134,7 @@ fn each_providers_calls_and_answer_are_read() {
 /// an unknown tool, rendered as an error result in `provider`'s shape).
 fn result(provider: Provider, id: &str, name: &str) -> ProviderResult {
     let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap();
     let call = runtime.block_on(mcpbind_toolbox::Toolbox::new().call(name, "{}"));
