@@ -298,7 +298,7 @@ pub mod testing {
         canonical_arguments, in_process, json_diff, Cassette, CassetteError, Exchange, InProcess,
         Recorder, Recording, Replay, ServerTape, ToolTape, Unrecorded, CASSETTE_VERSION,
     };
-    pub use mcpbind_testing::{detect_provider, Sent, ScriptError, ScriptedModel, ToolUse, Turn};
+    pub use mcpbind_testing::{detect_provider, ScriptError, ScriptedModel, Sent, ToolUse, Turn};
 }
 
 /// Generates bindings from a lockfile at compile time (the same code the

@@ -31,4 +31,4 @@ pub use cassette::{
 pub use in_process::InProcess;
 pub use record::{Recorder, Recording};
 pub use replay::{json_diff, Replay, Unrecorded};
-pub use scripted::{detect_provider, Sent, ScriptError, ScriptedModel, ToolUse, Turn};
+pub use scripted::{detect_provider, ScriptError, ScriptedModel, Sent, ToolUse, Turn};

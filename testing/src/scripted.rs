@@ -238,12 +238,11 @@ impl ScriptedModel {
             expected,
             found,
         };
-        let first = responses.first().ok_or_else(|| {
-            shape(0, "at least one response".into(), "an empty array".into())
-        })?;
-        let provider = detect_provider(first).ok_or_else(|| {
-            shape(1, parse::ANY_PROVIDER.into(), parse::kind_of(first))
-        })?;
+        let first = responses
+            .first()
+            .ok_or_else(|| shape(0, "at least one response".into(), "an empty array".into()))?;
+        let provider = detect_provider(first)
+            .ok_or_else(|| shape(1, parse::ANY_PROVIDER.into(), parse::kind_of(first)))?;
         let mut turns = Vec::with_capacity(responses.len());
         for (i, response) in responses.into_iter().enumerate() {
             let step = i + 1;

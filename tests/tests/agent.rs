@@ -8,7 +8,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcpbind::testing::{Cassette, Sent, ScriptError, ScriptedModel};
+use mcpbind::testing::{Cassette, ScriptError, ScriptedModel, Sent};
 use mcpbind::{CallRequest, Config, Provider, ServerConfig, Toolbox, Verdict};
 use mcpbind_tests::{everything, filesystem};
 use serde_json::{json, Value};
@@ -174,7 +174,10 @@ fn check_shapes(provider: Provider, replies: &[Sent]) {
             // Images and WAV audio go in a user message after the tool
             // messages.
             let parts = &image.result.follow_up[0]["content"];
-            assert!(png(parts[0]["image_url"]["url"].as_str().unwrap()), "{image:?}");
+            assert!(
+                png(parts[0]["image_url"]["url"].as_str().unwrap()),
+                "{image:?}"
+            );
             let audio_part = &audio.result.follow_up[0]["content"][0];
             assert_eq!(audio_part["type"], "input_audio");
             assert_eq!(audio_part["input_audio"]["format"], "wav");
@@ -201,10 +204,16 @@ fn check_shapes(provider: Provider, replies: &[Sent]) {
             assert_eq!(refused.result.message["is_error"], true);
         }
         _ => {
-            assert_eq!(echo.result.message["functionResponse"]["name"], "everything_echo");
+            assert_eq!(
+                echo.result.message["functionResponse"]["name"],
+                "everything_echo"
+            );
             let parts = &image.result.message["functionResponse"]["parts"];
             assert_eq!(parts[0]["inlineData"]["mimeType"], "image/png", "{image:?}");
-            assert_eq!(audio.result.follow_up[0]["inlineData"]["mimeType"], "audio/wav");
+            assert_eq!(
+                audio.result.follow_up[0]["inlineData"]["mimeType"],
+                "audio/wav"
+            );
             assert!(refused.result.message["functionResponse"]["response"]
                 .get("error")
                 .is_some());

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mcpbind::testing::{in_process, InProcess};
-use mcpbind::{Config, HandlerResult, Reply, ServerConfig, Toolbox, ToolFailure};
+use mcpbind::{Config, HandlerResult, Reply, ServerConfig, ToolFailure, Toolbox};
 use serde_json::json;
 
 use crate::{agent, demo, filesystem};
@@ -73,8 +73,14 @@ impl filesystem::Handler for Files {
         input: filesystem::types::WriteFileInput,
     ) -> HandlerResult<filesystem::types::WriteFileOutput> {
         let text = format!("Successfully wrote to {}", input.path);
-        self.written.lock().unwrap().push((input.path, input.content));
-        Ok(Reply::new(filesystem::types::WriteFileOutput { content: text.clone() }).with_text(text))
+        self.written
+            .lock()
+            .unwrap()
+            .push((input.path, input.content));
+        Ok(Reply::new(filesystem::types::WriteFileOutput {
+            content: text.clone(),
+        })
+        .with_text(text))
     }
 
     async fn read_text_file(
@@ -135,10 +141,18 @@ async fn the_agent_loop_runs_offline() {
     let (demo_double, files) = (Demo::default(), Files::default());
     let mut tools = Toolbox::new();
     tools
-        .add(in_process!(demo::Server(demo_double.clone())).await.unwrap())
+        .add(
+            in_process!(demo::Server(demo_double.clone()))
+                .await
+                .unwrap(),
+        )
         .unwrap();
     tools
-        .add(in_process!(filesystem::Server(files.clone())).await.unwrap())
+        .add(
+            in_process!(filesystem::Server(files.clone()))
+                .await
+                .unwrap(),
+        )
         .unwrap();
     tools
         .add_unlocked(scratch(demo_double.clone()))
@@ -148,7 +162,10 @@ async fn the_agent_loop_runs_offline() {
     let mut model = agent::script(WORKDIR).unwrap();
 
     let answer = agent::run(&tools, &mut model, WORKDIR).await.unwrap();
-    assert!(answer.starts_with("Done: the sum is in /offline/agent/notes.txt"), "{answer}");
+    assert!(
+        answer.starts_with("Done: the sum is in /offline/agent/notes.txt"),
+        "{answer}"
+    );
     assert!(model.is_done());
 
     // What reached the servers: the approved write, nothing refused.
@@ -180,15 +197,30 @@ async fn the_agent_loop_runs_offline() {
         assert!(found.3.contains(needle), "{found:?} lacks {needle}");
     };
     expect(1, "demo_add", false, "42");
-    expect(1, "filesystem_write_file", false, "Successfully wrote to /offline/agent/notes.txt");
+    expect(
+        1,
+        "filesystem_write_file",
+        false,
+        "Successfully wrote to /offline/agent/notes.txt",
+    );
     // The model's bad unit comes back as an error it can correct from.
     expect(2, "demo_get_weather", true, "expected one of");
     expect(3, "demo_get_weather", false, "sunny");
     expect(3, "filesystem_read_text_file", false, "2 + 40 = 42");
     expect(4, "filesystem_read_media_file", false, "\"type\":\"image\"");
-    expect(4, "demo_delete_item", true, "is destructive and the user said no");
+    expect(
+        4,
+        "demo_delete_item",
+        true,
+        "is destructive and the user said no",
+    );
     expect(5, "scratch_echo", false, "unlocked unlocked");
-    expect(5, "scratch_set_mode", true, "is unlocked (not reviewed) and not read-only");
+    expect(
+        5,
+        "scratch_set_mode",
+        true,
+        "is unlocked (not reviewed) and not read-only",
+    );
     assert_eq!(sent.len(), 9);
     for reply in model.sent() {
         assert_eq!(reply.result.message["tool_use_id"], reply.call.id.as_str());

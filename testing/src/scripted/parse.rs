@@ -135,12 +135,13 @@ fn array_at<'a>(value: &'a Value, pointer: &str, expected: &str) -> Result<&'a [
 
 /// An answer must say something: a response with neither calls nor text
 /// is a script mistake.
-fn answer_or_calls(text: String, calls: Vec<ToolUse>, where_: &str) -> Result<(String, Vec<ToolUse>), Problem> {
+fn answer_or_calls(
+    text: String,
+    calls: Vec<ToolUse>,
+    where_: &str,
+) -> Result<(String, Vec<ToolUse>), Problem> {
     if calls.is_empty() && text.is_empty() {
-        return Err((
-            format!("tool calls or text in {where_}"),
-            "neither".into(),
-        ));
+        return Err((format!("tool calls or text in {where_}"), "neither".into()));
     }
     Ok((text, calls))
 }
@@ -159,7 +160,11 @@ fn openai_chat(response: &Value) -> Result<(String, Vec<ToolUse>), Problem> {
             let p = format!("/choices/0/message/tool_calls/{i}");
             calls.push(ToolUse {
                 id: string_at(response, &format!("{p}/id"), "the call's id")?,
-                name: string_at(response, &format!("{p}/function/name"), "the function's name")?,
+                name: string_at(
+                    response,
+                    &format!("{p}/function/name"),
+                    "the function's name",
+                )?,
                 arguments: string_at(
                     response,
                     &format!("{p}/function/arguments"),
@@ -242,7 +247,11 @@ fn anthropic(response: &Value) -> Result<(String, Vec<ToolUse>), Problem> {
 }
 
 fn gemini(response: &Value) -> Result<(String, Vec<ToolUse>), Problem> {
-    let parts = array_at(response, "/candidates/0/content/parts", "the candidate's parts")?;
+    let parts = array_at(
+        response,
+        "/candidates/0/content/parts",
+        "the candidate's parts",
+    )?;
     let mut calls = Vec::new();
     let mut text = Vec::new();
     for (i, part) in parts.iter().enumerate() {
@@ -251,11 +260,19 @@ fn gemini(response: &Value) -> Result<(String, Vec<ToolUse>), Problem> {
             let id = part["functionCall"]["id"].as_str().unwrap_or_default();
             calls.push(ToolUse {
                 id: id.to_owned(),
-                name: string_at(response, &format!("{p}/functionCall/name"), "the function's name")?,
+                name: string_at(
+                    response,
+                    &format!("{p}/functionCall/name"),
+                    "the function's name",
+                )?,
                 // `args` is optional for a function without parameters.
                 arguments: match part["functionCall"].get("args") {
                     None => "{}".to_owned(),
-                    Some(_) => object_text(response, &format!("{p}/functionCall/args"), "the args object")?,
+                    Some(_) => object_text(
+                        response,
+                        &format!("{p}/functionCall/args"),
+                        "the args object",
+                    )?,
                 },
             });
         } else if part["thought"] == true {
@@ -278,7 +295,10 @@ fn object_text(response: &Value, pointer: &str, expected: &str) -> Result<String
 
 /// The call a result message of `provider` answers: its id (`None`: a
 /// Gemini response without one) and its name (Gemini's).
-pub(super) fn answered(provider: Provider, message: &Value) -> Option<(Option<String>, Option<String>)> {
+pub(super) fn answered(
+    provider: Provider,
+    message: &Value,
+) -> Option<(Option<String>, Option<String>)> {
     let text = |v: &Value| v.as_str().map(str::to_owned);
     match provider {
         Provider::OpenAiChat if message["role"] == "tool" => {

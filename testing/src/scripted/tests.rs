@@ -85,10 +85,34 @@ fn script(provider: Provider) -> Vec<Value> {
 #[test]
 fn each_providers_calls_and_answer_are_read() {
     let expected = [
-        (Provider::OpenAiChat, "call_abc123", "get_current_weather", json!({"location": "Boston, MA"}), "It is 22 degrees in Boston."),
-        (Provider::OpenAiResponses, "call_12345xyz", "get_weather", json!({"location": "Paris, France"}), "It is 14 degrees in Paris."),
-        (Provider::Anthropic, "toolu_01A09q90qw90lq917835lq9", "get_weather", json!({"location": "San Francisco, CA"}), "It is 15 degrees in San Francisco."),
-        (Provider::Gemini, "", "set_light_values", json!({"brightness": 25, "color_temp": "warm"}), "The lights are dim and warm."),
+        (
+            Provider::OpenAiChat,
+            "call_abc123",
+            "get_current_weather",
+            json!({"location": "Boston, MA"}),
+            "It is 22 degrees in Boston.",
+        ),
+        (
+            Provider::OpenAiResponses,
+            "call_12345xyz",
+            "get_weather",
+            json!({"location": "Paris, France"}),
+            "It is 14 degrees in Paris.",
+        ),
+        (
+            Provider::Anthropic,
+            "toolu_01A09q90qw90lq917835lq9",
+            "get_weather",
+            json!({"location": "San Francisco, CA"}),
+            "It is 15 degrees in San Francisco.",
+        ),
+        (
+            Provider::Gemini,
+            "",
+            "set_light_values",
+            json!({"brightness": 25, "color_temp": "warm"}),
+            "The lights are dim and warm.",
+        ),
     ];
     for (provider, id, name, arguments, answer) in expected {
         let responses = script(provider);
@@ -108,7 +132,9 @@ fn each_providers_calls_and_answer_are_read() {
             model.respond(),
             Err(ScriptError::Unanswered { step: 1, .. })
         ));
-        model.send(result(provider, turn.calls[0].id.as_str(), name)).unwrap();
+        model
+            .send(result(provider, turn.calls[0].id.as_str(), name))
+            .unwrap();
         assert_eq!(model.sent().len(), 1);
         assert_eq!(model.sent()[0].call, turn.calls[0]);
         let last = model.respond().unwrap();
@@ -117,7 +143,14 @@ fn each_providers_calls_and_answer_are_read() {
         assert!(model.is_done());
         let error = model.respond().unwrap_err();
         assert!(
-            matches!(&error, ScriptError::Exhausted { steps: 2, asked: 3, .. }),
+            matches!(
+                &error,
+                ScriptError::Exhausted {
+                    steps: 2,
+                    asked: 3,
+                    ..
+                }
+            ),
             "{error:?}"
         );
         assert_eq!(
@@ -146,36 +179,66 @@ fn a_result_that_answers_no_pending_call_is_refused() {
     let mut model = ScriptedModel::new("chat.json", script(Provider::OpenAiChat)).unwrap();
     // Nothing asked yet.
     let early = model
-        .send(result(Provider::OpenAiChat, "call_abc123", "get_current_weather"))
+        .send(result(
+            Provider::OpenAiChat,
+            "call_abc123",
+            "get_current_weather",
+        ))
         .unwrap_err();
     assert!(
-        early.to_string().contains("answering nothing (no call is pending)"),
+        early
+            .to_string()
+            .contains("answering nothing (no call is pending)"),
         "{early}"
     );
     model.respond().unwrap();
     // Another provider's shape.
     let other = model
-        .send(result(Provider::Anthropic, "call_abc123", "get_current_weather"))
+        .send(result(
+            Provider::Anthropic,
+            "call_abc123",
+            "get_current_weather",
+        ))
         .unwrap_err();
-    let ScriptError::Unexpected { step, expected, got, .. } = &other else {
+    let ScriptError::Unexpected {
+        step,
+        expected,
+        got,
+        ..
+    } = &other
+    else {
         panic!("{other:?}");
     };
     assert_eq!(*step, 1);
     assert!(
-        expected.contains("`tool` message (`tool_call_id`) answering `get_current_weather` (id `call_abc123`)"),
+        expected.contains(
+            "`tool` message (`tool_call_id`) answering `get_current_weather` (id `call_abc123`)"
+        ),
         "{expected}"
     );
     assert!(got.contains("tool_result"), "{got}");
     // An id the model never sent.
     assert!(model
-        .send(result(Provider::OpenAiChat, "call_other", "get_current_weather"))
+        .send(result(
+            Provider::OpenAiChat,
+            "call_other",
+            "get_current_weather"
+        ))
         .is_err());
     // The right one, then the same again.
     model
-        .send(result(Provider::OpenAiChat, "call_abc123", "get_current_weather"))
+        .send(result(
+            Provider::OpenAiChat,
+            "call_abc123",
+            "get_current_weather",
+        ))
         .unwrap();
     assert!(model
-        .send(result(Provider::OpenAiChat, "call_abc123", "get_current_weather"))
+        .send(result(
+            Provider::OpenAiChat,
+            "call_abc123",
+            "get_current_weather"
+        ))
         .is_err());
     assert_eq!(model.sent().len(), 1);
     assert_eq!(model.sent_for(1).count(), 1);
@@ -201,13 +264,18 @@ fn malformed_json_names_the_file_line_and_column() {
     std::fs::write(&file, "[\n  {\"candidates\": []},\n  {oops}\n]\n").unwrap();
     let error = ScriptedModel::load(&file).unwrap_err();
     let _ = std::fs::remove_dir_all(&dir);
-    let ScriptError::Json { line, source_name, .. } = &error else {
+    let ScriptError::Json {
+        line, source_name, ..
+    } = &error
+    else {
         panic!("{error:?}");
     };
     assert_eq!(*line, 3);
     assert!(source_name.ends_with("broken.json"));
     assert!(
-        error.to_string().contains("broken.json:3:4: the script is not JSON: key must be a string"),
+        error
+            .to_string()
+            .contains("broken.json:3:4: the script is not JSON: key must be a string"),
         "{error}"
     );
     let missing = ScriptedModel::load(dir.join("missing.json")).unwrap_err();
@@ -237,7 +305,10 @@ fn a_script_of_an_unknown_or_mixed_shape_is_refused_naming_the_step() {
 
     let (step, expected, found) = shape(r#"[{"result": "hi"}]"#);
     assert_eq!(step, 1);
-    assert!(expected.starts_with("a response of OpenAI Chat Completions"), "{expected}");
+    assert!(
+        expected.starts_with("a response of OpenAI Chat Completions"),
+        "{expected}"
+    );
     assert_eq!(found, "an object with keys result");
 
     // An Anthropic response in an OpenAI script.
@@ -245,7 +316,10 @@ fn a_script_of_an_unknown_or_mixed_shape_is_refused_naming_the_step() {
     mixed.push(script(Provider::Anthropic).remove(0));
     let (step, expected, found) = shape(&Value::Array(mixed).to_string());
     assert_eq!(step, 3);
-    assert_eq!(expected, "a response of OpenAI Chat Completions (the script's first)");
+    assert_eq!(
+        expected,
+        "a response of OpenAI Chat Completions (the script's first)"
+    );
     assert_eq!(found, "one of Anthropic Messages");
 
     // A call without its arguments, named by pointer.
@@ -277,7 +351,10 @@ fn a_script_of_an_unknown_or_mixed_shape_is_refused_naming_the_step() {
 
     // Gemini without candidates' parts.
     let (_, expected, found) = shape(r#"[{"candidates": [{"finishReason": "SAFETY"}]}]"#);
-    assert_eq!(expected, "the candidate's parts at `/candidates/0/content/parts`");
+    assert_eq!(
+        expected,
+        "the candidate's parts at `/candidates/0/content/parts`"
+    );
     assert_eq!(found, "nothing at `/candidates/0/content`");
 }
 
