@@ -355,6 +355,7 @@ pub mod testing {
         canonical_arguments, json_diff, Cassette, CassetteError, Exchange, InProcess, Recorder,
         Recording, Replay, ResourceTape, ServerTape, Tape, Unrecorded, CASSETTE_VERSION,
     };
+    pub use mcpbind_testing::{detect_provider, ScriptError, ScriptedModel, Sent, ToolUse, Turn};
 }
 
 /// Generates bindings from a lockfile at compile time (the same code the

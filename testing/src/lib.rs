@@ -16,6 +16,10 @@
 //!   lockfile, secrets redacted, each tool's locked hash beside its calls).
 //! - [`Cassette::load`] + [`InProcess::replay`]: the cassette, refused when
 //!   the lockfile's hashes moved, answers as the double.
+//! - [`ScriptedModel`]: a model API's raw responses (OpenAI Chat
+//!   Completions, OpenAI Responses, Anthropic, Gemini), handed to the agent
+//!   under test in order, and what it sends back recorded: the agent loop
+//!   end to end with no model and (over replayed servers) no server.
 #![deny(missing_docs)]
 
 mod cassette;
@@ -25,6 +29,7 @@ mod in_process;
 mod listing;
 mod record;
 mod replay;
+mod scripted;
 
 pub use cassette::{
     canonical_arguments, Cassette, CassetteError, Exchange, ResourceTape, ServerTape, Tape,
@@ -33,6 +38,7 @@ pub use cassette::{
 pub use in_process::InProcess;
 pub use record::{Recorder, Recording};
 pub use replay::{json_diff, Replay, Unrecorded};
+pub use scripted::{detect_provider, ScriptError, ScriptedModel, Sent, ToolUse, Turn};
 
 /// What generated code and the `mcpbind` facade use. Not part of the
 /// public API.

@@ -11,6 +11,7 @@
 mod env;
 mod util;
 
+mod agent;
 // Concerns all of whose tests need the pinned servers.
 mod installed;
 
