@@ -53,7 +53,7 @@ pub trait Expand {
     /// for a `${VAR}` that is not set, and
     /// [`ConfigError::MissingInput`](mcpbind_model::config::ConfigError::MissingInput)
     /// for a VS Code input without a value.
-        fn expand(
+    fn expand(
         &mut self,
         value: &str,
     ) -> std::result::Result<String, mcpbind_model::config::ConfigError>;

@@ -909,7 +909,9 @@ mod accessors {
             Error::UnknownServer { server: "x".into() }.server(),
             Some("x")
         );
-        let sandbox = Error::Sandbox(mcpbind_model::sandbox::SandboxError::new("files", "read", "why"));
+        let sandbox = Error::Sandbox(mcpbind_model::sandbox::SandboxError::new(
+            "files", "read", "why",
+        ));
         assert_eq!(sandbox.server(), Some("files"));
         let missing = Error::Config(ConfigError::MissingVar {
             server: "gh".into(),

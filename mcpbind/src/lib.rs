@@ -65,9 +65,6 @@ pub use mcpbind_model::config::Annotations;
 /// Why a config's text could not be read ([`Config::from_toml_str`],
 /// [`Config::from_json_str`]).
 pub use mcpbind_model::config::ParseError as ConfigParseError;
-/// A `[servers.NAME.sandbox]` setting that cannot be enforced
-/// (`Error::Sandbox`).
-pub use mcpbind_model::sandbox::SandboxError;
 pub use mcpbind_model::config::{
     AuthConfig, Config, ConfigError, ConfigWarning, Lifecycle, PinPolicy, SandboxBuilder,
     ServerBuilder, ServerConfig, TransportConfig,
@@ -78,6 +75,9 @@ pub use mcpbind_model::lock::{
     LockedTool, Lockfile, ServerLock, StaleReason,
 };
 pub use mcpbind_model::sandbox::SandboxConfig;
+/// A `[servers.NAME.sandbox]` setting that cannot be enforced
+/// (`Error::Sandbox`).
+pub use mcpbind_model::sandbox::SandboxError;
 // Errors' help (`help:` lines): the trait each error type with a hint
 // implements, and the function that finds one in a chain.
 #[cfg(all(feature = "__any-transport", not(feature = "toolbox")))]

@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use mcpbind_client::{CallOptions, Client, ServerSecrets};
 use mcpbind_model::handler::{BoxFuture, ServeError, ServeResult};
 use mcpbind_model::handler::{ToolFailure, ToolServer};
-use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolMeta};
 use mcpbind_model::uri_template::UriTemplate;
+use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolMeta};
 use serde_json::{Map, Value};
 
 use crate::cassette::{canonical_arguments, Cassette, CassetteError, Exchange};

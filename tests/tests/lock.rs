@@ -314,8 +314,7 @@ mod installed {
         let out = util::mcpbind(dir.path(), &["lock"]);
         assert_eq!(out.code, Some(0), "{out:?}");
         let sse = mcpbind::Lockfile::read(dir.path().join("mcpbind.lock")).unwrap();
-        let stdio =
-            mcpbind::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
+        let stdio = mcpbind::Lockfile::read(util::tests_dir().join("mcpbind.lock")).unwrap();
         let (sse, stdio) = (&sse.servers["everything"], &stdio.servers["everything"]);
         assert!(
             sse.tools == stdio.tools

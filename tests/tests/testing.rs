@@ -683,7 +683,6 @@ fn mcpbind_record_records_a_running_program_only_when_built_with_the_record_feat
     assert_eq!(result["structuredContent"], json!({"sum": 42}));
 }
 
-
 /// The tests that need the pinned npm and PyPI servers
 /// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
 mod installed {
@@ -737,7 +736,8 @@ mod installed {
         let tape = &cassette.servers["everything"];
         assert_eq!(tape.prompts["simple-prompt"].sha256, prompt.unwrap().sha256);
         let read = &tape.resources["demo://resource/dynamic/text/3"];
-        let template = (locked.resource_templates.iter()).find(|t| t.name == "Dynamic Text Resource");
+        let template =
+            (locked.resource_templates.iter()).find(|t| t.name == "Dynamic Text Resource");
         assert_eq!(read.template.as_deref(), Some("Dynamic Text Resource"));
         assert_eq!(
             read.sha256.as_deref(),

@@ -669,7 +669,10 @@ fn spawn_child(name: &str, spawn: &Spawn<'_>) -> Result<Spawned, ConnectFailure>
         };
         let required = spawn.sandbox.is_none_or(|s| s.required);
         if required || relaxed.contains(&setting) {
-            return Err(Error::Sandbox(mcpbind_model::sandbox::SandboxError::new(name, setting, reason)).into());
+            return Err(Error::Sandbox(mcpbind_model::sandbox::SandboxError::new(
+                name, setting, reason,
+            ))
+            .into());
         }
         tracing::warn!(server = name, setting, reason = %reason, "sandbox setting not enforced (`required = false`)");
         relaxed.push(setting);

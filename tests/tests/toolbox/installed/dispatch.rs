@@ -47,7 +47,10 @@ async fn dispatches_valid_invalid_and_unknown_calls() {
     );
     // Schema violations, named by JSON pointer.
     let call = tools.call("demo_add", r#"{"a": "two"}"#).await;
-    let Err(CallError::Arguments { violations: problems }) = &call.outcome else {
+    let Err(CallError::Arguments {
+        violations: problems,
+    }) = &call.outcome
+    else {
         panic!("{:?}", call.outcome)
     };
     // As data: the pointer and the keyword broken, from the validator.

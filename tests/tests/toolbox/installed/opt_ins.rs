@@ -92,7 +92,10 @@ async fn assert_reads_the_resource(tools: &Toolbox) {
 async fn assert_bad_variables_are_named(tools: &Toolbox) {
     let call = tools.call(READ_TEXT, "{}").await;
     assert_eq!(call.attempts, 0);
-    let Err(CallError::Arguments { violations: problems }) = &call.outcome else {
+    let Err(CallError::Arguments {
+        violations: problems,
+    }) = &call.outcome
+    else {
         panic!("{:?}", call.outcome)
     };
     assert_eq!(

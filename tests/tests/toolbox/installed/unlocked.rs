@@ -95,7 +95,10 @@ async fn unlocked_tools_join_when_asked_and_are_labelled() {
     // Checked against the listed schema: never sent.
     let call = live.call("demo_add", r#"{"a": "two-9202"}"#).await;
     assert_eq!(call.attempts, 0);
-    let Err(CallError::Arguments { violations: problems }) = &call.outcome else {
+    let Err(CallError::Arguments {
+        violations: problems,
+    }) = &call.outcome
+    else {
         panic!("{:?}", call.outcome)
     };
     assert!(
