@@ -7,7 +7,8 @@
 
 use mcpbind_client::Client;
 use mcpbind_model::handler::{BoxFuture, ServeResult};
-use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolMeta, ToolServer};
+use mcpbind_model::handler::ToolServer;
+use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolMeta};
 use serde_json::{Map, Value};
 
 use crate::{InProcess, Recorder, Recording};

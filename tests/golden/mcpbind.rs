@@ -459,7 +459,11 @@ Default: `10`.*/
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -499,7 +503,7 @@ Default: `10`.*/
             &self,
             input: types::AddInput,
         ) -> impl ::mcpbind::CallFuture<types::AddOutput> + '_ {
-            self.inner.call_owned::<tools::Add>(input)
+            ::mcpbind::__private::call_owned::<tools::Add>(&self.inner, input)
         }
         /// **Crash** (tool `crash`)
         ///
@@ -508,7 +512,7 @@ Default: `10`.*/
             &self,
             input: types::CrashInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Crash>(input)
+            ::mcpbind::__private::call_owned::<tools::Crash>(&self.inner, input)
         }
         /// **Create order** (tool `create_order`)
         ///
@@ -517,7 +521,7 @@ Default: `10`.*/
             &self,
             input: types::CreateOrderInput,
         ) -> impl ::mcpbind::CallFuture<types::CreateOrderOutput> + '_ {
-            self.inner.call_owned::<tools::CreateOrder>(input)
+            ::mcpbind::__private::call_owned::<tools::CreateOrder>(&self.inner, input)
         }
         /// **Delete item** (tool `delete_item`, destructive, idempotent)
         ///
@@ -526,7 +530,7 @@ Default: `10`.*/
             &self,
             input: types::DeleteItemInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::DeleteItem>(input)
+            ::mcpbind::__private::call_owned::<tools::DeleteItem>(&self.inner, input)
         }
         /// **Draw shape** (tool `draw_shape`, read-only)
         ///
@@ -535,7 +539,7 @@ Default: `10`.*/
             &self,
             input: types::DrawShapeInput,
         ) -> impl ::mcpbind::CallFuture<types::DrawShapeOutput> + '_ {
-            self.inner.call_owned::<tools::DrawShape>(input)
+            ::mcpbind::__private::call_owned::<tools::DrawShape>(&self.inner, input)
         }
         /// **Echo** (tool `echo`, read-only)
         ///
@@ -544,7 +548,7 @@ Default: `10`.*/
             &self,
             input: types::EchoInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Echo>(input)
+            ::mcpbind::__private::call_owned::<tools::Echo>(&self.inner, input)
         }
         /// **Fail** (tool `fail`, read-only)
         ///
@@ -553,7 +557,7 @@ Default: `10`.*/
             &self,
             input: types::FailInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Fail>(input)
+            ::mcpbind::__private::call_owned::<tools::Fail>(&self.inner, input)
         }
         /// **Get weather** (tool `get_weather`, read-only, closed-world)
         ///
@@ -562,7 +566,7 @@ Default: `10`.*/
             &self,
             input: types::GetWeatherInput,
         ) -> impl ::mcpbind::CallFuture<types::GetWeatherOutput> + '_ {
-            self.inner.call_owned::<tools::GetWeather>(input)
+            ::mcpbind::__private::call_owned::<tools::GetWeather>(&self.inner, input)
         }
         /// **Search** (tool `search`, read-only)
         ///
@@ -571,7 +575,7 @@ Default: `10`.*/
             &self,
             input: types::SearchInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Search>(input)
+            ::mcpbind::__private::call_owned::<tools::Search>(&self.inner, input)
         }
         /// **Set mode** (tool `set_mode`, idempotent)
         ///
@@ -580,7 +584,7 @@ Default: `10`.*/
             &self,
             input: types::SetModeInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::SetMode>(input)
+            ::mcpbind::__private::call_owned::<tools::SetMode>(&self.inner, input)
         }
         /// **Sleep** (tool `sleep`, read-only)
         ///
@@ -589,7 +593,7 @@ Default: `10`.*/
             &self,
             input: types::SleepInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Sleep>(input)
+            ::mcpbind::__private::call_owned::<tools::Sleep>(&self.inner, input)
         }
         /// **Tag counts** (tool `tag_counts`, read-only)
         ///
@@ -598,7 +602,7 @@ Default: `10`.*/
             &self,
             input: types::TagCountsInput,
         ) -> impl ::mcpbind::CallFuture<types::TagCountsOutput> + '_ {
-            self.inner.call_owned::<tools::TagCounts>(input)
+            ::mcpbind::__private::call_owned::<tools::TagCounts>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
@@ -1499,7 +1503,7 @@ Default: `5`.*/
             pub async fn args_prompt(
                 &self,
                 arguments: ArgsPromptArguments,
-            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::GetPromptResult> {
                 self.0.get_prompt::<ArgsPromptArguments>(&arguments).await
             }
             /// Asks the server to complete an argument of prompt `args-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
@@ -1508,10 +1512,10 @@ Default: `5`.*/
                 argument: ArgsPromptArgument,
                 value: &str,
                 context: &[(&str, &str)],
-            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::CompletionInfo> {
                 self.0
                     .complete(
-                        ::mcpbind::model::Reference::for_prompt("args-prompt"),
+                        ::mcpbind::protocol::Reference::for_prompt("args-prompt"),
                         argument.name(),
                         value,
                         context,
@@ -1526,7 +1530,7 @@ Default: `5`.*/
             pub async fn completable_prompt(
                 &self,
                 arguments: CompletablePromptArguments,
-            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::GetPromptResult> {
                 self.0.get_prompt::<CompletablePromptArguments>(&arguments).await
             }
             /// Asks the server to complete an argument of prompt `completable-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
@@ -1535,10 +1539,10 @@ Default: `5`.*/
                 argument: CompletablePromptArgument,
                 value: &str,
                 context: &[(&str, &str)],
-            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::CompletionInfo> {
                 self.0
                     .complete(
-                        ::mcpbind::model::Reference::for_prompt("completable-prompt"),
+                        ::mcpbind::protocol::Reference::for_prompt("completable-prompt"),
                         argument.name(),
                         value,
                         context,
@@ -1553,7 +1557,7 @@ Default: `5`.*/
             pub async fn resource_prompt(
                 &self,
                 arguments: ResourcePromptArguments,
-            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::GetPromptResult> {
                 self.0.get_prompt::<ResourcePromptArguments>(&arguments).await
             }
             /// Asks the server to complete an argument of prompt `resource-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
@@ -1562,10 +1566,10 @@ Default: `5`.*/
                 argument: ResourcePromptArgument,
                 value: &str,
                 context: &[(&str, &str)],
-            ) -> ::mcpbind::Result<::mcpbind::model::CompletionInfo> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::CompletionInfo> {
                 self.0
                     .complete(
-                        ::mcpbind::model::Reference::for_prompt("resource-prompt"),
+                        ::mcpbind::protocol::Reference::for_prompt("resource-prompt"),
                         argument.name(),
                         value,
                         context,
@@ -1580,7 +1584,7 @@ Default: `5`.*/
             pub async fn simple_prompt(
                 &self,
                 arguments: SimplePromptArguments,
-            ) -> ::mcpbind::Result<::mcpbind::model::GetPromptResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::GetPromptResult> {
                 self.0.get_prompt::<SimplePromptArguments>(&arguments).await
             }
         }
@@ -1641,7 +1645,7 @@ Default: `5`.*/
             pub async fn dynamic_blob_resource(
                 &self,
                 resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
-            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::ReadResourceResult> {
                 self.0.read_resource(&dynamic_blob_resource_uri(resource_id)).await
             }
             /// Reads the resource at the URI [`dynamic_text_resource_uri`] gives for these values.
@@ -1652,14 +1656,14 @@ Default: `5`.*/
             pub async fn dynamic_text_resource(
                 &self,
                 resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
-            ) -> ::mcpbind::Result<::mcpbind::model::ReadResourceResult> {
+            ) -> ::mcpbind::Result<::mcpbind::protocol::ReadResourceResult> {
                 self.0.read_resource(&dynamic_text_resource_uri(resource_id)).await
             }
             /// Lists the server's concrete resources (`resources/list`,
             /// every page); they are data, not locked.
             pub async fn list(
                 &self,
-            ) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::model::Resource>> {
+            ) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::protocol::Resource>> {
                 self.0.list_resources().await
             }
         }
@@ -1717,7 +1721,11 @@ Default: `5`.*/
         /// default; `refuse` fails here when one changed since it was
         /// locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -1767,7 +1775,7 @@ Default: `5`.*/
             &self,
             input: types::EchoInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::Echo>(input)
+            ::mcpbind::__private::call_owned::<tools::Echo>(&self.inner, input)
         }
         /// **Get Annotated Message Tool** (tool `get-annotated-message`, read-only, idempotent, closed-world)
         ///
@@ -1776,7 +1784,9 @@ Default: `5`.*/
             &self,
             input: types::GetAnnotatedMessageInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetAnnotatedMessage>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::GetAnnotatedMessage,
+            >(&self.inner, input)
         }
         /// **Print Environment Tool** (tool `get-env`, read-only, idempotent, closed-world)
         ///
@@ -1785,7 +1795,7 @@ Default: `5`.*/
             &self,
             input: types::GetEnvInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetEnv>(input)
+            ::mcpbind::__private::call_owned::<tools::GetEnv>(&self.inner, input)
         }
         /// **Get Resource Links Tool** (tool `get-resource-links`, read-only, idempotent, closed-world)
         ///
@@ -1794,7 +1804,9 @@ Default: `5`.*/
             &self,
             input: types::GetResourceLinksInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetResourceLinks>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::GetResourceLinks,
+            >(&self.inner, input)
         }
         /// **Get Resource Reference Tool** (tool `get-resource-reference`, read-only, idempotent, closed-world)
         ///
@@ -1803,7 +1815,9 @@ Default: `5`.*/
             &self,
             input: types::GetResourceReferenceInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetResourceReference>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::GetResourceReference,
+            >(&self.inner, input)
         }
         /// **Get Structured Content Tool** (tool `get-structured-content`, read-only, idempotent, closed-world)
         ///
@@ -1812,7 +1826,9 @@ Default: `5`.*/
             &self,
             input: types::GetStructuredContentInput,
         ) -> impl ::mcpbind::CallFuture<types::GetStructuredContentOutput> + '_ {
-            self.inner.call_owned::<tools::GetStructuredContent>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::GetStructuredContent,
+            >(&self.inner, input)
         }
         /// **Get Sum Tool** (tool `get-sum`, read-only, idempotent, closed-world)
         ///
@@ -1821,7 +1837,7 @@ Default: `5`.*/
             &self,
             input: types::GetSumInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetSum>(input)
+            ::mcpbind::__private::call_owned::<tools::GetSum>(&self.inner, input)
         }
         /// **Get Tiny Image Tool** (tool `get-tiny-image`, read-only, idempotent, closed-world)
         ///
@@ -1830,7 +1846,7 @@ Default: `5`.*/
             &self,
             input: types::GetTinyImageInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GetTinyImage>(input)
+            ::mcpbind::__private::call_owned::<tools::GetTinyImage>(&self.inner, input)
         }
         /// **GZip File as Resource Tool** (tool `gzip-file-as-resource`, idempotent)
         ///
@@ -1839,7 +1855,9 @@ Default: `5`.*/
             &self,
             input: types::GzipFileAsResourceInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::GzipFileAsResource>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::GzipFileAsResource,
+            >(&self.inner, input)
         }
         /// **Simulate Research Query** (tool `simulate-research-query`, closed-world, runs as a task)
         ///
@@ -1848,7 +1866,9 @@ Default: `5`.*/
             &self,
             input: types::SimulateResearchQueryInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::SimulateResearchQuery>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::SimulateResearchQuery,
+            >(&self.inner, input)
         }
         /// **Toggle Simulated Logging** (tool `toggle-simulated-logging`, closed-world)
         ///
@@ -1857,7 +1877,9 @@ Default: `5`.*/
             &self,
             input: types::ToggleSimulatedLoggingInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::ToggleSimulatedLogging>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::ToggleSimulatedLogging,
+            >(&self.inner, input)
         }
         /// **Toggle Subscriber Updates** (tool `toggle-subscriber-updates`, closed-world)
         ///
@@ -1866,7 +1888,9 @@ Default: `5`.*/
             &self,
             input: types::ToggleSubscriberUpdatesInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::ToggleSubscriberUpdates>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::ToggleSubscriberUpdates,
+            >(&self.inner, input)
         }
         /// **Trigger Elicitation Request Tool** (tool `trigger-elicitation-request`, closed-world)
         ///
@@ -1875,7 +1899,9 @@ Default: `5`.*/
             &self,
             input: types::TriggerElicitationRequestInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::TriggerElicitationRequest>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::TriggerElicitationRequest,
+            >(&self.inner, input)
         }
         /// **Trigger Long Running Operation Tool** (tool `trigger-long-running-operation`, read-only, idempotent, closed-world)
         ///
@@ -1884,7 +1910,9 @@ Default: `5`.*/
             &self,
             input: types::TriggerLongRunningOperationInput,
         ) -> impl ::mcpbind::CallFuture<()> + '_ {
-            self.inner.call_owned::<tools::TriggerLongRunningOperation>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::TriggerLongRunningOperation,
+            >(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
@@ -2044,7 +2072,7 @@ Default: `5`.*/
             arguments: prompts::ArgsPromptArguments,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::protocol::GetPromptResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -2061,7 +2089,7 @@ Default: `5`.*/
             arguments: prompts::CompletablePromptArguments,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::protocol::GetPromptResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -2078,7 +2106,7 @@ Default: `5`.*/
             arguments: prompts::ResourcePromptArguments,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::protocol::GetPromptResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -2095,7 +2123,7 @@ Default: `5`.*/
             arguments: prompts::SimplePromptArguments,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::GetPromptResult,
+                ::mcpbind::protocol::GetPromptResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -2113,7 +2141,7 @@ Default: `5`.*/
             variables: ::mcpbind::UriVariables,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::ReadResourceResult,
+                ::mcpbind::protocol::ReadResourceResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -2131,7 +2159,7 @@ Default: `5`.*/
             variables: ::mcpbind::UriVariables,
         ) -> impl ::std::future::Future<
             Output = ::std::result::Result<
-                ::mcpbind::model::ReadResourceResult,
+                ::mcpbind::protocol::ReadResourceResult,
                 ::mcpbind::ToolFailure,
             >,
         > + ::std::marker::Send {
@@ -2865,7 +2893,11 @@ Default: `"name"`.*/
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -2905,7 +2937,9 @@ Default: `"name"`.*/
             &self,
             input: types::CreateDirectoryInput,
         ) -> impl ::mcpbind::CallFuture<types::CreateDirectoryOutput> + '_ {
-            self.inner.call_owned::<tools::CreateDirectory>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::CreateDirectory,
+            >(&self.inner, input)
         }
         /// **Directory Tree** (tool `directory_tree`, read-only, closed-world)
         ///
@@ -2914,7 +2948,7 @@ Default: `"name"`.*/
             &self,
             input: types::DirectoryTreeInput,
         ) -> impl ::mcpbind::CallFuture<types::DirectoryTreeOutput> + '_ {
-            self.inner.call_owned::<tools::DirectoryTree>(input)
+            ::mcpbind::__private::call_owned::<tools::DirectoryTree>(&self.inner, input)
         }
         /// **Edit File** (tool `edit_file`, destructive, closed-world)
         ///
@@ -2923,7 +2957,7 @@ Default: `"name"`.*/
             &self,
             input: types::EditFileInput,
         ) -> impl ::mcpbind::CallFuture<types::EditFileOutput> + '_ {
-            self.inner.call_owned::<tools::EditFile>(input)
+            ::mcpbind::__private::call_owned::<tools::EditFile>(&self.inner, input)
         }
         /// **Get File Info** (tool `get_file_info`, read-only, closed-world)
         ///
@@ -2932,7 +2966,7 @@ Default: `"name"`.*/
             &self,
             input: types::GetFileInfoInput,
         ) -> impl ::mcpbind::CallFuture<types::GetFileInfoOutput> + '_ {
-            self.inner.call_owned::<tools::GetFileInfo>(input)
+            ::mcpbind::__private::call_owned::<tools::GetFileInfo>(&self.inner, input)
         }
         /// **List Allowed Directories** (tool `list_allowed_directories`, read-only, closed-world)
         ///
@@ -2941,7 +2975,9 @@ Default: `"name"`.*/
             &self,
             input: types::ListAllowedDirectoriesInput,
         ) -> impl ::mcpbind::CallFuture<types::ListAllowedDirectoriesOutput> + '_ {
-            self.inner.call_owned::<tools::ListAllowedDirectories>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::ListAllowedDirectories,
+            >(&self.inner, input)
         }
         /// **List Directory** (tool `list_directory`, read-only, closed-world)
         ///
@@ -2950,7 +2986,7 @@ Default: `"name"`.*/
             &self,
             input: types::ListDirectoryInput,
         ) -> impl ::mcpbind::CallFuture<types::ListDirectoryOutput> + '_ {
-            self.inner.call_owned::<tools::ListDirectory>(input)
+            ::mcpbind::__private::call_owned::<tools::ListDirectory>(&self.inner, input)
         }
         /// **List Directory with Sizes** (tool `list_directory_with_sizes`, read-only, closed-world)
         ///
@@ -2959,7 +2995,9 @@ Default: `"name"`.*/
             &self,
             input: types::ListDirectoryWithSizesInput,
         ) -> impl ::mcpbind::CallFuture<types::ListDirectoryWithSizesOutput> + '_ {
-            self.inner.call_owned::<tools::ListDirectoryWithSizes>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::ListDirectoryWithSizes,
+            >(&self.inner, input)
         }
         /// **Move File** (tool `move_file`, destructive, closed-world)
         ///
@@ -2968,7 +3006,7 @@ Default: `"name"`.*/
             &self,
             input: types::MoveFileInput,
         ) -> impl ::mcpbind::CallFuture<types::MoveFileOutput> + '_ {
-            self.inner.call_owned::<tools::MoveFile>(input)
+            ::mcpbind::__private::call_owned::<tools::MoveFile>(&self.inner, input)
         }
         /// **Read File (Deprecated)** (tool `read_file`, read-only, closed-world)
         ///
@@ -2977,7 +3015,7 @@ Default: `"name"`.*/
             &self,
             input: types::ReadFileInput,
         ) -> impl ::mcpbind::CallFuture<types::ReadFileOutput> + '_ {
-            self.inner.call_owned::<tools::ReadFile>(input)
+            ::mcpbind::__private::call_owned::<tools::ReadFile>(&self.inner, input)
         }
         /// **Read Media File** (tool `read_media_file`, read-only, closed-world)
         ///
@@ -2986,7 +3024,7 @@ Default: `"name"`.*/
             &self,
             input: types::ReadMediaFileInput,
         ) -> impl ::mcpbind::CallFuture<types::ReadMediaFileOutput> + '_ {
-            self.inner.call_owned::<tools::ReadMediaFile>(input)
+            ::mcpbind::__private::call_owned::<tools::ReadMediaFile>(&self.inner, input)
         }
         /// **Read Multiple Files** (tool `read_multiple_files`, read-only, closed-world)
         ///
@@ -2995,7 +3033,9 @@ Default: `"name"`.*/
             &self,
             input: types::ReadMultipleFilesInput,
         ) -> impl ::mcpbind::CallFuture<types::ReadMultipleFilesOutput> + '_ {
-            self.inner.call_owned::<tools::ReadMultipleFiles>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::ReadMultipleFiles,
+            >(&self.inner, input)
         }
         /// **Read Text File** (tool `read_text_file`, read-only, closed-world)
         ///
@@ -3004,7 +3044,7 @@ Default: `"name"`.*/
             &self,
             input: types::ReadTextFileInput,
         ) -> impl ::mcpbind::CallFuture<types::ReadTextFileOutput> + '_ {
-            self.inner.call_owned::<tools::ReadTextFile>(input)
+            ::mcpbind::__private::call_owned::<tools::ReadTextFile>(&self.inner, input)
         }
         /// **Search Files** (tool `search_files`, read-only, closed-world)
         ///
@@ -3013,7 +3053,7 @@ Default: `"name"`.*/
             &self,
             input: types::SearchFilesInput,
         ) -> impl ::mcpbind::CallFuture<types::SearchFilesOutput> + '_ {
-            self.inner.call_owned::<tools::SearchFiles>(input)
+            ::mcpbind::__private::call_owned::<tools::SearchFiles>(&self.inner, input)
         }
         /// **Write File** (tool `write_file`, destructive, idempotent, closed-world)
         ///
@@ -3022,7 +3062,7 @@ Default: `"name"`.*/
             &self,
             input: types::WriteFileInput,
         ) -> impl ::mcpbind::CallFuture<types::WriteFileOutput> + '_ {
-            self.inner.call_owned::<tools::WriteFile>(input)
+            ::mcpbind::__private::call_owned::<tools::WriteFile>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
@@ -3594,7 +3634,11 @@ pub mod memory {
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -3634,7 +3678,9 @@ pub mod memory {
             &self,
             input: types::AddObservationsInput,
         ) -> impl ::mcpbind::CallFuture<types::AddObservationsOutput> + '_ {
-            self.inner.call_owned::<tools::AddObservations>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::AddObservations,
+            >(&self.inner, input)
         }
         /// **Create Entities** (tool `create_entities`, closed-world)
         ///
@@ -3643,7 +3689,7 @@ pub mod memory {
             &self,
             input: types::CreateEntitiesInput,
         ) -> impl ::mcpbind::CallFuture<types::CreateEntitiesOutput> + '_ {
-            self.inner.call_owned::<tools::CreateEntities>(input)
+            ::mcpbind::__private::call_owned::<tools::CreateEntities>(&self.inner, input)
         }
         /// **Create Relations** (tool `create_relations`, closed-world)
         ///
@@ -3652,7 +3698,9 @@ pub mod memory {
             &self,
             input: types::CreateRelationsInput,
         ) -> impl ::mcpbind::CallFuture<types::CreateRelationsOutput> + '_ {
-            self.inner.call_owned::<tools::CreateRelations>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::CreateRelations,
+            >(&self.inner, input)
         }
         /// **Delete Entities** (tool `delete_entities`, destructive, idempotent, closed-world)
         ///
@@ -3661,7 +3709,7 @@ pub mod memory {
             &self,
             input: types::DeleteEntitiesInput,
         ) -> impl ::mcpbind::CallFuture<types::DeleteEntitiesOutput> + '_ {
-            self.inner.call_owned::<tools::DeleteEntities>(input)
+            ::mcpbind::__private::call_owned::<tools::DeleteEntities>(&self.inner, input)
         }
         /// **Delete Observations** (tool `delete_observations`, destructive, idempotent, closed-world)
         ///
@@ -3670,7 +3718,9 @@ pub mod memory {
             &self,
             input: types::DeleteObservationsInput,
         ) -> impl ::mcpbind::CallFuture<types::DeleteObservationsOutput> + '_ {
-            self.inner.call_owned::<tools::DeleteObservations>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::DeleteObservations,
+            >(&self.inner, input)
         }
         /// **Delete Relations** (tool `delete_relations`, destructive, idempotent, closed-world)
         ///
@@ -3679,7 +3729,9 @@ pub mod memory {
             &self,
             input: types::DeleteRelationsInput,
         ) -> impl ::mcpbind::CallFuture<types::DeleteRelationsOutput> + '_ {
-            self.inner.call_owned::<tools::DeleteRelations>(input)
+            ::mcpbind::__private::call_owned::<
+                tools::DeleteRelations,
+            >(&self.inner, input)
         }
         /// **Open Nodes** (tool `open_nodes`, read-only, idempotent, closed-world)
         ///
@@ -3688,7 +3740,7 @@ pub mod memory {
             &self,
             input: types::OpenNodesInput,
         ) -> impl ::mcpbind::CallFuture<types::OpenNodesOutput> + '_ {
-            self.inner.call_owned::<tools::OpenNodes>(input)
+            ::mcpbind::__private::call_owned::<tools::OpenNodes>(&self.inner, input)
         }
         /// **Read Graph** (tool `read_graph`, read-only, idempotent, closed-world)
         ///
@@ -3697,7 +3749,7 @@ pub mod memory {
             &self,
             input: types::ReadGraphInput,
         ) -> impl ::mcpbind::CallFuture<types::ReadGraphOutput> + '_ {
-            self.inner.call_owned::<tools::ReadGraph>(input)
+            ::mcpbind::__private::call_owned::<tools::ReadGraph>(&self.inner, input)
         }
         /// **Search Nodes** (tool `search_nodes`, read-only, idempotent, closed-world)
         ///
@@ -3706,7 +3758,7 @@ pub mod memory {
             &self,
             input: types::SearchNodesInput,
         ) -> impl ::mcpbind::CallFuture<types::SearchNodesOutput> + '_ {
-            self.inner.call_owned::<tools::SearchNodes>(input)
+            ::mcpbind::__private::call_owned::<tools::SearchNodes>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
@@ -4006,7 +4058,11 @@ pub mod time {
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-            ::mcpbind::Client::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+            ::mcpbind::__private::check_bindings(
+                config,
+                Self::SERVER,
+                Self::ANNOTATIONS,
+            )?;
             let inner = ::mcpbind::Client::connect_locked(
                     config,
                     Self::SERVER,
@@ -4044,14 +4100,14 @@ pub mod time {
             &self,
             input: types::ConvertTimeInput,
         ) -> impl ::mcpbind::CallFuture<types::ConvertTimeOutput> + '_ {
-            self.inner.call_owned::<tools::ConvertTime>(input)
+            ::mcpbind::__private::call_owned::<tools::ConvertTime>(&self.inner, input)
         }
         /// Tool `get_current_time` (read-only, idempotent, closed-world): Get current time in a specific timezone
         pub fn get_current_time(
             &self,
             input: types::GetCurrentTimeInput,
         ) -> impl ::mcpbind::CallFuture<types::GetCurrentTimeOutput> + '_ {
-            self.inner.call_owned::<tools::GetCurrentTime>(input)
+            ::mcpbind::__private::call_owned::<tools::GetCurrentTime>(&self.inner, input)
         }
     }
     /// Hands this server's tools to an `mcpbind::Toolbox`.
