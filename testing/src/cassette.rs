@@ -189,8 +189,8 @@ pub enum CassetteError {
     /// holds).
     #[error("{}:{line}: server `{server}` changed since it was recorded: {}; review the change, then record again", file.display(), drift_words(tools, prompts, resource_templates))]
     Drift {
-        /// The cassette.
-        file: PathBuf,
+        /// The cassette (boxed: this variant is the enum's largest).
+        file: Box<Path>,
         /// Where the first such entry starts.
         line: usize,
         /// The server.
@@ -421,7 +421,7 @@ struct Drifted {
 impl Drifted {
     fn into_error(self, file: PathBuf, server: &str) -> CassetteError {
         CassetteError::Drift {
-            file,
+            file: file.into_boxed_path(),
             line: self.line,
             server: server.to_owned(),
             tools: self.tools,

@@ -364,7 +364,7 @@ fn a_cassette_the_lockfile_disagrees_with_is_refused_naming_file_line_and_tool()
             tools,
             ..
         }) => {
-            assert_eq!((f, line, server.as_str()), (file.clone(), 7, "everything"));
+            assert_eq!((&*f, line, server.as_str()), (&*file, 7, "everything"));
             assert_eq!(tools, ["echo"]);
         }
         other => panic!("drift not refused: {other:?}"),
