@@ -11,6 +11,10 @@ use rmcp::model::{Skill, SkillResource, SkillResources};
 
 /// Why `entry` can't be loaded, if it can't: it breaks a structural rule
 /// of the spec, is over the limits, or is `"dynamic"`.
+///
+/// # Errors
+///
+/// The rule the entry breaks, as text.
 pub fn check_entry(entry: &Skill) -> Result<(), String> {
     entry
         .validate()
@@ -40,6 +44,10 @@ pub fn check_entry(entry: &Skill) -> Result<(), String> {
 
 /// Checks `bytes`, read from `file`'s URI, against the entry's size and
 /// digest.
+///
+/// # Errors
+///
+/// Why the file is refused, as text: its size or digest differs.
 pub fn verify_file(file: &SkillResource, bytes: &[u8]) -> Result<(), String> {
     file.verify(bytes).map_err(|e| match e {
         rmcp::model::SkillIntegrityError::Size {
@@ -57,6 +65,11 @@ pub fn verify_file(file: &SkillResource, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Verifies a `SKILL.md` read for `entry` and makes the loaded skill.
+///
+/// # Errors
+///
+/// Why the file is refused, as text: its size, digest or frontmatter is
+/// not the entry's.
 pub fn load(server: &str, entry: &Skill, bytes: Vec<u8>) -> Result<LoadedSkill, String> {
     let file = match &entry.resources {
         SkillResources::Files(files) => files.iter().find(|f| f.uri == entry.uri),
@@ -87,6 +100,11 @@ pub fn load(server: &str, entry: &Skill, bytes: Vec<u8>) -> Result<LoadedSkill, 
 
 /// The bytes of the contents `uri` names in a `resources/read` answer: a
 /// text's UTF-8, or a blob's decoded Base64.
+///
+/// # Errors
+///
+/// Why not, as text: the answer holds no contents for `uri`, or a blob's
+/// Base64 does not decode.
 pub fn bytes_of(result: rmcp::model::ReadResourceResult, uri: &str) -> Result<Vec<u8>, String> {
     use base64::Engine as _;
     use rmcp::model::ResourceContents;
