@@ -68,8 +68,9 @@ pub fn verify_file(file: &SkillResource, bytes: &[u8]) -> Result<(), String> {
 ///
 /// # Errors
 ///
-/// Why the file is refused, as text: its size, digest or frontmatter is
-/// not the entry's.
+/// Why the file is refused, as text: the entry does not list it, its size
+/// or digest is not the entry's, it is not UTF-8, or its frontmatter does
+/// not parse or differs from the entry's.
 pub fn load(server: &str, entry: &Skill, bytes: Vec<u8>) -> Result<LoadedSkill, String> {
     let file = match &entry.resources {
         SkillResources::Files(files) => files.iter().find(|f| f.uri == entry.uri),
