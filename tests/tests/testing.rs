@@ -546,71 +546,6 @@ fn a_cassette_whose_prompts_or_resource_templates_moved_is_refused_naming_them()
     }
 }
 
-#[test]
-fn mcpbind_call_record_appends_one_call_to_a_cassette_without_its_secret() {
-    const SECRET: &str = "call-record-canary-93c1";
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("mcpbind.toml"),
-        crate::util::stdio_config(dir.path()),
-    )
-    .unwrap();
-    std::fs::copy(
-        crate::util::tests_dir().join("mcpbind.lock"),
-        dir.path().join("mcpbind.lock"),
-    )
-    .unwrap();
-    let file = dir.path().join("made.cassette.json");
-    let env = [("MCPBIND_TEST_CANARY", SECRET)];
-    let record = |tool: &str, arguments: &str| {
-        let args = [
-            "call",
-            "demo",
-            tool,
-            arguments,
-            "--record",
-            "made.cassette.json",
-        ];
-        let out = crate::util::mcpbind_env(dir.path(), &args, &env);
-        assert_eq!(out.code, Some(0), "{}", out.stderr);
-        out
-    };
-    record("add", r#"{"a": 2, "b": 40}"#);
-    let first = std::fs::read_to_string(&file).unwrap();
-    // A second call, to a cassette that holds another: appended. The
-    // secret (the demo server's `DEMO_TOKEN`) goes out in the arguments
-    // and comes back in the result.
-    let message = format!(r#"{{"message": "token {SECRET}"}}"#);
-    let out = record("echo", &message);
-    assert!(out.stdout.contains(SECRET), "{}", out.stdout);
-    let text = std::fs::read_to_string(&file).unwrap();
-    assert!(!text.contains(SECRET), "the secret reached the cassette");
-    assert!(text.contains("token ${MCPBIND_TEST_CANARY"), "{text}");
-
-    // Both calls, each beside the locked hash, at the locked protocol
-    // version: the cassette loads against the lockfile.
-    let lockfile = tests_lockfile();
-    let cassette = mcpbind::testing::Cassette::load(&file, &lockfile).unwrap();
-    assert_eq!(cassette.to_text(), text);
-    let demo_tape = &cassette.servers["demo"];
-    assert_eq!(demo_tape.tools.len(), 2, "{first}\n{text}");
-    assert!(first.contains("\"add\"") && !first.contains("\"echo\""));
-    for (name, tape) in &demo_tape.tools {
-        let locked = lockfile.servers["demo"]
-            .tools
-            .iter()
-            .find(|t| &t.name == name);
-        assert_eq!(tape.sha256, locked.unwrap().sha256, "{name}");
-        assert_eq!(tape.calls.len(), 1, "{name}");
-    }
-    let add = &demo_tape.tools["add"].calls[0];
-    assert_eq!(add.arguments, Some(json!({"a": 2, "b": 40})));
-    assert_eq!(
-        add.result.as_ref().unwrap()["structuredContent"],
-        json!({"sum": 42})
-    );
-}
-
 /// A program whose only dependency is `mcpbind` (and tokio for `main`),
 /// with the features `features`, that connects to the demo server with
 /// its generated `connect` (the bindings of tests/golden/mcpbind.rs, the
@@ -687,6 +622,71 @@ fn mcpbind_record_records_a_running_program_only_when_built_with_the_record_feat
 /// (`tests/servers/install.sh`): `--skip installed::` leaves them out.
 mod installed {
     use super::*;
+
+    #[test]
+    fn mcpbind_call_record_appends_one_call_to_a_cassette_without_its_secret() {
+        const SECRET: &str = "call-record-canary-93c1";
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("mcpbind.toml"),
+            crate::util::stdio_config(dir.path()),
+        )
+        .unwrap();
+        std::fs::copy(
+            crate::util::tests_dir().join("mcpbind.lock"),
+            dir.path().join("mcpbind.lock"),
+        )
+        .unwrap();
+        let file = dir.path().join("made.cassette.json");
+        let env = [("MCPBIND_TEST_CANARY", SECRET)];
+        let record = |tool: &str, arguments: &str| {
+            let args = [
+                "call",
+                "demo",
+                tool,
+                arguments,
+                "--record",
+                "made.cassette.json",
+            ];
+            let out = crate::util::mcpbind_env(dir.path(), &args, &env);
+            assert_eq!(out.code, Some(0), "{}", out.stderr);
+            out
+        };
+        record("add", r#"{"a": 2, "b": 40}"#);
+        let first = std::fs::read_to_string(&file).unwrap();
+        // A second call, to a cassette that holds another: appended. The
+        // secret (the demo server's `DEMO_TOKEN`) goes out in the arguments
+        // and comes back in the result.
+        let message = format!(r#"{{"message": "token {SECRET}"}}"#);
+        let out = record("echo", &message);
+        assert!(out.stdout.contains(SECRET), "{}", out.stdout);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(!text.contains(SECRET), "the secret reached the cassette");
+        assert!(text.contains("token ${MCPBIND_TEST_CANARY"), "{text}");
+
+        // Both calls, each beside the locked hash, at the locked protocol
+        // version: the cassette loads against the lockfile.
+        let lockfile = tests_lockfile();
+        let cassette = mcpbind::testing::Cassette::load(&file, &lockfile).unwrap();
+        assert_eq!(cassette.to_text(), text);
+        let demo_tape = &cassette.servers["demo"];
+        assert_eq!(demo_tape.tools.len(), 2, "{first}\n{text}");
+        assert!(first.contains("\"add\"") && !first.contains("\"echo\""));
+        for (name, tape) in &demo_tape.tools {
+            let locked = lockfile.servers["demo"]
+                .tools
+                .iter()
+                .find(|t| &t.name == name);
+            assert_eq!(tape.sha256, locked.unwrap().sha256, "{name}");
+            assert_eq!(tape.calls.len(), 1, "{name}");
+        }
+        let add = &demo_tape.tools["add"].calls[0];
+        assert_eq!(add.arguments, Some(json!({"a": 2, "b": 40})));
+        assert_eq!(
+            add.result.as_ref().unwrap()["structuredContent"],
+            json!({"sum": 42})
+        );
+    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_session_recorded_live_replays_offline_with_the_same_typed_results() {
