@@ -33,7 +33,10 @@ pub use parse::detect_provider;
 
 /// A model that answers from a script of raw provider responses.
 ///
-/// ```ignore
+/// ```no_run
+/// # async fn run(tools: mcpbind::Toolbox) -> Result<(), Box<dyn std::error::Error>> {
+/// use mcpbind::testing::ScriptedModel;
+///
 /// let mut model = ScriptedModel::load("tests/scripts/anthropic.json")?;
 /// loop {
 ///     let turn = model.respond()?;
@@ -46,6 +49,8 @@ pub use parse::detect_provider;
 ///     }
 /// }
 /// assert_eq!(model.sent().len(), 3);
+/// # Ok(())
+/// # }
 /// ```
 #[derive(Debug, Clone)]
 pub struct ScriptedModel {
