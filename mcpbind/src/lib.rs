@@ -121,7 +121,7 @@ pub mod config {
     };
 }
 
-/// The diff of two snapshots of a server ([`ServerDiff`](crate::ServerDiff),
+/// The diff of two snapshots of a server ([`ServerDiff`],
 /// the pin check's, is at the root); the review half (`ServerReview`,
 /// `Review`) with the `review` feature, as `mcpbind check` and `mcpbind
 /// diff` report it.
@@ -146,7 +146,7 @@ pub mod json {
 }
 
 /// The lockfile (`mcpbind.lock`): where it is looked for, and its limits
-/// ([`Lockfile`](crate::Lockfile) and its parts are at the root).
+/// ([`Lockfile`] and its parts are at the root).
 pub mod lock {
     pub use mcpbind_model::lock::{
         lockfile_candidates, value_depth, workspace_root, Result, LOCKFILE_ENV, LOCKFILE_NAME,
@@ -155,7 +155,7 @@ pub mod lock {
 }
 
 /// RFC 6570 URI templates (resource templates): a variable's spec
-/// ([`UriTemplate`](crate::UriTemplate) is at the root).
+/// ([`UriTemplate`] is at the root).
 pub mod uri_template {
     pub use mcpbind_model::uri_template::VarSpec;
 }
@@ -209,7 +209,7 @@ pub mod auth {
     pub use mcpbind_client::auth::{login, logout};
 }
 /// What the client answers a server's requests with: the hook's future,
-/// and a schema's defaults ([`ClientHooks`](crate::ClientHooks) and the
+/// and a schema's defaults ([`ClientHooks`] and the
 /// answers are at the root).
 #[cfg(feature = "__any-transport")]
 pub mod elicit {
@@ -284,7 +284,7 @@ pub use mcpbind_client::events::subscribe as subscribe_events;
 #[cfg(feature = "__any-transport")]
 pub use mcpbind_client::notices::subscribe as subscribe_notices;
 /// What servers say beside their answers: the bound of a resource's URI
-/// ([`Notice`](crate::Notice) and [`subscribe_notices`](crate::subscribe_notices)
+/// ([`Notice`] and [`subscribe_notices`]
 /// are at the root).
 #[cfg(feature = "__any-transport")]
 pub mod notices {

@@ -6,7 +6,7 @@ use super::{annotations_mismatch_help, Error};
 impl Error {
     /// What the user can do about it, when that is known: the CLI, the
     /// macro and the build helper print it as a `help:` line. This error's
-    /// own, as [`Help::help`](crate::Help::help) gives it; [`crate::help`]
+    /// own, as [`Help::help`](mcpbind_model::Help::help) gives it; [`crate::help`]
     /// looks through its sources too.
     pub fn help(&self) -> Option<String> {
         match self {
