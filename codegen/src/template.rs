@@ -141,18 +141,7 @@ impl<'a> ServerModule<'a> {
         let methods = self.run(Context::ClientImpl, ToolMethod::method);
         let prompts = self.prompts.as_ref().map(ServerPrompts::client_tokens);
         let templates = self.templates.as_ref().map(ServerTemplates::client_tokens);
-        // The prompts and templates locked, pinned as the tools are.
-        let pin_prompts = self
-            .prompts
-            .as_ref()
-            .map(|_| quote!(inner.check_prompt_pins(PROMPTS).await?;));
-        let pin_templates = self
-            .templates
-            .as_ref()
-            .map(|_| quote!(inner.check_resource_template_pins(RESOURCE_TEMPLATES).await?;));
-        let connect_doc = connect_doc(pin_prompts.is_some() || pin_templates.is_some());
-        let recorded =
-            crate::in_process::recorded_tokens(self.prompts.is_some(), self.templates.is_some());
+        let connect = self.connect();
         quote! {
             /// A typed client: one async method per tool. Clones share the
             /// connection.
@@ -179,18 +168,7 @@ impl<'a> ServerModule<'a> {
                 /// says another.
                 pub const ANNOTATIONS: ::mcpbind::Annotations = #annotations;
 
-                #(#[doc = #connect_doc])*
-                pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
-                    ::mcpbind::__private::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
-                    let inner =
-                        ::mcpbind::Client::connect_locked(config, Self::SERVER, Self::PROTOCOL_VERSION)
-                            .await?;
-                    inner.check_pins(TOOLS).await?;
-                    #pin_prompts
-                    #pin_templates
-                    #recorded
-                    ::std::result::Result::Ok(Self { inner })
-                }
+                #connect
 
                 /// Wraps an untyped client.
                 pub fn from_client(inner: ::mcpbind::Client) -> Self {
@@ -213,6 +191,37 @@ impl<'a> ServerModule<'a> {
                 #prompts
                 #templates
                 #methods
+            }
+        }
+    }
+
+    /// The client's `connect`: the mode and the pins checked, the
+    /// connection recorded under `MCPBIND_RECORD` (feature `record`).
+    fn connect(&self) -> TokenStream {
+        // The prompts and templates locked, pinned as the tools are.
+        let pin_prompts = self
+            .prompts
+            .as_ref()
+            .map(|_| quote!(inner.check_prompt_pins(PROMPTS).await?;));
+        let pin_templates = self
+            .templates
+            .as_ref()
+            .map(|_| quote!(inner.check_resource_template_pins(RESOURCE_TEMPLATES).await?;));
+        let connect_doc = connect_doc(pin_prompts.is_some() || pin_templates.is_some());
+        let recorded =
+            crate::in_process::recorded_tokens(self.prompts.is_some(), self.templates.is_some());
+        quote! {
+            #(#[doc = #connect_doc])*
+            pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
+                ::mcpbind::__private::check_bindings(config, Self::SERVER, Self::ANNOTATIONS)?;
+                let inner =
+                    ::mcpbind::Client::connect_locked(config, Self::SERVER, Self::PROTOCOL_VERSION)
+                        .await?;
+                inner.check_pins(TOOLS).await?;
+                #pin_prompts
+                #pin_templates
+                #recorded
+                ::std::result::Result::Ok(Self { inner })
             }
         }
     }
