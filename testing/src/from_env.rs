@@ -6,8 +6,7 @@
 //! made to record by its environment.
 
 use mcpbind_client::Client;
-use mcpbind_model::handler::ToolServer;
-use mcpbind_model::handler::{BoxFuture, ServeResult};
+use mcpbind_model::handler::{BoxFuture, ServeResult, ToolServer};
 use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolMeta};
 use serde_json::{Map, Value};
 
