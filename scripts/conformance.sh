@@ -19,17 +19,29 @@
 # output is kept in the suite's results/ folder.
 #
 # Usage: scripts/conformance.sh [--suite DIR] [SCENARIO...]
+#        scripts/conformance.sh --install
 #   --suite DIR   only the suite in tests/DIR (conformance, conformance-2026)
 #   SCENARIO...   only these scenarios (needs --suite); default: all
+#   --install     install both suites and stop (.ci/run does it in the
+#                 background while it compiles: mostly downloads)
 #
 # Env: CONFORMANCE_TIMEOUT_MS (default 30000) bounds each scenario.
+#      CONFORMANCE_CLIENT: the client binary to run, already built (.ci/run
+#      builds it with the feature set of its test build, which compiled its
+#      dependencies already); unset, this script builds it with
+#      `cargo build -p mcpbind-conformance-client`.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 log() { printf 'scripts/conformance.sh: %s\n' "$*" >&2; }
 
 suites=(conformance conformance-2026)
-if [[ "${1:-}" == "--suite" ]]; then
+install_only=0
+if [[ "${1:-}" == "--install" ]]; then
+  (( $# == 1 )) || { log "error: --install takes no other argument"; exit 2; }
+  install_only=1
+  shift
+elif [[ "${1:-}" == "--suite" ]]; then
   [[ -n "${2:-}" && -f "$root/tests/$2/package.json" ]] || {
     log "error: --suite takes one of: ${suites[*]}"
     exit 2
@@ -68,6 +80,7 @@ install_suite "$root/tests/conformance"
 for suite in "${suites[@]}"; do
   [[ "$suite" == conformance ]] || install_suite "$root/tests/$suite"
 done
+(( install_only )) && exit 0
 
 # The pinned Node where the package has a binary for this machine, else a
 # Node >= 22 on PATH.
@@ -82,9 +95,14 @@ if [[ ! -x "$node" ]]; then
 fi
 
 # --- build the client ---------------------------------------------------------
-cargo build --quiet -p mcpbind-conformance-client --manifest-path "$root/Cargo.toml"
-target="$(cd "$root" && cargo metadata --format-version 1 --no-deps | "$node" -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')"
-client="$target/debug/mcpbind-conformance-client"
+if [[ -n "${CONFORMANCE_CLIENT:-}" ]]; then
+  client="$(cd "$(dirname "$CONFORMANCE_CLIENT")" && pwd)/$(basename "$CONFORMANCE_CLIENT")"
+  [[ -x "$client" ]] || { log "error: CONFORMANCE_CLIENT=$CONFORMANCE_CLIENT is not an executable"; exit 1; }
+else
+  cargo build --quiet -p mcpbind-conformance-client --manifest-path "$root/Cargo.toml"
+  target="$(cd "$root" && cargo metadata --format-version 1 --no-deps | "$node" -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')"
+  client="$target/debug/mcpbind-conformance-client"
+fi
 
 # --- run one suite ------------------------------------------------------------
 # run_suite DIR [SCENARIO...]: 0 when every scenario went as expected.
