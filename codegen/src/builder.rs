@@ -388,4 +388,45 @@ mod tests {
             Some(PathBuf::from("/work/app"))
         );
     }
+
+    /// The `annotations` mode the generated client of `text` records.
+    fn mode(text: &str) -> &str {
+        let at = "pub const ANNOTATIONS: ::mcpbind::Annotations = ::mcpbind::Annotations::";
+        let start = text.find(at).expect("a generated client") + at.len();
+        let rest = &text[start..];
+        &rest[..rest.find(';').unwrap()]
+    }
+
+    /// With no config named, the `mcpbind.toml` beside the lockfile is
+    /// read (issue 44 §1): the quickstart's, with `annotations =
+    /// "enforce"` added, makes enforced bindings through `generate` (a
+    /// build script's path) and `generate_string`; with
+    /// `config_beside_lockfile(false)` none is read.
+    #[test]
+    fn the_config_beside_the_lockfile_is_read_when_none_is_named() {
+        let quickstart = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/quickstart");
+        let dir = std::env::temp_dir().join(format!("mcpbind-beside-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lockfile = dir.join(LOCKFILE_NAME);
+        std::fs::copy(quickstart.join(LOCKFILE_NAME), &lockfile).unwrap();
+        let config = std::fs::read_to_string(quickstart.join("mcpbind.toml"))
+            .unwrap()
+            .replace(
+                "timeout = 10\n",
+                "timeout = 10\nannotations = \"enforce\"\n",
+            );
+        assert!(config.contains("annotations = \"enforce\""), "{config}");
+        std::fs::write(dir.join("mcpbind.toml"), config).unwrap();
+
+        let written = Builder::new().lockfile(&lockfile).out_dir(&dir).generate();
+        let built = written.map(|path| std::fs::read_to_string(path).unwrap());
+        let string = Builder::new().generate_string(&lockfile);
+        let opted_out = Builder::new()
+            .config_beside_lockfile(false)
+            .generate_string(&lockfile);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(mode(&built.unwrap()), "Enforce");
+        assert_eq!(mode(&string.unwrap()), "Enforce");
+        assert_eq!(mode(&opted_out.unwrap()), "Advise");
+    }
 }

@@ -125,6 +125,15 @@ pub(crate) fn doc_text(text: &str) -> String {
     out.trim_end().to_owned()
 }
 
+/// The `# Errors` section of a generated method that makes one request
+/// of the server through `method` of `mcpbind::Client`, and returns its
+/// answer (clippy's `missing_errors_doc`).
+pub(crate) fn request_errors(method: &str) -> String {
+    format!(
+        "# Errors\n\nThose of [`mcpbind::Client::{method}`]: the connection was lost, the server did not answer in time, or it answered with an error."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

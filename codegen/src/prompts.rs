@@ -13,7 +13,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 use serde_json::Value;
 
-use crate::docs::doc_attrs;
+use crate::docs::{doc_attrs, request_errors};
 use crate::naming::{ToolName, ToolNames};
 use crate::tool::ident;
 use mcpbind_model::lock::LockedPrompt;
@@ -402,13 +402,15 @@ impl PromptMethod<'_> {
     /// The typed method on `Prompts`, and the completion method.
     fn method_tokens(&self) -> TokenStream {
         let docs = doc_attrs(&self.docs());
+        let errors = doc_attrs(&format!("\n{}", request_errors("get_prompt")));
         let method = &self.method;
         let args = &self.args;
         let complete = self.complete.as_ref().map(|(complete, enum_name)| {
             let name = self.prompt.name.as_str();
             let doc = doc_attrs(&format!(
-                "Asks the server to complete an argument of prompt `{}` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).",
-                name.escape_default()
+                "Asks the server to complete an argument of prompt `{}` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).\n\n{}",
+                name.escape_default(),
+                request_errors("complete")
             ));
             quote! {
                 #doc
@@ -426,6 +428,7 @@ impl PromptMethod<'_> {
         });
         quote! {
             #docs
+            #errors
             pub async fn #method(
                 &self,
                 arguments: #args,

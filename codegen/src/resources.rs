@@ -6,7 +6,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use crate::docs::doc_attrs;
+use crate::docs::{doc_attrs, request_errors};
 use crate::naming::ToolNames;
 use crate::prompts::{opt_str, unique};
 use crate::tool::ident;
@@ -120,6 +120,12 @@ impl<'a> ServerTemplates<'a> {
 
                     /// Lists the server's concrete resources (`resources/list`,
                     /// every page); they are data, not locked.
+                    ///
+                    /// # Errors
+                    ///
+                    /// Those of [`mcpbind::Client::list_resources`]: the
+                    /// connection was lost, the server did not answer in time
+                    /// or answered with an error, or its pages did not end.
                     pub async fn list(&self) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::protocol::Resource>> {
                         self.0.list_resources().await
                     }
@@ -300,12 +306,14 @@ impl TemplateMethod<'_> {
             self.uri_fn,
             self.docs(),
         ));
+        let errors = doc_attrs(&format!("\n{}", request_errors("read_resource")));
         let method = &self.method;
         let uri_fn = &self.uri_fn;
         let params = self.params();
         let args = self.variables.iter().map(|(_, param, _)| param);
         quote! {
             #docs
+            #errors
             pub async fn #method(
                 &self,
                 #(#params),*

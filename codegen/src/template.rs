@@ -294,9 +294,9 @@ impl<'a> ServerModule<'a> {
 
 /// The doc lines of a client's `connect`: what it compares with the lock
 /// (`more`: prompts or resource templates too, besides the tools).
-fn connect_doc(more: bool) -> &'static [&'static str] {
-    if more {
-        &[
+fn connect_doc(more: bool) -> Vec<&'static str> {
+    let mut doc: Vec<&'static str> = if more {
+        vec![
             " Connects to this server as configured in `config`, then",
             " compares its live tools, prompts and resource templates with",
             " the locked ones under the server's `pin_policy` (`warn` by",
@@ -304,14 +304,31 @@ fn connect_doc(more: bool) -> &'static [&'static str] {
             " locked).",
         ]
     } else {
-        &[
+        vec![
             " Connects to this server as configured in `config`, then",
             " compares its live tools with the locked ones under the",
             " server's `pin_policy` (`warn` by default; `refuse` fails",
             " here when a tool changed since it was locked).",
         ]
-    }
+    };
+    doc.extend(CONNECT_ERRORS);
+    doc
 }
+
+/// The `# Errors` section of the client's `connect` (clippy's
+/// `missing_errors_doc`, which a user's pedantic run turns on).
+const CONNECT_ERRORS: &[&str] = &[
+    "",
+    " # Errors",
+    "",
+    " [`mcpbind::Error::AnnotationsMismatch`] when the config's server",
+    " says another `annotations` mode than [`ANNOTATIONS`](Self::ANNOTATIONS),",
+    " before anything starts; those of",
+    " [`mcpbind::Client::connect_locked`] (the server is not in the",
+    " config, or could not be started or reached, or its handshake",
+    " failed); [`mcpbind::Error::Drift`] when what is locked changed",
+    " and the `pin_policy` is `refuse`, or the errors of listing it.",
+];
 
 /// The path of an `annotations` mode, as generated code names it.
 pub(crate) fn annotations_tokens(annotations: mcpbind_model::config::Annotations) -> TokenStream {

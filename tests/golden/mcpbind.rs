@@ -458,6 +458,16 @@ Default: `10`.*/
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
+        ///
+        /// # Errors
+        ///
+        /// [`mcpbind::Error::AnnotationsMismatch`] when the config's server
+        /// says another `annotations` mode than [`ANNOTATIONS`](Self::ANNOTATIONS),
+        /// before anything starts; those of
+        /// [`mcpbind::Client::connect_locked`] (the server is not in the
+        /// config, or could not be started or reached, or its handshake
+        /// failed); [`mcpbind::Error::Drift`] when what is locked changed
+        /// and the `pin_policy` is `refuse`, or the errors of listing it.
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
             ::mcpbind::__private::check_bindings(
                 config,
@@ -1500,6 +1510,10 @@ Default: `5`.*/
             /// A prompt with two arguments, one required and one optional
             ///
             /// Prompt `args-prompt`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::get_prompt`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn args_prompt(
                 &self,
                 arguments: ArgsPromptArguments,
@@ -1507,6 +1521,10 @@ Default: `5`.*/
                 self.0.get_prompt::<ArgsPromptArguments>(&arguments).await
             }
             /// Asks the server to complete an argument of prompt `args-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::complete`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn complete_args_prompt(
                 &self,
                 argument: ArgsPromptArgument,
@@ -1527,6 +1545,10 @@ Default: `5`.*/
             /// First argument choice narrows values for second argument.
             ///
             /// Prompt `completable-prompt`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::get_prompt`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn completable_prompt(
                 &self,
                 arguments: CompletablePromptArguments,
@@ -1534,6 +1556,10 @@ Default: `5`.*/
                 self.0.get_prompt::<CompletablePromptArguments>(&arguments).await
             }
             /// Asks the server to complete an argument of prompt `completable-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::complete`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn complete_completable_prompt(
                 &self,
                 argument: CompletablePromptArgument,
@@ -1554,6 +1580,10 @@ Default: `5`.*/
             /// A prompt that includes an embedded resource reference
             ///
             /// Prompt `resource-prompt`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::get_prompt`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn resource_prompt(
                 &self,
                 arguments: ResourcePromptArguments,
@@ -1561,6 +1591,10 @@ Default: `5`.*/
                 self.0.get_prompt::<ResourcePromptArguments>(&arguments).await
             }
             /// Asks the server to complete an argument of prompt `resource-prompt` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::complete`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn complete_resource_prompt(
                 &self,
                 argument: ResourcePromptArgument,
@@ -1581,6 +1615,10 @@ Default: `5`.*/
             /// A prompt with no arguments
             ///
             /// Prompt `simple-prompt`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::get_prompt`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn simple_prompt(
                 &self,
                 arguments: SimplePromptArguments,
@@ -1642,6 +1680,10 @@ Default: `5`.*/
             /// Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must be an integer.
             ///
             /// Resource template `Dynamic Blob Resource`: `demo://resource/dynamic/blob/{resourceId}` (application/octet-stream).
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::read_resource`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn dynamic_blob_resource(
                 &self,
                 resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
@@ -1653,6 +1695,10 @@ Default: `5`.*/
             /// Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an integer.
             ///
             /// Resource template `Dynamic Text Resource`: `demo://resource/dynamic/text/{resourceId}` (text/plain).
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::read_resource`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn dynamic_text_resource(
                 &self,
                 resource_id: impl ::std::convert::Into<::mcpbind::UriValue>,
@@ -1661,6 +1707,12 @@ Default: `5`.*/
             }
             /// Lists the server's concrete resources (`resources/list`,
             /// every page); they are data, not locked.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::list_resources`]: the
+            /// connection was lost, the server did not answer in time
+            /// or answered with an error, or its pages did not end.
             pub async fn list(
                 &self,
             ) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::protocol::Resource>> {
@@ -1720,6 +1772,16 @@ Default: `5`.*/
         /// the locked ones under the server's `pin_policy` (`warn` by
         /// default; `refuse` fails here when one changed since it was
         /// locked).
+        ///
+        /// # Errors
+        ///
+        /// [`mcpbind::Error::AnnotationsMismatch`] when the config's server
+        /// says another `annotations` mode than [`ANNOTATIONS`](Self::ANNOTATIONS),
+        /// before anything starts; those of
+        /// [`mcpbind::Client::connect_locked`] (the server is not in the
+        /// config, or could not be started or reached, or its handshake
+        /// failed); [`mcpbind::Error::Drift`] when what is locked changed
+        /// and the `pin_policy` is `refuse`, or the errors of listing it.
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
             ::mcpbind::__private::check_bindings(
                 config,
@@ -2892,6 +2954,16 @@ Default: `"name"`.*/
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
+        ///
+        /// # Errors
+        ///
+        /// [`mcpbind::Error::AnnotationsMismatch`] when the config's server
+        /// says another `annotations` mode than [`ANNOTATIONS`](Self::ANNOTATIONS),
+        /// before anything starts; those of
+        /// [`mcpbind::Client::connect_locked`] (the server is not in the
+        /// config, or could not be started or reached, or its handshake
+        /// failed); [`mcpbind::Error::Drift`] when what is locked changed
+        /// and the `pin_policy` is `refuse`, or the errors of listing it.
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
             ::mcpbind::__private::check_bindings(
                 config,
@@ -3633,6 +3705,16 @@ pub mod memory {
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
+        ///
+        /// # Errors
+        ///
+        /// [`mcpbind::Error::AnnotationsMismatch`] when the config's server
+        /// says another `annotations` mode than [`ANNOTATIONS`](Self::ANNOTATIONS),
+        /// before anything starts; those of
+        /// [`mcpbind::Client::connect_locked`] (the server is not in the
+        /// config, or could not be started or reached, or its handshake
+        /// failed); [`mcpbind::Error::Drift`] when what is locked changed
+        /// and the `pin_policy` is `refuse`, or the errors of listing it.
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
             ::mcpbind::__private::check_bindings(
                 config,
@@ -4057,6 +4139,16 @@ pub mod time {
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
+        ///
+        /// # Errors
+        ///
+        /// [`mcpbind::Error::AnnotationsMismatch`] when the config's server
+        /// says another `annotations` mode than [`ANNOTATIONS`](Self::ANNOTATIONS),
+        /// before anything starts; those of
+        /// [`mcpbind::Client::connect_locked`] (the server is not in the
+        /// config, or could not be started or reached, or its handshake
+        /// failed); [`mcpbind::Error::Drift`] when what is locked changed
+        /// and the `pin_policy` is `refuse`, or the errors of listing it.
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
             ::mcpbind::__private::check_bindings(
                 config,

@@ -371,6 +371,10 @@ pub mod prompts {
             /// Only the case differs from `review`.
             ///
             /// Prompt `Review`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::get_prompt`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn review_aff076(
                 &self,
                 arguments: ReviewAFF076Arguments,
@@ -378,6 +382,10 @@ pub mod prompts {
                 self.0.get_prompt::<ReviewAFF076Arguments>(&arguments).await
             }
             /// Asks the server to complete an argument of prompt `Review` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::complete`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn complete_review_cb5546(
                 &self,
                 argument: ReviewAFF076Argument,
@@ -396,6 +404,10 @@ pub mod prompts {
             /// Named like review's completion method.
             ///
             /// Prompt `complete-review`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::get_prompt`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn complete_review_d82f872c75c256b0(
                 &self,
                 arguments: CompleteReviewD82F872C75C256B0Arguments,
@@ -407,6 +419,10 @@ pub mod prompts {
             /// Gets the `no-args` prompt.
             ///
             /// Prompt `no-args`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::get_prompt`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn no_args(
                 &self,
                 arguments: NoArgsArguments,
@@ -422,6 +438,10 @@ pub mod prompts {
             /// ```
             ///
             /// Prompt `review`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::get_prompt`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn review_c97ace(
                 &self,
                 arguments: ReviewC97ACEArguments,
@@ -429,6 +449,10 @@ pub mod prompts {
                 self.0.get_prompt::<ReviewC97ACEArguments>(&arguments).await
             }
             /// Asks the server to complete an argument of prompt `review` (`completion/complete`), given what was typed so far (`value`) and the arguments already chosen (`context`, by wire name).
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::complete`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn complete_review_d82f872c75c256b0_2(
                 &self,
                 argument: ReviewC97ACEArgument,
@@ -543,6 +567,10 @@ pub mod prompts {
             /// A file by path, with a query and path segments.
             ///
             /// Resource template `file`: `file:///{+path}{/segments*}{?q,limit}{#section}` (text/plain).
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::read_resource`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn file(
                 &self,
                 path: impl ::std::convert::Into<::mcpbind::UriValue>,
@@ -562,6 +590,10 @@ pub mod prompts {
             /// Named like file's URI function.
             ///
             /// Resource template `file-uri`: `mem://static`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::read_resource`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn file_uri_fbfe92a728634157(
                 &self,
             ) -> ::mcpbind::Result<::mcpbind::protocol::ReadResourceResult> {
@@ -570,6 +602,10 @@ pub mod prompts {
             /// Reads the resource at the URI [`keys_uri`] gives for these values.
             ///
             /// Resource template `keys`: `x://{;keys*}{.ext}{&self}`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::read_resource`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn keys(
                 &self,
                 keys: impl ::std::convert::Into<::mcpbind::UriValue>,
@@ -583,6 +619,10 @@ pub mod prompts {
             /// Named like the method that lists resources.
             ///
             /// Resource template `list`: `mem://{id}`.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::read_resource`]: the connection was lost, the server did not answer in time, or it answered with an error.
             pub async fn list_a33039(
                 &self,
                 id: impl ::std::convert::Into<::mcpbind::UriValue>,
@@ -591,6 +631,12 @@ pub mod prompts {
             }
             /// Lists the server's concrete resources (`resources/list`,
             /// every page); they are data, not locked.
+            ///
+            /// # Errors
+            ///
+            /// Those of [`mcpbind::Client::list_resources`]: the
+            /// connection was lost, the server did not answer in time
+            /// or answered with an error, or its pages did not end.
             pub async fn list(
                 &self,
             ) -> ::mcpbind::Result<::std::vec::Vec<::mcpbind::protocol::Resource>> {
@@ -668,6 +714,16 @@ pub mod prompts {
         /// the locked ones under the server's `pin_policy` (`warn` by
         /// default; `refuse` fails here when one changed since it was
         /// locked).
+        ///
+        /// # Errors
+        ///
+        /// [`mcpbind::Error::AnnotationsMismatch`] when the config's server
+        /// says another `annotations` mode than [`ANNOTATIONS`](Self::ANNOTATIONS),
+        /// before anything starts; those of
+        /// [`mcpbind::Client::connect_locked`] (the server is not in the
+        /// config, or could not be started or reached, or its handshake
+        /// failed); [`mcpbind::Error::Drift`] when what is locked changed
+        /// and the `pin_policy` is `refuse`, or the errors of listing it.
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
             ::mcpbind::__private::check_bindings(
                 config,

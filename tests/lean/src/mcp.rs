@@ -458,6 +458,16 @@ Default: `10`.*/
         /// compares its live tools with the locked ones under the
         /// server's `pin_policy` (`warn` by default; `refuse` fails
         /// here when a tool changed since it was locked).
+        ///
+        /// # Errors
+        ///
+        /// [`mcpbind::Error::AnnotationsMismatch`] when the config's server
+        /// says another `annotations` mode than [`ANNOTATIONS`](Self::ANNOTATIONS),
+        /// before anything starts; those of
+        /// [`mcpbind::Client::connect_locked`] (the server is not in the
+        /// config, or could not be started or reached, or its handshake
+        /// failed); [`mcpbind::Error::Drift`] when what is locked changed
+        /// and the `pin_policy` is `refuse`, or the errors of listing it.
         pub async fn connect(config: &::mcpbind::Config) -> ::mcpbind::Result<Self> {
             ::mcpbind::__private::check_bindings(
                 config,

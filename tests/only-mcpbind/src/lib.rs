@@ -1,7 +1,9 @@
 //! Building this crate is the test: the bindings of the real-world corpus
 //! (`codegen/tests/corpus/servers.lock`) and of every generator fixture
 //! (`codegen/tests/fixtures/*.json`) compile, warning-free, in a crate whose
-//! only dependency is `mcpbind`. The corpus is bound with feature `corpus`
+//! only dependency is `mcpbind`; under clippy, with the published crates'
+//! lints (`[lints]` in Cargo.toml: every public function that returns a
+//! `Result` has its `# Errors` section). The corpus is bound with feature `corpus`
 //! only (`cargo check -p mcpbind-only-test --features corpus`: minutes).
 #![deny(warnings)]
 
