@@ -244,6 +244,62 @@ fn evolve(name: &str, variant: &str) -> String {
 /// pointer and message, in the stable JSON report and in the text one.
 #[test]
 fn diff_classifies_servers_schemas_and_server_info() {
+    let dir = evolved_locks();
+    let path = dir.path();
+    let (found, stdout) = json_changes(path);
+    let expected = [
+        (
+            "claims",
+            "breaking",
+            "schema-changed",
+            "/inputSchema/properties/extra",
+        ),
+        (
+            "claims",
+            "compatible",
+            "output-field-made-required",
+            "/outputSchema/required",
+        ),
+        (
+            "claims",
+            "review",
+            "server-info-changed",
+            "/server_info/title",
+        ),
+        ("fresh", "compatible", "server-added", ""),
+        ("gone", "breaking", "server-removed", ""),
+    ];
+    let got: Vec<(&str, &str, &str, &str)> = found
+        .iter()
+        .map(|(s, c, r, p, _)| (s.as_str(), c.as_str(), r.as_str(), p.as_str()))
+        .collect();
+    assert_eq!(got, expected, "{}", stdout);
+    let messages: Vec<&str> = found.iter().map(|f| f.4.as_str()).collect();
+    assert!(
+        messages[1].contains("`body`") && messages[1].contains("made required"),
+        "{messages:?}"
+    );
+    assert!(messages[2].contains("`title`"), "{messages:?}");
+    assert!(
+        messages[2].contains("Claims, second release"),
+        "{messages:?}"
+    );
+
+    // The text report says the same, per server.
+    let out = mcpbind(
+        path,
+        &["diff", "--from", "old.lock", "--to", "mcpbind.lock"],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    for server in ["claims:", "fresh:", "gone:"] {
+        assert!(out.stdout.contains(server), "{}", out.stdout);
+    }
+    assert!(out.stdout.contains("made required"), "{}", out.stdout);
+}
+
+/// A dir with two locks of the evolving server: `old.lock` holds `claims`
+/// and `gone` at v1, `mcpbind.lock` holds `claims` at v2 and `fresh`.
+fn evolved_locks() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path();
     lock(
@@ -255,7 +311,13 @@ fn diff_classifies_servers_schemas_and_server_info() {
         path,
         &format!("{}{}", evolve("claims", "v2"), evolve("fresh", "v1")),
     );
+    dir
+}
 
+/// The changes of `diff --format json` between [`evolved_locks`]'s two
+/// lockfiles, sorted, each as (server, class, rule, pointer, message); and
+/// the report as printed.
+fn json_changes(path: &Path) -> (Vec<(String, String, String, String, String)>, String) {
     let out = mcpbind(
         path,
         &[
@@ -284,54 +346,7 @@ fn diff_classifies_servers_schemas_and_server_info() {
         }
     }
     found.sort();
-    let expected = [
-        (
-            "claims",
-            "breaking",
-            "schema-changed",
-            "/inputSchema/properties/extra",
-        ),
-        (
-            "claims",
-            "compatible",
-            "output-field-made-required",
-            "/outputSchema/required",
-        ),
-        (
-            "claims",
-            "review",
-            "server-info-changed",
-            "/server_info/title",
-        ),
-        ("fresh", "compatible", "server-added", ""),
-        ("gone", "breaking", "server-removed", ""),
-    ];
-    let got: Vec<(&str, &str, &str, &str)> = found
-        .iter()
-        .map(|(s, c, r, p, _)| (s.as_str(), c.as_str(), r.as_str(), p.as_str()))
-        .collect();
-    assert_eq!(got, expected, "{}", out.stdout);
-    let messages: Vec<&str> = found.iter().map(|f| f.4.as_str()).collect();
-    assert!(
-        messages[1].contains("`body`") && messages[1].contains("made required"),
-        "{messages:?}"
-    );
-    assert!(messages[2].contains("`title`"), "{messages:?}");
-    assert!(
-        messages[2].contains("Claims, second release"),
-        "{messages:?}"
-    );
-
-    // The text report says the same, per server.
-    let out = mcpbind(
-        path,
-        &["diff", "--from", "old.lock", "--to", "mcpbind.lock"],
-    );
-    assert_eq!(out.code, Some(1), "{out:?}");
-    for server in ["claims:", "fresh:", "gone:"] {
-        assert!(out.stdout.contains(server), "{}", out.stdout);
-    }
-    assert!(out.stdout.contains("made required"), "{}", out.stdout);
+    (found, out.stdout)
 }
 
 /// A static `headers` entry, and one read from the environment, reach the
