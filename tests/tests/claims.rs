@@ -314,10 +314,12 @@ fn evolved_locks() -> tempfile::TempDir {
     dir
 }
 
+/// A change of a JSON report: server, class, rule, pointer, message.
+type Change = (String, String, String, String, String);
+
 /// The changes of `diff --format json` between [`evolved_locks`]'s two
-/// lockfiles, sorted, each as (server, class, rule, pointer, message); and
-/// the report as printed.
-fn json_changes(path: &Path) -> (Vec<(String, String, String, String, String)>, String) {
+/// lockfiles, sorted; and the report as printed.
+fn json_changes(path: &Path) -> (Vec<Change>, String) {
     let out = mcpbind(
         path,
         &[
@@ -332,7 +334,7 @@ fn json_changes(path: &Path) -> (Vec<(String, String, String, String, String)>, 
     );
     assert_eq!(out.code, Some(1), "{out:?}");
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
-    let mut found: Vec<(String, String, String, String, String)> = Vec::new();
+    let mut found: Vec<Change> = Vec::new();
     for server in report["servers"].as_array().unwrap() {
         for c in server["changes"].as_array().unwrap() {
             let text = |key: &str| c[key].as_str().unwrap_or("").to_owned();
