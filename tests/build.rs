@@ -5,6 +5,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+// The listing of the documents, shared with the tests that read them.
+#[path = "tests/util/documents.rs"]
+#[allow(dead_code)] // the script lists the documents; the tests read them
+mod documents;
+
 fn main() {
     // No config goes with the test lockfile (the tests connect with their
     // own), and this directory holds the installed test servers, which
@@ -49,25 +54,12 @@ fn readme_blocks() {
 }
 
 /// `README.md`, then the manual's chapters (`docs/*.md`) by name, as paths
-/// relative to the repository's root. The folder itself is watched, so a
+/// relative to the repository's root: the tests' listing
+/// (`tests/tests/util/documents.rs`). The folder itself is watched, so a
 /// new chapter is picked up.
 fn documents(root: &Path) -> Vec<String> {
-    let docs = root.join("docs");
-    println!("cargo:rerun-if-changed={}", docs.display());
-    let mut chapters: Vec<String> = std::fs::read_dir(&docs)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter_map(|e| e.file_name().into_string().ok())
-                .filter(|name| name.ends_with(".md"))
-                .map(|name| format!("docs/{name}"))
-                .collect()
-        })
-        .unwrap_or_default();
-    chapters.sort();
-    std::iter::once("README.md".to_owned())
-        .chain(chapters)
-        .collect()
+    println!("cargo:rerun-if-changed={}", root.join("docs").display());
+    documents::names()
 }
 
 /// Each `rust` block of `text`: its first line and its code, rustdoc's

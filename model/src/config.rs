@@ -551,8 +551,10 @@ client_secret = "${BOT_SECRET}"
         }
     }
 
+    /// `private_key` with `signing_algorithm` is a private-key JWT client
+    /// (its key never shown), and `jwt_bearer` reads its assertion.
     #[test]
-    fn parses_private_key_jwt_and_jwt_bearer_and_refuses_mixtures() {
+    fn parses_private_key_jwt_and_jwt_bearer() {
         let config = Config::from_toml_str(
             r#"
 [servers.signed]
@@ -585,7 +587,12 @@ scopes = ["mcp"]
         assert_eq!(path, std::path::Path::new("/var/run/secrets/token"));
         assert_eq!(scopes, &["mcp"]);
         assert!(!format!("{:?}", config.servers["signed"]).contains("BOT_KEY"));
+    }
 
+    /// A key of one grant with another's, or a value a grant does not
+    /// know, is refused, saying which.
+    #[test]
+    fn refuses_mixtures_of_the_grants_keys() {
         let cc = "url = \"http://h/mcp\"\nauth = \"client_credentials\"\nclient_id = \"a\"\n";
         let jwt = "url = \"http://h/mcp\"\nauth = \"jwt_bearer\"\n";
         for (server, wanted) in [

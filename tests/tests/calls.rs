@@ -37,6 +37,9 @@ async fn demo_over_streamable_http() {
 mod installed {
     use super::*;
 
+    /// Each kind of input and output the demo server's tools have, through
+    /// the generated bindings over stdio: integers, defaults, nested
+    /// structs and lists, enums, tagged unions, maps, and `isError`.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn demo_over_stdio() {
         let dir = tempfile::tempdir().unwrap();
@@ -48,6 +51,24 @@ mod installed {
             .unwrap();
         assert_eq!(sum.output.sum, 42);
 
+        echo_and_its_default(&demo).await;
+        create_order_with_nested_structs(&demo).await;
+        enums_unions_and_maps(&demo).await;
+
+        // `isError` results are errors that name server and tool and keep the text.
+        let err = demo
+            .fail(demo::types::FailInput {
+                message: "nope".into(),
+            })
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Tool { .. }), "{err:?}");
+        assert_eq!(err.to_string(), "tool `demo.fail` returned an error: nope");
+    }
+
+    /// `echo` with `repeat`, and with the default its constructor fills in;
+    /// a constructor leaves an optional field without a default empty.
+    async fn echo_and_its_default(demo: &demo::Client) {
         let echo = demo
             .echo(demo::types::EchoInput {
                 message: "hi".into(),
@@ -70,7 +91,11 @@ mod installed {
             vec![],
         );
         assert_eq!(create.note, None);
+    }
 
+    /// `create_order`: a nested struct and a list of them in, structured
+    /// output and text out.
+    async fn create_order_with_nested_structs(demo: &demo::Client) {
         let order = demo
             .create_order(demo::types::CreateOrderInput {
                 customer: demo::types::Customer {
@@ -94,7 +119,11 @@ mod installed {
         assert_eq!(order.output.total_units, 7);
         assert_eq!(order.output.order_id, "ord-7");
         assert_eq!(order.text(), "order for Ada: 2 items, 7 units");
+    }
 
+    /// An enum in (`set_mode`), a tagged union in (`draw_shape`), an enum
+    /// out (`get_weather`), a map in and its keys out (`tag_counts`).
+    async fn enums_unions_and_maps(demo: &demo::Client) {
         let mode = demo
             .set_mode(demo::types::SetModeInput {
                 mode: demo::types::Mode::SlowMode,
@@ -133,16 +162,6 @@ mod installed {
             .unwrap();
         assert_eq!(counts.output.total, 7);
         assert_eq!(counts.output.keys, ["a", "b"]);
-
-        // `isError` results are errors that name server and tool and keep the text.
-        let err = demo
-            .fail(demo::types::FailInput {
-                message: "nope".into(),
-            })
-            .await
-            .unwrap_err();
-        assert!(matches!(err, Error::Tool { .. }), "{err:?}");
-        assert_eq!(err.to_string(), "tool `demo.fail` returned an error: nope");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

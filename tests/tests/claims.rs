@@ -244,46 +244,9 @@ fn evolve(name: &str, variant: &str) -> String {
 /// pointer and message, in the stable JSON report and in the text one.
 #[test]
 fn diff_classifies_servers_schemas_and_server_info() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = evolved_locks();
     let path = dir.path();
-    lock(
-        path,
-        &format!("{}{}", evolve("claims", "v1"), evolve("gone", "v1")),
-    );
-    std::fs::rename(path.join("mcpbind.lock"), path.join("old.lock")).unwrap();
-    lock(
-        path,
-        &format!("{}{}", evolve("claims", "v2"), evolve("fresh", "v1")),
-    );
-
-    let out = mcpbind(
-        path,
-        &[
-            "diff",
-            "--from",
-            "old.lock",
-            "--to",
-            "mcpbind.lock",
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(out.code, Some(1), "{out:?}");
-    let report: Value = serde_json::from_str(&out.stdout).unwrap();
-    let mut found: Vec<(String, String, String, String, String)> = Vec::new();
-    for server in report["servers"].as_array().unwrap() {
-        for c in server["changes"].as_array().unwrap() {
-            let text = |key: &str| c[key].as_str().unwrap_or("").to_owned();
-            found.push((
-                server["server"].as_str().unwrap().to_owned(),
-                text("class"),
-                text("rule"),
-                text("pointer"),
-                text("message"),
-            ));
-        }
-    }
-    found.sort();
+    let (found, stdout) = json_changes(path);
     let expected = [
         (
             "claims",
@@ -310,7 +273,7 @@ fn diff_classifies_servers_schemas_and_server_info() {
         .iter()
         .map(|(s, c, r, p, _)| (s.as_str(), c.as_str(), r.as_str(), p.as_str()))
         .collect();
-    assert_eq!(got, expected, "{}", out.stdout);
+    assert_eq!(got, expected, "{}", stdout);
     let messages: Vec<&str> = found.iter().map(|f| f.4.as_str()).collect();
     assert!(
         messages[1].contains("`body`") && messages[1].contains("made required"),
@@ -332,6 +295,60 @@ fn diff_classifies_servers_schemas_and_server_info() {
         assert!(out.stdout.contains(server), "{}", out.stdout);
     }
     assert!(out.stdout.contains("made required"), "{}", out.stdout);
+}
+
+/// A dir with two locks of the evolving server: `old.lock` holds `claims`
+/// and `gone` at v1, `mcpbind.lock` holds `claims` at v2 and `fresh`.
+fn evolved_locks() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path();
+    lock(
+        path,
+        &format!("{}{}", evolve("claims", "v1"), evolve("gone", "v1")),
+    );
+    std::fs::rename(path.join("mcpbind.lock"), path.join("old.lock")).unwrap();
+    lock(
+        path,
+        &format!("{}{}", evolve("claims", "v2"), evolve("fresh", "v1")),
+    );
+    dir
+}
+
+/// A change of a JSON report: server, class, rule, pointer, message.
+type Change = (String, String, String, String, String);
+
+/// The changes of `diff --format json` between [`evolved_locks`]'s two
+/// lockfiles, sorted; and the report as printed.
+fn json_changes(path: &Path) -> (Vec<Change>, String) {
+    let out = mcpbind(
+        path,
+        &[
+            "diff",
+            "--from",
+            "old.lock",
+            "--to",
+            "mcpbind.lock",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let mut found: Vec<Change> = Vec::new();
+    for server in report["servers"].as_array().unwrap() {
+        for c in server["changes"].as_array().unwrap() {
+            let text = |key: &str| c[key].as_str().unwrap_or("").to_owned();
+            found.push((
+                server["server"].as_str().unwrap().to_owned(),
+                text("class"),
+                text("rule"),
+                text("pointer"),
+                text("message"),
+            ));
+        }
+    }
+    found.sort();
+    (found, out.stdout)
 }
 
 /// A static `headers` entry, and one read from the environment, reach the

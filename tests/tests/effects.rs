@@ -101,6 +101,10 @@ fn assert_mismatch(err: &Error, bindings: mcpbind::Annotations, config: mcpbind:
 mod installed {
     use super::*;
 
+    /// A typed call of an enforced tool goes with its input's approval
+    /// (as asked, amended), and not with a refusal, another input's
+    /// approval, no policy or the untyped way round; a read-only tool is
+    /// called as before.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn typed_calls_of_enforced_tools_take_the_approval_of_their_input() {
         let dir = tempfile::tempdir().unwrap();
@@ -108,6 +112,27 @@ mod installed {
         let asked = Arc::new(Mutex::new(Vec::new()));
         let policy = policy(Arc::clone(&asked));
 
+        approved_as_asked(&client, &policy, &asked).await;
+        amended(&client, &policy).await;
+        refused_or_unapproved(&client, &policy).await;
+
+        // A read-only tool is called as before.
+        let sum = client.add(types::AddInput::new(2, 40)).await.unwrap();
+        assert_eq!(sum.output.sum, 42);
+        assert_eq!(
+            asked.lock().unwrap().len(),
+            4,
+            "the four reviews above, no more"
+        );
+    }
+
+    /// An approval of the input as given: the call goes, and the policy was
+    /// asked with the call's server, tool, arguments and annotations.
+    async fn approved_as_asked(
+        client: &demo::Client,
+        policy: &Approvals,
+        asked: &Mutex<Vec<CallRequest>>,
+    ) {
         let input = types::DeleteItemInput::new("1");
         let ok = policy.approve(tools::DeleteItem, &input).await.unwrap();
         let done = client.delete_item(input, ok).await.unwrap();
@@ -123,9 +148,11 @@ mod installed {
             assert_eq!(request.arguments, json!({"id": "1"}));
             assert!(request.destructive && !request.read_only && request.idempotent);
         }
+    }
 
-        // An amend decides what is sent, for the input that was reviewed; the
-        // event shows what was sent.
+    /// An amend decides what is sent, for the input that was reviewed; the
+    /// event shows what was sent.
+    async fn amended(client: &demo::Client, policy: &Approvals) {
         let mut events = mcpbind::subscribe_events();
         let input = types::DeleteItemInput::new("two");
         let ok = policy.approve(tools::DeleteItem, &input).await.unwrap();
@@ -150,7 +177,11 @@ mod installed {
         .await
         .unwrap();
         assert_eq!(sent, json!({"id": "2"}));
+    }
 
+    /// A refusal, another input's approval, no policy, and the untyped
+    /// calls: each is `Error::Unapproved`, saying why.
+    async fn refused_or_unapproved(client: &demo::Client, policy: &Approvals) {
         // A refusal is the policy's reason.
         let refused = policy
             .approve(tools::DeleteItem, &types::DeleteItemInput::new("3"))
@@ -187,15 +218,6 @@ mod installed {
             )
             .await;
         assert!(unapproved_reason(task).contains("generated method"));
-
-        // A read-only tool is called as before.
-        let sum = client.add(types::AddInput::new(2, 40)).await.unwrap();
-        assert_eq!(sum.output.sum, 42);
-        assert_eq!(
-            asked.lock().unwrap().len(),
-            4,
-            "the four reviews above, no more"
-        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

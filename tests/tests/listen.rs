@@ -13,7 +13,8 @@ use std::time::Duration;
 use mcpbind::{Client, Config, Error, Notice, PinPolicy, ServerBuilder, ServerConfig, ToolMeta};
 use serde_json::json;
 
-use crate::long_running::{call, next_drift, next_notice};
+use crate::drift::next_drift;
+use crate::long_running::{call, next_notice};
 use crate::util;
 
 /// modern_http.rs `--evolving`, as server `modern` of `config`.

@@ -73,6 +73,49 @@ fn every_rust_block_is_compiled() {
     assert_eq!(compiled, starts);
 }
 
+/// Every file of `docs/` is a chapter the checks read (so none is left
+/// out of them: a subfolder or another extension would be), and the
+/// manual's index (`docs/README.md`) links to each chapter.
+#[test]
+fn every_docs_file_is_checked_and_indexed() {
+    let checked = documents::names();
+    let docs = documents::root().join("docs");
+    let mut files = Vec::new();
+    let mut folders = vec![docs.clone()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                let relative = path.strip_prefix(documents::root()).unwrap();
+                files.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 10, "{files:?}");
+    let unchecked: Vec<&String> = files.iter().filter(|f| !checked.contains(f)).collect();
+    assert!(
+        unchecked.is_empty(),
+        "in docs/ but not read by the checks of its blocks and command lines \
+         (tests/tests/util/documents.rs reads docs/*.md): {unchecked:?}"
+    );
+    let index = std::fs::read_to_string(docs.join("README.md")).unwrap();
+    let unlinked: Vec<&String> = files
+        .iter()
+        .filter(|f| {
+            f.strip_prefix("docs/").is_some_and(|chapter| {
+                chapter != "README.md" && !index.contains(&format!("]({chapter})"))
+            })
+        })
+        .collect();
+    assert!(
+        unlinked.is_empty(),
+        "chapters docs/README.md does not link to: {unlinked:?}"
+    );
+}
+
 /// Top-level keys of a Cargo manifest.
 const CARGO_TABLES: &[&str] = &[
     "package",

@@ -76,8 +76,20 @@ fn check_and_diff_classify_the_changed_server() {
     assert_eq!(out.code, Some(1), "{out:?}");
     assert_eq!(out.stdout, V2_TEXT);
 
-    // JSON: the documented shape.
-    let out = v2(dir.path(), &["diff", "--format", "json"]);
+    assert_v2_json(dir.path());
+
+    // Markdown, for a pull-request comment: a golden file.
+    let out = v2(dir.path(), &["check", "--format", "markdown"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_golden(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
+    let out = v2(dir.path(), &["diff", "--format", "markdown"]);
+    assert_golden(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
+}
+
+/// The v2 server's report in JSON, the documented shape, from `diff` and
+/// `check` alike (`dir` is [`locked_demo`]'s).
+fn assert_v2_json(dir: &Path) {
+    let out = v2(dir, &["diff", "--format", "json"]);
     assert_eq!(out.code, Some(1), "{out:?}");
     let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(json["format_version"], 1);
@@ -124,19 +136,12 @@ fn check_and_diff_classify_the_changed_server() {
             ),
         ]
     );
-    let out = v2(dir.path(), &["check", "--format", "json"]);
+    let out = v2(dir, &["check", "--format", "json"]);
     assert_eq!(out.code, Some(1), "{out:?}");
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap(),
         json
     );
-
-    // Markdown, for a pull-request comment: a golden file.
-    let out = v2(dir.path(), &["check", "--format", "markdown"]);
-    assert_eq!(out.code, Some(1), "{out:?}");
-    assert_golden(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
-    let out = v2(dir.path(), &["diff", "--format", "markdown"]);
-    assert_golden(&tests_dir().join("golden/review_demo_v2.md"), &out.stdout);
 }
 
 /// Exit codes follow `--deny`: with the tool filter, the same v2 server
@@ -207,10 +212,10 @@ fn unreachable_server_and_usage_errors_exit_2() {
     assert!(out.stderr.contains("missing.lock"), "{out:?}");
 }
 
-/// Offline: two lockfiles, or the lockfile at a git revision against the
-/// working tree, give the same report as the live comparison.
-#[test]
-fn diff_compares_lockfiles_offline() {
+/// A git repository holding [`locked_demo`]'s lock of v1 as `HEAD` and as
+/// `old.lock`, the working tree's `mcpbind.lock` relocked from v2, and a
+/// config whose server does not exist (nothing may start it).
+fn offline_lockfiles() -> tempfile::TempDir {
     let dir = locked_demo("");
     let path = dir.path();
     let git = |args: &[&str]| {
@@ -240,6 +245,15 @@ fn diff_compares_lockfiles_offline() {
         "[servers.demo]\ncommand = \"mcpbind-no-such-server\"\n",
     )
     .unwrap();
+    dir
+}
+
+/// Offline: two lockfiles, or the lockfile at a git revision against the
+/// working tree, give the same report as the live comparison.
+#[test]
+fn diff_compares_lockfiles_offline() {
+    let dir = offline_lockfiles();
+    let path = dir.path();
     let out = mcpbind(
         path,
         &["diff", "--from", "old.lock", "--to", "mcpbind.lock"],
@@ -262,7 +276,14 @@ fn diff_compares_lockfiles_offline() {
     let out = mcpbind(path, &["diff", "--from", "old.lock", "--to", "old.lock"]);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert_eq!(out.stdout, "demo: no changes\ntotal: no changes\n");
+}
 
+/// Offline, a server in neither lockfile, a revision that is not a commit,
+/// and a folder outside a repository are refused, each saying why.
+#[test]
+fn diff_offline_refuses_an_unknown_server_or_revision() {
+    let dir = offline_lockfiles();
+    let path = dir.path();
     let out = mcpbind(
         path,
         &["diff", "--from", "old.lock", "--to", "old.lock", "nope"],
@@ -531,8 +552,7 @@ mod installed {
     /// Prompts and resource templates are reviewed like tools, by the real
     /// CLI over real snapshots of server-everything: `check` (live against the
     /// lock) and `diff` (two lockfiles, offline) name each entry's kind and
-    /// classify argument and template changes; `--deny breaking` passes an
-    /// upgrade that only adds and rewords.
+    /// classify argument and template changes.
     #[test]
     fn check_and_diff_classify_prompts_and_templates() {
         let dir = everything_upgraded(true);
@@ -553,8 +573,22 @@ mod installed {
         assert_eq!(out.code, Some(1), "{out:?}");
         assert_eq!(out.stdout, EVERYTHING_TEXT);
 
+        assert_everything_json(dir.path());
+
+        let out = mcpbind(dir.path(), &["check", "--format", "markdown"]);
+        assert_eq!(out.code, Some(1), "{out:?}");
+        assert_golden(
+            &tests_dir().join("golden/review_everything_prompts.md"),
+            &out.stdout,
+        );
+    }
+
+    /// `diff --format json` of [`everything_upgraded`]`(true)`'s two
+    /// lockfiles: each change's rule, the kind of entry, its name and
+    /// pointer.
+    fn assert_everything_json(dir: &Path) {
         let out = mcpbind(
-            dir.path(),
+            dir,
             &[
                 "diff",
                 "--from",
@@ -622,16 +656,12 @@ mod installed {
                 ("prompt-added", "prompt", "simple-prompt", ""),
             ]
         );
+    }
 
-        let out = mcpbind(dir.path(), &["check", "--format", "markdown"]);
-        assert_eq!(out.code, Some(1), "{out:?}");
-        assert_golden(
-            &tests_dir().join("golden/review_everything_prompts.md"),
-            &out.stdout,
-        );
-
-        // Only additions and rewording: `--deny breaking` passes, `review`
-        // doesn't.
+    /// An upgrade of server-everything that only adds and rewords:
+    /// `--deny breaking` passes, `review` doesn't.
+    #[test]
+    fn deny_breaking_passes_an_upgrade_that_only_adds_and_rewords() {
         let dir = everything_upgraded(false);
         let out = mcpbind(dir.path(), &["check", "--deny", "breaking"]);
         assert_eq!(out.code, Some(0), "{out:?}");

@@ -27,6 +27,7 @@ mod derive;
 mod discover_http;
 mod discover_stdio;
 mod double;
+mod drift;
 #[cfg(target_os = "linux")]
 #[allow(clippy::disallowed_methods)] // Linux-only code: see clippy.toml
 mod durability;

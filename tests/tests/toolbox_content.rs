@@ -189,12 +189,20 @@ mod installed {
         );
     }
 
+    /// Resources in a result, for the model: links are named, an embedded
+    /// text is inlined (and cut beyond the bound), an embedded blob is a
+    /// note.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn resources_are_inlined_noted_and_named() {
         let dir = tempfile::tempdir().unwrap();
         let tools = everything_and_filesystem(&config(dir.path())).await;
+        links_are_named(&tools).await;
+        an_embedded_text_is_inlined(&tools).await;
+        an_embedded_blob_is_a_note(&tools).await;
+    }
 
-        // Resource links are named with their URI and MIME type.
+    /// Resource links are named with their URI and MIME type.
+    async fn links_are_named(tools: &Toolbox) {
         let links = tools
             .call_value("everything_get-resource-links", json!({"count": 2}))
             .await;
@@ -216,8 +224,10 @@ mod installed {
             placements(&reply),
             [(ContentKind::ResourceLink, Placement::Described); 2]
         );
+    }
 
-        // An embedded text resource is inlined.
+    /// An embedded text resource is inlined; beyond the bound it is cut.
+    async fn an_embedded_text_is_inlined(tools: &Toolbox) {
         let text_ref = tools
             .call_value(
                 "everything_get-resource-reference",
@@ -246,8 +256,10 @@ mod installed {
             content.contains(&format!("[cut: 10 of {} bytes shown]", body.len())),
             "{content}"
         );
+    }
 
-        // An embedded blob is a note of its URI, MIME type and size.
+    /// An embedded blob is a note of its URI, MIME type and size.
+    async fn an_embedded_blob_is_a_note(tools: &Toolbox) {
         let blob_ref = tools
             .call_value(
                 "everything_get-resource-reference",

@@ -510,12 +510,9 @@ mod tests {
     use super::*;
     use crate::config::TransportConfig;
 
-    /// Every key of a server table, built in code, gives what the same
-    /// table gives from TOML.
-    #[test]
-    fn a_built_config_is_its_toml_twin() {
-        let toml = Config::from_toml_str(
-            r#"
+    /// Every key of a server table, as TOML: the twin of what
+    /// [`a_built_config_is_its_toml_twin`] builds in code.
+    const TWIN_TOML: &str = r#"
             allow_commands = ["npx"]
             [servers.gh]
             command = "npx"
@@ -570,9 +567,11 @@ mod tests {
             [servers.off]
             command = "never"
             disabled = true
-            "#,
-        )
-        .unwrap();
+            "#;
+
+    /// Server `gh` of [`TWIN_TOML`], built in code: every key of a stdio
+    /// server and of its sandbox.
+    fn gh_built() -> ServerBuilder {
         let sandbox = SandboxBuilder::new()
             .network_hosts(["api.github.com:443"])
             .read(["/data"])
@@ -584,7 +583,7 @@ mod tests {
             .processes(32)
             .file_size("1M")
             .required(false);
-        let gh = ServerConfig::stdio("npx")
+        ServerConfig::stdio("npx")
             .args(["-y", "server-github"])
             .cwd("/srv")
             .env("TOKEN", "${GH_TOKEN}")
@@ -613,7 +612,15 @@ mod tests {
             .breaker_cooldown(Duration::from_secs(20))
             .max_concurrent_calls(4)
             .idle_timeout(Duration::from_secs(300))
-            .sandbox(sandbox);
+            .sandbox(sandbox)
+    }
+
+    /// Every key of a server table, built in code, gives what the same
+    /// table gives from TOML.
+    #[test]
+    fn a_built_config_is_its_toml_twin() {
+        let toml = Config::from_toml_str(TWIN_TOML).unwrap();
+        let gh = gh_built();
         let web = ServerConfig::http("https://example.com/mcp")
             .header("X-Team", "core")
             .auth("oauth")

@@ -167,33 +167,7 @@ impl<'a> Lister<'a> {
                 let sig = self.sig(&f.sig);
                 format!("{attrs}pub {head}fn {path}{params}{sig}{wheres}")
             }
-            ItemEnum::Struct(s) => {
-                let (params, wheres) = self.generics(&s.generics);
-                let shape = match &s.kind {
-                    StructKind::Unit => ";".to_owned(),
-                    StructKind::Tuple(fields) => {
-                        self.fields_tuple(fields, path);
-                        let shown: Vec<_> = fields
-                            .iter()
-                            .map(|f| if f.is_some() { "pub _" } else { "_" })
-                            .collect();
-                        format!("({})", shown.join(", "))
-                    }
-                    StructKind::Plain {
-                        fields,
-                        has_stripped_fields,
-                    } => {
-                        self.fields_named(fields, path);
-                        if *has_stripped_fields {
-                            " { .. } (private fields)".to_owned()
-                        } else {
-                            String::new()
-                        }
-                    }
-                };
-                self.impls(&s.impls);
-                format!("{attrs}pub struct {path}{params}{wheres}{shape}")
-            }
+            ItemEnum::Struct(s) => self.struct_(s, path, &attrs),
             ItemEnum::Union(u) => {
                 let (params, wheres) = self.generics(&u.generics);
                 self.fields_named(&u.fields, path);
@@ -221,17 +195,7 @@ impl<'a> Lister<'a> {
                 format!("pub static {m}{path}: {}", self.ty(&s.type_))
             }
             ItemEnum::Macro(_) => format!("{attrs}macro {path}!"),
-            ItemEnum::ProcMacro(p) => {
-                let helpers = match p.helpers.is_empty() {
-                    true => String::new(),
-                    false => format!(" (helper attributes: {})", p.helpers.join(", ")),
-                };
-                match p.kind {
-                    MacroKind::Bang => format!("proc_macro {path}!"),
-                    MacroKind::Attr => format!("proc_macro_attribute #[{path}]"),
-                    MacroKind::Derive => format!("proc_macro_derive #[derive({path})]{helpers}"),
-                }
-            }
+            ItemEnum::ProcMacro(p) => proc_macro(p, path),
             ItemEnum::Use(u) => format!("pub use {path} = {}", u.source),
             ItemEnum::ExternCrate { name, .. } => format!("pub extern crate {path} = {name}"),
             ItemEnum::TraitAlias(_) => format!("pub trait {path} = .."),
@@ -239,6 +203,36 @@ impl<'a> Lister<'a> {
             _ => return,
         };
         self.lines.insert(format!("{line}{outer}{}", cfg(item)));
+    }
+
+    /// A struct's line; its fields and impls are listed as lines of their
+    /// own.
+    fn struct_(&mut self, s: &'a rustdoc_types::Struct, path: &str, attrs: &str) -> String {
+        let (params, wheres) = self.generics(&s.generics);
+        let shape = match &s.kind {
+            StructKind::Unit => ";".to_owned(),
+            StructKind::Tuple(fields) => {
+                self.fields_tuple(fields, path);
+                let shown: Vec<_> = fields
+                    .iter()
+                    .map(|f| if f.is_some() { "pub _" } else { "_" })
+                    .collect();
+                format!("({})", shown.join(", "))
+            }
+            StructKind::Plain {
+                fields,
+                has_stripped_fields,
+            } => {
+                self.fields_named(fields, path);
+                if *has_stripped_fields {
+                    " { .. } (private fields)".to_owned()
+                } else {
+                    String::new()
+                }
+            }
+        };
+        self.impls(&s.impls);
+        format!("{attrs}pub struct {path}{params}{wheres}{shape}")
     }
 
     fn fields_named(&mut self, fields: &[Id], path: &str) {
@@ -778,6 +772,19 @@ impl<'a> Lister<'a> {
                 }
             }
         }
+    }
+}
+
+/// A procedural macro's line: how it is invoked, and its helper attributes.
+fn proc_macro(p: &rustdoc_types::ProcMacro, path: &str) -> String {
+    let helpers = match p.helpers.is_empty() {
+        true => String::new(),
+        false => format!(" (helper attributes: {})", p.helpers.join(", ")),
+    };
+    match p.kind {
+        MacroKind::Bang => format!("proc_macro {path}!"),
+        MacroKind::Attr => format!("proc_macro_attribute #[{path}]"),
+        MacroKind::Derive => format!("proc_macro_derive #[derive({path})]{helpers}"),
     }
 }
 

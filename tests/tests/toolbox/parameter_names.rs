@@ -34,11 +34,15 @@ impl ToolHook for SeenArguments {
     }
 }
 
-/// The next event of server `names` (other tests' events pass by).
-async fn next_names_event(events: &mut mcpbind::EventReceiver) -> Arc<mcpbind::ToolInvoked> {
+/// The next event of a call of `login` on server `names`. The bus is the
+/// process's: other tests' events pass by, among them those of
+/// [`empty_roots_follow_one_rule_per_provider`], whose server is `names`
+/// too (its `ping` and `noop`); only the test that reads this calls
+/// `login`.
+async fn next_login_event(events: &mut mcpbind::EventReceiver) -> Arc<mcpbind::ToolInvoked> {
     loop {
         let event = events.recv().await.unwrap();
-        if event.server == "names" {
+        if (event.server.as_str(), event.tool.as_str()) == ("names", "login") {
             return event;
         }
     }
@@ -110,7 +114,7 @@ async fn approvals_amends_and_hooks_see_the_server_names_of_a_gemini_call() {
     let amended = json!({"auth-method": "token", "user": "ada", "options": {"retry-count": 1}});
     let received: Value = serde_json::from_str(&call.for_model().text).unwrap();
     assert_eq!(received, amended, "what the server got");
-    assert_eq!(next_names_event(&mut events).await.arguments, amended);
+    assert_eq!(next_login_event(&mut events).await.arguments, amended);
 
     // Approved as the model wrote it: the server's names reach the server.
     let call = tools
@@ -118,7 +122,7 @@ async fn approvals_amends_and_hooks_see_the_server_names_of_a_gemini_call() {
         .await;
     let received: Value = serde_json::from_str(&call.for_model().text).unwrap();
     assert_eq!(received, json!({"auth-method": "token"}));
-    next_names_event(&mut events).await;
+    next_login_event(&mut events).await;
 
     // Refused: never sent; the event records the server's names too.
     let refused = tools
@@ -129,7 +133,7 @@ async fn approvals_amends_and_hooks_see_the_server_names_of_a_gemini_call() {
         "{:?}",
         refused.outcome
     );
-    let event = next_names_event(&mut events).await;
+    let event = next_login_event(&mut events).await;
     assert_eq!(
         event.arguments,
         json!({"auth-method": "sso", "user": "eve"})

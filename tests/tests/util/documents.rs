@@ -1,15 +1,23 @@
 //! The documents whose examples are checked, read from the repository: one
-//! listing for the rust and toml blocks (`tests/tests/readme.rs`) and the
-//! command lines (the CLI's `cli/src/docs_tests.rs`, which includes this
-//! file). Both crates sit one folder below the repository's root.
+//! listing for the build script that compiles the rust blocks
+//! (`tests/build.rs`), the tests of the rust and toml blocks
+//! (`tests/tests/readme.rs`) and of the command lines (the CLI's
+//! `cli/src/docs_tests.rs`); each includes this file. Both crates sit one
+//! folder below the repository's root.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `README.md`, then the manual's chapters (`docs/*.md`) by name: each as
 /// (path from the repository's root, text).
 pub fn manual() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut chapters: Vec<String> = std::fs::read_dir(root.join("docs"))
+    read(names())
+}
+
+/// `README.md`, then the manual's chapters (`docs/*.md`) by name, as paths
+/// from the repository's root: the one listing of the documents whose
+/// blocks are checked (`tests/build.rs` includes this file too).
+pub fn names() -> Vec<String> {
+    let mut chapters: Vec<String> = std::fs::read_dir(root().join("docs"))
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
@@ -20,12 +28,19 @@ pub fn manual() -> Vec<(String, String)> {
         })
         .unwrap_or_default();
     chapters.sort();
-    read(std::iter::once("README.md".to_owned()).chain(chapters))
+    std::iter::once("README.md".to_owned())
+        .chain(chapters)
+        .collect()
+}
+
+/// The repository's root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// Each of `names` (paths from the repository's root) with its text.
 pub fn read(names: impl IntoIterator<Item = String>) -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = root();
     names
         .into_iter()
         .map(|name| {

@@ -196,12 +196,6 @@ impl Drop for Targets {
 
 /// Tries `escape`: whether it was stopped, and what the server saw.
 async fn attempt(client: &Client, escape: Escape, t: &Targets) -> (bool, String) {
-    let errno = |failed: bool, text: &str, names: &[&str]| {
-        failed
-            && names
-                .iter()
-                .any(|n| text.starts_with(&format!("errno {n}")))
-    };
     let agent = std::process::id();
     let port = |a: std::net::SocketAddr| a.port();
     let (stopped, text) = match escape {
@@ -220,24 +214,7 @@ async fn attempt(client: &Client, escape: Escape, t: &Targets) -> (bool, String)
             let stopped = errno(failed, &text, &["EACCES"]) && !t.cache_poison.exists();
             (stopped, text)
         }
-        Escape::Proc => {
-            // Unmounting /proc is tried only outside the agent's
-            // mount namespace (in it, as root, it would unmount the
-            // agent's).
-            let agent_mnt = std::fs::read_link("/proc/self/ns/mnt").unwrap();
-            let args = json!({"pid": agent, "canary": t.canary, "agent_mnt": agent_mnt});
-            let (failed, text) = call_text(client, "spy", args).await;
-            assert!(!failed, "spy: {text}");
-            let seen: Value = serde_json::from_str(&text).unwrap();
-            let nothing = seen["found"] == json!([])
-                && seen["umount"] != "unmounted"
-                && seen["agent"]
-                    .as_object()
-                    .unwrap()
-                    .values()
-                    .all(|v| v.as_str().is_some_and(|v| v.starts_with("errno")));
-            (nothing, text)
-        }
+        Escape::Proc => spy_on_the_agent(client, t).await,
         Escape::Ptrace | Escape::Signal => {
             let tool = if escape == Escape::Ptrace {
                 "ptrace"
@@ -275,20 +252,54 @@ async fn attempt(client: &Client, escape: Escape, t: &Targets) -> (bool, String)
             let (failed, text) = call_text(client, "alloc", json!({"bytes": 1u64 << 30})).await;
             (failed && text == "MemoryError", text)
         }
-        Escape::Processes => {
-            let args = json!({ "count": LIMIT + 10 });
-            let (failed, text) = call_text(client, "forkbomb", args).await;
-            assert!(!failed, "forkbomb: {text}");
-            let forked: u64 = text
-                .strip_prefix("forked ")
-                .and_then(|t| t.split(' ').next())
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| panic!("{text}"));
-            (forked < LIMIT && text.ends_with("(errno EAGAIN)"), text)
-        }
+        Escape::Processes => fork_past_the_limit(client).await,
         Escape::Daemon => unreachable!("tried by `daemon_outlives`"),
     };
     (stopped, text.chars().take(240).collect())
+}
+
+/// Whether a call `failed` with one of the errno `names` (the test server
+/// answers `errno NAME …` when a system call fails).
+fn errno(failed: bool, text: &str, names: &[&str]) -> bool {
+    failed
+        && names
+            .iter()
+            .any(|n| text.starts_with(&format!("errno {n}")))
+}
+
+/// [`Escape::Proc`]: whether the server found nothing of the agent's
+/// process through `/proc`, and could not unmount it.
+async fn spy_on_the_agent(client: &Client, t: &Targets) -> (bool, String) {
+    let agent = std::process::id();
+    // Unmounting /proc is tried only outside the agent's
+    // mount namespace (in it, as root, it would unmount the
+    // agent's).
+    let agent_mnt = std::fs::read_link("/proc/self/ns/mnt").unwrap();
+    let args = json!({"pid": agent, "canary": t.canary, "agent_mnt": agent_mnt});
+    let (failed, text) = call_text(client, "spy", args).await;
+    assert!(!failed, "spy: {text}");
+    let seen: Value = serde_json::from_str(&text).unwrap();
+    let nothing = seen["found"] == json!([])
+        && seen["umount"] != "unmounted"
+        && seen["agent"]
+            .as_object()
+            .unwrap()
+            .values()
+            .all(|v| v.as_str().is_some_and(|v| v.starts_with("errno")));
+    (nothing, text)
+}
+
+/// [`Escape::Processes`]: whether a fork bomb was stopped below the limit.
+async fn fork_past_the_limit(client: &Client) -> (bool, String) {
+    let args = json!({ "count": LIMIT + 10 });
+    let (failed, text) = call_text(client, "forkbomb", args).await;
+    assert!(!failed, "forkbomb: {text}");
+    let forked: u64 = text
+        .strip_prefix("forked ")
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    (forked < LIMIT && text.ends_with("(errno EAGAIN)"), text)
 }
 
 /// Starts a `setsid` daemon, closes the client: whether the daemon
