@@ -8,7 +8,7 @@ use std::time::Duration;
 use mcpbind_model::config::{Annotations, Config};
 use mcpbind_model::Tool;
 use rmcp::model::ContentBlock;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::approval::{Approvals, Approved, CallRequest};
 use crate::client::{CallFuture, Client};
@@ -127,4 +127,35 @@ pub fn tool_result<O>(
     structured_content: Option<Value>,
 ) -> ToolResult<O> {
     ToolResult::from_parts(output, content, structured_content)
+}
+
+/// What `mcpbind-testing` installs under its `record` feature
+/// (`MCPBIND_RECORD`): told of each connection, tool call, prompt and
+/// resource read of every [`Client`], however it was made. An error at
+/// [`Heard::Connect`] fails the connect; one at a call is not the call's.
+#[cfg(feature = "record-tap")]
+pub static TAP: std::sync::OnceLock<Tap> = std::sync::OnceLock::new();
+
+/// The [`TAP`]'s signature.
+#[cfg(feature = "record-tap")]
+pub type Tap = for<'a> fn(&'a Client, Heard<'a>) -> futures::future::BoxFuture<'a, Result<()>>;
+
+/// What a client did, for the [`TAP`]: a connection about to be made, or
+/// an exchange (its name, arguments and answer).
+#[cfg(feature = "record-tap")]
+#[allow(missing_docs)]
+pub enum Heard<'a> {
+    Connect,
+    Tool(&'a str, Map<String, Value>, &'a Result<rmcp::model::CallToolResult>),
+    Prompt(&'a str, Map<String, Value>, &'a Result<rmcp::model::GetPromptResult>),
+    Resource(&'a str, &'a Result<rmcp::model::ReadResourceResult>),
+}
+
+/// Tells the [`TAP`], if one is installed.
+#[cfg(feature = "record-tap")]
+pub(crate) async fn tap(client: &Client, heard: Heard<'_>) -> Result<()> {
+    match TAP.get() {
+        Some(tap) => tap(client, heard).await,
+        None => Ok(()),
+    }
 }
