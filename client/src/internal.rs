@@ -8,7 +8,7 @@ use std::time::Duration;
 use mcpbind_model::config::{Annotations, Config};
 use mcpbind_model::Tool;
 use rmcp::model::ContentBlock;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::approval::{Approvals, Approved, CallRequest};
 use crate::client::{CallFuture, Client};
@@ -146,8 +146,16 @@ pub type Tap = for<'a> fn(&'a Client, Heard<'a>) -> futures::future::BoxFuture<'
 #[allow(missing_docs)]
 pub enum Heard<'a> {
     Connect,
-    Tool(&'a str, Map<String, Value>, &'a Result<rmcp::model::CallToolResult>),
-    Prompt(&'a str, Map<String, Value>, &'a Result<rmcp::model::GetPromptResult>),
+    Tool(
+        &'a str,
+        serde_json::Map<String, Value>,
+        &'a Result<rmcp::model::CallToolResult>,
+    ),
+    Prompt(
+        &'a str,
+        serde_json::Map<String, Value>,
+        &'a Result<rmcp::model::GetPromptResult>,
+    ),
     Resource(&'a str, &'a Result<rmcp::model::ReadResourceResult>),
 }
 

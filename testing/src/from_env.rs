@@ -169,7 +169,9 @@ async fn listed(client: &Client) -> Listing {
     let templates = client.list_resource_templates_checked().await;
     let field = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
     let hashed = |list: &[Value]| -> HashMap<String, String> {
-        let named = list.iter().filter_map(|v| Some((field(v, "name")?, sha256_hex(v))));
+        let named = list
+            .iter()
+            .filter_map(|v| Some((field(v, "name")?, sha256_hex(v))));
         named.collect()
     };
     Listing {
@@ -199,7 +201,10 @@ pub async fn recorded(
     if recorder().is_some() {
         let listing = Listing {
             protocol: protocol.to_owned(),
-            tools: tools.iter().map(|t| (t.name.to_owned(), t.sha256())).collect(),
+            tools: tools
+                .iter()
+                .map(|t| (t.name.to_owned(), t.sha256()))
+                .collect(),
             prompts: prompts
                 .iter()
                 .map(|p| (p.name.to_owned(), p.sha256.to_owned()))

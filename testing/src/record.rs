@@ -257,7 +257,9 @@ fn redact_value(value: &mut Value, secrets: &[(String, String)]) {
 }
 
 /// An answer as JSON, or its error's text.
-pub(crate) fn json<T: serde::Serialize>(value: &mcpbind_client::Result<T>) -> Result<Value, String> {
+pub(crate) fn json<T: serde::Serialize>(
+    value: &mcpbind_client::Result<T>,
+) -> Result<Value, String> {
     match value {
         Ok(v) => serde_json::to_value(v).map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),

@@ -43,7 +43,8 @@ impl Client {
             Err(e) => Err(e),
         };
         #[cfg(feature = "record-tap")]
-        let _ = crate::internal::tap(self, crate::internal::Heard::Prompt(name, sent, &result)).await;
+        let _ =
+            crate::internal::tap(self, crate::internal::Heard::Prompt(name, sent, &result)).await;
         result
     }
 

@@ -13,10 +13,32 @@ use super::tests_lockfile;
 
 /// The program's `main`: `MODE COMMAND [ARGS...]`, connecting to `COMMAND`
 /// as server `demo` (`everything` in mode `progress`). It prints what it
-/// got, then `events = N`, the call events published.
+/// got, then `events = N`, the call events published, and `spans = N`,
+/// the calls traced (each client's call is one `mcp.call` span: a call
+/// passed on to a second client would be two).
 const MAIN: &str = r#"
+/// Counts the `mcp.call` spans: one per call the program's clients make.
+struct Spans(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Spans {
+    fn on_new_span(
+        &self,
+        attributes: &tracing::span::Attributes<'_>,
+        _: &tracing::span::Id,
+        _: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        if attributes.metadata().name() == "mcp.call" {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let spans = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counting = tracing_subscriber::registry().with(Spans(std::sync::Arc::clone(&spans)));
+    tracing::subscriber::set_global_default(counting).unwrap();
     let mut args = std::env::args().skip(1);
     let (mode, command) = (args.next().unwrap(), args.next().unwrap());
     let name = if mode == "progress" { "everything" } else { "demo" };
@@ -65,6 +87,7 @@ async fn main() {
         published += 1;
     }
     println!("events = {published}");
+    println!("spans = {}", spans.load(std::sync::atomic::Ordering::SeqCst));
 }
 "#;
 
@@ -77,7 +100,9 @@ fn run_recording_program(features: &str, args: &[String], record: &Path) -> Outp
     let manifest = format!(
         "[package]\nname = \"record-check\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
          [dependencies]\nmcpbind = {{ path = {}, default-features = false, features = {features} }}\n\
-         serde_json = \"1\"\ntokio = {{ version = \"1\", features = [\"rt\", \"macros\", \"time\"] }}\n\n\
+         serde_json = \"1\"\ntracing = \"0.1\"\n\
+         tracing-subscriber = {{ version = \"0.3\", default-features = false, features = [\"registry\", \"std\"] }}\n\
+         tokio = {{ version = \"1\", features = [\"rt\", \"macros\", \"time\"] }}\n\n\
          [workspace]\n",
         crate::util::toml_str(&root.join("mcpbind").display().to_string())
     );
@@ -124,17 +149,17 @@ fn mcpbind_record_records_a_running_program_only_when_built_with_the_record_feat
     // generated client and an untyped one alike.
     let ignored = dir.path().join("ignored.cassette.json");
     let out = run_recording_program(r#"["stdio", "testing"]"#, &demo("typed"), &ignored);
-    succeeded(&out, &["sum = 42", "events = 1"]);
+    succeeded(&out, &["sum = 42", "events = 1", "spans = 1"]);
     let out = run_recording_program(r#"["stdio", "testing"]"#, &demo("untyped"), &ignored);
     succeeded(&out, &["sum = 42"]);
     assert!(!ignored.exists(), "a build without `record` recorded");
 
     // With it: the call is in the cassette, beside the locked hash, at
-    // the locked protocol version; the call emitted one event, as in a
-    // build without the feature.
+    // the locked protocol version; the call emitted one event and was
+    // one traced call, as in a build without the feature.
     let recorded = dir.path().join("recorded.cassette.json");
     let out = run_recording_program(r#"["stdio", "record"]"#, &demo("typed"), &recorded);
-    succeeded(&out, &["sum = 42", "events = 1"]);
+    succeeded(&out, &["sum = 42", "events = 1", "spans = 1"]);
     let lockfile = tests_lockfile();
     let cassette = mcpbind::testing::Cassette::load(&recorded, &lockfile).unwrap();
     let add = &cassette.servers["demo"].tools["add"];
@@ -164,10 +189,18 @@ fn mcpbind_record_records_a_program_connected_without_generated_bindings() {
     let tools = &cassette.servers["demo"].tools;
     let locked = |name: &str| {
         let tools = &lockfile.servers["demo"].tools;
-        tools.iter().find(|t| t.name == name).unwrap().sha256.clone()
+        tools
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap()
+            .sha256
+            .clone()
     };
     assert_eq!(tools["add"].sha256, locked("add"));
-    assert_eq!(tools["add"].calls[0].arguments, Some(json!({"a": 2, "b": 40})));
+    assert_eq!(
+        tools["add"].calls[0].arguments,
+        Some(json!({"a": 2, "b": 40}))
+    );
     assert_eq!(tools["echo"].sha256, locked("echo"));
     let echo = tools["echo"].calls[0].result.as_ref().unwrap();
     assert_eq!(echo["content"][0]["text"], "from Servers");
@@ -216,7 +249,7 @@ mod installed {
             "stdio".to_owned(),
         ];
         let out = run_recording_program(r#"["stdio", "record"]"#, &args, &recorded);
-        let stdout = succeeded(&out, &["events = 1"]);
+        let stdout = succeeded(&out, &["events = 1", "spans = 1"]);
         let progress = stdout
             .lines()
             .find_map(|l| l.strip_prefix("progress = "))
