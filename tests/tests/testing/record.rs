@@ -175,8 +175,10 @@ fn mcpbind_record_records_a_running_program_only_when_built_with_the_record_feat
 }
 
 /// An untyped `Client::connect` and `Servers::connect` record too, each
-/// tool stored with the hash of its definition as the server lists it:
-/// the lockfile's, so the cassette loads against it.
+/// tool stored with the hash of its definition as the server lists it
+/// (the lockfile's) and the protocol the connection negotiated (an
+/// untyped connect's `initialize`, not the locked 2026-07-28: replayed
+/// against the lockfile, such a cassette is refused for it).
 #[test]
 fn mcpbind_record_records_a_program_connected_without_generated_bindings() {
     let dir = tempfile::tempdir().unwrap();
@@ -184,8 +186,8 @@ fn mcpbind_record_records_a_program_connected_without_generated_bindings() {
     let out = run_recording_program(r#"["stdio", "record"]"#, &demo("untyped"), &recorded);
     succeeded(&out, &["sum = 42"]);
     let lockfile = tests_lockfile();
-    let cassette = mcpbind::testing::Cassette::load(&recorded, &lockfile);
-    let cassette = cassette.unwrap_or_else(|e| panic!("{e}"));
+    let cassette = mcpbind::testing::Cassette::read(&recorded).unwrap();
+    assert_eq!(cassette.servers["demo"].protocol_version, "2025-11-25");
     let tools = &cassette.servers["demo"].tools;
     let locked = |name: &str| {
         let tools = &lockfile.servers["demo"].tools;
