@@ -128,3 +128,42 @@ pub fn tool_result<O>(
 ) -> ToolResult<O> {
     ToolResult::from_parts(output, content, structured_content)
 }
+
+/// What `mcpbind-testing` installs under its `record` feature
+/// (`MCPBIND_RECORD`): told of each connection, tool call, prompt and
+/// resource read of every [`Client`], however it was made. An error at
+/// [`Heard::Connect`] fails the connect; one at a call is not the call's.
+#[cfg(feature = "record-tap")]
+pub static TAP: std::sync::OnceLock<Tap> = std::sync::OnceLock::new();
+
+/// The [`TAP`]'s signature.
+#[cfg(feature = "record-tap")]
+pub type Tap = for<'a> fn(&'a Client, Heard<'a>) -> futures::future::BoxFuture<'a, Result<()>>;
+
+/// What a client did, for the [`TAP`]: a connection about to be made, or
+/// an exchange (its name, arguments and answer).
+#[cfg(feature = "record-tap")]
+#[allow(missing_docs)]
+pub enum Heard<'a> {
+    Connect,
+    Tool(
+        &'a str,
+        serde_json::Map<String, Value>,
+        &'a Result<rmcp::model::CallToolResult>,
+    ),
+    Prompt(
+        &'a str,
+        serde_json::Map<String, Value>,
+        &'a Result<rmcp::model::GetPromptResult>,
+    ),
+    Resource(&'a str, &'a Result<rmcp::model::ReadResourceResult>),
+}
+
+/// Tells the [`TAP`], if one is installed.
+#[cfg(feature = "record-tap")]
+pub(crate) async fn tap(client: &Client, heard: Heard<'_>) -> Result<()> {
+    match TAP.get() {
+        Some(tap) => tap(client, heard).await,
+        None => Ok(()),
+    }
+}

@@ -17,10 +17,11 @@ use mcpbind_client::{CallOptions, Client, ServerSecrets};
 use mcpbind_model::handler::{BoxFuture, ServeError, ServeResult};
 use mcpbind_model::handler::{ToolFailure, ToolServer};
 use mcpbind_model::uri_template::UriTemplate;
-use mcpbind_model::{PromptMeta, ResourceTemplateMeta, ToolMeta};
+use mcpbind_model::ResourceTemplateMeta;
 use serde_json::{Map, Value};
 
 use crate::cassette::{canonical_arguments, Cassette, CassetteError, Exchange};
+use crate::listing::Asked;
 
 /// What a recording heard, to be written to one cassette file.
 #[derive(Clone)]
@@ -126,33 +127,13 @@ impl Recorder {
         answer: Result<Value, String>,
         secrets: &[(String, String)],
     ) {
-        let mut exchange = Exchange {
-            arguments: Some(canonical_arguments(arguments)),
-            result: answer.as_ref().ok().cloned(),
-            error: answer.err(),
-        };
-        if let Some(v) = exchange.arguments.as_mut() {
-            redact_value(v, secrets);
-        }
-        if let Some(v) = exchange.result.as_mut() {
-            redact_value(v, secrets);
-        }
-        if let Some(e) = exchange.error.as_mut() {
-            let mut text = Value::String(std::mem::take(e));
-            redact_value(&mut text, secrets);
-            *e = text.as_str().unwrap_or_default().to_owned();
-        }
-        let mut heard = self.lock();
-        let tape = heard.servers.entry(server.to_owned()).or_default();
-        tape.protocol_version = protocol.to_owned();
-        let entry = tape.tools.entry(tool.to_owned()).or_default();
-        entry.sha256 = sha256.to_owned();
-        entry.calls.push(exchange);
+        let exchange = exchange_of(Some(canonical_arguments(arguments)), &answer, secrets);
+        self.add(server, protocol, Entry::Tool(tool, sha256), exchange);
     }
 
     /// Adds one exchange of server `server` (and saves, when it
     /// autosaves).
-    fn note(&self, server: &str, protocol: &str, entry: Entry<'_>, exchange: Exchange) {
+    pub(crate) fn note(&self, server: &str, protocol: &str, entry: Entry<'_>, exchange: Exchange) {
         self.add(server, protocol, entry, exchange);
         if self.autosave {
             // Busy: what was heard stays, for the next save.
@@ -165,32 +146,59 @@ impl Recorder {
         let tape = heard.servers.entry(server.to_owned()).or_default();
         tape.protocol_version = protocol.to_owned();
         match entry {
-            Entry::Tool(meta) => {
-                let tool = tape.tools.entry(meta.name.to_owned()).or_default();
-                tool.sha256 = meta.sha256();
+            Entry::Tool(name, sha256) => {
+                let tool = tape.tools.entry(name.to_owned()).or_default();
+                sha256.clone_into(&mut tool.sha256);
                 tool.calls.push(exchange);
             }
-            Entry::Prompt(meta) => {
-                let prompt = tape.prompts.entry(meta.name.to_owned()).or_default();
-                prompt.sha256 = meta.sha256.to_owned();
+            Entry::Prompt(name, sha256) => {
+                let prompt = tape.prompts.entry(name.to_owned()).or_default();
+                sha256.clone_into(&mut prompt.sha256);
                 prompt.calls.push(exchange);
             }
             Entry::Resource(uri, template) => {
                 let resource = tape.resources.entry(uri.to_owned()).or_default();
-                resource.template = template.map(|t| t.name.to_owned());
-                resource.sha256 = template.map(|t| t.sha256.to_owned());
+                resource.template = template.map(|(name, _)| name.to_owned());
+                resource.sha256 = template.map(|(_, sha256)| sha256.to_owned());
                 resource.reads.push(exchange);
             }
         }
     }
 }
 
-/// What an exchange is a call of: a locked tool or prompt, or a read of
-/// a URI (and the locked template it matches, if one does).
-enum Entry<'a> {
-    Tool(&'a ToolMeta),
-    Prompt(&'a PromptMeta),
-    Resource(&'a str, Option<&'a ResourceTemplateMeta>),
+/// What an exchange is a call of, with its locked hash: a tool or a
+/// prompt, or a read of a URI (and the name and hash of the template it
+/// matches, if one does).
+pub(crate) enum Entry<'a> {
+    Tool(&'a str, &'a str),
+    Prompt(&'a str, &'a str),
+    Resource(&'a str, Option<(&'a str, &'a str)>),
+}
+
+/// An exchange as a cassette keeps it: every `secrets` value in the
+/// arguments, the result and the error replaced by its label.
+pub(crate) fn exchange_of(
+    arguments: Option<Value>,
+    answer: &Result<Value, String>,
+    secrets: &[(String, String)],
+) -> Exchange {
+    let mut exchange = Exchange {
+        arguments,
+        result: answer.as_ref().ok().cloned(),
+        error: None,
+    };
+    if let Some(v) = exchange.arguments.as_mut() {
+        redact_value(v, secrets);
+    }
+    if let Some(v) = exchange.result.as_mut() {
+        redact_value(v, secrets);
+    }
+    if let Err(e) = answer {
+        let mut text = Value::String(e.clone());
+        redact_value(&mut text, secrets);
+        exchange.error = text.as_str().map(str::to_owned);
+    }
+    exchange
 }
 
 /// A double that passes each call to a live server and records it:
@@ -217,12 +225,6 @@ impl<S: ToolServer> Recording<S> {
         }
     }
 
-    /// `value` with each secret replaced by its label, in every string.
-    fn redact(&self, mut value: Value) -> Value {
-        redact_value(&mut value, &self.secrets);
-        value
-    }
-
     /// Records `answer` and passes it on (unredacted: the caller is the
     /// program that had the secret).
     fn keep(
@@ -231,15 +233,7 @@ impl<S: ToolServer> Recording<S> {
         arguments: Option<Value>,
         answer: Result<Value, String>,
     ) -> ServeResult {
-        let exchange = Exchange {
-            arguments: arguments.map(|a| self.redact(a)),
-            result: answer.as_ref().ok().map(|r| self.redact(r.clone())),
-            error: answer.as_ref().err().map(|e| {
-                let mut text = Value::String(e.clone());
-                redact_value(&mut text, &self.secrets);
-                text.as_str().unwrap_or_default().to_owned()
-            }),
-        };
+        let exchange = exchange_of(arguments, &answer, &self.secrets);
         let server = self.live.server_name().to_owned();
         self.recorder.note(&server, &self.protocol, entry, exchange);
         answer.map_err(|e| ServeError::Failed(ToolFailure(e)))
@@ -262,47 +256,55 @@ fn redact_value(value: &mut Value, secrets: &[(String, String)]) {
     }
 }
 
-fn json<T: serde::Serialize>(value: mcpbind_client::Result<T>) -> Result<Value, String> {
-    value
-        .map_err(|e| e.to_string())
-        .and_then(|v| serde_json::to_value(v).map_err(|e| e.to_string()))
+/// An answer as JSON, or its error's text.
+pub(crate) fn json<T: serde::Serialize>(
+    value: &mcpbind_client::Result<T>,
+) -> Result<Value, String> {
+    match value {
+        Ok(v) => serde_json::to_value(v).map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 impl<S: ToolServer> ToolServer for Recording<S> {
     crate::listing::listed_by!(shape);
+    crate::listing::answered!();
+}
 
-    fn call_tool<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, Option<ServeResult>> {
+impl<S: ToolServer> Recording<S> {
+    fn answer<'a>(&'a self, asked: Asked<'a>) -> BoxFuture<'a, Option<ServeResult>> {
         Box::pin(async move {
-            let meta = self.shape.tools().iter().find(|t| t.name == name)?;
-            let canonical = canonical_arguments(&arguments);
-            let options = CallOptions::default();
-            let answer = json(self.live.call_raw(name, arguments, &options).await);
-            Some(self.keep(Entry::Tool(meta), Some(canonical), answer))
+            let live = &self.live;
+            Some(match asked {
+                Asked::Tool(name, canonical, arguments) => {
+                    let meta = self.shape.tools().iter().find(|t| t.name == name)?;
+                    let options = CallOptions::default();
+                    let answer = json(&live.call_raw(name, arguments, &options).await);
+                    let sha256 = meta.sha256();
+                    self.keep(Entry::Tool(name, &sha256), Some(canonical), answer)
+                }
+                Asked::Prompt(name, canonical, arguments) => {
+                    let meta = self.shape.prompts().iter().find(|p| p.name == name)?;
+                    let answer = json(&live.get_prompt_raw(name, arguments).await);
+                    self.keep(Entry::Prompt(name, meta.sha256), Some(canonical), answer)
+                }
+                Asked::Resource(uri) => {
+                    let template = template_of(self.shape.resource_templates(), uri);
+                    let answer = json(&live.read_resource(uri).await);
+                    let template = template.map(|t| (t.name, t.sha256));
+                    self.keep(Entry::Resource(uri, template), None, answer)
+                }
+            })
         })
     }
-    fn get_prompt<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, Option<ServeResult>> {
-        Box::pin(async move {
-            let meta = self.shape.prompts().iter().find(|p| p.name == name)?;
-            let canonical = canonical_arguments(&arguments);
-            let answer = json(self.live.get_prompt_raw(name, arguments).await);
-            Some(self.keep(Entry::Prompt(meta), Some(canonical), answer))
-        })
-    }
-    fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Option<ServeResult>> {
-        Box::pin(async move {
-            let template = self.shape.resource_templates().iter().find(|t| {
-                UriTemplate::parse(t.uri_template).is_ok_and(|t| t.match_uri(uri).is_some())
-            });
-            let answer = json(self.live.read_resource(uri).await);
-            Some(self.keep(Entry::Resource(uri, template), None, answer))
-        })
-    }
+}
+
+/// The locked template `uri` matches, if one does.
+pub(crate) fn template_of<'a>(
+    templates: &'a [ResourceTemplateMeta],
+    uri: &str,
+) -> Option<&'a ResourceTemplateMeta> {
+    templates
+        .iter()
+        .find(|t| UriTemplate::parse(t.uri_template).is_ok_and(|t| t.match_uri(uri).is_some()))
 }

@@ -11,9 +11,10 @@ use std::sync::{Arc, Mutex};
 
 use mcpbind_model::handler::{BoxFuture, ServeError, ServeResult};
 use mcpbind_model::handler::{ToolFailure, ToolServer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::cassette::{canonical_arguments, Cassette, Exchange, ServerTape};
+use crate::cassette::{Cassette, Exchange, ServerTape};
+use crate::listing::Asked;
 use mcpbind_model::hash::canonical_json;
 
 /// A call the cassette holds no answer for.
@@ -90,7 +91,7 @@ impl<S: ToolServer> Replay<S> {
 
     /// The answer to call `name` of `kind` with `arguments` among
     /// `recorded`.
-    fn answer(
+    fn answer_from(
         &self,
         kind: &'static str,
         name: &str,
@@ -197,28 +198,26 @@ fn diff_at(pointer: &str, a: &Value, b: &Value, lines: &mut Vec<String>) {
 
 impl<S: ToolServer> ToolServer for Replay<S> {
     crate::listing::listed_by!(shape);
+    crate::listing::answered!();
+}
 
-    fn call_tool<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, Option<ServeResult>> {
-        let calls = self.tape.tools.get(name).map_or(&[][..], |t| &t.calls);
-        let answer = self.answer("tool", name, Some(canonical_arguments(&arguments)), calls);
-        Box::pin(async move { Some(answer) })
-    }
-    fn get_prompt<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, Option<ServeResult>> {
-        let calls = self.tape.prompts.get(name).map_or(&[][..], |t| &t.calls);
-        let answer = self.answer("prompt", name, Some(canonical_arguments(&arguments)), calls);
-        Box::pin(async move { Some(answer) })
-    }
-    fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Option<ServeResult>> {
-        let reads = self.tape.resources.get(uri).map_or(&[][..], |t| &t.reads);
-        let answer = self.answer("resource", uri, None, reads);
+impl<S: ToolServer> Replay<S> {
+    fn answer<'a>(&'a self, asked: Asked<'a>) -> BoxFuture<'a, Option<ServeResult>> {
+        let (kind, name, arguments, recorded) = match asked {
+            Asked::Tool(name, canonical, _) => {
+                let calls = self.tape.tools.get(name).map_or(&[][..], |t| &t.calls);
+                ("tool", name, Some(canonical), calls)
+            }
+            Asked::Prompt(name, canonical, _) => {
+                let calls = self.tape.prompts.get(name).map_or(&[][..], |t| &t.calls);
+                ("prompt", name, Some(canonical), calls)
+            }
+            Asked::Resource(uri) => {
+                let reads = self.tape.resources.get(uri).map_or(&[][..], |t| &t.reads);
+                ("resource", uri, None, reads)
+            }
+        };
+        let answer = self.answer_from(kind, name, arguments, recorded);
         Box::pin(async move { Some(answer) })
     }
 }

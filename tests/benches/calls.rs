@@ -390,13 +390,10 @@ fn peak_rss_per_client(server: &std::path::Path, calls: usize) {
 }
 
 fn main() {
-    let calls: usize = std::env::var("MCPBIND_BENCH_CALLS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(2000);
-    let chosen = std::env::var_os("MCPBIND_BENCH_SERVER_EXE");
+    let calls = support::calls_per_round(2000);
+    let chosen = support::chosen_server();
     let server = match &chosen {
-        Some(exe) => exe.into(),
+        Some(exe) => exe.clone(),
         // A debug build (the one the tests use): the server's cost is the
         // same for both clients, and the CPU and context switches measured
         // are the client's alone.

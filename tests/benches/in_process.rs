@@ -7,7 +7,8 @@
 //! `cargo bench -p mcpbind-tests --bench in_process`.
 //!
 //! Rounds alternate the two so that machine noise hits both; the median of
-//! the rounds' p50s and p99s is printed. `MCPBIND_BENCH_CALLS` sets the
+//! the rounds' p50s and p99s is printed, and stdio's p50 over the
+//! in-process one (the ratio BENCHMARKS.md gives). `MCPBIND_BENCH_CALLS` sets the
 //! sequential calls per round (default 2,000).
 
 use std::time::{Duration, Instant};
@@ -32,16 +33,6 @@ impl demo::Handler for Double {
     }
 }
 
-/// The demo server: `MCPBIND_BENCH_SERVER_EXE`, or one built in the
-/// bench's own profile (release under `cargo bench`, so that neither side
-/// of the comparison is a debug build).
-fn demo_server() -> std::path::PathBuf {
-    match std::env::var_os("MCPBIND_BENCH_SERVER_EXE") {
-        Some(exe) => exe.into(),
-        None => support::demo_server(!cfg!(debug_assertions)),
-    }
-}
-
 /// The sequential calls' p50 and p99.
 async fn round(client: &demo::Client, calls: usize) -> (Duration, Duration) {
     for _ in 0..calls / 10 {
@@ -58,18 +49,14 @@ async fn round(client: &demo::Client, calls: usize) -> (Duration, Duration) {
     (times[calls / 2], times[calls * 99 / 100])
 }
 
-fn median(mut values: Vec<Duration>) -> Duration {
-    values.sort();
-    values[values.len() / 2]
-}
-
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let calls: usize = std::env::var("MCPBIND_BENCH_CALLS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(2_000);
-    let server = demo_server();
+    let calls = support::calls_per_round(2_000);
+    // The demo server built in the bench's own profile (release under
+    // `cargo bench`), so that neither side of the comparison is a debug
+    // build.
+    let server =
+        support::chosen_server().unwrap_or_else(|| support::demo_server(!cfg!(debug_assertions)));
     let config = Config::new()
         .server("demo", ServerConfig::stdio(server.display().to_string()))
         .unwrap();
@@ -83,9 +70,19 @@ async fn main() {
         theirs.push(round(&stdio, calls).await);
     }
     println!("typed `add`, {calls} sequential calls x {ROUNDS} rounds (median of the rounds)");
+    let profile = if cfg!(debug_assertions) {
+        "dev"
+    } else {
+        "release"
+    };
+    println!("profile: {profile}");
+    let mut p50s = Vec::new();
     for (name, rounds) in [("in-process", ours), ("stdio", theirs)] {
-        let p50 = median(rounds.iter().map(|r| r.0).collect());
-        let p99 = median(rounds.iter().map(|r| r.1).collect());
+        let p50 = support::median(rounds.iter().map(|r| r.0).collect());
+        let p99 = support::median(rounds.iter().map(|r| r.1).collect());
         println!("{name:>10}: p50 {p50:>9.1?}  p99 {p99:>9.1?}");
+        p50s.push(p50);
     }
+    let ratio = p50s[1].as_secs_f64() / p50s[0].as_secs_f64();
+    println!("stdio p50 / in-process p50: {ratio:.1}x");
 }

@@ -16,6 +16,8 @@ use mcpbind_tests::demo::{self, types};
 use mcpbind_tests::{everything, filesystem};
 use serde_json::json;
 
+mod record;
+
 /// A double of the demo server: `add` adds, `delete_item` counts what it
 /// deleted, `sleep` never answers.
 #[derive(Default)]
@@ -296,7 +298,7 @@ fn unstartable(name: &str) -> ServerConfig {
     config.servers.remove(name).unwrap()
 }
 
-fn tests_lockfile() -> mcpbind::Lockfile {
+pub(super) fn tests_lockfile() -> mcpbind::Lockfile {
     mcpbind::Lockfile::read(crate::util::tests_dir().join("mcpbind.lock")).unwrap()
 }
 
@@ -544,78 +546,6 @@ fn a_cassette_whose_prompts_or_resource_templates_moved_is_refused_naming_them()
         }
         other => panic!("a moved resource template was not refused: {other:?}"),
     }
-}
-
-/// A program whose only dependency is `mcpbind` (and tokio for `main`),
-/// with the features `features`, that connects to the demo server with
-/// its generated `connect` (the bindings of tests/golden/mcpbind.rs, the
-/// `testing` items included when it is on, warnings denied) and adds 2
-/// and 40, run with `MCPBIND_RECORD=record`.
-fn run_recording_program(features: &str, record: &std::path::Path) {
-    let root = crate::util::root();
-    let dir = tempfile::tempdir().unwrap();
-    let manifest = format!(
-        "[package]\nname = \"record-check\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-         [dependencies]\nmcpbind = {{ path = {}, default-features = false, features = {features} }}\n\
-         tokio = {{ version = \"1\", features = [\"rt\", \"macros\"] }}\n\n[workspace]\n",
-        crate::util::toml_str(&root.join("mcpbind").display().to_string())
-    );
-    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
-    std::fs::copy(root.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
-    std::fs::create_dir(dir.path().join("src")).unwrap();
-    let golden = crate::util::tests_dir().join("golden/mcpbind.rs");
-    let main = format!(
-        "#![deny(warnings)]\n#![allow(dead_code, unused_imports)]\ninclude!({:?});\n\
-         #[tokio::main(flavor = \"current_thread\")]\nasync fn main() {{\n\
-         let command = std::env::args().nth(1).unwrap();\n\
-         let config = mcpbind::Config::new().server(\"demo\", mcpbind::ServerConfig::stdio(command)).unwrap();\n\
-         let demo = demo::Client::connect(&config).await.unwrap();\n\
-         let sum = demo.add(demo::types::AddInput::new(2, 40)).await.unwrap();\n\
-         println!(\"sum = {{}}\", sum.output.sum);\n}}\n",
-        golden.display().to_string()
-    );
-    std::fs::write(dir.path().join("src/main.rs"), main).unwrap();
-    let demo_server = crate::util::bin("mcpbind-demo-server");
-    let out = crate::util::cargo()
-        .current_dir(dir.path())
-        .args(["run", "--quiet", "--offline", "--"])
-        .arg(&demo_server)
-        .envs(crate::util::nested_target())
-        .env("MCPBIND_RECORD", record)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("sum = 42"),
-        "features {features}:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-#[test]
-fn mcpbind_record_records_a_running_program_only_when_built_with_the_record_feature() {
-    let dir = tempfile::tempdir().unwrap();
-    // Without `record` (with `testing`): the variable does nothing.
-    let ignored = dir.path().join("ignored.cassette.json");
-    run_recording_program(r#"["stdio", "testing"]"#, &ignored);
-    assert!(!ignored.exists(), "a build without `record` recorded");
-
-    // With it: the call is in the cassette, beside the locked hash, at
-    // the locked protocol version.
-    let recorded = dir.path().join("recorded.cassette.json");
-    run_recording_program(r#"["stdio", "record"]"#, &recorded);
-    let lockfile = tests_lockfile();
-    let cassette = mcpbind::testing::Cassette::load(&recorded, &lockfile).unwrap();
-    let add = &cassette.servers["demo"].tools["add"];
-    let locked = lockfile.servers["demo"]
-        .tools
-        .iter()
-        .find(|t| t.name == "add");
-    assert_eq!(add.sha256, locked.unwrap().sha256);
-    assert_eq!(add.calls.len(), 1);
-    assert_eq!(add.calls[0].arguments, Some(json!({"a": 2, "b": 40})));
-    let result = add.calls[0].result.as_ref().unwrap();
-    assert_eq!(result["structuredContent"], json!({"sum": 42}));
 }
 
 /// The tests that need the pinned npm and PyPI servers

@@ -164,6 +164,15 @@ pub(super) enum Arguments<'a> {
 }
 
 impl Arguments<'_> {
+    /// The arguments as the first attempt sends them, left in place.
+    #[cfg(feature = "record-tap")]
+    fn peek(&self) -> Map<String, Value> {
+        match self {
+            Arguments::Map(map) => map.clone(),
+            Arguments::Typed { first, again } => first.clone().unwrap_or_else(again),
+        }
+    }
+
     /// The arguments for an attempt (`last`: no retry can follow it).
     pub(super) fn take(&mut self, last: bool) -> Map<String, Value> {
         match self {
@@ -265,6 +274,8 @@ impl Client {
         };
         self.open()?;
         self.refuse_drifted(&tool)?;
+        #[cfg(feature = "record-tap")]
+        let sent = crate::internal::TAP.get().map(|_| arguments.peek());
         let _busy = self.shared.activity.enter();
         let clock = self.shared.clock;
         #[cfg(feature = "metrics")]
@@ -323,7 +334,13 @@ impl Client {
             };
             crate::metrics::call(&self.name, &tool, outcome, clock.since(started), attempt);
         }
-        result.map_err(|e| self.hide_secrets(e))
+        let result = result.map_err(|e| self.hide_secrets(e));
+        #[cfg(feature = "record-tap")]
+        if let Some(sent) = sent {
+            use crate::internal::{tap, Heard};
+            let _ = tap(self, Heard::Tool(&tool, sent, &result)).await;
+        }
+        result
     }
 
     /// One attempt of a call (`name` is `tool`, as sent: a `'static` name

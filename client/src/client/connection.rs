@@ -265,6 +265,8 @@ impl Client {
             return Ok(live);
         }
         self.open()?;
+        #[cfg(feature = "record-tap")]
+        crate::internal::tap(self, crate::internal::Heard::Connect).await?;
         if slot.is_some() {
             tracing::info!(server = %self.name, "the connection was lost; reconnecting");
         }

@@ -33,12 +33,19 @@ impl Client {
     ) -> Result<GetPromptResult> {
         self.refuse_drifted_in(crate::notices::ListKind::Prompts, name)?;
         let method = format!("prompts/get {name}");
+        #[cfg(feature = "record-tap")]
+        let sent = arguments.clone();
         let params = GetPromptRequestParams::new(name).with_arguments(arguments);
         let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
-        match self.request(request, &method).await? {
-            ServerResult::GetPromptResult(result) => Ok(result),
-            _ => Err(self.service_error(&method, ServiceError::UnexpectedResponse)),
-        }
+        let result = match self.request(request, &method).await {
+            Ok(ServerResult::GetPromptResult(result)) => Ok(result),
+            Ok(_) => Err(self.service_error(&method, ServiceError::UnexpectedResponse)),
+            Err(e) => Err(e),
+        };
+        #[cfg(feature = "record-tap")]
+        let _ =
+            crate::internal::tap(self, crate::internal::Heard::Prompt(name, sent, &result)).await;
+        result
     }
 
     /// Gets a typed prompt: its arguments struct becomes the string
@@ -85,10 +92,14 @@ impl Client {
         let method = "resources/read";
         let params = ReadResourceRequestParams::new(uri);
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params));
-        match self.request(request, method).await? {
-            ServerResult::ReadResourceResult(result) => Ok(result),
-            _ => Err(self.service_error(method, ServiceError::UnexpectedResponse)),
-        }
+        let result = match self.request(request, method).await {
+            Ok(ServerResult::ReadResourceResult(result)) => Ok(result),
+            Ok(_) => Err(self.service_error(method, ServiceError::UnexpectedResponse)),
+            Err(e) => Err(e),
+        };
+        #[cfg(feature = "record-tap")]
+        let _ = crate::internal::tap(self, crate::internal::Heard::Resource(uri, &result)).await;
+        result
     }
 
     /// Expands a locked resource template with these variable values (RFC

@@ -9,6 +9,26 @@
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// The sequential calls per round: `MCPBIND_BENCH_CALLS`, or `default`.
+pub fn calls_per_round(default: usize) -> usize {
+    std::env::var("MCPBIND_BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The server executable `MCPBIND_BENCH_SERVER_EXE` chooses, if it is set.
+pub fn chosen_server() -> Option<PathBuf> {
+    std::env::var_os("MCPBIND_BENCH_SERVER_EXE").map(PathBuf::from)
+}
+
+/// The median of `values`.
+pub fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
 
 /// Builds the demo server (debug, as the tests use it, or release) and
 /// returns its path: the one cargo reports, so that it holds under any
