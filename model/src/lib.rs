@@ -14,6 +14,9 @@
 //! (a path-only dev-dependency, which `cargo package` leaves out), and
 //! bindings of `mcpbind/mcpbind.lock`.
 #![deny(missing_docs)]
+// `pub(crate)` by default: `pub` only for what the facade or another crate
+// uses (ARCHITECTURE.md).
+#![warn(unreachable_pub)]
 
 mod bigint;
 mod command;
