@@ -48,7 +48,6 @@ pub(crate) use depth::on_thread;
 pub(crate) use depth::{from_str_deep, on_deep_stack};
 pub use depth::{value_depth, MAX_DEPTH};
 pub use error::{LockError, StaleReason};
-pub(crate) use find::CONFIG_NAME;
 pub use find::{
     config_beside, find_lockfile, lockfile_candidates, workspace_root, LOCKFILE_ENV, LOCKFILE_NAME,
 };
