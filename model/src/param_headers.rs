@@ -17,6 +17,11 @@ use serde_json::{Map, Value};
 const KEY: &str = "x-mcp-header";
 
 /// What is wrong with `schema`'s `x-mcp-header` mapping, if anything.
+///
+/// # Errors
+///
+/// Why the mapping is invalid, naming the property (the reason listing
+/// gives for skipping the tool).
 pub fn check(schema: &Map<String, Value>) -> Result<(), String> {
     if schema.contains_key(KEY) {
         return Err(format!(
