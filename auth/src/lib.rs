@@ -31,13 +31,23 @@ mod client;
 mod dpop;
 mod error;
 mod grant;
+mod post;
 
 use client::Manager;
 pub use client::OAuthClient;
 use dpop::{Dpop, DpopKey};
 pub use dpop::{Nonces, DPOP as DPOP_HEADER};
 pub use error::{Error, Result};
+
 use mcpbind_model::redact;
+
+/// What the workspace's own crates use of this crate's insides
+/// (`mcpbind-client`'s Streamable HTTP transport; ARCHITECTURE.md lists each
+/// crate's). Not part of the public API, and exempt from semver.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::post::{post, Answers, Events, Post};
+}
 
 /// The seam between this crate and the client's (`mcpbind-client`, which
 /// depends on this one): how a server's config values are expanded, each

@@ -120,7 +120,7 @@ fn parse_output<O: serde::de::DeserializeOwned>(
         // serde_json's error names the value, not where it is: an integer
         // the generated types can't hold is found again, by its pointer.
         let violations = serde_json::from_str(schema)
-            .map(|schema| mcpbind_model::integer::out_of_range(&schema, &value))
+            .map(|schema| mcpbind_model::internal::integer::out_of_range(&schema, &value))
             .unwrap_or_default();
         if violations.is_empty() {
             let reason = format!("structuredContent does not match the locked outputSchema: {e}");

@@ -44,9 +44,6 @@ mod sandbox {
     }
 }
 
-mod hints;
-pub use hints::{help, help_with};
-
 #[cfg(test)]
 mod test_env;
 #[cfg(all(feature = "stdio", not(feature = "sandbox")))]
@@ -93,8 +90,8 @@ mod trace_context;
 #[cfg(feature = "any-transport")]
 mod validate {
     #[cfg(feature = "validate")]
-    pub(crate) use mcpbind_model::validate::violations_or;
-    pub(crate) use mcpbind_model::violation::join;
+    pub(crate) use mcpbind_model::internal::validate::violations_or;
+    pub(crate) use mcpbind_model::internal::violation::join;
     #[cfg(not(feature = "validate"))]
     use mcpbind_model::Violation;
 

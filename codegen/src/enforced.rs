@@ -15,7 +15,7 @@
 //! serializes as `null`, which a `number` refuses: the runtime checks any
 //! arguments that hold a `null` (or nest deep) all the same.
 
-use mcpbind_model::integer::{integer_type, IntegerType};
+use mcpbind_model::internal::integer::{integer_type, IntegerType};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -413,10 +413,11 @@ mod tests {
                     continue;
                 }
                 enforced += 1;
-                let compiled = mcpbind_model::validate::compile(schema).unwrap();
+                let compiled = mcpbind_model::internal::validate::compile(schema).unwrap();
                 for variant in 0..12 {
                     let value = sample(schema, schema, variant, 0);
-                    let violations = mcpbind_model::validate::violations_of(&compiled, &value);
+                    let violations =
+                        mcpbind_model::internal::validate::violations_of(&compiled, &value);
                     assert!(
                         violations.is_empty(),
                         "{server}.{}: {value}: {violations:?}",

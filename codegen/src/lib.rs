@@ -182,17 +182,15 @@ impl mcpbind_model::Help for Error {
 /// one, as `mcpbind::help` finds it, knowing this crate's [`Error`]
 /// too: what the CLI prints as its `help:` line.
 pub fn help(error: &(dyn std::error::Error + 'static)) -> Option<String> {
-    // `Error::Refresh` holds its source boxed: in the chain as the box.
-    // With `snapshot`, the client side's errors (`mcpbind_client::Error`)
-    // are known too.
-    #[cfg(feature = "snapshot")]
-    use mcpbind_client::help_with;
-    #[cfg(not(feature = "snapshot"))]
-    use mcpbind_model::help_with;
-    help_with(error, |e| {
-        (e.downcast_ref::<Error>())
-            .or_else(|| e.downcast_ref::<Box<Error>>().map(|e| &**e))
-            .map(|e| e as &dyn mcpbind_model::Help)
+    use mcpbind_model::internal::help::{downcast, find, known};
+    // `Error::Refresh` holds its source boxed: in the chain as the box
+    // (`downcast` takes both). With `snapshot`, the client side's errors
+    // (`mcpbind_client::Error`) are known too.
+    find(error, |e| {
+        let found = known(e).or_else(|| downcast::<Error>(e));
+        #[cfg(feature = "snapshot")]
+        let found = found.or_else(|| downcast::<mcpbind_client::Error>(e));
+        found
     })
 }
 

@@ -19,7 +19,7 @@
 //!   branch that accepts anything;
 //! - an `integer` is `i64`, `u64` when its lower bound is 0 or more, and
 //!   `mcpbind::BigInt` (any size) only when its own bounds or `format`
-//!   reach past 64 bits (`mcpbind_model::integer`); a `default` its type
+//!   reach past 64 bits (`mcpbind_model::internal::integer`); a `default` its type
 //!   can't hold is dropped;
 //! - an optional property's `default` moves into its docs: the field stays
 //!   an `Option`, and an unset field is not sent, so the server applies its

@@ -79,14 +79,11 @@ pub use mcpbind_model::sandbox::SandboxConfig;
 /// (`Error::Sandbox`).
 pub use mcpbind_model::sandbox::SandboxError;
 // Errors' help (`help:` lines): the trait each error type with a hint
-// implements, and the function that finds one in a chain.
-#[cfg(all(feature = "__any-transport", not(feature = "toolbox")))]
-pub use mcpbind_client::{help, help_with};
-#[cfg(not(feature = "__any-transport"))]
-pub use mcpbind_model::{help, help_with};
+// implements, and the function that finds one in a chain (one function,
+// here: only the facade knows every error type of the build).
+mod help;
+pub use help::{help, help_with};
 pub use mcpbind_model::{Help, Hinted};
-#[cfg(feature = "toolbox")]
-pub use mcpbind_toolbox::{help, help_with};
 // What changed on a server since it was locked (the pin check's answer,
 // `Error::Drift`, `Notice::Drift`).
 pub use mcpbind_model::{DefinitionPart, Drift, DriftChange};

@@ -1,7 +1,7 @@
 //! [`BigInt`]: an integer of any size, what generated types use for a
 //! schema's `{"type": "integer"}` whose own bounds or `format` (`int128`)
 //! reach past 64 bits (any other integer is `i64`, or `u64` from a
-//! `minimum` of 0: [`crate::integer`]).
+//! `minimum` of 0: `internal::integer`).
 //!
 //! JSON has no limit on integers, and servers take ones beyond `i64` and
 //! `u64` (Python's `int` has none; JavaScript's numbers reach `1e308`). A

@@ -3,10 +3,12 @@
 //! its own `help:` line, cargo style.
 //!
 //! Each error type of mcpbind that can know a fix implements [`Help`]; the
-//! message of an error never contains its help. [`help`] finds the help of
-//! an error or of the first error in its source chain that has one (a
-//! program's own context around an mcpbind error included): the CLI prints
-//! it, and so can any program.
+//! message of an error never contains its help. `mcpbind::help` finds the
+//! help of an error or of the first error in its source chain that has one
+//! (a program's own context around an mcpbind error included): the CLI
+//! prints it, and so can any program. It is one function, in the facade,
+//! because only the facade knows every error type a build has; the chain
+//! walk it uses is this module's [`find`] (`mcpbind_model::internal::help`).
 //!
 //! ```
 //! use mcpbind::{Help, Hinted, LockError, StaleReason};
@@ -43,7 +45,7 @@ use crate::lock::LockError;
 /// An error that may know what the user can do about it.
 ///
 /// Like miette's `Diagnostic::help`, the help is the error's own, not its
-/// sources' (those have theirs): [`help`] walks the chain.
+/// sources' (those have theirs): `mcpbind::help` walks the chain.
 pub trait Help {
     /// What the user can do about this error, when that is known: one
     /// sentence, printed as a `help:` line (`run `mcpbind lock demo` and
@@ -51,24 +53,18 @@ pub trait Help {
     fn help(&self) -> Option<String>;
 }
 
-/// The help of `error`, or of the first error in its source chain that has
-/// one; `None` when none does. It knows every error type of mcpbind (and
-/// [`Hinted`]); [`help_with`] takes other crates' types too.
-pub fn help(error: &(dyn StdError + 'static)) -> Option<String> {
-    help_with(error, |_| None)
-}
-
-/// [`help`], knowing more error types: `more` gives an error of the chain as
-/// a [`Help`] when it is one of them. (`mcpbind_codegen::help` passes its
-/// own `Error` this way; Rust cannot ask a `dyn Error` for a trait it
-/// implements, so each type is looked for by name.)
-pub fn help_with(
+/// The help of `error`, or of the first error in its source chain that
+/// has one, each link of the chain given as a [`Help`] by `known` (which
+/// knows the types it looks for: Rust cannot ask a `dyn Error` for a trait
+/// it implements, so each type is looked for by name). `mcpbind::help` and
+/// `mcpbind_codegen::help` call it with the types their builds know.
+pub fn find(
     error: &(dyn StdError + 'static),
-    more: impl for<'a> Fn(&'a (dyn StdError + 'static)) -> Option<&'a dyn Help>,
+    known: impl for<'a> Fn(&'a (dyn StdError + 'static)) -> Option<&'a dyn Help>,
 ) -> Option<String> {
     let mut next = Some(error);
     while let Some(link) = next {
-        if let Some(help) = as_help(link).or_else(|| more(link)).and_then(Help::help) {
+        if let Some(help) = known(link).and_then(Help::help) {
             return Some(help);
         }
         next = link.source();
@@ -76,27 +72,28 @@ pub fn help_with(
     None
 }
 
-/// `error` as a [`Help`], when it is one of mcpbind's types.
-fn as_help<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a dyn Help> {
-    // A boxed source (`#[source] last: Box<Error>`) is in the chain as the
-    // box: `Box<E>` is an error of its own type.
-    macro_rules! find {
-        ($($ty:ty),* $(,)?) => {
-            $(if let Some(e) = error.downcast_ref::<$ty>() {
-                return Some(e);
-            }
-            if let Some(e) = error.downcast_ref::<Box<$ty>>() {
-                return Some(&**e);
-            })*
-        };
+/// `error` as a [`Help`] when it is a `T`, or a boxed one (a boxed source,
+/// `#[source] last: Box<Error>`, is in the chain as the box: `Box<T>` is an
+/// error of its own type).
+pub fn downcast<'a, T: Help + StdError + 'static>(
+    error: &'a (dyn StdError + 'static),
+) -> Option<&'a dyn Help> {
+    match error.downcast_ref::<T>() {
+        Some(e) => Some(e),
+        None => error.downcast_ref::<Box<T>>().map(|e| &**e as &dyn Help),
     }
-    find!(Hinted, LockError, ConfigError);
-    None
+}
+
+/// `error` as a [`Help`], when it is one of this crate's types.
+pub fn known<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a dyn Help> {
+    downcast::<Hinted>(error)
+        .or_else(|| downcast::<LockError>(error))
+        .or_else(|| downcast::<ConfigError>(error))
 }
 
 /// An error with a message and a hint, for a program's own errors (the
 /// CLI's) that should carry a `help:` line the way mcpbind's do: it
-/// displays as its message, and [`help`] finds its hint.
+/// displays as its message, and `mcpbind::help` finds its hint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hinted {
     message: String,
@@ -148,6 +145,10 @@ impl Help for ConfigError {
 mod tests {
     use super::*;
 
+    fn help(error: &(dyn StdError + 'static)) -> Option<String> {
+        find(error, known)
+    }
+
     #[derive(Debug, thiserror::Error)]
     #[error("outer")]
     struct Outer(#[source] Box<dyn StdError + 'static>);
@@ -175,15 +176,15 @@ mod tests {
     fn the_first_help_in_the_chain_wins() {
         let err = Outer(Box::new(Hinted::new("wrapped", "the outer hint")));
         assert_eq!(help(&err).as_deref(), Some("the outer hint"));
-        // Another crate's type, through `help_with`.
+        // Another crate's type, through what `known` is given.
         struct Fixed;
         impl Help for Fixed {
             fn help(&self) -> Option<String> {
                 Some("fixed".into())
             }
         }
-        let found = help_with(&Outer(Box::new(Plain)), |e| {
-            e.downcast_ref::<Plain>().map(|_| &Fixed as &dyn Help)
+        let found = find(&Outer(Box::new(Plain)), |e| {
+            known(e).or_else(|| e.downcast_ref::<Plain>().map(|_| &Fixed as &dyn Help))
         });
         assert_eq!(found.as_deref(), Some("fixed"));
     }

@@ -14,8 +14,12 @@
 //! (a path-only dev-dependency, which `cargo package` leaves out), and
 //! bindings of `mcpbind/mcpbind.lock`.
 #![deny(missing_docs)]
+// `pub(crate)` by default: `pub` only for what the facade or another crate
+// uses (ARCHITECTURE.md).
+#![warn(unreachable_pub)]
 
 mod bigint;
+mod command;
 pub mod config;
 mod de;
 pub mod diff;
@@ -23,10 +27,10 @@ mod drift;
 pub mod handler;
 pub mod hash;
 mod help;
-#[doc(hidden)]
-pub mod integer;
+mod integer;
 pub mod json;
 pub mod lock;
+mod param_headers;
 mod prompt;
 mod redact;
 pub mod sandbox;
@@ -34,17 +38,15 @@ mod ser;
 mod tool;
 pub mod uri_template;
 #[cfg(feature = "validate")]
-#[doc(hidden)]
-pub mod validate;
-#[doc(hidden)]
-pub mod violation;
+mod validate;
+mod violation;
 pub mod write;
 
 pub use bigint::{BigInt, ParseBigIntError};
 // The items of the private modules; a public module's items are named by
 // their module (`mcpbind_model::lock::Lockfile`).
 pub use drift::{DefinitionPart, Drift, DriftChange};
-pub use help::{help, help_with, Help, Hinted};
+pub use help::{Help, Hinted};
 pub use prompt::{Prompt, PromptArgumentMeta, PromptMeta, ResourceTemplateMeta};
 pub use redact::redact;
 pub use tool::{may_modify, TaskSupport, Tool, ToolMeta};
@@ -69,6 +71,50 @@ macro_rules! include_bindings {
 pub mod internal {
     pub use crate::diff::{diff_values, escape};
     pub use crate::lock::depth::on_deep_stack;
+
+    /// A stdio server's `command` found as the platform's shell would, and
+    /// `allow_commands` matched against it (`mcpbind-client`'s stdio).
+    pub mod command {
+        pub use crate::command::{allowed, is_batch_file, launched};
+    }
+
+    /// `x-mcp-header` mappings (SEP-2243): checked when a tool is listed,
+    /// and the values of its `Mcp-Param-*` headers (`mcpbind-client`).
+    pub mod param_headers {
+        pub use crate::param_headers::{check, mirrors, values};
+    }
+
+    /// Secrets hidden in text cut at its start and in JSON values, or
+    /// replaced by their labels (`mcpbind-client`'s errors, events and
+    /// notices).
+    pub mod redact {
+        pub use crate::redact::{redact_cut, redact_labelled, redact_labelled_value, redact_value};
+    }
+
+    /// An `integer` schema's Rust type, and values out of its range (the
+    /// generator, the client's output checks).
+    pub mod integer {
+        pub use crate::integer::{holds, integer_type, narrow, out_of_range, IntegerType};
+    }
+
+    /// JSON Schema validation (feature `validate`): the client's, the
+    /// toolbox's, the CLI's and the cassettes' checks.
+    #[cfg(feature = "validate")]
+    pub mod validate {
+        pub use crate::validate::{compile, violations, violations_of, violations_or, Compiled};
+    }
+
+    /// Violations joined into one line (the client's and the toolbox's
+    /// errors).
+    pub mod violation {
+        pub use crate::violation::join;
+    }
+
+    /// An error's help found in its chain (`mcpbind::help`,
+    /// `mcpbind_codegen::help`).
+    pub mod help {
+        pub use crate::help::{downcast, find, known};
+    }
 
     /// `WWW-Authenticate` challenges read as data (`mcpbind-client`'s
     /// HTTP errors, `mcpbind-auth`).

@@ -49,8 +49,7 @@ pub(crate) use depth::{from_str_deep, on_deep_stack};
 pub use depth::{value_depth, MAX_DEPTH};
 pub use error::{LockError, StaleReason};
 pub use find::{
-    config_beside, find_lockfile, lockfile_candidates, workspace_root, CONFIG_NAME, LOCKFILE_ENV,
-    LOCKFILE_NAME,
+    config_beside, find_lockfile, lockfile_candidates, workspace_root, LOCKFILE_ENV, LOCKFILE_NAME,
 };
 
 /// The lockfile format this version reads and writes.

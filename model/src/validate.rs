@@ -32,7 +32,7 @@ use foldhash::fast::FixedState;
 use serde_json::Value;
 
 use crate::lock::{deeper_than, on_thread};
-pub use crate::violation::{join, Violation};
+pub(crate) use crate::violation::{join, Violation};
 
 /// The deepest instance validated, in JSON levels: as deep as serde_json
 /// (and so rmcp, on either side) parses a message, envelope included, so a

@@ -491,14 +491,14 @@ fn drift_of(text: &str, server: &str, tape: &ServerTape, locked: &ServerLock) ->
 /// The violations of the first recorded structured result that breaks
 /// `schema`.
 fn output_violations(schema: &Value, calls: &[Exchange]) -> Option<Vec<String>> {
-    let compiled = mcpbind_model::validate::compile(schema).ok()?;
+    let compiled = mcpbind_model::internal::validate::compile(schema).ok()?;
     calls.iter().find_map(|call| {
         let result = call.result.as_ref()?;
         if result.get("isError") == Some(&Value::Bool(true)) {
             return None;
         }
         let structured = result.get("structuredContent")?;
-        let found = mcpbind_model::validate::violations_of(&compiled, structured);
+        let found = mcpbind_model::internal::validate::violations_of(&compiled, structured);
         (!found.is_empty()).then(|| {
             found
                 .iter()

@@ -21,9 +21,6 @@ pub use toolbox::{is_legal_tool_name, model_name, MAX_NAME_LEN};
 #[cfg(feature = "skills")]
 pub use toolbox::{skill_catalog, SkillEntry};
 
-mod hints;
-pub use hints::{help, help_with};
-
 /// rig-core's types that appear in the toolbox's signatures (feature
 /// `rig`): what [`Toolbox::rig_tools`] returns.
 #[cfg(feature = "rig")]

@@ -226,8 +226,8 @@ pub enum ToolboxError {
 
 impl ToolboxError {
     /// What the user can do about it, when that is known (this error's own:
-    /// [`crate::help`] looks through its source, a runtime [`Error`](mcpbind_client::Error),
-    /// too).
+    /// `mcpbind::help` looks through its source, a runtime
+    /// [`Error`](mcpbind_client::Error), too).
     pub fn help(&self) -> Option<String> {
         match self {
             ToolboxError::NameCollision { .. } => Some(
@@ -238,6 +238,12 @@ impl ToolboxError {
             ),
             _ => None,
         }
+    }
+}
+
+impl mcpbind_model::Help for ToolboxError {
+    fn help(&self) -> Option<String> {
+        ToolboxError::help(self)
     }
 }
 

@@ -5,12 +5,12 @@
 
 use serde_json::Value;
 
-pub(crate) use mcpbind_model::violation::join;
+pub(crate) use mcpbind_model::internal::violation::join;
 pub(crate) use mcpbind_model::Violation;
 
 /// A listed schema, compiled.
 #[cfg(feature = "validate")]
-pub(crate) use mcpbind_model::validate::Compiled;
+pub(crate) use mcpbind_model::internal::validate::Compiled;
 
 /// A listed schema: without `validate`, nothing is compiled.
 #[cfg(not(feature = "validate"))]
@@ -19,7 +19,7 @@ pub(crate) struct Compiled;
 /// `schema` compiled, or why it can't be.
 pub(crate) fn compile(schema: &Value) -> Result<Compiled, String> {
     #[cfg(feature = "validate")]
-    return mcpbind_model::validate::compile(schema);
+    return mcpbind_model::internal::validate::compile(schema);
     #[cfg(not(feature = "validate"))]
     {
         let _ = schema;
@@ -30,7 +30,7 @@ pub(crate) fn compile(schema: &Value) -> Result<Compiled, String> {
 /// How `instance` breaks `schema` (none without `validate`).
 pub(crate) fn violations_of(schema: &Compiled, instance: &Value) -> Vec<Violation> {
     #[cfg(feature = "validate")]
-    return mcpbind_model::validate::violations_of(schema, instance);
+    return mcpbind_model::internal::validate::violations_of(schema, instance);
     #[cfg(not(feature = "validate"))]
     {
         let _ = (schema, instance);
@@ -47,7 +47,7 @@ pub(crate) fn violations_or(
     unchecked: impl FnOnce(&str),
 ) -> Vec<Violation> {
     #[cfg(feature = "validate")]
-    return mcpbind_model::validate::violations_or(schema, instance, unchecked);
+    return mcpbind_model::internal::validate::violations_or(schema, instance, unchecked);
     #[cfg(not(feature = "validate"))]
     {
         let _ = (schema, instance, unchecked);

@@ -109,7 +109,7 @@ fn warn_unchecked(name: &str, server: &mcpbind::ServerLock, config: &mcpbind::Se
             let Some(schema) = schema.filter(|_| checked) else {
                 continue;
             };
-            if let Err(why) = mcpbind_model::validate::compile(schema) {
+            if let Err(why) = mcpbind_model::internal::validate::compile(schema) {
                 // The tool's name and the schema's text are the server's.
                 let safe = mcpbind::diff::terminal_safe;
                 crate::status!(

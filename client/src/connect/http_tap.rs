@@ -9,12 +9,10 @@
 //! response this code doesn't expect is re-sent through rmcp's own client
 //! (listing tools is safe to repeat), so that its error handling applies.
 //!
-//! A POST with a DPoP proof (a DPoP-bound token, `mcpbind-auth`) is sent
-//! here too, whatever it is: rmcp's client keeps only `WWW-Authenticate` of
-//! a `401`, and the server's `DPoP-Nonce` (on a `401` `use_dpop_nonce`, or
-//! any answer) must be recorded for the next proof. Such a request is never
-//! sent twice (a proof is used once), so every answer is handled here, as
-//! rmcp's client does.
+//! A POST with a DPoP proof (a DPoP-bound token) is sent by `mcpbind-auth`
+//! (`internal::post`), whatever it is, so that the server's `DPoP-Nonce`
+//! is recorded for the next proof; it reads the answer through this
+//! client (within the size limit, tapped requests recorded).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -237,198 +235,35 @@ impl TapClient {
     }
 }
 
+/// How a DPoP POST (`mcpbind_auth::internal::post`) reads its answer: as
+/// this client does its own, within `max_response_bytes`, the raw answer
+/// of a tapped request recorded.
 #[cfg(feature = "auth")]
-impl TapClient {
-    /// Sends a POST that carries a DPoP proof and reads its answer as
-    /// rmcp's client does, recording the server's `DPoP-Nonce` (and the
-    /// raw answer of a tapped request).
-    async fn post_dpop(
-        &self,
-        uri: &str,
-        message: &ClientJsonRpcMessage,
-        session_id: Option<&str>,
-        custom_headers: &HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> HttpResult<StreamableHttpPostResponse> {
-        let response = self
-            .send_dpop(uri, message, session_id, custom_headers)
-            .await?;
-        let status = response.status();
-        let header = |name: http::HeaderName| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        let challenge = header(http::header::WWW_AUTHENTICATE);
-        if let Some(error) = Self::maybe_challenge_error(status, challenge) {
-            return Err(error);
-        }
-        let is_reply = !matches!(message, ClientJsonRpcMessage::Request(_));
-        if matches!(
-            status,
-            reqwest::StatusCode::ACCEPTED | reqwest::StatusCode::NO_CONTENT
-        ) || (status.is_success() && is_reply && response.content_length() == Some(0))
-        {
-            return Ok(StreamableHttpPostResponse::Accepted);
-        }
-        if status == reqwest::StatusCode::NOT_FOUND && session_id.is_some() {
-            return Err(StreamableHttpError::SessionExpired);
-        }
-        let new_session = header(HeaderName::from_static("mcp-session-id"));
-        let content_type = header(http::header::CONTENT_TYPE);
-        if !status.is_success() {
-            let retry_after = header(http::header::RETRY_AFTER);
-            return self
-                .read_error_answer(response, content_type, retry_after, new_session)
-                .await;
-        }
-        self.read_dpop_answer(
-            response,
-            message,
-            content_type,
-            new_session,
-            max_sse_event_size,
-        )
-        .await
+impl mcpbind_auth::internal::Answers for TapClient {
+    async fn read(&self, response: reqwest::Response) -> Option<Vec<u8>> {
+        self.read_bounded(response).await
     }
 
-    /// rmcp's error for a `401` or `403` with a challenge
-    /// (`WWW-Authenticate`); `None` for any other answer.
-    fn maybe_challenge_error(
-        status: reqwest::StatusCode,
-        challenge: Option<String>,
-    ) -> Option<StreamableHttpError<reqwest::Error>> {
-        use rmcp::transport::streamable_http_client::{AuthRequiredError, InsufficientScopeError};
-        match (status, challenge) {
-            (reqwest::StatusCode::UNAUTHORIZED, Some(challenge)) => Some(
-                StreamableHttpError::AuthRequired(AuthRequiredError::new(challenge)),
-            ),
-            (reqwest::StatusCode::FORBIDDEN, Some(challenge)) => {
-                let scope =
-                    mcpbind_model::internal::challenge::challenge_param(&challenge, "scope");
-                Some(StreamableHttpError::InsufficientScope(
-                    InsufficientScopeError::new(challenge, scope),
-                ))
-            }
-            _ => None,
-        }
-    }
-
-    /// Sends `message` with the custom headers (the DPoP proof among them)
-    /// and records the server's `DPoP-Nonce`.
-    async fn send_dpop(
-        &self,
-        uri: &str,
-        message: &ClientJsonRpcMessage,
-        session_id: Option<&str>,
-        custom_headers: &HashMap<HeaderName, HeaderValue>,
-    ) -> HttpResult<reqwest::Response> {
-        let mut request = self
-            .inner
-            .post(uri)
-            .header(http::header::ACCEPT, "application/json, text/event-stream")
-            .json(message);
-        for (name, value) in custom_headers {
-            request = request.header(name, value);
-        }
-        if let Some(id) = session_id {
-            request = request.header(SESSION_HEADER, id);
-        }
-        let response = request.send().await?;
-        if let Some(nonces) = &self.nonces {
-            nonces.record(uri, response.headers());
-        }
-        Ok(response)
-    }
-
-    /// The answer to a request that failed (a status that is not a
-    /// success): rmcp's error for it, or the JSON-RPC error in its body.
-    async fn read_error_answer(
-        &self,
-        response: reqwest::Response,
-        content_type: Option<String>,
-        retry_after: Option<String>,
-        new_session: Option<String>,
-    ) -> HttpResult<StreamableHttpPostResponse> {
-        use rmcp::transport::streamable_http_client::HttpStatusError;
-        let status = response.status();
-        let json = content_type
-            .as_deref()
-            .is_some_and(|t| t.starts_with("application/json"));
-        let status_error = (status == reqwest::StatusCode::TOO_MANY_REQUESTS
-            || status.is_server_error())
-        .then(|| HttpStatusError::new(status.as_u16(), retry_after));
-        if let Some(error) = status_error.filter(|_| !json || status.as_u16() == 429) {
-            return Err(error.into());
-        }
-        // A JSON-RPC error in the body is the answer (read bounded).
-        let body = self.read_bounded(response).await.unwrap_or_default();
-        if json && !matches!(status.as_u16(), 401 | 403) {
-            if let Ok(error @ rmcp::model::JsonRpcMessage::Error(_)) =
-                serde_json::from_slice::<ServerJsonRpcMessage>(&body)
-            {
-                return Ok(StreamableHttpPostResponse::Json(error, new_session));
-            }
-        }
-        let text = String::from_utf8_lossy(&body)
-            .chars()
-            .take(1000)
-            .collect::<String>();
-        Err(StreamableHttpError::UnexpectedServerResponse(
-            format!("HTTP {}: {text}", status.as_u16()).into(),
-        ))
-    }
-
-    /// The answer to a request that succeeded, by its content type: an
-    /// SSE stream or a JSON message (recorded when the request is tapped).
-    async fn read_dpop_answer(
-        &self,
-        response: reqwest::Response,
-        message: &ClientJsonRpcMessage,
-        content_type: Option<String>,
-        new_session: Option<String>,
-        max_sse_event_size: usize,
-    ) -> HttpResult<StreamableHttpPostResponse> {
-        let is_reply = !matches!(message, ClientJsonRpcMessage::Request(_));
-        let tapped = self.tap.is_armed() && is_tapped(message);
-        match content_type.as_deref() {
-            Some(t) if t.starts_with("text/event-stream") => {
-                let body = super::wire::bounded(
-                    response.bytes_stream(),
-                    max_sse_event_size,
-                    Arc::clone(&self.tap),
-                );
-                let tap = Arc::clone(&self.tap);
-                let events = sse_stream::SseStream::from_bytes_stream(body)
-                    .inspect(move |event| {
-                        if let (true, Ok(sse)) = (tapped, event) {
-                            if let Some(data) = &sse.data {
-                                tap.record(data.as_bytes());
-                            }
-                        }
-                    })
-                    .boxed();
-                Ok(StreamableHttpPostResponse::Sse(events, new_session))
-            }
-            Some(t) if t.starts_with("application/json") => {
-                let Some(body) = self.read_bounded(response).await else {
-                    return Err(StreamableHttpError::TransportChannelClosed);
-                };
-                if tapped {
-                    self.tap.record(&body);
+    fn events(&self, response: reqwest::Response, limit: usize, tapped: bool) -> Events {
+        let body = super::wire::bounded(response.bytes_stream(), limit, Arc::clone(&self.tap));
+        let tap = Arc::clone(&self.tap);
+        sse_stream::SseStream::from_bytes_stream(body)
+            .inspect(move |event| {
+                if let (true, Ok(sse)) = (tapped, event) {
+                    if let Some(data) = &sse.data {
+                        tap.record(data.as_bytes());
+                    }
                 }
-                match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
-                    Ok(parsed) => Ok(StreamableHttpPostResponse::Json(parsed, new_session)),
-                    Err(_) if is_reply => Ok(StreamableHttpPostResponse::Accepted),
-                    Err(e) => Err(StreamableHttpError::UnexpectedServerResponse(
-                        format!("the JSON answer is not a JSON-RPC message: {e}").into(),
-                    )),
-                }
-            }
-            _ => Err(StreamableHttpError::UnexpectedContentType(content_type)),
-        }
+            })
+            .boxed()
+    }
+
+    fn tapped(&self, message: &ClientJsonRpcMessage) -> bool {
+        self.tap.is_armed() && is_tapped(message)
+    }
+
+    fn record(&self, body: &[u8]) {
+        self.tap.record(body);
     }
 }
 
@@ -562,15 +397,15 @@ impl StreamableHttpClient for TapClient {
         #[cfg(feature = "auth")]
         if custom_headers.contains_key(&HeaderName::from_static(mcpbind_auth::DPOP_HEADER)) {
             let method = method_of(&message);
-            let result = self
-                .post_dpop(
-                    &uri,
-                    &message,
-                    session_id.as_deref(),
-                    &custom_headers,
-                    max_sse_event_size,
-                )
-                .await;
+            let post = mcpbind_auth::internal::Post {
+                uri: &uri,
+                message: &message,
+                session_id: session_id.as_deref(),
+                headers: &custom_headers,
+                max_sse_event_size,
+            };
+            let nonces = self.nonces.as_deref();
+            let result = mcpbind_auth::internal::post(&self.inner, nonces, self, post).await;
             return self.record_outcome(&method, result, max_sse_event_size);
         }
         if self.tap.is_armed() && is_tapped(&message) {

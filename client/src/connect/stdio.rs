@@ -6,7 +6,7 @@
 //! `max_response_bytes`, and tap the raw bytes of `tools/list` responses.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::Stdio;
@@ -30,7 +30,7 @@ use crate::sandbox::{self, Confined, Scratch};
 use mcpbind_model::config::is_safe_env;
 use mcpbind_model::sandbox::SandboxConfig;
 
-mod lookup;
+use mcpbind_model::internal::command::{self as lookup, launched};
 
 use group::Child;
 
@@ -322,41 +322,12 @@ pub(crate) struct Spawn<'a> {
     pub(crate) sandbox: Option<&'a SandboxConfig>,
 }
 
-/// Whether `program` is in `allowed`: an entry with a `/` is an exact path,
-/// one without matches only that bare name (looked up on `PATH`; on
-/// Windows in any case and with or without an extension of `PATHEXT`, as
-/// the shell finds it: `npx` allows `npx.cmd`).
-fn command_allowed(program: &str, allowed: &[String]) -> bool {
-    let pathext = std::env::var("PATHEXT").ok();
-    allowed.iter().any(|entry| {
-        entry == program || (cfg!(windows) && lookup::allows(entry, program, pathext.as_deref()))
-    })
-}
-
-/// The program to start: on Windows a bare name as the shell finds it,
-/// through the server's `PATH` (else ours) and `PATHEXT` (`npx` →
-/// `C:\...\npx.cmd`, which std alone would not find); elsewhere `program`
-/// itself, which `execvp` finds on `PATH`.
-fn launched(program: &str, path: Option<&OsStr>) -> PathBuf {
-    if cfg!(windows) {
-        let path = path
-            .map(OsString::from)
-            .or_else(|| std::env::var_os("PATH"));
-        let pathext = std::env::var("PATHEXT").ok();
-        let dirs = path.iter().flat_map(std::env::split_paths);
-        if let Some(found) = lookup::find(program, dirs, pathext.as_deref(), Path::is_file) {
-            return found;
-        }
-    }
-    PathBuf::from(program)
-}
-
 /// The command to run, with `${VAR}`s expanded, and the secrets they held.
 fn command(name: &str, spawn: &Spawn<'_>, relaxed: &[&str]) -> Result<Prepared, ConnectFailure> {
     let mut expander = Expander::new(name);
     let program = expander.expand(spawn.command)?;
     if let Some(allowed) = spawn.allow_commands {
-        if !command_allowed(&program, allowed) {
+        if !lookup::allowed(&program, allowed) {
             let secrets = expander.finish();
             return Err(Error::CommandNotAllowed {
                 server: name.to_owned(),

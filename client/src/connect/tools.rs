@@ -194,7 +194,7 @@ fn check_tool(tool: &Value) -> Result<(), String> {
     let tool = check_named(tool)?;
     match tool.get("inputSchema") {
         None => return Err("has no `inputSchema`".to_owned()),
-        Some(Value::Object(schema)) => super::headers::check(schema)?,
+        Some(Value::Object(schema)) => mcpbind_model::internal::param_headers::check(schema)?,
         Some(other) => return Err(format!("`inputSchema` is {}, not an object", kind(other))),
     }
     for field in ["outputSchema", "annotations"] {

@@ -3,11 +3,17 @@
 
 use super::{annotations_mismatch_help, Error};
 
+impl mcpbind_model::Help for Error {
+    fn help(&self) -> Option<String> {
+        Error::help(self)
+    }
+}
+
 impl Error {
     /// What the user can do about it, when that is known: the CLI, the
     /// macro and the build helper print it as a `help:` line. This error's
-    /// own, as [`Help::help`](mcpbind_model::Help::help) gives it; [`crate::help`]
-    /// looks through its sources too.
+    /// own, as [`Help::help`](mcpbind_model::Help::help) gives it;
+    /// `mcpbind::help` looks through its sources too.
     pub fn help(&self) -> Option<String> {
         match self {
             Error::Drift { server, .. } => Some(format!(

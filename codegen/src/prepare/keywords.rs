@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use mcpbind_model::integer::{holds, integer_type, narrow, IntegerType};
+use mcpbind_model::internal::integer::{holds, integer_type, narrow, IntegerType};
 
 /// Deduplicates `enum`, drops numeric bounds that aren't numbers, and
 /// declares `required` names that aren't properties (untyped, so that the
@@ -332,7 +332,7 @@ impl BeforeDropping {
     }
 }
 
-/// An `integer`'s Rust type (`mcpbind_model::integer`), said to typify through
+/// An `integer`'s Rust type (`mcpbind_model::internal::integer`), said to typify through
 /// its bounds and `format`: no bounds for `i64`; `minimum: 0` alone for
 /// `u64` (typify's rule; `minimum: 1` would make a `NonZeroU64`, which no
 /// literal converts to); [`super::BIG_INTEGER_FORMAT`] for

@@ -13,7 +13,7 @@ pub const LOCKFILE_NAME: &str = "mcpbind.lock";
 pub const LOCKFILE_ENV: &str = "MCPBIND_LOCKFILE";
 
 /// The config's default name.
-pub const CONFIG_NAME: &str = "mcpbind.toml";
+pub(crate) const CONFIG_NAME: &str = "mcpbind.toml";
 
 /// The config that goes with `lockfile` when none is named: the
 /// `mcpbind.toml` beside it, as cargo finds a package's manifest (one rule

@@ -154,7 +154,7 @@ fn run_case(case: &Value, refusal: Refusal, out: &mut Vec<Outcome>) {
             (Ok(_), Refusal::Type) => Verdict::Wrong,
             (Ok(back), Refusal::TypeOrValidation) => {
                 let schema = locked_schema(id).expect("a case with bindings has a schema");
-                if !mcpbind_model::validate::violations(schema, back).is_empty() {
+                if !mcpbind_model::internal::validate::violations(schema, back).is_empty() {
                     Verdict::RefusedByValidation
                 } else if !same(back, &args) {
                     Verdict::NotExpressible

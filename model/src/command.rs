@@ -1,14 +1,19 @@
-//! Finding a bare command as Windows' shell would: through `PATH` and
-//! `PATHEXT`.
+//! A stdio server's `command`, as the platform's shell would find it, and
+//! `allow_commands` matched against it: what the client's stdio transport
+//! runs (`mcpbind-client`, `connect/stdio.rs`). With `is_safe_env`
+//! (`config.rs`) it is the model's part of launching a server: rules of the
+//! config, in plain std, tested on every platform.
 //!
-//! std's `Command` finds only `NAME.exe` on Windows, and the commands
-//! users write most (`npx`, `uvx` from some installers, `pnpm`) are
-//! `NAME.cmd` there, so `command = "npx"` would fail to start. On Windows the
-//! spawn runs what [`find`] returns; elsewhere the program is left to
-//! `execvp`, which finds it as the shell does. The functions take `PATH`,
-//! `PATHEXT` and the file probe as inputs: they are the same on every
-//! platform, and tested on Linux.
+//! On Windows a bare command is found through `PATH` and `PATHEXT`. std's
+//! `Command` finds only `NAME.exe` there, and the commands users write most
+//! (`npx`, `uvx` from some installers, `pnpm`) are `NAME.cmd`, so `command =
+//! "npx"` would fail to start. On Windows the spawn runs what [`launched`]
+//! returns; elsewhere the program is left to `execvp`, which finds it as the
+//! shell does. [`find`] and [`allows`] take `PATH`, `PATHEXT` and the file
+//! probe as inputs: they are the same on every platform, and tested on
+//! Linux.
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 /// What std can start: `.exe` and `.com` through `CreateProcess`, `.bat` and
@@ -83,7 +88,7 @@ pub(crate) fn find(
 /// Whether `program` names a batch file (`.bat`, `.cmd`), which std starts
 /// through `cmd.exe` and refuses to pass an argument it cannot quote
 /// safely for it (CVE-2024-24576).
-pub(crate) fn is_batch_file(program: &Path) -> bool {
+pub fn is_batch_file(program: &Path) -> bool {
     program
         .extension()
         .and_then(|ext| ext.to_str())
@@ -106,6 +111,35 @@ pub(crate) fn allows(entry: &str, program: &str, pathext: Option<&str>) -> bool 
         }
     };
     strip(entry).eq_ignore_ascii_case(&strip(program))
+}
+
+/// Whether `program` is in `allowed` (`allow_commands`): an entry with a
+/// `/` is an exact path, one without matches only that bare name (looked
+/// up on `PATH`; on Windows in any case and with or without an extension
+/// of `PATHEXT`, as the shell finds it: `npx` allows `npx.cmd`).
+pub fn allowed(program: &str, allowed: &[String]) -> bool {
+    let pathext = std::env::var("PATHEXT").ok();
+    allowed.iter().any(|entry| {
+        entry == program || (cfg!(windows) && allows(entry, program, pathext.as_deref()))
+    })
+}
+
+/// The program to start: on Windows a bare name as the shell finds it,
+/// through the server's `PATH` (else ours) and `PATHEXT` (`npx` →
+/// `C:\...\npx.cmd`, which std alone would not find); elsewhere `program`
+/// itself, which `execvp` finds on `PATH`.
+pub fn launched(program: &str, path: Option<&OsStr>) -> PathBuf {
+    if cfg!(windows) {
+        let path = path
+            .map(OsString::from)
+            .or_else(|| std::env::var_os("PATH"));
+        let pathext = std::env::var("PATHEXT").ok();
+        let dirs = path.iter().flat_map(std::env::split_paths);
+        if let Some(found) = find(program, dirs, pathext.as_deref(), Path::is_file) {
+            return found;
+        }
+    }
+    PathBuf::from(program)
 }
 
 #[cfg(test)]
