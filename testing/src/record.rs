@@ -136,8 +136,15 @@ impl Recorder {
     pub(crate) fn note(&self, server: &str, protocol: &str, entry: Entry<'_>, exchange: Exchange) {
         self.add(server, protocol, entry, exchange);
         if self.autosave {
-            // Busy: what was heard stays, for the next save.
-            let _ = self.save();
+            match self.save() {
+                // Busy: what was heard stays, for the next save.
+                Ok(()) | Err(CassetteError::Busy { .. }) => {}
+                // Not the call's error: the call itself went as it went.
+                // Said, so that a recording that stops is not silent.
+                Err(e) => {
+                    tracing::warn!(file = %self.path.display(), "recording under MCPBIND_RECORD: {e}")
+                }
+            }
         }
     }
 
