@@ -266,12 +266,7 @@ impl Client {
         plan: &Plan<'_>,
         traced: bool,
     ) -> Result<CallToolResult> {
-        let _permit = match &self.shared.limit {
-            Some(limit) => Some(limit.acquire().await.map_err(|_| Error::Shutdown {
-                server: self.name.clone(),
-            })?),
-            None => None,
-        };
+        let _permit = self.permit().await?;
         self.open()?;
         self.refuse_drifted(&tool)?;
         #[cfg(feature = "record-tap")]
@@ -341,6 +336,18 @@ impl Client {
             let _ = tap(self, Heard::Tool(&tool, sent, &result)).await;
         }
         result
+    }
+
+    /// A place among the calls in flight, when `max_concurrent_calls` bounds
+    /// them.
+    async fn permit(&self) -> Result<Option<tokio::sync::SemaphorePermit<'_>>> {
+        let Some(limit) = &self.shared.limit else {
+            return Ok(None);
+        };
+        let permit = limit.acquire().await.map_err(|_| Error::Shutdown {
+            server: self.name.clone(),
+        })?;
+        Ok(Some(permit))
     }
 
     /// One attempt of a call (`name` is `tool`, as sent: a `'static` name
