@@ -30,12 +30,12 @@ pub fn help_with(
 
 /// `error` as a [`Help`], when it is one of the types this build has.
 fn known<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a dyn Help> {
-    use mcpbind_model::internal::help::downcast;
-    let found = mcpbind_model::internal::help::known(error);
+    use mcpbind_model::internal::help as chain;
+    let found = chain::known(error);
     #[cfg(feature = "__any-transport")]
-    let found = found.or_else(|| downcast::<mcpbind_client::Error>(error));
+    let found = found.or_else(|| chain::downcast::<mcpbind_client::Error>(error));
     #[cfg(feature = "toolbox")]
-    let found = found.or_else(|| downcast::<mcpbind_toolbox::ToolboxError>(error));
+    let found = found.or_else(|| chain::downcast::<mcpbind_toolbox::ToolboxError>(error));
     found
 }
 
